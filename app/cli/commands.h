@@ -1,0 +1,15 @@
+#pragma once
+// ragscope-cli subcommands. Each takes its own arguments (argv[0] is the subcommand name) and
+// returns the process exit code: 0 ok, 1 evaluation problems, 2 usage or input errors.
+
+#include <string>
+#include <vector>
+
+namespace ragscope::cli {
+
+using Args = std::vector<std::string>;
+
+int datasetCommand(const Args& args);  // dataset info PATH... [--format F] [--json]
+int evalCommand(const Args& args);     // eval [-q] [-c] [-l L] [-M D] [-m M]... QRELS RUN...
+
+}  // namespace ragscope::cli

@@ -1,0 +1,41 @@
+// ragscope-cli: the headless front door. Parses the subcommand and hands over to cli/*.cpp.
+
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "app/cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: ragscope-cli <command> [options]
+
+Commands:
+  dataset info PATH... [--format F] [--json] [--skip-bad]
+                      load a dataset (one or more files or folders) and print its counts
+                      and diagnostics; exits 2 on input errors
+  eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN... [--format trec|csv|json]
+                      trec_eval-exact retrieval evaluation
+
+Run 'ragscope-cli <command> --help' for a command's options.
+Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "ragscope-cli 0.1.0\n";
+    return 0;
+  }
+  ragscope::cli::Args args(argv + 1, argv + argc);
+  const std::string_view command = argv[1];
+  if (command == "dataset") return ragscope::cli::datasetCommand(args);
+  if (command == "eval") return ragscope::cli::evalCommand(args);
+  std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
+  return 2;
+}

@@ -1,0 +1,65 @@
+#pragma once
+// A dataset is a bundle: queries, gold outputs, judgments, a corpus, runs and examples, loaded
+// from one or more files of one or more formats (SPEC §3).
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/data/diagnostic.h"
+#include "core/data/model.h"
+
+namespace ragscope::core {
+
+enum class Format {
+  TrecRun,
+  TrecQrels,
+  TopicsTsv,
+  TopicsJsonl,
+  MsmarcoCollection,
+  RankLlmJson,
+  Kilt,
+  KiltKnowledgeSource,
+  Docugami,
+  LlamaRagDataset,
+  Beir,
+  RagJsonl,
+  RagChecker,
+};
+
+// CLI / project names: "trec-run", "trec-qrels", "topics-tsv", ... (SPEC §3, issue 2).
+std::string_view formatName(Format f);
+std::optional<Format> formatFromName(std::string_view name);
+std::vector<Format> allFormats();
+
+struct DatasetPart {
+  std::filesystem::path path;
+  Format format;
+};
+
+struct Dataset {
+  std::string name;
+  std::vector<DatasetPart> parts;
+  std::vector<Query> queries;
+  Qrels qrels;
+  Corpus corpus;
+  std::vector<Run> runs;
+  std::vector<Example> examples;
+
+  const Query* findQuery(std::string_view id) const;
+};
+
+// Guess a file's (or folder's) format from its name and first bytes. nullopt when ambiguous or
+// unknown: the caller then asks the user.
+std::optional<Format> detectFormat(const std::filesystem::path& path);
+
+// Load one part into `into` (appending). Folders are bundles: a BEIR folder, a Docugami folder
+// (qna_data.csv + docs/), an MS MARCO / TREC DL folder of topics, qrels, runs, collection.
+LoadReport loadInto(Dataset& into, const DatasetPart& part, const LoadOptions& options);
+
+// Load several parts as one bundle; formats are detected where not given.
+Loaded<Dataset> loadDataset(const std::vector<DatasetPart>& parts, const LoadOptions& options);
+
+}  // namespace ragscope::core

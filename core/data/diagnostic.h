@@ -1,0 +1,67 @@
+#pragma once
+// Diagnostics and options shared by every loader: problems are recorded with their place
+// (`file:line: field: problem`), never swallowed, and the caller chooses to skip or stop.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ragscope::core {
+
+enum class Severity { Warning, Error };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  std::string file;        // path as given by the user
+  std::uint64_t line = 0;  // 1-based; 0 when the problem concerns the whole file
+  std::string field;       // "rel", "output[0].answer", "record", ...
+  std::string problem;     // human sentence, no trailing period
+
+  // "file:line: field: problem" (line omitted when 0, field when empty).
+  std::string toString() const;
+};
+
+enum class OnError { Stop, Skip };
+
+// Reports bytes done / bytes total (total 0 when unknown). Return false to cancel the load.
+using ProgressFn = std::function<bool(std::uint64_t done, std::uint64_t total)>;
+
+struct LoadOptions {
+  OnError onError = OnError::Stop;
+  // A line or record longer than this is an error: we never buffer unbounded input.
+  std::size_t maxLineBytes = std::size_t{64} << 20;
+  // JSON deeper than this is rejected before parsing (guards the stack on hostile input).
+  int maxJsonDepth = 256;
+  // Diagnostics beyond this many are counted but not stored.
+  std::size_t maxStoredDiagnostics = 10000;
+  ProgressFn progress;
+  // Docugami and other PDF corpora: chunking of page text (characters).
+  std::size_t chunkSize = 1500;
+  std::size_t chunkOverlap = 200;
+};
+
+struct LoadReport {
+  std::vector<Diagnostic> diagnostics;
+  std::uint64_t records = 0;      // records loaded
+  std::uint64_t skipped = 0;      // bad records skipped (OnError::Skip)
+  std::uint64_t warnings = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t unstoredDiagnostics = 0;  // over maxStoredDiagnostics
+  bool stopped = false;    // stopped at the first error (OnError::Stop)
+  bool cancelled = false;  // progress callback asked to stop
+
+  bool ok() const { return !stopped && !cancelled; }
+  bool hasErrors() const { return errors > 0; }
+
+  void add(Diagnostic d, std::size_t maxStored);
+  void merge(const LoadReport& other, std::size_t maxStored);
+};
+
+template <class T>
+struct Loaded {
+  T value;
+  LoadReport report;
+};
+
+}  // namespace ragscope::core

@@ -1,0 +1,74 @@
+#include "core/data/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+namespace ragscope::core {
+
+std::vector<std::string> Query::goldAnswers() const {
+  std::vector<std::string> out;
+  for (const auto& g : gold)
+    if (g.hasAnswer) out.push_back(g.answer);
+  return out;
+}
+
+std::vector<std::string> Query::goldDocIds() const {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const auto& g : gold)
+    for (const auto& p : g.provenance)
+      if (seen.insert(p.docId).second) out.push_back(p.docId);
+  return out;
+}
+
+void Corpus::add(Document doc) {
+  m_index.try_emplace(doc.id, m_docs.size());
+  m_docs.push_back(std::move(doc));
+}
+
+const Document* Corpus::find(std::string_view id) const {
+  auto it = m_index.find(std::string(id));
+  return it == m_index.end() ? nullptr : &m_docs[it->second];
+}
+
+std::size_t Qrels::judgmentCount() const {
+  std::size_t n = 0;
+  for (const auto& [qid, js] : byQuery) n += js.size();
+  return n;
+}
+
+std::map<int, std::size_t> Qrels::gradeCounts() const {
+  std::map<int, std::size_t> counts;
+  for (const auto& [qid, js] : byQuery)
+    for (const auto& j : js) ++counts[j.rel];
+  return counts;
+}
+
+std::string_view StringArena::store(std::string_view s) {
+  if (m_blocks.empty() || m_offset + s.size() > m_blockSize) {
+    // Blocks grow to 1 MiB; an oversized string gets a block of its own.
+    m_blockSize = std::max<std::size_t>(std::size_t{1} << 20, s.size());
+    m_blocks.push_back(std::make_unique<char[]>(m_blockSize));
+    m_offset = 0;
+  }
+  char* dst = m_blocks.back().get() + m_offset;
+  if (!s.empty()) std::memcpy(dst, s.data(), s.size());
+  m_offset += s.size();
+  m_used += s.size();
+  return {dst, s.size()};
+}
+
+std::size_t Run::entryCount() const {
+  std::size_t n = 0;
+  for (const auto& r : rankings) n += r.entries.size();
+  return n;
+}
+
+const Ranking* Run::find(std::string_view queryId) const {
+  for (const auto& r : rankings)
+    if (r.queryId == queryId) return &r;
+  return nullptr;
+}
+
+}  // namespace ragscope::core

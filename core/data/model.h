@@ -1,0 +1,133 @@
+#pragma once
+// The data model of SPEC §2. Ids are always strings; integer ids in files are normalised.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ragscope::core {
+
+// Where a gold output's evidence lives (KILT provenance, Docugami SOURCE(S) line, BEIR qrels).
+struct Provenance {
+  std::string docId;  // wikipedia_id, PDF file name, corpus id
+  std::string title;
+  std::string section;
+  int startParagraph = -1;
+  int endParagraph = -1;
+};
+
+struct GoldOutput {
+  std::string answer;  // may be empty when the output has only provenance
+  bool hasAnswer = false;
+  std::vector<Provenance> provenance;
+};
+
+struct Query {
+  std::string id;
+  std::string text;
+  std::vector<GoldOutput> gold;
+  std::string task;  // "hotpotqa", "Multi-Doc RAG", ...
+  std::uint64_t line = 0;  // record's first line in its source file
+  // Format-specific facts worth showing (Docugami "Source Docs" glob, chunk type, flags).
+  std::vector<std::pair<std::string, std::string>> attributes;
+  // A problem with this record that did not stop it from loading (e.g. no SOURCE(S) line).
+  std::vector<std::string> flags;
+
+  std::vector<std::string> goldAnswers() const;
+  // Distinct provenance doc ids over all gold outputs, in first-seen order.
+  std::vector<std::string> goldDocIds() const;
+};
+
+struct Document {
+  std::string id;
+  std::string title;
+  std::string text;
+  std::string parentId;  // the source document of a chunk (PDF file name); empty otherwise
+  int page = 0;          // 1-based PDF page; 0 when not from a paged source
+  int chunk = -1;        // chunk index within the page; -1 when not chunked
+};
+
+class Corpus {
+ public:
+  void add(Document doc);
+  std::size_t size() const { return m_docs.size(); }
+  bool empty() const { return m_docs.empty(); }
+  const Document& at(std::size_t i) const { return m_docs[i]; }
+  const std::vector<Document>& documents() const { return m_docs; }
+  // nullptr when unknown. The first document with an id wins (duplicates are reported by loaders).
+  const Document* find(std::string_view id) const;
+  bool contains(std::string_view id) const { return find(id) != nullptr; }
+
+ private:
+  std::vector<Document> m_docs;
+  std::unordered_map<std::string, std::size_t> m_index;
+};
+
+struct Judgment {
+  std::string docId;
+  int rel = 0;
+  std::uint64_t line = 0;
+};
+
+// query id -> judgments, kept in qid byte order (trec_eval's evaluation order).
+struct Qrels {
+  std::string source;
+  std::map<std::string, std::vector<Judgment>> byQuery;
+
+  std::size_t judgmentCount() const;
+  // grade -> number of judgments with that grade.
+  std::map<int, std::size_t> gradeCounts() const;
+};
+
+// One retrieved document. The docno bytes live in the Run's arena (7M-line runs stay compact).
+struct RunEntry {
+  const char* doc = nullptr;
+  std::uint32_t docLen = 0;
+  std::uint32_t line = 0;  // line in the run file, for diagnostics
+  double score = 0.0;
+  std::string_view docId() const { return {doc, docLen}; }
+};
+
+struct Ranking {
+  std::string queryId;
+  std::vector<RunEntry> entries;  // in file order; evaluators sort by trec_eval's rule
+};
+
+// Append-only storage for docno bytes; pointers stay valid for the arena's life.
+class StringArena {
+ public:
+  std::string_view store(std::string_view s);
+  std::size_t bytes() const { return m_used; }
+
+ private:
+  std::vector<std::unique_ptr<char[]>> m_blocks;
+  std::size_t m_blockSize = 0;
+  std::size_t m_offset = 0;
+  std::size_t m_used = 0;
+};
+
+struct Run {
+  std::string tag;     // run tag column (the first one seen), or the file name
+  std::string source;  // file path
+  std::vector<Ranking> rankings;  // one per query id, in order of first appearance
+  std::shared_ptr<StringArena> arena = std::make_shared<StringArena>();
+
+  std::size_t entryCount() const;
+  const Ranking* find(std::string_view queryId) const;
+};
+
+// Generation-side record (generic RAG JSONL, RAGChecker).
+struct Example {
+  std::string id;
+  std::string query;
+  std::vector<Document> contexts;
+  std::string response;
+  std::string reference;
+  std::uint64_t line = 0;
+};
+
+}  // namespace ragscope::core
