@@ -1,0 +1,39 @@
+#pragma once
+// One loader per format of SPEC §3. Each appends what it reads to a Dataset and returns a report
+// of what it loaded, skipped and why. Loaders stream: none reads a whole large file into memory.
+// dataset.h's loadInto()/loadDataset() dispatch to these by Format.
+
+#include <filesystem>
+
+#include "core/data/dataset.h"
+
+namespace ragscope::core {
+
+// TREC (trecformat.cpp): qid Q0 docno rank score tag / qid iter docno rel.
+Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options);
+Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options);
+LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+
+// Topics, collections and rank_llm (msmarcoformats.cpp).
+LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& into,
+                                 const LoadOptions& options);
+LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+
+// KILT, BEIR, llama-index, generic JSONL and RAGChecker (jsonformats.cpp and friends).
+LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& into,
+                                   const LoadOptions& options);
+LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const LoadOptions& options);
+LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
+                               const LoadOptions& options);
+LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+
+// Docugami KG-RAG (docugami.cpp): qna_data.csv, with the PDFs of docs/ beside it (or a folder
+// holding both) as the chunked corpus.
+LoadReport loadDocugami(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+
+}  // namespace ragscope::core
