@@ -1,2 +1,309 @@
+// ragscope-cli eval: trec_eval-compatible retrieval evaluation. With --format trec (the default)
+// stdout diffs line for line against trec_eval's for the measures ragscope implements.
+
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "app/cli/commands.h"
-namespace ragscope::cli { int evalCommand(const Args&) { return 2; } }
+#include "core/data/loaders.h"
+#include "core/metrics/measures.h"
+#include "core/metrics/retrievalevaluator.h"
+
+namespace ragscope::cli {
+
+namespace {
+
+using namespace ragscope::core;
+
+constexpr const char* kEvalHelp = R"(usage: ragscope-cli eval [options] QRELS RUN... [--format trec|csv|json]
+
+trec_eval-exact retrieval evaluation (trec_eval 9 conventions). Options may be glued to their
+values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (-qc).
+
+  -q                 also print each query's values (per-query blocks, then `all`)
+  -c                 complete: qrels queries missing from a run count as 0 and the mean divides
+                     by the number of qrels queries (default: such queries are skipped)
+  -l LEVEL           minimum qrels grade counted relevant (default 1; NDCG ignores it)
+  -M DEPTH           evaluate only the top DEPTH documents of each ranking (after sorting)
+  -m MEASURE[.P,..]  measure to compute, repeatable: map, P.5,10, ndcg_cut.10, success.1,5,
+                     recall, Rprec, bpref, recip_rank, iprec_at_recall, gm_map, ndcg, map_cut,
+                     relative_P, Rprec_mult, 11pt_avg, gm_bpref, set_P, set_recall,
+                     set_relative_P, set_map, set_F, num_q, num_ret, num_rel, num_rel_ret,
+                     num_nonrel_judged_ret; nicknames official (default), all_trec, set
+  -n                 no summary (`all`) lines in trec format
+  --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
+  --skip-bad         skip malformed input lines (reported) instead of stopping at the first
+  -h, --help         this text
+
+Rankings are sorted by score descending with ties broken by docno descending; the rank column is
+ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
+file:line: field: problem).
+)";
+
+struct Options {
+  bool perQuery = false;
+  bool summary = true;
+  bool skipBad = false;
+  EvalSettings settings;
+  std::vector<std::string> measureArgs;
+  std::string format = "trec";
+  std::vector<std::string> files;
+};
+
+bool parseLong(const std::string& text, long& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (errno || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+// Returns an error message, or empty on success; sets `help` for -h/--help.
+std::string parseArgs(const Args& args, Options& o, bool& help) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      help = true;
+      return {};
+    }
+    if (a == "--format" || a.rfind("--format=", 0) == 0) {
+      if (a == "--format") {
+        if (i + 1 >= args.size()) return "--format needs a value (trec, csv or json)";
+        o.format = args[++i];
+      } else {
+        o.format = a.substr(9);
+      }
+      if (o.format != "trec" && o.format != "csv" && o.format != "json")
+        return "unknown --format '" + o.format + "' (trec, csv or json)";
+      continue;
+    }
+    if (a == "--skip-bad") {
+      o.skipBad = true;
+      continue;
+    }
+    if (a == "-" || a.size() < 2 || a[0] != '-') {
+      o.files.push_back(a);
+      continue;
+    }
+    if (a.rfind("--", 0) == 0) return "unknown option '" + a + "'";
+    // getopt-style cluster: flags, then at most one option taking a value (glued or next arg).
+    for (std::size_t k = 1; k < a.size(); ++k) {
+      const char c = a[k];
+      if (c == 'q') {
+        o.perQuery = true;
+      } else if (c == 'c') {
+        o.settings.complete = true;
+      } else if (c == 'n') {
+        o.summary = false;
+      } else if (c == 'l' || c == 'M' || c == 'm') {
+        std::string value = a.substr(k + 1);
+        if (value.empty()) {
+          if (i + 1 >= args.size()) return std::string("option -") + c + " needs a value";
+          value = args[++i];
+        }
+        if (c == 'm') {
+          o.measureArgs.push_back(value);
+        } else {
+          long v = 0;
+          if (!parseLong(value, v)) return std::string("option -") + c + ": not an integer: '" + value + "'";
+          if (c == 'l') {
+            o.settings.relevanceLevel = static_cast<int>(v);
+          } else {
+            if (v < 0) return "option -M: depth must be >= 0";
+            o.settings.maxDepth = static_cast<std::size_t>(v);
+          }
+        }
+        break;
+      } else {
+        return std::string("unsupported option -") + c + " (trec_eval option not implemented by ragscope)";
+      }
+    }
+  }
+  if (o.files.size() < 2) return "need a qrels file and at least one run file";
+  return {};
+}
+
+void printDiagnostics(const LoadReport& report) {
+  std::size_t warnings = 0;
+  for (const auto& d : report.diagnostics) {
+    if (d.severity == Severity::Warning && ++warnings > 20) continue;
+    std::cerr << d.toString() << (d.severity == Severity::Warning ? " (warning)" : "") << '\n';
+  }
+  if (warnings > 20) std::cerr << "... and " << (warnings - 20) << " more warnings\n";
+  if (report.unstoredDiagnostics)
+    std::cerr << "... and " << report.unstoredDiagnostics << " more diagnostics not stored\n";
+}
+
+std::string listSome(const std::vector<std::string>& ids, std::size_t max = 20) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size() && i < max; ++i) out += (i ? " " : "") + ids[i];
+  if (ids.size() > max) out += " ... (" + std::to_string(ids.size() - max) + " more)";
+  return out;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string formatValue(const MeasureColumn& c, double v) {
+  char buf[64];
+  if (c.integer)
+    std::snprintf(buf, sizeof buf, "%ld", static_cast<long>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+int evalCommand(const Args& args) {
+  Options o;
+  bool help = false;
+  const std::string error = parseArgs(args, o, help);
+  if (help) {
+    std::cout << kEvalHelp;
+    return 0;
+  }
+  if (!error.empty()) {
+    std::cerr << "ragscope-cli eval: " << error << "\n\n" << kEvalHelp;
+    return 2;
+  }
+  auto measures = parseMeasureArgs(o.measureArgs);
+  if (!measures.ok()) {
+    std::cerr << "ragscope-cli eval: " << measures.error << '\n';
+    return 2;
+  }
+  o.settings.measures = measures.value;
+  if (auto cols = resolveMeasures(o.settings.measures); !cols.ok()) {
+    std::cerr << "ragscope-cli eval: " << cols.error << '\n';
+    return 2;
+  }
+
+  LoadOptions load;
+  load.onError = o.skipBad ? OnError::Skip : OnError::Stop;
+  auto qrels = readTrecQrels(o.files[0], load);
+  printDiagnostics(qrels.report);
+  if (!qrels.report.ok() || (qrels.report.hasErrors() && !o.skipBad)) return 2;
+
+  std::vector<EvalResult> results;
+  for (std::size_t f = 1; f < o.files.size(); ++f) {
+    auto run = readTrecRun(o.files[f], load);
+    printDiagnostics(run.report);
+    if (!run.report.ok() || (run.report.hasErrors() && !o.skipBad)) return 2;
+    EvalResult r = evaluate(qrels.value, run.value, o.settings);
+    for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
+    if (!r.ok()) return r.numQueries == 0 && r.diagnostics.size() == 1 ? 1 : 2;
+    if (!r.skippedQueries.empty())
+      std::cerr << o.files[f] << ": " << r.skippedQueries.size()
+                << " qrels quer" << (r.skippedQueries.size() == 1 ? "y" : "ies")
+                << " absent from the run skipped (use -c to count them as 0): " << listSome(r.skippedQueries)
+                << '\n';
+    if (!r.zeroFilledQueries.empty())
+      std::cerr << o.files[f] << ": " << r.zeroFilledQueries.size()
+                << " qrels quer" << (r.zeroFilledQueries.size() == 1 ? "y" : "ies")
+                << " absent from the run counted as 0 (-c): " << listSome(r.zeroFilledQueries) << '\n';
+    results.push_back(std::move(r));
+  }
+
+  if (o.format == "trec") {
+    for (const auto& r : results) {
+      std::string text = formatTrecEval(r, o.perQuery);
+      if (!o.summary) {
+        // -n: drop the `all` lines (trec_eval's --nosummary).
+        std::string kept;
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+          const std::size_t nl = text.find('\n', pos);
+          const std::string line = text.substr(pos, nl - pos + 1);
+          if (line.find("\tall\t") == std::string::npos) kept += line;
+          pos = nl + 1;
+        }
+        text = kept;
+      }
+      // Several runs: each block is identified by a runid line, as trec_eval prints for one run.
+      if (results.size() > 1 && text.rfind("runid", 0) != 0) {
+        std::string head = "runid";
+        head.append(22 - head.size(), ' ');
+        std::cout << head << "\tall\t" << r.runId << '\n';
+      }
+      std::cout << text;
+    }
+    return 0;
+  }
+
+  // csv/json: one table, rows (run, qid, measures...), per-query rows with -q, then `all`.
+  const auto& columns = results.front().columns;
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].kind != MeasureKind::Runid) shown.push_back(i);
+  if (o.format == "csv") {
+    std::cout << "run,qid";
+    for (auto i : shown) std::cout << ',' << csvField(columns[i].name);
+    std::cout << '\n';
+    for (const auto& r : results) {
+      if (o.perQuery)
+        for (const auto& q : r.queries) {
+          std::cout << csvField(r.runId) << ',' << csvField(q.qid);
+          for (auto i : shown)
+            std::cout << ',' << (columns[i].perQuery ? formatValue(columns[i], q.values[i]) : std::string());
+          std::cout << '\n';
+        }
+      std::cout << csvField(r.runId) << ",all";
+      for (auto i : shown) std::cout << ',' << formatValue(columns[i], r.all[i]);
+      std::cout << '\n';
+    }
+    return 0;
+  }
+  nlohmann::ordered_json doc;
+  nlohmann::ordered_json cols = nlohmann::ordered_json::array({"run", "qid"});
+  for (auto i : shown) cols.push_back(columns[i].name);
+  doc["columns"] = cols;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  auto value = [](const MeasureColumn& c, double v) -> nlohmann::ordered_json {
+    if (c.integer) return static_cast<long>(v);
+    return v;
+  };
+  for (const auto& r : results) {
+    if (o.perQuery)
+      for (const auto& q : r.queries) {
+        nlohmann::ordered_json row;
+        row["run"] = r.runId;
+        row["qid"] = q.qid;
+        for (auto i : shown)
+          if (columns[i].perQuery) row[columns[i].name] = value(columns[i], q.values[i]);
+        rows.push_back(row);
+      }
+    nlohmann::ordered_json row;
+    row["run"] = r.runId;
+    row["qid"] = "all";
+    for (auto i : shown) row[columns[i].name] = value(columns[i], r.all[i]);
+    rows.push_back(row);
+  }
+  doc["rows"] = rows;
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const auto& r : results)
+    runs.push_back({{"run", r.runId},
+                    {"source", r.runSource},
+                    {"num_q", r.numQueries},
+                    {"skipped_queries", r.skippedQueries},
+                    {"zero_filled_queries", r.zeroFilledQueries},
+                    {"ignored_run_queries", r.ignoredRunQueries.size()}});
+  doc["runs"] = runs;
+  doc["conventions"] = conventionsText(o.settings);
+  std::cout << doc.dump(2) << '\n';
+  return 0;
+}
+
+}  // namespace ragscope::cli

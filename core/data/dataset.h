@@ -34,9 +34,12 @@ std::string_view formatName(Format f);
 std::optional<Format> formatFromName(std::string_view name);
 std::vector<Format> allFormats();
 
+// One file or folder to load. `format` empty = detect it (detectFormat); a folder that is neither
+// BEIR nor Docugami is a bundle whose recognised files are each loaded. After loading,
+// Dataset::parts lists the concrete files/folders that were loaded, each with its format set.
 struct DatasetPart {
   std::filesystem::path path;
-  Format format;
+  std::optional<Format> format;
 };
 
 struct Dataset {
@@ -48,12 +51,18 @@ struct Dataset {
   std::vector<Run> runs;
   std::vector<Example> examples;
 
+  // nullptr when unknown. Linear: datasets hold at most tens of thousands of queries, and an
+  // index here would go stale whenever a caller edits `queries`.
   const Query* findQuery(std::string_view id) const;
 };
 
 // Guess a file's (or folder's) format from its name and first bytes. nullopt when ambiguous or
 // unknown: the caller then asks the user.
 std::optional<Format> detectFormat(const std::filesystem::path& path);
+
+// True for a folder that is not itself one format (BEIR, Docugami) but holds files of
+// recognised formats, e.g. an MS MARCO / TREC DL folder of topics/, qrels/, runs/.
+bool isBundleFolder(const std::filesystem::path& path);
 
 // Load one part into `into` (appending). Folders are bundles: a BEIR folder, a Docugami folder
 // (qna_data.csv + docs/), an MS MARCO / TREC DL folder of topics, qrels, runs, collection.

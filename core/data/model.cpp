@@ -59,6 +59,21 @@ std::string_view StringArena::store(std::string_view s) {
   return {dst, s.size()};
 }
 
+void StringArena::absorb(StringArena&& other) {
+  if (other.m_blocks.empty()) return;
+  // Our current block stays last so store() keeps filling it; the adopted blocks go before it.
+  auto insertAt = m_blocks.empty() ? m_blocks.end() : m_blocks.end() - 1;
+  m_blocks.insert(insertAt, std::make_move_iterator(other.m_blocks.begin()),
+                  std::make_move_iterator(other.m_blocks.end()));
+  if (m_blocks.size() == other.m_blocks.size()) {  // we had none: continue in the adopted last one
+    m_blockSize = other.m_blockSize;
+    m_offset = other.m_offset;
+  }
+  m_used += other.m_used;
+  other.m_blocks.clear();
+  other.m_blockSize = other.m_offset = other.m_used = 0;
+}
+
 std::size_t Run::entryCount() const {
   std::size_t n = 0;
   for (const auto& r : rankings) n += r.entries.size();

@@ -102,6 +102,9 @@ class StringArena {
  public:
   std::string_view store(std::string_view s);
   std::size_t bytes() const { return m_used; }
+  // Takes over another arena's blocks (views into them stay valid): lets parser threads fill
+  // their own arenas and hand the bytes to one Run without copying.
+  void absorb(StringArena&& other);
 
  private:
   std::vector<std::unique_ptr<char[]>> m_blocks;

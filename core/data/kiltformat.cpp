@@ -1,0 +1,202 @@
+// KILT task files (`*-kilt.jsonl`) and the KILT knowledge source (SPEC §3).
+
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "core/data/jsonguard.h"
+#include "core/data/jsonlines.h"
+#include "core/data/loaders.h"
+
+namespace ragscope::core {
+
+using nlohmann::json;
+
+namespace {
+
+// "hotpotqa-dev-kilt.jsonl" -> "hotpotqa", "triviaqa-dev_id-kilt.jsonl" -> "triviaqa". Files not
+// named the KILT way (the evaluation fixtures gold1.jsonl, ...) get no task label.
+std::string kiltTaskFromName(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  if (name.find("-kilt") == std::string::npos) return {};
+  return name.substr(0, name.find('-'));
+}
+
+std::string indexed(std::string_view base, std::size_t i) {
+  return std::string(base) + "[" + std::to_string(i) + "]";
+}
+
+// KILT's own fixtures write paragraph ids both as 5 and as "5".
+void readParagraph(const json& p, const char* key, const std::string& field, int& out,
+                   RecordProblems& problems) {
+  auto it = p.find(key);
+  if (it == p.end() || it->is_null()) return;
+  auto v = jsonInteger(*it);
+  if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    problems.warning(field + "." + key, "not an integer (" + jsonTypeName(*it) + "); ignored");
+    return;
+  }
+  out = static_cast<int>(*v);
+}
+
+void readProvenance(json& p, const std::string& field, GoldOutput& gold, RecordProblems& problems) {
+  if (!p.is_object()) {
+    problems.error(field, "must be an object, not " + jsonTypeName(p));
+    return;
+  }
+  Provenance prov;
+  auto id = jsonId(p, "wikipedia_id", problems, true, field + ".wikipedia_id");
+  if (!id) return;
+  prov.docId = std::move(*id);
+  if (auto it = p.find("title"); it != p.end() && !it->is_null()) {
+    if (it->is_string())
+      prov.title = std::move(it->get_ref<std::string&>());
+    else
+      problems.warning(field + ".title", "not a string (" + jsonTypeName(*it) + "); ignored");
+  }
+  if (auto it = p.find("section"); it != p.end() && !it->is_null()) {
+    // The fixtures use integer sections; real files "Section::::Abstract.".
+    if (auto s = jsonIdToString(*it))
+      prov.section = std::move(*s);
+    else
+      problems.warning(field + ".section", "not a string (" + jsonTypeName(*it) + "); ignored");
+  }
+  readParagraph(p, "start_paragraph_id", field, prov.startParagraph, problems);
+  readParagraph(p, "end_paragraph_id", field, prov.endParagraph, problems);
+  gold.provenance.push_back(std::move(prov));
+}
+
+void readOutput(json& o, const std::string& field, Query& query, RecordProblems& problems) {
+  if (!o.is_object()) {
+    problems.error(field, "must be an object, not " + jsonTypeName(o));
+    return;
+  }
+  GoldOutput gold;
+  bool any = false;
+  if (auto it = o.find("answer"); it != o.end() && !it->is_null()) {
+    any = true;
+    if (it->is_string()) {
+      gold.answer = std::move(it->get_ref<std::string&>());
+      gold.hasAnswer = true;
+    } else {
+      problems.error(field + ".answer", "must be a string, not " + jsonTypeName(*it));
+    }
+  }
+  if (auto it = o.find("provenance"); it != o.end() && !it->is_null()) {
+    any = true;
+    if (!it->is_array()) {
+      problems.error(field + ".provenance", "must be an array, not " + jsonTypeName(*it));
+    } else {
+      for (std::size_t j = 0; j < it->size(); ++j)
+        readProvenance((*it)[j], indexed(field + ".provenance", j), gold, problems);
+    }
+  }
+  if (!any) problems.warning(field, "has neither answer nor provenance");
+  query.gold.push_back(std::move(gold));
+}
+
+// Paragraphs of the knowledge source end in "\n"; dropping it before joining keeps one
+// paragraph per line.
+std::string joinParagraphs(json& text, RecordProblems& problems) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    json& p = text[i];
+    if (!p.is_string()) {
+      problems.error(indexed("text", i), "must be a string, not " + jsonTypeName(p));
+      return {};
+    }
+    std::string_view s = p.get_ref<const std::string&>();
+    if (!s.empty() && s.back() == '\n') s.remove_suffix(1);
+    if (i > 0) out.push_back('\n');
+    out.append(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+  const std::string task = kiltTaskFromName(path);
+  std::unordered_map<std::string, std::uint64_t> firstLineOfId;
+  std::uint64_t withoutInput = 0;
+
+  auto onRecord = [&](json& rec, const JsonRecordPlace& place, RecordProblems& problems) {
+    if (!rec.is_object()) {
+      problems.error("record", "must be a JSON object, not " + jsonTypeName(rec));
+      return;
+    }
+    Query query;
+    query.line = place.line;
+    query.task = task;
+    auto id = jsonId(rec, "id", problems, true);
+    bool noInput = false;
+    if (auto it = rec.find("input"); it == rec.end() || it->is_null()) {
+      // TriviaQA is distributed with ids only (KILT's get_triviaqa_input.py adds the questions).
+      noInput = true;
+      query.flags.push_back("no input text");
+    } else if (!it->is_string()) {
+      problems.error("input", "must be a string, not " + jsonTypeName(*it));
+    } else {
+      query.text = std::move(it->get_ref<std::string&>());
+    }
+    if (auto it = rec.find("output"); it != rec.end() && !it->is_null()) {
+      if (!it->is_array()) {
+        problems.error("output", "must be an array, not " + jsonTypeName(*it));
+      } else {
+        for (std::size_t i = 0; i < it->size(); ++i) readOutput((*it)[i], indexed("output", i), query, problems);
+      }
+    }
+    if (problems.hasErrors() || !id) return;
+    query.id = std::move(*id);
+    auto [pos, fresh] = firstLineOfId.try_emplace(query.id, place.line);
+    if (!fresh)
+      problems.warning("id", "\"" + query.id + "\" repeats the id of line " + std::to_string(pos->second) +
+                                 "; both records are kept");
+    if (noInput) ++withoutInput;
+    into.queries.push_back(std::move(query));
+  };
+
+  LoadReport report = readJsonRecords(path, options, onRecord);
+  if (withoutInput > 0) {
+    Diagnostic d;
+    d.severity = Severity::Warning;
+    d.file = path.string();
+    d.field = "input";
+    d.problem = std::to_string(withoutInput) +
+                " record(s) have no input text (KILT distributes TriviaQA as ids only); loaded with empty "
+                "text and flagged \"no input text\"";
+    report.add(std::move(d), options.maxStoredDiagnostics);
+  }
+  return report;
+}
+
+LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& into,
+                                   const LoadOptions& options) {
+  auto onRecord = [&](json& rec, const JsonRecordPlace&, RecordProblems& problems) {
+    if (!rec.is_object()) {
+      problems.error("record", "must be a JSON object, not " + jsonTypeName(rec));
+      return;
+    }
+    Document doc;
+    auto id = jsonId(rec, "wikipedia_id", problems, true);
+    if (auto title = jsonString(rec, "wikipedia_title", problems, false)) doc.title = std::move(*title);
+    if (auto it = rec.find("text"); it == rec.end() || it->is_null()) {
+      problems.error("text", "missing");
+    } else if (!it->is_array()) {
+      problems.error("text", "must be an array of paragraphs, not " + jsonTypeName(*it));
+    } else {
+      doc.text = joinParagraphs(*it, problems);
+    }
+    if (problems.hasErrors() || !id) return;
+    doc.id = std::move(*id);
+    if (into.corpus.contains(doc.id)) {
+      problems.warning("wikipedia_id", "\"" + doc.id + "\" is already in the corpus; this page is not added");
+      return;
+    }
+    into.corpus.add(std::move(doc));
+  };
+  // The dump is JSON lines by definition (34.8 GiB): no layout sniffing needed.
+  return readJsonRecords(path, options, onRecord, JsonLayout::Lines);
+}
+
+}  // namespace ragscope::core

@@ -1,0 +1,517 @@
+// TREC run and qrels readers (SPEC §3), following trec_eval's own parsers where they define
+// behaviour: whitespace-separated fields, `#` lines and blank lines skipped, run fields after the
+// sixth ignored (with a warning here), qrels `rel` read as an integer (`2.7` -> 2, as atol does).
+//
+// Runs can be hundreds of MB (7M lines), so the run reader reads big blocks (not the whole file,
+// which would double the peak memory), cuts each block at a newline near its middle and parses
+// the two halves on two threads. Each half keeps its docnos in its own arena and its entries in
+// per-query segments; the halves are then appended in file order, so rankings keep file order.
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/data/linereader.h"
+#include "core/data/loaders.h"
+
+namespace ragscope::core {
+
+namespace {
+
+constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
+// Below this a block is parsed on one thread: starting a thread costs more than it saves.
+constexpr std::size_t kSplitThreshold = std::size_t{1} << 20;
+
+inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string printable(std::string_view s, std::size_t max = 40) {
+  std::string out;
+  for (char c : s.substr(0, max)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+// A problem found by a parser thread; the line is relative to the start of its chunk.
+struct LocalDiag {
+  Severity severity;
+  std::uint64_t line;
+  const char* field;
+  std::string problem;
+};
+
+struct Segment {
+  std::string_view qid;  // view into the block buffer (valid until the block is merged)
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+struct ChunkResult {
+  std::vector<RunEntry> entries;
+  std::vector<Segment> segments;
+  std::vector<LocalDiag> diags;
+  std::uint64_t lines = 0;  // newlines consumed (== lines, the chunk always ends on a line end)
+  std::uint64_t skipped = 0;
+  std::uint64_t records = 0;
+  bool stopped = false;
+  std::string_view firstTag;
+
+  void clear() {
+    entries.clear();
+    segments.clear();
+    diags.clear();
+    lines = skipped = records = 0;
+    stopped = false;
+    firstTag = {};
+  }
+};
+
+struct RunParseContext {
+  OnError onError;
+  std::size_t maxLineBytes;
+};
+
+// Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
+void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx,
+                   StringArena& arena, ChunkResult& out) {
+  const bool hasNul = std::memchr(begin, '\0', static_cast<std::size_t>(end - begin)) != nullptr;
+  const char* p = begin;
+  std::uint64_t line = 0;
+  std::string_view currentQid;
+  auto fail = [&](const char* field, std::string problem) {
+    out.diags.push_back({Severity::Error, line, field, std::move(problem)});
+    if (ctx.onError == OnError::Stop) {
+      out.stopped = true;
+      return true;
+    }
+    ++out.skipped;
+    return false;
+  };
+  while (p < end) {
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    const char* lineEnd = nl ? nl : end;
+    const char* next = nl ? nl + 1 : end;
+    ++line;
+    std::string_view text(p, static_cast<std::size_t>(lineEnd - p));
+    p = next;
+    if (text.size() > ctx.maxLineBytes) {
+      if (fail("line", "longer than " + std::to_string(ctx.maxLineBytes) + " bytes")) break;
+      continue;
+    }
+    if (hasNul && text.find('\0') != std::string_view::npos) {
+      if (fail("line", "contains a NUL byte (binary data?)")) break;
+      continue;
+    }
+    // Fields: qid iter docno rank score tag [ignored...]
+    std::string_view f[6];
+    int n = 0;
+    std::size_t extra = 0;
+    std::size_t i = 0;
+    const std::size_t len = text.size();
+    while (i < len) {
+      while (i < len && isSpace(text[i])) ++i;
+      if (i >= len) break;
+      std::size_t j = i;
+      while (j < len && !isSpace(text[j])) ++j;
+      if (n < 6)
+        f[n++] = text.substr(i, j - i);
+      else
+        ++extra;
+      i = j;
+    }
+    if (n == 0) continue;              // blank line
+    if (f[0].front() == '#') continue;  // comment line
+    if (n < 6) {
+      static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
+      if (fail(names[n], "missing: line has " + std::to_string(n) +
+                             " fields, a TREC run line needs 6 (qid Q0 docno rank score tag)"))
+        break;
+      continue;
+    }
+    double score = 0.0;
+    auto [ptr, ec] = std::from_chars(f[4].data(), f[4].data() + f[4].size(), score);
+    if (ec != std::errc() || ptr != f[4].data() + f[4].size() || std::isnan(score)) {
+      if (ec == std::errc::result_out_of_range) {
+        if (fail("score", "out of range: '" + printable(f[4]) + "'")) break;
+      } else if (fail("score", "not a number: '" + printable(f[4]) + "'")) {
+        break;
+      }
+      continue;
+    }
+    if (f[2].size() > 0xffffffffu) {
+      if (fail("docno", "too long")) break;
+      continue;
+    }
+    if (extra > 0)
+      out.diags.push_back({Severity::Warning, line, "line",
+                           std::to_string(extra) + " extra field(s) after the run tag ignored "
+                                                   "(as trec_eval does)"});
+    if (out.firstTag.empty()) out.firstTag = f[5];
+    if (f[0] != currentQid) {
+      if (!out.segments.empty()) out.segments.back().end = out.entries.size();
+      out.segments.push_back({f[0], out.entries.size(), out.entries.size()});
+      currentQid = f[0];
+    }
+    std::string_view doc = arena.store(f[2]);
+    out.entries.push_back(
+        RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), static_cast<std::uint32_t>(line), score});
+    ++out.records;
+  }
+  if (!out.segments.empty()) out.segments.back().end = out.entries.size();
+  out.lines = line;
+}
+
+// Appends a parsed chunk to the run (file order), fixing line numbers to absolute ones.
+class RunAssembler {
+ public:
+  RunAssembler(Run& run, LoadReport& report, const LoadOptions& options, std::string file)
+      : m_run(run), m_report(report), m_options(options), m_file(std::move(file)) {}
+
+  void append(const ChunkResult& chunk, std::uint64_t lineBase) {
+    for (const auto& d : chunk.diags)
+      m_report.add({d.severity, m_file, lineBase + d.line, d.field, d.problem},
+                   m_options.maxStoredDiagnostics);
+    m_report.records += chunk.records;
+    m_report.skipped += chunk.skipped;
+    if (chunk.stopped) m_report.stopped = true;
+    if (m_run.tag.empty() && !chunk.firstTag.empty()) m_run.tag = std::string(chunk.firstTag);
+    const auto base = static_cast<std::uint32_t>(lineBase);
+    for (const auto& seg : chunk.segments) {
+      Ranking& ranking = rankingFor(seg.qid);
+      const std::size_t old = ranking.entries.size();
+      ranking.entries.insert(ranking.entries.end(), chunk.entries.begin() + seg.begin,
+                             chunk.entries.begin() + seg.end);
+      for (std::size_t k = old; k < ranking.entries.size(); ++k) ranking.entries[k].line += base;
+    }
+  }
+
+ private:
+  Ranking& rankingFor(std::string_view qid) {
+    if (m_last && m_last->queryId == qid) return *m_last;
+    auto it = m_index.find(std::string(qid));
+    if (it == m_index.end()) {
+      it = m_index.emplace(std::string(qid), m_run.rankings.size()).first;
+      m_run.rankings.push_back(Ranking{std::string(qid), {}});
+    }
+    m_last = &m_run.rankings[it->second];
+    return *m_last;
+  }
+
+  Run& m_run;
+  LoadReport& m_report;
+  const LoadOptions& m_options;
+  std::string m_file;
+  std::unordered_map<std::string, std::size_t> m_index;
+  Ranking* m_last = nullptr;  // rankings only grow at the end; pointer refreshed on every miss
+};
+
+}  // namespace
+
+Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
+  Loaded<Run> result;
+  Run& run = result.value;
+  LoadReport& report = result.report;
+  const std::string file = path.string();
+  run.source = file;
+
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    report.add({Severity::Error, file, 0, "", "is a folder, not a file"}, options.maxStoredDiagnostics);
+    report.stopped = true;
+    return result;
+  }
+  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) {
+    report.add({Severity::Error, file, 0, "", std::string("cannot open: ") + std::strerror(errno)},
+               options.maxStoredDiagnostics);
+    report.stopped = true;
+    return result;
+  }
+  const auto fileSize = std::filesystem::file_size(path, ec);
+  const std::uint64_t total = ec ? 0 : fileSize;
+
+  const RunParseContext ctx{options.onError, options.maxLineBytes};
+  RunAssembler assembler(run, report, options, file);
+  StringArena helperArena;  // the second parser thread's docnos; adopted by the run at the end
+  ChunkResult first, second;
+
+  std::vector<char> buf(kBlockBytes);
+  std::size_t have = 0;          // bytes in buf
+  std::uint64_t lineBase = 0;    // lines fully consumed before buf[0]
+  std::uint64_t consumed = 0;    // bytes consumed (for progress)
+  bool eof = false;
+  bool firstRead = true;
+  bool discarding = false;       // skipping the rest of an over-long line
+
+  auto parseAndAppend = [&](const char* b, const char* e) {
+    const std::size_t size = static_cast<std::size_t>(e - b);
+    first.clear();
+    second.clear();
+    const char* mid = e;
+    if (size >= kSplitThreshold) {
+      const char* m = b + size / 2;
+      const char* nl = static_cast<const char*>(std::memchr(m, '\n', static_cast<std::size_t>(e - m)));
+      if (nl && nl + 1 < e) mid = nl + 1;
+    }
+    if (mid < e) {
+      std::thread helper([&] { parseRunChunk(mid, e, ctx, helperArena, second); });
+      parseRunChunk(b, mid, ctx, *run.arena, first);
+      helper.join();
+    } else {
+      parseRunChunk(b, e, ctx, *run.arena, first);
+    }
+    assembler.append(first, lineBase);
+    if (report.stopped) return;
+    if (mid < e) {
+      assembler.append(second, lineBase + first.lines);
+      lineBase += first.lines + second.lines;
+    } else {
+      lineBase += first.lines;
+    }
+  };
+
+  while (!report.stopped && !report.cancelled) {
+    if (!eof && have < buf.size()) {
+      std::size_t n = std::fread(buf.data() + have, 1, buf.size() - have, fp);
+      if (n == 0) {
+        if (std::ferror(fp)) {
+          report.add({Severity::Error, file, lineBase + 1, "", "read error"}, options.maxStoredDiagnostics);
+          report.stopped = true;
+          break;
+        }
+        eof = true;
+      }
+      if (firstRead && n > 0) {
+        firstRead = false;
+        if (n >= 3 && static_cast<unsigned char>(buf[0]) == 0xEF &&
+            static_cast<unsigned char>(buf[1]) == 0xBB && static_cast<unsigned char>(buf[2]) == 0xBF) {
+          std::memmove(buf.data(), buf.data() + 3, n - 3);
+          n -= 3;
+          consumed += 3;
+        }
+      }
+      have += n;
+      if (!eof && have < buf.size()) continue;  // short read: fill the block first
+    }
+    if (discarding) {
+      const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', have));
+      if (!nl) {
+        consumed += have;
+        have = 0;
+        if (eof) break;
+        continue;
+      }
+      const std::size_t skip = static_cast<std::size_t>(nl - buf.data()) + 1;
+      consumed += skip;
+      std::memmove(buf.data(), buf.data() + skip, have - skip);
+      have -= skip;
+      discarding = false;
+    }
+    if (have == 0) {
+      if (eof) break;
+      continue;
+    }
+    // Parse up to the last newline; keep the partial line for the next block.
+    std::size_t cut = have;
+    if (!eof) {
+      const char* last = nullptr;
+      for (std::size_t k = have; k > 0; --k)
+        if (buf[k - 1] == '\n') {
+          last = buf.data() + k - 1;
+          break;
+        }
+      if (!last) {
+        // One line fills the whole buffer: grow up to the line cap, then give up on that line.
+        if (buf.size() < options.maxLineBytes + 2) {
+          buf.resize(std::min(buf.size() * 2, options.maxLineBytes + 2));
+          continue;
+        }
+        ++lineBase;
+        report.add({Severity::Error, file, lineBase, "line",
+                    "longer than " + std::to_string(options.maxLineBytes) + " bytes"},
+                   options.maxStoredDiagnostics);
+        if (options.onError == OnError::Stop) {
+          report.stopped = true;
+          break;
+        }
+        ++report.skipped;
+        consumed += have;
+        have = 0;
+        discarding = true;
+        continue;
+      }
+      cut = static_cast<std::size_t>(last - buf.data()) + 1;
+    }
+    parseAndAppend(buf.data(), buf.data() + cut);
+    consumed += cut;
+    std::memmove(buf.data(), buf.data() + cut, have - cut);
+    have -= cut;
+    if (options.progress && !options.progress(consumed, total)) {
+      report.cancelled = true;
+      break;
+    }
+    if (eof && have == 0) break;
+  }
+  std::fclose(fp);
+  run.arena->absorb(std::move(helperArena));
+  if (run.tag.empty()) run.tag = path.filename().string();
+  return result;
+}
+
+Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options) {
+  Loaded<Qrels> result;
+  Qrels& qrels = result.value;
+  LoadReport& report = result.report;
+  const std::string file = path.string();
+  qrels.source = file;
+
+  LineReader reader(path, options.maxLineBytes);
+  if (!reader.isOpen()) {
+    report.add({Severity::Error, file, 0, "", "cannot open: " + reader.openError()},
+               options.maxStoredDiagnostics);
+    report.stopped = true;
+    return result;
+  }
+  // (qid, docno) -> line of its first judgment, to name both lines of a duplicate.
+  std::unordered_map<std::string, std::uint64_t> seen;
+  std::vector<std::string_view> fields;
+  std::string key;
+  std::string_view line;
+  std::uint64_t nextProgress = std::uint64_t{4} << 20;
+  auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
+    report.add({Severity::Error, file, at, field, std::move(problem)}, options.maxStoredDiagnostics);
+    if (options.onError == OnError::Stop) {
+      report.stopped = true;
+      return true;
+    }
+    ++report.skipped;
+    return false;
+  };
+  for (;;) {
+    const auto status = reader.next(line);
+    if (status == LineReader::Status::End) break;
+    if (status == LineReader::Status::IoError) {
+      report.add({Severity::Error, file, reader.lineNumber(), "", "read error"}, options.maxStoredDiagnostics);
+      report.stopped = true;
+      break;
+    }
+    const std::uint64_t at = reader.lineNumber();
+    if (options.progress && reader.bytesRead() >= nextProgress) {
+      nextProgress = reader.bytesRead() + (std::uint64_t{4} << 20);
+      if (!options.progress(reader.bytesRead(), reader.fileSize())) {
+        report.cancelled = true;
+        break;
+      }
+    }
+    if (status == LineReader::Status::TooLong) {
+      if (fail(at, "line", "longer than " + std::to_string(options.maxLineBytes) + " bytes")) break;
+      continue;
+    }
+    if (line.find('\0') != std::string_view::npos) {
+      if (fail(at, "line", "contains a NUL byte (binary data?)")) break;
+      continue;
+    }
+    splitWhitespace(line, fields);
+    if (fields.empty()) continue;
+    if (fields[0].front() == '#') continue;
+    if (fields.size() != 4) {
+      static const char* const names[] = {"qid", "iter", "docno", "rel"};
+      const char* field = fields.size() < 4 ? names[fields.size()] : "line";
+      if (fail(at, field, fields.size() < 4
+                              ? "missing: line has " + std::to_string(fields.size()) +
+                                    " fields, a qrels line needs 4 (qid iter docno rel)"
+                              : "line has " + std::to_string(fields.size()) +
+                                    " fields, a qrels line has exactly 4 (qid iter docno rel)"))
+        break;
+      continue;
+    }
+    const std::string_view relText = fields[3];
+    long rel = 0;
+    auto [ptr, ec] = std::from_chars(relText.data(), relText.data() + relText.size(), rel);
+    if (ec != std::errc() || ptr != relText.data() + relText.size()) {
+      double value = 0.0;
+      auto [p2, ec2] = std::from_chars(relText.data(), relText.data() + relText.size(), value);
+      if (ec2 != std::errc() || p2 != relText.data() + relText.size() || !std::isfinite(value) ||
+          std::fabs(value) > 1e9) {
+        if (fail(at, "rel", "not an integer: '" + printable(relText) + "'")) break;
+        continue;
+      }
+      rel = static_cast<long>(std::trunc(value));
+      report.add({Severity::Warning, file, at, "rel",
+                  "'" + std::string(relText) + "' is not an integer; truncated to " +
+                      std::to_string(rel) + " (as trec_eval does)"},
+                 options.maxStoredDiagnostics);
+    } else if (rel > 1000000000L || rel < -1000000000L) {
+      if (fail(at, "rel", "out of range: '" + printable(relText) + "'")) break;
+      continue;
+    }
+    key.assign(fields[0]);
+    key.push_back('\0');
+    key.append(fields[2]);
+    auto [it, inserted] = seen.try_emplace(key, at);
+    if (!inserted) {
+      if (fail(at, "docno",
+               "'" + printable(fields[2]) + "' judged twice for query '" + printable(fields[0]) +
+                   "' (lines " + std::to_string(it->second) + " and " + std::to_string(at) + ")"))
+        break;
+      continue;
+    }
+    auto& judgments = qrels.byQuery[std::string(fields[0])];
+    judgments.push_back(Judgment{std::string(fields[2]), static_cast<int>(rel), at});
+    ++report.records;
+  }
+  return result;
+}
+
+LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+  auto loaded = readTrecRun(path, options);
+  if (loaded.report.ok()) into.runs.push_back(std::move(loaded.value));
+  return std::move(loaded.report);
+}
+
+LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+  auto loaded = readTrecQrels(path, options);
+  if (!loaded.report.ok()) return std::move(loaded.report);
+  if (into.qrels.byQuery.empty()) {
+    into.qrels = std::move(loaded.value);
+    return std::move(loaded.report);
+  }
+  // A second qrels file joins the first; a (qid, docno) judged in both is reported, first wins.
+  for (auto& [qid, judgments] : loaded.value.byQuery) {
+    auto& target = into.qrels.byQuery[qid];
+    std::unordered_map<std::string_view, const Judgment*> existing;
+    for (const auto& j : target) existing.emplace(j.docId, &j);
+    std::vector<Judgment> add;
+    for (auto& j : judgments) {
+      auto it = existing.find(j.docId);
+      if (it != existing.end()) {
+        loaded.report.add({Severity::Error, path.string(), j.line, "docno",
+                           "'" + j.docId + "' for query '" + qid + "' already judged in " +
+                               into.qrels.source + " line " + std::to_string(it->second->line)},
+                          options.maxStoredDiagnostics);
+        ++loaded.report.skipped;
+        continue;
+      }
+      add.push_back(std::move(j));
+    }
+    for (auto& j : add) target.push_back(std::move(j));
+  }
+  return std::move(loaded.report);
+}
+
+}  // namespace ragscope::core

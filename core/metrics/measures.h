@@ -1,0 +1,90 @@
+#pragma once
+// The retrieval measures ragscope computes, named and parameterised exactly as trec_eval does
+// (SPEC §4): `-m map`, `-m P.5,10`, `-m ndcg_cut.10`, `-m success.1,5`, `-m all_trec`, and with no
+// `-m` trec_eval's "official" set. Output order is trec_eval's measure table order, whatever
+// order the measures were asked in.
+//
+//   auto requests = parseMeasureArgs({"P.5,10", "map"});   // -> P_5, P_10, map
+//   auto columns = resolveMeasures(requests.value);          // map before P, as trec_eval prints
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ragscope::core {
+
+// In trec_eval's table order (measures.c); the output follows this order.
+enum class MeasureKind {
+  Runid,
+  NumQ,
+  NumRet,
+  NumRel,
+  NumRelRet,
+  Map,
+  GmMap,
+  Rprec,
+  Bpref,
+  RecipRank,
+  IprecAtRecall,
+  P,
+  Recall,
+  GmBpref,
+  RprecMult,
+  ElevenPtAvg,
+  Ndcg,
+  NdcgCut,
+  MapCut,
+  RelativeP,
+  Success,
+  SetP,
+  SetRelativeP,
+  SetRecall,
+  SetMap,
+  SetF,
+  NumNonrelJudgedRet,
+};
+
+// One `-m` argument: a measure (or nickname) and its optional parameter text after the '.'.
+struct MeasureRequest {
+  std::string name;                  // "P", "ndcg_cut", "all_trec", "official"
+  std::optional<std::string> params;  // "5,10" for "P.5,10"
+};
+
+// How a column's per-query values become the `all` value.
+enum class Aggregate { Mean, Sum, GeometricMean, Count, Text };
+
+struct MeasureColumn {
+  std::string name;  // as printed: "P_5", "ndcg_cut_10", "map"
+  MeasureKind kind;
+  double param = 0.0;      // cutoff (P, recall, ...), recall level (iprec), multiplier (Rprec_mult)
+  std::vector<double> paramList;  // 11pt_avg's recall points, set_F's beta, ndcg's level,gain pairs
+  bool integer = false;    // printed with %ld (num_ret, ...)
+  bool perQuery = true;    // printed in -q blocks (not runid, num_q, gm_map, gm_bpref)
+  Aggregate aggregate = Aggregate::Mean;
+};
+
+template <class T>
+struct Parsed {
+  T value{};
+  std::string error;  // empty when ok
+  bool ok() const { return error.empty(); }
+};
+
+// "P.5,10" -> {P, "5,10"}; several strings, one per -m argument.
+Parsed<std::vector<MeasureRequest>> parseMeasureArgs(const std::vector<std::string>& args);
+
+// Expands nicknames (official, all_trec, set), applies parameters (the first parameters given for
+// a measure win, as in trec_eval), and returns the columns in trec_eval's output order. An empty
+// request list means "official". Measures trec_eval has but ragscope does not implement
+// (relstring, infAP, utility, ...) are an error naming them.
+Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequest>& requests);
+
+// Measure base names ragscope implements, in output order.
+std::vector<std::string_view> implementedMeasureNames();
+// Known trec_eval measure names (implemented or not): lets tests and the CLI say "not implemented"
+// instead of "unknown".
+bool isTrecEvalMeasure(std::string_view name);
+bool isImplementedMeasure(std::string_view name);
+
+}  // namespace ragscope::core

@@ -1,0 +1,658 @@
+#include "core/metrics/retrievalevaluator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace ragscope::core {
+
+namespace {
+
+// trec_eval's floor for geometric means (MIN_GEO_MEAN).
+constexpr double kMinGeoMean = 0.00001;
+// Values trec_eval puts in its relevance list for retrieved docs it has no usable grade for.
+constexpr int kNonPool = -1;    // not in the qrels
+constexpr int kUnjudged = -2;   // in the qrels with a negative grade
+
+inline std::uint64_t hashBytes(const char* p, std::size_t n) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xff51afd7ed558ccdull);
+  while (n >= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  }
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebull;
+  h ^= h >> 29;
+  return h;
+}
+
+// Open-addressing table of (hash, index+1); reused per query to avoid allocations.
+class SmallTable {
+ public:
+  void reset(std::size_t n) {
+    std::size_t size = 16;
+    while (size < n * 2) size <<= 1;
+    m_mask = size - 1;
+    if (m_slots.size() < size) m_slots.resize(size);
+    std::fill(m_slots.begin(), m_slots.begin() + static_cast<std::ptrdiff_t>(size), Slot{});
+  }
+  // Returns the index stored under an equal key, or inserts `index` and returns -1.
+  template <class Eq>
+  long findOrInsert(std::uint64_t h, std::uint32_t index, Eq&& equalsIndex) {
+    std::size_t i = h & m_mask;
+    for (;;) {
+      Slot& s = m_slots[i];
+      if (s.index == 0) {
+        s.hash = h;
+        s.index = index + 1;
+        return -1;
+      }
+      if (s.hash == h && equalsIndex(s.index - 1)) return static_cast<long>(s.index - 1);
+      i = (i + 1) & m_mask;
+    }
+  }
+  template <class Eq>
+  long find(std::uint64_t h, Eq&& equalsIndex) const {
+    std::size_t i = h & m_mask;
+    for (;;) {
+      const Slot& s = m_slots[i];
+      if (s.index == 0) return -1;
+      if (s.hash == h && equalsIndex(s.index - 1)) return static_cast<long>(s.index - 1);
+      i = (i + 1) & m_mask;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t index = 0;
+  };
+  std::vector<Slot> m_slots;
+  std::size_t m_mask = 0;
+};
+
+struct Scratch {
+  std::vector<const RunEntry*> order;
+  std::vector<int> rels;          // relevance list in rank order (trec_eval's results_rel_list)
+  std::vector<long> relRanks;     // 0-based ranks with rel >= level
+  std::vector<long> nonrelBefore; // judged nonrelevant docs ranked above each relRanks entry
+  std::vector<long> levels;       // judgments per grade >= 0
+  std::vector<std::pair<long, int>> gains;  // (rank, grade) of retrieved docs with grade > 0 (NDCG)
+  SmallTable judged;
+  SmallTable seen;
+};
+
+struct QueryWork {
+  const std::string* qid;
+  const std::vector<Judgment>* judgments;
+  const Ranking* ranking;  // nullptr: absent from the run (complete mode)
+};
+
+struct DuplicateDoc {
+  std::string qid;
+  std::string docno;
+  std::uint32_t firstLine;
+  std::uint32_t secondLine;
+};
+
+inline double safeDiv(double a, double b) { return b != 0.0 ? a / b : 0.0; }
+
+// Interpolated precision at recall cutoffs, iprec_at_recall / 11pt_avg style. `cutoffs` are
+// numbers of relevant docs; `visit(index, value)` is called from the last cutoff to the first,
+// in trec_eval's order (11pt_avg sums in that order).
+template <class Visit>
+void interpolatedPrecision(const std::vector<long>& cutoffs, long numRet, long numRelRet,
+                           const std::vector<int>& rels, const std::vector<long>& relRanks,
+                           int level, Visit&& visit) {
+  long cur = static_cast<long>(cutoffs.size()) - 1;
+  while (cur >= 0 && cutoffs[static_cast<std::size_t>(cur)] > numRelRet) --cur;
+  double precis = numRet > 0 ? static_cast<double>(numRelRet) / static_cast<double>(numRet) : 0.0;
+  double intPrecis = precis;
+  long relSoFar = numRelRet;
+  if (static_cast<long>(relRanks.size()) == numRelRet) {
+    // Between two relevant docs precision only falls, so the maximum is reached at relevant
+    // ranks: visiting those alone gives trec_eval's values bit for bit, in O(R) not O(n).
+    for (long j = static_cast<long>(relRanks.size()) - 1; j >= 0 && relSoFar > 0; --j) {
+      const long i = relRanks[static_cast<std::size_t>(j)] + 1;
+      precis = static_cast<double>(relSoFar) / static_cast<double>(i);
+      if (intPrecis < precis) intPrecis = precis;
+      while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)]) visit(cur--, intPrecis);
+      --relSoFar;
+    }
+  } else {
+    // Negative levels make unjudged docs "relevant" in the list but not in num_rel_ret: follow
+    // trec_eval's loop literally.
+    for (long i = numRet; i > 0 && relSoFar > 0; --i) {
+      precis = static_cast<double>(relSoFar) / static_cast<double>(i);
+      if (intPrecis < precis) intPrecis = precis;
+      if (rels[static_cast<std::size_t>(i - 1)] >= level) {
+        while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)]) visit(cur--, intPrecis);
+        --relSoFar;
+      }
+    }
+  }
+  while (cur >= 0) visit(cur--, intPrecis);
+}
+
+// NDCG with user gains per level (ndcg.1=3,2=9), following trec_eval's m_ndcg.c: levels not
+// named keep gain = level; the ideal ranking takes gains from the highest down while > 0.
+double customGainNdcg(const std::vector<double>& pairs, const Scratch& s) {
+  struct LevelGain {
+    long level;
+    double gain;
+    long count;
+  };
+  std::vector<LevelGain> gains;
+  for (std::size_t p = 0; p + 1 < pairs.size(); p += 2)
+    gains.push_back({static_cast<long>(pairs[p]), pairs[p + 1], 0});
+  const std::size_t named = gains.size();
+  for (std::size_t lvl = 0; lvl < s.levels.size(); ++lvl) {
+    bool found = false;
+    for (std::size_t g = 0; g < named; ++g)
+      if (gains[g].level == static_cast<long>(lvl)) {
+        gains[g].count = s.levels[lvl];
+        found = true;
+      }
+    if (!found) gains.push_back({static_cast<long>(lvl), static_cast<double>(lvl), s.levels[lvl]});
+  }
+  std::stable_sort(gains.begin(), gains.end(), [](const LevelGain& a, const LevelGain& b) { return a.gain < b.gain; });
+  auto gainOf = [&](int rel) {
+    for (const auto& g : gains)
+      if (g.level == rel) return g.gain;
+    return 0.0;
+  };
+  double dcg = 0.0;
+  for (std::size_t i = 0; i < s.rels.size(); ++i) {
+    const double g = gainOf(s.rels[i]);
+    if (g != 0) dcg += g / std::log2(static_cast<double>(i + 2));
+  }
+  double ideal = 0.0;
+  long i = 0;
+  for (auto it = gains.rbegin(); it != gains.rend() && it->gain > 0.0; ++it)
+    for (long n = 0; n < it->count; ++n, ++i) ideal += it->gain / std::log2(static_cast<double>(i + 2));
+  return ideal > 0.0 ? dcg / ideal : 0.0;
+}
+
+class QueryEvaluator {
+ public:
+  QueryEvaluator(const std::vector<MeasureColumn>& columns, const EvalSettings& settings)
+      : m_columns(columns), m_settings(settings) {}
+
+  void run(const QueryWork& work, QueryEval& out, Scratch& s, std::vector<DuplicateDoc>& dups) const {
+    out.qid = *work.qid;
+    out.inRun = work.ranking != nullptr;
+    out.values.assign(m_columns.size(), 0.0);
+    const int level = m_settings.relevanceLevel;
+    const auto& judgments = *work.judgments;
+
+    // Grades of the judged docs (trec_eval's rel_levels), and a lookup table docno -> judgment.
+    int maxRel = 0;
+    for (const auto& j : judgments) maxRel = std::max(maxRel, j.rel);
+    s.levels.assign(static_cast<std::size_t>(maxRel) + 1, 0);
+    for (const auto& j : judgments)
+      if (j.rel >= 0) ++s.levels[static_cast<std::size_t>(j.rel)];
+    long numRel = 0;
+    for (std::size_t g = 0; g < s.levels.size(); ++g)
+      if (static_cast<long>(g) >= level) numRel += s.levels[g];
+
+    s.judged.reset(judgments.size());
+    for (std::uint32_t k = 0; k < judgments.size(); ++k) {
+      const auto& d = judgments[k].docId;
+      s.judged.findOrInsert(hashBytes(d.data(), d.size()), k, [](std::uint32_t) { return false; });
+    }
+
+    // Sorted, cut ranking.
+    s.order.clear();
+    if (work.ranking) {
+      const auto& entries = work.ranking->entries;
+      s.order.reserve(entries.size());
+      for (const auto& e : entries) s.order.push_back(&e);
+      auto before = [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); };
+      if (!std::is_sorted(s.order.begin(), s.order.end(), before))
+        std::sort(s.order.begin(), s.order.end(), before);
+      if (m_settings.maxDepth && s.order.size() > *m_settings.maxDepth) s.order.resize(*m_settings.maxDepth);
+    }
+    const long numRet = static_cast<long>(s.order.size());
+
+    s.rels.resize(s.order.size());
+    s.relRanks.clear();
+    s.nonrelBefore.clear();
+    s.gains.clear();
+    s.seen.reset(s.order.size());
+    long numRelRet = 0, nonpool = 0, unjudged = 0, nonrelSoFar = 0, judgedRet = 0;
+    for (std::uint32_t i = 0; i < s.order.size(); ++i) {
+      const RunEntry& e = *s.order[i];
+      const std::uint64_t h = hashBytes(e.doc, e.docLen);
+      const std::string_view doc = e.docId();
+      const long prev = s.seen.findOrInsert(h, i, [&](std::uint32_t k) { return s.order[k]->docId() == doc; });
+      if (prev >= 0)
+        dups.push_back({out.qid, std::string(doc), s.order[static_cast<std::size_t>(prev)]->line, e.line});
+      const long jk = s.judged.find(h, [&](std::uint32_t k) { return judgments[k].docId == doc; });
+      int rel;
+      if (jk < 0) {
+        rel = kNonPool;
+        ++nonpool;
+      } else {
+        const int g = judgments[static_cast<std::size_t>(jk)].rel;
+        if (g < 0) {
+          rel = kUnjudged;
+          ++unjudged;
+        } else {
+          rel = g;
+          ++judgedRet;
+          if (g >= level)
+            ++numRelRet;
+          else
+            ++nonrelSoFar;
+        }
+      }
+      s.rels[i] = rel;
+      if (rel > 0) s.gains.emplace_back(static_cast<long>(i), rel);
+      if (rel >= level) {
+        s.relRanks.push_back(i);
+        s.nonrelBefore.push_back(nonrelSoFar);
+      }
+    }
+    out.numRet = work.ranking ? numRet : 0;
+    out.numRel = numRel;
+    out.numRelRet = numRelRet;
+    out.numJudgedRet = judgedRet;
+
+    // Shared pieces.
+    auto relAbove = [&](long k) {  // relevant docs in the top k
+      return static_cast<long>(std::lower_bound(s.relRanks.begin(), s.relRanks.end(), k) - s.relRanks.begin());
+    };
+    double ap = 0.0;
+    {
+      double sum = 0.0;
+      for (std::size_t j = 0; j < s.relRanks.size(); ++j)
+        sum += static_cast<double>(j + 1) / static_cast<double>(s.relRanks[j] + 1);
+      if (!s.relRanks.empty()) ap = sum / static_cast<double>(numRel);
+    }
+    long numNonrel = 0;  // judged with 0 <= rel < level
+    for (long g = 0; g < level && g < static_cast<long>(s.levels.size()); ++g) numNonrel += s.levels[static_cast<std::size_t>(g)];
+    double bpref = 0.0;
+    for (std::size_t j = 0; j < s.relRanks.size(); ++j) {
+      const int r = s.rels[static_cast<std::size_t>(s.relRanks[j])];
+      if (r < 0) continue;  // bpref skips docs outside the pool even when "relevant" at level < 0
+      const long nb = s.nonrelBefore[j];
+      if (nb > 0)
+        bpref += 1.0 - static_cast<double>(std::min(nb, numRel)) / static_cast<double>(std::min(numNonrel, numRel));
+      else
+        bpref += 1.0;
+    }
+    if (numRel) bpref /= static_cast<double>(numRel);
+
+    std::vector<long> cutoffs;
+    for (std::size_t ci = 0; ci < m_columns.size(); ++ci) {
+      const MeasureColumn& c = m_columns[ci];
+      double& v = out.values[ci];
+      const long k = static_cast<long>(c.param);
+      switch (c.kind) {
+        case MeasureKind::Runid:
+        case MeasureKind::NumQ:
+          break;
+        case MeasureKind::NumRet: v = static_cast<double>(out.numRet); break;
+        case MeasureKind::NumRel: v = static_cast<double>(numRel); break;
+        case MeasureKind::NumRelRet: v = static_cast<double>(numRelRet); break;
+        case MeasureKind::Map:
+        case MeasureKind::GmMap: v = ap; break;
+        case MeasureKind::Rprec: {
+          const long look = std::min(numRet, numRel);
+          if (look > 0) v = static_cast<double>(relAbove(look)) / static_cast<double>(numRel);
+          break;
+        }
+        case MeasureKind::Bpref:
+        case MeasureKind::GmBpref: v = bpref; break;
+        case MeasureKind::RecipRank:
+          if (!s.relRanks.empty()) v = 1.0 / static_cast<double>(s.relRanks.front() + 1);
+          break;
+        case MeasureKind::IprecAtRecall: {
+          // One column per recall point; handled once for the whole run of columns.
+          if (ci > 0 && m_columns[ci - 1].kind == MeasureKind::IprecAtRecall) break;
+          std::size_t n = 0;
+          while (ci + n < m_columns.size() && m_columns[ci + n].kind == MeasureKind::IprecAtRecall) ++n;
+          cutoffs.clear();
+          for (std::size_t t = 0; t < n; ++t)
+            cutoffs.push_back(std::lround(m_columns[ci + t].param * static_cast<double>(numRel)));
+          interpolatedPrecision(cutoffs, numRet, numRelRet, s.rels, s.relRanks, level,
+                                [&](long idx, double val) { out.values[ci + static_cast<std::size_t>(idx)] = val; });
+          break;
+        }
+        case MeasureKind::P: v = static_cast<double>(relAbove(k)) / static_cast<double>(k); break;
+        case MeasureKind::Recall:
+          if (numRel) v = static_cast<double>(relAbove(k)) / static_cast<double>(numRel);
+          break;
+        case MeasureKind::RprecMult: {
+          const long cut = static_cast<long>(c.param * static_cast<double>(numRel) + 0.9);
+          if (cut > numRet)
+            v = static_cast<double>(numRelRet) / static_cast<double>(cut);
+          else if (cut > 0 && !s.relRanks.empty() && cut >= s.relRanks.front() + 1)
+            v = static_cast<double>(relAbove(cut)) / static_cast<double>(cut);
+          break;
+        }
+        case MeasureKind::ElevenPtAvg: {
+          cutoffs.clear();
+          for (double pct : c.paramList) cutoffs.push_back(std::lround(pct * static_cast<double>(numRel)));
+          double sum = 0.0;
+          interpolatedPrecision(cutoffs, numRet, numRelRet, s.rels, s.relRanks, level,
+                                [&](long, double val) { sum += val; });
+          v = sum / static_cast<double>(c.paramList.size());
+          break;
+        }
+        case MeasureKind::Ndcg:
+          if (!c.paramList.empty()) {
+            v = customGainNdcg(c.paramList, s);
+            break;
+          }
+          [[fallthrough]];
+        case MeasureKind::NdcgCut: {
+          // Sums run in rank order, as trec_eval's loops, so the doubles are identical.
+          const long cut = c.kind == MeasureKind::Ndcg ? std::numeric_limits<long>::max() : k;
+          double dcg = 0.0;
+          for (const auto& [i, g] : s.gains) {
+            if (i >= cut) break;
+            dcg += static_cast<double>(g) / std::log2(static_cast<double>(i + 2));
+          }
+          double ideal = 0.0;
+          long i = 0;
+          for (long g = static_cast<long>(s.levels.size()) - 1; g >= 1 && i < cut; --g)
+            for (long n = 0; n < s.levels[static_cast<std::size_t>(g)] && i < cut; ++n, ++i)
+              ideal += static_cast<double>(g) / std::log2(static_cast<double>(i + 2));
+          if (ideal > 0.0) v = dcg / ideal;
+          break;
+        }
+        case MeasureKind::MapCut:
+          if (numRel) {
+            double sum = 0.0;
+            for (std::size_t j = 0; j < s.relRanks.size() && s.relRanks[j] < k; ++j)
+              sum += static_cast<double>(j + 1) / static_cast<double>(s.relRanks[j] + 1);
+            v = sum / static_cast<double>(numRel);
+          }
+          break;
+        case MeasureKind::RelativeP:
+          if (numRel) v = static_cast<double>(relAbove(k)) / static_cast<double>(std::min(k, numRel));
+          break;
+        case MeasureKind::Success: v = (!s.relRanks.empty() && s.relRanks.front() < k) ? 1.0 : 0.0; break;
+        case MeasureKind::SetP: v = safeDiv(static_cast<double>(numRelRet), static_cast<double>(numRet)); break;
+        case MeasureKind::SetRelativeP:
+          if (numRet && numRel) v = static_cast<double>(numRelRet) / static_cast<double>(std::min(numRet, numRel));
+          break;
+        case MeasureKind::SetRecall: v = safeDiv(static_cast<double>(numRelRet), static_cast<double>(numRel)); break;
+        case MeasureKind::SetMap:
+          if (numRet && numRel)
+            v = (static_cast<double>(numRelRet) * static_cast<double>(numRelRet)) /
+                (static_cast<double>(numRet) * static_cast<double>(numRel));
+          break;
+        case MeasureKind::SetF:
+          if (numRelRet) {
+            const double P = static_cast<double>(numRelRet) / static_cast<double>(numRet);
+            const double R = static_cast<double>(numRelRet) / static_cast<double>(numRel);
+            const double x = c.param;
+            v = (x + 1.0) * P * R / (x * P + R);
+          }
+          break;
+        case MeasureKind::NumNonrelJudgedRet:
+          v = static_cast<double>(numRet - nonpool - unjudged - numRelRet);
+          break;
+      }
+    }
+  }
+
+ private:
+  const std::vector<MeasureColumn>& m_columns;
+  const EvalSettings& m_settings;
+};
+
+// printf("%-22s\t%s\t%6.4f\n") without a fixed buffer: qids can be long.
+void printLine(std::string& out, const std::string& name, const std::string& qid, const MeasureColumn& c,
+               double value) {
+  out += name;
+  if (name.size() < 22) out.append(22 - name.size(), ' ');
+  out += '\t';
+  out += qid;
+  out += '\t';
+  char buf[64];
+  const int n = c.integer ? std::snprintf(buf, sizeof buf, "%ld\n", static_cast<long>(value))
+                          : std::snprintf(buf, sizeof buf, "%6.4f\n", value);
+  if (n > 0 && n < static_cast<int>(sizeof buf)) {
+    out.append(buf, static_cast<std::size_t>(n));
+  } else {  // astronomically large values: let the string grow
+    std::vector<char> big(static_cast<std::size_t>(std::max(n, 0)) + 1);
+    std::snprintf(big.data(), big.size(), "%6.4f\n", value);
+    out += big.data();
+  }
+}
+
+}  // namespace
+
+bool trecRanksBefore(const RunEntry& a, const RunEntry& b) {
+  if (a.score > b.score) return true;
+  if (a.score < b.score) return false;
+  return a.docId() > b.docId();  // docno descending, byte order (strcmp on the reversed pair)
+}
+
+bool EvalResult::ok() const {
+  if (cancelled) return false;
+  for (const auto& d : diagnostics)
+    if (d.severity == Severity::Error) return false;
+  return true;
+}
+
+std::optional<std::size_t> EvalResult::columnIndex(std::string_view name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].name == name) return i;
+  return std::nullopt;
+}
+
+double EvalResult::mean(std::string_view name) const {
+  auto i = columnIndex(name);
+  if (!i || *i >= all.size()) return std::numeric_limits<double>::quiet_NaN();
+  return all[*i];
+}
+
+const QueryEval* EvalResult::query(std::string_view qid) const {
+  auto it = std::lower_bound(queries.begin(), queries.end(), qid,
+                             [](const QueryEval& q, std::string_view id) { return q.qid < id; });
+  return it != queries.end() && it->qid == qid ? &*it : nullptr;
+}
+
+EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& settings,
+                    const ProgressFn& progress) {
+  EvalResult result;
+  result.settings = settings;
+  result.runId = run.tag;
+  result.runSource = run.source;
+  const std::string runFile = run.source.empty() ? std::string("run") : run.source;
+
+  auto resolved = resolveMeasures(settings.measures);
+  if (!resolved.ok()) {
+    result.diagnostics.push_back({Severity::Error, "", 0, "measure", resolved.error});
+    return result;
+  }
+  result.columns = std::move(resolved.value);
+
+  // Queries to evaluate: the qrels' (std::map: qid byte order), matched to the run's rankings.
+  std::unordered_map<std::string_view, const Ranking*> byQid;
+  byQid.reserve(run.rankings.size() * 2);
+  for (const auto& r : run.rankings) byQid.emplace(r.queryId, &r);
+  std::vector<QueryWork> work;
+  work.reserve(qrels.byQuery.size());
+  for (const auto& [qid, judgments] : qrels.byQuery) {
+    auto it = byQid.find(qid);
+    if (it == byQid.end()) {
+      if (!settings.complete) {
+        result.skippedQueries.push_back(qid);
+        continue;
+      }
+      result.zeroFilledQueries.push_back(qid);
+      work.push_back({&qid, &judgments, nullptr});
+    } else {
+      work.push_back({&qid, &judgments, it->second});
+    }
+  }
+  for (const auto& r : run.rankings)
+    if (!qrels.byQuery.count(r.queryId)) result.ignoredRunQueries.push_back(r.queryId);
+  std::sort(result.ignoredRunQueries.begin(), result.ignoredRunQueries.end());
+
+  result.queries.resize(work.size());
+  std::vector<DuplicateDoc> duplicates;
+  std::mutex dupMutex;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> cancel{false};
+  const QueryEvaluator evaluator(result.columns, settings);
+
+  std::size_t entries = 0;
+  for (const auto& w : work)
+    if (w.ranking) entries += w.ranking->entries.size();
+  unsigned threads = settings.threads ? settings.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (entries < 200000 || work.size() < 64) threads = 1;
+  constexpr std::size_t kBatch = 32;
+
+  auto worker = [&](bool reportProgress) {
+    Scratch scratch;
+    std::vector<DuplicateDoc> localDups;
+    std::size_t lastReport = 0;
+    for (;;) {
+      if (cancel.load(std::memory_order_relaxed)) break;
+      const std::size_t begin = next.fetch_add(kBatch);
+      if (begin >= work.size()) break;
+      const std::size_t end = std::min(work.size(), begin + kBatch);
+      for (std::size_t q = begin; q < end; ++q) evaluator.run(work[q], result.queries[q], scratch, localDups);
+      const std::size_t d = done.fetch_add(end - begin) + (end - begin);
+      if (reportProgress && progress && d - lastReport >= std::max<std::size_t>(1, work.size() / 100)) {
+        lastReport = d;
+        if (!progress(d, work.size())) cancel = true;
+      }
+    }
+    std::lock_guard lock(dupMutex);
+    duplicates.insert(duplicates.end(), localDups.begin(), localDups.end());
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(worker, false);
+  worker(true);
+  for (auto& t : helpers) t.join();
+  if (cancel) {
+    result.cancelled = true;
+    return result;
+  }
+  if (progress) progress(work.size(), work.size());
+
+  std::sort(duplicates.begin(), duplicates.end(), [](const DuplicateDoc& a, const DuplicateDoc& b) {
+    return a.secondLine != b.secondLine ? a.secondLine < b.secondLine : a.qid < b.qid;
+  });
+  for (const auto& d : duplicates)
+    result.diagnostics.push_back({Severity::Error, runFile, d.secondLine, "docno",
+                                  "'" + d.docno + "' retrieved twice for query '" + d.qid + "' (lines " +
+                                      std::to_string(d.firstLine) + " and " + std::to_string(d.secondLine) + ")"});
+
+  result.numQueries = result.queries.size();
+  if (result.numQueries == 0)
+    result.diagnostics.push_back({Severity::Error, runFile, 0, "",
+                                  "no queries with both results and relevance judgments"});
+
+  // The `all` row: plain sums in qid order (bit-identical to trec_eval), then the average.
+  result.all.assign(result.columns.size(), 0.0);
+  const double n = static_cast<double>(result.numQueries);
+  for (std::size_t ci = 0; ci < result.columns.size(); ++ci) {
+    const auto& c = result.columns[ci];
+    double sum = 0.0;
+    switch (c.aggregate) {
+      case Aggregate::Text: break;
+      case Aggregate::Count: result.all[ci] = n; break;
+      case Aggregate::Sum:
+        for (const auto& q : result.queries) sum += q.values[ci];
+        result.all[ci] = sum;
+        break;
+      case Aggregate::Mean:
+        for (const auto& q : result.queries) sum += q.values[ci];
+        result.all[ci] = result.numQueries ? sum / n : 0.0;
+        break;
+      case Aggregate::GeometricMean:
+        for (const auto& q : result.queries) sum += std::log(std::max(q.values[ci], kMinGeoMean));
+        result.all[ci] = result.numQueries ? std::exp(sum / n) : 0.0;
+        break;
+    }
+  }
+  return result;
+}
+
+std::string formatTrecEval(const EvalResult& result, bool perQuery) {
+  std::string out;
+  out.reserve(64 * result.columns.size() * (perQuery ? result.queries.size() + 1 : 1));
+  if (perQuery) {
+    for (const auto& q : result.queries)
+      for (std::size_t ci = 0; ci < result.columns.size(); ++ci) {
+        const auto& c = result.columns[ci];
+        if (!c.perQuery) continue;
+        printLine(out, c.name, q.qid, c, q.values[ci]);
+      }
+  }
+  for (std::size_t ci = 0; ci < result.columns.size(); ++ci) {
+    const auto& c = result.columns[ci];
+    if (c.aggregate == Aggregate::Text) {
+      std::string name = c.name;
+      if (name.size() < 22) name.append(22 - name.size(), ' ');
+      out += name + "\tall\t" + result.runId + "\n";
+      continue;
+    }
+    printLine(out, c.name, "all", c, result.all[ci]);
+  }
+  return out;
+}
+
+std::vector<std::string> conventionsText(const EvalSettings& settings) {
+  std::vector<std::string> out;
+  out.push_back("Rankings sorted by score descending, ties by docno descending (trec_eval); the file's rank column is ignored.");
+  out.push_back("Relevant means qrels grade >= " + std::to_string(settings.relevanceLevel) +
+                "; NDCG uses the graded relevance as gain (linear) and ignores this level.");
+  if (settings.maxDepth) out.push_back("Rankings cut at depth " + std::to_string(*settings.maxDepth) + " after sorting.");
+  out.push_back(settings.complete
+                    ? "Qrels queries absent from the run count as 0 (trec_eval -c); means divide by all qrels queries."
+                    : "Qrels queries absent from the run are skipped (trec_eval 9 default); run queries without qrels are ignored.");
+  out.push_back("Means are plain sums in query-id byte order divided by the number of queries.");
+  return out;
+}
+
+std::vector<RankedDoc> rankedList(const Ranking& ranking, const std::vector<Judgment>* judgments,
+                                  std::optional<std::size_t> maxDepth) {
+  std::vector<const RunEntry*> order;
+  order.reserve(ranking.entries.size());
+  for (const auto& e : ranking.entries) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
+  if (maxDepth && order.size() > *maxDepth) order.resize(*maxDepth);
+  std::unordered_map<std::string_view, int> grades;
+  if (judgments)
+    for (const auto& j : *judgments) grades.emplace(j.docId, j.rel);
+  std::vector<RankedDoc> out;
+  out.reserve(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    RankedDoc d;
+    d.rank = i + 1;
+    d.docId = order[i]->docId();
+    d.score = order[i]->score;
+    d.line = order[i]->line;
+    auto it = grades.find(d.docId);
+    if (it != grades.end()) d.rel = it->second;
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace ragscope::core

@@ -1,0 +1,444 @@
+#include "core/store/project.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace ragscope::core {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+// Written with keys in a fixed, readable order (json's objects are sorted by key).
+using OrderedJson = nlohmann::ordered_json;
+
+namespace {
+
+// Project files are a few KiB; anything this large is not one, and we refuse to buffer it.
+constexpr std::uintmax_t kMaxProjectBytes = std::uintmax_t{16} << 20;
+// A project file is three levels deep; deeper input is hostile or garbage, and is rejected before
+// the parser sees it.
+constexpr int kMaxProjectJsonDepth = 64;
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+// Deepest bracket nesting outside strings, with the byte where it first went past `limit`.
+bool nestingTooDeep(std::string_view text, int limit, std::size_t& where) {
+  int depth = 0;
+  bool inString = false;
+  bool escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) {
+        where = i;
+        return true;
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::uint64_t lineOfByte(std::string_view text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  std::uint64_t line = 1;
+  for (std::size_t i = 0; i < byte; ++i)
+    if (text[i] == '\n') ++line;
+  return line;
+}
+
+const char* jsonTypeName(const json& j) { return j.type_name(); }
+
+// Collects problems with one project file; every one names the file and the JSON field.
+class Checker {
+ public:
+  Checker(std::string file, LoadReport& report) : m_file(std::move(file)), m_report(report) {}
+
+  void error(std::string field, std::string problem, std::uint64_t line = 0) {
+    m_report.add({Severity::Error, m_file, line, std::move(field), std::move(problem)},
+                 LoadOptions{}.maxStoredDiagnostics);
+    m_report.stopped = true;
+  }
+  void warning(std::string field, std::string problem) {
+    m_report.add({Severity::Warning, m_file, 0, std::move(field), std::move(problem)},
+                 LoadOptions{}.maxStoredDiagnostics);
+  }
+
+  // Unknown keys are kept out of the model but never dropped silently: the user may have a typo.
+  void warnUnknownKeys(const json& obj, const std::string& prefix,
+                       std::initializer_list<std::string_view> known) {
+    for (const auto& [key, value] : obj.items()) {
+      bool isKnown = false;
+      for (auto k : known) isKnown = isKnown || key == k;
+      if (!isKnown) warning(prefix.empty() ? key : prefix + "." + key, "unknown field ignored");
+    }
+  }
+
+  // A required string member; false (with an error) when absent or of the wrong type.
+  bool requireString(const json& obj, const char* key, const std::string& field, std::string& out) {
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+      error(field, "missing");
+      return false;
+    }
+    if (!it->is_string()) {
+      error(field, std::string("expected a string, found ") + jsonTypeName(*it));
+      return false;
+    }
+    out = it->get<std::string>();
+    return true;
+  }
+
+ private:
+  std::string m_file;
+  LoadReport& m_report;
+};
+
+bool readWholeFile(const fs::path& file, std::string& out, Checker& check) {
+  std::error_code ec;
+  const auto status = fs::status(file, ec);
+  if (ec || !fs::exists(status)) {
+    check.error({}, "cannot open: " + (ec ? ec.message() : std::string("no such file")));
+    return false;
+  }
+  if (fs::is_directory(status)) {
+    check.error({}, "is a folder, not a project file");
+    return false;
+  }
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxProjectBytes) {
+    check.error({}, "too large for a project file (" + std::to_string(size) + " bytes)");
+    return false;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    check.error({}, "cannot open: " + errnoText(errno));
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    check.error({}, "read error: " + errnoText(errno));
+    return false;
+  }
+  out = std::move(buffer).str();
+  // A UTF-8 BOM is common from Windows editors; the JSON parser would reject it.
+  if (out.size() >= 3 && static_cast<unsigned char>(out[0]) == 0xEF &&
+      static_cast<unsigned char>(out[1]) == 0xBB && static_cast<unsigned char>(out[2]) == 0xBF)
+    out.erase(0, 3);
+  return true;
+}
+
+void parseDatasets(const json& array, Project& project, Checker& check) {
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string prefix = "datasets[" + std::to_string(i) + "]";
+    const json& d = array[i];
+    if (!d.is_object()) {
+      check.error(prefix, std::string("expected an object, found ") + jsonTypeName(d));
+      continue;
+    }
+    check.warnUnknownKeys(d, prefix, {"name", "parts"});
+    ProjectDataset ds;
+    check.requireString(d, "name", prefix + ".name", ds.name);
+    const auto parts = d.find("parts");
+    if (parts == d.end()) {
+      check.error(prefix + ".parts", "missing");
+    } else if (!parts->is_array()) {
+      check.error(prefix + ".parts", std::string("expected an array, found ") +
+                                         jsonTypeName(*parts));
+    } else {
+      for (std::size_t j = 0; j < parts->size(); ++j) {
+        const std::string partField = prefix + ".parts[" + std::to_string(j) + "]";
+        const json& p = (*parts)[j];
+        if (!p.is_object()) {
+          check.error(partField, std::string("expected an object, found ") + jsonTypeName(p));
+          continue;
+        }
+        check.warnUnknownKeys(p, partField, {"path", "format"});
+        ProjectDataset::Part part;
+        if (check.requireString(p, "path", partField + ".path", part.path) && part.path.empty())
+          check.error(partField + ".path", "empty");
+        const auto format = p.find("format");
+        if (format != p.end() && !format->is_null()) {
+          if (!format->is_string())
+            check.error(partField + ".format",
+                        std::string("expected a string or null, found ") + jsonTypeName(*format));
+          else if (!format->get_ref<const std::string&>().empty())
+            part.format = format->get<std::string>();
+        }
+        ds.parts.push_back(std::move(part));
+      }
+    }
+    project.datasets.push_back(std::move(ds));
+  }
+}
+
+OrderedJson toJson(const Project& project, const fs::path& target) {
+  // When saving to another folder ("save as"), relative paths are rebased so they still name the
+  // same files.
+  const fs::path oldBase =
+      project.file.empty() ? fs::path{} : fs::absolute(project.file).parent_path().lexically_normal();
+  const fs::path newBase = fs::absolute(target).parent_path().lexically_normal();
+  const bool rebase = !oldBase.empty() && oldBase != newBase;
+
+  OrderedJson datasets = OrderedJson::array();
+  for (const auto& ds : project.datasets) {
+    OrderedJson parts = OrderedJson::array();
+    for (const auto& part : ds.parts) {
+      std::string path = part.path;
+      if (rebase && !fs::path(path).is_absolute()) {
+        const fs::path absolute = (oldBase / path).lexically_normal();
+        const fs::path relative = absolute.lexically_relative(newBase);
+        path = relative.empty() ? absolute.generic_string() : relative.generic_string();
+      }
+      OrderedJson p = OrderedJson::object();
+      p["path"] = path;
+      if (part.format) p["format"] = *part.format;
+      parts.push_back(std::move(p));
+    }
+    OrderedJson d = OrderedJson::object();
+    d["name"] = ds.name;
+    d["parts"] = std::move(parts);
+    datasets.push_back(std::move(d));
+  }
+  OrderedJson root = OrderedJson::object();
+  root["version"] = project.version;
+  root["name"] = project.name;
+  root["description"] = project.description;
+  root["datasets"] = std::move(datasets);
+  return root;
+}
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR.
+bool writeAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::string randomSuffix() {
+  std::random_device rd;
+  std::uniform_int_distribution<unsigned> dist(0, 0xFFFFFF);
+  std::ostringstream s;
+  s << ::getpid() << '-' << std::hex << dist(rd);
+  return s.str();
+}
+
+}  // namespace
+
+fs::path Project::resolve(const ProjectDataset::Part& part) const {
+  const fs::path p(part.path);
+  if (p.is_absolute() || file.empty()) return p.lexically_normal();
+  return (file.parent_path() / p).lexically_normal();
+}
+
+std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadReport& report) const {
+  // Name the dataset by its index when it belongs to this project, so the message points at the
+  // field in the file.
+  std::string prefix = "dataset '" + ds.name + "'";
+  for (std::size_t i = 0; i < datasets.size(); ++i)
+    if (&datasets[i] == &ds) prefix = "datasets[" + std::to_string(i) + "]";
+  const std::string fileName = file.string();
+  const auto maxStored = LoadOptions{}.maxStoredDiagnostics;
+
+  std::vector<DatasetPart> out;
+  for (std::size_t j = 0; j < ds.parts.size(); ++j) {
+    const auto& part = ds.parts[j];
+    const std::string field = prefix + ".parts[" + std::to_string(j) + "]";
+    const fs::path path = resolve(part);
+    std::optional<Format> format;
+    if (part.format) {
+      format = formatFromName(*part.format);
+      if (!format) {
+        std::string known;
+        for (Format f : allFormats())
+          known += (known.empty() ? "" : ", ") + std::string(formatName(f));
+        report.add({Severity::Error, fileName, 0, field + ".format",
+                    "unknown format '" + *part.format + "' (known: " + known + ")"},
+                   maxStored);
+        continue;
+      }
+    }
+    // A missing file is reported against the project field that names it, which tells the user
+    // what to fix better than a loader's "cannot open" would.
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      report.add({Severity::Error, fileName, 0, field + ".path", "not found: " + path.string()},
+                 maxStored);
+      continue;
+    }
+    // No format named: left empty, so loadDataset() detects it (and treats folders as bundles).
+    out.push_back(DatasetPart{path, format});
+  }
+  return out;
+}
+
+Loaded<Project> readProject(const fs::path& file) {
+  Loaded<Project> result;
+  result.value.file = file;
+  Checker check(file.string(), result.report);
+
+  std::string text;
+  if (!readWholeFile(file, text, check)) return result;
+
+  std::size_t deepAt = 0;
+  if (nestingTooDeep(text, kMaxProjectJsonDepth, deepAt)) {
+    check.error({}, "JSON nested deeper than " + std::to_string(kMaxProjectJsonDepth) + " levels",
+                lineOfByte(text, deepAt));
+    return result;
+  }
+
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix: the user needs the sentence.
+    if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
+    check.error({}, "invalid JSON: " + what, lineOfByte(text, at));
+    return result;
+  }
+
+  if (!root.is_object()) {
+    check.error({}, std::string("expected a JSON object, found ") + jsonTypeName(root));
+    return result;
+  }
+
+  // The version is checked first: a newer file may use fields this build knows nothing of, and
+  // half-reading it would be worse than refusing it.
+  const auto version = root.find("version");
+  if (version == root.end()) {
+    check.error("version", "missing (expected " + std::to_string(Project::kVersion) + ")");
+    return result;
+  }
+  if (!version->is_number_integer()) {
+    check.error("version", std::string("expected an integer, found ") + jsonTypeName(*version));
+    return result;
+  }
+  const auto v = version->get<long long>();
+  if (v != Project::kVersion) {
+    check.error("version", "unsupported project version " + std::to_string(v) +
+                               " (this ragscope reads version " +
+                               std::to_string(Project::kVersion) + ")");
+    return result;
+  }
+  result.value.version = static_cast<int>(v);
+
+  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets"});
+  check.requireString(root, "name", "name", result.value.name);
+  if (const auto d = root.find("description"); d != root.end() && !d->is_null()) {
+    if (d->is_string())
+      result.value.description = d->get<std::string>();
+    else
+      check.error("description", std::string("expected a string, found ") + jsonTypeName(*d));
+  }
+  const auto datasets = root.find("datasets");
+  if (datasets == root.end())
+    check.error("datasets", "missing");
+  else if (!datasets->is_array())
+    check.error("datasets", std::string("expected an array, found ") + jsonTypeName(*datasets));
+  else
+    parseDatasets(*datasets, result.value, check);
+
+  result.report.records = result.value.datasets.size();
+  return result;
+}
+
+std::optional<std::string> writeProject(const Project& project, const fs::path& file) {
+  std::string text;
+  try {
+    text = toJson(project, file).dump(2) + "\n";
+  } catch (const json::exception& e) {
+    // dump() throws on invalid UTF-8 in a name or path.
+    return file.string() + ": cannot serialise project: " + e.what();
+  }
+
+  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  // Same folder as the target, so rename() is atomic (never across file systems).
+  const fs::path temp = folder / ("." + file.filename().string() + ".tmp-" + randomSuffix());
+
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return file.string() + ": cannot create temporary file: " + errnoText(errno);
+
+  auto fail = [&](const std::string& what) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return file.string() + ": " + what + ": " + errnoText(err);
+  };
+  if (!writeAll(fd, text)) {
+    const std::string message = fail("write failed");
+    ::close(fd);
+    return message;
+  }
+  // Data must be on disk before the rename makes it visible, or a crash could leave an empty file
+  // under the real name.
+  if (::fsync(fd) != 0) {
+    const std::string message = fail("fsync failed");
+    ::close(fd);
+    return message;
+  }
+  if (::close(fd) != 0) return fail("close failed");
+  if (::rename(temp.c_str(), file.c_str()) != 0) return fail("rename failed");
+
+  // Persist the directory entry too; failure here is not worth reporting (some file systems
+  // refuse fsync on directories) since the file itself is complete.
+  const int dirFd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirFd >= 0) {
+    ::fsync(dirFd);
+    ::close(dirFd);
+  }
+  return std::nullopt;
+}
+
+std::optional<fs::path> findDemoProject() {
+  const fs::path relative = fs::path("demo") / "demo.ragscope.json";
+  std::vector<fs::path> roots;
+
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && !exe.empty()) {
+    const fs::path bin = exe.parent_path();
+    roots.push_back(bin / ".." / "share" / "ragscope" / "resources");  // installed layout
+  }
+#ifdef RAGSCOPE_RESOURCES_DIR
+  roots.emplace_back(RAGSCOPE_RESOURCES_DIR);  // the source tree this binary was built from
+#endif
+  if (!ec && !exe.empty()) roots.push_back(exe.parent_path() / ".." / ".." / "resources");
+
+  for (const auto& root : roots) {
+    const fs::path candidate = (root / relative).lexically_normal();
+    std::error_code existsError;
+    if (fs::is_regular_file(candidate, existsError)) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ragscope::core

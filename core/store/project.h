@@ -1,0 +1,49 @@
+#pragma once
+// A ragscope project: a versioned JSON file naming the datasets (bundles of files) an analyst works
+// with. Paths are stored relative to the project file so a project folder can be moved or shared.
+// Written atomically (temp file + rename). Never holds secrets.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/data/diagnostic.h"
+
+namespace ragscope::core {
+
+struct ProjectDataset {
+  std::string name;
+  // Each part: a path (relative to the project file, or absolute) and an optional format name;
+  // no format means "detect".
+  struct Part {
+    std::string path;
+    std::optional<std::string> format;
+  };
+  std::vector<Part> parts;
+};
+
+struct Project {
+  static constexpr int kVersion = 1;
+  int version = kVersion;
+  std::string name;
+  std::string description;
+  std::vector<ProjectDataset> datasets;
+  std::filesystem::path file;  // where it was read from / written to (not serialised)
+
+  // Resolves a part's path against the project file's folder.
+  std::filesystem::path resolve(const ProjectDataset::Part& part) const;
+  // DatasetParts for loadDataset(); an unknown format name is reported in `report`.
+  std::vector<DatasetPart> datasetParts(const ProjectDataset& ds, LoadReport& report) const;
+};
+
+Loaded<Project> readProject(const std::filesystem::path& file);
+// Atomic write; returns an error message on failure.
+std::optional<std::string> writeProject(const Project& project, const std::filesystem::path& file);
+
+// The bundled demo project (resources/demo/demo.ragscope.json) found next to the executable's
+// share folder or in the source tree; nullopt when absent.
+std::optional<std::filesystem::path> findDemoProject();
+
+}  // namespace ragscope::core

@@ -1,0 +1,442 @@
+// GUI tests: the models under QAbstractItemModelTester, the dataset page loading in the background,
+// the Issues dock's jump-to-record, the query filter, recent datasets, the --self-test smoke test and
+// every real dataset format opened through the page.
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QTest>
+
+#include "common/testdata.h"
+#include "core/data/dataset.h"
+#include "ui/issuesdock.h"
+#include "ui/mainwindow.h"
+#include "ui/models/diagnosticsmodel.h"
+#include "ui/models/documentlistmodel.h"
+#include "ui/models/querytablemodel.h"
+#include "ui/pages/datasetpage.h"
+#include "ui/pages/querydetail.h"
+#include "ui/preferences.h"
+#include "ui/workbench.h"
+
+using namespace ragscope;
+
+namespace {
+
+constexpr int kLoadTimeoutMs = 180000;
+
+// A small dataset built by hand: ids that sort differently as text and as numbers, a non-ASCII
+// query, gold answers with provenance, judgments and a corpus.
+std::shared_ptr<const core::Dataset> handDataset() {
+  auto ds = std::make_shared<core::Dataset>();
+  auto addQuery = [&](std::string id, std::string text, std::uint64_t line) {
+    core::Query q;
+    q.id = std::move(id);
+    q.text = std::move(text);
+    q.line = line;
+    ds->queries.push_back(std::move(q));
+  };
+  addQuery("2", "What is BM25?", 1);
+  addQuery("10", "Ranking with an Étude of CRLF files", 2);
+  addQuery("1", "Who wrote trec_eval", 3);
+  addQuery("q1", "Dense retrieval and bm25 hybrids", 5);
+  core::GoldOutput gold;
+  gold.answer = "A ranking function";
+  gold.hasAnswer = true;
+  gold.provenance.push_back({"d1", "Okapi BM25", "Section::::Abstract.", 1, 2});
+  ds->queries[0].gold.push_back(gold);
+  ds->queries[2].flags.push_back("no SOURCE(S) line");
+  ds->qrels.byQuery["2"] = {{"d1", 2, 1}, {"d2", 0, 2}};
+  ds->corpus.add({"d1", "Okapi BM25", "BM25 is a <ranking> function & more.", "", 0, -1});
+  ds->corpus.add({"d2", "", "Unrelated text.", "file.pdf", 3, 0});
+  return ds;
+}
+
+QStringList idsShown(const ui::QueryFilterProxyModel& proxy, const ui::QueryTableModel& model) {
+  QStringList ids;
+  for (int r = 0; r < proxy.rowCount(); ++r)
+    ids << QString::fromStdString(model.query(proxy.mapToSource(proxy.index(r, 0)).row())->id);
+  return ids;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// Opens paths through the page and waits for the background load to finish.
+bool openAndWait(ui::MainWindow& window, const QStringList& paths, const QStringList& formats,
+                 bool* ok = nullptr) {
+  QSignalSpy finished(window.workbench(), &ui::Workbench::loadFinished);
+  if (!window.datasetPage()->openPaths(paths, formats, false)) return false;
+  if (finished.isEmpty() && !finished.wait(kLoadTimeoutMs)) return false;
+  if (ok) *ok = finished.front().at(0).toBool();
+  return true;
+}
+
+}  // namespace
+
+class TestGui : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void modelsPassTester();
+  void queryFilter_data();
+  void queryFilter();
+  void sortsIdsNumerically();
+  void detailPaneEscapesAndShowsProvenance();
+  void pageLoadsInBackground();
+  void cancelKeepsPreviousDataset();
+  void issuesDockJumpsToRecord();
+  void recentDatasetsRemembered();
+  void selfTestSmoke();
+  void realDatasets_data();
+  void realDatasets();
+};
+
+void TestGui::initTestCase() {
+  // Never touch the user's settings.
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
+  QCoreApplication::setApplicationName(QStringLiteral("tst_gui"));
+  QSettings().clear();
+}
+
+void TestGui::modelsPassTester() {
+  const auto ds = handDataset();
+  ui::QueryTableModel queries;
+  ui::QueryFilterProxyModel queryProxy;
+  queryProxy.setSourceModel(&queries);
+  ui::DocumentListModel docs;
+  ui::DocumentFilterProxyModel docProxy;
+  docProxy.setSourceModel(&docs);
+  ui::DiagnosticsModel diags;
+  const auto mode = QAbstractItemModelTester::FailureReportingMode::QtTest;
+  QAbstractItemModelTester t1(&queries, mode), t2(&queryProxy, mode), t3(&docs, mode),
+      t4(&docProxy, mode), t5(&diags, mode);
+
+  queries.setDataset(ds);
+  docs.setDataset(ds);
+  QCOMPARE(queries.rowCount(), 4);
+  QCOMPARE(queries.columnCount(), int(ui::QueryTableModel::ColumnCount));
+  QCOMPARE(docs.rowCount(), 2);
+  queryProxy.setFilterText(QStringLiteral("bm25"));
+  queryProxy.sort(ui::QueryTableModel::Judged, Qt::DescendingOrder);
+  queryProxy.setFilterText(QString());
+  queryProxy.setFlaggedOnly(true);
+  QCOMPARE(queryProxy.rowCount(), 1);
+  queryProxy.setFlaggedOnly(false);
+  docProxy.setFilterText(QStringLiteral("file.pdf"));
+  QCOMPARE(docProxy.rowCount(), 1);
+  docProxy.sort(ui::DocumentListModel::Page);
+  queries.setDataset(nullptr);
+  docs.setDataset(nullptr);
+  QCOMPARE(queryProxy.rowCount(), 0);
+
+  core::Diagnostic d;
+  d.file = "/tmp/x.tsv";
+  d.line = 3;
+  d.field = "record";
+  d.problem = "missing tab";
+  diags.setDiagnostics({d});
+  d.severity = core::Severity::Warning;
+  diags.append({d, d});
+  QCOMPARE(diags.rowCount(), 3);
+  QCOMPARE(diags.errorCount(), 1);
+  QCOMPARE(diags.warningCount(), 2);
+  QCOMPARE(diags.index(0, ui::DiagnosticsModel::File).data().toString(), QStringLiteral("x.tsv"));
+  diags.clear();
+  QCOMPARE(diags.rowCount(), 0);
+}
+
+void TestGui::queryFilter_data() {
+  QTest::addColumn<QString>("filter");
+  QTest::addColumn<QStringList>("ids");
+  QTest::newRow("empty keeps all") << QString() << QStringList{"2", "10", "1", "q1"};
+  QTest::newRow("ascii, any case, text") << "BM25" << QStringList{"2", "q1"};
+  QTest::newRow("non-ascii, other case") << QStringLiteral("éTUDE") << QStringList{"10"};
+  QTest::newRow("id substring") << "q1" << QStringList{"q1"};
+  QTest::newRow("id digits and text") << "1" << QStringList{"10", "1", "q1"};
+  QTest::newRow("surrounding spaces ignored") << "  trec_eval " << QStringList{"1"};
+  QTest::newRow("no match") << "zzz" << QStringList{};
+}
+
+void TestGui::queryFilter() {
+  QFETCH(QString, filter);
+  QFETCH(QStringList, ids);
+  ui::QueryTableModel model;
+  ui::QueryFilterProxyModel proxy;
+  proxy.setSourceModel(&model);
+  model.setDataset(handDataset());
+  proxy.setFilterText(filter);
+  QCOMPARE(idsShown(proxy, model), ids);
+}
+
+void TestGui::sortsIdsNumerically() {
+  ui::QueryTableModel model;
+  ui::QueryFilterProxyModel proxy;
+  proxy.setSourceModel(&model);
+  model.setDataset(handDataset());
+  proxy.sort(ui::QueryTableModel::Id, Qt::AscendingOrder);
+  QCOMPARE(idsShown(proxy, model), (QStringList{"1", "2", "10", "q1"}));
+  proxy.sort(ui::QueryTableModel::Judged, Qt::DescendingOrder);
+  QCOMPARE(idsShown(proxy, model).front(), QStringLiteral("2"));  // the only judged query
+  QCOMPARE(model.rowForLine(4), 2);  // line 4 lies in the record starting at line 3
+  QCOMPARE(model.rowForLine(5), 3);
+  QCOMPARE(model.rowForLine(0), -1);
+}
+
+void TestGui::detailPaneEscapesAndShowsProvenance() {
+  const auto ds = handDataset();
+  QTextBrowser browser;
+  browser.setHtml(ui::queryDetailHtml(*ds, ds->queries[0], {}));
+  const QString text = browser.toPlainText();
+  QVERIFY(text.contains(QStringLiteral("What is BM25?")));
+  QVERIFY(text.contains(QStringLiteral("A ranking function")));
+  QVERIFY(text.contains(QStringLiteral("Okapi BM25")));
+  QVERIFY(text.contains(QStringLiteral("paragraphs 1–2")));
+  // The corpus text is shown, escaped (the '<ranking>' is text, not a tag).
+  QVERIFY(text.contains(QStringLiteral("BM25 is a <ranking> function & more.")));
+  QVERIFY(text.contains(QStringLiteral("Judged documents (2)")));
+  QVERIFY(text.contains(QStringLiteral("grade 2")));
+}
+
+void TestGui::pageLoadsInBackground() {
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString topics = dir.filePath(QStringLiteral("topics.tsv"));
+  QVERIFY(writeFile(topics, "101\tfirst question\r\n102\tsecond question about cats\r\n103\tthird\r\n"));
+  ui::MainWindow window;
+  window.show();
+  ui::DatasetPage* page = window.datasetPage();
+  QSignalSpy changed(window.workbench(), &ui::Workbench::datasetChanged);
+  QSignalSpy started(window.workbench(), &ui::Workbench::loadStarted);
+  bool ok = false;
+  QVERIFY(openAndWait(window, {topics}, {QStringLiteral("topics-tsv")}, &ok));
+  QVERIFY(ok);
+  QCOMPARE(started.count(), 1);
+  QCOMPARE(changed.count(), 1);
+  QCOMPARE(page->queryModel()->rowCount(), 3);
+  QVERIFY(page->progressBar()->isHidden());
+  QVERIFY(page->selectQueryRow(1));
+  QVERIFY(page->detailView()->toPlainText().contains(QStringLiteral("second question about cats")));
+  page->setQueryFilter(QStringLiteral("CATS"));
+  QCOMPARE(page->queryProxy()->rowCount(), 1);
+  page->setQueryFilter(QString());
+  QCOMPARE(page->queryProxy()->rowCount(), 3);
+}
+
+void TestGui::cancelKeepsPreviousDataset() {
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString small = dir.filePath(QStringLiteral("small.tsv"));
+  QVERIFY(writeFile(small, "1\tone\n"));
+  // ~40 MB: the loader reports progress every few MB, so a cancel is seen long before the end.
+  const QString big = dir.filePath(QStringLiteral("big.tsv"));
+  {
+    QFile f(big);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QByteArray chunk;
+    for (int i = 0; i < 10000; ++i)
+      chunk += QByteArray::number(i) + "\tsome fairly long query text to make the file big enough\n";
+    for (int k = 0; k < 60; ++k) QVERIFY(f.write(chunk) == chunk.size());
+  }
+  ui::MainWindow window;
+  bool ok = false;
+  QVERIFY(openAndWait(window, {small}, {QStringLiteral("topics-tsv")}, &ok));
+  QVERIFY(ok);
+  const auto before = window.workbench()->dataset();
+
+  QSignalSpy finished(window.workbench(), &ui::Workbench::loadFinished);
+  QVERIFY(window.datasetPage()->openPaths({big}, {QStringLiteral("topics-tsv")}, false));
+  QVERIFY(window.workbench()->isLoading());
+  QVERIFY(window.datasetPage()->cancelButton()->isVisibleTo(&window));
+  window.datasetPage()->cancelButton()->click();
+  QVERIFY(finished.wait(kLoadTimeoutMs));
+  QCOMPARE(finished.front().at(0).toBool(), false);
+  QCOMPARE(window.workbench()->dataset(), before);
+  QCOMPARE(window.datasetPage()->queryModel()->rowCount(), 1);
+}
+
+void TestGui::issuesDockJumpsToRecord() {
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString topics = dir.filePath(QStringLiteral("topics.tsv"));
+  // Line 3 has no TAB: a malformed record the loader skips and reports.
+  QVERIFY(writeFile(topics, "1\tfirst\n2\tsecond\nbroken line without a tab\n4\tfourth\n5\tfifth\n"));
+  ui::MainWindow window;
+  window.show();
+  window.workbench()->setOnError(core::OnError::Skip);
+  bool ok = false;
+  QVERIFY(openAndWait(window, {topics}, {QStringLiteral("topics-tsv")}, &ok));
+  QVERIFY(ok);
+  ui::DatasetPage* page = window.datasetPage();
+  QCOMPARE(page->queryModel()->rowCount(), 4);
+
+  ui::IssuesDock* dock = window.issuesDock();
+  QVERIFY(dock->model()->rowCount() >= 1);
+  QVERIFY(dock->isVisibleTo(&window));  // problems bring the dock up
+  const core::Diagnostic* d = dock->model()->diagnostic(0);
+  QCOMPARE(d->line, quint64(3));
+  QVERIFY(!dock->summary().isEmpty());
+
+  // Filter the table so the target row is hidden: the jump must still find it.
+  page->setQueryFilter(QStringLiteral("fifth"));
+  QSignalSpy jumped(dock, &ui::IssuesDock::jumpRequested);
+  dock->activateRow(0);
+  QCOMPARE(jumped.count(), 1);
+  const QModelIndex current = page->queryView()->currentIndex();
+  QVERIFY(current.isValid());
+  const int row = page->queryProxy()->mapToSource(current).row();
+  // Line 3 was skipped: the record shown is the last one before it (query 2, line 2).
+  QCOMPARE(QString::fromStdString(page->queryModel()->query(row)->id), QStringLiteral("2"));
+  QCOMPARE(page->queryProxy()->rowCount(), 4);
+}
+
+void TestGui::recentDatasetsRemembered() {
+  ui::Preferences::clearRecentDatasets();
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString a = dir.filePath(QStringLiteral("a.tsv"));
+  const QString b = dir.filePath(QStringLiteral("b.qrels"));
+  QVERIFY(writeFile(a, "1\tone\n"));
+  QVERIFY(writeFile(b, "1 0 d1 1\n"));
+  {
+    ui::MainWindow window;
+    bool ok = false;
+    QVERIFY(openAndWait(window, {a}, {QStringLiteral("topics-tsv")}, &ok));
+    QVERIFY(ok);
+    QVERIFY(openAndWait(window, {a, b}, {QStringLiteral("topics-tsv"), QStringLiteral("trec-qrels")}, &ok));
+    QVERIFY(ok);
+    QVERIFY(openAndWait(window, {a}, {QStringLiteral("topics-tsv")}, &ok));  // moves to the top
+    QVERIFY(ok);
+    window.close();
+  }
+  const auto recent = ui::Preferences::recentDatasets();
+  QCOMPARE(recent.size(), 2);
+  QCOMPARE(recent[0].parts.size(), 1);
+  QCOMPARE(recent[0].parts[0].path, a);
+  QCOMPARE(recent[0].parts[0].format, QStringLiteral("topics-tsv"));
+  QCOMPARE(recent[1].parts.size(), 2);
+  QCOMPARE(recent[1].parts[1].format, QStringLiteral("trec-qrels"));
+  QVERIFY(!ui::Preferences::windowGeometry.get().isEmpty());
+
+  // A new window offers them under File > Recent datasets and reopens one.
+  ui::MainWindow again;
+  QMenu* recentMenu = nullptr;
+  for (QAction* top : again.menuBar()->actions())
+    if (top->menu())
+      for (QAction* item : top->menu()->actions())
+        if (item->menu() && item->text().contains(QStringLiteral("Recent"))) recentMenu = item->menu();
+  QVERIFY(recentMenu);
+  emit recentMenu->aboutToShow();
+  QAction* first = recentMenu->actions().value(0);
+  QVERIFY(first && first->isEnabled());
+  QCOMPARE(first->text(), QStringLiteral("a.tsv"));
+  QSignalSpy finished(again.workbench(), &ui::Workbench::loadFinished);
+  first->trigger();
+  QVERIFY(finished.wait(kLoadTimeoutMs));
+  QCOMPARE(again.datasetPage()->queryModel()->rowCount(), 1);
+}
+
+void TestGui::selfTestSmoke() {
+  QProcess gui;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // --self-test must choose offscreen itself
+  gui.setProcessEnvironment(env);
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH), {QStringLiteral("--self-test")});
+  QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+  QVERIFY(gui.waitForFinished(kLoadTimeoutMs));
+  const QByteArray out = gui.readAllStandardOutput();
+  QVERIFY2(gui.exitStatus() == QProcess::NormalExit, out.constData());
+  QVERIFY2(gui.exitCode() == 0, (out + gui.readAllStandardError()).constData());
+  QVERIFY(out.contains("All checks passed."));
+}
+
+void TestGui::realDatasets_data() {
+  QTest::addColumn<QStringList>("paths");  // relative to the shared data folder
+  QTest::addColumn<QStringList>("formats");
+  QTest::addColumn<int>("queries");
+  QTest::addColumn<int>("documents");  // -1: at least one
+  QTest::addColumn<int>("judgments");
+  QTest::addColumn<int>("runs");
+  QTest::addColumn<int>("examples");
+
+  QTest::newRow("hotpotqa dev kilt")
+      << QStringList{"kilt/dev_full/hotpotqa-dev-kilt.jsonl"} << QStringList{"kilt"} << 5600 << 0
+      << 0 << 0 << 0;
+  QTest::newRow("dl19 topics + qrels + bm25 run")
+      << QStringList{"msmarco_trecdl/topics/topics.dl19-passage.txt",
+                     "msmarco_trecdl/qrels/qrels.dl19-passage.txt",
+                     "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt"}
+      << QStringList{"topics-tsv", "trec-qrels", "trec-run"} << 43 << 0 << 9260 << 1 << 0;
+  QTest::newRow("docugami qna_data.csv with PDFs")
+      << QStringList{"docugami/KG-RAG-datasets/sec-10-q/data/v1"} << QStringList{"docugami"} << 195
+      << -1 << 0 << 0 << 0;
+  QTest::newRow("ragchecker json")
+      << QStringList{"ragchecker/examples/checking_inputs.json"} << QStringList{"ragchecker"} << 2
+      << 0 << 0 << 0 << 2;
+  QTest::newRow("msmarco collection subset")
+      << QStringList{"msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv"}
+      << QStringList{"msmarco-collection"} << 0 << 4297 << 0 << 0 << 0;
+}
+
+void TestGui::realDatasets() {
+  QFETCH(QStringList, paths);
+  QFETCH(QStringList, formats);
+  QFETCH(int, queries);
+  QFETCH(int, documents);
+  QFETCH(int, judgments);
+  QFETCH(int, runs);
+  QFETCH(int, examples);
+  QStringList absolute;
+  for (const QString& p : paths) {
+    RAGSCOPE_REQUIRE_DATA(p.toStdString());
+    absolute << QString::fromStdString(test::dataPath(p.toStdString()).string());
+  }
+  {
+    ui::MainWindow window;
+    window.show();
+    bool ok = false;
+    QVERIFY(openAndWait(window, absolute, formats, &ok));
+    QVERIFY(ok);
+    const auto ds = window.workbench()->dataset();
+    QVERIFY(ds);
+    ui::DatasetPage* page = window.datasetPage();
+    QCOMPARE(int(ds->queries.size()), queries);
+    QCOMPARE(page->queryModel()->rowCount(), queries);
+    if (documents >= 0) QCOMPARE(int(ds->corpus.size()), documents);
+    else QVERIFY(ds->corpus.size() > 0);
+    QCOMPARE(page->documentModel()->rowCount(), int(ds->corpus.size()));
+    QCOMPARE(int(ds->qrels.judgmentCount()), judgments);
+    QCOMPARE(int(ds->runs.size()), runs);
+    QCOMPARE(int(ds->examples.size()), examples);
+    QCOMPARE(window.issuesDock()->model()->rowCount(), int(window.workbench()->report().diagnostics.size()));
+    QCOMPARE(window.workbench()->report().errors, std::uint64_t(0));
+    if (queries > 0) {
+      QVERIFY(page->selectQueryRow(queries - 1));
+      QVERIFY(!page->detailView()->toPlainText().isEmpty());
+    }
+    if (!ds->corpus.empty()) {
+      QVERIFY(page->showDocument(ds->corpus.at(ds->corpus.size() - 1).id));
+      QVERIFY(!page->documentText()->toPlainText().isEmpty());
+    }
+    window.close();
+  }
+}
+
+QTEST_MAIN(TestGui)
+#include "tst_gui.moc"

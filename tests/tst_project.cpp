@@ -1,0 +1,397 @@
+// Project files: versioned JSON, atomic writes, relative paths, diagnostics for bad files, and the
+// bundled demo project.
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "common/testdata.h"
+#include "core/data/dataset.h"
+#include "core/store/project.h"
+
+using namespace ragscope::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path tempRoot(const QTemporaryDir& dir) { return fs::path(dir.path().toStdString()); }
+
+void writeText(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+}
+
+std::string readText(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Project sampleProject() {
+  Project p;
+  p.name = "Retriever bake-off";
+  p.description = "Three retrievers, one LLM; \"quoted\" text and ünïcode survive";
+  ProjectDataset a;
+  a.name = "TREC DL 2019";
+  a.parts.push_back({"data/qrels.txt", std::string("trec-qrels")});
+  a.parts.push_back({"data/run.bm25", std::string("trec-run")});
+  a.parts.push_back({"data/topics.tsv", std::nullopt});
+  ProjectDataset b;
+  b.name = "Empty";
+  p.datasets = {a, b};
+  return p;
+}
+
+QString diagnosticsText(const LoadReport& report) {
+  QString all;
+  for (const auto& d : report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+  return all;
+}
+
+}  // namespace
+
+class TestProject : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void roundTrip() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "bakeoff.ragscope.json";
+    const Project original = sampleProject();
+
+    const auto error = writeProject(original, file);
+    QVERIFY2(!error, error ? error->c_str() : "");
+
+    const auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.report.errors, std::uint64_t{0});
+    QCOMPARE(loaded.report.warnings, std::uint64_t{0});
+    const Project& p = loaded.value;
+    QCOMPARE(p.version, Project::kVersion);
+    QCOMPARE(p.name, original.name);
+    QCOMPARE(p.description, original.description);
+    QCOMPARE(p.file, file);
+    QCOMPARE(p.datasets.size(), std::size_t{2});
+    QCOMPARE(p.datasets[0].name, std::string("TREC DL 2019"));
+    QCOMPARE(p.datasets[0].parts.size(), std::size_t{3});
+    QCOMPARE(p.datasets[0].parts[0].path, std::string("data/qrels.txt"));
+    QCOMPARE(p.datasets[0].parts[0].format, std::optional<std::string>("trec-qrels"));
+    QCOMPARE(p.datasets[0].parts[1].format, std::optional<std::string>("trec-run"));
+    QVERIFY(!p.datasets[0].parts[2].format.has_value());
+    QCOMPARE(p.datasets[1].name, std::string("Empty"));
+    QVERIFY(p.datasets[1].parts.empty());
+
+    // Writing what was read gives the same bytes: the file format is stable.
+    const std::string first = readText(file);
+    QVERIFY(!writeProject(p, file));
+    QCOMPARE(readText(file), first);
+    // Keys come in a readable order, version first.
+    QVERIFY(first.rfind("{\n  \"version\": 1,", 0) == 0);
+  }
+
+  void atomicWriteLeavesNoTempFile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "p.ragscope.json";
+    Project p = sampleProject();
+    QVERIFY(!writeProject(p, file));
+    p.name = "second version";
+    QVERIFY(!writeProject(p, file));  // overwrite in place
+
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(tempRoot(dir)))
+      names.push_back(entry.path().filename().string());
+    QCOMPARE(names.size(), std::size_t{1});
+    QCOMPARE(names[0], std::string("p.ragscope.json"));
+    QCOMPARE(readProject(file).value.name, std::string("second version"));
+  }
+
+  void writeFailureIsReported() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "no-such-folder" / "p.ragscope.json";
+    const auto error = writeProject(sampleProject(), file);
+    QVERIFY(error.has_value());
+    QVERIFY2(error->find(file.string()) == 0, error->c_str());
+    QVERIFY(!fs::exists(file));
+
+    // An existing project survives a failed write untouched (the rename never happened).
+    const fs::path good = tempRoot(dir) / "good.ragscope.json";
+    QVERIFY(!writeProject(sampleProject(), good));
+    const std::string before = readText(good);
+    Project bad = sampleProject();
+    bad.name = std::string("\xff\xfe not UTF-8");  // cannot be serialised as JSON
+    QVERIFY(writeProject(bad, good).has_value());
+    QCOMPARE(readText(good), before);
+    QCOMPARE(std::distance(fs::directory_iterator(tempRoot(dir)), fs::directory_iterator{}), 1L);
+  }
+
+  void relativePathResolution() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path root = tempRoot(dir);
+    const fs::path file = root / "projects" / "p.ragscope.json";
+    writeText(file, R"({"version": 1, "name": "r", "datasets": [{"name": "d", "parts": [
+        {"path": "qrels.txt", "format": "trec-qrels"},
+        {"path": "../data/run.txt"},
+        {"path": "/srv/shared/collection.tsv", "format": "msmarco-collection"}]}]})");
+    const auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    const Project& p = loaded.value;
+    const auto& parts = p.datasets.at(0).parts;
+    QCOMPARE(p.resolve(parts[0]), root / "projects" / "qrels.txt");
+    QCOMPARE(p.resolve(parts[1]), root / "data" / "run.txt");  // ".." folded away
+    QCOMPARE(p.resolve(parts[2]), fs::path("/srv/shared/collection.tsv"));
+
+    // "Save as" into another folder rebases relative paths so they name the same files.
+    const fs::path moved = root / "elsewhere" / "deeper" / "p.ragscope.json";
+    fs::create_directories(moved.parent_path());
+    QVERIFY(!writeProject(p, moved));
+    const auto reread = readProject(moved);
+    QVERIFY(reread.report.ok());
+    const auto& movedParts = reread.value.datasets.at(0).parts;
+    QCOMPARE(movedParts[0].path, std::string("../../projects/qrels.txt"));
+    QCOMPARE(reread.value.resolve(movedParts[0]), root / "projects" / "qrels.txt");
+    QCOMPARE(reread.value.resolve(movedParts[1]), root / "data" / "run.txt");
+    QCOMPARE(movedParts[2].path, std::string("/srv/shared/collection.tsv"));
+  }
+
+  void badProject_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("problem");  // a substring of the problem sentence
+    QTest::addColumn<int>("line");
+
+    QTest::newRow("invalid JSON") << QByteArray("{\n  \"version\": 1,\n  \"name\": oops\n}\n")
+                                  << "" << "invalid JSON" << 3;
+    QTest::newRow("truncated") << QByteArray("{\"version\": 1, \"name\": \"x\"") << ""
+                               << "invalid JSON" << 1;
+    QTest::newRow("empty file") << QByteArray("") << "" << "invalid JSON" << 1;
+    QTest::newRow("not an object") << QByteArray("[1, 2]") << "" << "expected a JSON object" << 0;
+    QTest::newRow("missing version")
+        << QByteArray(R"({"name": "x", "datasets": []})") << "version" << "missing" << 0;
+    QTest::newRow("newer version")
+        << QByteArray(R"({"version": 2, "name": "x", "datasets": []})") << "version"
+        << "unsupported project version 2 (this ragscope reads version 1)" << 0;
+    QTest::newRow("version zero")
+        << QByteArray(R"({"version": 0, "name": "x", "datasets": []})") << "version"
+        << "unsupported project version 0" << 0;
+    QTest::newRow("version as string")
+        << QByteArray(R"({"version": "1", "name": "x", "datasets": []})") << "version"
+        << "expected an integer, found string" << 0;
+    QTest::newRow("missing name") << QByteArray(R"({"version": 1, "datasets": []})") << "name"
+                                  << "missing" << 0;
+    QTest::newRow("name not string")
+        << QByteArray(R"({"version": 1, "name": 7, "datasets": []})") << "name"
+        << "expected a string, found number" << 0;
+    QTest::newRow("missing datasets")
+        << QByteArray(R"({"version": 1, "name": "x"})") << "datasets" << "missing" << 0;
+    QTest::newRow("datasets not array")
+        << QByteArray(R"({"version": 1, "name": "x", "datasets": {}})") << "datasets"
+        << "expected an array, found object" << 0;
+    QTest::newRow("dataset missing parts")
+        << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"name": "d"}]})")
+        << "datasets[0].parts" << "missing" << 0;
+    QTest::newRow("dataset missing name")
+        << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"parts": []}]})")
+        << "datasets[0].name" << "missing" << 0;
+    QTest::newRow("part missing path")
+        << QByteArray(
+               R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": "a"}, {"format": "kilt"}]}]})")
+        << "datasets[0].parts[1].path" << "missing" << 0;
+    QTest::newRow("part empty path")
+        << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": ""}]}]})")
+        << "datasets[0].parts[0].path" << "empty" << 0;
+    QTest::newRow("format not string")
+        << QByteArray(
+               R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": "a", "format": 3}]}]})")
+        << "datasets[0].parts[0].format" << "expected a string or null, found number" << 0;
+    QTest::newRow("too deep") << QByteArray(200, '[') << "" << "nested deeper than" << 1;
+  }
+
+  void badProject() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, field);
+    QFETCH(QString, problem);
+    QFETCH(int, line);
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "bad.ragscope.json";
+    writeText(file, content.toStdString());
+
+    const auto loaded = readProject(file);
+    QVERIFY(!loaded.report.ok());
+    QVERIFY(loaded.report.hasErrors());
+    QVERIFY(!loaded.report.diagnostics.empty());
+    const Diagnostic& d = loaded.report.diagnostics.front();
+    QCOMPARE(d.severity, Severity::Error);
+    QCOMPARE(QString::fromStdString(d.file), QString::fromStdString(file.string()));
+    QCOMPARE(QString::fromStdString(d.field), field);
+    QVERIFY2(QString::fromStdString(d.problem).contains(problem), d.problem.c_str());
+    QCOMPARE(d.line, std::uint64_t(line));
+    // The message the user sees: file[:line]: [field: ]problem
+    QString expectedPrefix = QString::fromStdString(file.string());
+    if (line > 0) expectedPrefix += ":" + QString::number(line);
+    expectedPrefix += ": ";
+    if (!field.isEmpty()) expectedPrefix += field + ": ";
+    QVERIFY2(QString::fromStdString(d.toString()).startsWith(expectedPrefix), d.toString().c_str());
+  }
+
+  void missingFileIsReported() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "absent.ragscope.json";
+    const auto loaded = readProject(file);
+    QVERIFY(!loaded.report.ok());
+    QCOMPARE(loaded.report.diagnostics.size(), std::size_t{1});
+    QVERIFY(loaded.report.diagnostics[0].problem.find("cannot open") == 0);
+    QVERIFY(!readProject(tempRoot(dir)).report.ok());  // a folder is not a project file
+  }
+
+  void toleratedInput() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "p.ragscope.json";
+    // BOM, CRLF, null format and description, and an unknown key (a warning, not an error).
+    writeText(file,
+              "\xEF\xBB\xBF{\r\n\"version\": 1, \"name\": \"n\", \"description\": null, \"colour\": "
+              "\"red\",\r\n\"datasets\": [{\"name\": \"d\", \"parts\": [{\"path\": \"a.tsv\", "
+              "\"format\": null}]}]}\r\n");
+    const auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.report.errors, std::uint64_t{0});
+    QCOMPARE(loaded.report.warnings, std::uint64_t{1});
+    QCOMPARE(loaded.report.diagnostics[0].field, std::string("colour"));
+    QVERIFY(!loaded.value.datasets.at(0).parts.at(0).format.has_value());
+  }
+
+  void datasetPartsReportsProblems() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path file = tempRoot(dir) / "p.ragscope.json";
+    writeText(tempRoot(dir) / "qrels.txt", "1 0 d1 1\n");
+    writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
+        {"path": "qrels.txt", "format": "trec-qrels"},
+        {"path": "x.bin", "format": "no-such-format"},
+        {"path": "missing.tsv"},
+        {"path": "./qrels.txt"}]}]})");
+    const auto loaded = readProject(file);
+    QVERIFY(loaded.report.ok());
+    LoadReport report;
+    const auto parts = loaded.value.datasetParts(loaded.value.datasets.at(0), report);
+    QCOMPARE(parts.size(), std::size_t{2});
+    QCOMPARE(parts[0].path, tempRoot(dir) / "qrels.txt");
+    QVERIFY(parts[0].format == Format::TrecQrels);
+    QCOMPARE(parts[1].path, tempRoot(dir) / "qrels.txt");
+    QVERIFY(!parts[1].format.has_value());  // no format named: loadDataset() detects it
+    QCOMPARE(report.errors, std::uint64_t{2});
+    QCOMPARE(report.diagnostics.size(), std::size_t{2});
+    QCOMPARE(report.diagnostics[0].field, std::string("datasets[0].parts[1].format"));
+    QVERIFY2(report.diagnostics[0].problem.find("unknown format 'no-such-format'") == 0,
+             report.diagnostics[0].problem.c_str());
+    QVERIFY(report.diagnostics[0].problem.find("trec-run") != std::string::npos);  // lists names
+    QCOMPARE(report.diagnostics[1].field, std::string("datasets[0].parts[2].path"));
+    QVERIFY(report.diagnostics[1].problem.find("not found") == 0);
+  }
+
+  void demoProjectExistsAndListsReadableFiles() {
+    const auto found = findDemoProject();
+    QVERIFY(found.has_value());
+    const fs::path expected =
+        ragscope::test::sourceRoot() / "resources" / "demo" / "demo.ragscope.json";
+    QCOMPARE(fs::canonical(*found), fs::canonical(expected));
+
+    const auto loaded = readProject(*found);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.report.errors + loaded.report.warnings, std::uint64_t{0});
+    const Project& p = loaded.value;
+    QCOMPARE(p.name, std::string("ragscope demo"));
+    QCOMPARE(p.datasets.size(), std::size_t{2});
+    QCOMPARE(p.datasets[0].name, std::string("Harbor City demo"));
+    QCOMPARE(p.datasets[0].parts.size(), std::size_t{6});
+    QCOMPARE(p.datasets[1].name, std::string("Harbor City RAG answers"));
+    QCOMPARE(p.datasets[1].parts.size(), std::size_t{1});
+    for (const auto& ds : p.datasets) {
+      for (const auto& part : ds.parts) {
+        const fs::path path = p.resolve(part);
+        QVERIFY2(fs::is_regular_file(path), path.c_str());
+        QVERIFY2(fs::file_size(path) > 0, path.c_str());
+        std::ifstream in(path);
+        QVERIFY2(in.good(), path.c_str());
+        QVERIFY(part.format.has_value());  // the demo names every format explicitly
+        QVERIFY2(formatFromName(*part.format).has_value(), part.format->c_str());
+      }
+      LoadReport report;
+      const auto parts = p.datasetParts(ds, report);
+      QCOMPARE(parts.size(), ds.parts.size());
+      QVERIFY2(report.diagnostics.empty(), qPrintable(diagnosticsText(report)));
+    }
+  }
+
+  void demoDatasetLoads() {
+    const auto found = findDemoProject();
+    QVERIFY(found.has_value());
+    const auto project = readProject(*found).value;
+    QCOMPARE(project.datasets.size(), std::size_t{2});
+    auto load = [&](const ProjectDataset& pd) {
+      LoadReport partsReport;
+      const auto parts = project.datasetParts(pd, partsReport);
+      return loadDataset(parts, LoadOptions{});
+    };
+
+    const auto retrieval = load(project.datasets[0]);
+    QVERIFY2(retrieval.report.ok() && !retrieval.report.hasErrors() &&
+                 retrieval.report.warnings == 0,
+             qPrintable(diagnosticsText(retrieval.report)));
+    const Dataset& ds = retrieval.value;
+    // Counts from resources/demo/README.md.
+    QCOMPARE(ds.corpus.size(), std::size_t{52});
+    QCOMPARE(ds.queries.size(), std::size_t{29});  // KILT and topics.tsv merge by id
+    QCOMPARE(ds.qrels.byQuery.size(), std::size_t{29});
+    QCOMPARE(ds.qrels.judgmentCount(), std::size_t{225});
+    const auto grades = ds.qrels.gradeCounts();
+    QCOMPARE(grades.at(0), std::size_t{175});
+    QCOMPARE(grades.at(1), std::size_t{20});
+    QCOMPARE(grades.at(2), std::size_t{30});
+    QCOMPARE(ds.runs.size(), std::size_t{2});
+    QCOMPARE(ds.runs[0].entryCount(), std::size_t{339});
+    QCOMPARE(ds.runs[1].entryCount(), std::size_t{435});
+    QVERIFY(ds.examples.empty());
+
+    const Query* q13 = ds.findQuery("q13");
+    QVERIFY(q13 != nullptr);
+    QCOMPARE(q13->goldDocIds(), (std::vector<std::string>{"hc04", "hc05", "hc06"}));
+    const Query* q01 = ds.findQuery("q01");
+    QVERIFY(q01 != nullptr);
+    QCOMPARE(q01->goldAnswers(), (std::vector<std::string>{"1962", "in 1962"}));
+    // Every provenance id names a passage of the collection, and every run docno too.
+    for (const auto& q : ds.queries)
+      for (const auto& id : q.goldDocIds()) QVERIFY2(ds.corpus.contains(id), id.c_str());
+    for (const auto& run : ds.runs)
+      for (const auto& ranking : run.rankings)
+        for (const auto& e : ranking.entries)
+          QVERIFY2(ds.corpus.contains(e.docId()), std::string(e.docId()).c_str());
+
+    const auto rag = load(project.datasets[1]);
+    QVERIFY2(rag.report.ok() && !rag.report.hasErrors() && rag.report.warnings == 0,
+             qPrintable(diagnosticsText(rag.report)));
+    QCOMPARE(rag.value.examples.size(), std::size_t{13});
+    for (const auto& ex : rag.value.examples) {
+      QVERIFY(!ex.query.empty());
+      QVERIFY(!ex.response.empty());
+      QVERIFY(!ex.reference.empty());
+      QVERIFY(!ex.contexts.empty());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProject)
+#include "tst_project.moc"

@@ -1,0 +1,42 @@
+#pragma once
+// One query's ranking as the evaluator saw it (sorted, depth-cut) with qrels grades: rows coloured
+// by grade, unjudged documents marked, document text from the corpus when it is loaded.
+
+#include <QAbstractTableModel>
+
+#include <memory>
+#include <vector>
+
+#include "core/data/model.h"
+#include "core/metrics/retrievalevaluator.h"
+
+namespace ragscope::ui {
+
+class RankedListModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Rank, DocId, Score, Grade, Text, ColumnCount };
+  static constexpr int SortRole = Qt::UserRole;
+
+  explicit RankedListModel(QObject* parent = nullptr);
+
+  // `run` keeps the docno bytes alive; `corpus` (may be null) supplies document text.
+  void setRanking(std::shared_ptr<const core::Run> run, const core::Ranking* ranking,
+                  const std::vector<core::Judgment>* judgments, int relevanceLevel,
+                  std::optional<std::size_t> maxDepth, const core::Corpus* corpus);
+  void clear();
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  std::shared_ptr<const core::Run> m_run;
+  std::vector<core::RankedDoc> m_docs;
+  const core::Corpus* m_corpus = nullptr;
+  int m_level = 1;
+};
+
+}  // namespace ragscope::ui

@@ -1,0 +1,254 @@
+#include "ui/pages/querydetail.h"
+
+#include <QCoreApplication>
+#include <QObject>
+#include <QUrl>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace ragscope::ui {
+
+namespace {
+
+QString esc(std::string_view s) {
+  return QString::fromUtf8(s.data(), qsizetype(s.size())).toHtmlEscaped();
+}
+
+// Escaped text with line breaks kept; cut at `max` characters.
+QString escText(std::string_view s, int max) {
+  QString text = QString::fromUtf8(s.data(), qsizetype(std::min(s.size(), std::size_t(max) * 4)));
+  bool cut = text.size() > max || s.size() > std::size_t(max) * 4;
+  if (text.size() > max) text.truncate(max);
+  QString out = text.toHtmlEscaped();
+  out.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+  if (cut) out += QStringLiteral(" <span style='color:#888'>[…]</span>");
+  return out;
+}
+
+QString docAnchor(std::string_view id) {
+  return QStringLiteral("<a href='%1'>%2</a>").arg(documentLink(id), esc(id));
+}
+
+QString section(const QString& title) {
+  return QStringLiteral("<h3 style='margin-top:14px; margin-bottom:4px'>%1</h3>").arg(title);
+}
+
+QString muted(const QString& html) {
+  return QStringLiteral("<span style='color:#777'>%1</span>").arg(html);
+}
+
+QString excerptBlock(const QString& html) {
+  return QStringLiteral(
+             "<div style='margin-left:16px; margin-bottom:6px; color:#333; "
+             "background-color:#f6f6f4; padding:4px'>%1</div>")
+      .arg(html);
+}
+
+// Text of a document, or a summary of the chunks of a source file (Docugami PDFs).
+QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt) {
+  if (const core::Document* doc = corpus.find(id)) {
+    QString head;
+    if (doc->page > 0) head = muted(QObject::tr("page %1: ").arg(doc->page));
+    return excerptBlock(head + escText(doc->text, excerpt));
+  }
+  int chunks = 0, firstPage = 0, lastPage = 0;
+  const core::Document* first = nullptr;
+  for (const auto& d : corpus.documents()) {
+    if (d.parentId != id) continue;
+    if (!first) first = &d;
+    ++chunks;
+    firstPage = firstPage == 0 ? d.page : std::min(firstPage, d.page);
+    lastPage = std::max(lastPage, d.page);
+  }
+  if (!first) return {};
+  return excerptBlock(
+      muted(QObject::tr("in the corpus: %n chunk(s), pages %1–%2; first chunk (%3): ", nullptr, chunks)
+                .arg(firstPage)
+                .arg(lastPage)
+                .arg(docAnchor(first->id))) +
+      escText(first->text, excerpt));
+}
+
+}  // namespace
+
+QString documentLink(std::string_view docId) {
+  return QStringLiteral("doc:") +
+         QString::fromLatin1(QUrl::toPercentEncoding(
+             QString::fromUtf8(docId.data(), qsizetype(docId.size()))));
+}
+
+std::string documentIdFromLink(const QString& link) {
+  if (!link.startsWith(QLatin1String("doc:"))) return {};
+  return QUrl::fromPercentEncoding(link.mid(4).toLatin1()).toStdString();
+}
+
+QString documentHeadingHtml(const core::Document& doc) {
+  QString html = QStringLiteral("<b>%1</b>").arg(esc(doc.id));
+  if (!doc.title.empty()) html += QStringLiteral(" — %1").arg(esc(doc.title));
+  QStringList where;
+  if (!doc.parentId.empty()) where << esc(doc.parentId);
+  if (doc.page > 0) where << QObject::tr("page %1").arg(doc.page);
+  if (doc.chunk >= 0) where << QObject::tr("chunk %1").arg(doc.chunk + 1);
+  where << QObject::tr("%L1 characters").arg(qulonglong(doc.text.size()));
+  html += QStringLiteral("<br><span style='color:#666'>%1</span>").arg(where.join(QStringLiteral(" · ")));
+  return html;
+}
+
+QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
+                        const std::unordered_map<std::string, std::size_t>& examples,
+                        const QueryDetailOptions& opt) {
+  QString html;
+  html += QStringLiteral("<p style='color:#666; margin:0'>%1 %2%3%4</p>")
+              .arg(QObject::tr("Query"), esc(q.id),
+                   q.task.empty() ? QString() : QStringLiteral(" · ") + esc(q.task),
+                   q.line ? QObject::tr(" · line %1").arg(q.line) : QString());
+  html += QStringLiteral("<p style='font-size:large; margin-top:4px'>%1</p>").arg(escText(q.text, 20000));
+
+  if (!q.flags.empty()) {
+    html += section(QObject::tr("Flags"));
+    html += QStringLiteral("<ul style='color:#b35c00'>");
+    for (const auto& f : q.flags) html += QStringLiteral("<li>%1</li>").arg(esc(f));
+    html += QStringLiteral("</ul>");
+  }
+
+  // Gold answers.
+  const std::vector<std::string> answers = q.goldAnswers();
+  html += section(QObject::tr("Gold answers (%1)").arg(answers.size()));
+  if (answers.empty()) {
+    html += QStringLiteral("<p>%1</p>").arg(muted(QObject::tr("none")));
+  } else {
+    html += QStringLiteral("<ol>");
+    for (const auto& a : answers) html += QStringLiteral("<li>%1</li>").arg(escText(a, 8000));
+    html += QStringLiteral("</ol>");
+  }
+
+  // Provenance, per gold output.
+  bool anyProvenance = false;
+  for (const auto& g : q.gold) anyProvenance = anyProvenance || !g.provenance.empty();
+  if (anyProvenance) {
+    html += section(QObject::tr("Provenance"));
+    html += QStringLiteral("<ul>");
+    for (std::size_t gi = 0; gi < q.gold.size(); ++gi) {
+      for (const auto& p : q.gold[gi].provenance) {
+        QString item = docAnchor(p.docId);
+        if (!p.title.empty()) item += QStringLiteral(" <b>%1</b>").arg(esc(p.title));
+        QStringList where;
+        if (q.gold.size() > 1) where << QObject::tr("output %1").arg(gi + 1);
+        if (!p.section.empty()) where << esc(p.section);
+        if (p.startParagraph >= 0) {
+          where << (p.endParagraph > p.startParagraph
+                        ? QObject::tr("paragraphs %1–%2").arg(p.startParagraph).arg(p.endParagraph)
+                        : QObject::tr("paragraph %1").arg(p.startParagraph));
+        }
+        if (!where.isEmpty()) item += QStringLiteral(" ") + muted(where.join(QStringLiteral(" · ")));
+        const QString text = corpusText(dataset.corpus, p.docId, opt.excerptChars);
+        item += text.isEmpty() && !dataset.corpus.empty()
+                    ? QStringLiteral("<br>") + muted(QObject::tr("not in the loaded corpus"))
+                    : text;
+        html += QStringLiteral("<li>%1</li>").arg(item);
+      }
+    }
+    html += QStringLiteral("</ul>");
+  }
+
+  // Judged documents (qrels), best grades first.
+  const auto judgedIt = dataset.qrels.byQuery.find(q.id);
+  if (judgedIt != dataset.qrels.byQuery.end()) {
+    std::vector<const core::Judgment*> judged;
+    for (const auto& j : judgedIt->second) judged.push_back(&j);
+    std::stable_sort(judged.begin(), judged.end(),
+                     [](const auto* a, const auto* b) { return a->rel > b->rel; });
+    std::map<int, int> grades;
+    for (const auto* j : judged) ++grades[j->rel];
+    QStringList gradeText;
+    for (auto it = grades.rbegin(); it != grades.rend(); ++it)
+      gradeText << QObject::tr("%1× grade %2").arg(it->second).arg(it->first);
+    html += section(QObject::tr("Judged documents (%1)").arg(judged.size()));
+    html += QStringLiteral("<p>%1</p><ul>").arg(muted(gradeText.join(QStringLiteral(", "))));
+    int shown = 0;
+    for (const auto* j : judged) {
+      if (shown++ >= opt.maxJudged) break;
+      html += QStringLiteral("<li>%1 <b>%2</b>%3</li>")
+                  .arg(docAnchor(j->docId), QObject::tr("grade %1").arg(j->rel),
+                       corpusText(dataset.corpus, j->docId, opt.excerptChars / 2));
+    }
+    html += QStringLiteral("</ul>");
+    if (int(judged.size()) > opt.maxJudged)
+      html += QStringLiteral("<p>%1</p>").arg(
+          muted(QObject::tr("… and %1 more").arg(int(judged.size()) - opt.maxJudged)));
+  }
+
+  // Top of each run, with the qrels grade of each retrieved document.
+  int runsShown = 0;
+  for (const auto& run : dataset.runs) {
+    const core::Ranking* ranking = run.find(q.id);
+    if (!ranking || runsShown++ >= opt.maxRuns) continue;
+    std::vector<const core::RunEntry*> entries;
+    for (const auto& e : ranking->entries) entries.push_back(&e);
+    // Display order only (trec_eval's tie rule lives in the evaluator): score, then docno desc.
+    std::stable_sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
+      if (a->score != b->score) return a->score > b->score;
+      return a->docId() > b->docId();
+    });
+    html += section(QObject::tr("Run %1 — top %2 of %3")
+                        .arg(esc(run.tag))
+                        .arg(std::min<int>(opt.maxRunEntries, int(entries.size())))
+                        .arg(entries.size()));
+    html += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
+    for (int i = 0; i < int(entries.size()) && i < opt.maxRunEntries; ++i) {
+      const auto* e = entries[std::size_t(i)];
+      QString grade = muted(QObject::tr("unjudged"));
+      if (judgedIt != dataset.qrels.byQuery.end()) {
+        for (const auto& j : judgedIt->second)
+          if (j.docId == e->docId()) grade = QObject::tr("grade %1").arg(j.rel);
+      }
+      QString title;
+      if (const core::Document* d = dataset.corpus.find(e->docId()))
+        title = escText(d->title.empty() ? d->text : d->title, 90);
+      html += QStringLiteral("<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
+                             "<td>%4</td><td>%5</td></tr>")
+                  .arg(i + 1)
+                  .arg(docAnchor(e->docId()))
+                  .arg(e->score, 0, 'g', 6)
+                  .arg(grade, title);
+    }
+    html += QStringLiteral("</table>");
+  }
+
+  // Generation side (RAG JSONL, RAGChecker).
+  if (const auto it = examples.find(q.id); it != examples.end()) {
+    const core::Example& ex = dataset.examples[it->second];
+    if (!ex.response.empty()) {
+      html += section(QObject::tr("Response"));
+      html += QStringLiteral("<p>%1</p>").arg(escText(ex.response, 20000));
+    }
+    if (!ex.reference.empty() && answers.empty()) {
+      html += section(QObject::tr("Reference"));
+      html += QStringLiteral("<p>%1</p>").arg(escText(ex.reference, 20000));
+    }
+    if (!ex.contexts.empty()) {
+      html += section(QObject::tr("Retrieved contexts (%1)").arg(ex.contexts.size()));
+      html += QStringLiteral("<ol>");
+      for (const auto& c : ex.contexts) {
+        html += QStringLiteral("<li>%1%2</li>")
+                    .arg(c.id.empty() ? QString() : muted(esc(c.id)) + QStringLiteral("<br>"),
+                         excerptBlock(escText(c.text, opt.excerptChars * 2)));
+      }
+      html += QStringLiteral("</ol>");
+    }
+  }
+
+  if (!q.attributes.empty()) {
+    html += section(QObject::tr("Attributes"));
+    html += QStringLiteral("<table cellspacing='0' cellpadding='2'>");
+    for (const auto& [key, value] : q.attributes)
+      html += QStringLiteral("<tr><td style='color:#666'>%1</td><td>%2</td></tr>")
+                  .arg(esc(key), escText(value, 2000));
+    html += QStringLiteral("</table>");
+  }
+  return html;
+}
+
+}  // namespace ragscope::ui

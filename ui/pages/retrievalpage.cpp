@@ -1,0 +1,489 @@
+#include "ui/pages/retrievalpage.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "ui/models/evalsummarymodel.h"
+#include "ui/models/perqueryevalmodel.h"
+#include "ui/models/rankedlistmodel.h"
+#include "ui/workbench.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+constexpr int kRunSourceRole = Qt::UserRole;       // "dataset" or "file"
+constexpr int kRunIndexRole = Qt::UserRole + 1;    // dataset run index
+constexpr int kRunPathRole = Qt::UserRole + 2;     // run file path
+
+QTableView* makeTable(QWidget* parent) {
+  auto* view = new QTableView(parent);
+  view->setSortingEnabled(true);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setAlternatingRowColors(true);
+  view->verticalHeader()->setVisible(false);
+  view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+  view->horizontalHeader()->setHighlightSections(false);
+  return view;
+}
+
+// Splits "map P.5,10  ndcg_cut.10" into -m arguments.
+std::vector<std::string> measureArgs(const QString& text) {
+  std::vector<std::string> out;
+  for (const QString& part : text.split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts)) {
+    QString p = part;
+    if (p.startsWith(QLatin1String("-m"))) p = p.mid(2);
+    if (!p.isEmpty()) out.push_back(p.toStdString());
+  }
+  return out;
+}
+
+}  // namespace
+
+RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
+    : Page(parent), m_workbench(workbench), m_job(new EvalJob(this)) {
+  buildUi();
+  connect(m_workbench, &Workbench::datasetChanged, this, &RetrievalPage::refreshDatasetInputs);
+  connect(m_job, &EvalJob::progress, this, [this](int done, int total) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+  });
+  connect(m_job, &EvalJob::finished, this, &RetrievalPage::onFinished);
+  refreshDatasetInputs();
+}
+
+RetrievalPage::~RetrievalPage() {
+  // Views point into m_outcome; detach them before it goes.
+  m_perQuery->setResult(nullptr);
+  m_summary->setResults(nullptr);
+  m_ranked->clear();
+}
+
+QIcon RetrievalPage::icon() const { return style()->standardIcon(QStyle::SP_FileDialogDetailedView); }
+
+void RetrievalPage::buildUi() {
+  auto* inputs = new QGroupBox(tr("Evaluate runs against qrels"), this);
+  auto* form = new QFormLayout;
+
+  m_qrels = new QComboBox(inputs);
+  m_qrels->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_qrels->setMinimumContentsLength(30);
+  auto* qrelsBrowse = new QPushButton(tr("Qrels file…"), inputs);
+  connect(qrelsBrowse, &QPushButton::clicked, this, &RetrievalPage::chooseQrelsFile);
+  auto* qrelsRow = new QHBoxLayout;
+  qrelsRow->addWidget(m_qrels, 1);
+  qrelsRow->addWidget(qrelsBrowse);
+  form->addRow(tr("Qrels:"), qrelsRow);
+
+  m_runs = new QListWidget(inputs);
+  m_runs->setMaximumHeight(6 * m_runs->fontMetrics().height() + 12);
+  auto* addRuns = new QPushButton(tr("Add run files…"), inputs);
+  connect(addRuns, &QPushButton::clicked, this, &RetrievalPage::addRunFiles);
+  auto* removeRun = new QPushButton(tr("Remove"), inputs);
+  connect(removeRun, &QPushButton::clicked, this, [this] {
+    for (QListWidgetItem* item : m_runs->selectedItems())
+      if (item->data(kRunSourceRole).toString() == QLatin1String("file")) delete item;
+  });
+  auto* runButtons = new QVBoxLayout;
+  runButtons->addWidget(addRuns);
+  runButtons->addWidget(removeRun);
+  runButtons->addStretch();
+  auto* runsRow = new QHBoxLayout;
+  runsRow->addWidget(m_runs, 1);
+  runsRow->addLayout(runButtons);
+  form->addRow(tr("Runs:"), runsRow);
+
+  m_measures = new QLineEdit(inputs);
+  m_measures->setPlaceholderText(
+      tr("empty = trec_eval's official set; e.g. map P.5,10 ndcg_cut.10 success.1,5 or all_trec"));
+  form->addRow(tr("Measures (-m):"), m_measures);
+
+  m_level = new QSpinBox(inputs);
+  m_level->setRange(-10, 100);
+  m_level->setValue(1);
+  m_level->setToolTip(tr("Relevant means rel >= level (-l). TREC DL passage binary measures use 2."));
+  m_depth = new QSpinBox(inputs);
+  m_depth->setRange(0, 100000000);
+  m_depth->setSpecialValueText(tr("full depth"));
+  m_depth->setToolTip(tr("Cut every ranking after this many documents, after sorting (-M)."));
+  m_complete = new QCheckBox(tr("Complete (-c): queries missing from a run count as 0"), inputs);
+  auto* optionsRow = new QHBoxLayout;
+  optionsRow->addWidget(new QLabel(tr("Relevance level (-l):"), inputs));
+  optionsRow->addWidget(m_level);
+  optionsRow->addSpacing(12);
+  optionsRow->addWidget(new QLabel(tr("Depth (-M):"), inputs));
+  optionsRow->addWidget(m_depth);
+  optionsRow->addSpacing(12);
+  optionsRow->addWidget(m_complete);
+  optionsRow->addStretch();
+  form->addRow(tr("Options:"), optionsRow);
+
+  m_evaluate = new QPushButton(tr("Evaluate"), inputs);
+  m_evaluate->setDefault(true);
+  connect(m_evaluate, &QPushButton::clicked, this, &RetrievalPage::evaluate);
+  m_cancel = new QPushButton(tr("Cancel"), inputs);
+  m_cancel->setEnabled(false);
+  connect(m_cancel, &QPushButton::clicked, this, &RetrievalPage::cancel);
+  m_progress = new QProgressBar(inputs);
+  m_progress->setVisible(false);
+  m_status = new QLabel(inputs);
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* actionRow = new QHBoxLayout;
+  actionRow->addWidget(m_evaluate);
+  actionRow->addWidget(m_cancel);
+  actionRow->addWidget(m_progress);
+  actionRow->addWidget(m_status, 1);
+  form->addRow(actionRow);
+  inputs->setLayout(form);
+
+  // Summary (runs x measures) beside the conventions.
+  m_summary = new EvalSummaryModel(this);
+  auto* summaryProxy = new QSortFilterProxyModel(this);
+  summaryProxy->setSourceModel(m_summary);
+  summaryProxy->setSortRole(EvalSummaryModel::SortRole);
+  m_summaryView = makeTable(this);
+  m_summaryView->setModel(summaryProxy);
+  m_conventions = new QTextBrowser(this);
+  m_conventions->setMinimumWidth(240);
+  auto* conventionsBox = new QGroupBox(tr("Conventions"), this);
+  auto* cl = new QVBoxLayout(conventionsBox);
+  cl->setContentsMargins(4, 4, 4, 4);
+  cl->addWidget(m_conventions);
+  auto* top = new QSplitter(Qt::Horizontal, this);
+  top->addWidget(m_summaryView);
+  top->addWidget(conventionsBox);
+  top->setStretchFactor(0, 3);
+  top->setStretchFactor(1, 1);
+
+  // Per-query table of one run, and the ranked list of the selected query.
+  m_runChoice = new QComboBox(this);
+  connect(m_runChoice, &QComboBox::currentIndexChanged, this, &RetrievalPage::showRun);
+  m_queryFilter = new QLineEdit(this);
+  m_queryFilter->setPlaceholderText(tr("Filter queries by id"));
+  m_queryFilter->setClearButtonEnabled(true);
+  m_perQuery = new PerQueryEvalModel(this);
+  m_perQueryProxy = new QSortFilterProxyModel(this);
+  m_perQueryProxy->setSourceModel(m_perQuery);
+  m_perQueryProxy->setSortRole(PerQueryEvalModel::SortRole);
+  m_perQueryProxy->setFilterKeyColumn(PerQueryEvalModel::Qid);
+  m_perQueryProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  connect(m_queryFilter, &QLineEdit::textChanged, m_perQueryProxy,
+          &QSortFilterProxyModel::setFilterFixedString);
+  m_perQueryView = makeTable(this);
+  m_perQueryView->setModel(m_perQueryProxy);
+  m_perQueryView->setSelectionMode(QAbstractItemView::SingleSelection);
+  connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &RetrievalPage::onQuerySelected);
+  auto* perQueryPane = new QWidget(this);
+  auto* pl = new QVBoxLayout(perQueryPane);
+  pl->setContentsMargins(0, 0, 0, 0);
+  auto* choiceRow = new QHBoxLayout;
+  choiceRow->addWidget(new QLabel(tr("Per query, run:"), perQueryPane));
+  choiceRow->addWidget(m_runChoice, 1);
+  choiceRow->addWidget(m_queryFilter, 1);
+  pl->addLayout(choiceRow);
+  pl->addWidget(m_perQueryView);
+
+  m_ranked = new RankedListModel(this);
+  auto* rankedProxy = new QSortFilterProxyModel(this);
+  rankedProxy->setSourceModel(m_ranked);
+  rankedProxy->setSortRole(RankedListModel::SortRole);
+  m_rankedView = makeTable(this);
+  m_rankedView->setModel(rankedProxy);
+  m_rankedView->setAlternatingRowColors(false);
+  m_rankedView->horizontalHeader()->setStretchLastSection(true);
+  m_rankedTitle = new QLabel(tr("Select a query to see its ranked list."), this);
+  m_rankedTitle->setWordWrap(true);
+  auto* rankedPane = new QWidget(this);
+  auto* rl = new QVBoxLayout(rankedPane);
+  rl->setContentsMargins(0, 0, 0, 0);
+  rl->addWidget(m_rankedTitle);
+  rl->addWidget(m_rankedView);
+
+  auto* bottom = new QSplitter(Qt::Horizontal, this);
+  bottom->addWidget(perQueryPane);
+  bottom->addWidget(rankedPane);
+  bottom->setStretchFactor(0, 3);
+  bottom->setStretchFactor(1, 2);
+
+  auto* results = new QSplitter(Qt::Vertical, this);
+  results->addWidget(top);
+  results->addWidget(bottom);
+  results->setStretchFactor(0, 1);
+  results->setStretchFactor(1, 2);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(inputs);
+  layout->addWidget(results, 1);
+  updateConventions();
+}
+
+void RetrievalPage::refreshDatasetInputs() {
+  const auto dataset = m_workbench->dataset();
+  // Qrels: the dataset's first, then files the user added (kept).
+  QStringList files;
+  for (int i = 0; i < m_qrels->count(); ++i)
+    if (!m_qrels->itemData(i).toString().isEmpty()) files << m_qrels->itemData(i).toString();
+  const QString current = m_qrels->currentData().toString();
+  m_qrels->clear();
+  if (dataset && !dataset->qrels.byQuery.empty())
+    m_qrels->addItem(tr("Dataset qrels (%1 judgments, %2 queries)")
+                         .arg(dataset->qrels.judgmentCount())
+                         .arg(dataset->qrels.byQuery.size()),
+                     QString());
+  for (const QString& f : files) m_qrels->addItem(QFileInfo(f).fileName(), f);
+  const int idx = m_qrels->findData(current);
+  if (idx >= 0) m_qrels->setCurrentIndex(idx);
+
+  // Runs: replace the dataset's, keep added files.
+  for (int i = m_runs->count() - 1; i >= 0; --i)
+    if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset")) delete m_runs->takeItem(i);
+  if (dataset) {
+    for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
+      const auto& run = dataset->runs[i];
+      auto* item = new QListWidgetItem(
+          tr("%1 (dataset, %2 queries)")
+              .arg(QString::fromStdString(run.tag.empty() ? run.source : run.tag))
+              .arg(run.rankings.size()));
+      item->setData(kRunSourceRole, QStringLiteral("dataset"));
+      item->setData(kRunIndexRole, static_cast<qulonglong>(i));
+      item->setToolTip(QString::fromStdString(run.source));
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(Qt::Checked);
+      m_runs->insertItem(static_cast<int>(i), item);
+    }
+  }
+}
+
+void RetrievalPage::chooseQrelsFile() {
+  const QString file = QFileDialog::getOpenFileName(this, tr("Qrels file"));
+  if (file.isEmpty()) return;
+  setInputs(file, {});
+}
+
+void RetrievalPage::addRunFiles() {
+  const QStringList files = QFileDialog::getOpenFileNames(this, tr("Run files (TREC format)"));
+  for (const QString& f : files) {
+    auto* item = new QListWidgetItem(QFileInfo(f).fileName());
+    item->setData(kRunSourceRole, QStringLiteral("file"));
+    item->setData(kRunPathRole, f);
+    item->setToolTip(f);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Checked);
+    m_runs->addItem(item);
+  }
+}
+
+void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFiles) {
+  if (qrelsFile.isEmpty()) {
+    const int idx = m_qrels->findData(QString());
+    if (idx >= 0) m_qrels->setCurrentIndex(idx);
+  } else {
+    int idx = m_qrels->findData(qrelsFile);
+    if (idx < 0) {
+      m_qrels->addItem(QFileInfo(qrelsFile).fileName(), qrelsFile);
+      idx = m_qrels->count() - 1;
+      m_qrels->setItemData(idx, qrelsFile, Qt::ToolTipRole);
+    }
+    m_qrels->setCurrentIndex(idx);
+  }
+  for (const QString& f : runFiles) {
+    auto* item = new QListWidgetItem(QFileInfo(f).fileName());
+    item->setData(kRunSourceRole, QStringLiteral("file"));
+    item->setData(kRunPathRole, f);
+    item->setToolTip(f);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Checked);
+    m_runs->addItem(item);
+  }
+}
+
+void RetrievalPage::setMeasures(const QString& measures) { m_measures->setText(measures); }
+void RetrievalPage::setRelevanceLevel(int level) { m_level->setValue(level); }
+void RetrievalPage::setComplete(bool on) { m_complete->setChecked(on); }
+void RetrievalPage::setMaxDepth(int depth) { m_depth->setValue(depth); }
+bool RetrievalPage::isRunning() const { return m_job->isRunning(); }
+void RetrievalPage::cancel() { m_job->cancel(); }
+
+bool RetrievalPage::evaluate() {
+  if (m_job->isRunning()) return false;
+  EvalRequest request;
+  request.dataset = m_workbench->dataset();
+  request.qrelsFile = m_qrels->currentData().toString();
+  if (m_qrels->count() == 0) {
+    m_status->setText(tr("Choose a qrels file, or load a dataset with judgments."));
+    return false;
+  }
+  for (int i = 0; i < m_runs->count(); ++i) {
+    const QListWidgetItem* item = m_runs->item(i);
+    if (item->checkState() != Qt::Checked) continue;
+    if (item->data(kRunSourceRole).toString() == QLatin1String("dataset"))
+      request.datasetRuns.push_back(item->data(kRunIndexRole).toULongLong());
+    else
+      request.runFiles << item->data(kRunPathRole).toString();
+  }
+  if (request.datasetRuns.empty() && request.runFiles.isEmpty()) {
+    m_status->setText(tr("Choose at least one run."));
+    return false;
+  }
+  auto parsed = core::parseMeasureArgs(measureArgs(m_measures->text()));
+  if (parsed.ok()) {
+    auto resolved = core::resolveMeasures(parsed.value);
+    if (!resolved.ok()) parsed.error = resolved.error;
+  }
+  if (!parsed.ok()) {
+    m_status->setText(tr("Measures: %1").arg(QString::fromStdString(parsed.error)));
+    return false;
+  }
+  request.settings.measures = parsed.value;
+  request.settings.relevanceLevel = m_level->value();
+  request.settings.complete = m_complete->isChecked();
+  if (m_depth->value() > 0) request.settings.maxDepth = static_cast<std::size_t>(m_depth->value());
+
+  m_evaluate->setEnabled(false);
+  m_cancel->setEnabled(true);
+  m_progress->setVisible(true);
+  m_progress->setRange(0, 0);
+  m_status->setText(tr("Evaluating…"));
+  m_job->start(std::move(request));
+  return true;
+}
+
+void RetrievalPage::onFinished(const EvalOutcome& outcome) {
+  m_evaluate->setEnabled(true);
+  m_cancel->setEnabled(false);
+  m_progress->setVisible(false);
+
+  m_perQuery->setResult(nullptr);
+  m_summary->setResults(nullptr);
+  m_ranked->clear();
+  m_outcome = outcome;
+  m_summary->setResults(&m_outcome.results);
+  m_summaryView->resizeColumnsToContents();
+
+  m_runChoice->blockSignals(true);
+  m_runChoice->clear();
+  m_runChoice->addItems(runDisplayNames(m_outcome.results));
+  m_runChoice->blockSignals(false);
+  showRun(m_outcome.results.empty() ? -1 : 0);
+  updateConventions();
+
+  const bool ok = !m_outcome.cancelled && !m_outcome.results.empty() && !m_outcome.report.hasErrors();
+  QString text;
+  if (m_outcome.cancelled)
+    text = tr("Cancelled.");
+  else
+    text = tr("%n run(s) evaluated in %1 ms", nullptr, static_cast<int>(m_outcome.results.size()))
+               .arg(m_outcome.elapsedMs);
+  if (m_outcome.report.errors > 0) text += tr("; %n error(s), see Conventions and the Issues dock", nullptr,
+                                              static_cast<int>(m_outcome.report.errors));
+  m_status->setText(text);
+  emit evaluationFinished(ok);
+}
+
+void RetrievalPage::showRun(int index) {
+  m_ranked->clear();
+  m_rankedTitle->setText(tr("Select a query to see its ranked list."));
+  if (index < 0 || index >= static_cast<int>(m_outcome.results.size())) {
+    m_perQuery->setResult(nullptr);
+    return;
+  }
+  m_perQuery->setResult(&m_outcome.results[index]);
+  m_perQueryView->resizeColumnsToContents();
+}
+
+bool RetrievalPage::showQuery(int runIndex, const QString& qid) {
+  if (runIndex < 0 || runIndex >= m_runChoice->count()) return false;
+  m_runChoice->setCurrentIndex(runIndex);
+  showRun(runIndex);
+  for (int row = 0; row < m_perQueryProxy->rowCount(); ++row) {
+    const QModelIndex idx = m_perQueryProxy->index(row, PerQueryEvalModel::Qid);
+    if (idx.data().toString() == qid) {
+      m_perQueryView->setCurrentIndex(idx);
+      m_perQueryView->scrollTo(idx);
+      return true;
+    }
+  }
+  return false;
+}
+
+void RetrievalPage::onQuerySelected() {
+  const int runIndex = m_runChoice->currentIndex();
+  const QModelIndex current = m_perQueryView->currentIndex();
+  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome.runs.size()) || !current.isValid()) return;
+  const core::QueryEval* q = m_perQuery->queryAt(m_perQueryProxy->mapToSource(current).row());
+  if (!q) return;
+  const auto& run = m_outcome.runs[runIndex];
+  const core::Ranking* ranking = run->find(q->qid);
+  const std::vector<core::Judgment>* judgments = nullptr;
+  if (m_outcome.qrels) {
+    auto it = m_outcome.qrels->byQuery.find(q->qid);
+    if (it != m_outcome.qrels->byQuery.end()) judgments = &it->second;
+  }
+  const auto dataset = m_workbench->dataset();
+  const auto& settings = m_outcome.results[runIndex].settings;
+  m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
+                       dataset ? &dataset->corpus : nullptr);
+  m_rankedView->resizeColumnsToContents();
+  QString queryText;
+  if (dataset)
+    if (const core::Query* query = dataset->findQuery(q->qid))
+      queryText = QString::fromStdString(query->text).toHtmlEscaped();
+  m_rankedTitle->setText(
+      tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. "
+         "<span style='background:#c8ebc8'>&nbsp;relevant&nbsp;</span> "
+         "<span style='background:#f5dede'>&nbsp;judged non-relevant&nbsp;</span> "
+         "<i>italic = unjudged</i>")
+          .arg(QString::fromStdString(q->qid).toHtmlEscaped(), queryText)
+          .arg(q->numRet)
+          .arg(q->numRel)
+          .arg(q->numRelRet));
+}
+
+void RetrievalPage::updateConventions() {
+  core::EvalSettings settings;
+  if (!m_outcome.results.empty()) settings = m_outcome.results.front().settings;
+  QString html = QStringLiteral("<ul style='margin-left:-20px'>");
+  for (const auto& line : core::conventionsText(settings))
+    html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(line).toHtmlEscaped());
+  html += QStringLiteral("</ul>");
+  const QStringList names = runDisplayNames(m_outcome.results);
+  for (std::size_t i = 0; i < m_outcome.results.size(); ++i) {
+    const auto& r = m_outcome.results[i];
+    const QString name = names[static_cast<int>(i)].toHtmlEscaped();
+    html += tr("<p><b>%1</b>: %2 queries averaged").arg(name).arg(r.numQueries);
+    if (!r.skippedQueries.empty())
+      html += tr("; %1 qrels queries absent from the run were skipped").arg(r.skippedQueries.size());
+    if (!r.zeroFilledQueries.empty())
+      html += tr("; %1 absent queries counted as 0").arg(r.zeroFilledQueries.size());
+    if (!r.ignoredRunQueries.empty())
+      html += tr("; %1 run queries without qrels ignored").arg(r.ignoredRunQueries.size());
+    html += QStringLiteral(".</p>");
+  }
+  for (const auto& d : m_outcome.report.diagnostics)
+    html += QStringLiteral("<p style='color:#a03030'>%1</p>")
+                .arg(QString::fromStdString(d.toString()).toHtmlEscaped());
+  m_conventions->setHtml(html);
+}
+
+}  // namespace ragscope::ui

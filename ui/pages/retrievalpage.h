@@ -1,0 +1,101 @@
+#pragma once
+// Retrieval evaluation (SPEC §4): pick qrels and runs (files, or the loaded dataset's), measures
+// in trec_eval's syntax, level, depth and complete mode; the evaluation runs in the background.
+// Results: a runs x measures summary, the conventions in force, a per-query table per run, and a
+// drill-down from a query to its ranked list with grades coloured and unjudged documents marked.
+
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+#include "ui/jobs/evaljob.h"
+#include "ui/pages/page.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+class QTextBrowser;
+
+namespace ragscope::ui {
+
+class EvalSummaryModel;
+class PerQueryEvalModel;
+class RankedListModel;
+class Workbench;
+
+class RetrievalPage : public Page {
+  Q_OBJECT
+ public:
+  explicit RetrievalPage(Workbench* workbench, QWidget* parent = nullptr);
+  ~RetrievalPage() override;
+
+  QString title() const override { return tr("Retrieval"); }
+  QIcon icon() const override;
+
+  // Scripted use (self-test, screenshots, tests): qrels file (empty = the dataset's) and run files.
+  void setInputs(const QString& qrelsFile, const QStringList& runFiles);
+  void setMeasures(const QString& measures);
+  void setRelevanceLevel(int level);
+  void setComplete(bool on);
+  void setMaxDepth(int depth);  // 0 = no cut
+  bool evaluate();
+  void cancel();
+  bool isRunning() const;
+  // Selects a run in the per-query table and a query in it (drills down to its ranked list).
+  bool showQuery(int runIndex, const QString& qid);
+
+  const EvalOutcome& outcome() const { return m_outcome; }
+  QTableView* summaryView() const { return m_summaryView; }
+  QTableView* perQueryView() const { return m_perQueryView; }
+  QTableView* rankedView() const { return m_rankedView; }
+
+ signals:
+  void evaluationFinished(bool ok);
+
+ private:
+  void buildUi();
+  void refreshDatasetInputs();
+  void addRunFiles();
+  void chooseQrelsFile();
+  void onFinished(const EvalOutcome& outcome);
+  void showRun(int index);
+  void onQuerySelected();
+  void updateConventions();
+
+  Workbench* m_workbench;
+  EvalJob* m_job;
+  EvalOutcome m_outcome;
+
+  QComboBox* m_qrels;
+  QListWidget* m_runs;
+  QLineEdit* m_measures;
+  QSpinBox* m_level;
+  QSpinBox* m_depth;
+  QCheckBox* m_complete;
+  QPushButton* m_evaluate;
+  QPushButton* m_cancel;
+  QProgressBar* m_progress;
+  QLabel* m_status;
+
+  EvalSummaryModel* m_summary;
+  QTableView* m_summaryView;
+  QTextBrowser* m_conventions;
+  QComboBox* m_runChoice;
+  QLineEdit* m_queryFilter;
+  PerQueryEvalModel* m_perQuery;
+  QSortFilterProxyModel* m_perQueryProxy;
+  QTableView* m_perQueryView;
+  QLabel* m_rankedTitle;
+  RankedListModel* m_ranked;
+  QTableView* m_rankedView;
+};
+
+}  // namespace ragscope::ui

@@ -1,0 +1,65 @@
+#pragma once
+// Typed settings keys declared once. Everything the app remembers between sessions goes through
+// here (QSettings underneath); secrets never do: API keys come from the environment or a keychain.
+
+#include <QByteArray>
+#include <QSettings>
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+#include <QVector>
+
+namespace ragscope::ui {
+
+// One key with its type and default: reading and writing cannot disagree on either.
+template <class T>
+struct Preference {
+  const char* key;
+  T defaultValue{};
+
+  T get() const {
+    QSettings settings;
+    const QVariant v = settings.value(QLatin1String(key));
+    return v.isValid() && v.canConvert<T>() ? v.value<T>() : defaultValue;
+  }
+  void set(const T& value) const {
+    QSettings settings;
+    settings.setValue(QLatin1String(key), QVariant::fromValue(value));
+  }
+};
+
+// A dataset as the user opened it: the files/folders and the format chosen for each (empty format
+// = detect), or a project file with the name of one of its datasets.
+struct RecentDataset {
+  struct Part {
+    QString path;
+    QString format;
+    bool operator==(const Part&) const = default;
+  };
+  QString name;
+  QVector<Part> parts;
+  QString project;         // non-empty: a .ragscope.json project file
+  QString projectDataset;  // dataset name within the project
+
+  bool operator==(const RecentDataset&) const = default;
+  // Menu label: the name, else the first path.
+  QString label() const;
+};
+
+class Preferences {
+ public:
+  static inline const Preference<QByteArray> windowGeometry{"window/geometry"};
+  static inline const Preference<QByteArray> windowState{"window/state"};
+  static inline const Preference<QString> lastFolder{"files/lastFolder"};
+  static inline const Preference<int> maxRecent{"files/maxRecent", 10};
+
+  // Most recent first, without duplicates.
+  static QVector<RecentDataset> recentDatasets();
+  static void addRecentDataset(const RecentDataset& entry);
+  static void clearRecentDatasets();
+
+ private:
+  static void writeRecent(const QVector<RecentDataset>& list);
+};
+
+}  // namespace ragscope::ui

@@ -1,0 +1,218 @@
+#include "ui/selftest.h"
+
+#include <QDir>
+#include <QRegularExpression>
+#include <QHeaderView>
+#include <QPixmap>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+
+#include "core/data/dataset.h"
+#include "ui/issuesdock.h"
+#include "ui/mainwindow.h"
+#include "ui/models/diagnosticsmodel.h"
+#include "ui/models/documentlistmodel.h"
+#include "ui/models/querytablemodel.h"
+#include "ui/models/textmatch.h"
+#include "ui/pages/datasetpage.h"
+#include "ui/pages/page.h"
+#include "ui/workbench.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+// A word of the query text long enough to make a selective filter.
+QString filterWord(const core::Query& q) {
+  const QStringList words = QString::fromStdString(q.text).split(QRegularExpression(QStringLiteral("\\W+")),
+                                                                 Qt::SkipEmptyParts);
+  for (const QString& w : words)
+    if (w.size() >= 5) return w;
+  return QString::fromStdString(q.id);
+}
+
+// A document of the corpus that some query points at (provenance or judgment), else the first.
+std::string interestingDocument(const core::Dataset& ds) {
+  for (const auto& q : ds.queries) {
+    for (const auto& id : q.goldDocIds()) {
+      if (ds.corpus.contains(id)) return id;
+      for (const auto& d : ds.corpus.documents())
+        if (d.parentId == id) return d.id;
+    }
+    if (const auto it = ds.qrels.byQuery.find(q.id); it != ds.qrels.byQuery.end())
+      for (const auto& j : it->second)
+        if (j.rel > 0 && ds.corpus.contains(j.docId)) return j.docId;
+  }
+  return ds.corpus.empty() ? std::string() : ds.corpus.at(0).id;
+}
+
+}  // namespace
+
+SelfTest::SelfTest(MainWindow* window, SelfTestOptions options, QObject* parent)
+    : QObject(parent), m_window(window), m_options(std::move(options)) {
+  m_timeout.setSingleShot(true);
+  connect(&m_timeout, &QTimer::timeout, this, [this] {
+    check(false, tr("finished within %1 s").arg(m_options.timeoutMs / 1000));
+    finish();
+  });
+}
+
+void SelfTest::check(bool condition, const QString& what) {
+  m_log << (condition ? QStringLiteral("ok    ") : QStringLiteral("FAIL  ")) + what;
+  if (!condition) m_failures << what;
+}
+
+void SelfTest::shoot(const QString& name) {
+  if (m_options.screenshotDir.isEmpty()) return;
+  QDir().mkpath(m_options.screenshotDir);
+  const QString path = QDir(m_options.screenshotDir).absoluteFilePath(name + QStringLiteral(".png"));
+  const bool saved = m_window->grab().save(path);
+  check(saved, tr("screenshot %1").arg(path));
+  if (saved) m_screenshots << path;
+}
+
+void SelfTest::start() {
+  m_window->show();
+  Workbench* wb = m_window->workbench();
+  connect(wb, &Workbench::loadFinished, this, &SelfTest::onLoadFinished);
+  m_timeout.start(m_options.timeoutMs);
+  bool started = false;
+  if (m_options.openPaths.isEmpty()) {
+    started = m_window->openDemo();
+    check(started, tr("open the demo project"));
+  } else {
+    started = m_window->datasetPage()->openPaths(m_options.openPaths, m_options.formats, false);
+    check(started, tr("open %1").arg(m_options.openPaths.join(QStringLiteral(", "))));
+  }
+  // A load that could not start reports through loadFinished too (queued after this call).
+  if (!started) QTimer::singleShot(0, this, &SelfTest::finish);
+}
+
+void SelfTest::onLoadFinished(bool ok, const QString& message) {
+  if (m_loaded || m_done) return;
+  m_loaded = true;
+  check(ok, tr("load: %1").arg(message));
+  if (!ok) {
+    finish();
+    return;
+  }
+  DatasetPage* page = m_window->datasetPage();
+  Workbench* wb = m_window->workbench();
+  const auto ds = wb->dataset();
+
+  m_steps.push_back([this, ds, wb] {
+    m_log << tr("dataset %1: %2 queries, %3 documents, %4 judgments, %5 runs, %6 examples, "
+                "%7 diagnostics")
+                 .arg(wb->datasetName())
+                 .arg(ds->queries.size())
+                 .arg(ds->corpus.size())
+                 .arg(ds->qrels.judgmentCount())
+                 .arg(ds->runs.size())
+                 .arg(ds->examples.size())
+                 .arg(wb->report().diagnostics.size());
+    check(!ds->queries.empty() || !ds->corpus.empty() || !ds->runs.empty() || !ds->examples.empty(),
+          tr("dataset has content"));
+  });
+  m_steps.push_back([this, page, ds] {
+    check(page->queryModel()->rowCount() == int(ds->queries.size()), tr("query table shows every query"));
+    if (ds->queries.empty()) return;
+    // Pick a query with gold or judgments to show a rich detail pane.
+    int row = 0;
+    for (int i = 0; i < int(ds->queries.size()) && i < 200; ++i)
+      if (!ds->queries[std::size_t(i)].gold.empty() || page->queryModel()->judgedCount(i) > 0) {
+        row = i;
+        break;
+      }
+    check(page->selectQueryRow(row), tr("select query %1").arg(QString::fromStdString(ds->queries[std::size_t(row)].id)));
+    check(page->detailView()->toPlainText().contains(QString::fromStdString(ds->queries[std::size_t(row)].id)),
+          tr("detail pane shows the selected query"));
+  });
+  m_steps.push_back([this] { shoot(QStringLiteral("01-queries")); });
+  m_steps.push_back([this, page, ds] {
+    if (ds->queries.empty()) return;
+    const QString word = filterWord(ds->queries.front());
+    page->setQueryFilter(word);
+    const int shown = page->queryProxy()->rowCount();
+    check(shown >= 1 && shown <= int(ds->queries.size()),
+          tr("filter \"%1\" keeps %2 of %3 queries").arg(word).arg(shown).arg(ds->queries.size()));
+    bool allMatch = true;
+    for (int r = 0; r < shown && r < 100; ++r) {
+      const QModelIndex i = page->queryProxy()->index(r, QueryTableModel::Id);
+      const core::Query* q = page->queryModel()->query(page->queryProxy()->mapToSource(i).row());
+      allMatch = allMatch && (QString::fromStdString(q->text).contains(word, Qt::CaseInsensitive) ||
+                              QString::fromStdString(q->id).contains(word, Qt::CaseInsensitive));
+    }
+    check(allMatch, tr("every filtered query contains the filter text"));
+    if (shown > 0) page->queryView()->selectRow(0);
+  });
+  m_steps.push_back([this] { shoot(QStringLiteral("02-filtered")); });
+  m_steps.push_back([this, page, ds] {
+    page->setQueryFilter(QString());
+    check(page->queryProxy()->rowCount() == int(ds->queries.size()), tr("clearing the filter restores all rows"));
+    if (ds->queries.size() < 2) return;
+    page->queryView()->sortByColumn(QueryTableModel::Id, Qt::DescendingOrder);
+    auto idAt = [&](int r) {
+      const QModelIndex i = page->queryProxy()->index(r, 0);
+      return page->queryModel()->query(page->queryProxy()->mapToSource(i).row())->id;
+    };
+    check(compareIds(idAt(0), idAt(1)) >= 0, tr("sort by id, descending"));
+    page->queryView()->sortByColumn(-1, Qt::AscendingOrder);
+    page->selectQueryRow(int(ds->queries.size()) - 1);
+    check(!page->detailView()->toPlainText().isEmpty(), tr("select the last query"));
+  });
+  m_steps.push_back([this, page, ds] {
+    if (ds->corpus.empty()) return;
+    const std::string id = interestingDocument(*ds);
+    check(page->showDocument(id), tr("open corpus document %1").arg(QString::fromStdString(id)));
+    check(!page->documentText()->toPlainText().isEmpty(), tr("corpus document text is shown"));
+  });
+  m_steps.push_back([this, ds] {
+    if (!ds->corpus.empty()) shoot(QStringLiteral("03-corpus"));
+  });
+  m_steps.push_back([page, ds] {
+    if (!ds->runs.empty()) page->tabs()->setCurrentIndex(page->runsTab());
+  });
+  m_steps.push_back([this, ds] {
+    if (!ds->runs.empty()) shoot(QStringLiteral("04-runs"));
+  });
+  m_steps.push_back([this, page, wb] {
+    page->tabs()->setCurrentIndex(page->queriesTab());
+    IssuesDock* dock = m_window->issuesDock();
+    dock->show();
+    const int rows = dock->model()->rowCount();
+    check(rows == int(wb->report().diagnostics.size()),
+          tr("Issues dock lists %1 diagnostics").arg(rows));
+    if (rows > 0) dock->activateRow(0);
+  });
+  m_steps.push_back([this] { shoot(QStringLiteral("05-issues")); });
+  m_steps.push_back([this] {
+    for (Page* p : m_window->pages()) {
+      m_window->showPage(p);
+      check(m_window->currentPage() == p, tr("page %1").arg(p->title()));
+    }
+    m_window->showPage(m_window->datasetPage());
+  });
+  QTimer::singleShot(0, this, &SelfTest::runSteps);
+}
+
+void SelfTest::runSteps() {
+  if (m_done) return;
+  if (m_next >= m_steps.size()) {
+    finish();
+    return;
+  }
+  m_steps[m_next++]();
+  // Return to the event loop between steps so layouts settle and views paint before screenshots.
+  QTimer::singleShot(30, this, &SelfTest::runSteps);
+}
+
+void SelfTest::finish() {
+  if (m_done) return;
+  m_done = true;
+  m_timeout.stop();
+  emit finished(m_failures.isEmpty() ? 0 : 1);
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,62 @@
+#pragma once
+// Drives a real MainWindow through its main views without a user: opens the demo project (or given
+// files), waits for the background load, selects, filters, sorts, opens a corpus document and the
+// Issues dock, and optionally saves screenshots. Used by `ragscope --self-test` (smoke test) and by
+// the headless demo (no display: the same tour, reported on stdout).
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+#include <vector>
+
+class QTextStream;
+
+namespace ragscope::ui {
+
+class MainWindow;
+
+struct SelfTestOptions {
+  QString screenshotDir;  // empty: no screenshots
+  QStringList openPaths;  // empty: the demo project
+  QStringList formats;    // per path (or one for all); empty = detect
+  int timeoutMs = 300000;
+};
+
+class SelfTest : public QObject {
+  Q_OBJECT
+ public:
+  SelfTest(MainWindow* window, SelfTestOptions options, QObject* parent = nullptr);
+
+  // Starts the tour; finished() reports 0 on success, 1 on a failed check.
+  void start();
+  QStringList screenshots() const { return m_screenshots; }
+  QStringList failures() const { return m_failures; }
+  // What was checked and produced, one line each.
+  QStringList log() const { return m_log; }
+
+ signals:
+  void finished(int exitCode);
+
+ private:
+  void onLoadFinished(bool ok, const QString& message);
+  void check(bool condition, const QString& what);
+  void shoot(const QString& name);
+  void runSteps();
+  void finish();
+
+  MainWindow* m_window;
+  SelfTestOptions m_options;
+  QTimer m_timeout;
+  std::vector<std::function<void()>> m_steps;
+  std::size_t m_next = 0;
+  QStringList m_screenshots;
+  QStringList m_failures;
+  QStringList m_log;
+  bool m_done = false;
+  bool m_loaded = false;
+};
+
+}  // namespace ragscope::ui

@@ -1,0 +1,190 @@
+#include "ui/workbench.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "ui/jobs/loadjob.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+std::filesystem::path toPath(const QString& path) { return std::filesystem::path(path.toStdString()); }
+
+core::Diagnostic diag(const QString& file, const QString& field, const QString& problem) {
+  core::Diagnostic d;
+  d.severity = core::Severity::Error;
+  d.file = file.toStdString();
+  d.field = field.toStdString();
+  d.problem = problem.toStdString();
+  return d;
+}
+
+// DatasetPart::format is a Format today and may become optional<Format> ("detect"); both work.
+template <class F>
+std::optional<core::Format> formatOf(const F& f) {
+  return std::optional<core::Format>(f);
+}
+
+std::string normalised(const std::filesystem::path& p) {
+  std::string s = p.lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+Workbench::Workbench(QObject* parent) : QObject(parent), m_job(new LoadJob(this)) {
+  connect(m_job, &LoadJob::started, this, &Workbench::loadStarted);
+  connect(m_job, &LoadJob::progress, this, &Workbench::loadProgress);
+  connect(m_job, &LoadJob::finished, this, &Workbench::onLoaded);
+}
+
+Workbench::~Workbench() = default;
+
+bool Workbench::isLoading() const { return m_job->isRunning(); }
+
+void Workbench::cancelLoad() { m_job->cancel(); }
+
+std::vector<core::DatasetPart> Workbench::resolveParts(const RecentDataset& spec,
+                                                       QStringList* undetected) {
+  std::vector<core::DatasetPart> parts;
+  for (const auto& p : spec.parts) {
+    std::optional<core::Format> format;
+    if (!p.format.isEmpty()) format = core::formatFromName(p.format.toStdString());
+    if (!format) format = core::detectFormat(toPath(p.path));
+    core::DatasetPart part;
+    part.path = toPath(p.path);
+    if (format) {
+      part.format = *format;
+    } else if (!core::isBundleFolder(part.path)) {
+      // A folder of recognised files is loaded file by file (format left to detection).
+      if (undetected) undetected->push_back(p.path);
+      continue;
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+bool Workbench::openDataset(const RecentDataset& spec) {
+  QStringList undetected;
+  std::vector<core::DatasetPart> parts = resolveParts(spec, &undetected);
+  if (!undetected.isEmpty() || parts.empty()) {
+    core::LoadReport report;
+    for (const QString& path : undetected)
+      report.add(diag(path, "format", "cannot detect the format; choose one explicitly"), 100);
+    if (parts.empty() && undetected.isEmpty())
+      report.add(diag(QString(), "dataset", "no files to open"), 100);
+    fail(tr("Could not open the dataset: format unknown"), std::move(report));
+    return false;
+  }
+  RecentDataset resolved = spec;
+  if (resolved.name.isEmpty()) resolved.name = spec.label();
+  startLoad(resolved, std::move(parts), {});
+  return true;
+}
+
+bool Workbench::openProject(const QString& file, const QString& datasetName) {
+  core::Loaded<core::Project> loaded = core::readProject(toPath(file));
+  if (!loaded.report.ok() || loaded.report.hasErrors()) {
+    fail(tr("Could not read project %1").arg(QFileInfo(file).fileName()), loaded.report);
+    return false;
+  }
+  m_project = std::move(loaded.value);
+  m_project->file = toPath(QFileInfo(file).absoluteFilePath());
+  emit projectChanged();
+  if (m_project->datasets.empty()) {
+    core::LoadReport report = loaded.report;
+    report.add(diag(file, "datasets", "the project names no dataset"), 100);
+    fail(tr("The project has no dataset"), std::move(report));
+    return false;
+  }
+  m_pendingPreReport = loaded.report;
+  return openProjectDataset(datasetName);
+}
+
+bool Workbench::openProjectDataset(const QString& datasetName) {
+  if (!m_project) return false;
+  const core::ProjectDataset* chosen = &m_project->datasets.front();
+  for (const auto& ds : m_project->datasets)
+    if (QString::fromStdString(ds.name) == datasetName) chosen = &ds;
+  core::LoadReport report = std::exchange(m_pendingPreReport, {});
+  std::vector<core::DatasetPart> parts = m_project->datasetParts(*chosen, report);
+  const QString projectFile = QString::fromStdString(m_project->file.string());
+  if (parts.empty() || report.hasErrors()) {
+    fail(tr("Could not open dataset %1 of the project").arg(QString::fromStdString(chosen->name)),
+         std::move(report));
+    return false;
+  }
+  RecentDataset spec;
+  spec.name = QString::fromStdString(chosen->name);
+  spec.project = projectFile;
+  spec.projectDataset = spec.name;
+  startLoad(spec, std::move(parts), std::move(report));
+  return true;
+}
+
+void Workbench::startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,
+                          core::LoadReport preReport) {
+  m_pending = spec;
+  m_pendingPreReport = std::move(preReport);
+  core::LoadOptions options;
+  options.onError = m_onError;
+  m_job->start(spec.name, std::move(parts), options);
+}
+
+void Workbench::onLoaded(const LoadResult& result) {
+  core::LoadReport report = std::exchange(m_pendingPreReport, {});
+  report.merge(result.report, 10000);
+  if (!result.dataset) {
+    // Cancelled: the previous dataset stays; say so without replacing its diagnostics.
+    emit loadFinished(false, tr("Loading %1 cancelled").arg(result.name));
+    return;
+  }
+  m_dataset = result.dataset;
+  m_report = std::move(report);
+  m_name = result.name;
+  Preferences::addRecentDataset(m_pending);
+  emit reportChanged();
+  emit datasetChanged();
+  QString message = tr("Loaded %1 in %2 s").arg(result.name).arg(result.elapsedMs / 1000.0, 0, 'f', 1);
+  if (m_report.stopped) message += tr(" (stopped at the first error)");
+  emit loadFinished(true, message);
+}
+
+void Workbench::fail(const QString& message, core::LoadReport report) {
+  m_report = std::move(report);
+  emit reportChanged();
+  emit loadFinished(false, message);
+}
+
+bool Workbench::isQueryFile(const QString& file) const {
+  if (!m_dataset) return false;
+  const std::string path = normalised(toPath(file));
+  for (const auto& part : m_dataset->parts) {
+    const std::string partPath = normalised(part.path);
+    const bool same = partPath == path;
+    // A folder bundle (Docugami, BEIR, TREC DL) reports problems in files inside it.
+    const bool inside = !same && path.starts_with(partPath + "/");
+    if (!same && !inside) continue;
+    const std::optional<core::Format> format = formatOf(part.format);
+    if (!format) return true;
+    switch (*format) {
+      case core::Format::TrecRun:
+      case core::Format::TrecQrels:
+      case core::Format::MsmarcoCollection:
+      case core::Format::KiltKnowledgeSource:
+        return false;
+      default: {
+        // Inside a bundle: corpus files and judgments are not query records.
+        const QString name = QFileInfo(file).fileName().toLower();
+        return !(inside && (name.endsWith(".pdf") || name.contains("qrels") ||
+                            name.contains("corpus") || name.contains("collection")));
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace ragscope::ui

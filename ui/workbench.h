@@ -1,0 +1,82 @@
+#pragma once
+// The workbench's shared state: the current dataset (immutable once loaded, shared by every page
+// through std::shared_ptr<const Dataset>), its load report, and the one background load that
+// replaces it. Pages observe datasetChanged() instead of talking to each other.
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/data/diagnostic.h"
+#include "core/store/project.h"
+#include "ui/preferences.h"
+
+namespace ragscope::ui {
+
+class LoadJob;
+struct LoadResult;
+
+class Workbench : public QObject {
+  Q_OBJECT
+ public:
+  explicit Workbench(QObject* parent = nullptr);
+  ~Workbench() override;
+
+  std::shared_ptr<const core::Dataset> dataset() const { return m_dataset; }
+  // Diagnostics of the latest load attempt (which may have failed and left the dataset as it was).
+  const core::LoadReport& report() const { return m_report; }
+  QString datasetName() const { return m_name; }
+  const std::optional<core::Project>& project() const { return m_project; }
+  bool isLoading() const;
+
+  core::OnError onError() const { return m_onError; }
+  void setOnError(core::OnError mode) { m_onError = mode; }
+
+  // Resolves each part's format: a named format, else detectFormat(). Paths whose format cannot be
+  // detected are returned in `undetected` (the caller asks the user and fills them in).
+  static std::vector<core::DatasetPart> resolveParts(const RecentDataset& spec,
+                                                     QStringList* undetected);
+
+  // Starts loading; every part must carry a format or be detectable. Returns false (and reports
+  // why through loadFinished) when it cannot start.
+  bool openDataset(const RecentDataset& spec);
+  // Reads a project file and loads one of its datasets (the first when `datasetName` is empty).
+  bool openProject(const QString& file, const QString& datasetName = {});
+  // Loads another dataset of the current project.
+  bool openProjectDataset(const QString& datasetName);
+  void cancelLoad();
+
+  // The part path a diagnostic's file belongs to, and whether that part carries queries.
+  bool isQueryFile(const QString& file) const;
+
+ signals:
+  void loadStarted(const QString& name);
+  void loadProgress(quint64 done, quint64 total);
+  void loadFinished(bool ok, const QString& message);
+  void datasetChanged();
+  // The report of the latest load attempt (also a failed one) changed: the Issues dock listens.
+  void reportChanged();
+  void projectChanged();
+
+ private:
+  void startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,
+                 core::LoadReport preReport);
+  void onLoaded(const LoadResult& result);
+  void fail(const QString& message, core::LoadReport report);
+
+  LoadJob* m_job = nullptr;
+  std::shared_ptr<const core::Dataset> m_dataset;
+  core::LoadReport m_report;
+  core::LoadReport m_pendingPreReport;  // project-reading problems, merged into the load report
+  QString m_name;
+  RecentDataset m_pending;
+  std::optional<core::Project> m_project;
+  core::OnError m_onError = core::OnError::Skip;
+};
+
+}  // namespace ragscope::ui
