@@ -5,12 +5,10 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "common/testdata.h"
 #include "core/data/jsonguard.h"
@@ -34,7 +32,8 @@ QStringList diagStrings(const LoadReport& r, const std::filesystem::path& file) 
   return out;
 }
 
-std::filesystem::path writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+std::filesystem::path writeFile(const QTemporaryDir& dir, const QString& name,
+                                const QByteArray& bytes) {
   const QString path = dir.filePath(name);
   QFile f(path);
   if (!f.open(QIODevice::WriteOnly)) return {};
@@ -95,14 +94,19 @@ void TestMsmarco::topicsTsvReal_data() {
   // Counts = MANIFEST line counts (one topic per line, no header).
   QTest::newRow("dev-small") << "topics.msmarco-passage.dev-subset.txt" << 6980 << "1048585"
                              << "what is paula deen's brother";
-  QTest::newRow("dl19-passage") << "topics.dl19-passage.txt" << 43 << "156493" << "do goldfish grow";
-  QTest::newRow("dl19-doc") << "topics.dl19-doc.txt" << 43 << "156493" << "do goldfish grow";
-  QTest::newRow("dl20 CRLF") << "topics.dl20.txt" << 200 << "1030303" << "who is aziz hashim";
-  QTest::newRow("dl21 CRLF") << "topics.dl21.txt" << 477 << "787021" << "what is produced by muscle";
+  QTest::newRow("dl19-passage") << "topics.dl19-passage.txt" << 43 << "156493"
+                                << "do goldfish grow";
+  QTest::newRow("dl19-doc") << "topics.dl19-doc.txt" << 43 << "156493"
+                            << "do goldfish grow";
+  QTest::newRow("dl20 CRLF") << "topics.dl20.txt" << 200 << "1030303"
+                             << "who is aziz hashim";
+  QTest::newRow("dl21 CRLF") << "topics.dl21.txt" << 477 << "787021"
+                             << "what is produced by muscle";
   QTest::newRow("dl22 CRLF") << "topics.dl22.txt" << 500 << "588"
                              << "1099 b cost basis i sell specific shares";
-  QTest::newRow("dl23 CRLF") << "topics.dl23.txt" << 700 << "2000138"
-                             << "How does the process of digestion and metabolism of carbohydrates start";
+  QTest::newRow("dl23 CRLF")
+      << "topics.dl23.txt" << 700 << "2000138"
+      << "How does the process of digestion and metabolism of carbohydrates start";
   QTest::newRow("doc dev CRLF") << "topics.msmarco-doc.dev.txt" << 5193 << "174249"
                                 << "does xpress bet charge to deposit money in your account";
   QTest::newRow("rag24 CRLF") << "topics.rag24.test.txt" << 301 << "2024-145979"
@@ -153,7 +157,8 @@ void TestMsmarco::topicsJsonlReal() {
   QCOMPARE(r.records, std::uint64_t(105));
   QCOMPARE(d.queries.size(), std::size_t(105));
   QCOMPARE(d.queries.front().id, std::string("464"));
-  QVERIFY(d.queries.front().text.starts_with("I want a thorough understanding of what makes up a community"));
+  QVERIFY(d.queries.front().text.starts_with(
+      "I want a thorough understanding of what makes up a community"));
 }
 
 void TestMsmarco::collectionReal_data() {
@@ -176,8 +181,10 @@ void TestMsmarco::collectionReal() {
   if (file.contains("dl19")) {
     // First two lines of the file (sorted by pid).
     QCOMPARE(d.corpus.at(0).id, std::string("1722"));
-    QVERIFY(d.corpus.at(0).text.starts_with("Fields of Anthropology. There are now four major fields"));
-    QVERIFY(d.corpus.find("1726")->text.starts_with("Biological Anthropology. The graduate program"));
+    QVERIFY(
+        d.corpus.at(0).text.starts_with("Fields of Anthropology. There are now four major fields"));
+    QVERIFY(
+        d.corpus.find("1726")->text.starts_with("Biological Anthropology. The graduate program"));
   }
 }
 
@@ -267,7 +274,9 @@ void TestMsmarco::rankLlmMatchesTrecResultsAndCollection() {
 
 void TestMsmarco::crlfBomAndNoFinalNewline() {
   QTemporaryDir dir;
-  const auto path = writeFile(dir, "topics.txt", "\xEF\xBB\xBF" "1\tfirst query\r\n2\t second \r\n\r\n3\tthird");
+  const auto path = writeFile(dir, "topics.txt",
+                              "\xEF\xBB\xBF"
+                              "1\tfirst query\r\n2\t second \r\n\r\n3\tthird");
   Dataset d;
   const auto r = loadTopicsTsv(path, d, opts(OnError::Stop));
   QVERIFY(r.diagnostics.empty());
@@ -306,95 +315,116 @@ void TestMsmarco::malformed_data() {
   QTest::newRow("tsv missing tab, stop")
       << "topics-tsv" << missingTab << false << big << 256 << 1 << 0 << true
       << QStringList{"F:2: record: no TAB between qid and text"};
-  QTest::newRow("tsv empty id") << "topics-tsv" << QByteArray("\tfoo\n2\tbar\n") << true << big << 256
-                                << 1 << 1 << false << QStringList{"F:1: qid: empty"};
+  QTest::newRow("tsv empty id") << "topics-tsv" << QByteArray("\tfoo\n2\tbar\n") << true << big
+                                << 256 << 1 << 1 << false << QStringList{"F:1: qid: empty"};
   QTest::newRow("tsv id with space")
       << "topics-tsv" << QByteArray("1 2\tfoo\n") << true << big << 256 << 0 << 1 << false
       << QStringList{"F:1: qid: contains whitespace: '1 2'"};
-  QTest::newRow("tsv empty text") << "topics-tsv" << QByteArray("1\t  \n2\tb\n") << true << big << 256
-                                  << 1 << 1 << false << QStringList{"F:1: text: empty query text"};
+  QTest::newRow("tsv empty text") << "topics-tsv" << QByteArray("1\t  \n2\tb\n") << true << big
+                                  << 256 << 1 << 1 << false
+                                  << QStringList{"F:1: text: empty query text"};
   QTest::newRow("tsv extra field")
       << "topics-tsv" << QByteArray("1\ta\tb\n") << false << big << 256 << 1 << 0 << false
       << QStringList{
-             "F:1: record: more than 2 TAB-separated fields; the fields after the second are ignored (warning)"};
+             "F:1: record: more than 2 TAB-separated fields; the fields after the second are "
+             "ignored (warning)"};
   const QByteArray longLine = "1\tshort\n2\t" + QByteArray(100, 'x') + "\n3\tok\n";
-  QTest::newRow("tsv too long, skip") << "topics-tsv" << longLine << true << 64 << 256 << 2 << 1 << false
-                                      << QStringList{"F:2: record: line longer than 64 bytes"};
-  QTest::newRow("tsv too long, stop") << "topics-tsv" << longLine << false << 64 << 256 << 1 << 0 << true
-                                      << QStringList{"F:2: record: line longer than 64 bytes"};
-  QTest::newRow("tsv NUL byte") << "topics-tsv" << QByteArray("1\tab\0c\n2\tok\n", 11) << true << big
-                                << 256 << 1 << 1 << false
+  QTest::newRow("tsv too long, skip")
+      << "topics-tsv" << longLine << true << 64 << 256 << 2 << 1 << false
+      << QStringList{"F:2: record: line longer than 64 bytes"};
+  QTest::newRow("tsv too long, stop")
+      << "topics-tsv" << longLine << false << 64 << 256 << 1 << 0 << true
+      << QStringList{"F:2: record: line longer than 64 bytes"};
+  QTest::newRow("tsv NUL byte") << "topics-tsv" << QByteArray("1\tab\0c\n2\tok\n", 11) << true
+                                << big << 256 << 1 << 1 << false
                                 << QStringList{"F:1: record: NUL byte at byte 5 (binary data?)"};
   QTest::newRow("tsv binary garbage")
-      << "collection" << QByteArray("\xff\xfe\x01\x02\tq\n\x89PNG\x0d\n", 13) << true << big << 256 << 0
-      << 2 << false
-      << QStringList{"F:1: record: invalid UTF-8 at byte 1", "F:2: record: invalid UTF-8 at byte 1"};
+      << "collection" << QByteArray("\xff\xfe\x01\x02\tq\n\x89PNG\x0d\n", 13) << true << big << 256
+      << 0 << 2 << false
+      << QStringList{"F:1: record: invalid UTF-8 at byte 1",
+                     "F:2: record: invalid UTF-8 at byte 1"};
   QTest::newRow("collection missing tab")
       << "collection" << QByteArray("7\tp\n8 p\n") << false << big << 256 << 1 << 0 << true
       << QStringList{"F:2: record: no TAB between pid and text"};
 
   // 18 bytes of prefix; '{' is level 1, so the 256th '[' (byte 18 + 256) is level 257.
-  const QByteArray deep = "{\"id\":\"1\",\"title\":" + QByteArray(300, '[') + QByteArray(300, ']') + "}\n";
+  const QByteArray deep =
+      "{\"id\":\"1\",\"title\":" + QByteArray(300, '[') + QByteArray(300, ']') + "}\n";
   QTest::newRow("jsonl too deep")
-      << "topics-jsonl" << QByteArray(deep + "{\"id\":\"2\",\"title\":\"ok\"}\n") << true << big << 256
-      << 1 << 1 << false << QStringList{"F:1: record: JSON nested deeper than 256 levels (at byte 274)"};
+      << "topics-jsonl" << QByteArray(deep + "{\"id\":\"2\",\"title\":\"ok\"}\n") << true << big
+      << 256 << 1 << 1 << false
+      << QStringList{"F:1: record: JSON nested deeper than 256 levels (at byte 274)"};
   QTest::newRow("jsonl truncated")
-      << "topics-jsonl" << QByteArray("{\"id\":\"1\",\"title\":\"ok\"}\n{\"id\":\"2\",\"title\":\"abc")
-      << false << big << 256 << 1 << 0 << true
+      << "topics-jsonl"
+      << QByteArray("{\"id\":\"1\",\"title\":\"ok\"}\n{\"id\":\"2\",\"title\":\"abc") << false
+      << big << 256 << 1 << 0 << true
       << QStringList{
-             "F:2: record: invalid JSON at column 23: syntax error while parsing value - invalid string: "
+             "F:2: record: invalid JSON at column 23: syntax error while parsing value - invalid "
+             "string: "
              "missing closing quote; last read: '\"abc'"};
-  QTest::newRow("jsonl float id") << "topics-jsonl" << QByteArray("{\"id\": 1.5, \"title\": \"x\"}\n")
-                                  << true << big << 256 << 0 << 1 << false
+  QTest::newRow("jsonl float id") << "topics-jsonl"
+                                  << QByteArray("{\"id\": 1.5, \"title\": \"x\"}\n") << true << big
+                                  << 256 << 0 << 1 << false
                                   << QStringList{"F:1: id: must be a string or an integer"};
-  QTest::newRow("jsonl no text") << "topics-jsonl" << QByteArray("{\"id\": \"1\"}\n") << true << big
-                                 << 256 << 0 << 1 << false
-                                 << QStringList{"F:1: title: missing (expected \"title\", \"text\" or \"query\")"};
-  QTest::newRow("jsonl not object") << "topics-jsonl" << QByteArray("[1,2]\n") << true << big << 256 << 0
-                                    << 1 << false << QStringList{"F:1: record: expected a JSON object"};
+  QTest::newRow("jsonl no text")
+      << "topics-jsonl" << QByteArray("{\"id\": \"1\"}\n") << true << big << 256 << 0 << 1 << false
+      << QStringList{"F:1: title: missing (expected \"title\", \"text\" or \"query\")"};
+  QTest::newRow("jsonl not object")
+      << "topics-jsonl" << QByteArray("[1,2]\n") << true << big << 256 << 0 << 1 << false
+      << QStringList{"F:1: record: expected a JSON object"};
 
   const QByteArray rec1 =
       "[\n {\"query\": \"q one\", \"hits\": [{\"content\": \"c1\", \"qid\": 1, \"docid\": \"d1\", "
       "\"rank\": 1, \"score\": 2.5}]}";
   QTest::newRow("rank_llm truncated, skip")
-      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": \"q2\", \"hits\": [\n") << true << big << 256 << 1
-      << 0 << true
-      << QStringList{"F:3: unexpected end of file: the JSON is truncated (element 1 began at line 3)"};
+      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": \"q2\", \"hits\": [\n") << true << big
+      << 256 << 1 << 0 << true
+      << QStringList{
+             "F:3: unexpected end of file: the JSON is truncated (element 1 began at line 3)"};
   QTest::newRow("rank_llm truncated, stop")
-      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": \"q2\", \"hits\": [\n") << false << big << 256 << 1
-      << 0 << true
-      << QStringList{"F:3: unexpected end of file: the JSON is truncated (element 1 began at line 3)"};
-  const QByteArray deepHit = ",\n {\"query\": \"q2\", \"hits\": [{\"docid\": \"x\", \"score\": 1, \"meta\": " +
-                             QByteArray(10, '[') + QByteArray(10, ']') + "}]}";
+      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": \"q2\", \"hits\": [\n") << false << big
+      << 256 << 1 << 0 << true
+      << QStringList{
+             "F:3: unexpected end of file: the JSON is truncated (element 1 began at line 3)"};
+  const QByteArray deepHit =
+      ",\n {\"query\": \"q2\", \"hits\": [{\"docid\": \"x\", \"score\": 1, \"meta\": " +
+      QByteArray(10, '[') + QByteArray(10, ']') + "}]}";
   QTest::newRow("rank_llm element too deep, skip")
       << "rank-llm"
       << QByteArray(rec1 + deepHit +
-                    ",\n {\"query\": \"q3\", \"hits\": [{\"docid\": \"d3\", \"qid\": 3, \"score\": 1}]}\n]\n")
-      << true << big << 8 << 2 << 1 << false << QStringList{"F:3: [1]: JSON nested deeper than 8 levels"};
+                    ",\n {\"query\": \"q3\", \"hits\": [{\"docid\": \"d3\", \"qid\": 3, \"score\": "
+                    "1}]}\n]\n")
+      << true << big << 8 << 2 << 1 << false
+      << QStringList{"F:3: [1]: JSON nested deeper than 8 levels"};
   QTest::newRow("rank_llm element too deep, stop")
       << "rank-llm" << QByteArray(rec1 + deepHit + "]") << false << big << 8 << 1 << 0 << true
       << QStringList{"F:3: [1]: JSON nested deeper than 8 levels"};
   QTest::newRow("rank_llm hit without docid, skip")
       << "rank-llm"
-      << QByteArray("[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\", \"score\": 3},\n"
-                    "  {\"qid\": 5, \"score\": 2}, {\"qid\": 5, \"docid\": \"c\", \"score\": 1}]}]")
+      << QByteArray(
+             "[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\", \"score\": 3},\n"
+             "  {\"qid\": 5, \"score\": 2}, {\"qid\": 5, \"docid\": \"c\", \"score\": 1}]}]")
       << true << big << 256 << 1 << 1 << false << QStringList{"F:1: [0].hits[1].docid: missing"};
   QTest::newRow("rank_llm hit without score, stop")
-      << "rank-llm" << QByteArray("[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\"}]}]") << false
+      << "rank-llm"
+      << QByteArray("[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\"}]}]") << false
       << big << 256 << 0 << 0 << true << QStringList{"F:1: [0].hits[0].score: missing"};
-  QTest::newRow("rank_llm no qid") << "rank-llm" << QByteArray("[{\"query\": \"q\", \"hits\": []}]") << true
-                                   << big << 256 << 0 << 1 << false
-                                   << QStringList{"F:1: [0].query: no qid (neither the query nor its first hit carries one)"};
+  QTest::newRow("rank_llm no qid")
+      << "rank-llm" << QByteArray("[{\"query\": \"q\", \"hits\": []}]") << true << big << 256 << 0
+      << 1 << false
+      << QStringList{"F:1: [0].query: no qid (neither the query nor its first hit carries one)"};
   QTest::newRow("rank_llm not an array")
       << "rank-llm" << QByteArray("{\"query\": \"q\"}") << true << big << 256 << 0 << 0 << true
       << QStringList{"F:1: expected a JSON array ('[') but found '{'"};
-  QTest::newRow("rank_llm binary") << "rank-llm" << QByteArray("\x00\x01\x02garbage", 10) << true << big
-                                   << 256 << 0 << 0 << true
-                                   << QStringList{"F:1: expected a JSON array ('[') but found 0x00"};
+  QTest::newRow("rank_llm binary")
+      << "rank-llm" << QByteArray("\x00\x01\x02garbage", 10) << true << big << 256 << 0 << 0 << true
+      << QStringList{"F:1: expected a JSON array ('[') but found 0x00"};
   QTest::newRow("rank_llm bad element syntax, skip")
-      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": tru}\n]") << true << big << 256 << 1 << 1 << false
-      << QStringList{"F:3: [1]: invalid JSON at column 15: syntax error while parsing value - invalid "
-                     "literal; last read: '\"query\": tru}'"};
+      << "rank-llm" << QByteArray(rec1 + ",\n {\"query\": tru}\n]") << true << big << 256 << 1 << 1
+      << false
+      << QStringList{
+             "F:3: [1]: invalid JSON at column 15: syntax error while parsing value - invalid "
+             "literal; last read: '\"query\": tru}'"};
 }
 
 void TestMsmarco::malformed() {
@@ -410,8 +440,8 @@ void TestMsmarco::malformed() {
   QTemporaryDir dir;
   const auto path = writeFile(dir, "input", content);
   Dataset d;
-  const auto r = loaderByName(loader)(path, d, opts(skip ? OnError::Skip : OnError::Stop,
-                                                    std::size_t(maxLine), maxDepth));
+  const auto r = loaderByName(loader)(
+      path, d, opts(skip ? OnError::Skip : OnError::Stop, std::size_t(maxLine), maxDepth));
   QCOMPARE(diagStrings(r, path), diagnostics);
   QCOMPARE(r.records, std::uint64_t(records));
   QCOMPARE(r.skipped, std::uint64_t(skipped));
@@ -424,8 +454,10 @@ void TestMsmarco::duplicatesNameBothLines() {
   const auto topics = writeFile(dir, "t.tsv", "1\ta\n2\tb\n1\tc\n");
   Dataset d;
   auto r = loadTopicsTsv(topics, d, opts(OnError::Stop));
-  QCOMPARE(diagStrings(r, topics),
-           QStringList{"F:3: qid: duplicate query id '1' (first at line 1); this one is ignored (warning)"});
+  QCOMPARE(
+      diagStrings(r, topics),
+      QStringList{
+          "F:3: qid: duplicate query id '1' (first at line 1); this one is ignored (warning)"});
   QCOMPARE(d.queries.size(), std::size_t(2));
   QCOMPARE(d.findQuery("1")->text, std::string("a"));
   QVERIFY(r.ok() && !r.hasErrors());
@@ -433,18 +465,21 @@ void TestMsmarco::duplicatesNameBothLines() {
   const auto coll = writeFile(dir, "c.tsv", "7\tx\n8\ty\n\n7\tz\n");
   Dataset c;
   r = loadMsmarcoCollection(coll, c, opts(OnError::Stop));
-  QCOMPARE(diagStrings(r, coll),
-           QStringList{"F:4: pid: duplicate passage id '7' (first at line 1); this one is ignored (warning)"});
+  QCOMPARE(
+      diagStrings(r, coll),
+      QStringList{
+          "F:4: pid: duplicate passage id '7' (first at line 1); this one is ignored (warning)"});
   QCOMPARE(c.corpus.size(), std::size_t(2));
   QCOMPARE(c.corpus.find("7")->text, std::string("x"));
 
-  const auto rl = writeFile(dir, "r.json",
-                            "[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\", \"score\": 2}]},\n"
-                            " {\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"b\", \"score\": 1}]}]");
+  const auto rl =
+      writeFile(dir, "r.json",
+                "[{\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"a\", \"score\": 2}]},\n"
+                " {\"query\": \"q\", \"hits\": [{\"qid\": 5, \"docid\": \"b\", \"score\": 1}]}]");
   Dataset k;
   r = loadRankLlmJson(rl, k, opts(OnError::Stop));
-  QCOMPARE(diagStrings(r, rl),
-           QStringList{"F:2: [1].query: duplicate query id '5' (first at line 1); this record is ignored (warning)"});
+  QCOMPARE(diagStrings(r, rl), QStringList{"F:2: [1].query: duplicate query id '5' (first at line "
+                                           "1); this record is ignored (warning)"});
   QCOMPARE(k.runs.at(0).entryCount(), std::size_t(1));
 }
 
@@ -458,8 +493,9 @@ void TestMsmarco::queriesMergeAcrossFiles() {
   QCOMPARE(d.queries.size(), std::size_t(3));
   QCOMPARE(d.findQuery("2")->text, std::string("first text"));
   QCOMPARE(diagStrings(r, b),
-           QStringList{"F:2: qid: query id '2' was already loaded from another file with different text; "
-                       "keeping the first (warning)"});
+           QStringList{
+               "F:2: qid: query id '2' was already loaded from another file with different text; "
+               "keeping the first (warning)"});
 }
 
 void TestMsmarco::rankLlmQueryObjectAndIntIds() {
@@ -468,11 +504,12 @@ void TestMsmarco::rankLlmQueryObjectAndIntIds() {
   const auto path = writeFile(
       dir, "myrun.json",
       "[{\"query\": {\"text\": \"what is x\", \"qid\": 7}, \"hits\": [{\"content\": \"X is y.\", "
-      "\"docid\": 101, \"rank\": 1, \"score\": 9}, {\"docid\": \"102\", \"score\": 8.5, \"qid\": 8}]}]");
+      "\"docid\": 101, \"rank\": 1, \"score\": 9}, {\"docid\": \"102\", \"score\": 8.5, \"qid\": "
+      "8}]}]");
   Dataset d;
   const auto r = loadRankLlmJson(path, d, opts(OnError::Stop));
-  QCOMPARE(diagStrings(r, path),
-           QStringList{"F:1: [0].hits[1].qid: differs from the record's qid '7'; the hit is kept under it (warning)"});
+  QCOMPARE(diagStrings(r, path), QStringList{"F:1: [0].hits[1].qid: differs from the record's qid "
+                                             "'7'; the hit is kept under it (warning)"});
   QCOMPARE(d.queries.size(), std::size_t(1));
   QCOMPARE(d.queries[0].id, std::string("7"));
   QCOMPARE(d.queries[0].text, std::string("what is x"));
@@ -536,11 +573,13 @@ void TestMsmarco::jsonGuard() {
 
   // Element streaming: scalars, strings with brackets, nested values; lines of each element.
   QTemporaryDir dir;
-  const auto path = writeFile(dir, "a.json", "\xEF\xBB\xBF[1, \"a]b\",\n {\"k\": [1, {\"x\": \"}\"}]},\n [] , null]\n");
+  const auto path = writeFile(
+      dir, "a.json", "\xEF\xBB\xBF[1, \"a]b\",\n {\"k\": [1, {\"x\": \"}\"}]},\n [] , null]\n");
   JsonArrayReader reader(path, 1 << 20, 16);
   std::vector<std::pair<std::string, std::uint64_t>> got;
   std::string_view el;
-  while (reader.next(el) == JsonArrayReader::Status::Element) got.emplace_back(std::string(el), reader.elementLine());
+  while (reader.next(el) == JsonArrayReader::Status::Element)
+    got.emplace_back(std::string(el), reader.elementLine());
   QVERIFY(reader.error().empty());
   const std::vector<std::pair<std::string, std::uint64_t>> want{
       {"1", 1}, {"\"a]b\"", 1}, {"{\"k\": [1, {\"x\": \"}\"}]}", 2}, {"[]", 3}, {"null", 3}};
@@ -557,9 +596,11 @@ void TestMsmarco::jsonGuard() {
 void TestMsmarco::textCheck() {
   QVERIFY(!checkText("plain ascii text, long enough to use the word-at-a-time path"));
   QVERIFY(!checkText("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));
-  QCOMPARE(checkText("ab\xC3").value_or(""), std::string("invalid UTF-8 at byte 3 (truncated sequence)"));
-  QCOMPARE(checkText("\xC0\xAF").value_or(""), std::string("invalid UTF-8 at byte 1"));        // overlong
-  QCOMPARE(checkText("x\xED\xA0\x80").value_or(""), std::string("invalid UTF-8 at byte 2"));   // surrogate
+  QCOMPARE(checkText("ab\xC3").value_or(""),
+           std::string("invalid UTF-8 at byte 3 (truncated sequence)"));
+  QCOMPARE(checkText("\xC0\xAF").value_or(""), std::string("invalid UTF-8 at byte 1"));  // overlong
+  QCOMPARE(checkText("x\xED\xA0\x80").value_or(""),
+           std::string("invalid UTF-8 at byte 2"));  // surrogate
   QCOMPARE(checkText(std::string_view("abcdefghij\0", 11)).value_or(""),
            std::string("NUL byte at byte 11 (binary data?)"));
 }

@@ -133,7 +133,7 @@ class TestRagFormats : public QObject {
     Dataset ds;
     auto r = loadBeir(folder, ds, opt);
     QVERIFY2(r.ok(), dump(r).c_str());
-    QCOMPARE(r.skipped, 2u);
+    QCOMPARE(r.skipped, 3u);
     // dev.tsv sorts first, so the duplicate is reported in test.tsv, naming dev.tsv:1.
     const std::string dev = (folder / "qrels" / "dev.tsv").string();
     QVERIFY2(hasDiagnostic(r, 1, "", "no `query-id corpus-id score` header"), dump(r).c_str());
@@ -439,8 +439,8 @@ class TestRagFormats : public QObject {
     QTest::newRow("bad record stop") << doc << false << 1 << false << ":4: results[1].query: must be a string, not integer";
     QTest::newRow("truncated") << doc.left(doc.indexOf("\"query_id\": 3") + 6) << true << 1 << false
                                << ":5: results[2]: invalid JSON: syntax error while parsing object key - invalid "
-                                  "string: missing closing quote; last read: '\"quer' (line 5, column 10); the rest of "
-                                  "the file is not read";
+                                  "string: missing closing quote; last read: '\"query'; expected string literal (line "
+                                  "5, column 12); the rest of the file is not read";
     QTest::newRow("results not array") << QByteArray(R"({"results": {"a": 1}})") << true << 0 << false
                                        << ":1: results: expected an array of records";
     QTest::newRow("no results") << QByteArray(R"({"metrics": {}})") << true << 0 << false
@@ -461,6 +461,8 @@ class TestRagFormats : public QObject {
                                    "input; expected '[', '{', or a literal (line 1, column 1); the rest of the file "
                                    "is not read";
     QTest::newRow("top-level list") << ("[" + r0 + ",\n" + r2 + "]") << true << 2 << true << "";
+    QTest::newRow("bom crlf") << ("\xEF\xBB\xBF{\r\n  \"results\": [\r\n    " + r0 + ",\r\n    " + r2 + "\r\n  ]\r\n}\r\n")
+                              << true << 2 << true << "";
   }
 
   void ragCheckerProblems() {
@@ -504,16 +506,27 @@ class TestRagFormats : public QObject {
     QCOMPARE(r.skipped, 1u);
     QVERIFY(hasDiagnostic(r, 3, "results[1]", "record longer than maxLineBytes (1024 bytes)"));
 
-    // One 10 KiB string: the lexer is cut off at maxLineBytes; the file cannot be resumed.
+    // One 10 KiB string: the record is over the limit and skipped; reading goes on.
     const auto p2 = writeFile(root(dir), "b.json",
                               "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
-                                  std::string(10 * 1024, 'x') + "\"}]}");
+                                  std::string(10 * 1024, 'x') + "\"},\n" + small + "]}");
     Dataset ds2;
     auto r2 = loadRagChecker(p2, ds2, opt);
-    QVERIFY(!r2.ok());
-    QCOMPARE(ds2.examples.size(), std::size_t{1});
-    QVERIFY2(hasDiagnostic(r2, 3, "results[1]", "a single JSON value is longer than maxLineBytes (1024 bytes)"),
-             dump(r2).c_str());
+    QVERIFY(r2.ok());
+    QCOMPARE(ds2.examples.size(), std::size_t{2});
+    QVERIFY2(hasDiagnostic(r2, 3, "results[1]", "record longer than maxLineBytes (1024 bytes)"), dump(r2).c_str());
+
+    // One 2 MiB string: the lexer, which buffers a whole token, is cut off soon after
+    // maxLineBytes (the check runs per 256 KiB read); the file cannot be resumed after that.
+    const auto p3 = writeFile(root(dir), "c.json",
+                              "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
+                                  std::string(2 << 20, 'x') + "\"},\n" + small + "]}");
+    Dataset ds3;
+    auto r3 = loadRagChecker(p3, ds3, opt);
+    QVERIFY(!r3.ok());
+    QCOMPARE(ds3.examples.size(), std::size_t{1});
+    QVERIFY2(hasDiagnostic(r3, 3, "results[1]", "a single JSON value is longer than maxLineBytes (1024 bytes)"),
+             dump(r3).c_str());
   }
 
   void wholeFileCancel() {
@@ -522,8 +535,9 @@ class TestRagFormats : public QObject {
     std::string doc = "{\"results\": [\n";
     const std::string text(2000, 'z');
     for (int i = 0; i < 5000; ++i)
-      doc += std::string(i ? ",\n" : "") + R"({"query_id": ")" + std::to_string(i) + R"(", "query": "q", "retrieved_context": [{"doc_id": "d)" +
-             std::to_string(i) + R"(", "text": ")" + text + "\"}]}";
+      doc += std::string(i ? ",\n" : "") + "{\"query_id\": \"" + std::to_string(i) +
+             "\", \"query\": \"q\", \"retrieved_context\": [{\"doc_id\": \"d" + std::to_string(i) +
+             "\", \"text\": \"" + text + "\"}]}";
     doc += "]}\n";
     const auto path = writeFile(root(dir), "big.json", doc);
     LoadOptions opt;

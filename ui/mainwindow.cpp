@@ -16,6 +16,7 @@
 #include "ui/issuesdock.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/page.h"
+#include "ui/pages/retrievalpage.h"
 #include "ui/preferences.h"
 #include "ui/workbench.h"
 
@@ -57,7 +58,8 @@ MainWindow::MainWindow(QWidget* parent)
 
   m_datasetPage = new DatasetPage(m_workbench);
   addPage(m_datasetPage);
-  // Later pages (retrieval evaluation, statistics, endpoints...) join here, one line each.
+  addPage(new RetrievalPage(m_workbench, this));
+  // Later pages (statistics, endpoints, eRAG...) join here, one line each.
 
   connect(m_datasetPage, &DatasetPage::statusMessage, this,
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });

@@ -18,6 +18,7 @@
 #include "ui/models/textmatch.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/page.h"
+#include "ui/pages/retrievalpage.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -91,11 +92,15 @@ void SelfTest::start() {
 }
 
 void SelfTest::onLoadFinished(bool ok, const QString& message) {
-  if (m_loaded || m_done) return;
-  m_loaded = true;
+  if (m_done) return;
+  ++m_loads;
   check(ok, tr("load: %1").arg(message));
   if (!ok) {
     finish();
+    return;
+  }
+  if (m_loads > 1) {
+    tourSecondDataset();
     return;
   }
   DatasetPage* page = m_window->datasetPage();
@@ -187,6 +192,9 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
     if (rows > 0) dock->activateRow(0);
   });
   m_steps.push_back([this] { shoot(QStringLiteral("05-issues")); });
+  m_steps.push_back([this, ds] {
+    if (!ds->qrels.byQuery.empty() && !ds->runs.empty()) evaluateRetrieval();
+  });
   m_steps.push_back([this] {
     for (Page* p : m_window->pages()) {
       m_window->showPage(p);
@@ -197,9 +205,62 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
   QTimer::singleShot(0, this, &SelfTest::runSteps);
 }
 
+void SelfTest::tourSecondDataset() {
+  DatasetPage* page = m_window->datasetPage();
+  const auto ds = m_window->workbench()->dataset();
+  m_steps.push_back([this, page, ds] {
+    m_log << tr("dataset %1: %2 queries, %3 documents, %4 examples")
+                 .arg(m_window->workbench()->datasetName())
+                 .arg(ds->queries.size())
+                 .arg(ds->corpus.size())
+                 .arg(ds->examples.size());
+    check(page->queryModel()->rowCount() == int(ds->queries.size()), tr("query table shows every query"));
+    if (!ds->queries.empty()) {
+      check(page->selectQueryRow(0), tr("select the first query"));
+      check(!page->detailView()->toPlainText().isEmpty(), tr("detail pane shows it"));
+    }
+  });
+  m_steps.push_back([this] { shoot(QStringLiteral("07-second-dataset")); });
+  QTimer::singleShot(0, this, &SelfTest::runSteps);
+}
+
+void SelfTest::evaluateRetrieval() {
+  RetrievalPage* page = nullptr;
+  for (Page* p : m_window->pages())
+    if (auto* r = qobject_cast<RetrievalPage*>(p)) page = r;
+  check(page != nullptr, tr("retrieval page present"));
+  if (!page) return;
+  m_window->showPage(page);
+  const auto ds = m_window->workbench()->dataset();
+  connect(page, &RetrievalPage::evaluationFinished, this, [this, page, ds](bool ok) {
+    check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
+    check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),
+          tr("summary table has one row per run"));
+    if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
+      page->showQuery(0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
+    check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
+    m_waiting = false;
+    QTimer::singleShot(50, this, [this] {
+      shoot(QStringLiteral("06-retrieval"));
+      m_window->showPage(m_window->datasetPage());
+      runSteps();
+    });
+  }, Qt::SingleShotConnection);
+  m_waiting = page->evaluate();
+  check(m_waiting, tr("start retrieval evaluation"));
+}
+
 void SelfTest::runSteps() {
-  if (m_done) return;
+  if (m_done || m_waiting) return;
   if (m_next >= m_steps.size()) {
+    // A project with several datasets: switch to the next one, as the dataset picker does.
+    const auto& project = m_window->workbench()->project();
+    if (!m_secondStarted && m_options.openPaths.isEmpty() && project && project->datasets.size() > 1) {
+      m_secondStarted = true;
+      const QString next = QString::fromStdString(project->datasets[1].name);
+      check(m_window->workbench()->openProjectDataset(next), tr("switch to project dataset %1").arg(next));
+      return;  // onLoadFinished continues
+    }
     finish();
     return;
   }

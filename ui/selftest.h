@@ -45,6 +45,9 @@ class SelfTest : public QObject {
   void check(bool condition, const QString& what);
   void shoot(const QString& name);
   void runSteps();
+  void tourSecondDataset();
+  // Evaluates the dataset's runs on the retrieval page; the tour waits for the result.
+  void evaluateRetrieval();
   void finish();
 
   MainWindow* m_window;
@@ -56,7 +59,9 @@ class SelfTest : public QObject {
   QStringList m_failures;
   QStringList m_log;
   bool m_done = false;
-  bool m_loaded = false;
+  int m_loads = 0;
+  bool m_secondStarted = false;
+  bool m_waiting = false;  // a step started background work; its signal resumes the tour
 };
 
 }  // namespace ragscope::ui

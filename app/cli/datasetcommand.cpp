@@ -3,11 +3,10 @@
 
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
 #include "core/data/dataset.h"
@@ -18,11 +17,12 @@ namespace {
 
 using namespace ragscope::core;
 
-constexpr const char* kHelp = R"(usage: ragscope-cli dataset info PATH... [--format F] [--json] [--skip-bad]
+constexpr const char* kHelp =
+    R"(usage: ragscope-cli dataset info PATH... [--format F] [--json] [--skip-bad]
 
 Load one or more files or folders as one dataset and print its counts (queries, queries with gold
-outputs, documents, judgments per grade, runs, examples) followed by every diagnostic as
-"file:line: field: problem".
+outputs and with gold documents, documents, judgments per grade, runs, examples) followed by
+every diagnostic as "file:line: field: problem".
 
 A folder is loaded as a unit when it is BEIR (corpus.jsonl + queries.jsonl) or Docugami
 (qna_data.csv + docs/); any other folder is a bundle whose recognised files are each loaded
@@ -67,6 +67,7 @@ const char* severityName(Severity s) { return s == Severity::Error ? "error" : "
 struct Counts {
   std::size_t queries = 0;
   std::size_t queriesWithGold = 0;
+  std::size_t queriesWithGoldDocs = 0;  // gold provenance (KILT, Docugami SOURCE(S))
   std::size_t documents = 0;
   std::size_t judgments = 0;
   std::map<int, std::size_t> grades;
@@ -79,6 +80,8 @@ Counts countsOf(const Dataset& d) {
   c.queries = d.queries.size();
   for (const auto& q : d.queries)
     if (!q.gold.empty()) ++c.queriesWithGold;
+  for (const auto& q : d.queries)
+    if (!q.goldDocIds().empty()) ++c.queriesWithGoldDocs;
   c.documents = d.corpus.size();
   c.judgments = d.qrels.judgmentCount();
   c.grades = d.qrels.gradeCounts();
@@ -96,6 +99,7 @@ void printText(const Dataset& d, const LoadReport& r) {
               << ")\n";
   std::cout << "queries: " << c.queries << "\n";
   std::cout << "queries with gold outputs: " << c.queriesWithGold << "\n";
+  std::cout << "queries with gold documents: " << c.queriesWithGoldDocs << "\n";
   std::cout << "documents: " << c.documents << "\n";
   std::cout << "judgments: " << c.judgments;
   if (!c.grades.empty()) {
@@ -121,7 +125,8 @@ void printText(const Dataset& d, const LoadReport& r) {
   if (r.cancelled) std::cout << ", cancelled";
   std::cout << "\n";
   for (const auto& diag : r.diagnostics)
-    std::cout << diag.toString() << (diag.severity == Severity::Warning ? " (warning)" : "") << "\n";
+    std::cout << diag.toString() << (diag.severity == Severity::Warning ? " (warning)" : "")
+              << "\n";
   if (r.unstoredDiagnostics > 0)
     std::cout << "... and " << r.unstoredDiagnostics << " more diagnostics\n";
 }
@@ -132,10 +137,11 @@ void printJson(const Dataset& d, const LoadReport& r) {
   out["name"] = d.name;
   out["parts"] = nlohmann::json::array();
   for (const auto& p : d.parts)
-    out["parts"].push_back(
-        {{"path", p.path.string()}, {"format", p.format ? std::string(formatName(*p.format)) : ""}});
+    out["parts"].push_back({{"path", p.path.string()},
+                            {"format", p.format ? std::string(formatName(*p.format)) : ""}});
   out["queries"] = c.queries;
   out["queries_with_gold"] = c.queriesWithGold;
+  out["queries_with_gold_docs"] = c.queriesWithGoldDocs;
   out["documents"] = c.documents;
   out["judgments"] = c.judgments;
   nlohmann::json grades = nlohmann::json::object();
@@ -177,7 +183,8 @@ int datasetCommand(const Args& args) {
     std::cout << help();
     return 0;
   }
-  if (args[1] != "info") return usageError("unknown subcommand '" + args[1] + "' (expected 'info')");
+  if (args[1] != "info")
+    return usageError("unknown subcommand '" + args[1] + "' (expected 'info')");
 
   std::vector<std::string> paths;
   std::optional<std::string> formatArg;

@@ -16,6 +16,12 @@ Commands:
                       and diagnostics; exits 2 on input errors
   eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN... [--format trec|csv|json]
                       trec_eval-exact retrieval evaluation
+  bootstrap FILE --measure M [--B N] [--size S] [--seed S] [--level L] [--bca] [--json]
+                      bootstrap mean, variance and CI of a measure's per-query values
+  compare A B [C...] --measure M [--seed S] [--permutations N] [--json]
+                      paired comparison (A minus B): bootstrap CI, randomization test, t-test
+  correlate X Y --measure M [--json]
+                      Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
@@ -29,13 +35,16 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
-    std::cout << "ragscope-cli 0.1.0\n";
+    std::cout << "ragscope-cli " << RAGSCOPE_VERSION << "\n";
     return 0;
   }
   ragscope::cli::Args args(argv + 1, argv + argc);
   const std::string_view command = argv[1];
   if (command == "dataset") return ragscope::cli::datasetCommand(args);
   if (command == "eval") return ragscope::cli::evalCommand(args);
+  if (command == "bootstrap") return ragscope::cli::bootstrapCommand(args);
+  if (command == "compare") return ragscope::cli::compareCommand(args);
+  if (command == "correlate") return ragscope::cli::correlateCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QSettings>
 #include <QTextStream>
 
 #include <cstring>
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(selfTest || headless ? QStringLiteral("ragscope-selftest")
                                             : QStringLiteral("ragscope"));
   QApplication::setApplicationVersion(QStringLiteral(RAGSCOPE_VERSION));
+  // ...and start from a clean slate each time, so every tour sees the first-run layout.
+  if (selfTest || headless) QSettings().clear();
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Workbench for evaluating retrieval-augmented generation."));

@@ -6,10 +6,9 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
@@ -88,11 +87,16 @@ std::string readHead(const fs::path& path, bool& whole) {
 
 // `"key"` followed by optional spaces and ':' somewhere in the text (a key, not a value).
 bool hasKey(std::string_view text, std::string_view key) {
-  const std::string needle = "\"" + std::string(key) + "\"";
+  std::string needle;
+  needle.reserve(key.size() + 2);
+  needle.push_back('"');
+  needle.append(key);
+  needle.push_back('"');
   for (std::size_t pos = text.find(needle); pos != std::string_view::npos;
        pos = text.find(needle, pos + 1)) {
     std::size_t i = pos + needle.size();
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
       ++i;
     if (i < text.size() && text[i] == ':') return true;
   }
@@ -114,7 +118,8 @@ std::optional<Format> classifyObject(const nlohmann::json& j) {
   auto has = [&](const char* k) { return j.contains(k); };
   if (has("results") && j["results"].is_array()) return Format::RagChecker;
   if (has("examples") && j["examples"].is_array()) return Format::LlamaRagDataset;
-  if (has("wikipedia_id") && has("text") && j["text"].is_array()) return Format::KiltKnowledgeSource;
+  if (has("wikipedia_id") && has("text") && j["text"].is_array())
+    return Format::KiltKnowledgeSource;
   // KILT gold files have input+output; KILT prediction files (guess*.jsonl) only id+output.
   if (has("output") && j["output"].is_array() && (has("input") || has("id"))) return Format::Kilt;
   if (has("input") && has("id")) return Format::Kilt;
@@ -188,7 +193,8 @@ std::optional<Format> sniff(const fs::path& path) {
   bool whole = false;
   const std::string head = readHead(path, whole);
   std::string_view text = head;
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
   if (text.empty()) return std::nullopt;
 
   if (text.front() == '[') {
@@ -511,7 +517,8 @@ bool isBundleFolder(const std::filesystem::path& path) {
       if (isDir(p)) it.disable_recursion_pending();
       continue;
     }
-    if (isDir(p) ? detectFolder(p).has_value() : (isFile(p) && detectFile(p).has_value())) return true;
+    if (isDir(p) ? detectFolder(p).has_value() : (isFile(p) && detectFile(p).has_value()))
+      return true;
   }
   return false;
 }

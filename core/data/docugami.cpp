@@ -298,9 +298,7 @@ LoadReport loadPdfCorpus(const std::vector<fs::path>& allFiles, Corpus& into,
           ++report.records;
         }
       }
-      if (text.pages.empty())
-        rep.warn(file, 0, "pdf", "the PDF has no pages");
-      else if (emptyPages == text.pages.size())
+      if (emptyPages == text.pages.size())
         rep.warn(file, 0, "pdf",
                  "no text on any of its " + std::to_string(emptyPages) +
                      " pages (scanned images?): nothing to retrieve");

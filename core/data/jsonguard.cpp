@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <system_error>
-
 #include <nlohmann/json.hpp>
+#include <system_error>
 
 namespace ragscope::core {
 
@@ -76,13 +75,14 @@ JsonErrorPlace describeJsonParseError(std::string_view text, std::uint64_t first
   // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..."
   std::string_view msg = what;
   if (auto col = msg.find("column "); col != std::string_view::npos) {
-    if (auto colon = msg.find(": ", col); colon != std::string_view::npos) msg.remove_prefix(colon + 2);
+    if (auto colon = msg.find(": ", col); colon != std::string_view::npos)
+      msg.remove_prefix(colon + 2);
   } else if (auto bracket = msg.find("] "); bracket != std::string_view::npos) {
     msg.remove_prefix(bracket + 2);
   }
-  const std::uint64_t column = (place.line == firstLine ? firstColumn - 1 : 0) + (upto - lineStart) + 1;
-  place.problem = "invalid JSON at column " + std::to_string(column) + ": " +
-                  std::string(msg);
+  const std::uint64_t column =
+      (place.line == firstLine ? firstColumn - 1 : 0) + (upto - lineStart) + 1;
+  place.problem = "invalid JSON at column " + std::to_string(column) + ": " + std::string(msg);
   return place;
 }
 
@@ -118,7 +118,8 @@ bool JsonArrayReader::refill() {
   if (m_firstChunk) {
     m_firstChunk = false;
     if (n >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF &&
-        static_cast<unsigned char>(m_buf[1]) == 0xBB && static_cast<unsigned char>(m_buf[2]) == 0xBF)
+        static_cast<unsigned char>(m_buf[1]) == 0xBB &&
+        static_cast<unsigned char>(m_buf[2]) == 0xBF)
       m_pos = m_segStart = m_lineStart = 3;
   }
   return true;

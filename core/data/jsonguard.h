@@ -23,12 +23,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace ragscope::core {
 
@@ -73,9 +72,9 @@ class JsonArrayReader {
   // structure is broken (not an array, truncated, mismatched brackets) and reading must stop.
   Status next(std::string_view& element);
 
-  std::uint64_t elementLine() const { return m_elementLine; }  // 1-based first line of element
+  std::uint64_t elementLine() const { return m_elementLine; }      // 1-based first line of element
   std::uint64_t elementColumn() const { return m_elementColumn; }  // 1-based, bytes
-  std::size_t elementIndex() const { return m_index; }          // 0-based, last element seen
+  std::size_t elementIndex() const { return m_index; }             // 0-based, last element seen
   const std::string& error() const { return m_error; }
   std::uint64_t errorLine() const { return m_errorLine; }
   bool canContinue() const { return !m_fatal; }
@@ -96,7 +95,7 @@ class JsonArrayReader {
   std::vector<char> m_buf;
   std::size_t m_pos = 0;
   std::size_t m_len = 0;
-  std::size_t m_segStart = 0;  // where the current element's unbuffered bytes start in m_buf
+  std::size_t m_segStart = 0;    // where the current element's unbuffered bytes start in m_buf
   std::uint64_t m_consumed = 0;  // bytes of the chunks before the current one
   std::uint64_t m_fileSize = 0;
   std::uint64_t m_line = 1;

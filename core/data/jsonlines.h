@@ -36,7 +36,8 @@ class RecordProblems {
   void warning(std::string_view field, std::string problem);
   bool hasErrors() const { return m_errors > 0; }
   std::uint64_t line() const { return m_line; }
-  // "results[3].query" for field "query"; the prefix alone for an empty field.
+  // "results[3].query" for field "query"; the prefix alone for an empty field or "record"
+  // (loaders name a whole JSON line "record"; inside a document the element path says it).
   std::string fieldPath(std::string_view field) const;
   std::vector<Diagnostic>& items() { return m_items; }
 

@@ -163,8 +163,8 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
     d.file = path.string();
     d.field = "input";
     d.problem = std::to_string(withoutInput) +
-                " record(s) have no input text (KILT distributes TriviaQA as ids only); loaded with empty "
-                "text and flagged \"no input text\"";
+                " record(s) have no input text (KILT distributes TriviaQA as ids only); loaded with "
+                "empty text and flagged \"no input text\"";
     report.add(std::move(d), options.maxStoredDiagnostics);
   }
   return report;

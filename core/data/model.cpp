@@ -27,6 +27,18 @@ void Corpus::add(Document doc) {
   m_docs.push_back(std::move(doc));
 }
 
+const Document* Corpus::tryAdd(Document doc) {
+  auto [it, inserted] = m_index.try_emplace(doc.id, m_docs.size());
+  if (!inserted) return &m_docs[it->second];
+  m_docs.push_back(std::move(doc));
+  return nullptr;
+}
+
+void Corpus::reserve(std::size_t n) {
+  m_docs.reserve(n);
+  m_index.reserve(n);
+}
+
 const Document* Corpus::find(std::string_view id) const {
   auto it = m_index.find(std::string(id));
   return it == m_index.end() ? nullptr : &m_docs[it->second];

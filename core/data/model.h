@@ -54,6 +54,11 @@ struct Document {
 class Corpus {
  public:
   void add(Document doc);
+  // Adds `doc` unless its id is already present; returns the document already holding the id
+  // (nullptr when added). One hash lookup instead of find() + add() for big corpora.
+  const Document* tryAdd(Document doc);
+  // Room for `n` documents in total (loaders of big collections know roughly how many).
+  void reserve(std::size_t n);
   std::size_t size() const { return m_docs.size(); }
   bool empty() const { return m_docs.empty(); }
   const Document& at(std::size_t i) const { return m_docs[i]; }

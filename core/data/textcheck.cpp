@@ -41,7 +41,8 @@ std::optional<std::string> checkText(std::string_view s) {
     } else {
       return "invalid UTF-8 at byte " + std::to_string(i + 1);
     }
-    if (i + len > n) return "invalid UTF-8 at byte " + std::to_string(i + 1) + " (truncated sequence)";
+    if (i + len > n)
+      return "invalid UTF-8 at byte " + std::to_string(i + 1) + " (truncated sequence)";
     for (std::size_t k = 1; k < len; ++k) {
       if ((p[i + k] & 0xC0) != 0x80) return "invalid UTF-8 at byte " + std::to_string(i + 1);
       cp = (cp << 6) | (p[i + k] & 0x3F);

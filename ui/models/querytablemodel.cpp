@@ -189,9 +189,13 @@ QueryFilterProxyModel::QueryFilterProxyModel(QObject* parent) : QSortFilterProxy
 
 void QueryFilterProxyModel::setFilterText(const QString& text) {
   if (text == m_filterText) return;
+  // A reset, not invalidateFilter(): over a million rows the incremental diff emits thousands of
+  // rowsRemoved/rowsInserted ranges and the view relayouts for each; a reset rebuilds the
+  // mapping once (the selection is lost, which a new filter makes moot anyway).
+  beginResetModel();
   m_filterText = text;
   m_matcher = TextMatcher(text);
-  invalidateFilter();
+  endResetModel();
 }
 
 void QueryFilterProxyModel::setFlaggedOnly(bool on) {

@@ -1,0 +1,604 @@
+// The format registry: names, detection on every real file of ../shared/data, bundle loading,
+// and `ragscope-cli dataset info` end to end.
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <set>
+
+#include "common/testdata.h"
+#include "core/data/dataset.h"
+
+using namespace ragscope::core;
+using ragscope::test::dataPath;
+
+namespace {
+
+const char* const kDl19Topics = "msmarco_trecdl/topics/topics.dl19-passage.txt";
+const char* const kDl19Qrels = "msmarco_trecdl/qrels/qrels.dl19-passage.txt";
+const char* const kDl19Run = "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt";
+const char* const kDl19RankLlm = "msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl19.json";
+
+std::filesystem::path writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write(bytes);
+  return std::filesystem::path(path.toStdString());
+}
+
+struct CliResult {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+
+CliResult runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
+  CliResult r;
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QString dataArg(const char* rel) { return QString::fromStdString(dataPath(rel).string()); }
+
+// Grade counts of qrels.dl19-passage.txt, counted with awk '{c[$4]++}' (9,260 lines, 43 topics).
+const std::map<int, std::size_t> kDl19Grades{{0, 5158}, {1, 1601}, {2, 1804}, {3, 697}};
+
+}  // namespace
+
+class TestDataset : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void formatNamesRoundTrip();
+  void detectRealFiles_data();
+  void detectRealFiles();
+  void detectSynthetic_data();
+  void detectSynthetic();
+  void bundleFolders();
+  void loadDl19Bundle();
+  void loadDl19FolderBundle();
+  void loadProblems();
+  void loadOtherFormats_data();
+  void loadOtherFormats();
+  void cliInfoMatchesLoader();
+  void cliTextOutput();
+  void cliBadFile();
+  void cliUsage();
+};
+
+void TestDataset::formatNamesRoundTrip() {
+  const QStringList expected{
+      "trec-run",           "trec-qrels",        "topics-tsv", "topics-jsonl",
+      "msmarco-collection", "rank-llm-json",     "kilt",       "kilt-knowledge-source",
+      "docugami",           "llama-rag-dataset", "beir",       "rag-jsonl",
+      "ragchecker"};
+  QStringList names;
+  std::set<Format> seen;
+  for (const Format f : allFormats()) {
+    names << QString::fromUtf8(formatName(f).data(), qsizetype(formatName(f).size()));
+    QCOMPARE(formatFromName(formatName(f)), std::optional<Format>(f));
+    seen.insert(f);
+  }
+  QCOMPARE(names, expected);
+  QCOMPARE(seen.size(), std::size_t(13));
+  QVERIFY(!formatFromName("TREC-RUN"));
+  QVERIFY(!formatFromName(""));
+  QVERIFY(!formatFromName("trec"));
+}
+
+void TestDataset::detectRealFiles_data() {
+  QTest::addColumn<QString>("path");
+  QTest::addColumn<QString>("format");  // empty: nullopt expected
+  const QString topics = "msmarco_trecdl/topics/";
+  for (const char* f :
+       {"topics.dl19-doc.txt", "topics.dl19-passage.txt", "topics.dl20.txt", "topics.dl21.txt",
+        "topics.dl22.txt", "topics.dl23.txt", "topics.msmarco-doc.dev.txt",
+        "topics.msmarco-passage.dev-subset.txt", "topics.rag24.test.txt"})
+    QTest::newRow(f) << topics + f << "topics-tsv";
+  QTest::newRow("rag25 jsonl") << topics + "topics.rag25.test.jsonl"
+                               << "topics-jsonl";
+  for (const char* f :
+       {"qrels.dl19-doc.txt", "qrels.dl19-passage.txt", "qrels.dl20-doc.txt",
+        "qrels.dl20-passage.txt", "qrels.dl21-doc-msmarco-v2.1.txt", "qrels.dl21-doc.txt",
+        "qrels.dl21-passage.txt", "qrels.dl23-doc-msmarco-v2.1.txt", "qrels.dl23-doc.txt",
+        "qrels.dl23-passage.txt", "qrels.msmarco-doc.dev.txt",
+        "qrels.msmarco-passage.dev-subset.txt", "qrels.rag24.test.txt", "qrels.rag25.test.txt"})
+    QTest::newRow(f) << QString("msmarco_trecdl/qrels/") + f << "trec-qrels";
+  QTest::newRow("collection dl19")
+      << "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv"
+      << "msmarco-collection";
+  QTest::newRow("collection dl20")
+      << "msmarco_trecdl/collection_subset/collection.dl20-bm25top100.tsv"
+      << "msmarco-collection";
+  QTest::newRow("anserini run") << kDl19Run << "trec-run";
+  for (const char* f :
+       {"BM25/trec_results_dl19.txt", "BM25/trec_results_dl20.txt", "BM25/trec_results_dl21.txt",
+        "BM25/trec_results_dl22.txt", "OPEN_AI_ADA2/trec_results_dl19.txt",
+        "SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt",
+        "SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt"})
+    QTest::newRow(f) << QString("msmarco_trecdl/runs/rank_llm/") + f << "trec-run";
+  QTest::newRow("rank_llm dl19") << kDl19RankLlm << "rank-llm-json";
+  QTest::newRow("rank_llm dl20") << "msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl20.json"
+                                 << "rank-llm-json";
+  QTest::newRow("EXPECTED.md") << "msmarco_trecdl/runs/EXPECTED.md"
+                               << "";
+  QTest::newRow("msmarco folder") << "msmarco_trecdl"
+                                  << "";  // a bundle, not one format
+
+  QTest::newRow("hotpotqa dev") << "kilt/dev_full/hotpotqa-dev-kilt.jsonl"
+                                << "kilt";
+  QTest::newRow("wow dev") << "kilt/dev_full/wow-dev-kilt.jsonl"
+                           << "kilt";
+  for (const char* task : {"aidayago2", "cweb", "eli5", "fever", "hotpotqa", "nq",
+                           "structured_zeroshot", "trex", "wned", "wow"})
+    QTest::newRow(task) << QString("kilt/hf_dummy_data/%1/%1-dev-kilt.jsonl").arg(task) << "kilt";
+  QTest::newRow("triviaqa ids only")
+      << "kilt/hf_dummy_data/triviaqa_support_only/triviaqa-dev_id-kilt.jsonl"
+      << "kilt";
+  // KILT's fixtures: gold files have input+output, guess files id+output (by content).
+  for (const char* f : {"gold1.jsonl", "gold2.jsonl", "gold3.jsonl", "guess1_1.jsonl",
+                        "guess2_1.jsonl", "guess2_2.jsonl", "guess3_1.jsonl"})
+    QTest::newRow(f) << QString("kilt/tests/test_data/") + f << "kilt";
+  QTest::newRow("guess3_1.json pretty") << "kilt/tests/test_data/guess3_1.json"
+                                        << "";
+  QTest::newRow("kilt README") << "kilt/README.md"
+                               << "";
+
+  const QString dg = "docugami/KG-RAG-datasets/sec-10-q/data/";
+  QTest::newRow("qna_data.csv") << dg + "v1/qna_data.csv"
+                                << "docugami";
+  QTest::newRow("qna_data_mini.csv") << dg + "v1/qna_data_mini.csv"
+                                     << "docugami";
+  QTest::newRow("docugami folder") << dg + "v1"
+                                   << "docugami";
+  QTest::newRow("questions.csv (no Answer)") << dg + "raw_questions/questions.csv"
+                                             << "";
+  QTest::newRow("questions_with_LLM_answers.csv")
+      << dg + "raw_questions/questions_with_LLM_answers.csv"
+      << "docugami";
+  QTest::newRow("a 10-Q PDF") << dg + "v1/docs/2022 Q3 AAPL.pdf"
+                              << "";
+
+  QTest::newRow("ragchecker inputs") << "ragchecker/examples/checking_inputs.json"
+                                     << "ragchecker";
+  QTest::newRow("ragchecker outputs") << "ragchecker/examples/checking_outputs.json"
+                                      << "ragchecker";
+  QTest::newRow("meta-eval labels") << "ragchecker/data/meta_evaluation/human_labeled_data.json"
+                                    << "";
+  QTest::newRow("meta-eval baseline") << "ragchecker/data/meta_evaluation/baseline_ragchecker.json"
+                                      << "";
+
+  QTest::newRow("trec_eval qrels.test") << "trec_eval/test/qrels.test"
+                                        << "trec-qrels";
+  QTest::newRow("trec_eval qrels.rel_level") << "trec_eval/test/qrels.rel_level"
+                                             << "trec-qrels";
+  QTest::newRow("trec_eval results.test") << "trec_eval/test/results.test"
+                                          << "trec-run";
+  QTest::newRow("trec_eval results.trunc") << "trec_eval/test/results.trunc"
+                                           << "trec-run";
+  QTest::newRow("trec_eval results-302") << "trec_eval/test/results-302.test"
+                                         << "trec-run";
+  QTest::newRow("trec_eval out.test") << "trec_eval/test/out.test"
+                                      << "";
+  QTest::newRow("trec_eval zscores") << "trec_eval/test/zscores_file"
+                                     << "";
+  QTest::newRow("erag README") << "erag/README.md"
+                               << "";
+}
+
+void TestDataset::detectRealFiles() {
+  QFETCH(QString, path);
+  QFETCH(QString, format);
+  RAGSCOPE_REQUIRE_DATA(path.toStdString());
+  const auto detected = detectFormat(dataPath(path.toStdString()));
+  const QString got = detected ? QString::fromUtf8(formatName(*detected).data()) : QString();
+  QCOMPARE(got, format);
+}
+
+void TestDataset::detectSynthetic_data() {
+  QTest::addColumn<QString>("name");
+  QTest::addColumn<QByteArray>("content");
+  QTest::addColumn<QString>("format");
+  QTest::newRow("qrels by content")
+      << "judged.txt" << QByteArray("q1 0 d1 1\nq1 0 d2 0\n") << "trec-qrels";
+  QTest::newRow("run by content") << "bm25.res"
+                                  << QByteArray("q1 Q0 d1 1 3.5 tag\nq1 Q0 d2 2 2.5 tag\n")
+                                  << "trec-run";
+  QTest::newRow("topics by content")
+      << "queries.tsv" << QByteArray("1\twhat is x\n2\twho is y\n") << "topics-tsv";
+  QTest::newRow("passages by content")
+      << "passages.tsv"
+      << QByteArray("1\t" + QByteArray(300, 'a') + "\n2\t" + QByteArray(280, 'b') + "\n")
+      << "msmarco-collection";
+  QTest::newRow("2 columns, middling text")
+      << "x.tsv" << QByteArray("1\t" + QByteArray(170, 'a') + "\n") << "";
+  QTest::newRow("mixed columns") << "x.txt" << QByteArray("q1 0 d1 1\nq1 Q0 d1 1 3.5 tag\n") << "";
+  QTest::newRow("kilt by content")
+      << "x.jsonl"
+      << QByteArray("{\"id\": \"1\", \"input\": \"q\", \"output\": [{\"answer\": \"a\"}]}\n")
+      << "kilt";
+  QTest::newRow("kilt knowledge source")
+      << "pages.jsonl"
+      << QByteArray(
+             "{\"_id\": \"1\", \"wikipedia_id\": \"1\", \"wikipedia_title\": \"T\", \"text\": "
+             "[\"T\\n\", \"p\"]}\n")
+      << "kilt-knowledge-source";
+  QTest::newRow("kilt_knowledgesource by name")
+      << "kilt_knowledgesource.json" << QByteArray("{}") << "kilt-knowledge-source";
+  QTest::newRow("rag jsonl") << "eval.jsonl"
+                             << QByteArray(
+                                    "{\"id\": \"1\", \"question\": \"q\", \"contexts\": [\"c\"], "
+                                    "\"response\": \"r\", \"reference\": \"a\"}\n")
+                             << "rag-jsonl";
+  QTest::newRow("topics jsonl by content")
+      << "q.jsonl" << QByteArray("{\"id\": 3, \"title\": \"what\"}\n") << "topics-jsonl";
+  QTest::newRow("beir corpus line alone")
+      << "c.jsonl" << QByteArray("{\"_id\": \"d\", \"title\": \"t\", \"text\": \"x\"}\n") << "";
+  QTest::newRow("ragchecker pretty")
+      << "in.json" << QByteArray("{\n  \"results\": [\n    {\n      \"query_id\": \"0\",\n")
+      << "ragchecker";
+  QTest::newRow("llama pretty") << "rag.json"
+                                << QByteArray(
+                                       "{\n  \"examples\": [\n    {\n      \"query\": \"q\",\n     "
+                                       " \"reference_answer\": \"a\"}]}\n")
+                                << "llama-rag-dataset";
+  QTest::newRow("rank_llm pretty")
+      << "r.json"
+      << QByteArray("[\n {\"query\": \"q\",\n  \"hits\": [{\"docid\": \"1\", \"score\": 1}]}]")
+      << "rank-llm-json";
+  QTest::newRow("plain JSON list") << "l.json" << QByteArray("[1, 2, 3]") << "";
+  QTest::newRow("empty file") << "empty.txt" << QByteArray() << "";
+  QTest::newRow("binary") << "blob.bin" << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16) << "";
+  QTest::newRow("deep JSON line") << "deep.jsonl" << QByteArray(QByteArray(5000, '[') + "\n") << "";
+}
+
+void TestDataset::detectSynthetic() {
+  QFETCH(QString, name);
+  QFETCH(QByteArray, content);
+  QFETCH(QString, format);
+  QTemporaryDir dir;
+  const auto path = writeFile(dir.filePath(name), content);
+  const auto detected = detectFormat(path);
+  const QString got = detected ? QString::fromUtf8(formatName(*detected).data()) : QString();
+  QCOMPARE(got, format);
+}
+
+void TestDataset::bundleFolders() {
+  QTemporaryDir dir;
+  const QString beir = dir.filePath("scifact");
+  QVERIFY(QDir().mkpath(beir + "/qrels"));
+  writeFile(beir + "/corpus.jsonl", "{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"x\"}\n");
+  writeFile(beir + "/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"what\"}\n");
+  writeFile(beir + "/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
+  QCOMPARE(detectFormat(beir.toStdString()), std::optional<Format>(Format::Beir));
+  QVERIFY(!isBundleFolder(beir.toStdString()));
+
+  const QString empty = dir.filePath("nothing");
+  QVERIFY(QDir().mkpath(empty));
+  writeFile(empty + "/notes.md", "# notes\n");
+  QVERIFY(!detectFormat(empty.toStdString()));
+  QVERIFY(!isBundleFolder(empty.toStdString()));
+  QVERIFY(!isBundleFolder(dir.filePath("nothing/notes.md").toStdString()));
+
+  RAGSCOPE_REQUIRE_DATA("msmarco_trecdl");
+  QVERIFY(isBundleFolder(dataPath("msmarco_trecdl")));
+  QVERIFY(isBundleFolder(dataPath("msmarco_trecdl/runs/rank_llm/BM25")));
+  QVERIFY(isBundleFolder(dataPath("kilt/dev_full")));
+  QVERIFY(
+      !isBundleFolder(dataPath("docugami/KG-RAG-datasets/sec-10-q/data/v1")));  // docugami itself
+}
+
+void TestDataset::loadDl19Bundle() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Topics);
+  const std::vector<DatasetPart> parts{{dataPath(kDl19Topics), std::nullopt},
+                                       {dataPath(kDl19Qrels), std::nullopt},
+                                       {dataPath(kDl19Run), Format::TrecRun},
+                                       {dataPath(kDl19RankLlm), std::nullopt}};
+  LoadOptions options;
+  std::uint64_t lastDone = 0, lastTotal = 0;
+  bool monotonic = true;
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    monotonic = monotonic && done >= lastDone;
+    lastDone = done;
+    lastTotal = total;
+    return true;
+  };
+  auto loaded = loadDataset(parts, options);
+  const Dataset& d = loaded.value;
+  QVERIFY2(
+      loaded.report.diagnostics.empty(),
+      loaded.report.diagnostics.empty() ? "" : loaded.report.diagnostics[0].toString().c_str());
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(d.name, std::string("topics.dl19-passage.txt + 3 more"));
+  QCOMPARE(d.parts.size(), std::size_t(4));
+  const std::vector<Format> formats{Format::TopicsTsv, Format::TrecQrels, Format::TrecRun,
+                                    Format::RankLlmJson};
+  for (std::size_t i = 0; i < 4; ++i)
+    QCOMPARE(d.parts[i].format, std::optional<Format>(formats[i]));
+  // The rank_llm JSON carries the same 43 queries with the same text: merged, not duplicated.
+  QCOMPARE(d.queries.size(), std::size_t(43));
+  QCOMPARE(d.qrels.judgmentCount(), std::size_t(9260));
+  QCOMPARE(d.qrels.byQuery.size(), std::size_t(43));
+  QCOMPARE(d.qrels.gradeCounts(), kDl19Grades);
+  QCOMPARE(d.runs.size(), std::size_t(2));
+  QCOMPARE(d.runs[0].tag, std::string("Anserini"));
+  QCOMPARE(d.runs[0].rankings.size(), std::size_t(43));
+  QCOMPARE(d.runs[0].entryCount(), std::size_t(43000));
+  QCOMPARE(d.runs[1].tag, std::string("BM25"));
+  QCOMPARE(d.runs[1].entryCount(), std::size_t(4300));
+  QCOMPARE(d.corpus.size(), std::size_t(4297));
+  // Every judged topic is a loaded query.
+  for (const auto& [qid, js] : d.qrels.byQuery) QVERIFY2(d.findQuery(qid), qid.c_str());
+  QVERIFY(!d.findQuery("no such query"));
+  // Progress ran over all four files as one load.
+  std::uint64_t total = 0;
+  for (const auto& p : parts) total += std::filesystem::file_size(p.path);
+  QVERIFY(monotonic);
+  QCOMPARE(lastTotal, total);
+  QCOMPARE(lastDone, total);
+}
+
+void TestDataset::loadDl19FolderBundle() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Topics);
+  // An MS MARCO-style folder (topics/, qrels/, runs/) built from links to the real files.
+  QTemporaryDir dir;
+  for (const char* sub : {"topics", "qrels", "runs/BM25"})
+    QVERIFY(QDir().mkpath(dir.filePath(sub)));
+  const auto link = [&](const char* rel, const QString& to) {
+    return QFile::link(dataArg(rel), dir.filePath(to));
+  };
+  QVERIFY(link(kDl19Topics, "topics/topics.dl19-passage.txt"));
+  QVERIFY(link(kDl19Qrels, "qrels/qrels.dl19-passage.txt"));
+  QVERIFY(link("msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt",
+               "runs/BM25/trec_results_dl19.txt"));
+  QVERIFY(link(kDl19RankLlm, "runs/BM25/retrieve_results_dl19.json"));
+  writeFile(dir.filePath("README.txt"), "DL19 passage bundle\n");
+  writeFile(dir.filePath(".hidden"), "ignored silently: hidden\n");
+
+  QVERIFY(isBundleFolder(dir.path().toStdString()));
+  QVERIFY(!detectFormat(dir.path().toStdString()));
+  auto loaded = loadDataset({{dir.path().toStdString(), std::nullopt}}, LoadOptions{});
+  const Dataset& d = loaded.value;
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(loaded.report.errors, std::uint64_t(0));
+  // The unrecognised file is named, not silently dropped.
+  QCOMPARE(loaded.report.diagnostics.size(), std::size_t(1));
+  QCOMPARE(QString::fromStdString(loaded.report.diagnostics[0].toString()),
+           dir.filePath("README.txt") + ": not a recognised format; ignored");
+  QCOMPARE(d.name, QDir(dir.path()).dirName().toStdString());
+  QCOMPARE(d.parts.size(), std::size_t(4));
+  // Topics first, then judgments, then runs.
+  QCOMPARE(d.parts[0].format, std::optional<Format>(Format::TopicsTsv));
+  QCOMPARE(d.parts[1].format, std::optional<Format>(Format::TrecQrels));
+  QCOMPARE(d.queries.size(), std::size_t(43));
+  QCOMPARE(d.qrels.judgmentCount(), std::size_t(9260));
+  QCOMPARE(d.runs.size(), std::size_t(2));
+  for (const auto& run : d.runs) QCOMPARE(run.entryCount(), std::size_t(4300));
+  QCOMPARE(d.corpus.size(), std::size_t(4297));
+
+  // --format on a folder keeps only that format's files.
+  auto runsOnly = loadDataset({{dir.path().toStdString(), Format::TrecRun}}, LoadOptions{});
+  QCOMPARE(runsOnly.value.runs.size(), std::size_t(1));
+  QCOMPARE(runsOnly.value.runs[0].tag, std::string("rank"));
+  QCOMPARE(runsOnly.value.queries.size(), std::size_t(0));
+  QCOMPARE(runsOnly.report.errors, std::uint64_t(0));
+  QCOMPARE(runsOnly.report.warnings, std::uint64_t(4));  // README + 3 files of other formats
+}
+
+void TestDataset::loadProblems() {
+  QTemporaryDir dir;
+  const auto unknown = writeFile(dir.filePath("mystery.dat"), "hello world\n");
+  const auto good = writeFile(dir.filePath("topics.txt"), "1\tfirst\n");
+  const std::string missing = dir.filePath("missing.txt").toStdString();
+  const std::string names =
+      "trec-run, trec-qrels, topics-tsv, topics-jsonl, msmarco-collection, rank-llm-json, kilt, "
+      "kilt-knowledge-source, docugami, llama-rag-dataset, beir, rag-jsonl, ragchecker";
+
+  // Stop: the first bad part ends the load.
+  auto stopped = loadDataset({{unknown, std::nullopt}, {good, std::nullopt}}, LoadOptions{});
+  QVERIFY(stopped.report.stopped);
+  QCOMPARE(stopped.report.diagnostics.size(), std::size_t(1));
+  QCOMPARE(stopped.report.diagnostics[0].toString(),
+           unknown.string() + ": cannot tell the format; name one of: " + names);
+  QCOMPARE(stopped.value.queries.size(), std::size_t(0));
+
+  // Skip: bad parts are reported and skipped, the rest loads.
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  auto skipped =
+      loadDataset({{unknown, std::nullopt}, {missing, std::nullopt}, {good, std::nullopt}}, skip);
+  QVERIFY(!skipped.report.stopped);
+  QCOMPARE(skipped.report.skipped, std::uint64_t(2));
+  QCOMPARE(skipped.report.errors, std::uint64_t(2));
+  QCOMPARE(skipped.report.diagnostics[1].toString(), missing + ": does not exist");
+  QCOMPARE(skipped.value.queries.size(), std::size_t(1));
+  QCOMPARE(skipped.value.parts.size(), std::size_t(1));
+
+  // loadInto appends to an existing dataset and records the part.
+  Dataset d;
+  const auto r = loadInto(d, {good, Format::TopicsTsv}, LoadOptions{});
+  QVERIFY(r.ok());
+  QCOMPARE(d.parts.size(), std::size_t(1));
+  QCOMPARE(d.queries.size(), std::size_t(1));
+
+  // A forced wrong format reports the file's lines, not a crash.
+  auto wrong = loadDataset({{good, Format::TrecQrels}}, LoadOptions{});
+  QVERIFY(wrong.report.hasErrors());
+  QCOMPARE(wrong.report.diagnostics.at(0).line, std::uint64_t(1));
+}
+
+void TestDataset::loadOtherFormats_data() {
+  QTest::addColumn<QString>("path");
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<int>("queries");
+  QTest::addColumn<int>("withGoldDocs");
+  // MANIFEST: HotpotQA dev 5,600 lines, WoW dev 3,054 lines (every output has provenance);
+  // Docugami qna_data.csv 195 questions, 193 with a SOURCE(S) line.
+  QTest::newRow("hotpotqa") << "kilt/dev_full/hotpotqa-dev-kilt.jsonl"
+                            << "kilt" << 5600 << 5600;
+  QTest::newRow("wow") << "kilt/dev_full/wow-dev-kilt.jsonl"
+                       << "kilt" << 3054 << 3054;
+  QTest::newRow("docugami") << "docugami/KG-RAG-datasets/sec-10-q/data/v1/qna_data.csv"
+                            << "docugami" << 195 << 193;
+}
+
+void TestDataset::loadOtherFormats() {
+  QFETCH(QString, path);
+  QFETCH(QString, format);
+  QFETCH(int, queries);
+  QFETCH(int, withGoldDocs);
+  RAGSCOPE_REQUIRE_DATA(path.toStdString());
+  auto loaded = loadDataset({{dataPath(path.toStdString()), std::nullopt}}, LoadOptions{});
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(loaded.report.errors, std::uint64_t(0));
+  QCOMPARE(loaded.value.parts.size(), std::size_t(1));
+  QCOMPARE(QString::fromUtf8(formatName(*loaded.value.parts[0].format).data()), format);
+  QCOMPARE(loaded.value.queries.size(), std::size_t(queries));
+  int gold = 0;
+  for (const auto& q : loaded.value.queries)
+    if (!q.goldDocIds().empty()) ++gold;
+  QCOMPARE(gold, withGoldDocs);
+}
+
+void TestDataset::cliInfoMatchesLoader() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Topics);
+  const auto r = runCli({"dataset", "info", dataArg(kDl19Topics), dataArg(kDl19Qrels),
+                         dataArg(kDl19Run), dataArg(kDl19RankLlm), "--json"});
+  QCOMPARE(r.exitCode, 0);
+  QJsonParseError err;
+  const auto doc = QJsonDocument::fromJson(r.out, &err);
+  QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+  const QJsonObject o = doc.object();
+  QCOMPARE(o["queries"].toInt(), 43);
+  QCOMPARE(o["queries_with_gold"].toInt(), 0);
+  QCOMPARE(o["documents"].toInt(), 4297);
+  QCOMPARE(o["judgments"].toInt(), 9260);
+  QCOMPARE(o["qrels_queries"].toInt(), 43);
+  const QJsonObject grades = o["judgments_by_grade"].toObject();
+  for (const auto& [grade, n] : kDl19Grades)
+    QCOMPARE(grades[QString::number(grade)].toInt(), int(n));
+  const QJsonArray runs = o["runs"].toArray();
+  QCOMPARE(runs.size(), 2);
+  QCOMPARE(runs[0].toObject()["tag"].toString(), QString("Anserini"));
+  QCOMPARE(runs[0].toObject()["queries"].toInt(), 43);
+  QCOMPARE(runs[0].toObject()["entries"].toInt(), 43000);
+  QCOMPARE(runs[1].toObject()["tag"].toString(), QString("BM25"));
+  QCOMPARE(runs[1].toObject()["entries"].toInt(), 4300);
+  QCOMPARE(o["examples"].toInt(), 0);
+  QCOMPARE(o["errors"].toInt(), 0);
+  QCOMPARE(o["diagnostics"].toArray().size(), 0);
+  const QJsonArray parts = o["parts"].toArray();
+  QCOMPARE(parts.size(), 4);
+  QCOMPARE(parts[0].toObject()["format"].toString(), QString("topics-tsv"));
+  QCOMPARE(parts[3].toObject()["format"].toString(), QString("rank-llm-json"));
+
+  // Same numbers as the library's own load.
+  auto loaded = loadDataset({{dataPath(kDl19Topics), {}},
+                             {dataPath(kDl19Qrels), {}},
+                             {dataPath(kDl19Run), {}},
+                             {dataPath(kDl19RankLlm), {}}},
+                            LoadOptions{});
+  QCOMPARE(o["queries"].toInt(), int(loaded.value.queries.size()));
+  QCOMPARE(o["records"].toInteger(), qint64(loaded.report.records));
+}
+
+void TestDataset::cliTextOutput() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Qrels);
+  const auto r = runCli({"dataset", "info", dataArg(kDl19Qrels)});
+  QCOMPARE(r.exitCode, 0);
+  const QString out = QString::fromUtf8(r.out);
+  QVERIFY2(
+      out.contains("judgments: 9260 (grade 0: 5158, grade 1: 1601, grade 2: 1804, grade 3: 697)\n"),
+      qPrintable(out));
+  QVERIFY(out.contains("qrels queries: 43\n"));
+  QVERIFY(out.contains("(trec-qrels)"));
+  QVERIFY(out.contains("diagnostics: 0 errors, 0 warnings, 0 skipped\n"));
+}
+
+void TestDataset::cliBadFile() {
+  QTemporaryDir dir;
+  const QString bad = dir.filePath("topics.bad.txt");
+  writeFile(bad, "1\tfine\n2 no tab here\n3\tfine too\n4\n");
+
+  auto r = runCli({"dataset", "info", bad});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((bad + ":2: record: no TAB between qid and text").toUtf8()),
+           r.out.constData());
+  QVERIFY(!r.out.contains((bad + ":4:").toUtf8()));  // stopped at the first error
+  QVERIFY(r.out.contains("queries: 1\n"));
+
+  r = runCli({"dataset", "info", bad, "--skip-bad", "--json"});
+  QCOMPARE(r.exitCode, 2);  // bad records are input errors even when skipped
+  const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+  QCOMPARE(o["queries"].toInt(), 2);
+  QCOMPARE(o["skipped"].toInt(), 2);
+  QCOMPARE(o["errors"].toInt(), 2);
+  QCOMPARE(o["stopped"].toBool(), false);
+  const QJsonArray diags = o["diagnostics"].toArray();
+  QCOMPARE(diags.size(), 2);
+  QCOMPARE(diags[0].toObject()["text"].toString(), bad + ":2: record: no TAB between qid and text");
+  QCOMPARE(diags[1].toObject()["line"].toInt(), 4);
+  QCOMPARE(diags[1].toObject()["field"].toString(), QString("record"));
+  QCOMPARE(diags[1].toObject()["severity"].toString(), QString("error"));
+
+  // A truncated rank_llm file: file:line of the end, exit 2.
+  const QString json = dir.filePath("run.json");
+  writeFile(json,
+            "[\n {\"query\": \"q\", \"hits\": [{\"qid\": 1, \"docid\": \"d\", \"score\": 1}]},\n "
+            "{\"query\":");
+  r = runCli({"dataset", "info", json, "--format", "rank-llm-json"});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((json + ":3: unexpected end of file: the JSON is truncated").toUtf8()),
+           r.out.constData());
+}
+
+void TestDataset::cliUsage() {
+  auto r = runCli({"dataset", "--help"});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY(r.out.contains("--skip-bad"));
+  QVERIFY(r.out.contains("kilt-knowledge-source"));
+  r = runCli({"dataset", "info", "--help"});
+  QCOMPARE(r.exitCode, 0);
+
+  r = runCli({"dataset", "info"});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.err.contains("no PATH"));
+
+  r = runCli({"dataset", "info", "x.txt", "--format", "csv"});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains("unknown format 'csv'; known formats: trec-run, trec-qrels, topics-tsv"),
+           r.err.constData());
+  QVERIFY(r.err.contains("ragchecker"));
+
+  QTemporaryDir dir;
+  const QString mystery = dir.filePath("mystery.dat");
+  writeFile(mystery, "some words\n");
+  r = runCli({"dataset", "info", mystery});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains("cannot tell the format of"), r.err.constData());
+  QVERIFY(r.err.contains("--format"));
+  QVERIFY(r.err.contains("rank-llm-json"));
+
+  r = runCli({"dataset", "info", dir.filePath("missing.txt")});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.out.contains("missing.txt: does not exist"));
+
+  r = runCli({"dataset", "info", mystery, "--bogus"});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.err.contains("unknown option '--bogus'"));
+
+  r = runCli({"dataset", "frobnicate"});
+  QCOMPARE(r.exitCode, 2);
+}
+
+QTEST_GUILESS_MAIN(TestDataset)
+#include "tst_dataset.moc"

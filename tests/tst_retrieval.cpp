@@ -1,0 +1,587 @@
+// Retrieval evaluation against independently known answers: trec_eval's own expected outputs
+// (every line of every measure ragscope implements, to the printed 4 decimals), the TREC DL
+// figures of EXPECTED.md, the claim-level notebook's document-level example, KILT's retrieval
+// fixtures; plus seeded property tests and the CLI diffed against trec_eval's out.test.
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "common/testdata.h"
+#include "core/data/loaders.h"
+#include "core/metrics/doclevel.h"
+#include "core/metrics/kiltretrieval.h"
+#include "core/metrics/measures.h"
+#include "core/metrics/retrievalevaluator.h"
+
+using namespace ragscope::core;
+
+namespace {
+
+std::string readAll(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// (measure, qid) -> printed value, from trec_eval's relational layout.
+std::map<std::pair<std::string, std::string>, std::string> parseTrecOutput(const std::string& text,
+                                                                          std::vector<std::string>* order = nullptr) {
+  std::map<std::pair<std::string, std::string>, std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto t1 = line.find('\t');
+    const auto t2 = line.find('\t', t1 + 1);
+    if (t1 == std::string::npos || t2 == std::string::npos) continue;
+    std::string name = line.substr(0, t1);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    out[{name, line.substr(t1 + 1, t2 - t1 - 1)}] = line.substr(t2 + 1);
+    if (order) order->push_back(line);
+  }
+  return out;
+}
+
+// The trec_eval measure a printed name belongs to: "P_5" -> "P", "ndcg_rel" -> "ndcg_rel".
+std::string baseMeasure(const std::string& printed) {
+  static const std::vector<std::string> known = {
+      "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+      "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
+      "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
+      "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
+      "rbp_resid", "unj"};
+  std::string best;
+  for (const auto& k : known)
+    if ((printed == k || printed.rfind(k + "_", 0) == 0) && k.size() > best.size()) best = k;
+  return best.empty() ? printed : best;
+}
+
+std::string f4(double v) { return QString::number(v, 'f', 4).toStdString(); }
+
+Loaded<Run> loadRun(const std::string& rel) { return readTrecRun(ragscope::test::dataPath(rel), {}); }
+Loaded<Qrels> loadQrels(const std::string& rel) { return readTrecQrels(ragscope::test::dataPath(rel), {}); }
+
+std::vector<nlohmann::json> readJsonl(const std::filesystem::path& p) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(p);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+void writeLines(const std::filesystem::path& p, const std::vector<std::string>& lines) {
+  std::ofstream out(p, std::ios::binary);
+  for (const auto& l : lines) out << l << '\n';
+}
+
+}  // namespace
+
+class TstRetrieval : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void trecEvalOutputs_data();
+  void trecEvalOutputs();
+  void measureParsing();
+  void tieBreakingAndDepth();
+  void duplicateRunDocno();
+  void skippedAndCompleteQueries();
+  void trecDlFigures_data();
+  void trecDlFigures();
+  void docLevelNotebookExample();
+  void kiltFixtures_data();
+  void kiltFixtures();
+  void propertiesOnRandomData_data();
+  void propertiesOnRandomData();
+  void rankedListForViews();
+  void cliMatchesTrecEval();
+  void cliBadInput();
+};
+
+void TstRetrieval::trecEvalOutputs_data() {
+  QTest::addColumn<QString>("qrels");
+  QTest::addColumn<QString>("run");
+  QTest::addColumn<QStringList>("measures");
+  QTest::addColumn<bool>("perQuery");
+  QTest::addColumn<bool>("complete");
+  QTest::addColumn<int>("level");
+  QTest::addColumn<int>("depth");  // 0 = none
+  QTest::addColumn<QString>("expected");
+  QTest::addColumn<QStringList>("mustHave");
+  const QString t = "trec_eval/test/";
+  // Commands from QUICKTEST_COMMANDS.txt. Not here: out.test.aqZ (-Z z-scores), the prefs and
+  // qrels_jg files (-R prefs / qrels_prefs / qrels_jg formats): options ragscope does not implement.
+  QTest::newRow("out.test") << t + "qrels.test" << t + "results.test" << QStringList{} << false << false << 1 << 0
+                            << t + "out.test" << QStringList{"map", "P_10", "bpref", "iprec_at_recall_0.50"};
+  QTest::newRow("out.test (qrels with comments)")
+      << t + "qrels.test.with-comments" << t + "results.test" << QStringList{} << false << false << 1 << 0
+      << t + "out.test" << QStringList{"map", "P_10", "Rprec"};
+  QTest::newRow("out.comment.test") << t + "qrels.comment.test" << t + "results.comment.test" << QStringList{}
+                                    << false << false << 1 << 0 << t + "out.comment.test"
+                                    << QStringList{"map", "gm_map", "recip_rank"};
+  QTest::newRow("out.test.a") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"} << false
+                              << false << 1 << 0 << t + "out.test.a"
+                              << QStringList{"ndcg", "ndcg_cut_10", "map_cut_100", "success_1", "recall_1000"};
+  QTest::newRow("out.test.aq") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"} << true
+                               << false << 1 << 0 << t + "out.test.aq"
+                               << QStringList{"ndcg", "ndcg_cut_10", "P_5", "recip_rank"};
+  QTest::newRow("out.test.aqc") << t + "qrels.test" << t + "results.trunc" << QStringList{"all_trec"} << true
+                                << true << 1 << 0 << t + "out.test.aqc" << QStringList{"map", "ndcg", "num_ret"};
+  QTest::newRow("out.test.aqcM") << t + "qrels.test" << t + "results.trunc" << QStringList{"all_trec"} << true
+                                 << true << 1 << 100 << t + "out.test.aqcM" << QStringList{"map", "ndcg_cut_10"};
+  // -mrelstring.20 of the original command is left out: relstring is not implemented.
+  QTest::newRow("out.test.aql") << t + "qrels.rel_level" << t + "results.test" << QStringList{"all_trec"} << true
+                                << false << 2 << 0 << t + "out.test.aql" << QStringList{"map", "ndcg", "bpref"};
+  // -mutility.2,-1,0,0 of the original command is left out: utility is not implemented.
+  QTest::newRow("out.test.meas_params")
+      << t + "qrels.test" << t + "results.test"
+      << QStringList{"iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000", "Rprec_mult.5.0,0.2,0.35",
+                     "11pt_avg..25,.5,.75", "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20,23.4", "success.2,5,20"}
+      << true << false << 1 << 0 << t + "out.test.meas_params"
+      << QStringList{"P_7", "ndcg_cut_23", "success_20", "Rprec_mult_0.35", "11pt_avg_.25,.5,.75"};
+}
+
+void TstRetrieval::trecEvalOutputs() {
+  QFETCH(QString, qrels);
+  QFETCH(QString, run);
+  QFETCH(QStringList, measures);
+  QFETCH(bool, perQuery);
+  QFETCH(bool, complete);
+  QFETCH(int, level);
+  QFETCH(int, depth);
+  QFETCH(QString, expected);
+  QFETCH(QStringList, mustHave);
+  RAGSCOPE_REQUIRE_DATA(expected.toStdString());
+
+  auto q = loadQrels(qrels.toStdString());
+  auto r = loadRun(run.toStdString());
+  QVERIFY(q.report.ok() && r.report.ok());
+  EvalSettings s;
+  s.complete = complete;
+  s.relevanceLevel = level;
+  if (depth) s.maxDepth = static_cast<std::size_t>(depth);
+  std::vector<std::string> args;
+  for (const auto& m : measures) args.push_back(m.toStdString());
+  auto parsed = parseMeasureArgs(args);
+  QVERIFY2(parsed.ok(), parsed.error.c_str());
+  s.measures = parsed.value;
+  const EvalResult result = evaluate(q.value, r.value, s);
+  QVERIFY(result.ok());
+
+  const auto want = parseTrecOutput(readAll(ragscope::test::dataPath(expected.toStdString())));
+  std::vector<std::string> ourLines;
+  const auto got = parseTrecOutput(formatTrecEval(result, perQuery), &ourLines);
+  std::size_t matched = 0, notImplemented = 0;
+  std::map<std::string, int> skippedMeasures;
+  for (const auto& [key, value] : want) {
+    auto it = got.find(key);
+    if (it == got.end()) {
+      const std::string base = baseMeasure(key.first);
+      QVERIFY2(!isImplementedMeasure(base), ("missing line for implemented measure " + key.first + " " + key.second).c_str());
+      ++notImplemented;
+      ++skippedMeasures[base];
+      continue;
+    }
+    QVERIFY2(it->second == value, (key.first + " " + key.second + ": got " + it->second + ", trec_eval " + value).c_str());
+    ++matched;
+  }
+  // Nothing printed that trec_eval does not print.
+  for (const auto& [key, value] : got) QVERIFY2(want.count(key), (key.first + " " + key.second).c_str());
+  for (const auto& m : mustHave) QVERIFY2(want.count({m.toStdString(), "all"}) && got.count({m.toStdString(), "all"}), qPrintable(m));
+  QString skipped;
+  for (const auto& [m, n] : skippedMeasures) skipped += QString(" %1(%2)").arg(QString::fromStdString(m)).arg(n);
+  qDebug("%s: %zu lines matched, %zu lines of unimplemented measures:%s", qPrintable(expected), matched,
+         notImplemented, qPrintable(skipped));
+  QVERIFY(matched > 0);
+  QCOMPARE(matched + notImplemented, want.size());
+
+  // Line order too: our lines appear in trec_eval's order.
+  std::vector<std::string> theirs;
+  parseTrecOutput(readAll(ragscope::test::dataPath(expected.toStdString())), &theirs);
+  std::vector<std::string> theirsImplemented;
+  for (const auto& l : theirs) {
+    std::string name = l.substr(0, l.find('\t'));
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (isImplementedMeasure(baseMeasure(name))) theirsImplemented.push_back(l);
+  }
+  QCOMPARE(ourLines.size(), theirsImplemented.size());
+  for (std::size_t i = 0; i < ourLines.size(); ++i) QCOMPARE(QString::fromStdString(ourLines[i]), QString::fromStdString(theirsImplemented[i]));
+}
+
+void TstRetrieval::measureParsing() {
+  auto p = parseMeasureArgs({"P.5,10", "map", "success.1,5"});
+  QVERIFY(p.ok());
+  auto cols = resolveMeasures(p.value);
+  QVERIFY(cols.ok());
+  QStringList names;
+  for (const auto& c : cols.value) names << QString::fromStdString(c.name);
+  // trec_eval's table order, not the order asked.
+  QCOMPARE(names, (QStringList{"map", "P_5", "P_10", "success_1", "success_5"}));
+  auto official = resolveMeasures({});
+  QVERIFY(official.ok());
+  QCOMPARE(QString::fromStdString(official.value.front().name), QString("runid"));
+  QCOMPARE(static_cast<int>(official.value.size()), 30);  // runid..recip_rank (10) + 11 iprec + 9 P
+  auto bad = resolveMeasures(parseMeasureArgs({"relstring.20"}).value);
+  QVERIFY(!bad.ok());
+  QVERIFY(QString::fromStdString(bad.error).contains("does not implement"));
+  QVERIFY(!resolveMeasures(parseMeasureArgs({"nosuch"}).value).ok());
+  QVERIFY(!resolveMeasures(parseMeasureArgs({"P.0"}).value).ok());
+  QVERIFY(!resolveMeasures(parseMeasureArgs({"P.5,5"}).value).ok());
+  QVERIFY(!parseMeasureArgs({"P."}).ok());
+}
+
+void TstRetrieval::tieBreakingAndDepth() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  // Equal scores: d9 ranks above d10 (docno descending, strcmp); the rank column is ignored.
+  writeLines(base / "run", {"1 Q0 d10 1 1.0 r", "1 Q0 d9 2 1.0 r", "1 Q0 d8 3 0.5 r"});
+  writeLines(base / "qrels", {"1 0 d9 1", "1 0 d10 0"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"recip_rank", "P.1", "ndcg_cut.1"}).value;
+  auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  QCOMPARE(r.mean("recip_rank"), 1.0);
+  QCOMPARE(r.mean("P_1"), 1.0);
+  QCOMPARE(r.mean("ndcg_cut_1"), 1.0);
+  // -M1 after sorting keeps d9 only.
+  s.maxDepth = 1;
+  s.measures = parseMeasureArgs({"num_ret", "num_rel_ret"}).value;
+  auto m = evaluate(qrels.value, run.value, s);
+  QCOMPARE(m.mean("num_ret"), 1.0);
+  QCOMPARE(m.mean("num_rel_ret"), 1.0);
+}
+
+void TstRetrieval::duplicateRunDocno() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 2 r", "1 Q0 a 3 1 r", "2 Q0 a 1 1 r"});
+  writeLines(base / "qrels", {"1 0 a 1", "2 0 a 1"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  QVERIFY(run.report.ok());
+  auto r = evaluate(qrels.value, run.value, EvalSettings{});
+  QVERIFY(!r.ok());
+  QCOMPARE(static_cast<int>(r.diagnostics.size()), 1);
+  QCOMPARE(r.diagnostics.front().line, 3ull);
+  QCOMPARE(QString::fromStdString(r.diagnostics.front().field), QString("docno"));
+  QVERIFY(QString::fromStdString(r.diagnostics.front().problem).contains("lines 1 and 3"));
+  // Cut below the second occurrence: no duplicate any more (checked after the depth cut).
+  EvalSettings cut;
+  cut.maxDepth = 2;
+  QVERIFY(evaluate(qrels.value, run.value, cut).ok());
+}
+
+void TstRetrieval::skippedAndCompleteQueries() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "9 Q0 a 1 3 r"});
+  writeLines(base / "qrels", {"1 0 a 1", "2 0 b 1", "3 0 c 0"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"map", "num_q"}).value;
+  auto r = evaluate(qrels.value, run.value, s);
+  QCOMPARE(r.numQueries, std::size_t{1});
+  QCOMPARE(r.skippedQueries, (std::vector<std::string>{"2", "3"}));
+  QCOMPARE(r.ignoredRunQueries, (std::vector<std::string>{"9"}));
+  QCOMPARE(r.mean("map"), 1.0);
+  s.complete = true;
+  auto c = evaluate(qrels.value, run.value, s);
+  QCOMPARE(c.numQueries, std::size_t{3});
+  QCOMPARE(c.zeroFilledQueries, (std::vector<std::string>{"2", "3"}));
+  QCOMPARE(c.mean("map"), 1.0 / 3.0);
+  QVERIFY(!c.query("2")->inRun);
+}
+
+void TstRetrieval::trecDlFigures_data() {
+  QTest::addColumn<QString>("run");
+  QTest::addColumn<QString>("qrels");
+  QTest::addColumn<int>("queries");
+  QTest::addColumn<QString>("ndcg10");
+  QTest::addColumn<QString>("ap");
+  QTest::addColumn<QString>("recallMeasure");
+  QTest::addColumn<QString>("recall");
+  const QString q = "msmarco_trecdl/qrels/", r = "msmarco_trecdl/runs/";
+  QTest::newRow("bm25 dl19 depth 1000") << r + "run.msmarco-v1-passage.bm25-default.dl19.txt"
+                                        << q + "qrels.dl19-passage.txt" << 43 << "0.5058" << "0.3013" << "recall_1000"
+                                        << "0.7501";
+  QTest::newRow("bm25 dl19 R@100") << r + "run.msmarco-v1-passage.bm25-default.dl19.txt" << q + "qrels.dl19-passage.txt"
+                                   << 43 << "0.5058" << "0.3013" << "recall_100" << "0.4910";
+  QTest::newRow("rank_llm bm25 dl19") << r + "rank_llm/BM25/trec_results_dl19.txt" << q + "qrels.dl19-passage.txt" << 43
+                                      << "0.5058" << "0.2476" << "recall_100" << "0.4910";
+  QTest::newRow("rank_llm splade dl19") << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"
+                                        << q + "qrels.dl19-passage.txt" << 43 << "0.7308" << "0.4464" << "recall_100"
+                                        << "0.6390";
+  QTest::newRow("rank_llm ada2 dl19") << r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt" << q + "qrels.dl19-passage.txt"
+                                      << 43 << "0.7035" << "0.4151" << "recall_100" << "0.6235";
+  QTest::newRow("rank_llm bm25 dl20") << r + "rank_llm/BM25/trec_results_dl20.txt" << q + "qrels.dl20-passage.txt" << 54
+                                      << "0.4796" << "0.2685" << "recall_100" << "0.5599";
+  QTest::newRow("rank_llm splade dl20") << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt"
+                                        << q + "qrels.dl20-passage.txt" << 54 << "0.7197" << "0.4826" << "recall_100"
+                                        << "0.7653";
+  QTest::newRow("rank_llm bm25 dl21") << r + "rank_llm/BM25/trec_results_dl21.txt" << q + "qrels.dl21-passage.txt" << 53
+                                      << "0.4458" << "0.1358" << "recall_100" << "0.3261";
+}
+
+void TstRetrieval::trecDlFigures() {
+  QFETCH(QString, run);
+  QFETCH(QString, qrels);
+  QFETCH(int, queries);
+  QFETCH(QString, ndcg10);
+  QFETCH(QString, ap);
+  QFETCH(QString, recallMeasure);
+  QFETCH(QString, recall);
+  RAGSCOPE_REQUIRE_DATA(run.toStdString());
+  auto r = loadRun(run.toStdString());
+  auto q = loadQrels(qrels.toStdString());
+  QVERIFY(r.report.ok() && q.report.ok());
+  // EXPECTED.md: nDCG@10 over all grades (no -l), AP and recall at -l 2, all qrels topics (-c).
+  EvalSettings graded;
+  graded.complete = true;
+  graded.measures = parseMeasureArgs({"ndcg_cut.10", "num_q"}).value;
+  auto a = evaluate(q.value, r.value, graded);
+  QVERIFY(a.ok());
+  QCOMPARE(static_cast<int>(a.numQueries), queries);
+  QCOMPARE(QString::fromStdString(f4(a.mean("ndcg_cut_10"))), ndcg10);
+  EvalSettings binary = graded;
+  binary.relevanceLevel = 2;
+  binary.measures = parseMeasureArgs({"map", "recall.100,1000"}).value;
+  auto b = evaluate(q.value, r.value, binary);
+  QCOMPARE(QString::fromStdString(f4(b.mean("map"))), ap);
+  QCOMPARE(QString::fromStdString(f4(b.mean(recallMeasure.toStdString()))), recall);
+}
+
+void TstRetrieval::docLevelNotebookExample() {
+  // The claim-level notebook: retrieved chunks of [2022 Q3 AAPL, 2023 Q1 MSFT, 2023 Q1 AAPL],
+  // gold [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL, 2023 Q3 AAPL].
+  const std::vector<std::string> retrieved = {"2022 Q3 AAPL.pdf#4#0", "2022 Q3 AAPL.pdf#5#1", "2023 Q1 MSFT.pdf#2#0",
+                                              "2023 Q1 AAPL.pdf#7#3"};
+  const std::vector<std::string> gold = {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"};
+  const auto r = evaluateDocLevel(retrieved, gold);
+  QCOMPARE(static_cast<int>(r.rankedDocs.size()), 3);  // the second AAPL chunk is the same document
+  QCOMPARE(r.relevantRetrieved, std::size_t{2});
+  QCOMPARE(QString::number(r.precision, 'f', 2), QString("0.67"));
+  QCOMPARE(r.precision, 2.0 / 3.0);
+  QCOMPARE(r.recall, 0.5);
+  QCOMPARE(QString::number(r.apRetrievedRelevant, 'f', 4), QString("0.8333"));  // (1/1 + 2/3) / 2
+  QCOMPARE(QString::number(r.apTrecEval, 'f', 4), QString("0.4167"));           // (1/1 + 2/3) / 4
+  QCOMPARE(QString::fromStdString(chunkDocumentId("a#b.pdf#12#3")), QString("a#b.pdf"));
+  QCOMPARE(QString::fromStdString(chunkDocumentId("plain-id")), QString("plain-id"));
+  QCOMPARE(QString::fromStdString(chunkDocumentId("x#page#3")), QString("x#page#3"));
+
+  // The same ranking through the trec_eval evaluator at document level gives trec_eval's AP.
+  Run run;
+  Ranking rk{"q", {}};
+  double score = 3;
+  for (const auto& d : r.rankedDocs) {
+    auto v = run.arena->store(d);
+    rk.entries.push_back(RunEntry{v.data(), static_cast<std::uint32_t>(v.size()), 0, score--});
+  }
+  run.rankings.push_back(rk);
+  Qrels qrels;
+  for (const auto& g : gold) qrels.byQuery["q"].push_back({g, 1, 0});
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"map", "P.3", "recall.3"}).value;
+  auto e = evaluate(qrels, run, s);
+  QCOMPARE(QString::fromStdString(f4(e.mean("map"))), QString("0.4167"));
+  QCOMPARE(e.mean("P_3"), 2.0 / 3.0);
+  QCOMPARE(e.mean("recall_3"), 0.5);
+}
+
+void TstRetrieval::kiltFixtures_data() {
+  QTest::addColumn<QString>("gold");
+  QTest::addColumn<QString>("guess");
+  QTest::addColumn<QStringList>("rankKeys");
+  QTest::addColumn<double>("rprec");
+  QTest::addColumn<double>("p1");
+  QTest::addColumn<double>("p5");
+  QTest::addColumn<double>("r5");
+  QTest::addColumn<double>("s5");
+  const QString d = "kilt/tests/test_data/";
+  // MANIFEST (KILT tests/test_eval_retrieval.py): gold1/guess1_1 Rprec 1/3, recall@5 1/3.
+  QTest::newRow("gold1 guess1_1") << d + "gold1.jsonl" << d + "guess1_1.jsonl" << QStringList{"wikipedia_id"}
+                                  << 1.0 / 3 << 1.0 / 3 << 1.0 / 15 << 1.0 / 3 << 1.0 / 3;
+  // gold2/guess2_1 for the three rank-key sets: Rprec 1/2, P@1 1, P@5 2/5, R@5 2/3, success@5 1.
+  for (const auto& keys : {QStringList{"wikipedia_id"}, QStringList{"wikipedia_id", "section"},
+                           QStringList{"wikipedia_id", "start_paragraph_id", "end_paragraph_id"}}) {
+    QTest::addRow("gold2 guess2_1 %s", qPrintable(keys.join('+')))
+        << d + "gold2.jsonl" << d + "guess2_1.jsonl" << keys << 0.5 << 1.0 << 0.4 << 2.0 / 3 << 1.0;
+    // guess2_2: Rprec 1, P@5 1/5, R@5 1/3.
+    QTest::addRow("gold2 guess2_2 %s", qPrintable(keys.join('+')))
+        << d + "gold2.jsonl" << d + "guess2_2.jsonl" << keys << 1.0 << 1.0 << 0.2 << 1.0 / 3 << 1.0;
+  }
+}
+
+void TstRetrieval::kiltFixtures() {
+  QFETCH(QString, gold);
+  QFETCH(QString, guess);
+  QFETCH(QStringList, rankKeys);
+  QFETCH(double, rprec);
+  QFETCH(double, p1);
+  QFETCH(double, p5);
+  QFETCH(double, r5);
+  QFETCH(double, s5);
+  RAGSCOPE_REQUIRE_DATA(gold.toStdString());
+  // gold2.jsonl has no final newline (MANIFEST: 0 lines): read it all the same.
+  const auto goldItems = readJsonl(ragscope::test::dataPath(gold.toStdString()));
+  const auto guessItems = readJsonl(ragscope::test::dataPath(guess.toStdString()));
+  std::vector<std::string> keys;
+  for (const auto& k : rankKeys) keys.push_back(k.toStdString());
+  std::string error;
+  const auto s = kiltRetrievalScores(goldItems, guessItems, {1, 5}, keys, &error);
+  QVERIFY2(error.empty(), error.c_str());
+  QCOMPARE(s.count, goldItems.size());
+  QVERIFY(qFuzzyCompare(s.rprec + 1, rprec + 1));
+  QVERIFY(qFuzzyCompare(s.precision.at(1) + 1, p1 + 1));
+  QVERIFY(qFuzzyCompare(s.precision.at(5) + 1, p5 + 1));
+  QVERIFY(qFuzzyCompare(s.recall.at(5) + 1, r5 + 1));
+  QVERIFY(qFuzzyCompare(s.successRate.at(5) + 1, s5 + 1));
+}
+
+void TstRetrieval::propertiesOnRandomData_data() {
+  QTest::addColumn<unsigned>("seed");
+  QTest::addColumn<int>("level");
+  QTest::addColumn<bool>("complete");
+  QTest::newRow("seed 1") << 1u << 1 << false;
+  QTest::newRow("seed 2 -l2") << 2u << 2 << false;
+  QTest::newRow("seed 3 -c") << 3u << 1 << true;
+  QTest::newRow("seed 4 -l2 -c") << 4u << 2 << true;
+}
+
+void TstRetrieval::propertiesOnRandomData() {
+  QFETCH(unsigned, seed);
+  QFETCH(int, level);
+  QFETCH(bool, complete);
+  std::mt19937 rng(seed);
+  std::vector<std::string> runLines, qrelsLines;
+  for (int q = 0; q < 40; ++q) {
+    const std::string qid = "q" + std::to_string(q);
+    const int docs = 1 + static_cast<int>(rng() % 60);
+    for (int d = 0; d < docs; ++d) {
+      // Coarse scores make ties common, so the docno tie-break is exercised.
+      runLines.push_back(qid + " Q0 d" + std::to_string(d) + " 0 " + std::to_string(rng() % 10) + " r");
+    }
+    if (q % 7 == 3) continue;  // some run queries without qrels
+    for (int d = 0; d < 80; ++d)
+      if (rng() % 3 == 0) qrelsLines.push_back(qid + " 0 d" + std::to_string(d) + " " + std::to_string(static_cast<int>(rng() % 5) - 1));
+  }
+  qrelsLines.push_back("qx 0 d1 1");  // a qrels query absent from the run
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", runLines);
+  writeLines(base / "qrels", qrelsLines);
+  std::shuffle(runLines.begin(), runLines.end(), rng);
+  std::shuffle(qrelsLines.begin(), qrelsLines.end(), rng);
+  writeLines(base / "run.shuffled", runLines);
+  writeLines(base / "qrels.shuffled", qrelsLines);
+
+  EvalSettings s;
+  s.relevanceLevel = level;
+  s.complete = complete;
+  s.measures = parseMeasureArgs({"all_trec"}).value;
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  QVERIFY(run.report.ok() && qrels.report.ok());
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  for (std::size_t ci = 0; ci < r.columns.size(); ++ci) {
+    const auto& c = r.columns[ci];
+    if (c.integer || c.aggregate == Aggregate::Text) continue;
+    for (const auto& q : r.queries) {
+      const double v = q.values[ci];
+      QVERIFY2(v >= 0.0 && v <= 1.0, (c.name + " " + q.qid + " = " + std::to_string(v)).c_str());
+      if (c.kind == MeasureKind::P) {
+        const double hits = v * c.param;
+        QVERIFY2(std::fabs(hits - std::round(hits)) < 1e-9, (c.name + " " + q.qid).c_str());
+      }
+    }
+    QVERIFY(r.all[ci] >= 0.0 && r.all[ci] <= 1.0);
+  }
+  // Shuffling the lines of both files changes nothing (order comes from scores and docnos).
+  auto run2 = readTrecRun(base / "run.shuffled", {});
+  auto qrels2 = readTrecQrels(base / "qrels.shuffled", {});
+  const auto r2 = evaluate(qrels2.value, run2.value, s);
+  QCOMPARE(QString::fromStdString(formatTrecEval(r2, true)), QString::fromStdString(formatTrecEval(r, true)));
+  // Threads do not change a bit.
+  EvalSettings one = s;
+  one.threads = 1;
+  QCOMPARE(QString::fromStdString(formatTrecEval(evaluate(qrels.value, run.value, one), true)),
+           QString::fromStdString(formatTrecEval(r, true)));
+}
+
+void TstRetrieval::rankedListForViews() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 d10 1 1.0 r", "1 Q0 d9 2 1.0 r", "1 Q0 d8 3 2.0 r"});
+  auto run = readTrecRun(base / "run", {});
+  std::vector<Judgment> judgments = {{"d9", 2, 1}, {"d10", 0, 2}};
+  const auto list = rankedList(run.value.rankings.front(), &judgments);
+  QCOMPARE(static_cast<int>(list.size()), 3);
+  QCOMPARE(QString::fromStdString(std::string(list[0].docId)), QString("d8"));
+  QVERIFY(!list[0].rel.has_value());
+  QCOMPARE(QString::fromStdString(std::string(list[1].docId)), QString("d9"));
+  QCOMPARE(*list[1].rel, 2);
+  QCOMPARE(list[2].rank, std::size_t{3});
+  QCOMPARE(list[2].line, 1u);
+}
+
+void TstRetrieval::cliMatchesTrecEval() {
+  RAGSCOPE_REQUIRE_DATA("trec_eval/test/out.test");
+  const QString t = QString::fromStdString(ragscope::test::dataPath("trec_eval/test/").string());
+  QProcess p;
+  p.start(RAGSCOPE_CLI_PATH, {"eval", t + "qrels.test", t + "results.test"});
+  QVERIFY(p.waitForFinished(60000));
+  QCOMPARE(p.exitCode(), 0);
+  QCOMPARE(p.readAllStandardOutput(), QByteArray::fromStdString(readAll(ragscope::test::dataPath("trec_eval/test/out.test"))));
+  // Glued options as trec_eval takes them.
+  QProcess g;
+  g.start(RAGSCOPE_CLI_PATH, {"eval", "-mP.5", "-M100", "-qc", t + "qrels.test", t + "results.trunc"});
+  QVERIFY(g.waitForFinished(60000));
+  QCOMPARE(g.exitCode(), 0);
+  const QByteArray out = g.readAllStandardOutput();
+  QVERIFY(out.contains("P_5                   \tall\t"));
+  QVERIFY(out.contains("P_5                   \t302\t0.0000"));
+  // csv: one table.
+  QProcess c;
+  c.start(RAGSCOPE_CLI_PATH, {"eval", "-m", "map", "--format", "csv", t + "qrels.test", t + "results.test", t + "results.trunc"});
+  QVERIFY(c.waitForFinished(60000));
+  QCOMPARE(c.exitCode(), 0);
+  const QList<QByteArray> rows = c.readAllStandardOutput().trimmed().split('\n');
+  QCOMPARE(rows.size(), 3);
+  QCOMPARE(rows[0], QByteArray("run,qid,map"));
+  QVERIFY(rows[1].startsWith("STANDARD,all,0.1785"));
+}
+
+void TstRetrieval::cliBadInput() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 x r"});
+  writeLines(base / "qrels", {"1 0 a 1"});
+  QProcess p;
+  p.start(RAGSCOPE_CLI_PATH, {"eval", QString::fromStdString((base / "qrels").string()),
+                              QString::fromStdString((base / "run").string())});
+  QVERIFY(p.waitForFinished(60000));
+  QCOMPARE(p.exitCode(), 2);
+  const QString err = QString::fromUtf8(p.readAllStandardError());
+  QVERIFY2(err.contains(QString::fromStdString((base / "run").string()) + ":2: score: not a number: 'x'"), qPrintable(err));
+  QProcess h;
+  h.start(RAGSCOPE_CLI_PATH, {"eval", "--help"});
+  QVERIFY(h.waitForFinished(60000));
+  QCOMPARE(h.exitCode(), 0);
+  QVERIFY(h.readAllStandardOutput().contains("usage: ragscope-cli eval"));
+}
+
+QTEST_GUILESS_MAIN(TstRetrieval)
+#include "tst_retrieval.moc"
