@@ -73,6 +73,12 @@ void TestRetrievalPage::threeDl19RunsSideBySide() {
     QCOMPARE(summary->index(row, recall).data().toString(), expectedRecall[row]);
   }
 
+  // For the README and the issue: RAGSCOPE_SCREENSHOT_DIR=dir saves what this test shows.
+  if (const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+    QVERIFY(page.showQuery(1, QStringLiteral("1037798")));
+    QVERIFY(page.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/retrieval-dl19.png")));
+  }
+
   // Per-query table: 43 judged queries of the first run, with counts.
   const QAbstractItemModel* perQuery = page.perQueryView()->model();
   QAbstractItemModelTester perQueryTester(const_cast<QAbstractItemModel*>(perQuery),

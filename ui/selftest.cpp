@@ -239,10 +239,11 @@ void SelfTest::evaluateRetrieval() {
     if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
       page->showQuery(0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
     check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
-    m_waiting = false;
+    // Still waiting: a step timer already queued must not run ahead of the screenshot.
     QTimer::singleShot(50, this, [this] {
       shoot(QStringLiteral("06-retrieval"));
       m_window->showPage(m_window->datasetPage());
+      m_waiting = false;
       runSteps();
     });
   }, Qt::SingleShotConnection);

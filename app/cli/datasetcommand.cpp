@@ -1,6 +1,8 @@
 // ragscope-cli dataset info: load files/folders as one dataset and print what came in and what
 // went wrong, as text or one JSON object.
 
+#include <unistd.h>
+
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -50,9 +52,22 @@ std::string formatNames(std::string_view sep) {
 }
 
 std::string help() {
+  // The format list, wrapped under its option at 100 columns.
+  std::string list, line;
+  const std::string indent(15, ' ');
+  for (const auto f : allFormats()) {
+    const std::string item = std::string(formatName(f)) + ",";
+    if (!line.empty() && indent.size() + line.size() + 1 + item.size() > 100) {
+      list += (list.empty() ? "" : "\n" + indent) + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + item;
+  }
+  line.pop_back();  // the last comma
+  list += (list.empty() ? "" : "\n" + indent) + line;
   std::string text = kHelp;
   const std::string marker = "%FORMATS%";
-  text.replace(text.find(marker), marker.size(), formatNames(", "));
+  text.replace(text.find(marker), marker.size(), list);
   return text;
 }
 
@@ -235,7 +250,22 @@ int datasetCommand(const Args& args) {
 
   LoadOptions options;
   options.onError = skipBad ? OnError::Skip : OnError::Stop;
+  // A live percentage for big loads (the full MS MARCO collection takes tens of seconds), only
+  // on a terminal so that redirected output stays clean.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  int shown = -1;
+  if (tty) {
+    options.progress = [&shown](std::uint64_t done, std::uint64_t total) {
+      const int pct = total > 0 ? static_cast<int>(100 * done / total) : 0;
+      if (pct != shown) {
+        shown = pct;
+        std::cerr << "\rloading... " << pct << "%" << std::flush;
+      }
+      return true;
+    };
+  }
   auto loaded = loadDataset(parts, options);
+  if (tty && shown >= 0) std::cerr << "\r               \r" << std::flush;
   if (json)
     printJson(loaded.value, loaded.report);
   else

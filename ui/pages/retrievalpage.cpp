@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -34,6 +35,12 @@ namespace {
 constexpr int kRunSourceRole = Qt::UserRole;       // "dataset" or "file"
 constexpr int kRunIndexRole = Qt::UserRole + 1;    // dataset run index
 constexpr int kRunPathRole = Qt::UserRole + 2;     // run file path
+
+// "BM25/trec_results_dl19.txt": run files are often named alike and told apart by their folder.
+QString runFileLabel(const QString& path) {
+  const QFileInfo info(path);
+  return info.dir().dirName() + QLatin1Char('/') + info.fileName();
+}
 
 QTableView* makeTable(QWidget* parent) {
   auto* view = new QTableView(parent);
@@ -284,7 +291,7 @@ void RetrievalPage::chooseQrelsFile() {
 void RetrievalPage::addRunFiles() {
   const QStringList files = QFileDialog::getOpenFileNames(this, tr("Run files (TREC format)"));
   for (const QString& f : files) {
-    auto* item = new QListWidgetItem(QFileInfo(f).fileName());
+    auto* item = new QListWidgetItem(runFileLabel(f));
     item->setData(kRunSourceRole, QStringLiteral("file"));
     item->setData(kRunPathRole, f);
     item->setToolTip(f);
@@ -308,7 +315,7 @@ void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFi
     m_qrels->setCurrentIndex(idx);
   }
   for (const QString& f : runFiles) {
-    auto* item = new QListWidgetItem(QFileInfo(f).fileName());
+    auto* item = new QListWidgetItem(runFileLabel(f));
     item->setData(kRunSourceRole, QStringLiteral("file"));
     item->setData(kRunPathRole, f);
     item->setToolTip(f);
@@ -442,8 +449,10 @@ void RetrievalPage::onQuerySelected() {
   }
   const auto dataset = m_workbench->dataset();
   const auto& settings = m_outcome.results[runIndex].settings;
+  const bool haveCorpus = dataset && !dataset->corpus.empty();
   m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
-                       dataset ? &dataset->corpus : nullptr);
+                       haveCorpus ? &dataset->corpus : nullptr);
+  m_rankedView->setColumnHidden(RankedListModel::Text, !haveCorpus);
   m_rankedView->resizeColumnsToContents();
   QString queryText;
   if (dataset)
