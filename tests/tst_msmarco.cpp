@@ -399,6 +399,14 @@ void TestMsmarco::malformed_data() {
   QTest::newRow("rank_llm element too deep, stop")
       << "rank-llm" << QByteArray(rec1 + deepHit + "]") << false << big << 8 << 1 << 0 << true
       << QStringList{"F:3: [1]: JSON nested deeper than 8 levels"};
+  QTest::newRow("rank_llm element too long, skip")
+      << "rank-llm"
+      << QByteArray(
+             "[{\"query\": \"" + QByteArray(200, 'q') +
+             "\", \"hits\": []},\n {\"query\": \"q\", \"hits\": [{\"qid\": 2, \"docid\": \"d\", "
+             "\"score\": 1}]}]")
+      << true << 128 << 256 << 1 << 1 << false
+      << QStringList{"F:1: [0]: element longer than 128 bytes"};
   QTest::newRow("rank_llm hit without docid, skip")
       << "rank-llm"
       << QByteArray(

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "ui/jobs/evaljob.h"
 #include "ui/jobs/loadjob.h"
 
 namespace ragscope::ui {
@@ -157,6 +158,11 @@ void Workbench::fail(const QString& message, core::LoadReport report) {
   m_report = std::move(report);
   emit reportChanged();
   emit loadFinished(false, message);
+}
+
+void Workbench::setEvaluation(std::shared_ptr<const EvalOutcome> outcome) {
+  m_evaluation = std::move(outcome);
+  emit evaluationChanged();
 }
 
 bool Workbench::isQueryFile(const QString& file) const {

@@ -20,6 +20,7 @@ namespace ragscope::ui {
 
 class LoadJob;
 struct LoadResult;
+struct EvalOutcome;
 
 class Workbench : public QObject {
   Q_OBJECT
@@ -54,6 +55,11 @@ class Workbench : public QObject {
   // The part path a diagnostic's file belongs to, and whether that part carries queries.
   bool isQueryFile(const QString& file) const;
 
+  // The latest retrieval evaluation (per-query values of every run): the retrieval page publishes
+  // it, the statistics pages (compare, contrastive) read it. Null until one has finished.
+  std::shared_ptr<const EvalOutcome> evaluation() const { return m_evaluation; }
+  void setEvaluation(std::shared_ptr<const EvalOutcome> outcome);
+
  signals:
   void loadStarted(const QString& name);
   void loadProgress(quint64 done, quint64 total);
@@ -62,6 +68,7 @@ class Workbench : public QObject {
   // The report of the latest load attempt (also a failed one) changed: the Issues dock listens.
   void reportChanged();
   void projectChanged();
+  void evaluationChanged();
 
  private:
   void startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,
@@ -77,6 +84,7 @@ class Workbench : public QObject {
   RecentDataset m_pending;
   std::optional<core::Project> m_project;
   core::OnError m_onError = core::OnError::Skip;
+  std::shared_ptr<const EvalOutcome> m_evaluation;
 };
 
 }  // namespace ragscope::ui

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
+#include <unordered_map>
 
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
@@ -438,6 +439,44 @@ std::uint64_t sizeOf(const fs::path& path) {
 
 // Runs the jobs in order. Progress is reported over all of them: bytes of finished jobs plus
 // the current job's own progress, against the jobs' total size.
+// A bundle often describes the same queries in several files (topics + KILT answers + RAG
+// examples). Queries a file appended whose id an earlier file already loaded are folded into the
+// first: gold outputs, attributes and flags are added, empty text filled in; differing text is
+// reported and the first kept. Duplicates within one file are the loaders' business.
+void mergeRepeatedQueries(Dataset& into, std::size_t firstNew, const fs::path& file,
+                          const LoadOptions& options, LoadReport& report) {
+  if (firstNew == 0 || firstNew >= into.queries.size()) return;
+  std::unordered_map<std::string, std::size_t> earlier;
+  for (std::size_t i = 0; i < firstNew; ++i) earlier.try_emplace(into.queries[i].id, i);
+  std::vector<Query> kept;
+  bool merged = false;
+  for (std::size_t i = firstNew; i < into.queries.size(); ++i) {
+    Query& q = into.queries[i];
+    auto it = earlier.find(q.id);
+    if (it == earlier.end()) {
+      kept.push_back(std::move(q));
+      continue;
+    }
+    merged = true;
+    Query& first = into.queries[it->second];
+    if (first.text.empty()) {
+      first.text = q.text;
+    } else if (!q.text.empty() && q.text != first.text) {
+      report.add({Severity::Warning, file.string(), q.line, "query",
+                  "query id '" + q.id + "' was loaded from an earlier file with different text; "
+                  "keeping the first text"},
+                 options.maxStoredDiagnostics);
+    }
+    for (auto& g : q.gold) first.gold.push_back(std::move(g));
+    for (auto& a : q.attributes) first.attributes.push_back(std::move(a));
+    for (auto& f : q.flags) first.flags.push_back(std::move(f));
+    if (first.task.empty()) first.task = q.task;
+  }
+  if (!merged) return;
+  into.queries.resize(firstNew);
+  for (auto& q : kept) into.queries.push_back(std::move(q));
+}
+
 void runJobs(const std::vector<Job>& jobs, Dataset& into, const LoadOptions& options,
              LoadReport& report) {
   std::vector<std::uint64_t> sizes;
@@ -457,8 +496,10 @@ void runJobs(const std::vector<Job>& jobs, Dataset& into, const LoadOptions& opt
         return options.progress(base + std::min(done, size), total);
       };
     }
+    const std::size_t queriesBefore = into.queries.size();
     const LoadReport part = dispatch(jobs[i], into, jobOptions);
     report.merge(part, options.maxStoredDiagnostics);
+    mergeRepeatedQueries(into, queriesBefore, jobs[i].path, options, report);
     into.parts.push_back({jobs[i].path, jobs[i].format});
     if (options.progress) base += sizes[i];
     if (part.stopped || part.cancelled) break;

@@ -16,7 +16,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // indices per 64-bit step, four independent accumulators to hide the add latency. The order of
 // draws and sums is fixed, so the value depends only on the stream.
 double oneResampleMean(const double* x, std::uint32_t n, std::uint32_t threshold, std::size_t s,
-                       Xoshiro256& rng) {
+                       Rng& rng) {
   double acc[4] = {0.0, 0.0, 0.0, 0.0};
   std::size_t j = 0;
   auto draw = [&](std::uint32_t half) -> std::uint32_t {
@@ -46,7 +46,7 @@ bool resampleMeans(std::span<const double> values, std::size_t sampleSize, std::
                    Domain domain, std::uint64_t salt, unsigned threads, std::span<double> out,
                    const std::atomic<bool>* cancel) {
   const auto n = static_cast<std::uint32_t>(values.size());
-  const std::uint32_t threshold = Xoshiro256::rejectionThreshold(n);
+  const std::uint32_t threshold = Rng::rejectionThreshold(n);
   const std::size_t resamples = out.size();
   std::atomic<bool> stopped{false};
   threads = resolveThreads(threads, resamples * sampleSize, 200000);
@@ -56,7 +56,7 @@ bool resampleMeans(std::span<const double> values, std::size_t sampleSize, std::
         stopped = true;
         return;
       }
-      Xoshiro256 rng = streamFor(seed, domain, b, salt);
+      Rng rng = streamFor(seed, domain, b, salt);
       out[b] = oneResampleMean(values.data(), n, threshold, sampleSize, rng);
     }
   });

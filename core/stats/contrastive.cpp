@@ -47,7 +47,7 @@ double permutationTest(std::span<const double> a, std::span<const double> b,
         stopped = true;
         break;
       }
-      Xoshiro256 rng = streamFor(seed, Domain::TwoSamplePermutation, k, salt);
+      Rng rng = streamFor(seed, Domain::TwoSamplePermutation, k, salt);
       // Partial Fisher-Yates from the identity arrangement (undone afterwards, so each
       // permutation depends only on its own stream, never on what this worker did before).
       double sum = 0.0;

@@ -10,8 +10,9 @@
 //   // r.groups[i].bootstrap.distribution  -> overlay with makeHistogram(..., bins, r.range)
 //   // r.pairs[0].meanDiff, .ci, .pPermutation, .pHolm
 //
-// Difference CI: group i's resample b and group j's resample b are independent draws (separate
-// streams, salt = group index), so d_b = mean_i,b - mean_j,b is a bootstrap draw of the
+// Difference CI: group i's resample b and group j's resample b are independent draws (group g
+// bootstraps with its own seed mix64(seed ^ mix64(0xC0FFEE + g)); the result still reports the
+// caller's seed), so d_b = mean_i,b - mean_j,b is a bootstrap draw of the
 // difference of means; its percentile interval is reported. With a common sampleSize s each
 // group is resampled at size s (VERA); with s = 0 each at its own size.
 // Permutation p: the two sets are pooled and the first set's labels reassigned at random

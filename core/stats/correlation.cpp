@@ -208,7 +208,7 @@ CorrelationResult correlate(std::span<const double> x, std::span<const double> y
     const std::size_t B = options.resamples;
     std::vector<double> taus(B), rhos(B);
     const auto n32 = static_cast<std::uint32_t>(r.n);
-    const std::uint32_t threshold = Xoshiro256::rejectionThreshold(n32);
+    const std::uint32_t threshold = Rng::rejectionThreshold(n32);
     std::atomic<bool> stopped{false};
     const unsigned threads = resolveThreads(options.threads, B * r.n * 8, 200000);
     forChunks(B, threads, [&](unsigned, std::size_t begin, std::size_t end) {
@@ -218,7 +218,7 @@ CorrelationResult correlate(std::span<const double> x, std::span<const double> y
           stopped = true;
           return;
         }
-        Xoshiro256 rng = streamFor(options.seed, Domain::CorrelationBootstrap, b);
+        Rng rng = streamFor(options.seed, Domain::CorrelationBootstrap, b);
         for (std::size_t i = 0; i < r.n; ++i) {
           const std::uint32_t j = rng.below32(n32, threshold);
           xs[i] = x[j];

@@ -106,14 +106,22 @@ RandomizationResult signFlipTest(std::span<const double> differences,
         stopped = true;
         break;
       }
-      Xoshiro256 rng = streamFor(options.seed, Domain::SignFlip, k);
-      double acc[4] = {0.0, 0.0, 0.0, 0.0};
-      for (std::size_t base = 0; base < m; base += 64) {
+      Rng rng = streamFor(options.seed, Domain::SignFlip, k);
+      const std::uint64_t* b = bits.data();
+      double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+      std::size_t i = 0;
+      while (i < m) {
         std::uint64_t signs = rng.next();
-        const std::size_t stop = std::min(m, base + 64);
-        for (std::size_t i = base; i < stop; ++i, signs >>= 1)
-          acc[i & 3] += std::bit_cast<double>(bits[i] ^ (signs << 63));
+        const std::size_t stop = std::min(m, i + 64);
+        for (; i + 4 <= stop; i += 4, signs >>= 4) {
+          a0 += std::bit_cast<double>(b[i] ^ (signs << 63));
+          a1 += std::bit_cast<double>(b[i + 1] ^ ((signs >> 1) << 63));
+          a2 += std::bit_cast<double>(b[i + 2] ^ ((signs >> 2) << 63));
+          a3 += std::bit_cast<double>(b[i + 3] ^ ((signs >> 3) << 63));
+        }
+        for (; i < stop; ++i, signs >>= 1) a0 += std::bit_cast<double>(b[i] ^ (signs << 63));
       }
+      const double acc[4] = {a0, a1, a2, a3};
       c += std::fabs((acc[0] + acc[1]) + (acc[2] + acc[3])) >= threshold;
     }
     counts[chunk] = c;

@@ -32,6 +32,11 @@ const core::QueryEval* PerQueryEvalModel::queryAt(int row) const {
   return &m_result->queries[row];
 }
 
+int PerQueryEvalModel::resultColumn(int column) const {
+  if (!m_result || column < FixedCount || column - FixedCount >= static_cast<int>(m_columns.size())) return -1;
+  return static_cast<int>(m_columns[column - FixedCount]);
+}
+
 int PerQueryEvalModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() || !m_result ? 0 : static_cast<int>(m_result->queries.size());
 }

@@ -19,6 +19,8 @@ class PerQueryEvalModel : public QAbstractTableModel {
   void setResult(const core::EvalResult* result);
   const core::EvalResult* result() const { return m_result; }
   const core::QueryEval* queryAt(int row) const;
+  // Index into result()->columns of a measure column; -1 for the fixed columns.
+  int resultColumn(int column) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -23,9 +23,13 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "core/stats/bootstrap.h"
+#include "ui/jobs/statsjob.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
+#include "ui/models/runvalues.h"
+#include "ui/pages/statspanel.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -68,7 +72,11 @@ std::vector<std::string> measureArgs(const QString& text) {
 }  // namespace
 
 RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
-    : Page(parent), m_workbench(workbench), m_job(new EvalJob(this)) {
+    : Page(parent),
+      m_workbench(workbench),
+      m_job(new EvalJob(this)),
+      m_statsJob(new StatsJob(this)),
+      m_outcome(std::make_shared<const EvalOutcome>()) {
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, this, &RetrievalPage::refreshDatasetInputs);
   connect(m_job, &EvalJob::progress, this, [this](int done, int total) {
@@ -76,6 +84,13 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     m_progress->setValue(done);
   });
   connect(m_job, &EvalJob::finished, this, &RetrievalPage::onFinished);
+  connect(m_statsJob, &StatsJob::finished, this, [this](int ticket, bool cancelled) {
+    if (ticket != m_statsTicket || !m_pendingIntervals) return;
+    if (!cancelled) m_summary->setIntervals(std::move(*m_pendingIntervals), 0.95);
+    m_pendingIntervals.reset();
+    m_summaryView->resizeColumnsToContents();
+    emit summaryStatisticsReady();
+  });
   refreshDatasetInputs();
 }
 
@@ -165,11 +180,14 @@ void RetrievalPage::buildUi() {
 
   // Summary (runs x measures) beside the conventions.
   m_summary = new EvalSummaryModel(this);
-  auto* summaryProxy = new QSortFilterProxyModel(this);
-  summaryProxy->setSourceModel(m_summary);
-  summaryProxy->setSortRole(EvalSummaryModel::SortRole);
+  m_summaryProxy = new QSortFilterProxyModel(this);
+  m_summaryProxy->setSourceModel(m_summary);
+  m_summaryProxy->setSortRole(EvalSummaryModel::SortRole);
   m_summaryView = makeTable(this);
-  m_summaryView->setModel(summaryProxy);
+  m_summaryView->setModel(m_summaryProxy);
+  m_summaryView->setToolTip(tr("Select a measure cell for its bootstrap distribution"));
+  connect(m_summaryView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          &RetrievalPage::onSummaryColumnSelected);
   m_conventions = new QTextBrowser(this);
   m_conventions->setMinimumWidth(240);
   auto* conventionsBox = new QGroupBox(tr("Conventions"), this);
@@ -201,6 +219,12 @@ void RetrievalPage::buildUi() {
   m_perQueryView->setSelectionMode(QAbstractItemView::SingleSelection);
   connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &RetrievalPage::onQuerySelected);
+  connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          &RetrievalPage::onPerQueryColumnSelected);
+  // A click on a measure's header (which also sorts) opens its statistics too.
+  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
+    onPerQueryColumnSelected(m_perQueryProxy->index(0, section));
+  });
   auto* perQueryPane = new QWidget(this);
   auto* pl = new QVBoxLayout(perQueryPane);
   pl->setContentsMargins(0, 0, 0, 0);
@@ -239,9 +263,20 @@ void RetrievalPage::buildUi() {
   results->setStretchFactor(0, 1);
   results->setStretchFactor(1, 2);
 
+  // The statistics panel sits beside the results, hidden until a measure column is selected.
+  m_statsPanel = new StatsPanel(this);
+  m_statsPanel->setVisible(false);
+  connect(m_statsPanel, &StatsPanel::closeRequested, this, [this] { m_statsPanel->setVisible(false); });
+  auto* withStats = new QSplitter(Qt::Horizontal, this);
+  withStats->addWidget(results);
+  withStats->addWidget(m_statsPanel);
+  withStats->setStretchFactor(0, 3);
+  withStats->setStretchFactor(1, 2);
+  withStats->setCollapsible(1, false);
+
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(inputs);
-  layout->addWidget(results, 1);
+  layout->addWidget(withStats, 1);
   updateConventions();
 }
 
@@ -384,38 +419,42 @@ void RetrievalPage::onFinished(const EvalOutcome& outcome) {
   m_perQuery->setResult(nullptr);
   m_summary->setResults(nullptr);
   m_ranked->clear();
-  m_outcome = outcome;
-  m_summary->setResults(&m_outcome.results);
+  m_statsPanel->clear();
+  m_outcome = std::make_shared<const EvalOutcome>(outcome);
+  m_summary->setResults(&m_outcome->results);
   m_summaryView->resizeColumnsToContents();
+  computeSummaryIntervals();
 
   m_runChoice->blockSignals(true);
   m_runChoice->clear();
-  m_runChoice->addItems(runDisplayNames(m_outcome.results));
+  m_runChoice->addItems(runDisplayNames(m_outcome->results));
   m_runChoice->blockSignals(false);
-  showRun(m_outcome.results.empty() ? -1 : 0);
+  showRun(m_outcome->results.empty() ? -1 : 0);
   updateConventions();
 
-  const bool ok = !m_outcome.cancelled && !m_outcome.results.empty() && !m_outcome.report.hasErrors();
+  const bool ok = !m_outcome->cancelled && !m_outcome->results.empty() && !m_outcome->report.hasErrors();
   QString text;
-  if (m_outcome.cancelled)
+  if (m_outcome->cancelled)
     text = tr("Cancelled.");
   else
-    text = tr("%n run(s) evaluated in %1 ms", nullptr, static_cast<int>(m_outcome.results.size()))
-               .arg(m_outcome.elapsedMs);
-  if (m_outcome.report.errors > 0) text += tr("; %n error(s), see Conventions and the Issues dock", nullptr,
-                                              static_cast<int>(m_outcome.report.errors));
+    text = tr("%n run(s) evaluated in %1 ms", nullptr, static_cast<int>(m_outcome->results.size()))
+               .arg(m_outcome->elapsedMs);
+  if (m_outcome->report.errors > 0) text += tr("; %n error(s), see Conventions and the Issues dock", nullptr,
+                                              static_cast<int>(m_outcome->report.errors));
   m_status->setText(text);
+  // The statistics pages take their inputs from the latest evaluation with results.
+  if (!m_outcome->cancelled && !m_outcome->results.empty()) m_workbench->setEvaluation(m_outcome);
   emit evaluationFinished(ok);
 }
 
 void RetrievalPage::showRun(int index) {
   m_ranked->clear();
   m_rankedTitle->setText(tr("Select a query to see its ranked list."));
-  if (index < 0 || index >= static_cast<int>(m_outcome.results.size())) {
+  if (index < 0 || index >= static_cast<int>(m_outcome->results.size())) {
     m_perQuery->setResult(nullptr);
     return;
   }
-  m_perQuery->setResult(&m_outcome.results[index]);
+  m_perQuery->setResult(&m_outcome->results[index]);
   m_perQueryView->resizeColumnsToContents();
 }
 
@@ -437,18 +476,18 @@ bool RetrievalPage::showQuery(int runIndex, const QString& qid) {
 void RetrievalPage::onQuerySelected() {
   const int runIndex = m_runChoice->currentIndex();
   const QModelIndex current = m_perQueryView->currentIndex();
-  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome.runs.size()) || !current.isValid()) return;
+  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome->runs.size()) || !current.isValid()) return;
   const core::QueryEval* q = m_perQuery->queryAt(m_perQueryProxy->mapToSource(current).row());
   if (!q) return;
-  const auto& run = m_outcome.runs[runIndex];
+  const auto& run = m_outcome->runs[runIndex];
   const core::Ranking* ranking = run->find(q->qid);
   const std::vector<core::Judgment>* judgments = nullptr;
-  if (m_outcome.qrels) {
-    auto it = m_outcome.qrels->byQuery.find(q->qid);
-    if (it != m_outcome.qrels->byQuery.end()) judgments = &it->second;
+  if (m_outcome->qrels) {
+    auto it = m_outcome->qrels->byQuery.find(q->qid);
+    if (it != m_outcome->qrels->byQuery.end()) judgments = &it->second;
   }
   const auto dataset = m_workbench->dataset();
-  const auto& settings = m_outcome.results[runIndex].settings;
+  const auto& settings = m_outcome->results[runIndex].settings;
   const bool haveCorpus = dataset && !dataset->corpus.empty();
   m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
                        haveCorpus ? &dataset->corpus : nullptr);
@@ -471,14 +510,14 @@ void RetrievalPage::onQuerySelected() {
 
 void RetrievalPage::updateConventions() {
   core::EvalSettings settings;
-  if (!m_outcome.results.empty()) settings = m_outcome.results.front().settings;
+  if (!m_outcome->results.empty()) settings = m_outcome->results.front().settings;
   QString html = QStringLiteral("<ul style='margin-left:-20px'>");
   for (const auto& line : core::conventionsText(settings))
     html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(line).toHtmlEscaped());
   html += QStringLiteral("</ul>");
-  const QStringList names = runDisplayNames(m_outcome.results);
-  for (std::size_t i = 0; i < m_outcome.results.size(); ++i) {
-    const auto& r = m_outcome.results[i];
+  const QStringList names = runDisplayNames(m_outcome->results);
+  for (std::size_t i = 0; i < m_outcome->results.size(); ++i) {
+    const auto& r = m_outcome->results[i];
     const QString name = names[static_cast<int>(i)].toHtmlEscaped();
     html += tr("<p><b>%1</b>: %2 queries averaged").arg(name).arg(r.numQueries);
     if (!r.skippedQueries.empty())
@@ -489,10 +528,74 @@ void RetrievalPage::updateConventions() {
       html += tr("; %1 run queries without qrels ignored").arg(r.ignoredRunQueries.size());
     html += QStringLiteral(".</p>");
   }
-  for (const auto& d : m_outcome.report.diagnostics)
+  for (const auto& d : m_outcome->report.diagnostics)
     html += QStringLiteral("<p style='color:#a03030'>%1</p>")
                 .arg(QString::fromStdString(d.toString()).toHtmlEscaped());
   m_conventions->setHtml(html);
+}
+
+}  // namespace ragscope::ui
+
+namespace ragscope::ui {
+
+bool RetrievalPage::summaryStatisticsPending() const { return m_pendingIntervals != nullptr; }
+
+void RetrievalPage::computeSummaryIntervals() {
+  // Every run x mean-type measure: a percentile bootstrap CI (B = 10,000, seed 42) of the mean,
+  // off the GUI thread; the summary shows "…" until it is done.
+  struct Input {
+    std::string measure;
+    std::vector<double> values;
+  };
+  std::vector<std::vector<Input>> inputs;
+  for (const auto& r : m_outcome->results) {
+    auto& run = inputs.emplace_back();
+    for (std::size_t c = 0; c < r.columns.size(); ++c)
+      if (supportsStatistics(r.columns[c])) run.push_back({r.columns[c].name, perQueryValues(r, c)});
+  }
+  auto out = std::make_shared<std::vector<std::map<std::string, core::stats::Interval>>>();
+  m_pendingIntervals = out;
+  m_statsTicket = m_statsJob->start([inputs = std::move(inputs), out](const std::atomic<bool>* cancel) {
+    core::stats::BootstrapOptions o;
+    o.keepDistribution = false;
+    o.cancel = cancel;
+    for (const auto& run : inputs) {
+      auto& intervals = out->emplace_back();
+      for (const auto& in : run) {
+        if (cancel->load()) return;
+        const auto b = core::stats::bootstrap(in.values, o);
+        if (b.ok()) intervals[in.measure] = b.ci;
+      }
+    }
+  });
+}
+
+bool RetrievalPage::openStatistics(int runIndex, const QString& measure) {
+  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome->results.size())) return false;
+  const core::EvalResult& r = m_outcome->results[static_cast<std::size_t>(runIndex)];
+  const auto col = r.columnIndex(measure.toStdString());
+  if (!col || !supportsStatistics(r.columns[*col])) return false;
+  std::vector<std::string> qids;
+  std::vector<double> values = perQueryValues(r, *col, &qids);
+  m_statsPanel->setVisible(true);
+  m_statsPanel->setSample(runDisplayNames(m_outcome->results)[runIndex], measure, std::move(qids),
+                          std::move(values));
+  return true;
+}
+
+void RetrievalPage::onSummaryColumnSelected(const QModelIndex& proxyIndex) {
+  if (!proxyIndex.isValid()) return;
+  const QModelIndex source = m_summaryProxy->mapToSource(proxyIndex);
+  const std::string measure = m_summary->measureAt(source.column());
+  if (!measure.empty()) openStatistics(source.row(), QString::fromStdString(measure));
+}
+
+void RetrievalPage::onPerQueryColumnSelected(const QModelIndex& proxyIndex) {
+  const int runIndex = m_runChoice->currentIndex();
+  if (!proxyIndex.isValid() || runIndex < 0 || !m_perQuery->result()) return;
+  const int column = m_perQuery->resultColumn(m_perQueryProxy->mapToSource(proxyIndex).column());
+  if (column < 0) return;
+  openStatistics(runIndex, QString::fromStdString(m_perQuery->result()->columns[std::size_t(column)].name));
 }
 
 }  // namespace ragscope::ui

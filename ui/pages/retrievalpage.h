@@ -6,8 +6,12 @@
 
 #include <QStringList>
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "core/stats/summary.h"
 
 #include "ui/jobs/evaljob.h"
 #include "ui/pages/page.h"
@@ -29,6 +33,8 @@ namespace ragscope::ui {
 class EvalSummaryModel;
 class PerQueryEvalModel;
 class RankedListModel;
+class StatsJob;
+class StatsPanel;
 class Workbench;
 
 class RetrievalPage : public Page {
@@ -52,13 +58,21 @@ class RetrievalPage : public Page {
   // Selects a run in the per-query table and a query in it (drills down to its ranked list).
   bool showQuery(int runIndex, const QString& qid);
 
-  const EvalOutcome& outcome() const { return m_outcome; }
+  const EvalOutcome& outcome() const { return *m_outcome; }
+  std::shared_ptr<const EvalOutcome> sharedOutcome() const { return m_outcome; }
+  // Opens the statistics panel for a measure of a run (as selecting its column does).
+  bool openStatistics(int runIndex, const QString& measure);
+  StatsPanel* statsPanel() const { return m_statsPanel; }
+  // The summary's bootstrap CIs are still being computed.
+  bool summaryStatisticsPending() const;
   QTableView* summaryView() const { return m_summaryView; }
   QTableView* perQueryView() const { return m_perQueryView; }
   QTableView* rankedView() const { return m_rankedView; }
 
  signals:
   void evaluationFinished(bool ok);
+  // The summary table's CI columns are filled in.
+  void summaryStatisticsReady();
 
  private:
   void buildUi();
@@ -69,10 +83,16 @@ class RetrievalPage : public Page {
   void showRun(int index);
   void onQuerySelected();
   void updateConventions();
+  void computeSummaryIntervals();
+  void onSummaryColumnSelected(const QModelIndex& proxyIndex);
+  void onPerQueryColumnSelected(const QModelIndex& proxyIndex);
 
   Workbench* m_workbench;
   EvalJob* m_job;
-  EvalOutcome m_outcome;
+  StatsJob* m_statsJob;
+  int m_statsTicket = 0;
+  std::shared_ptr<std::vector<std::map<std::string, core::stats::Interval>>> m_pendingIntervals;
+  std::shared_ptr<const EvalOutcome> m_outcome;
 
   QComboBox* m_qrels;
   QListWidget* m_runs;
@@ -96,6 +116,8 @@ class RetrievalPage : public Page {
   QLabel* m_rankedTitle;
   RankedListModel* m_ranked;
   QTableView* m_rankedView;
+  StatsPanel* m_statsPanel;
+  QSortFilterProxyModel* m_summaryProxy;
 };
 
 }  // namespace ragscope::ui

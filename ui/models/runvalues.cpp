@@ -1,0 +1,90 @@
+#include "ui/models/runvalues.h"
+
+#include <QRegularExpression>
+
+#include "ui/jobs/evaljob.h"
+#include "ui/models/evalsummarymodel.h"
+
+namespace ragscope::ui {
+
+bool supportsStatistics(const core::MeasureColumn& column) {
+  return column.perQuery && column.aggregate == core::Aggregate::Mean && !column.integer &&
+         column.kind != core::MeasureKind::Runid;
+}
+
+std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t column,
+                                   std::vector<std::string>* qids) {
+  std::vector<double> values;
+  values.reserve(result.queries.size());
+  if (qids) qids->clear();
+  for (const auto& q : result.queries) {
+    if (column >= q.values.size()) continue;
+    values.push_back(q.values[column]);
+    if (qids) qids->push_back(q.qid);
+  }
+  return values;
+}
+
+std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
+  std::vector<RunValues> runs;
+  const QStringList names = runDisplayNames(outcome.results);
+  for (std::size_t r = 0; r < outcome.results.size(); ++r) {
+    const core::EvalResult& result = outcome.results[r];
+    RunValues run;
+    run.name = names[static_cast<int>(r)];
+    run.source = QString::fromStdString(result.runSource);
+    for (std::size_t c = 0; c < result.columns.size(); ++c) {
+      if (!supportsStatistics(result.columns[c])) continue;
+      core::stats::QueryValues& values = run.table[result.columns[c].name];
+      for (const auto& q : result.queries)
+        if (c < q.values.size()) values.emplace(q.qid, q.values[c]);
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+QStringList commonMeasures(const std::vector<RunValues>& runs) {
+  QStringList out;
+  if (runs.empty()) return out;
+  // MeasureTable is ordered by name; trec_eval's order is lost, so put the usual headline
+  // measures first and the rest by name.
+  static const QStringList headline = {QStringLiteral("ndcg_cut_10"), QStringLiteral("map"),
+                                       QStringLiteral("recip_rank"), QStringLiteral("P_10"),
+                                       QStringLiteral("recall_100"), QStringLiteral("recall_1000")};
+  QStringList rest;
+  for (const auto& [name, values] : runs.front().table) {
+    bool everywhere = !values.empty();
+    for (const auto& run : runs) everywhere = everywhere && run.table.count(name) > 0;
+    if (!everywhere) continue;
+    const QString n = QString::fromStdString(name);
+    if (headline.contains(n)) continue;
+    rest << n;
+  }
+  for (const QString& h : headline) {
+    bool everywhere = true;
+    for (const auto& run : runs) everywhere = everywhere && run.table.count(h.toStdString()) > 0;
+    if (everywhere) out << h;
+  }
+  return out + rest;
+}
+
+QString measureLabel(const QString& measure) {
+  static const QRegularExpression cut(QStringLiteral("^(ndcg_cut|P|recall|success|map_cut)_(\\d+)$"));
+  const auto m = cut.match(measure);
+  if (m.hasMatch()) {
+    const QString base = m.captured(1);
+    const QString k = m.captured(2);
+    if (base == QLatin1String("ndcg_cut")) return QStringLiteral("nDCG@") + k;
+    if (base == QLatin1String("P")) return QStringLiteral("P@") + k;
+    if (base == QLatin1String("recall")) return QStringLiteral("R@") + k;
+    if (base == QLatin1String("success")) return QStringLiteral("Success@") + k;
+    return QStringLiteral("MAP@") + k;
+  }
+  if (measure == QLatin1String("map")) return QStringLiteral("MAP");
+  if (measure == QLatin1String("recip_rank")) return QStringLiteral("MRR");
+  if (measure == QLatin1String("ndcg")) return QStringLiteral("nDCG");
+  return measure;
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,41 @@
+#pragma once
+// Per-query values of runs, ready for the statistics pages: taken from a retrieval evaluation
+// (every per-query, mean-aggregated measure of every run) or read from `trec_eval -q` files.
+
+#include <QString>
+#include <QStringList>
+
+#include <string>
+#include <vector>
+
+#include "core/metrics/retrievalevaluator.h"
+#include "core/stats/queryvalues.h"
+
+namespace ragscope::ui {
+
+struct EvalOutcome;
+
+struct RunValues {
+  QString name;    // shown in pickers and tables
+  QString source;  // run file, or the per-query file it was read from
+  core::stats::MeasureTable table;  // measure -> qid -> value
+};
+
+// Whether a column's `all` value is the plain mean of its per-query values, so a bootstrap of the
+// mean and paired tests apply (not counts, sums or geometric means).
+bool supportsStatistics(const core::MeasureColumn& column);
+
+// One measure's per-query values of a result, in the result's query (qid) order.
+std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t column,
+                                   std::vector<std::string>* qids = nullptr);
+
+std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome);
+
+// Measures present in every given run, in the first run's order.
+QStringList commonMeasures(const std::vector<RunValues>& runs);
+
+// "ndcg_cut_10" -> "nDCG@10", "P_5" -> "P@5", "recall_100" -> "R@100", "map" -> "MAP"; other
+// names unchanged. For axis titles and chart legends.
+QString measureLabel(const QString& measure);
+
+}  // namespace ragscope::ui

@@ -1,0 +1,214 @@
+#include "ui/pages/statspanel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <memory>
+
+#include "ui/charts/chartwidget.h"
+#include "ui/jobs/statsjob.h"
+#include "ui/models/runvalues.h"
+
+namespace ragscope::ui {
+
+namespace stats = core::stats;
+
+StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(this)) {
+  setObjectName(QStringLiteral("StatsPanel"));
+  m_title = new QLabel(tr("Select a measure column to see its statistics."), this);
+  m_title->setWordWrap(true);
+  auto* close = new QToolButton(this);
+  close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+  close->setAutoRaise(true);
+  close->setToolTip(tr("Close the statistics panel"));
+  connect(close, &QToolButton::clicked, this, &StatsPanel::closeRequested);
+  auto* titleRow = new QHBoxLayout;
+  titleRow->addWidget(m_title, 1);
+  titleRow->addWidget(close, 0, Qt::AlignTop);
+
+  m_resamples = new QSpinBox(this);
+  m_resamples->setRange(100, 1000000);
+  m_resamples->setSingleStep(1000);
+  m_resamples->setValue(10000);
+  m_resamples->setGroupSeparatorShown(true);
+  m_resamples->setToolTip(tr("Number of bootstrap resamples (B)"));
+  m_sampleSize = new QSpinBox(this);
+  m_sampleSize->setRange(0, 10000000);
+  m_sampleSize->setSpecialValueText(tr("n"));
+  m_sampleSize->setToolTip(tr("Resample size s; n = the number of queries (VERA used s = 50, B = 500)"));
+  m_level = new QComboBox(this);
+  m_level->addItem(QStringLiteral("90%"), 0.90);
+  m_level->addItem(QStringLiteral("95%"), 0.95);
+  m_level->addItem(QStringLiteral("99%"), 0.99);
+  m_level->setCurrentIndex(1);
+  m_method = new QComboBox(this);
+  m_method->addItem(tr("percentile"), int(stats::CiMethod::Percentile));
+  m_method->addItem(tr("BCa"), int(stats::CiMethod::Bca));
+  m_seed = new QSpinBox(this);
+  m_seed->setRange(0, 2147483647);
+  m_seed->setValue(int(stats::kDefaultSeed));
+
+  auto* form = new QFormLayout;
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  auto* row1 = new QHBoxLayout;
+  row1->addWidget(new QLabel(tr("B"), this));
+  row1->addWidget(m_resamples, 1);
+  row1->addWidget(new QLabel(tr("s"), this));
+  row1->addWidget(m_sampleSize, 1);
+  auto* row2 = new QHBoxLayout;
+  row2->addWidget(new QLabel(tr("level"), this));
+  row2->addWidget(m_level);
+  row2->addWidget(m_method);
+  row2->addWidget(new QLabel(tr("seed"), this));
+  row2->addWidget(m_seed, 1);
+
+  m_compute = new QPushButton(tr("Recompute"), this);
+  connect(m_compute, &QPushButton::clicked, this, &StatsPanel::recompute);
+  m_cancel = new QPushButton(tr("Cancel"), this);
+  m_cancel->setEnabled(false);
+  connect(m_cancel, &QPushButton::clicked, this, &StatsPanel::cancel);
+  m_busy = new QProgressBar(this);
+  m_busy->setRange(0, 0);
+  m_busy->setMaximumHeight(12);
+  m_busy->setTextVisible(false);
+  m_busy->setVisible(false);
+  auto* row3 = new QHBoxLayout;
+  row3->addWidget(m_compute);
+  row3->addWidget(m_cancel);
+  row3->addWidget(m_busy, 1);
+
+  m_figures = new QLabel(this);
+  m_figures->setTextFormat(Qt::RichText);
+  m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_figures->setWordWrap(true);
+
+  m_chart = new charts::ChartWidget(this);
+  m_chart->setPlaceholder(tr("The bootstrap distribution appears here."));
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(titleRow);
+  layout->addLayout(row1);
+  layout->addLayout(row2);
+  layout->addLayout(row3);
+  layout->addWidget(m_figures);
+  layout->addWidget(m_chart, 1);
+  setMinimumWidth(340);
+
+  connect(m_job, &StatsJob::finished, this, &StatsPanel::onFinished);
+}
+
+StatsPanel::~StatsPanel() = default;
+
+void StatsPanel::setResamples(int b) { m_resamples->setValue(b); }
+void StatsPanel::setSampleSize(int s) { m_sampleSize->setValue(s); }
+bool StatsPanel::isRunning() const { return m_job->isRunning(); }
+
+void StatsPanel::cancel() { m_job->cancel(); }
+
+void StatsPanel::clear() {
+  m_job->cancel();
+  m_ticket = 0;
+  m_run.clear();
+  m_measure.clear();
+  m_values.clear();
+  m_qids.clear();
+  m_result = {};
+  m_title->setText(tr("Select a measure column to see its statistics."));
+  m_figures->clear();
+  m_chart->setPlaceholder(tr("The bootstrap distribution appears here."));
+}
+
+void StatsPanel::setSample(const QString& run, const QString& measure, std::vector<std::string> qids,
+                           std::vector<double> values) {
+  if (run == m_run && measure == m_measure && values == m_values) return;
+  m_run = run;
+  m_measure = measure;
+  m_qids = std::move(qids);
+  m_values = std::move(values);
+  m_title->setText(tr("<b>%1</b> of <b>%2</b>").arg(measure.toHtmlEscaped(), run.toHtmlEscaped()));
+  recompute();
+}
+
+void StatsPanel::recompute() {
+  if (m_values.empty()) return;
+  stats::BootstrapOptions o;
+  o.resamples = static_cast<std::size_t>(m_resamples->value());
+  o.sampleSize = static_cast<std::size_t>(m_sampleSize->value());
+  o.level = m_level->currentData().toDouble();
+  o.method = static_cast<stats::CiMethod>(m_method->currentData().toInt());
+  o.seed = static_cast<std::uint64_t>(m_seed->value());
+  auto out = std::make_shared<stats::BootstrapResult>();
+  auto values = m_values;
+  m_compute->setEnabled(false);
+  m_cancel->setEnabled(true);
+  m_busy->setVisible(true);
+  m_chart->setPlaceholder(tr("Computing %1 resamples…").arg(QLocale().toString(qulonglong(o.resamples))));
+  m_ticket = m_job->start([out, values = std::move(values), o](const std::atomic<bool>* cancel) mutable {
+    o.cancel = cancel;
+    *out = stats::bootstrap(values, o);
+  });
+  m_pending = std::move(out);
+}
+
+void StatsPanel::onFinished(int ticket, bool cancelled) {
+  if (ticket != m_ticket) return;
+  if (m_pending) m_result = std::move(*m_pending);
+  m_pending.reset();
+  m_compute->setEnabled(true);
+  m_cancel->setEnabled(false);
+  m_busy->setVisible(false);
+  const bool ok = !cancelled && m_result.ok();
+  if (!ok) {
+    m_figures->setText(cancelled || m_result.cancelled ? tr("Cancelled.")
+                                                       : tr("Cannot bootstrap: %1").arg(QString::fromStdString(m_result.error)));
+    m_chart->setPlaceholder(tr("No distribution."));
+    emit computed(false);
+    return;
+  }
+  m_figures->setText(summaryText());
+  charts::BootstrapChart spec;
+  const QString label = measureLabel(m_measure);
+  spec.title = tr("Bootstrap of mean %1 — %2").arg(label, m_run);
+  spec.valueTitle = tr("mean %1 per resample (s = %2)").arg(label).arg(m_result.sampleSize);
+  spec.distribution = m_result.distribution;
+  spec.mean = m_result.mean;
+  spec.ciLow = m_result.ci.low;
+  spec.ciHigh = m_result.ci.high;
+  spec.level = m_result.level;
+  m_chart->setSpec(std::move(spec));
+  emit computed(true);
+}
+
+QString StatsPanel::summaryText() const {
+  const auto& r = m_result;
+  if (!r.ok()) return {};
+  const QLocale locale;
+  return tr("mean <b>%1</b> &nbsp; %2% CI <b>[%3, %4]</b> &nbsp; n = <b>%5</b><br>"
+            "bootstrap mean %6, SE %7 (variance %8)<br>"
+            "<span style='color:gray'>B = %9, s = %10, %11, seed %12</span>")
+      .arg(r.observedMean, 0, 'f', 4)
+      .arg(r.level * 100, 0, 'g', 3)
+      .arg(r.ci.low, 0, 'f', 4)
+      .arg(r.ci.high, 0, 'f', 4)
+      .arg(r.n)
+      .arg(r.mean, 0, 'f', 4)
+      .arg(r.standardError, 0, 'f', 4)
+      .arg(r.variance, 0, 'g', 3)
+      .arg(locale.toString(qulonglong(r.resamples)))
+      .arg(r.sampleSize)
+      .arg(r.method == stats::CiMethod::Bca ? tr("BCa") : tr("percentile"))
+      .arg(r.seed);
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,80 @@
+#pragma once
+// The statistics panel of a results table: one measure of one run (its per-query values), the
+// bootstrap of its mean (B, s, level, percentile or BCa, seed) computed in the background with
+// cancel, the figures (mean, bootstrap mean, SE, CI, n) and the bootstrap histogram with the mean
+// and CI lines. The retrieval page opens it when a measure column is selected.
+
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/stats/bootstrap.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace ragscope::ui {
+
+namespace charts {
+class ChartWidget;
+}
+class StatsJob;
+
+class StatsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit StatsPanel(QWidget* parent = nullptr);
+  ~StatsPanel() override;
+
+  // Shows `measure` of `run` and starts its bootstrap (unless it is the sample already shown).
+  void setSample(const QString& run, const QString& measure, std::vector<std::string> qids,
+                 std::vector<double> values);
+  void clear();
+  void setResamples(int b);
+  void setSampleSize(int s);  // 0 = n
+  void recompute();
+  void cancel();
+  bool isRunning() const;
+
+  QString run() const { return m_run; }
+  QString measure() const { return m_measure; }
+  const core::stats::BootstrapResult& result() const { return m_result; }
+  charts::ChartWidget* chart() const { return m_chart; }
+  QString summaryText() const;
+
+ signals:
+  void computed(bool ok);
+  void closeRequested();
+
+ private:
+  void onFinished(int ticket, bool cancelled);
+
+  StatsJob* m_job;
+  int m_ticket = 0;
+  QString m_run;
+  QString m_measure;
+  std::vector<std::string> m_qids;
+  std::vector<double> m_values;
+  core::stats::BootstrapResult m_result;
+  std::shared_ptr<core::stats::BootstrapResult> m_pending;  // filled by the running task
+
+  QLabel* m_title;
+  QSpinBox* m_resamples;
+  QSpinBox* m_sampleSize;
+  QComboBox* m_level;
+  QComboBox* m_method;
+  QSpinBox* m_seed;
+  QPushButton* m_compute;
+  QPushButton* m_cancel;
+  QProgressBar* m_busy;
+  QLabel* m_figures;
+  charts::ChartWidget* m_chart;
+};
+
+}  // namespace ragscope::ui
