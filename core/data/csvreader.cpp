@@ -1,4 +1,5 @@
 #include "core/data/csvreader.h"
+#include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,18 +13,8 @@ constexpr std::size_t kBufferBytes = std::size_t{64} << 10;
 
 CsvReader::CsvReader(const std::filesystem::path& path, std::size_t maxRecordBytes, char separator)
     : m_sep(separator), m_maxRecord(maxRecordBytes) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    m_openError = "is a folder, not a file";
-    return;
-  }
-  m_file = std::fopen(path.c_str(), "rb");
-  if (!m_file) {
-    m_openError = std::strerror(errno);
-    return;
-  }
-  auto size = std::filesystem::file_size(path, ec);
-  m_fileSize = ec ? 0 : size;
+  m_file = openForReading(path, m_openError, m_fileSize);
+  if (!m_file) return;
   m_buf.resize(kBufferBytes);
 }
 

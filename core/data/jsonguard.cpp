@@ -1,4 +1,5 @@
 #include "core/data/jsonguard.h"
+#include "core/data/inputfile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,32 +25,17 @@ std::string printable(char c) {
 
 }  // namespace
 
+std::optional<std::size_t> jsonDepthExceededAt(std::string_view text, int maxDepth) {
+  JsonNesting nesting;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (nesting.feed(text[i]) > maxDepth) return i;
+  return std::nullopt;
+}
+
 std::optional<std::string> checkJsonDepth(std::string_view text, int maxDepth) {
-  long depth = 0;
-  bool inString = false;
-  bool escape = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (inString) {
-      if (escape)
-        escape = false;
-      else if (c == '\\')
-        escape = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"') {
-      inString = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > maxDepth)
-        return "JSON nested deeper than " + std::to_string(maxDepth) + " levels (at byte " +
-               std::to_string(i + 1) + ")";
-    } else if (c == '}' || c == ']') {
-      // Unbalanced closers are the parser's business; only depth matters here.
-      if (depth > 0) --depth;
-    }
-  }
+  if (const auto at = jsonDepthExceededAt(text, maxDepth))
+    return "JSON nested deeper than " + std::to_string(maxDepth) + " levels (at byte " +
+           std::to_string(*at + 1) + ")";
   return std::nullopt;
 }
 
@@ -89,18 +75,8 @@ JsonErrorPlace describeJsonParseError(std::string_view text, std::uint64_t first
 JsonArrayReader::JsonArrayReader(const std::filesystem::path& path, std::size_t maxElementBytes,
                                  int maxDepth)
     : m_maxElement(maxElementBytes), m_maxDepth(maxDepth) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    m_openError = "is a folder, not a file";
-    return;
-  }
-  m_file = std::fopen(path.c_str(), "rb");
-  if (!m_file) {
-    m_openError = std::strerror(errno);
-    return;
-  }
-  const auto size = std::filesystem::file_size(path, ec);
-  m_fileSize = ec ? 0 : size;
+  m_file = openForReading(path, m_openError, m_fileSize);
+  if (!m_file) return;
   m_buf.resize(kChunk);
 }
 

@@ -35,6 +35,38 @@ namespace ragscope::core {
 // "JSON nested deeper than 256 levels (at byte 1027)". Brackets inside strings do not count.
 // The scan does not validate the JSON otherwise: the parser does that afterwards.
 std::optional<std::string> checkJsonDepth(std::string_view text, int maxDepth);
+// The byte offset where nesting first goes deeper than maxDepth, or nullopt.
+std::optional<std::size_t> jsonDepthExceededAt(std::string_view text, int maxDepth);
+
+// Bracket depth outside JSON strings, fed one byte at a time: the one scanner behind the depth
+// guards and the object-boundary search of concatenated-JSON streams.
+class JsonNesting {
+ public:
+  // Depth after `c`. A closer at depth 0 (malformed input) leaves it at 0: parsers report that.
+  int feed(char c) {
+    if (m_inString) {
+      if (m_escape)
+        m_escape = false;
+      else if (c == '\\')
+        m_escape = true;
+      else if (c == '"')
+        m_inString = false;
+    } else if (c == '"') {
+      m_inString = true;
+    } else if (c == '{' || c == '[') {
+      ++m_depth;
+    } else if ((c == '}' || c == ']') && m_depth > 0) {
+      --m_depth;
+    }
+    return m_depth;
+  }
+  int depth() const { return m_depth; }
+
+ private:
+  int m_depth = 0;
+  bool m_inString = false;
+  bool m_escape = false;
+};
 
 // Ids are always strings (SPEC §2): a JSON string is taken as is, an integer is written in
 // decimal (`1` and `"1"` are the same id). nullopt for anything else (floats, objects, null).

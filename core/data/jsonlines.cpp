@@ -1,4 +1,5 @@
 #include "core/data/jsonlines.h"
+#include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -101,18 +102,8 @@ class Sink {
 class ByteSource {
  public:
   explicit ByteSource(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      m_openError = "is a folder, not a file";
-      return;
-    }
-    m_file = std::fopen(path.c_str(), "rb");
-    if (!m_file) {
-      m_openError = std::strerror(errno);
-      return;
-    }
-    auto size = std::filesystem::file_size(path, ec);
-    m_size = ec ? 0 : size;
+    m_file = openForReading(path, m_openError, m_size);
+    if (!m_file) return;
     m_buf.resize(kSourceBuffer);
   }
   ~ByteSource() {
@@ -196,18 +187,8 @@ class ByteSource {
 class StreamSource : public std::streambuf {
  public:
   explicit StreamSource(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      m_openError = "is a folder, not a file";
-      return;
-    }
-    m_file = std::fopen(path.c_str(), "rb");
-    if (!m_file) {
-      m_openError = std::strerror(errno);
-      return;
-    }
-    auto size = std::filesystem::file_size(path, ec);
-    m_size = ec ? 0 : size;
+    m_file = openForReading(path, m_openError, m_size);
+    if (!m_file) return;
     m_buf.resize(kStreamChunk);
     setg(m_buf.data(), m_buf.data(), m_buf.data());
   }
@@ -565,8 +546,8 @@ void readConcatenated(Sink& sink, const std::filesystem::path& path) {
     }
     // Find the object's end by bracket depth outside strings, buffering at most maxBytes.
     text.clear();
-    bool inString = false, escaped = false, tooLong = false, tooDeep = false, closed = false;
-    int depth = 0;
+    bool tooLong = false, tooDeep = false, closed = false;
+    JsonNesting nesting;
     while ((c = source.get()) >= 0) {
       const char ch = static_cast<char>(c);
       if (!tooLong) {
@@ -577,24 +558,12 @@ void readConcatenated(Sink& sink, const std::filesystem::path& path) {
           text.push_back(ch);
         }
       }
-      if (inString) {
-        if (escaped)
-          escaped = false;
-        else if (ch == '\\')
-          escaped = true;
-        else if (ch == '"')
-          inString = false;
-        continue;
-      }
-      if (ch == '"') {
-        inString = true;
-      } else if (ch == '{' || ch == '[') {
-        if (++depth > maxDepth) tooDeep = true;
-      } else if (ch == '}' || ch == ']') {
-        if (--depth == 0) {
-          closed = true;
-          break;
-        }
+      const int before = nesting.depth();
+      const int depth = nesting.feed(ch);
+      if (depth > maxDepth) tooDeep = true;
+      if (depth == 0 && before == 1) {
+        closed = true;
+        break;
       }
     }
     if (source.cancelled()) {

@@ -1,4 +1,5 @@
 #include "core/data/linereader.h"
+#include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,18 +13,8 @@ constexpr std::size_t kMinBuffer = std::size_t{1} << 20;
 
 LineReader::LineReader(const std::filesystem::path& path, std::size_t maxLineBytes)
     : m_maxLine(maxLineBytes) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    m_openError = "is a folder, not a file";
-    return;
-  }
-  m_file = std::fopen(path.c_str(), "rb");
-  if (!m_file) {
-    m_openError = std::strerror(errno);
-    return;
-  }
-  auto size = std::filesystem::file_size(path, ec);
-  m_fileSize = ec ? 0 : size;
+  m_file = openForReading(path, m_openError, m_fileSize);
+  if (!m_file) return;
   // Starts small and grows (up to one maximal line) only when a long line needs it.
   m_buf.resize(std::min(kMinBuffer, maxLineBytes + 2));
 }

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/data/inputfile.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"
 
@@ -229,21 +230,14 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   const std::string file = path.string();
   run.source = file;
 
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    report.add({Severity::Error, file, 0, "", "is a folder, not a file"}, options.maxStoredDiagnostics);
-    report.stopped = true;
-    return result;
-  }
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  std::string openError;
+  std::uint64_t total = 0;
+  std::FILE* fp = openForReading(path, openError, total);
   if (!fp) {
-    report.add({Severity::Error, file, 0, "", std::string("cannot open: ") + std::strerror(errno)},
-               options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, "", "cannot open: " + openError}, options.maxStoredDiagnostics);
     report.stopped = true;
     return result;
   }
-  const auto fileSize = std::filesystem::file_size(path, ec);
-  const std::uint64_t total = ec ? 0 : fileSize;
 
   const RunParseContext ctx{options.onError, options.maxLineBytes};
   RunAssembler assembler(run, report, options, file);

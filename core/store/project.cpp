@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/jsonguard.h"
+
 namespace ragscope::core {
 
 namespace fs = std::filesystem;
@@ -29,35 +31,6 @@ constexpr int kMaxProjectJsonDepth = 64;
 
 std::string errnoText(int err) { return std::strerror(err); }
 
-// Deepest bracket nesting outside strings, with the byte where it first went past `limit`.
-bool nestingTooDeep(std::string_view text, int limit, std::size_t& where) {
-  int depth = 0;
-  bool inString = false;
-  bool escaped = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"') {
-      inString = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit) {
-        where = i;
-        return true;
-      }
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
 
 std::uint64_t lineOfByte(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
@@ -307,10 +280,9 @@ Loaded<Project> readProject(const fs::path& file) {
   std::string text;
   if (!readWholeFile(file, text, check)) return result;
 
-  std::size_t deepAt = 0;
-  if (nestingTooDeep(text, kMaxProjectJsonDepth, deepAt)) {
+  if (const auto deepAt = jsonDepthExceededAt(text, kMaxProjectJsonDepth)) {
     check.error({}, "JSON nested deeper than " + std::to_string(kMaxProjectJsonDepth) + " levels",
-                lineOfByte(text, deepAt));
+                lineOfByte(text, *deepAt));
     return result;
   }
 
