@@ -14,6 +14,8 @@
 
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
+#include "ui/pages/comparepage.h"
+#include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
@@ -59,6 +61,8 @@ MainWindow::MainWindow(QWidget* parent)
   m_datasetPage = new DatasetPage(m_workbench);
   addPage(m_datasetPage);
   addPage(new RetrievalPage(m_workbench, this));
+  addPage(new ComparePage(m_workbench, this));
+  addPage(new ContrastivePage(m_workbench, this));
   // Later pages (statistics, endpoints, eRAG...) join here, one line each.
 
   connect(m_datasetPage, &DatasetPage::statusMessage, this,

@@ -16,6 +16,9 @@
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/models/textmatch.h"
+#include "ui/models/comparisonmodel.h"
+#include "ui/pages/comparepage.h"
+#include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
@@ -242,13 +245,84 @@ void SelfTest::evaluateRetrieval() {
     // Still waiting: a step timer already queued must not run ahead of the screenshot.
     QTimer::singleShot(50, this, [this] {
       shoot(QStringLiteral("06-retrieval"));
-      m_window->showPage(m_window->datasetPage());
-      m_waiting = false;
-      runSteps();
+      compareRunsAndContrast();
     });
   }, Qt::SingleShotConnection);
   m_waiting = page->evaluate();
   check(m_waiting, tr("start retrieval evaluation"));
+}
+
+// The statistics pages on the evaluation just made: the runs compared pairwise, then the queries
+// split in halves by the first run's first measure and the two halves contrasted. Resumes the
+// tour when both are done (or could not start).
+void SelfTest::compareRunsAndContrast() {
+  ComparePage* compare = nullptr;
+  ContrastivePage* contrastive = nullptr;
+  for (Page* p : m_window->pages()) {
+    if (auto* c = qobject_cast<ComparePage*>(p)) compare = c;
+    if (auto* c = qobject_cast<ContrastivePage*>(p)) contrastive = c;
+  }
+  auto resume = [this] {
+    m_window->showPage(m_window->datasetPage());
+    m_waiting = false;
+    runSteps();
+  };
+  auto contrast = [this, contrastive, resume] {
+    const QStringList runs = contrastive ? contrastive->runNames() : QStringList();
+    const ComparisonModel* model = nullptr;
+    for (Page* p : m_window->pages())
+      if (auto* c = qobject_cast<ComparePage*>(p)) model = c->model();
+    const QString measure = model && model->rowCount() > 0 ? model->rowAt(0)->measure : QStringLiteral("map");
+    if (!contrastive || runs.isEmpty() || !contrastive->setSource(0, measure) ||
+        !contrastive->splitByHalves(0, measure, tr("top half"), tr("bottom half"))) {
+      check(false, tr("contrastive page: split the queries by %1").arg(measure));
+      resume();
+      return;
+    }
+    m_window->showPage(contrastive);
+    connect(contrastive, &ContrastivePage::analysisFinished, this, [this, contrastive, resume](bool ok) {
+      check(ok && contrastive->result().groups.size() == 2,
+            tr("contrastive analysis: top vs bottom half, two bootstrap distributions"));
+      QTimer::singleShot(50, this, [this, resume] {
+        shoot(QStringLiteral("06c-contrastive"));
+        resume();
+      });
+    }, Qt::SingleShotConnection);
+    if (!contrastive->analyse()) {
+      check(false, tr("start the contrastive analysis"));
+      resume();
+    }
+  };
+  if (!compare || compare->runNames().size() < 2) {
+    // One run: nothing to compare; the contrastive analysis still applies.
+    m_log << tr("compare page: fewer than two runs, skipped");
+    contrast();
+    return;
+  }
+  m_window->showPage(compare);
+  compare->setRunsChecked({});
+  connect(compare, &ComparePage::comparisonFinished, this, [this, compare, contrast](bool ok) {
+    const int pairs = compare->runNames().size() * (compare->runNames().size() - 1) / 2;
+    check(ok && compare->model()->rowCount() >= pairs,
+          tr("compare page: %1 run pair(s) with paired tests").arg(pairs));
+    if (compare->model()->rowCount() > 0) {
+      const ComparisonRow& row = *compare->model()->rowAt(0);
+      m_log << tr("compare %1: %2 vs %3, diff %4, p %5, Holm %6")
+                   .arg(row.measure, row.runA, row.runB)
+                   .arg(row.paired.meanDiff, 0, 'f', 4)
+                   .arg(row.paired.randomization.p, 0, 'g', 3)
+                   .arg(row.pHolm, 0, 'g', 3);
+      check(row.pHolm >= row.paired.randomization.p, tr("Holm-adjusted p is at least the raw p"));
+    }
+    QTimer::singleShot(50, this, [this, contrast] {
+      shoot(QStringLiteral("06b-compare"));
+      contrast();
+    });
+  }, Qt::SingleShotConnection);
+  if (!compare->compare()) {
+    check(false, tr("start the run comparison"));
+    contrast();
+  }
 }
 
 void SelfTest::runSteps() {

@@ -48,6 +48,8 @@ class SelfTest : public QObject {
   void tourSecondDataset();
   // Evaluates the dataset's runs on the retrieval page; the tour waits for the result.
   void evaluateRetrieval();
+  // Compares the evaluated runs and contrasts the top and bottom half of the queries.
+  void compareRunsAndContrast();
   void finish();
 
   MainWindow* m_window;

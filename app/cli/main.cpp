@@ -22,6 +22,8 @@ Commands:
                       paired comparison (A minus B): bootstrap CI, randomization test, t-test
   correlate X Y --measure M [--json]
                       Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
+  retrieve --dataset PATH... --retriever bm25|es:URL|http:URL --out RUN [--k K] [--index DIR]
+                      run a retriever over a dataset's queries and write a TREC run file
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   if (command == "bootstrap") return ragscope::cli::bootstrapCommand(args);
   if (command == "compare") return ragscope::cli::compareCommand(args);
   if (command == "correlate") return ragscope::cli::correlateCommand(args);
+  if (command == "retrieve") return ragscope::cli::retrieveCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

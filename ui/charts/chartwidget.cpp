@@ -168,13 +168,19 @@ std::pair<double, double> paddedRange(double lo, double hi, double pad = 0.04) {
 }
 
 QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
-  QChart* chart = makeChart(spec.title, st);
+  // Small pictures: the figures that matter go in the title, the legend would be truncated.
+  QChart* chart = makeChart(st.small ? QObject::tr("mean %1, %2 CI [%3, %4]")
+                                           .arg(num(spec.mean, 3), percent(spec.level), num(spec.ciLow, 3), num(spec.ciHigh, 3))
+                                     : spec.title,
+                            st);
+  chart->legend()->setVisible(!st.small);
   const auto h = core::stats::makeHistogram(spec.distribution, spec.bins);
   double maxCount = 1.0;
   for (std::size_t c : h.counts) maxCount = std::max(maxCount, double(c));
   const double top = maxCount * 1.08;
   auto* x = makeAxis(spec.valueTitle, st, st.xTicks, QStringLiteral("%.3f"));
-  auto* y = makeAxis(QObject::tr("resamples (count)"), st, st.yTicks, QStringLiteral("%d"));
+  auto* y = makeAxis(st.small ? QObject::tr("resamples") : QObject::tr("resamples (count)"), st, st.yTicks,
+                     QStringLiteral("%d"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -187,7 +193,7 @@ QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
                        {spec.ciLow, 0.0}, {spec.ciLow, top}, kCiColor, st.small ? 1.5 : 2.0, Qt::DashLine);
   auto* highLine = line(QString(), {spec.ciHigh, 0.0}, {spec.ciHigh, top}, kCiColor, st.small ? 1.5 : 2.0,
                         Qt::DashLine);
-  auto* meanLine = line(QObject::tr("mean %1").arg(num(spec.mean)), {spec.mean, 0.0}, {spec.mean, top},
+  auto* meanLine = line(QObject::tr("bootstrap mean %1").arg(num(spec.mean)), {spec.mean, 0.0}, {spec.mean, top},
                         kMeanColor, st.small ? 1.5 : 2.5, Qt::SolidLine);
   attach(chart, meanLine, x, y);
   attach(chart, lowLine, x, y);
@@ -196,6 +202,7 @@ QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
 
   const auto [lo, hi] = paddedRange(std::min(h.low, spec.ciLow), std::max(h.high, spec.ciHigh));
   x->setRange(lo, hi);
+  x->applyNiceNumbers();
   y->setRange(0.0, top);
   y->applyNiceNumbers();
   return chart;
@@ -215,7 +222,8 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
     hi = 1.0;
   }
   auto* x = makeAxis(spec.valueTitle, st, st.xTicks, QStringLiteral("%.3f"));
-  auto* y = makeAxis(QObject::tr("share of resamples (%)"), st, st.yTicks, QStringLiteral("%.1f"));
+  auto* y = makeAxis(st.small ? QObject::tr("% of resamples") : QObject::tr("share of resamples (%)"), st,
+                     st.yTicks, QStringLiteral("%.0f"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -232,10 +240,11 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
   for (std::size_t i = 0; i < spec.groups.size(); ++i) {
     const auto& g = spec.groups[i];
     const double scale = g.distribution.empty() ? 0.0 : 100.0 / double(g.distribution.size());
-    const QString name = QObject::tr("%1 (n = %2): mean %3, %4 CI [%5, %6]")
-                             .arg(g.name)
-                             .arg(g.n)
-                             .arg(num(g.mean), percent(spec.level), num(g.ciLow), num(g.ciHigh));
+    const QString name = st.small ? g.name
+                                  : QObject::tr("%1 (n = %2): mean %3, %4 CI [%5, %6]")
+                                        .arg(g.name)
+                                        .arg(g.n)
+                                        .arg(num(g.mean), percent(spec.level), num(g.ciLow), num(g.ciHigh));
     attach(chart, histogramArea(hists[i], scale, paletteColor(i), 110, name), x, y);
   }
   // Mean lines over the areas, in the group colour, out of the legend (the area names say it).
@@ -248,20 +257,28 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
   }
   const auto [plo, phi] = paddedRange(lo, hi);
   x->setRange(plo, phi);
+  x->applyNiceNumbers();
   y->setRange(0.0, top);
   y->applyNiceNumbers();
   return chart;
 }
 
 QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool interactive) {
-  QChart* chart = makeChart(spec.title, st);
+  QChart* chart = makeChart(st.small ? QObject::tr("mean difference %1, %2 CI [%3, %4]")
+                                           .arg(signedNum(spec.meanDiff, 3), percent(spec.level),
+                                                signedNum(spec.ciLow, 3), signedNum(spec.ciHigh, 3))
+                                     : spec.title,
+                            st);
+  chart->legend()->setVisible(!st.small);
   const std::size_t n = spec.differences.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return spec.differences[a] < spec.differences[b]; });
 
-  auto* x = makeAxis(QObject::tr("queries, sorted by difference (n = %1)").arg(n), st, st.xTicks,
+  auto* x = makeAxis(st.small ? QObject::tr("queries (n = %1)").arg(n)
+                              : QObject::tr("queries, sorted by difference (n = %1)").arg(n),
+                     st, st.xTicks,
                      QStringLiteral("%d"));
   auto* y = makeAxis(spec.valueTitle, st, st.yTicks, QStringLiteral("%.2f"));
   chart->addAxis(x, Qt::AlignBottom);
@@ -362,7 +379,8 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
                             ? QObject::tr("Kendall τ = %1, Spearman ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3))
                             : QObject::tr("%1 — Kendall τ = %2, Spearman ρ = %3")
                                   .arg(spec.title, num(spec.tau, 3), num(spec.rho, 3));
-  QChart* chart = makeChart(title, st);
+  QChart* chart = makeChart(st.small ? QObject::tr("τ = %1, ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3)) : title, st);
+  chart->legend()->setVisible(!st.small);
   auto* x = makeAxis(spec.xTitle, st, st.xTicks, QStringLiteral("%.2f"));
   auto* y = makeAxis(spec.yTitle, st, st.yTicks, QStringLiteral("%.2f"));
   chart->addAxis(x, Qt::AlignBottom);
@@ -417,6 +435,8 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
   const auto [yl, yh] = paddedRange(ylo, yhi);
   x->setRange(xl, xh);
   y->setRange(yl, yh);
+  x->applyNiceNumbers();
+  y->applyNiceNumbers();
   return chart;
 }
 

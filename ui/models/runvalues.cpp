@@ -1,5 +1,7 @@
 #include "ui/models/runvalues.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 #include "ui/jobs/evaljob.h"
@@ -27,7 +29,25 @@ std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t c
 
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
   std::vector<RunValues> runs;
-  const QStringList names = runDisplayNames(outcome.results);
+  QStringList names = runDisplayNames(outcome.results);
+  // Runs told apart only by their file ("rank (BM25/trec_results_dl19.txt)", as rank_llm's runs
+  // are) get their folder's name when the folders differ: short names keep tables and chart
+  // titles readable. The full path stays in RunValues::source.
+  if (names.removeDuplicates() == 0) {
+    QStringList folders;
+    for (const auto& r : outcome.results) {
+      const QFileInfo file(QString::fromStdString(r.runSource));
+      folders << file.dir().dirName();
+    }
+    QStringList tags;
+    for (const auto& r : outcome.results) tags << QString::fromStdString(r.runId);
+    const bool tagsClash = QStringList(tags).removeDuplicates() > 0;
+    if (tagsClash && QStringList(folders).removeDuplicates() == 0 && !folders.contains(QString()) &&
+        !folders.contains(QStringLiteral(".")))
+      names = folders;
+    else
+      names = runDisplayNames(outcome.results);
+  }
   for (std::size_t r = 0; r < outcome.results.size(); ++r) {
     const core::EvalResult& result = outcome.results[r];
     RunValues run;

@@ -1,0 +1,349 @@
+// ragscope-cli retrieve: run a retriever over a dataset's queries and write a TREC run file.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "core/data/dataset.h"
+#include "core/retrieval/esretriever.h"
+#include "core/retrieval/httpretriever.h"
+#include "core/retrieval/retriever.h"
+#include "core/retrieval/xapianindex.h"
+
+namespace ragscope::cli {
+
+namespace {
+
+using namespace ragscope::core;
+namespace fs = std::filesystem;
+
+constexpr const char* kHelp =
+    R"(usage: ragscope-cli retrieve --dataset PATH... --retriever R --out RUN.trec [options]
+
+Retrieve the top K documents for every query of a dataset and write a TREC run file
+("qid Q0 docid rank score tag"), ranked in trec_eval's order, for 'ragscope-cli eval'.
+
+Retrievers (--retriever):
+  bm25          embedded BM25 (Xapian) over the dataset's corpus. The index is built on first use
+                (English stemming, Lucene's English stopwords) in --index DIR, by default
+                PATH.ragscope-index beside the first dataset path (or under ~/.cache/ragscope
+                when that folder is not writable), and reused while the corpus is unchanged.
+  es:URL        Elasticsearch/OpenSearch index, e.g. es:http://localhost:9200/msmarco
+                (POST URL/_search with a match query on --field)
+  http:URL      generic JSON service: POST URL {"query","k"} -> [{"id","score","text"?}]
+
+Options:
+  --dataset PATH...   files or folders loaded as one dataset (as 'dataset info'); paths may
+                      also be given without the option
+  --format F          format of every dataset PATH (default: detected)
+  --k K               documents per query (default 100)
+  --out FILE          run file to write (required)
+  --tag T             run tag (default: the retriever's name)
+  --threads N         queries in flight at once (default: 4)
+  --index DIR         bm25: index folder
+  --rebuild           bm25: rebuild the index even when it matches the corpus
+  --bm25-k1 X         bm25: k1 (default 1.0, Xapian's; Anserini's MS MARCO setting is 0.9)
+  --bm25-b X          bm25: b (default 0.5, Xapian's; Anserini's MS MARCO setting is 0.4)
+  --field F           es: text field to match, repeatable for multi_match (default "text")
+  --id-field F        es: _source field holding the document id (default: the hit's _id)
+  --api-key-env VAR   es/http: environment variable holding the key or token (never printed)
+  --timeout-ms N      es/http: per-request timeout (default 30000)
+  --skip-bad          skip bad dataset records instead of stopping at the first
+  -h, --help          this help
+
+Exit codes: 0 ok, 1 some queries failed (the run was written without them), 2 usage or input
+errors.
+)";
+
+int usageError(const std::string& message) {
+  std::cerr << "ragscope-cli retrieve: " << message << "\n"
+            << "Run 'ragscope-cli retrieve --help' for usage.\n";
+  return 2;
+}
+
+bool parseDouble(const std::string& s, double* out) {
+  try {
+    std::size_t used = 0;
+    *out = std::stod(s, &used);
+    return used == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool parseCount(const std::string& s, long long* out) {
+  try {
+    std::size_t used = 0;
+    *out = std::stoll(s, &used);
+    return used == s.size() && *out > 0;
+  } catch (...) {
+    return false;
+  }
+}
+
+// Beside the dataset when that folder is writable (or an index is already there), else in the
+// user's cache, keyed by the corpus fingerprint so two datasets never share a folder.
+fs::path chooseIndexDir(const fs::path& firstPath, const Corpus& corpus) {
+  const fs::path beside = defaultIndexDir(firstPath);
+  std::error_code ec;
+  if (fs::exists(beside, ec)) return beside;
+  const fs::path parent = beside.has_parent_path() ? beside.parent_path() : fs::path(".");
+  if (::access(parent.c_str(), W_OK) == 0) return beside;
+  fs::path cache;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    cache = x;
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    cache = fs::path(h) / ".cache";
+  else
+    cache = fs::temp_directory_path(ec);
+  return cache / "ragscope" / "indexes" /
+         (beside.stem().string() + "-" + corpusFingerprint(corpus));
+}
+
+std::string humanBytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(b) / (1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024);
+  return buf;
+}
+
+}  // namespace
+
+int retrieveCommand(const Args& args) {
+  // args[0] == "retrieve"
+  std::vector<std::string> paths;
+  std::optional<std::string> formatArg, retrieverArg, outArg, tagArg, indexArg, idField, keyEnv;
+  std::vector<std::string> fields;
+  long long k = 100, threads = 4, timeoutMs = 30000;
+  Bm25Params bm25;
+  bool rebuild = false, skipBad = false;
+
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    } else if (a == "--dataset") {
+      // Every following argument up to the next option is a path.
+      bool any = false;
+      while (i + 1 < args.size() && !(args[i + 1].size() > 1 && args[i + 1][0] == '-')) {
+        paths.push_back(args[++i]);
+        any = true;
+      }
+      if (!any) return usageError("--dataset needs at least one PATH");
+    } else if (a == "--format") {
+      if (!value(&v)) return usageError("--format needs a value");
+      formatArg = v;
+    } else if (a == "--retriever") {
+      if (!value(&v)) return usageError("--retriever needs bm25, es:URL or http:URL");
+      retrieverArg = v;
+    } else if (a == "--out" || a == "-o") {
+      if (!value(&v)) return usageError("--out needs a file name");
+      outArg = v;
+    } else if (a == "--tag") {
+      if (!value(&v)) return usageError("--tag needs a value");
+      tagArg = v;
+    } else if (a == "--index") {
+      if (!value(&v)) return usageError("--index needs a folder");
+      indexArg = v;
+    } else if (a == "--field") {
+      if (!value(&v)) return usageError("--field needs a field name");
+      fields.push_back(v);
+    } else if (a == "--id-field") {
+      if (!value(&v)) return usageError("--id-field needs a field name");
+      idField = v;
+    } else if (a == "--api-key-env") {
+      if (!value(&v)) return usageError("--api-key-env needs a variable name");
+      keyEnv = v;
+    } else if (a == "--k") {
+      if (!value(&v) || !parseCount(v, &k)) return usageError("--k needs a positive integer");
+    } else if (a == "--threads") {
+      if (!value(&v) || !parseCount(v, &threads))
+        return usageError("--threads needs a positive integer");
+    } else if (a == "--timeout-ms") {
+      if (!value(&v) || !parseCount(v, &timeoutMs))
+        return usageError("--timeout-ms needs a positive integer");
+    } else if (a == "--bm25-k1") {
+      if (!value(&v) || !parseDouble(v, &bm25.k1) || bm25.k1 < 0)
+        return usageError("--bm25-k1 needs a number >= 0");
+    } else if (a == "--bm25-b") {
+      if (!value(&v) || !parseDouble(v, &bm25.b) || bm25.b < 0 || bm25.b > 1)
+        return usageError("--bm25-b needs a number in [0, 1]");
+    } else if (a == "--rebuild") {
+      rebuild = true;
+    } else if (a == "--skip-bad") {
+      skipBad = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usageError("unknown option '" + a + "'");
+    } else {
+      paths.push_back(a);
+    }
+  }
+  if (paths.empty()) return usageError("no dataset given (--dataset PATH...)");
+  if (!retrieverArg) return usageError("no retriever given (--retriever bm25|es:URL|http:URL)");
+  if (!outArg) return usageError("no output file given (--out RUN.trec)");
+
+  enum class Kind { Bm25, Es, Http } kind;
+  std::string url;
+  const std::string& r = *retrieverArg;
+  if (r == "bm25") {
+    kind = Kind::Bm25;
+  } else if (r.rfind("es:", 0) == 0 && r.size() > 3) {
+    kind = Kind::Es;
+    url = r.substr(3);
+  } else if (r.rfind("http:", 0) == 0 && r.size() > 5) {
+    kind = Kind::Http;
+    url = r.substr(5);
+    // "http:http://host/x" is the documented form; accept "http://host/x" as shorthand.
+    if (url.rfind("//", 0) == 0) url = "http:" + url;
+  } else {
+    return usageError("unknown retriever '" + r + "' (expected bm25, es:URL or http:URL)");
+  }
+
+  std::optional<Format> format;
+  if (formatArg) {
+    format = formatFromName(*formatArg);
+    if (!format) return usageError("unknown format '" + *formatArg + "'");
+  }
+  std::vector<DatasetPart> parts;
+  for (const auto& p : paths) {
+    if (!fs::exists(p)) return usageError("no such file or folder: " + p);
+    if (!format && fs::is_regular_file(p) && !detectFormat(p))
+      return usageError("cannot tell the format of '" + p + "'; give it with --format");
+    parts.push_back({p, format});
+  }
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  int shown = -1;
+  auto progressLine = [&](const char* what) {
+    return [&shown, tty, what](std::uint64_t done, std::uint64_t total) {
+      if (!tty) return true;
+      const int pct = total > 0 ? static_cast<int>(100 * done / total) : 0;
+      if (pct != shown) {
+        shown = pct;
+        std::cerr << "\r" << what << "... " << pct << "%   " << std::flush;
+      }
+      return true;
+    };
+  };
+  auto clearLine = [&] {
+    if (tty && shown >= 0) std::cerr << "\r                              \r" << std::flush;
+    shown = -1;
+  };
+
+  using Clock = std::chrono::steady_clock;
+  LoadOptions loadOptions;
+  loadOptions.onError = skipBad ? OnError::Skip : OnError::Stop;
+  loadOptions.progress = progressLine("loading");
+  const auto loadStart = Clock::now();
+  auto loaded = loadDataset(parts, loadOptions);
+  clearLine();
+  for (const auto& d : loaded.report.diagnostics)
+    std::cerr << d.toString() << (d.severity == Severity::Warning ? " (warning)" : "") << "\n";
+  if (loaded.report.hasErrors() && !skipBad) return 2;
+  if (!loaded.report.ok()) return 2;
+  const Dataset& ds = loaded.value;
+  std::cout << "dataset: " << ds.name << ": " << ds.queries.size() << " queries, "
+            << ds.corpus.size() << " documents (loaded in "
+            << std::chrono::duration<double>(Clock::now() - loadStart).count() << " s)\n";
+  if (ds.queries.empty()) {
+    std::cerr << "ragscope-cli retrieve: the dataset has no queries\n";
+    return 2;
+  }
+
+  std::unique_ptr<Retriever> retriever;
+  std::string error;
+  if (kind == Kind::Bm25) {
+    if (ds.corpus.empty()) {
+      std::cerr << "ragscope-cli retrieve: bm25 needs a corpus, and the dataset has no documents\n";
+      return 2;
+    }
+    const fs::path dir = indexArg ? fs::path(*indexArg) : chooseIndexDir(paths.front(), ds.corpus);
+    IndexBuildOptions io;
+    io.forceRebuild = rebuild;
+    io.progress = progressLine("indexing");
+    const IndexBuildResult built = openOrBuildIndex(ds.corpus, dir, io);
+    clearLine();
+    if (!built.ok) {
+      std::cerr << "ragscope-cli retrieve: " << built.error << "\n";
+      return 2;
+    }
+    std::cout << "index: " << built.dir.string() << ": ";
+    if (built.reused)
+      std::cout << "reused";
+    else
+      std::cout << "built in " << built.buildSeconds << " s"
+                << (built.rebuildReason.empty() ? "" : " (" + built.rebuildReason + ")");
+    std::cout << ", " << built.documents << " documents, " << humanBytes(built.bytes) << "\n";
+    retriever = XapianRetriever::open(built.dir, bm25, &error);
+    if (!retriever) {
+      std::cerr << "ragscope-cli retrieve: " << error << "\n";
+      return 2;
+    }
+    std::cout << "retriever: bm25 (Xapian BM25Weight k1=" << bm25.k1 << " b=" << bm25.b << ")\n";
+  } else if (kind == Kind::Es) {
+    EsOptions o;
+    o.url = url;
+    if (!fields.empty()) o.fields = fields;
+    if (idField) o.idField = *idField;
+    if (keyEnv) o.apiKeyEnv = *keyEnv;
+    o.timeoutMs = static_cast<long>(timeoutMs);
+    auto es = std::make_unique<EsRetriever>(o);
+    std::cout << "retriever: es (" << redactUrl(es->searchUrl()) << ")\n";
+    retriever = std::move(es);
+  } else {
+    HttpRetrieverOptions o;
+    o.url = url;
+    if (keyEnv) o.apiKeyEnv = *keyEnv;
+    o.timeoutMs = static_cast<long>(timeoutMs);
+    retriever = std::make_unique<HttpRetriever>(o);
+    std::cout << "retriever: http (" << redactUrl(url) << ")\n";
+  }
+
+  RetrieveOptions ro;
+  ro.k = static_cast<std::size_t>(k);
+  ro.threads = static_cast<unsigned>(threads);
+  ro.tag = tagArg ? *tagArg : retriever->name();
+  ro.onError = OnError::Skip;
+  ro.progress = progressLine("retrieving");
+  const auto retrieveStart = Clock::now();
+  Loaded<Run> run = retrieveAll(*retriever, ds.queries, ro);
+  const double seconds = std::chrono::duration<double>(Clock::now() - retrieveStart).count();
+  clearLine();
+  run.value.source = *outArg;
+  for (const auto& d : run.report.diagnostics)
+    std::cerr << d.toString() << (d.severity == Severity::Warning ? " (warning)" : "") << "\n";
+  if (run.report.unstoredDiagnostics > 0)
+    std::cerr << "... and " << run.report.unstoredDiagnostics << " more diagnostics\n";
+
+  if (!writeTrecRun(run.value, *outArg, &error)) {
+    std::cerr << "ragscope-cli retrieve: " << error << "\n";
+    return 2;
+  }
+  const std::size_t failed = run.report.skipped;
+  std::cout << "retrieved: " << run.report.records << " of " << ds.queries.size()
+            << " queries with results, " << failed << " failed, " << run.value.entryCount()
+            << " entries in " << seconds << " s ("
+            << (seconds > 0 ? static_cast<double>(ds.queries.size()) / seconds : 0.0)
+            << " queries/s)\n";
+  std::cout << "wrote: " << *outArg << " (tag " << sanitizeRunTag(run.value.tag) << ")\n";
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace ragscope::cli

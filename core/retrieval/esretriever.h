@@ -1,0 +1,41 @@
+#pragma once
+// Elasticsearch / OpenSearch `_search` as a retriever:
+//   POST <url>/_search  {"size":k,"query":{"match":{"<field>":{"query":"..."}}},"_source":[...]}
+// (multi_match over several fields). Hits give _id (or a source field), _score and the text.
+
+#include <string>
+#include <vector>
+
+#include "core/retrieval/httppost.h"
+#include "core/retrieval/retriever.h"
+
+namespace ragscope::core {
+
+struct EsOptions {
+  // Index URL, e.g. "http://localhost:9200/msmarco"; "/_search" is appended unless present.
+  std::string url;
+  std::vector<std::string> fields = {"text"};  // one field: match; several: multi_match
+  std::string idField;    // _source field holding the document id; empty = the hit's _id
+  std::string textField;  // _source field returned as text; empty = fields[0]
+  // Name of an environment variable holding the API key ("ApiKey ..."/"Basic ..."/"Bearer ..." or
+  // a bare key sent as "ApiKey <key>"). The value is read per request and never logged.
+  std::string apiKeyEnv;
+  long timeoutMs = 30000;
+};
+
+class EsRetriever : public Retriever {
+ public:
+  explicit EsRetriever(EsOptions options);
+  std::string name() const override { return "es"; }
+  std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
+
+  // The request body for a query (exposed for tests).
+  std::string requestBody(const std::string& text, std::size_t k) const;
+  const std::string& searchUrl() const { return m_searchUrl; }
+
+ private:
+  EsOptions m_options;
+  std::string m_searchUrl;
+};
+
+}  // namespace ragscope::core

@@ -1,0 +1,107 @@
+#include "core/retrieval/httppost.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+namespace ragscope::core {
+
+namespace {
+
+struct Sink {
+  std::string* body;
+  std::size_t max;
+  bool overflow = false;
+};
+
+std::size_t onData(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  const std::size_t bytes = size * n;
+  if (sink->body->size() + bytes > sink->max) {
+    sink->overflow = true;
+    return 0;  // makes curl fail the transfer with CURLE_WRITE_ERROR
+  }
+  sink->body->append(data, bytes);
+  return bytes;
+}
+
+void globalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+std::string redactUrl(std::string_view url) {
+  std::string u(url);
+  const std::size_t q = u.find_first_of("?#");
+  if (q != std::string::npos) u.resize(q);
+  const std::size_t scheme = u.find("://");
+  const std::size_t hostStart = scheme == std::string::npos ? 0 : scheme + 3;
+  const std::size_t slash = u.find('/', hostStart);
+  const std::size_t at = u.rfind('@', slash == std::string::npos ? u.size() : slash);
+  if (at != std::string::npos && at >= hostStart) u.erase(hostStart, at + 1 - hostStart);
+  return u;
+}
+
+std::string snippet(std::string_view body, std::size_t n) {
+  std::string s(body.substr(0, n));
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (body.size() > n) s += "...";
+  return s;
+}
+
+std::string authorizationHeader(std::string_view value, std::string_view scheme) {
+  for (std::string_view known : {"Bearer ", "Basic ", "ApiKey "})
+    if (value.substr(0, known.size()) == known) return "Authorization: " + std::string(value);
+  return "Authorization: " + std::string(scheme) + " " + std::string(value);
+}
+
+bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
+                  HttpReply* reply, std::string* error) {
+  globalInit();
+  reply->status = 0;
+  reply->body.clear();
+  CURL* curl = curl_easy_init();
+  if (!curl) {
+    if (error) *error = "POST " + redactUrl(url) + ": cannot initialise libcurl";
+    return false;
+  }
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "Accept: application/json");
+  for (const auto& h : options.headers) headers = curl_slist_append(headers, h.c_str());
+
+  Sink sink{&reply->body, options.maxReplyBytes};
+  char curlError[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeoutMs);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for timeouts
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+  const CURLcode rc = curl_easy_perform(curl);
+  if (rc == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply->status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) {
+    if (error) {
+      if (sink.overflow)
+        *error = "POST " + redactUrl(url) + ": reply larger than " +
+                 std::to_string(options.maxReplyBytes) + " bytes";
+      else
+        *error = "POST " + redactUrl(url) + ": " +
+                 (curlError[0] ? std::string(curlError) : std::string(curl_easy_strerror(rc)));
+    }
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ragscope::core

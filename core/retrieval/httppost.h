@@ -1,0 +1,41 @@
+#pragma once
+// A blocking JSON POST over libcurl's easy interface, for the HTTP retrievers. Retrieval runs on
+// worker threads, so one simple call per query is enough (the LLM client has its own multi-handle
+// transport).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ragscope::core {
+
+struct HttpReply {
+  long status = 0;   // HTTP status; 0 when the request never got a reply
+  std::string body;
+};
+
+struct HttpPostOptions {
+  long timeoutMs = 30000;
+  long connectTimeoutMs = 10000;
+  std::size_t maxReplyBytes = std::size_t{64} << 20;  // a runaway reply is an error, not an OOM
+  // Extra headers "Name: value". May hold secrets: never copied into messages.
+  std::vector<std::string> headers;
+};
+
+// false + *error ("POST <url>: <curl problem>") when the transfer failed. Any HTTP status is a
+// completed transfer: the caller judges it.
+bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
+                  HttpReply* reply, std::string* error);
+
+// The URL fit for messages: user:password@ removed and the query string dropped (API keys hide
+// in both).
+std::string redactUrl(std::string_view url);
+
+// The first `n` bytes of a reply body, on one line, for error messages.
+std::string snippet(std::string_view body, std::size_t n = 200);
+
+// The Authorization header for a secret taken from an environment variable: a value that already
+// names its scheme ("Bearer x", "Basic x", "ApiKey x") is used as is, else `scheme` + " " + value.
+std::string authorizationHeader(std::string_view value, std::string_view scheme);
+
+}  // namespace ragscope::core

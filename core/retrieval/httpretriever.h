@@ -1,0 +1,37 @@
+#pragma once
+// A generic JSON retrieval service as a retriever:
+//   POST <url>  {"query": "...", "k": 10}
+//   -> [{"id": "d1", "score": 12.5, "text": "..."}, ...]     (or {"results": [...]})
+// `id` may be a string or an integer; `text` is optional; `score` is optional only when no entry
+// has one (the list order is then the ranking: scores k, k-1, ... are assigned).
+
+#include <string>
+
+#include "core/retrieval/httppost.h"
+#include "core/retrieval/retriever.h"
+
+namespace ragscope::core {
+
+struct HttpRetrieverOptions {
+  std::string url;
+  // Environment variable holding a token, sent as "Authorization: Bearer <token>" (or as is when
+  // it names its scheme). Never logged.
+  std::string apiKeyEnv;
+  long timeoutMs = 30000;
+};
+
+class HttpRetriever : public Retriever {
+ public:
+  explicit HttpRetriever(HttpRetrieverOptions options) : m_options(std::move(options)) {}
+  std::string name() const override { return "http"; }
+  std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
+
+  // Parses a reply body; false + *problem (without the URL) when it does not fit the contract.
+  static bool parseReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
+                         std::string* problem);
+
+ private:
+  HttpRetrieverOptions m_options;
+};
+
+}  // namespace ragscope::core

@@ -1,0 +1,82 @@
+#pragma once
+// A thin RAII layer over the SQLite C API for our stores (run store, response cache): open with
+// WAL and a busy timeout, prepared statements with positional binds, transactions. Errors come
+// back as strings (core never throws on I/O problems).
+//
+//   SqliteDb db; std::string err;
+//   if (!db.open(path, &err)) ...;
+//   auto st = db.prepare("INSERT INTO t(a, b) VALUES (?, ?)");
+//   st.bind(1, "x").bind(2, std::int64_t{3}); st.step();
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace ragscope::core {
+
+class SqliteStatement {
+ public:
+  SqliteStatement() = default;
+  SqliteStatement(sqlite3* db, sqlite3_stmt* stmt) : m_db(db), m_stmt(stmt) {}
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&& other) noexcept;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+
+  bool valid() const { return m_stmt != nullptr; }
+  SqliteStatement& bind(int index, std::string_view text);
+  SqliteStatement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
+  SqliteStatement& bind(int index, std::int64_t value);
+  SqliteStatement& bind(int index, int value) { return bind(index, std::int64_t{value}); }
+  SqliteStatement& bind(int index, double value);
+  SqliteStatement& bindBlob(int index, std::string_view bytes);
+  SqliteStatement& bindNull(int index);
+  // True while a row is available; false when done or on error (see ok()).
+  bool step();
+  // Resets for reuse with new binds.
+  void reset();
+  bool ok() const { return m_ok; }
+
+  std::int64_t int64(int column) const;
+  double real(int column) const;
+  std::string text(int column) const;
+  bool isNull(int column) const;
+
+ private:
+  sqlite3* m_db = nullptr;
+  sqlite3_stmt* m_stmt = nullptr;
+  bool m_ok = true;
+};
+
+class SqliteDb {
+ public:
+  SqliteDb() = default;
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  // Opens (creating when `create`) in WAL mode with synchronous=NORMAL: a committed transaction
+  // survives a killed process (it is in the WAL in the OS cache); only power loss may lose the
+  // last ones.
+  bool open(const std::filesystem::path& path, bool create, std::string* error);
+  void close();
+  bool isOpen() const { return m_db != nullptr; }
+
+  bool exec(std::string_view sql, std::string* error = nullptr);
+  SqliteStatement prepare(std::string_view sql, std::string* error = nullptr);
+  std::optional<std::int64_t> scalarInt(std::string_view sql);
+  int userVersion();
+  std::string lastError() const;
+  sqlite3* handle() const { return m_db; }
+
+ private:
+  sqlite3* m_db = nullptr;
+};
+
+}  // namespace ragscope::core
