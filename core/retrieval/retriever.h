@@ -67,11 +67,19 @@ Loaded<Run> retrieveAll(Retriever& retriever, const std::vector<Query>& queries,
 
 // "qid Q0 docid rank score tag" lines, rankings in run order, entries in stored order (rank =
 // position + 1), scores printed with enough digits to read back the same value. A tag with
-// blanks has them replaced by '_' (the format is whitespace-separated).
+// blanks has them replaced by '_'; qids and docids go through encodeTrecId.
 void writeTrecRun(const Run& run, std::ostream& out);
 // Written to a temporary file beside `path` and renamed over it, so a reader never sees half a
 // run. false + *error on failure.
 bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error);
+
+// TREC files are whitespace-separated, but chunk ids of PDF corpora hold spaces
+// ("2023 Q3 AAPL.pdf#3#0"). Whitespace and control bytes are written percent-encoded (space %20,
+// tab %09, ...); other bytes, '%' included, are left alone so ordinary ids never change.
+// decodeTrecId reverses exactly those escapes (an id that literally holds "%20" is the one
+// ambiguity, and no real collection we know has one).
+std::string encodeTrecId(std::string_view id);
+std::string decodeTrecId(std::string_view id);
 
 // The tag as written: blanks replaced by '_', empty -> "ragscope".
 std::string sanitizeRunTag(std::string_view tag);

@@ -31,7 +31,8 @@ std::vector<ScoredDoc> RunFileRetriever::search(const Query& query, std::size_t 
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     ScoredDoc d;
-    d.id = std::string(entries[i].docId());
+    // Runs we wrote carry escaped blanks (encodeTrecId); ids from elsewhere pass unchanged.
+    d.id = decodeTrecId(entries[i].docId());
     d.score = entries[i].score;
     if (m_corpus) {
       if (const Document* doc = m_corpus->find(d.id)) d.text = doc->text;

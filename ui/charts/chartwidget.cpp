@@ -78,7 +78,7 @@ Style styleFor(QSize size) {
   s.titlePt = std::clamp(11.0 * scale, 7.5, 16.0);
   s.labelPt = std::clamp(9.0 * scale, 6.5, 13.0);
   s.legendPt = std::clamp(9.0 * scale, 6.5, 13.0);
-  s.xTicks = std::clamp(w / 110, 3, 11);
+  s.xTicks = std::clamp(w / 90, 4, 11);
   s.yTicks = std::clamp(h / 70, 3, 9);
   s.marker = std::clamp(8.0 * scale, 5.0, 12.0);
   return s;
@@ -167,6 +167,29 @@ std::pair<double, double> paddedRange(double lo, double hi, double pad = 0.04) {
   return {lo - d, hi + d};
 }
 
+// Axis range widened to multiples of a round step (1, 2, 2.5 or 5 x 10^k) with at most
+// `maxTicks` ticks: tick labels stay short and evenly spaced without doubling the range, as
+// QValueAxis::applyNiceNumbers() can.
+void niceAxis(QValueAxis* axis, double lo, double hi, int maxTicks) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
+    axis->setRange(lo, hi);
+    return;
+  }
+  maxTicks = std::max(3, maxTicks);
+  const double raw = (hi - lo) / double(maxTicks - 1);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude * 10.0;
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * magnitude >= raw) {
+      step = m * magnitude;
+      break;
+    }
+  const double a = std::floor(lo / step + 1e-9) * step;
+  const double b = std::ceil(hi / step - 1e-9) * step;
+  axis->setRange(a, b);
+  axis->setTickCount(int(std::lround((b - a) / step)) + 1);
+}
+
 QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
   // Small pictures: the figures that matter go in the title, the legend would be truncated.
   QChart* chart = makeChart(st.small ? QObject::tr("mean %1, %2 CI [%3, %4]")
@@ -201,10 +224,8 @@ QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
   hideFromLegend(chart, highLine);
 
   const auto [lo, hi] = paddedRange(std::min(h.low, spec.ciLow), std::max(h.high, spec.ciHigh));
-  x->setRange(lo, hi);
-  x->applyNiceNumbers();
-  y->setRange(0.0, top);
-  y->applyNiceNumbers();
+  niceAxis(x, lo, hi, st.xTicks);
+  niceAxis(y, 0.0, top, st.yTicks);
   return chart;
 }
 
@@ -236,7 +257,7 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
     const double scale = g.distribution.empty() ? 0.0 : 100.0 / double(g.distribution.size());
     for (std::size_t c : hists.back().counts) top = std::max(top, double(c) * scale);
   }
-  top *= 1.08;
+  top = std::min(top * 1.08, 100.0);  // shares: never past 100 %
   for (std::size_t i = 0; i < spec.groups.size(); ++i) {
     const auto& g = spec.groups[i];
     const double scale = g.distribution.empty() ? 0.0 : 100.0 / double(g.distribution.size());
@@ -256,10 +277,8 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
     hideFromLegend(chart, meanLine);
   }
   const auto [plo, phi] = paddedRange(lo, hi);
-  x->setRange(plo, phi);
-  x->applyNiceNumbers();
-  y->setRange(0.0, top);
-  y->applyNiceNumbers();
+  niceAxis(x, plo, phi, st.xTicks);
+  niceAxis(y, 0.0, top, st.yTicks);
   return chart;
 }
 
@@ -280,7 +299,7 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
                               : QObject::tr("queries, sorted by difference (n = %1)").arg(n),
                      st, st.xTicks,
                      QStringLiteral("%d"));
-  auto* y = makeAxis(spec.valueTitle, st, st.yTicks, QStringLiteral("%.2f"));
+  auto* y = makeAxis(st.small ? QObject::tr("A − B") : spec.valueTitle, st, st.yTicks, QStringLiteral("%.2f"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -367,10 +386,23 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
     QObject::connect(neg, &QAreaSeries::hovered, neg, tip);
   }
 
+  // Exactly the bars' extent; ticks at round query counts from 0.
   x->setRange(0.0, xMax);
-  const auto [plo, phi] = paddedRange(lo, hi, 0.06);
-  y->setRange(plo, phi);
-  y->applyNiceNumbers();
+  {
+    const double raw = xMax / double(std::max(2, st.xTicks));
+    const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(1.0, raw))));
+    double step = magnitude * 10.0;
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+      if (m * magnitude >= raw) {
+        step = m * magnitude;
+        break;
+      }
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0.0);
+    x->setTickInterval(step);
+  }
+  const auto [plo, phi] = paddedRange(lo, hi, 0.03);
+  niceAxis(y, plo, phi, st.yTicks);
   return chart;
 }
 
@@ -431,12 +463,17 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
         }
     });
   }
-  const auto [xl, xh] = paddedRange(lo, hi);
-  const auto [yl, yh] = paddedRange(ylo, yhi);
-  x->setRange(xl, xh);
-  y->setRange(yl, yh);
-  x->applyNiceNumbers();
-  y->applyNiceNumbers();
+  // Measures live in [0, 1]: padding never pushes the axes past those bounds.
+  auto bounded = [](double a, double b) {
+    auto [pa, pb] = paddedRange(a, b);
+    if (a >= 0.0 && pa < 0.0) pa = 0.0;
+    if (b <= 1.0 && pb > 1.0) pb = 1.0;
+    return std::make_pair(pa, pb);
+  };
+  const auto [xl, xh] = bounded(lo, hi);
+  const auto [yl, yh] = bounded(ylo, yhi);
+  niceAxis(x, xl, xh, st.xTicks);
+  niceAxis(y, yl, yh, st.yTicks);
   return chart;
 }
 

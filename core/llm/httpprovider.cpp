@@ -1,0 +1,830 @@
+#include "core/llm/httpprovider.h"
+
+#include "core/llm/openaiformat.h"
+#include "core/llm/ratelimit.h"
+#include "core/llm/retrypolicy.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <curl/curl.h>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <pthread.h>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+namespace ragscope::core::llm {
+
+namespace {
+
+void ensureCurlGlobal() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+double msBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// "https://user:pw@host/v1/x?key=..." -> "https://host/v1/x": what may appear in logs.
+std::string loggableUrl(std::string url) {
+  if (auto q = url.find_first_of("?#"); q != std::string::npos) url.resize(q);
+  auto scheme = url.find("://");
+  auto hostStart = scheme == std::string::npos ? 0 : scheme + 3;
+  auto at = url.find('@', hostStart);
+  auto slash = url.find('/', hostStart);
+  if (at != std::string::npos && (slash == std::string::npos || at < slash))
+    url.erase(hostStart, at + 1 - hostStart);
+  return url;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return s.substr(i);
+}
+
+std::string formatSeconds(double s) {
+  char buf[32];
+  if (s == static_cast<long long>(s)) std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(s));
+  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+// What one HTTP exchange produced, kept per attempt.
+struct Exchange {
+  std::string body;
+  std::string retryAfter;
+  std::string retryAfterMs;
+  bool overflow = false;
+  std::size_t maxBytes = 0;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+};
+
+size_t onBody(char* data, size_t size, size_t n, void* user) {
+  auto* ex = static_cast<Exchange*>(user);
+  const size_t bytes = size * n;
+  if (ex->body.size() + bytes > ex->maxBytes) {
+    ex->overflow = true;
+    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+  }
+  ex->body.append(data, bytes);
+  return bytes;
+}
+
+size_t onHeader(char* data, size_t size, size_t n, void* user) {
+  auto* ex = static_cast<Exchange*>(user);
+  const size_t bytes = size * n;
+  std::string_view line(data, bytes);
+  // A new status line starts a new response (after 100 Continue or a redirect): forget headers.
+  if (line.size() >= 5 && line.substr(0, 5) == "HTTP/") {
+    ex->retryAfter.clear();
+    ex->retryAfterMs.clear();
+    return bytes;
+  }
+  auto colon = line.find(':');
+  if (colon == std::string_view::npos) return bytes;
+  std::string name(line.substr(0, colon));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name == "retry-after") ex->retryAfter = trimmed(std::string(line.substr(colon + 1)));
+  else if (name == "retry-after-ms") ex->retryAfterMs = trimmed(std::string(line.substr(colon + 1)));
+  return bytes;
+}
+
+// Wipes header strings (they hold the key) before libcurl frees them.
+void freeHeaders(curl_slist* list) {
+  for (curl_slist* p = list; p; p = p->next) {
+    if (p->data) {
+      volatile char* d = p->data;
+      for (std::size_t i = 0; d[i]; ++i) d[i] = 0;
+    }
+  }
+  curl_slist_free_all(list);
+}
+
+struct KeyResult {
+  std::string key;
+  std::string error;  // set when a key is configured but unavailable
+};
+
+KeyResult resolveKey(const EndpointConfig& config, const TransportOptions& options) {
+  KeyResult r;
+  if (!config.apiKeyEnv.empty()) {
+    const char* v = std::getenv(config.apiKeyEnv.c_str());
+    if (!v || !*v) {
+      r.error = "auth: environment variable " + config.apiKeyEnv + " is not set";
+      return r;
+    }
+    r.key = v;
+    return r;
+  }
+  if (options.apiKey) r.key = options.apiKey();
+  return r;
+}
+
+curl_slist* makeHeaders(const std::string& key, bool json) {
+  curl_slist* h = nullptr;
+  if (json) h = curl_slist_append(h, "Content-Type: application/json");
+  h = curl_slist_append(h, "Accept: application/json");
+  // libcurl would otherwise wait for "100 Continue" before sending bodies over 1 kB.
+  h = curl_slist_append(h, "Expect:");
+  if (!key.empty()) {
+    std::string line = "Authorization: Bearer " + key;
+    h = curl_slist_append(h, line.c_str());
+    std::fill(line.begin(), line.end(), '\0');
+  }
+  return h;
+}
+
+void configureEasy(CURL* easy, const std::string& url, curl_slist* headers, Exchange& ex,
+                   double timeoutSeconds, const TransportOptions& options) {
+  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &onBody);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &ex);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &onHeader);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &ex);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, ex.errbuf);
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  const auto timeoutMs = static_cast<long>(std::max(1.0, timeoutSeconds * 1000.0));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeoutMs);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
+                   std::min(timeoutMs, static_cast<long>(options.connectTimeoutSeconds * 1000.0)));
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options.caInfo.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options.caInfo.c_str());
+  // Never follow redirects (a redirect could carry the request elsewhere) and speak HTTP only.
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(easy, CURLOPT_USERAGENT, "ragscope/0.1");
+}
+
+struct Failure {
+  FailureKind kind = FailureKind::None;
+  std::string detail;
+};
+
+bool isTlsError(CURLcode rc) {
+  switch (rc) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ENGINE_INITFAILED:
+    case CURLE_SSL_SHUTDOWN_FAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CLIENTCERT:
+    case CURLE_USE_SSL_FAILED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Transport-level failure (rc != CURLE_OK) in words.
+Failure classifyCurl(CURLcode rc, CURL* easy, const Exchange& ex, double timeoutSeconds) {
+  std::string why = ex.errbuf[0] ? std::string(ex.errbuf) : std::string(curl_easy_strerror(rc));
+  if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY)
+    return {FailureKind::Dns, why};
+  if (isTlsError(rc)) return {FailureKind::Tls, why};
+  if (rc == CURLE_OPERATION_TIMEDOUT) {
+    return {FailureKind::Timeout, "after " + formatSeconds(timeoutSeconds) + " (" + why + ")"};
+  }
+  if (rc == CURLE_COULDNT_CONNECT) return {FailureKind::Refused, why};
+  if (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING)
+    return {FailureKind::Reset, why};
+  if (rc == CURLE_PARTIAL_FILE) {
+    curl_off_t expected = -1;
+    curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected);
+    std::string d = "truncated body (" + std::to_string(ex.body.size()) + " bytes";
+    if (expected >= 0) d += " of " + std::to_string(expected);
+    return {FailureKind::Truncated, d + ")"};
+  }
+  if (rc == CURLE_WRITE_ERROR && ex.overflow)
+    return {FailureKind::Malformed, "reply larger than " + std::to_string(ex.maxBytes) + " bytes"};
+  // A chunked body cut short surfaces as a receive/decoding error.
+  if (rc == CURLE_BAD_CONTENT_ENCODING) return {FailureKind::Truncated, why};
+  return {FailureKind::Other, why};
+}
+
+std::string describe(const Failure& f, long status, int attempts) {
+  std::string s;
+  switch (f.kind) {
+    case FailureKind::Auth:
+      s = f.detail.rfind("environment variable", 0) == 0 ? "auth: " + f.detail
+                                                          : "auth: HTTP " + std::to_string(status) + ": " + f.detail;
+      break;
+    case FailureKind::RateLimited:
+    case FailureKind::ServerError:
+    case FailureKind::HttpError:
+      s = "http " + std::to_string(status);
+      if (attempts > 1) s += " after " + std::to_string(attempts) + " attempts";
+      if (!f.detail.empty()) s += ": " + f.detail;
+      return s;
+    case FailureKind::Timeout:
+      s = "timeout " + f.detail;
+      break;
+    default:
+      s = std::string(failureLabel(f.kind)) + ": " + f.detail;
+      break;
+  }
+  if (attempts > 1) s += " (after " + std::to_string(attempts) + " attempts)";
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct HttpProvider::Impl {
+  struct Call {
+    std::uint64_t id = 0;
+    std::string body;
+    long expectedItems = -1;
+    std::int64_t tokenEstimate = 0;
+    ResponseCallback done;
+    int attempts = 0;
+    Clock::time_point attemptStart{};
+    Clock::time_point readyAt{};
+    // Per attempt.
+    CURL* easy = nullptr;
+    curl_slist* headers = nullptr;
+    Exchange exchange;
+    // Last failure, for the final error after retries run out.
+    Failure lastFailure;
+    long lastStatus = 0;
+  };
+  using CallPtr = std::unique_ptr<Call>;
+
+  EndpointConfig config;
+  TransportOptions options;
+  std::string url;
+  std::string logUrl;
+
+  // Shared with submitting threads.
+  mutable std::mutex mutex;
+  std::condition_variable idleCv;
+  std::deque<CallPtr> submitted;
+  std::vector<CallPtr> toCancel;
+  std::uint64_t cancelEpoch = 0;
+  std::int64_t outstanding = 0;  // submitted, callback not yet returned
+  bool stopping = false;
+  std::uint64_t nextId = 1;
+
+  mutable std::mutex statsMutex;
+  TransportStats stats;
+
+  // Worker-owned.
+  CURLM* multi = nullptr;
+  std::thread worker;
+  std::deque<CallPtr> ready;
+  std::multimap<Clock::time_point, CallPtr> delayed;
+  std::unordered_map<CURL*, CallPtr> active;
+  std::vector<CURL*> easyPool;
+  TokenBucket rpm;
+  TokenBucket tpm;
+  AdaptiveLimiter adaptive;
+  Clock::time_point holdUntil{};
+  Clock::time_point lastStart{};
+  std::uint64_t seenEpoch = 0;
+  std::mt19937_64 rng;
+  std::ofstream log;
+  std::vector<std::string> secrets;  // refreshed per attempt, for scrubbing error texts
+
+  Impl(EndpointConfig c, TransportOptions o)
+      : config(std::move(c)),
+        options(std::move(o)),
+        url(joinUrl(config.baseUrl, endpointPath(config.kind))),
+        logUrl(loggableUrl(url)),
+        rpm(TokenBucket::perMinute(config.requestsPerMinute)),
+        tpm(TokenBucket::perMinute(config.tokensPerMinute)),
+        adaptive(std::max(1, config.concurrency)),
+        rng(options.jitterSeed ? options.jitterSeed
+                               : static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())) {
+    ensureCurlGlobal();
+    stats.effectiveConcurrency = adaptive.limit();
+    multi = curl_multi_init();
+    if (!options.logPath.empty()) log.open(options.logPath, std::ios::app);
+    worker = std::thread([this] { run(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard lock(mutex);
+      stopping = true;
+      ++cancelEpoch;
+      for (auto& c : submitted) toCancel.push_back(std::move(c));
+      submitted.clear();
+    }
+    curl_multi_wakeup(multi);
+    if (worker.joinable()) worker.join();
+    for (CURL* e : easyPool) curl_easy_cleanup(e);
+    curl_multi_cleanup(multi);
+  }
+
+  void submit(LlmRequest request, ResponseCallback done) {
+    auto call = std::make_unique<Call>();
+    call->body = buildRequestBody(config, request);
+    if (config.kind == EndpointKind::Embeddings) call->expectedItems = static_cast<long>(request.inputs.size());
+    if (config.kind == EndpointKind::Rerank) call->expectedItems = static_cast<long>(request.documents.size());
+    call->tokenEstimate = estimateRequestTokens(config, call->body.size());
+    call->done = std::move(done);
+    call->exchange.maxBytes = options.maxReplyBytes;
+    {
+      std::lock_guard lock(mutex);
+      call->id = nextId++;
+      ++outstanding;
+      submitted.push_back(std::move(call));
+    }
+    {
+      std::lock_guard lock(statsMutex);
+      ++stats.submitted;
+    }
+    curl_multi_wakeup(multi);
+  }
+
+  void cancelAll() {
+    {
+      std::lock_guard lock(mutex);
+      ++cancelEpoch;
+      for (auto& c : submitted) toCancel.push_back(std::move(c));
+      submitted.clear();
+    }
+    curl_multi_wakeup(multi);
+  }
+
+  void waitIdle() {
+    std::unique_lock lock(mutex);
+    idleCv.wait(lock, [this] { return outstanding == 0; });
+  }
+
+  // ---- worker thread -------------------------------------------------------------------------
+
+  void run() {
+    pthread_setname_np(pthread_self(), "ragscope-http");
+    for (;;) {
+      std::vector<CallPtr> cancelNow;
+      bool cancelHeld = false;
+      bool exit = false;
+      {
+        std::lock_guard lock(mutex);
+        if (cancelEpoch != seenEpoch) {
+          seenEpoch = cancelEpoch;
+          cancelHeld = true;
+        }
+        cancelNow.swap(toCancel);
+        // Calls submitted after the last cancelAll() stay: they were not meant to be cancelled.
+        while (!submitted.empty()) {
+          ready.push_back(std::move(submitted.front()));
+          submitted.pop_front();
+        }
+        exit = stopping;
+      }
+      if (cancelHeld) cancelEverythingHeld();
+      for (auto& c : cancelNow) {
+        LlmResponse r = cancelledResponse(*c);
+        finish(std::move(c), std::move(r));
+      }
+      if (exit) {
+        cancelEverythingHeld();
+        std::lock_guard lock(mutex);
+        if (submitted.empty() && toCancel.empty()) break;
+        continue;
+      }
+
+      const auto now = Clock::now();
+      while (!delayed.empty() && delayed.begin()->first <= now) {
+        // Due retries go first so that old calls finish before new ones start.
+        ready.push_front(std::move(delayed.begin()->second));
+        delayed.erase(delayed.begin());
+      }
+      Clock::time_point wakeAt = now + std::chrono::seconds(1);
+      if (!delayed.empty()) wakeAt = std::min(wakeAt, delayed.begin()->first);
+      startTransfers(now, wakeAt);
+
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL* easy = msg->easy_handle;
+        CURLcode rc = msg->data.result;
+        auto it = active.find(easy);
+        if (it == active.end()) continue;
+        CallPtr call = std::move(it->second);
+        active.erase(it);
+        curl_multi_remove_handle(multi, easy);
+        completeAttempt(std::move(call), rc);
+      }
+
+      // Something may have become startable (a slot freed, a retry came due): go round again at
+      // once instead of sleeping.
+      const auto after = Clock::now();
+      if (!ready.empty() && static_cast<int>(active.size()) < adaptive.limit() &&
+          canStartBy(after) <= after) {
+        continue;
+      }
+      long curlTimeout = -1;
+      curl_multi_timeout(multi, &curlTimeout);
+      long ourTimeout = static_cast<long>(
+          std::max(0.0, std::chrono::duration<double, std::milli>(std::min(wakeAt, nextStartTime(after)) - after).count()) + 1);
+      long timeout = curlTimeout < 0 ? ourTimeout : std::min(curlTimeout, ourTimeout);
+      timeout = std::clamp(timeout, 0L, 1000L);
+      curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout), nullptr);
+    }
+  }
+
+  // Earliest time the head of the ready queue may start given pacing (ignores the slot count).
+  Clock::time_point canStartBy(Clock::time_point now) {
+    if (ready.empty()) return Clock::time_point::max();
+    Clock::time_point t = std::max(now, holdUntil);
+    if (adaptive.spacing().count() > 0)
+      t = std::max(t, lastStart + std::chrono::duration_cast<Clock::duration>(adaptive.spacing()));
+    const auto w1 = rpm.waitFor(1, now);
+    const auto w2 = tpm.waitFor(static_cast<double>(ready.front()->tokenEstimate), now);
+    t = std::max(t, now + std::chrono::duration_cast<Clock::duration>(std::max(w1, w2)));
+    return t;
+  }
+
+  Clock::time_point nextStartTime(Clock::time_point now) {
+    if (ready.empty() || static_cast<int>(active.size()) >= adaptive.limit())
+      return Clock::time_point::max();
+    return canStartBy(now);
+  }
+
+  void startTransfers(Clock::time_point now, Clock::time_point& wakeAt) {
+    while (!ready.empty() && static_cast<int>(active.size()) < adaptive.limit()) {
+      const auto when = canStartBy(now);
+      if (when > now) {
+        wakeAt = std::min(wakeAt, when);
+        return;
+      }
+      CallPtr call = std::move(ready.front());
+      ready.pop_front();
+      rpm.tryTake(1, now);
+      tpm.tryTake(static_cast<double>(call->tokenEstimate), now);
+      lastStart = now;
+      startAttempt(std::move(call), now);
+    }
+  }
+
+  void startAttempt(CallPtr call, Clock::time_point now) {
+    KeyResult key = resolveKey(config, options);
+    secrets.clear();
+    if (!key.key.empty()) secrets.push_back(key.key);
+    ++call->attempts;
+    call->attemptStart = now;
+    {
+      std::lock_guard lock(statsMutex);
+      ++stats.attempts;
+      if (call->attempts > 1) ++stats.retries;
+    }
+    if (!key.error.empty()) {
+      call->lastFailure = {FailureKind::Auth, key.error.substr(6)};  // drop "auth: "
+      call->lastStatus = 0;
+      writeLog(*call, 0, key.error, 0.0);
+      LlmResponse r = baseResponse(*call);
+      r.error = key.error;
+      finish(std::move(call), std::move(r));
+      return;
+    }
+    CURL* easy = nullptr;
+    if (!easyPool.empty()) {
+      easy = easyPool.back();
+      easyPool.pop_back();
+      curl_easy_reset(easy);
+    } else {
+      easy = curl_easy_init();
+    }
+    call->exchange.body.clear();
+    call->exchange.retryAfter.clear();
+    call->exchange.retryAfterMs.clear();
+    call->exchange.overflow = false;
+    call->exchange.errbuf[0] = 0;
+    call->headers = makeHeaders(key.key, true);
+    std::fill(key.key.begin(), key.key.end(), '\0');
+    configureEasy(easy, url, call->headers, call->exchange, config.timeoutSeconds, options);
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
+    call->easy = easy;
+    curl_multi_add_handle(multi, easy);
+    active.emplace(easy, std::move(call));
+    const int inFlight = static_cast<int>(active.size());
+    std::lock_guard lock(statsMutex);
+    stats.maxInFlight = std::max(stats.maxInFlight, inFlight);
+  }
+
+  void releaseEasy(Call& call) {
+    if (call.headers) {
+      freeHeaders(call.headers);
+      call.headers = nullptr;
+    }
+    if (call.easy) {
+      easyPool.push_back(call.easy);
+      call.easy = nullptr;
+    }
+  }
+
+  LlmResponse baseResponse(const Call& call) const {
+    LlmResponse r;
+    r.attempts = call.attempts;
+    r.httpStatus = static_cast<int>(call.lastStatus);
+    return r;
+  }
+
+  LlmResponse cancelledResponse(const Call& call) const {
+    LlmResponse r = baseResponse(call);
+    r.status = CallStatus::Cancelled;
+    r.error = "cancelled";
+    return r;
+  }
+
+  void completeAttempt(CallPtr call, CURLcode rc) {
+    const auto now = Clock::now();
+    const double latency = msBetween(call->attemptStart, now);
+    long status = 0;
+    curl_easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &status);
+    Failure failure;
+    if (rc != CURLE_OK) {
+      failure = classifyCurl(rc, call->easy, call->exchange, config.timeoutSeconds);
+    } else {
+      failure.kind = classifyHttpStatus(status);
+      if (failure.kind != FailureKind::None)
+        failure.detail = errorExcerpt(call->exchange.body, secrets);
+    }
+    releaseEasy(*call);
+    call->lastStatus = status;
+
+    if (failure.kind == FailureKind::None) {
+      ParsedReply parsed = parseReply(config.kind, call->exchange.body, call->expectedItems);
+      if (!parsed.ok) {
+        failure = {FailureKind::Malformed, parsed.error};
+      } else {
+        adaptive.onSuccess();
+        publishLimiter();
+        LlmResponse r = baseResponse(*call);
+        r.status = CallStatus::Ok;
+        r.latencyMs = latency;
+        r.text = std::move(parsed.text);
+        r.embeddings = std::move(parsed.embeddings);
+        r.rerank = std::move(parsed.rerank);
+        if (parsed.hasUsage) {
+          r.usage.promptTokens = parsed.promptTokens;
+          r.usage.completionTokens = parsed.completionTokens;
+        } else {
+          // No usage block (some servers omit it): estimate so budgets and cost still add up.
+          r.usage.promptTokens = estimateTokens(call->body.size());
+          r.usage.completionTokens = estimateTokens(r.text.size());
+        }
+        r.usage.costUsd = costUsd(config, r.usage.promptTokens, r.usage.completionTokens);
+        // Give back what the tokens/min estimate over-charged (or take the shortfall).
+        tpm.adjust(static_cast<double>(call->tokenEstimate - r.usage.promptTokens - r.usage.completionTokens), now);
+        writeLog(*call, status, "", latency);
+        {
+          std::lock_guard lock(statsMutex);
+          stats.promptTokens += r.usage.promptTokens;
+          stats.completionTokens += r.usage.completionTokens;
+          stats.costUsd += r.usage.costUsd;
+        }
+        call->exchange.body.clear();
+        finish(std::move(call), std::move(r));
+        return;
+      }
+    }
+
+    call->lastFailure = failure;
+    const std::string err = redact(describe(failure, status, call->attempts), secrets);
+    writeLog(*call, status, err, latency);
+    call->exchange.body.clear();
+
+    if (failure.kind == FailureKind::RateLimited) {
+      adaptive.onRateLimited(now);
+      publishLimiter();
+      std::lock_guard lock(statsMutex);
+      ++stats.rateLimited;
+    }
+    if (isRetryable(failure.kind) && call->attempts <= config.maxRetries) {
+      auto wait = backoffDelay(call->attempts, Seconds(options.retryBaseSeconds),
+                               Seconds(options.retryMaxSeconds),
+                               std::uniform_real_distribution<double>(0.0, 1.0)(rng));
+      std::optional<double> retryAfter;
+      if (!call->exchange.retryAfterMs.empty()) {
+        if (auto ms = parseRetryAfter(call->exchange.retryAfterMs, std::time(nullptr)))
+          retryAfter = *ms / 1000.0;
+      }
+      if (!call->exchange.retryAfter.empty()) {
+        if (auto s = parseRetryAfter(call->exchange.retryAfter, std::time(nullptr)))
+          retryAfter = std::max(retryAfter.value_or(0.0), *s);
+      }
+      if (retryAfter && *retryAfter > options.maxRetryAfterSeconds) {
+        LlmResponse r = baseResponse(*call);
+        r.latencyMs = latency;
+        r.error = err + " (server asks to retry after " + formatSeconds(*retryAfter) +
+                  ", more than the " + formatSeconds(options.maxRetryAfterSeconds) + " limit)";
+        finish(std::move(call), std::move(r));
+        return;
+      }
+      if (retryAfter) {
+        wait = std::max(wait, Seconds(*retryAfter));
+        // The server speaks for the whole endpoint: hold every start until then, not just this call.
+        if (failure.kind == FailureKind::RateLimited)
+          holdUntil = std::max(holdUntil, now + std::chrono::duration_cast<Clock::duration>(Seconds(*retryAfter)));
+      }
+      const auto due = now + std::chrono::duration_cast<Clock::duration>(wait);
+      delayed.emplace(due, std::move(call));
+      return;
+    }
+    LlmResponse r = baseResponse(*call);
+    r.latencyMs = latency;
+    r.error = err;
+    finish(std::move(call), std::move(r));
+  }
+
+  void cancelEverythingHeld() {
+    std::vector<CallPtr> calls;
+    for (auto& [easy, call] : active) {
+      curl_multi_remove_handle(multi, easy);
+      releaseEasy(*call);
+      calls.push_back(std::move(call));
+    }
+    active.clear();
+    for (auto& c : ready) calls.push_back(std::move(c));
+    ready.clear();
+    for (auto& [t, c] : delayed) calls.push_back(std::move(c));
+    delayed.clear();
+    for (auto& c : calls) {
+      writeLog(*c, 0, "cancelled", 0.0);
+      LlmResponse r = cancelledResponse(*c);
+      finish(std::move(c), std::move(r));
+    }
+  }
+
+  void finish(CallPtr call, LlmResponse response) {
+    {
+      std::lock_guard lock(statsMutex);
+      switch (response.status) {
+        case CallStatus::Ok: ++stats.succeeded; break;
+        case CallStatus::Error: ++stats.failed; break;
+        case CallStatus::Cancelled: ++stats.cancelled; break;
+      }
+    }
+    if (call->done) {
+      try {
+        call->done(std::move(response));
+      } catch (...) {
+        // A throwing callback must not take the worker (and every other call) down with it.
+      }
+    }
+    call.reset();
+    std::lock_guard lock(mutex);
+    if (--outstanding == 0) idleCv.notify_all();
+  }
+
+  void writeLog(const Call& call, long status, const std::string& error, double latencyMs) {
+    if (!log.is_open()) return;
+    nlohmann::json line = {
+        {"t_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count()},
+        {"endpoint", config.name},
+        {"url", logUrl},
+        {"call", call.id},
+        {"attempt", call.attempts},
+        {"status", status},
+        {"latency_ms", latencyMs},
+        {"error", redact(error, secrets)}};
+    log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    log.flush();
+  }
+
+  // The limiter is worker-owned; readers get its state through the stats copy.
+  void publishLimiter() {
+    std::lock_guard lock(statsMutex);
+    stats.effectiveConcurrency = adaptive.limit();
+    stats.throttleEvents = adaptive.throttleEvents();
+  }
+
+  TransportStats snapshot() const {
+    std::lock_guard lock(statsMutex);
+    return stats;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+HttpProvider::HttpProvider(EndpointConfig config, TransportOptions options)
+    : m_impl(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+
+HttpProvider::~HttpProvider() = default;
+
+std::string HttpProvider::cacheIdentity() const {
+  const auto& c = m_impl->config;
+  std::string_view base = c.baseUrl;
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  nlohmann::json id = {{"kind", c.kind == EndpointKind::Chat         ? "chat"
+                                : c.kind == EndpointKind::Embeddings ? "embeddings"
+                                                                     : "rerank"},
+                       {"base_url", std::string(base)},
+                       {"model", c.model}};
+  if (c.kind == EndpointKind::Chat) {
+    id["temperature"] = c.temperature;
+    id["max_tokens"] = c.maxTokens;
+    id["seed"] = c.seed ? nlohmann::json(*c.seed) : nlohmann::json(nullptr);
+  }
+  return id.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string HttpProvider::requestBody(const LlmRequest& request) const {
+  return buildRequestBody(m_impl->config, request);
+}
+
+void HttpProvider::submit(LlmRequest request, ResponseCallback done) {
+  m_impl->submit(std::move(request), std::move(done));
+}
+
+void HttpProvider::cancelAll() { m_impl->cancelAll(); }
+void HttpProvider::waitIdle() { m_impl->waitIdle(); }
+const EndpointConfig& HttpProvider::config() const { return m_impl->config; }
+
+TransportStats HttpProvider::stats() const { return m_impl->snapshot(); }
+
+std::unique_ptr<Provider> makeHttpProvider(EndpointConfig config, TransportOptions options) {
+  return std::make_unique<HttpProvider>(std::move(config), std::move(options));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ConnectionTest testConnection(const EndpointConfig& config, const TransportOptions& options) {
+  ensureCurlGlobal();
+  ConnectionTest result;
+  KeyResult key = resolveKey(config, options);
+  if (!key.error.empty()) {
+    result.error = key.error;
+    return result;
+  }
+  const std::vector<std::string> secrets = key.key.empty() ? std::vector<std::string>{}
+                                                           : std::vector<std::string>{key.key};
+  const std::string url = joinUrl(config.baseUrl, "/models");
+  CURL* easy = curl_easy_init();
+  Exchange ex;
+  ex.maxBytes = options.maxReplyBytes;
+  curl_slist* headers = makeHeaders(key.key, false);
+  std::fill(key.key.begin(), key.key.end(), '\0');
+  configureEasy(easy, url, headers, ex, std::min(config.timeoutSeconds, 30.0), options);
+  curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  const auto start = Clock::now();
+  CURLcode rc = curl_easy_perform(easy);
+  result.latencyMs = msBetween(start, Clock::now());
+  long status = 0;
+  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+  result.httpStatus = static_cast<int>(status);
+  Failure failure;
+  if (rc != CURLE_OK) {
+    failure = classifyCurl(rc, easy, ex, std::min(config.timeoutSeconds, 30.0));
+  } else {
+    failure.kind = classifyHttpStatus(status);
+    if (failure.kind != FailureKind::None) failure.detail = errorExcerpt(ex.body, secrets);
+  }
+  freeHeaders(headers);
+  curl_easy_cleanup(easy);
+  if (failure.kind == FailureKind::None) {
+    std::string why;
+    result.modelIds = parseModelList(ex.body, &why);
+    if (!why.empty()) failure = {FailureKind::Malformed, why};
+  }
+  if (failure.kind != FailureKind::None) {
+    result.error = redact(describe(failure, status, 1), secrets);
+    return result;
+  }
+  result.ok = true;
+  result.modelFound =
+      std::find(result.modelIds.begin(), result.modelIds.end(), config.model) != result.modelIds.end();
+  return result;
+}
+
+std::vector<std::string> listModels(const EndpointConfig& config, std::string* error,
+                                    const TransportOptions& options) {
+  ConnectionTest t = testConnection(config, options);
+  if (error) *error = t.error;
+  return t.modelIds;
+}
+
+}  // namespace ragscope::core::llm

@@ -1,0 +1,550 @@
+#include "core/llm/offline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/llm/llmjson.h"
+
+namespace ragscope::core::llm {
+
+namespace {
+
+bool isAsciiAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string_view trimView(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool startsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (lower(s[i]) != lower(prefix[i])) return false;
+  }
+  return true;
+}
+
+// Crude stemming so that "founded"/"founding"/"founds" meet; both sides get the same treatment.
+std::string stem(std::string w) {
+  auto ends = [&](std::string_view suf) {
+    return w.size() > suf.size() + 2 && w.compare(w.size() - suf.size(), suf.size(), suf) == 0;
+  };
+  if (ends("ing")) {
+    w.resize(w.size() - 3);
+  } else if (ends("ies")) {
+    w.resize(w.size() - 3);
+    w += 'y';
+  } else if (ends("ed")) {
+    w.resize(w.size() - 2);
+  } else if (ends("es") && (w[w.size() - 3] == 's' || w[w.size() - 3] == 'x')) {
+    w.resize(w.size() - 2);
+  } else if (ends("s") && w[w.size() - 2] != 's') {
+    w.resize(w.size() - 1);
+  }
+  return w;
+}
+
+bool hasDigit(std::string_view w) {
+  return std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Content tokens: no stopwords, no one-letter words (numbers of any length stay).
+std::vector<std::string> contentTokens(std::string_view text) {
+  std::vector<std::string> out;
+  for (auto& t : lexicalTokens(text)) {
+    if (hasDigit(t) || (t.size() > 1 && !isStopword(t))) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string joinWords(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view offlineRoleName(OfflineRole role) {
+  switch (role) {
+    case OfflineRole::Reader:
+      return "reader";
+    case OfflineRole::ClaimSplitter:
+      return "claims";
+    case OfflineRole::Judge:
+      return "judge";
+    case OfflineRole::Auto:
+      return "auto";
+  }
+  return "auto";
+}
+
+bool isStopword(std::string_view word) {
+  static const std::unordered_set<std::string_view> kStop = {
+      "a",     "an",    "the",   "and",   "or",    "but",   "if",    "of",    "to",    "in",
+      "on",    "at",    "by",    "for",   "with",  "from",  "as",    "is",    "are",   "was",
+      "were",  "be",    "been",  "being", "it",    "its",   "this",  "that",  "these", "those",
+      "what",  "which", "who",   "whom",  "whose", "when",  "where", "why",   "how",   "do",
+      "doe",   "did",   "does",  "has",   "have",  "had",   "can",   "could", "will",  "would",
+      "should", "may",  "might", "must",  "shall", "not",   "no",    "than",  "then",  "there",
+      "their", "they",  "them",  "he",    "she",   "his",   "her",   "we",    "our",   "you",
+      "your",  "i",     "me",    "my",    "so",    "such",  "into",  "about", "over",  "also",
+      "any",   "all",   "some",  "each",  "other", "more",  "most",  "very",  "much",  "many",
+      "tell",  "name",  "wa",    "ha",    "thi",   "doe",   "us",    "up",    "out",   "only"};
+  return kStop.count(word) > 0;
+}
+
+std::vector<std::string> lexicalTokens(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!isAsciiAlnum(text[i])) {
+      ++i;
+      continue;
+    }
+    std::string word;
+    bool numeric = text[i] >= '0' && text[i] <= '9';
+    while (i < text.size()) {
+      const char c = text[i];
+      if (isAsciiAlnum(c)) {
+        word += lower(c);
+        ++i;
+      } else if (numeric && (c == ',' || c == '.') && i + 1 < text.size() && text[i + 1] >= '0' &&
+                 text[i + 1] <= '9') {
+        // Thousands separators vanish; a decimal point stays.
+        if (c == '.') word += '.';
+        ++i;
+      } else {
+        break;
+      }
+    }
+    if (numeric && word.find('.') != std::string::npos) {
+      // "12.50" and "12.5" are the same number.
+      while (word.back() == '0') word.pop_back();
+      if (word.back() == '.') word.pop_back();
+    }
+    out.push_back(hasDigit(word) ? word : stem(std::move(word)));
+  }
+  return out;
+}
+
+std::vector<std::string> splitSentences(std::string_view text) {
+  std::vector<std::string> out;
+  std::string current;
+  auto flush = [&] {
+    const auto t = trimView(current);
+    if (!t.empty()) out.emplace_back(t);
+    current.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n' && i + 1 < text.size() && text[i + 1] == '\n') {
+      flush();
+      continue;
+    }
+    current += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    if (c == '.' || c == '!' || c == '?') {
+      // A boundary needs whitespace after it and no digit before a '.', so "3.5" and "e.g."
+      // mid-sentence mostly survive.
+      const bool atEnd = i + 1 >= text.size();
+      const bool spaceNext = !atEnd && std::isspace(static_cast<unsigned char>(text[i + 1]));
+      bool abbreviation = false;
+      if (c == '.' && spaceNext) {
+        std::size_t j = current.size() - 1;
+        std::size_t letters = 0;
+        while (j > 0 && std::isalpha(static_cast<unsigned char>(current[j - 1]))) {
+          --j;
+          ++letters;
+        }
+        const std::string_view word(current.data() + j, letters);
+        abbreviation = word == "e.g" || word == "i.e" || word == "Mr" || word == "Mrs" ||
+                       word == "Dr" || word == "vs" || word == "Inc" || word == "Co" ||
+                       (letters == 1 && std::isupper(static_cast<unsigned char>(word[0])));
+      }
+      if ((atEnd || spaceNext) && !abbreviation) flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+PromptSections parsePromptSections(std::string_view prompt) {
+  enum class Sec { None, Question, Documents, Claims, Text, Other };
+  PromptSections out;
+  Sec sec = Sec::None;
+  bool inPassage = false;
+  std::string paragraph;  // documents without "Passage N:" markers: blank-line paragraphs
+  auto flushParagraph = [&] {
+    const auto t = trimView(paragraph);
+    if (!t.empty() && t != "(no passages)") out.passages.emplace_back(t);
+    paragraph.clear();
+  };
+  struct Header {
+    std::string_view label;
+    Sec sec;
+  };
+  static constexpr Header kHeaders[] = {
+      {"question:", Sec::Question}, {"documents:", Sec::Documents}, {"context:", Sec::Documents},
+      {"passages:", Sec::Documents}, {"claims:", Sec::Claims},      {"text:", Sec::Text},
+      {"response:", Sec::Text},      {"answer:", Sec::Other},       {"verdicts:", Sec::Other}};
+  std::size_t pos = 0;
+  while (pos <= prompt.size()) {
+    auto end = prompt.find('\n', pos);
+    if (end == std::string_view::npos) end = prompt.size();
+    std::string_view line = prompt.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = end + 1;
+
+    const std::string_view lead = trimView(line);
+    bool header = false;
+    for (const auto& h : kHeaders) {
+      if (startsWithNoCase(lead, h.label)) {
+        if (sec == Sec::Documents && !inPassage) flushParagraph();
+        if (sec == Sec::Documents && inPassage) flushParagraph();
+        inPassage = false;
+        sec = h.sec;
+        line = trimView(lead.substr(h.label.size()));
+        header = true;
+        break;
+      }
+    }
+    // "Passage 3: text" starts a passage wherever it appears.
+    if (startsWithNoCase(lead, "passage ")) {
+      std::size_t k = 8;
+      while (k < lead.size() && lead[k] >= '0' && lead[k] <= '9') ++k;
+      if (k > 8 && k < lead.size() && lead[k] == ':') {
+        flushParagraph();
+        sec = Sec::Documents;
+        inPassage = true;
+        paragraph = std::string(trimView(lead.substr(k + 1)));
+        continue;
+      }
+    }
+    switch (sec) {
+      case Sec::Question:
+        if (!trimView(line).empty()) {
+          if (!out.question.empty()) out.question += ' ';
+          out.question += trimView(line);
+        }
+        break;
+      case Sec::Documents:
+        if (trimView(line).empty()) {
+          if (!inPassage) flushParagraph();
+          else paragraph += '\n';
+        } else {
+          if (!paragraph.empty()) paragraph += '\n';
+          paragraph += line;
+        }
+        break;
+      case Sec::Claims: {
+        const auto t = trimView(line);
+        if (t.size() > 2 && (t[0] == '-' || t[0] == '*') && t[1] == ' ') {
+          out.claims.emplace_back(trimView(t.substr(2)));
+        }
+        break;
+      }
+      case Sec::Text:
+        out.hasText = true;
+        if (!header || !line.empty()) {
+          if (!out.text.empty()) out.text += '\n';
+          out.text += line;
+        }
+        break;
+      case Sec::None:
+      case Sec::Other:
+        break;
+    }
+    if (end == prompt.size()) break;
+  }
+  if (sec == Sec::Documents) flushParagraph();
+  out.text = std::string(trimView(out.text));
+  return out;
+}
+
+std::string lexicalRead(std::string_view question, const std::vector<std::string>& passages) {
+  const auto qTokens = contentTokens(question);
+  const std::set<std::string> qSet(qTokens.begin(), qTokens.end());
+  std::vector<std::string> sentences;
+  for (const auto& p : passages) {
+    for (auto& s : splitSentences(p)) sentences.push_back(std::move(s));
+  }
+  if (sentences.empty() || qSet.empty()) return "I do not know.";
+  // Rare question words say more than common ones: weight matches by IDF over the sentences.
+  std::vector<std::set<std::string>> sentenceTokens;
+  std::unordered_map<std::string, int> df;
+  for (const auto& s : sentences) {
+    const auto toks = contentTokens(s);
+    sentenceTokens.emplace_back(toks.begin(), toks.end());
+    for (const auto& t : sentenceTokens.back()) {
+      if (qSet.count(t)) ++df[t];
+    }
+  }
+  const double n = static_cast<double>(sentences.size());
+  double bestScore = 0.0;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    double score = 0.0;
+    for (const auto& t : qSet) {
+      if (sentenceTokens[i].count(t)) score += std::log(1.0 + n / df[t]);
+    }
+    // Among equal overlaps prefer the more focused (shorter) sentence.
+    score /= 1.0 + 0.01 * static_cast<double>(sentenceTokens[i].size());
+    if (score > bestScore + 1e-12) {
+      bestScore = score;
+      best = i;
+    }
+  }
+  if (bestScore <= 0.0) return "I do not know.";
+  return sentences[best];
+}
+
+std::vector<std::string> lexicalSplitClaims(std::string_view text) {
+  std::vector<std::string> claims;
+  auto wordCount = [](std::string_view s) { return lexicalTokens(s).size(); };
+  auto add = [&](std::string_view piece) {
+    auto t = trimView(piece);
+    while (!t.empty() && (t.back() == '.' || t.back() == ';' || t.back() == ',' ||
+                          t.back() == '!' || t.back() == '?')) {
+      t.remove_suffix(1);
+    }
+    t = trimView(t);
+    // Bullets in the text are list items: drop their markers.
+    if (t.size() > 2 && (t[0] == '-' || t[0] == '*') && t[1] == ' ') t = trimView(t.substr(2));
+    if (!t.empty() && !lexicalTokens(t).empty()) claims.emplace_back(t);
+  };
+  for (const auto& sentence : splitSentences(text)) {
+    // Clauses: split at "; " and at ", and " / ", but " / ", while " when both halves are long
+    // enough to stand alone (at least four words).
+    std::vector<std::string> pieces{sentence};
+    for (const std::string_view sep : {std::string_view("; "), std::string_view(", and "),
+                                       std::string_view(", but "), std::string_view(", while ")}) {
+      std::vector<std::string> next;
+      for (const auto& p : pieces) {
+        std::string rest = p;
+        for (;;) {
+          const auto at = rest.find(sep);
+          if (at == std::string::npos) break;
+          const std::string left = rest.substr(0, at);
+          const std::string right = rest.substr(at + sep.size());
+          if (wordCount(left) >= 4 && wordCount(right) >= 4) {
+            next.push_back(left);
+            rest = right;
+          } else {
+            break;
+          }
+        }
+        next.push_back(rest);
+      }
+      pieces = std::move(next);
+    }
+    for (const auto& p : pieces) add(p);
+  }
+  return claims;
+}
+
+bool lexicalSupports(std::string_view claim, std::string_view context) {
+  const auto claimTokens = contentTokens(claim);
+  if (claimTokens.empty()) return false;
+  const auto ctx = lexicalTokens(context);
+  const std::unordered_set<std::string> ctxSet(ctx.begin(), ctx.end());
+  std::size_t words = 0;
+  std::size_t wordsFound = 0;
+  for (const auto& t : std::set<std::string>(claimTokens.begin(), claimTokens.end())) {
+    if (hasDigit(t)) {
+      // Every number must be there: a wrong year or amount is the classic unsupported claim.
+      if (!ctxSet.count(t)) return false;
+    } else {
+      ++words;
+      if (ctxSet.count(t)) ++wordsFound;
+    }
+  }
+  if (words == 0) return true;
+  return static_cast<double>(wordsFound) >= 0.7 * static_cast<double>(words);
+}
+
+std::string lexicalJudge(const std::vector<std::string>& claims,
+                         const std::vector<std::string>& passages) {
+  const std::string context = joinWords(passages, "\n");
+  std::string out;
+  for (const auto& c : claims) {
+    if (!out.empty()) out += '\n';
+    out += "- " + c + (lexicalSupports(c, context) ? " SUPPORTED=1" : " SUPPORTED=0");
+  }
+  return out;
+}
+
+std::string offlineAnswer(OfflineRole role, std::string_view prompt) {
+  const auto sections = parsePromptSections(prompt);
+  if (role == OfflineRole::Auto) {
+    role = !sections.claims.empty() ? OfflineRole::Judge
+           : sections.hasText       ? OfflineRole::ClaimSplitter
+                                    : OfflineRole::Reader;
+  }
+  switch (role) {
+    case OfflineRole::Judge:
+      return lexicalJudge(sections.claims, sections.passages);
+    case OfflineRole::ClaimSplitter: {
+      std::string out;
+      for (const auto& c : lexicalSplitClaims(sections.hasText ? sections.text : prompt)) {
+        if (!out.empty()) out += '\n';
+        out += "- " + c;
+      }
+      return out;
+    }
+    case OfflineRole::Reader:
+    case OfflineRole::Auto:
+      break;
+  }
+  return lexicalRead(sections.question, sections.passages);
+}
+
+namespace {
+
+class OfflineProvider final : public Provider {
+ public:
+  OfflineProvider(OfflineRole role, EndpointConfig config) : m_role(role), m_config(std::move(config)) {
+    m_config.baseUrl = "offline";
+    if (m_config.model.empty()) m_config.model = "heuristic-" + std::string(offlineRoleName(role));
+    if (m_config.name.empty()) m_config.name = "offline " + std::string(offlineRoleName(role));
+    m_thread = std::thread([this] { work(); });
+  }
+
+  ~OfflineProvider() override {
+    cancelAll();
+    {
+      std::lock_guard lock(m_mutex);
+      m_quit = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+  }
+
+  std::string cacheIdentity() const override {
+    return "offline/" + std::string(offlineRoleName(m_role)) + "/v1";
+  }
+  std::string requestBody(const LlmRequest& request) const override {
+    return toJson(request).dump();
+  }
+
+  void submit(LlmRequest request, ResponseCallback done) override {
+    {
+      std::lock_guard lock(m_mutex);
+      m_queue.push_back({std::move(request), std::move(done)});
+    }
+    m_wake.notify_one();
+  }
+
+  void cancelAll() override {
+    std::deque<Job> dropped;
+    {
+      std::lock_guard lock(m_mutex);
+      dropped.swap(m_queue);
+    }
+    for (auto& job : dropped) {
+      LlmResponse r;
+      r.status = CallStatus::Cancelled;
+      r.heuristic = true;
+      r.error = "cancelled";
+      job.done(std::move(r));
+    }
+    m_idle.notify_all();
+  }
+
+  void waitIdle() override {
+    std::unique_lock lock(m_mutex);
+    m_idle.wait(lock, [this] { return m_queue.empty() && !m_busy; });
+  }
+
+  bool isHeuristic() const override { return true; }
+  const EndpointConfig& config() const override { return m_config; }
+
+ private:
+  struct Job {
+    LlmRequest request;
+    ResponseCallback done;
+  };
+
+  void work() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock lock(m_mutex);
+        m_wake.wait(lock, [this] { return m_quit || !m_queue.empty(); });
+        if (m_queue.empty()) return;
+        job = std::move(m_queue.front());
+        m_queue.pop_front();
+        m_busy = true;
+      }
+      job.done(answer(job.request));
+      {
+        std::lock_guard lock(m_mutex);
+        m_busy = false;
+      }
+      m_idle.notify_all();
+    }
+  }
+
+  LlmResponse answer(const LlmRequest& request) const {
+    const auto start = std::chrono::steady_clock::now();
+    LlmResponse r;
+    r.heuristic = true;
+    r.attempts = 1;
+    if (request.kind != EndpointKind::Chat) {
+      r.status = CallStatus::Error;
+      r.error = "offline providers answer chat requests only";
+      return r;
+    }
+    // The last user message holds the task; system messages only set the tone.
+    std::string prompt;
+    for (auto it = request.messages.rbegin(); it != request.messages.rend(); ++it) {
+      if (it->role == "user") {
+        prompt = it->content;
+        break;
+      }
+    }
+    r.text = offlineAnswer(m_role, prompt);
+    r.status = CallStatus::Ok;
+    std::size_t bytes = 0;
+    for (const auto& m : request.messages) bytes += m.content.size();
+    r.usage.promptTokens = static_cast<std::int64_t>((bytes + 3) / 4);
+    r.usage.completionTokens = static_cast<std::int64_t>((r.text.size() + 3) / 4);
+    r.latencyMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  }
+
+  OfflineRole m_role;
+  EndpointConfig m_config;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::condition_variable m_idle;
+  std::deque<Job> m_queue;
+  bool m_busy = false;
+  bool m_quit = false;
+  std::thread m_thread;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> makeOfflineProvider(OfflineRole role, EndpointConfig config) {
+  return std::make_unique<OfflineProvider>(role, std::move(config));
+}
+
+}  // namespace ragscope::core::llm

@@ -1,0 +1,58 @@
+#pragma once
+// Offline heuristic providers (SPEC §9): no network, always available, labelled "heuristic"
+// everywhere (LlmResponse::heuristic). Baselines that let the demo and tests run without a
+// server, not LLMs:
+//  - reader: answers with the passage sentence that best overlaps the question;
+//  - claim splitter: sentences and clauses of a text as "- claim" bullets;
+//  - judge: a claim is supported when all its numbers and most of its content words occur in
+//    the documents ("- claim SUPPORTED=1/0" lines).
+// They read their inputs from the prompt's labelled sections (prompts.h): "Question:",
+// "Documents:"/"Context:" with "Passage N:" entries, "Claims:" bullets, "Text:"/"Response:".
+//
+//   auto reader = makeOfflineProvider(OfflineRole::Reader);
+//   reader->submit(request, [](LlmResponse r) { /* r.heuristic == true */ });
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/llm/provider.h"
+
+namespace ragscope::core::llm {
+
+enum class OfflineRole { Reader, ClaimSplitter, Judge, Auto };
+
+std::string_view offlineRoleName(OfflineRole role);  // "reader", "claims", "judge", "auto"
+
+struct PromptSections {
+  std::string question;
+  std::vector<std::string> passages;
+  std::vector<std::string> claims;
+  std::string text;  // "Text:" or "Response:" section
+  bool hasText = false;
+};
+
+PromptSections parsePromptSections(std::string_view prompt);
+
+// Lower-cased word tokens with light suffix stripping; numbers normalised ("1,234.0" -> "1234").
+std::vector<std::string> lexicalTokens(std::string_view text);
+bool isStopword(std::string_view word);
+std::vector<std::string> splitSentences(std::string_view text);
+
+// The best-overlapping sentence, or "I do not know." when nothing overlaps.
+std::string lexicalRead(std::string_view question, const std::vector<std::string>& passages);
+std::vector<std::string> lexicalSplitClaims(std::string_view text);
+bool lexicalSupports(std::string_view claim, std::string_view context);
+// "- claim SUPPORTED=1" lines, one per claim, in order.
+std::string lexicalJudge(const std::vector<std::string>& claims,
+                         const std::vector<std::string>& passages);
+
+// What the offline provider answers to a prompt in `role` (Auto: judge when the prompt has
+// claims, splitter when it has a text section, reader otherwise).
+std::string offlineAnswer(OfflineRole role, std::string_view prompt);
+
+// A Provider running the heuristics on one worker thread. `config.baseUrl` is set to "offline".
+std::unique_ptr<Provider> makeOfflineProvider(OfflineRole role, EndpointConfig config = {});
+
+}  // namespace ragscope::core::llm

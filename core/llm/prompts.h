@@ -1,0 +1,39 @@
+#pragma once
+// Default prompt templates (our own text) and template rendering. A template is plain text with
+// {question}, {documents}, {claims}, {text} placeholders; everything else is kept as written, so
+// users can edit templates freely. Runs record the exact template text and its SHA-256.
+//
+// The defaults lay prompts out in labelled sections ("Question:", "Documents:" with "Passage N:"
+// entries, "Claims:" with "- claim" bullets, "Text:") so the offline heuristic providers can find
+// their inputs again (see offline.h); a user template that keeps these labels works offline too.
+//
+//   std::string prompt = renderTemplate(defaultRagTemplate(),
+//       {{"question", q.text}, {"documents", formatPassages(texts)}});
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ragscope::core::llm {
+
+// Answer a question from numbered passages (end-to-end and eRAG generation).
+const std::string& defaultRagTemplate();
+// Turn a text into atomic claims, one "- claim" bullet each (SPEC §7 extraction).
+const std::string& defaultClaimExtractionTemplate();
+// Check claims against documents: each claim back with SUPPORTED=1 or SUPPORTED=0 (SPEC §7).
+const std::string& defaultClaimJudgeTemplate();
+
+// Hex SHA-256 of a template's text.
+std::string templateHash(std::string_view templateText);
+
+// Replaces {name} for each name in `values`; unknown {words} are left untouched.
+std::string renderTemplate(std::string_view templateText,
+                           const std::map<std::string, std::string>& values);
+
+// "Passage 1: text\n\nPassage 2: text" (newlines inside a passage are kept).
+std::string formatPassages(const std::vector<std::string>& passages);
+// "- claim" lines.
+std::string formatClaims(const std::vector<std::string>& claims);
+
+}  // namespace ragscope::core::llm

@@ -1,0 +1,126 @@
+#include "core/llm/responsecache.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include "core/llm/llmjson.h"
+#include "core/util/sha256.h"
+
+namespace ragscope::core::llm {
+
+namespace {
+constexpr int kSchemaVersion = 1;
+}
+
+std::filesystem::path ResponseCache::defaultPath() {
+  std::filesystem::path base;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    base = std::filesystem::path(home) / ".cache";
+  } else {
+    base = std::filesystem::temp_directory_path();
+  }
+  return base / "ragscope" / "responses.sqlite";
+}
+
+std::string ResponseCache::key(std::string_view identity, std::string_view body) {
+  Sha256 h;
+  h.update(identity);
+  // A separator that cannot occur in either part keeps ("ab","c") and ("a","bc") apart.
+  h.update("\0", 1);
+  h.update(body);
+  return h.hexDigest();
+}
+
+std::string ResponseCache::key(const Provider& provider, const LlmRequest& request) {
+  return key(provider.cacheIdentity(), provider.requestBody(request));
+}
+
+bool ResponseCache::open(const std::filesystem::path& path, std::string* error) {
+  std::lock_guard lock(m_mutex);
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (!m_db.open(path, true, error)) return false;
+  std::string err;
+  const int version = m_db.userVersion();
+  if (version > kSchemaVersion) {
+    if (error) *error = path.string() + ": cache schema " + std::to_string(version) + " is newer than this ragscope";
+    m_db.close();
+    return false;
+  }
+  if (!m_db.exec(
+          "CREATE TABLE IF NOT EXISTS responses ("
+          " key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT NOT NULL,"
+          " created INTEGER NOT NULL);"
+          "PRAGMA user_version = 1;",
+          &err)) {
+    if (error) *error = path.string() + ": " + err;
+    m_db.close();
+    return false;
+  }
+  m_select = m_db.prepare("SELECT response FROM responses WHERE key = ?");
+  m_insert = m_db.prepare(
+      "INSERT OR REPLACE INTO responses(key, identity, response, created) VALUES (?, ?, ?, ?)");
+  m_path = path;
+  return m_select.valid() && m_insert.valid();
+}
+
+bool ResponseCache::isOpen() const {
+  std::lock_guard lock(m_mutex);
+  return m_db.isOpen();
+}
+
+std::optional<LlmResponse> ResponseCache::lookup(const std::string& key) {
+  std::string stored;
+  {
+    std::lock_guard lock(m_mutex);
+    if (!m_db.isOpen()) return std::nullopt;
+    m_select.reset();
+    m_select.bind(1, key);
+    const bool found = m_select.step();
+    if (found) stored = m_select.text(0);
+    m_select.reset();
+    if (!found) {
+      ++m_misses;
+      return std::nullopt;
+    }
+  }
+  const auto j = nlohmann::json::parse(stored, nullptr, false);
+  auto response = responseFromJson(j);
+  if (!response) {
+    ++m_misses;
+    return std::nullopt;
+  }
+  ++m_hits;
+  response->fromCache = true;
+  response->usage.costUsd = 0.0;
+  response->attempts = 0;
+  return response;
+}
+
+bool ResponseCache::store(const std::string& key, std::string_view identity,
+                          const LlmResponse& response) {
+  if (response.status != CallStatus::Ok) return false;
+  const std::string body = responseToJson(response).dump();
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  std::lock_guard lock(m_mutex);
+  if (!m_db.isOpen()) return false;
+  m_insert.reset();
+  m_insert.bind(1, key).bind(2, identity).bind(3, body).bind(4, std::int64_t{now});
+  m_insert.step();
+  const bool ok = m_insert.ok();
+  m_insert.reset();
+  if (ok) ++m_stores;
+  return ok;
+}
+
+std::uint64_t ResponseCache::entryCount() {
+  std::lock_guard lock(m_mutex);
+  if (!m_db.isOpen()) return 0;
+  return static_cast<std::uint64_t>(m_db.scalarInt("SELECT COUNT(*) FROM responses").value_or(0));
+}
+
+}  // namespace ragscope::core::llm

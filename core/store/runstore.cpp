@@ -1,0 +1,403 @@
+#include "core/store/runstore.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+
+namespace ragscope::core::store {
+
+namespace {
+
+constexpr const char* kSchema = R"(
+CREATE TABLE run (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  kind TEXT NOT NULL,
+  settings TEXT NOT NULL,
+  template_text TEXT NOT NULL,
+  template_hash TEXT NOT NULL,
+  endpoint TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created TEXT NOT NULL,
+  updated TEXT NOT NULL
+);
+CREATE TABLE items (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  request TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  attempts INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX items_status ON items(status);
+CREATE TABLE results (
+  item_id INTEGER PRIMARY KEY REFERENCES items(id),
+  response TEXT NOT NULL,
+  extra TEXT,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  latency_ms REAL NOT NULL,
+  http_status INTEGER NOT NULL,
+  error TEXT,
+  from_cache INTEGER NOT NULL,
+  heuristic INTEGER NOT NULL,
+  created TEXT NOT NULL
+);
+)";
+
+void setError(std::string* error, std::string text) {
+  if (error) *error = std::move(text);
+}
+
+}  // namespace
+
+std::string_view itemStatusName(ItemStatus status) {
+  switch (status) {
+    case ItemStatus::Pending:
+      return "pending";
+    case ItemStatus::Done:
+      return "done";
+    case ItemStatus::Error:
+      return "error";
+    case ItemStatus::Cancelled:
+      return "cancelled";
+  }
+  return "pending";
+}
+
+std::optional<ItemStatus> itemStatusFromName(std::string_view name) {
+  if (name == "pending") return ItemStatus::Pending;
+  if (name == "done") return ItemStatus::Done;
+  if (name == "error") return ItemStatus::Error;
+  if (name == "cancelled") return ItemStatus::Cancelled;
+  return std::nullopt;
+}
+
+std::string isoNowUtc() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool RunStore::create(const std::filesystem::path& path, RunRecord record, std::string* error) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    setError(error, path.string() + ": already exists (resume it, or choose another --store)");
+    return false;
+  }
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (!m_db.open(path, true, error)) return false;
+  std::string err;
+  if (!m_db.exec("BEGIN", &err) || !m_db.exec(kSchema, &err)) {
+    setError(error, path.string() + ": " + err);
+    m_db.close();
+    return false;
+  }
+  if (record.created.empty()) record.created = isoNowUtc();
+  record.updated = record.created;
+  auto st = m_db.prepare(
+      "INSERT INTO run(id, kind, settings, template_text, template_hash, endpoint, status, "
+      "created, updated) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)");
+  st.bind(1, record.kind)
+      .bind(2, record.settings.dump())
+      .bind(3, record.templateText)
+      .bind(4, record.templateHash)
+      .bind(5, record.endpoint.dump())
+      .bind(6, record.status)
+      .bind(7, record.created)
+      .bind(8, record.updated);
+  st.step();
+  if (!st.ok() ||
+      !m_db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion) + "; COMMIT", &err)) {
+    setError(error, path.string() + ": " + (err.empty() ? m_db.lastError() : err));
+    m_db.close();
+    return false;
+  }
+  m_path = path;
+  return prepareStatements(error);
+}
+
+bool RunStore::open(const std::filesystem::path& path, std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    setError(error, path.string() + ": no such run store");
+    return false;
+  }
+  if (!m_db.open(path, false, error)) return false;
+  const int version = m_db.userVersion();
+  if (version != kSchemaVersion) {
+    setError(error, path.string() + ": not a ragscope run store of schema " +
+                        std::to_string(kSchemaVersion) + " (user_version " +
+                        std::to_string(version) + ")");
+    m_db.close();
+    return false;
+  }
+  m_path = path;
+  return prepareStatements(error);
+}
+
+bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  // Only SQLite files: don't let sqlite3_open create or touch anything else.
+  {
+    FILE* f = std::fopen(path.string().c_str(), "rb");
+    if (!f) return false;
+    char magic[16] = {};
+    const auto got = std::fread(magic, 1, sizeof magic, f);
+    std::fclose(f);
+    if (got != sizeof magic || std::string_view(magic, 15) != "SQLite format 3") return false;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return false;
+  }
+  sqlite3_stmt* st = nullptr;
+  bool ok = sqlite3_prepare_v2(db, "SELECT kind FROM run WHERE id = 1", -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return ok;
+}
+
+bool RunStore::prepareStatements(std::string* error) {
+  std::string err;
+  m_insertResult = m_db.prepare(
+      "INSERT OR REPLACE INTO results(item_id, response, extra, prompt_tokens, completion_tokens, "
+      "cost_usd, latency_ms, http_status, error, from_cache, heuristic, created) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      &err);
+  if (m_insertResult.valid()) {
+    m_updateItem =
+        m_db.prepare("UPDATE items SET status = ?, attempts = attempts + ? WHERE id = ?", &err);
+  }
+  if (!m_insertResult.valid() || !m_updateItem.valid()) {
+    setError(error, m_path.string() + ": " + err);
+    m_db.close();
+    return false;
+  }
+  return true;
+}
+
+RunRecord RunStore::run() {
+  RunRecord r;
+  auto st = m_db.prepare(
+      "SELECT kind, settings, template_text, template_hash, endpoint, status, created, updated "
+      "FROM run WHERE id = 1");
+  if (st.valid() && st.step()) {
+    r.kind = st.text(0);
+    r.settings = nlohmann::json::parse(st.text(1), nullptr, false);
+    r.templateText = st.text(2);
+    r.templateHash = st.text(3);
+    r.endpoint = nlohmann::json::parse(st.text(4), nullptr, false);
+    r.status = st.text(5);
+    r.created = st.text(6);
+    r.updated = st.text(7);
+  }
+  return r;
+}
+
+bool RunStore::setStatus(std::string_view status, std::string* error) {
+  auto st = m_db.prepare("UPDATE run SET status = ?, updated = ? WHERE id = 1");
+  st.bind(1, status).bind(2, isoNowUtc());
+  st.step();
+  if (!st.ok()) setError(error, m_path.string() + ": " + m_db.lastError());
+  return st.ok();
+}
+
+bool RunStore::addItems(const std::vector<NewItem>& items, std::string* error) {
+  std::string err;
+  if (!m_db.exec("BEGIN", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    return false;
+  }
+  auto st = m_db.prepare("INSERT OR IGNORE INTO items(key, kind, request) VALUES (?, ?, ?)");
+  for (const auto& item : items) {
+    st.reset();
+    st.bind(1, item.key).bind(2, item.kind).bind(3, item.requestJson);
+    st.step();
+    if (!st.ok()) {
+      setError(error, m_path.string() + ": item " + item.key + ": " + m_db.lastError());
+      m_db.exec("ROLLBACK");
+      return false;
+    }
+  }
+  if (!m_db.exec("COMMIT", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    m_db.exec("ROLLBACK");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+WorkItem readItem(const SqliteStatement& st) {
+  WorkItem w;
+  w.id = st.int64(0);
+  w.key = st.text(1);
+  w.kind = st.text(2);
+  w.requestJson = st.text(3);
+  w.status = itemStatusFromName(st.text(4)).value_or(ItemStatus::Pending);
+  w.attempts = static_cast<int>(st.int64(5));
+  return w;
+}
+
+}  // namespace
+
+std::vector<WorkItem> RunStore::items(std::optional<ItemStatus> only) {
+  std::vector<WorkItem> out;
+  auto st = m_db.prepare(only ? "SELECT id, key, kind, request, status, attempts FROM items "
+                                "WHERE status = ? ORDER BY id"
+                              : "SELECT id, key, kind, request, status, attempts FROM items "
+                                "ORDER BY id");
+  if (only) st.bind(1, itemStatusName(*only));
+  while (st.step()) out.push_back(readItem(st));
+  return out;
+}
+
+std::vector<WorkItem> RunStore::itemsToRun(bool retryErrors) {
+  std::vector<WorkItem> out;
+  auto st = m_db.prepare(
+      retryErrors ? "SELECT id, key, kind, request, status, attempts FROM items "
+                    "WHERE status IN ('pending', 'cancelled', 'error') ORDER BY id"
+                  : "SELECT id, key, kind, request, status, attempts FROM items "
+                    "WHERE status IN ('pending', 'cancelled') ORDER BY id");
+  while (st.step()) out.push_back(readItem(st));
+  return out;
+}
+
+bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string* error) {
+  if (results.empty()) return true;
+  std::string err;
+  if (!m_db.exec("BEGIN IMMEDIATE", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    return false;
+  }
+  const std::string now = isoNowUtc();
+  for (const auto& r : results) {
+    if (r.status != ItemStatus::Cancelled) {
+      m_insertResult.reset();
+      m_insertResult.bind(1, r.itemId).bind(2, r.text);
+      if (r.extra.is_null()) {
+        m_insertResult.bindNull(3);
+      } else {
+        m_insertResult.bind(3, r.extra.dump());
+      }
+      m_insertResult.bind(4, r.usage.promptTokens)
+          .bind(5, r.usage.completionTokens)
+          .bind(6, r.usage.costUsd)
+          .bind(7, r.latencyMs)
+          .bind(8, r.httpStatus);
+      if (r.error.empty()) {
+        m_insertResult.bindNull(9);
+      } else {
+        m_insertResult.bind(9, r.error);
+      }
+      m_insertResult.bind(10, r.fromCache ? 1 : 0).bind(11, r.heuristic ? 1 : 0).bind(12, now);
+      m_insertResult.step();
+      if (!m_insertResult.ok()) {
+        setError(error, m_path.string() + ": result of item " + std::to_string(r.itemId) + ": " +
+                            m_db.lastError());
+        m_insertResult.reset();
+        m_db.exec("ROLLBACK");
+        return false;
+      }
+    }
+    m_updateItem.reset();
+    // A cancelled call did not complete: it does not count as an attempt.
+    m_updateItem.bind(1, itemStatusName(r.status))
+        .bind(2, r.status == ItemStatus::Cancelled ? 0 : 1)
+        .bind(3, r.itemId);
+    m_updateItem.step();
+    if (!m_updateItem.ok()) {
+      setError(error, m_path.string() + ": item " + std::to_string(r.itemId) + ": " +
+                          m_db.lastError());
+      m_updateItem.reset();
+      m_db.exec("ROLLBACK");
+      return false;
+    }
+  }
+  m_insertResult.reset();
+  m_updateItem.reset();
+  auto st = m_db.prepare("UPDATE run SET updated = ? WHERE id = 1");
+  st.bind(1, now);
+  st.step();
+  if (!m_db.exec("COMMIT", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    m_db.exec("ROLLBACK");
+    return false;
+  }
+  return true;
+}
+
+RunCounts RunStore::counts() {
+  RunCounts c;
+  auto st = m_db.prepare("SELECT status, COUNT(*) FROM items GROUP BY status");
+  while (st.step()) {
+    const auto n = static_cast<std::size_t>(st.int64(1));
+    c.total += n;
+    switch (itemStatusFromName(st.text(0)).value_or(ItemStatus::Pending)) {
+      case ItemStatus::Pending:
+        c.pending += n;
+        break;
+      case ItemStatus::Done:
+        c.done += n;
+        break;
+      case ItemStatus::Error:
+        c.errors += n;
+        break;
+      case ItemStatus::Cancelled:
+        c.cancelled += n;
+        break;
+    }
+  }
+  auto sums = m_db.prepare(
+      "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
+      "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(from_cache), 0), COALESCE(SUM(heuristic), 0) "
+      "FROM results");
+  if (sums.step()) {
+    c.promptTokens = sums.int64(0);
+    c.completionTokens = sums.int64(1);
+    c.costUsd = sums.real(2);
+    c.fromCache = static_cast<std::size_t>(sums.int64(3));
+    c.heuristic = static_cast<std::size_t>(sums.int64(4));
+  }
+  return c;
+}
+
+std::vector<StoredResult> RunStore::results() {
+  std::vector<StoredResult> out;
+  auto st = m_db.prepare(
+      "SELECT i.key, i.kind, i.status, r.item_id, r.response, r.extra, r.prompt_tokens, "
+      "r.completion_tokens, r.cost_usd, r.latency_ms, r.http_status, r.error, r.from_cache, "
+      "r.heuristic FROM results r JOIN items i ON i.id = r.item_id ORDER BY i.id");
+  while (st.step()) {
+    StoredResult s;
+    s.key = st.text(0);
+    s.kind = st.text(1);
+    auto& r = s.result;
+    r.status = itemStatusFromName(st.text(2)).value_or(ItemStatus::Done);
+    r.itemId = st.int64(3);
+    r.text = st.text(4);
+    if (!st.isNull(5)) r.extra = nlohmann::json::parse(st.text(5), nullptr, false);
+    r.usage.promptTokens = st.int64(6);
+    r.usage.completionTokens = st.int64(7);
+    r.usage.costUsd = st.real(8);
+    r.latencyMs = st.real(9);
+    r.httpStatus = static_cast<int>(st.int64(10));
+    if (!st.isNull(11)) r.error = st.text(11);
+    r.fromCache = st.int64(12) != 0;
+    r.heuristic = st.int64(13) != 0;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace ragscope::core::store

@@ -1,0 +1,130 @@
+#pragma once
+// The run store (SPEC §10): one SQLite file per run, WAL mode, schema versioned with
+// PRAGMA user_version. It holds the run's settings (input hashes, template text and hash, endpoint
+// config without secrets), its work items (one provider call each, with a stable key) and their
+// results, each committed as it arrives, so a killed run loses at most the calls in flight and a
+// resumed run repeats no finished call.
+//
+//   RunStore store;
+//   store.create("run.db", record, &err);
+//   store.addItems({{"gen:q1", "generate", requestJson}}, &err);
+//   for (const auto& item : store.itemsToRun(false)) ...
+//   store.commitResults(batch, &err);   // one transaction per batch
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/llm/provider.h"
+#include "core/util/sqlitedb.h"
+
+namespace ragscope::core::store {
+
+enum class ItemStatus { Pending, Done, Error, Cancelled };
+std::string_view itemStatusName(ItemStatus status);  // "pending", "done", "error", "cancelled"
+std::optional<ItemStatus> itemStatusFromName(std::string_view name);
+
+// Run statuses written by the engine: "created", "running", "done", "done with errors",
+// "cancelled", "paused: budget", "failed: <reason>". A run killed mid-way still says "running".
+struct RunRecord {
+  std::string kind;            // job name: "generate", "erag", ...
+  nlohmann::json settings;     // job settings incl. input paths and hashes
+  std::string templateText;
+  std::string templateHash;
+  nlohmann::json endpoint;     // llm::toJson(EndpointConfig): key *names* only
+  std::string status = "created";
+  std::string created;         // ISO 8601 UTC
+  std::string updated;
+};
+
+struct NewItem {
+  std::string key;          // stable across resumes: "gen:<qid>", "erag:<qid>:<rank>", ...
+  std::string kind;         // "generate", "judge", ...
+  std::string requestJson;  // llm::toJson(LlmRequest).dump()
+};
+
+struct WorkItem {
+  std::int64_t id = 0;
+  std::string key;
+  std::string kind;
+  std::string requestJson;
+  ItemStatus status = ItemStatus::Pending;
+  int attempts = 0;
+};
+
+struct ItemResult {
+  std::int64_t itemId = 0;
+  ItemStatus status = ItemStatus::Done;  // Done, Error or Cancelled (no result row)
+  std::string text;
+  nlohmann::json extra;  // embeddings / rerank scores when present (null otherwise)
+  llm::Usage usage;
+  double latencyMs = 0.0;
+  int httpStatus = 0;
+  std::string error;
+  bool fromCache = false;
+  bool heuristic = false;
+};
+
+struct StoredResult {
+  std::string key;
+  std::string kind;
+  ItemResult result;
+};
+
+struct RunCounts {
+  std::size_t total = 0;
+  std::size_t pending = 0;
+  std::size_t done = 0;
+  std::size_t errors = 0;
+  std::size_t cancelled = 0;
+  std::size_t fromCache = 0;
+  std::size_t heuristic = 0;
+  std::int64_t promptTokens = 0;
+  std::int64_t completionTokens = 0;
+  double costUsd = 0.0;
+};
+
+std::string isoNowUtc();
+
+class RunStore {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Creates a new store; fails when `path` exists (a run is never silently overwritten).
+  bool create(const std::filesystem::path& path, RunRecord record, std::string* error);
+  // Opens an existing store (checks the schema version).
+  bool open(const std::filesystem::path& path, std::string* error);
+  // True when `path` is a SQLite file with our run table (for `ragscope-cli runs`).
+  static bool looksLikeRunStore(const std::filesystem::path& path);
+
+  const std::filesystem::path& path() const { return m_path; }
+  RunRecord run();
+  bool setStatus(std::string_view status, std::string* error = nullptr);
+  // Adds the plan's items in one transaction; keys already present are kept as they are.
+  bool addItems(const std::vector<NewItem>& items, std::string* error);
+
+  std::vector<WorkItem> items(std::optional<ItemStatus> only = std::nullopt);
+  // What a (resumed) run still has to do: pending and cancelled items, and errors when asked.
+  std::vector<WorkItem> itemsToRun(bool retryErrors);
+  // One transaction: result rows written (replacing an earlier error), item statuses and
+  // attempts updated, run's `updated` stamped.
+  bool commitResults(const std::vector<ItemResult>& results, std::string* error);
+
+  RunCounts counts();
+  // Every stored result (done and error), in item order, with its item key.
+  std::vector<StoredResult> results();
+
+ private:
+  bool prepareStatements(std::string* error);
+
+  SqliteDb m_db;
+  std::filesystem::path m_path;
+  SqliteStatement m_insertResult;
+  SqliteStatement m_updateItem;
+};
+
+}  // namespace ragscope::core::store

@@ -1,0 +1,122 @@
+// ragscope-testserver: the local OpenAI-compatible test server as a process, for demos, the
+// crash test and benchmarks that must not share a CPU budget with the client. Prints the port it
+// listens on (127.0.0.1 only) as the first line of stdout, then serves until SIGINT/SIGTERM or
+// until stdin reaches end of file when --stdin-eof is given.
+//
+//   ragscope-testserver --port 0 --latency-ms 50 --log /tmp/requests.jsonl --fail-rate 0.05
+
+#include "testserver/testserver.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <pthread.h>
+#include <string>
+#include <thread>
+
+using ragscope::testserver::Behaviour;
+using ragscope::testserver::Options;
+using ragscope::testserver::Rule;
+using ragscope::testserver::TestServer;
+
+namespace {
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: ragscope-testserver [--port N] [--latency-ms L] [--log FILE] [--fail-rate P]\n"
+               "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
+               "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
+               "                           [--stdin-eof]\n"
+               "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
+               "/v1/models on 127.0.0.1 and prints the port on stdout.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  int rateLimitFirst = 0;
+  std::string retryAfter = "1";
+  bool stdinEof = false;
+  bool modelsGiven = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "ragscope-testserver: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    try {
+      if (arg == "--port") options.port = std::stoi(value());
+      else if (arg == "--latency-ms") options.latencyMs = std::stoi(value());
+      else if (arg == "--log") options.logPath = value();
+      else if (arg == "--fail-rate") options.failRate = std::stod(value());
+      else if (arg == "--seed") options.seed = std::stoull(value());
+      else if (arg == "--threads") options.threads = std::stoi(value());
+      else if (arg == "--rate-limit-first") rateLimitFirst = std::stoi(value());
+      else if (arg == "--retry-after") retryAfter = value();
+      else if (arg == "--require-key-env") {
+        // The key comes from the environment so it never shows in a process listing.
+        const std::string var = value();
+        const char* key = std::getenv(var.c_str());
+        if (!key || !*key) {
+          std::fprintf(stderr, "ragscope-testserver: environment variable %s is not set\n", var.c_str());
+          return 2;
+        }
+        options.requiredApiKey = key;
+      } else if (arg == "--model") {
+        if (!modelsGiven) options.models.clear();
+        modelsGiven = true;
+        options.models.push_back(value());
+      } else if (arg == "--stdin-eof") stdinEof = true;
+      else if (arg == "--help" || arg == "-h") {
+        usage();
+        return 0;
+      } else {
+        std::fprintf(stderr, "ragscope-testserver: unknown option %s\n", arg.c_str());
+        usage();
+        return 2;
+      }
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "ragscope-testserver: bad value for %s\n", arg.c_str());
+      return 2;
+    }
+  }
+
+  // Block the stop signals in every thread (the server's threads inherit the mask) and wait for
+  // them here, so shutdown runs in ordinary code rather than in a signal handler.
+  sigset_t stopSignals;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGINT);
+  sigaddset(&stopSignals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+  TestServer server(options);
+  if (rateLimitFirst > 0)
+    server.addRule({.pathSuffix = "/chat/completions", .times = rateLimitFirst,
+                    .behaviour = Behaviour::RateLimit, .retryAfter = retryAfter});
+  if (!server.start()) {
+    std::fprintf(stderr, "ragscope-testserver: cannot listen on 127.0.0.1:%d\n", options.port);
+    return 1;
+  }
+  std::printf("%d\n", server.port());
+  std::fflush(stdout);
+
+  if (stdinEof) {
+    std::thread([] {
+      char buf[256];
+      while (std::fread(buf, 1, sizeof buf, stdin) > 0) {
+      }
+      kill(getpid(), SIGTERM);
+    }).detach();
+  }
+  int sig = 0;
+  sigwait(&stopSignals, &sig);
+  server.stop();
+  std::fprintf(stderr, "ragscope-testserver: %zu requests served\n", server.requestCount());
+  return 0;
+}

@@ -1,0 +1,521 @@
+#include "testserver/testserver.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cctype>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace ragscope::testserver {
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// httplib's compiled-in listen backlog is 5; a burst of 100 connects would overflow it and cost
+// the dropped ones a 1 s SYN retransmit. Re-listening on the bound socket raises it.
+class LoopbackServer : public httplib::Server {
+ public:
+  void widenBacklog(int backlog) {
+    const auto sock = svr_sock_.load();
+    if (sock != INVALID_SOCKET) ::listen(sock, backlog);
+  }
+};
+
+// Aborts the TCP connection (local port `localPort`, peer port `peerPort`) with a RST by
+// disconnecting its socket (connect with AF_UNSPEC); httplib then finds the socket dead and
+// closes it. httplib does not hand the socket to handlers, so it is found by its ports.
+bool resetConnection(int localPort, int peerPort) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (...) {
+      continue;
+    }
+    sockaddr_in local{}, peer{};
+    socklen_t len = sizeof local;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 || local.sin_family != AF_INET)
+      continue;
+    len = sizeof peer;
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
+    if (ntohs(local.sin_port) != localPort || ntohs(peer.sin_port) != peerPort) continue;
+    sockaddr unspec{};
+    unspec.sa_family = AF_UNSPEC;
+    return ::connect(fd, &unspec, sizeof unspec) == 0;
+  }
+  return false;
+}
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || (static_cast<unsigned char>(c) & 0x80)) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+std::int64_t wordCount(std::string_view s) { return static_cast<std::int64_t>(words(s).size()); }
+
+std::string errorBody(const std::string& message, const std::string& type) {
+  return json{{"error", {{"message", message}, {"type", type}}}}.dump();
+}
+
+}  // namespace
+
+const char* behaviourName(Behaviour b) {
+  switch (b) {
+    case Behaviour::Normal: return "normal";
+    case Behaviour::Status: return "status";
+    case Behaviour::RateLimit: return "rate_limit";
+    case Behaviour::Slow: return "slow";
+    case Behaviour::Truncate: return "truncate";
+    case Behaviour::Reset: return "reset";
+    case Behaviour::InvalidJson: return "invalid_json";
+    case Behaviour::MissingContent: return "missing_content";
+    case Behaviour::Custom: return "custom";
+  }
+  return "normal";
+}
+
+struct TestServer::Impl {
+  TestServer& owner;
+  Options options;
+  LoopbackServer server;
+  std::thread thread;
+  Clock::time_point started = Clock::now();
+
+  mutable std::mutex mutex;  // rules, log, rng, file
+  std::vector<Rule> rules;
+  std::vector<LogEntry> entries;
+  std::mt19937_64 rng;
+  std::ofstream file;
+  int latencyMs;
+  double failRate;
+
+  std::mutex stopMutex;
+  std::condition_variable stopCv;
+  bool stopping = false;
+
+  Impl(TestServer& o, Options opts)
+      : owner(o), options(std::move(opts)), rng(options.seed), latencyMs(options.latencyMs),
+        failRate(options.failRate) {
+    if (!options.logPath.empty()) file.open(options.logPath, std::ios::app);
+  }
+
+  double sinceStart() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  }
+
+  // Sleeps `ms` unless the server stops first; false when interrupted.
+  bool pause(int ms) {
+    if (ms <= 0) return true;
+    std::unique_lock lock(stopMutex);
+    return !stopCv.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping; });
+  }
+
+  struct Decision {
+    Rule rule;
+    bool scripted = false;
+  };
+
+  Decision decide(const httplib::Request& req) {
+    std::lock_guard lock(mutex);
+    for (auto& r : rules) {
+      if (r.times == 0) continue;
+      if (!r.pathSuffix.empty() &&
+          (req.path.size() < r.pathSuffix.size() ||
+           req.path.compare(req.path.size() - r.pathSuffix.size(), r.pathSuffix.size(), r.pathSuffix) != 0))
+        continue;
+      if (!r.bodyContains.empty() && req.body.find(r.bodyContains) == std::string::npos) continue;
+      if (r.times > 0) --r.times;
+      return {r, true};
+    }
+    Decision d;
+    if (failRate > 0 && std::uniform_real_distribution<double>(0.0, 1.0)(rng) < failRate) {
+      d.rule.behaviour = Behaviour::Status;
+      d.rule.status = 500;
+      d.rule.body = "random failure";
+      d.scripted = true;
+    }
+    return d;
+  }
+
+  void record(LogEntry entry) {
+    std::lock_guard lock(mutex);
+    if (file.is_open()) {
+      json line = {{"t_ms", entry.unixMs},
+                   {"start_ms", entry.startMs},
+                   {"end_ms", entry.endMs},
+                   {"method", entry.method},
+                   {"path", entry.path},
+                   {"body_hash", entry.bodyHash},
+                   {"status", entry.status},
+                   {"behaviour", behaviourName(entry.behaviour)},
+                   {"in_flight", entry.inFlightAtArrival}};
+      file << line.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+      file.flush();
+    }
+    entries.push_back(std::move(entry));
+  }
+
+  // The proper reply for the endpoint; false with a 400 body when the request is unusable.
+  bool normalReply(const httplib::Request& req, int& status, std::string& body) {
+    json in = json::parse(req.body, nullptr, false);
+    const std::string& p = req.path;
+    auto endsWith = [&](std::string_view s) {
+      return p.size() >= s.size() && p.compare(p.size() - s.size(), s.size(), s) == 0;
+    };
+    if (req.method == "GET" && endsWith("/models")) {
+      json data = json::array();
+      for (const auto& m : options.models) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "ragscope-test"}});
+      body = json{{"object", "list"}, {"data", data}}.dump();
+      status = 200;
+      return true;
+    }
+    if (in.is_discarded() || !in.is_object()) {
+      status = 400;
+      body = errorBody("request body is not a JSON object", "invalid_request_error");
+      return false;
+    }
+    const std::string model = in.value("model", std::string("test-model"));
+    if (endsWith("/chat/completions")) {
+      auto msgs = in.find("messages");
+      if (msgs == in.end() || !msgs->is_array() || msgs->empty()) {
+        status = 400;
+        body = errorBody("messages must be a non-empty array", "invalid_request_error");
+        return false;
+      }
+      std::string lastUser;
+      std::int64_t promptTokens = 0;
+      for (const auto& m : *msgs) {
+        if (!m.is_object()) continue;
+        const std::string content = m.value("content", std::string());
+        promptTokens += wordCount(content);
+        if (m.value("role", std::string()) == "user") lastUser = content;
+      }
+      const std::string answer = options.answer ? options.answer(lastUser) : defaultAnswer(lastUser);
+      const std::int64_t completionTokens = wordCount(answer);
+      body = json{{"id", "chatcmpl-" + hashBody(req.body)},
+                  {"object", "chat.completion"},
+                  {"created", 1700000000},
+                  {"model", model},
+                  {"choices", json::array({{{"index", 0},
+                                            {"message", {{"role", "assistant"}, {"content", answer}}},
+                                            {"finish_reason", "stop"}}})},
+                  {"usage", {{"prompt_tokens", promptTokens},
+                             {"completion_tokens", completionTokens},
+                             {"total_tokens", promptTokens + completionTokens}}}}
+                 .dump();
+      status = 200;
+      return true;
+    }
+    if (endsWith("/embeddings")) {
+      std::vector<std::string> inputs;
+      auto input = in.find("input");
+      if (input != in.end() && input->is_string()) inputs.push_back(input->get<std::string>());
+      else if (input != in.end() && input->is_array())
+        for (const auto& s : *input) inputs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+      json data = json::array();
+      std::int64_t tokens = 0;
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", embed(inputs[i], options.embeddingDim)}});
+        tokens += wordCount(inputs[i]);
+      }
+      body = json{{"object", "list"}, {"data", data}, {"model", model},
+                  {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}
+                 .dump();
+      status = 200;
+      return true;
+    }
+    if (endsWith("/rerank")) {
+      const std::string query = in.value("query", std::string());
+      std::vector<std::string> docs;
+      auto d = in.find("documents");
+      if (d == in.end()) d = in.find("texts");  // TEI's name
+      if (d != in.end() && d->is_array())
+        for (const auto& s : *d) docs.push_back(s.is_string() ? s.get<std::string>() : s.value("text", std::string()));
+      std::vector<std::pair<std::size_t, double>> scored;
+      for (std::size_t i = 0; i < docs.size(); ++i) scored.emplace_back(i, overlapScore(query, docs[i]));
+      std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      json results = json::array();
+      for (const auto& [i, s] : scored) results.push_back({{"index", i}, {"relevance_score", s}});
+      body = json{{"model", model}, {"results", results},
+                  {"usage", {{"total_tokens", wordCount(query) * static_cast<std::int64_t>(docs.size())}}}}
+                 .dump();
+      status = 200;
+      return true;
+    }
+    status = 404;
+    body = errorBody("no such endpoint: " + p, "not_found");
+    return false;
+  }
+
+  void handle(const httplib::Request& req, httplib::Response& res) {
+    const int now = ++owner.m_inFlight;
+    int prev = owner.m_maxInFlight.load();
+    while (now > prev && !owner.m_maxInFlight.compare_exchange_weak(prev, now)) {
+    }
+    LogEntry entry;
+    entry.unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+    entry.startMs = sinceStart();
+    entry.method = req.method;
+    entry.path = req.path;
+    entry.bodyHash = hashBody(req.body);
+    entry.body = req.body;
+    entry.authorization = req.get_header_value("Authorization");
+    entry.inFlightAtArrival = now;
+
+    Decision d = decide(req);
+    Rule& rule = d.rule;
+    entry.behaviour = rule.behaviour;
+
+    int latency;
+    {
+      std::lock_guard lock(mutex);
+      latency = rule.latencyMs >= 0 ? rule.latencyMs : latencyMs;
+    }
+    const bool completed = pause(latency);
+
+    const bool authorised = options.requiredApiKey.empty() ||
+                            entry.authorization == "Bearer " + options.requiredApiKey;
+    if (!completed) {
+      res.status = 503;
+      res.set_content(errorBody("server stopping", "unavailable"), "application/json");
+    } else if (!authorised && rule.behaviour != Behaviour::Reset) {
+      res.status = 401;
+      res.set_content(errorBody("invalid api key", "invalid_request_error"), "application/json");
+    } else {
+      respond(req, res, rule, entry);
+    }
+    entry.status = rule.behaviour == Behaviour::Reset && completed && authorised ? 0 : res.status;
+    entry.endMs = sinceStart();
+    --owner.m_inFlight;
+    record(std::move(entry));
+  }
+
+  void respond(const httplib::Request& req, httplib::Response& res, const Rule& rule, LogEntry& entry) {
+    switch (rule.behaviour) {
+      case Behaviour::Normal: {
+        int status = 200;
+        std::string body;
+        normalReply(req, status, body);
+        res.status = status;
+        res.set_content(body, "application/json");
+        return;
+      }
+      case Behaviour::Status: {
+        res.status = rule.status;
+        std::string msg = rule.body.empty() ? "scripted HTTP " + std::to_string(rule.status) : rule.body;
+        if (rule.echoAuthorization) msg += " (you sent: " + entry.authorization + ")";
+        res.set_content(errorBody(msg, "server_error"), "application/json");
+        if (!rule.retryAfter.empty()) res.set_header("Retry-After", rule.retryAfter);
+        return;
+      }
+      case Behaviour::RateLimit:
+        res.status = 429;
+        res.set_header("Retry-After", rule.retryAfter.empty() ? std::string("1") : rule.retryAfter);
+        res.set_content(errorBody("rate limit reached, slow down", "rate_limit_exceeded"), "application/json");
+        return;
+      case Behaviour::Custom:
+        res.status = rule.status;
+        res.set_content(rule.body, "application/json");
+        return;
+      case Behaviour::InvalidJson:
+        res.status = 200;
+        res.set_content("{\"choices\": [{\"message\": {\"content\": \"cut here", "application/json");
+        return;
+      case Behaviour::MissingContent:
+        res.status = 200;
+        res.set_content(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant"},"finish_reason":"stop"}]})",
+                        "application/json");
+        return;
+      case Behaviour::Reset:
+        resetConnection(req.local_port, req.remote_port);
+        // httplib still tries to write this; the socket is dead, so nothing arrives.
+        res.status = 500;
+        return;
+      case Behaviour::Slow:
+      case Behaviour::Truncate: {
+        int status = 200;
+        auto body = std::make_shared<std::string>();
+        normalReply(req, status, *body);
+        res.status = status;
+        const bool truncate = rule.behaviour == Behaviour::Truncate;
+        const int stall = rule.stallMs;
+        res.set_content_provider(
+            body->size(), "application/json",
+            [this, body, truncate, stall](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+              if (truncate) {
+                // Half the body, then fail: httplib closes the connection mid-body.
+                if (offset == 0) sink.write(body->data(), std::max<std::size_t>(1, body->size() / 2));
+                return false;
+              }
+              if (offset == 0) {
+                const std::size_t first = std::min<std::size_t>(8, body->size());
+                sink.write(body->data(), first);
+                return true;
+              }
+              if (!pause(stall)) return false;
+              sink.write(body->data() + offset, length);
+              return true;
+            });
+        return;
+      }
+    }
+  }
+};
+
+TestServer::TestServer(Options options) : m_impl(std::make_unique<Impl>(*this, std::move(options))) {}
+
+TestServer::~TestServer() { stop(); }
+
+bool TestServer::start() {
+  if (m_impl->thread.joinable()) return true;
+  // A client that disconnects mid-reply must not kill the process with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto& svr = m_impl->server;
+  const int threads = std::max(4, m_impl->options.threads);
+  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  svr.set_keep_alive_max_count(100000);
+  svr.set_keep_alive_timeout(2);
+  svr.set_tcp_nodelay(true);
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) { m_impl->handle(req, res); };
+  svr.Post(R"(.*/chat/completions)", handler);
+  svr.Post(R"(.*/embeddings)", handler);
+  svr.Post(R"(.*/rerank)", handler);
+  svr.Get(R"(.*/models)", handler);
+  svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(errorBody("not found", "not_found"), "application/json");
+  });
+  const std::string host = "127.0.0.1";  // loopback only, by design
+  if (m_impl->options.port > 0) {
+    if (!svr.bind_to_port(host, m_impl->options.port)) return false;
+    m_port = m_impl->options.port;
+  } else {
+    m_port = svr.bind_to_any_port(host);
+    if (m_port <= 0) return false;
+  }
+  svr.widenBacklog(1024);
+  m_impl->started = Clock::now();
+  m_impl->thread = std::thread([this] { m_impl->server.listen_after_bind(); });
+  return true;
+}
+
+void TestServer::stop() {
+  if (!m_impl || !m_impl->thread.joinable()) return;
+  {
+    std::lock_guard lock(m_impl->stopMutex);
+    m_impl->stopping = true;
+  }
+  m_impl->stopCv.notify_all();
+  m_impl->server.stop();
+  m_impl->thread.join();
+}
+
+std::string TestServer::baseUrl() const { return "http://127.0.0.1:" + std::to_string(m_port) + "/v1"; }
+
+void TestServer::addRule(Rule rule) {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->rules.push_back(std::move(rule));
+}
+
+void TestServer::clearRules() {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->rules.clear();
+}
+
+void TestServer::setLatencyMs(int ms) {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->latencyMs = ms;
+}
+
+void TestServer::setFailRate(double p) {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->failRate = p;
+}
+
+std::vector<LogEntry> TestServer::log() const {
+  std::lock_guard lock(m_impl->mutex);
+  auto copy = m_impl->entries;
+  // Entries are recorded when replies finish; tests reason in arrival order.
+  std::stable_sort(copy.begin(), copy.end(), [](const LogEntry& a, const LogEntry& b) { return a.startMs < b.startMs; });
+  return copy;
+}
+
+std::size_t TestServer::requestCount() const {
+  std::lock_guard lock(m_impl->mutex);
+  return m_impl->entries.size();
+}
+
+void TestServer::clearLog() {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->entries.clear();
+}
+
+std::string TestServer::defaultAnswer(const std::string& lastUserMessage) {
+  std::size_t cut = std::min<std::size_t>(40, lastUserMessage.size());
+  while (cut > 0 && cut < lastUserMessage.size() &&
+         (static_cast<unsigned char>(lastUserMessage[cut]) & 0xC0) == 0x80)
+    --cut;
+  return "ANSWER: " + lastUserMessage.substr(0, cut);
+}
+
+std::string TestServer::hashBody(std::string_view body) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : body) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::vector<float> TestServer::embed(std::string_view text, int dim) {
+  std::uint64_t h = std::stoull(hashBody(text), nullptr, 16);
+  std::vector<float> v;
+  v.reserve(static_cast<std::size_t>(std::max(0, dim)));
+  for (int i = 0; i < dim; ++i) {
+    // splitmix64 steps: cheap, deterministic, well spread.
+    h += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = h;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    // Multiples of 1/1024 in [-1, 1): exactly representable, so tests can compare with ==.
+    v.push_back(static_cast<float>(static_cast<int>(z % 2048) - 1024) / 1024.0f);
+  }
+  return v;
+}
+
+double TestServer::overlapScore(std::string_view query, std::string_view document) {
+  const auto q = words(query);
+  if (q.empty()) return 0.0;
+  const auto d = words(document);
+  const std::set<std::string> docWords(d.begin(), d.end());
+  std::size_t hits = 0;
+  for (const auto& w : q) hits += docWords.count(w);
+  return static_cast<double>(hits) / static_cast<double>(q.size());
+}
+
+}  // namespace ragscope::testserver

@@ -1,0 +1,128 @@
+#pragma once
+// A local OpenAI-compatible server for tests and demos: chat completions, embeddings, rerank and
+// model listing on 127.0.0.1 (never any other address), with scripted misbehaviour so the
+// transport's retry, timeout, cancellation and error paths can be exercised deterministically.
+//
+//   TestServer server({.latencyMs = 50});
+//   server.addRule({.pathSuffix = "/chat/completions", .times = 2,
+//                   .behaviour = Behaviour::RateLimit, .retryAfter = "1"});
+//   server.start();                                   // port 0: the OS picks one
+//   endpoint.baseUrl = server.baseUrl();              // "http://127.0.0.1:PORT/v1"
+//   ... run calls ...
+//   for (const auto& e : server.log()) ...            // what the server saw, in arrival order
+//
+// Rules are tried in the order added; the first one that matches a request (path suffix, body
+// substring) and still has uses left decides its behaviour and uses one up. Unmatched requests get
+// the normal deterministic reply: chat answers "ANSWER: " + the first 40 bytes of the last user
+// message unless Options::answer says otherwise.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace ragscope::testserver {
+
+enum class Behaviour {
+  Normal,          // the proper reply (after the latency)
+  Status,          // HTTP `status` with an OpenAI-style error body (and Retry-After if given)
+  RateLimit,       // HTTP 429 with Retry-After: `retryAfter` (default "1")
+  Slow,            // headers and a few bytes, then a pause of `stallMs`, then the rest
+  Truncate,        // Content-Length of the full reply, half the bytes, then the connection closes
+  Reset,           // the connection is reset (TCP RST) before any reply
+  InvalidJson,     // 200 with a body that is not JSON
+  MissingContent,  // 200 with valid JSON lacking choices[0].message.content
+  Custom,          // `status` with `body` verbatim (application/json)
+};
+
+const char* behaviourName(Behaviour b);
+
+struct Rule {
+  std::string pathSuffix;    // empty: any path; else the request path must end with it
+  std::string bodyContains;  // empty: any body
+  int times = -1;            // uses left; -1: unlimited
+  Behaviour behaviour = Behaviour::Normal;
+  int status = 500;          // Status / Custom
+  std::string retryAfter;    // Retry-After header value (RateLimit defaults to "1")
+  int latencyMs = -1;        // -1: the server's latency
+  int stallMs = 5000;        // Slow
+  std::string body;          // Custom body; Status: error message override
+  bool echoAuthorization = false;  // Status: put the Authorization header into the error body
+};
+
+struct LogEntry {
+  std::int64_t unixMs = 0;   // arrival, wall clock
+  double startMs = 0;        // arrival, ms since the server started (steady clock)
+  double endMs = 0;          // when the reply (or its headers) was handed to the socket
+  std::string method;
+  std::string path;
+  std::string bodyHash;      // FNV-1a 64 of the body, 16 hex digits: retries share it
+  std::string body;          // in memory only (never in the log file)
+  std::string authorization; // in memory only (never in the log file)
+  int status = 0;            // 0 for a reset connection
+  Behaviour behaviour = Behaviour::Normal;
+  int inFlightAtArrival = 0; // requests being handled when this one arrived, itself included
+};
+
+struct Options {
+  int port = 0;                    // 0: any free port
+  int latencyMs = 0;               // before every reply
+  double failRate = 0.0;           // probability of an unscripted HTTP 500
+  std::uint64_t seed = 1;          // for failRate
+  std::string logPath;             // JSONL request log (time, path, body hash, status); empty: none
+  std::string requiredApiKey;      // non-empty: other Authorization headers get 401
+  int threads = 64;                // connection handler threads (concurrent requests)
+  int embeddingDim = 8;
+  std::vector<std::string> models = {"test-model"};
+  std::function<std::string(const std::string& lastUserMessage)> answer;  // chat reply text
+};
+
+class TestServer {
+ public:
+  explicit TestServer(Options options = {});
+  ~TestServer();
+  TestServer(const TestServer&) = delete;
+  TestServer& operator=(const TestServer&) = delete;
+
+  bool start();  // binds 127.0.0.1 and serves on a thread; false if binding failed
+  void stop();   // interrupts latencies and stalls, closes the socket, joins
+  int port() const { return m_port; }
+  std::string baseUrl() const;  // "http://127.0.0.1:PORT/v1"
+
+  void addRule(Rule rule);
+  void clearRules();
+  void setLatencyMs(int ms);
+  void setFailRate(double p);
+
+  std::vector<LogEntry> log() const;
+  std::size_t requestCount() const;
+  void clearLog();
+  int inFlight() const { return m_inFlight.load(); }
+  int maxInFlight() const { return m_maxInFlight.load(); }
+  void resetMaxInFlight() { m_maxInFlight = m_inFlight.load(); }
+
+  static std::string defaultAnswer(const std::string& lastUserMessage);
+  static std::string hashBody(std::string_view body);
+  // Deterministic unit-length-ish embedding of `text` (what the server returns).
+  static std::vector<float> embed(std::string_view text, int dim);
+  // Fraction of the query's lower-cased words that occur in the document (the rerank score).
+  static double overlapScore(std::string_view query, std::string_view document);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> m_impl;
+  int m_port = 0;
+  std::atomic<int> m_inFlight{0};
+  std::atomic<int> m_maxInFlight{0};
+  friend struct Impl;
+};
+
+}  // namespace ragscope::testserver
