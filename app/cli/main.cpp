@@ -24,6 +24,12 @@ Commands:
                       Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
   retrieve --dataset PATH... --retriever bm25|es:URL|http:URL --out RUN [--k K] [--index DIR]
                       run a retriever over a dataset's queries and write a TREC run file
+  generate --dataset PATH [--run RUNFILE --k K] [LLM job options] [--out answers.jsonl]
+                      one RAG answer per query (offline heuristic reader or an LLM endpoint),
+                      stored in a resumable run store
+  resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
+                      continue a stored run; finished calls are never repeated
+  runs [DIR] [--json] list run stores with their status and item counts
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
@@ -48,6 +54,9 @@ int main(int argc, char** argv) {
   if (command == "compare") return ragscope::cli::compareCommand(args);
   if (command == "correlate") return ragscope::cli::correlateCommand(args);
   if (command == "retrieve") return ragscope::cli::retrieveCommand(args);
+  if (command == "generate") return ragscope::cli::generateCommand(args);
+  if (command == "resume") return ragscope::cli::resumeCommand(args);
+  if (command == "runs") return ragscope::cli::runsCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

@@ -20,6 +20,7 @@
 
 #include "core/data/inputfile.h"
 #include "core/data/linereader.h"
+#include "core/data/trecid.h"
 #include "core/data/loaders.h"
 
 namespace ragscope::core {
@@ -168,7 +169,10 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
       out.segments.push_back({f[0], out.entries.size(), out.entries.size()});
       currentQid = f[0];
     }
-    std::string_view doc = arena.store(f[2]);
+    // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
+    std::string_view doc = f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2])
+                               ? arena.store(f[2])
+                               : arena.store(decodeTrecId(f[2]));
     out.entries.push_back(
         RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), static_cast<std::uint32_t>(line), score});
     ++out.records;
@@ -466,7 +470,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
       continue;
     }
     auto& judgments = qrels.byQuery[std::string(fields[0])];
-    judgments.push_back(Judgment{std::string(fields[2]), static_cast<int>(rel), at});
+    judgments.push_back(Judgment{decodeTrecId(fields[2]), static_cast<int>(rel), at});
     ++report.records;
   }
   return result;

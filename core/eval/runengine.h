@@ -89,5 +89,8 @@ struct Estimate {
 std::int64_t estimatePromptTokens(const llm::LlmRequest& request);
 Estimate estimateRun(store::RunStore& store, const llm::Provider& provider, bool retryErrors,
                      llm::ResponseCache* cache = nullptr);
+// The same for a plan not yet stored (items' request JSON).
+Estimate estimateItems(const std::vector<store::NewItem>& items, const llm::Provider& provider,
+                       llm::ResponseCache* cache = nullptr);
 
 }  // namespace ragscope::core::eval

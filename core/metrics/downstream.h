@@ -24,6 +24,8 @@
 //                   `exclusive=True` sets), F = 2PR/(P+R+1e-8). An output with no sentence
 //                   (empty or only dots) scores 0, as KILT catches the package's ValueError.
 //                   Reproduces KILT's fixtures (0.7222222178240741, 0.44705881864636676).
+//                   Needs an |ref sentence| x |hyp sentence| LCS table (2 bytes a cell below
+//                   65535 words), like the package; rougeL itself keeps two rows only.
 //   containsAnswer  The eRAG paper's "Answers" baseline: 1 if the normalised gold occurs in the
 //                   normalised output on token boundaries (" gold " in " output "), so "1" is not
 //                   found in "1984"; an empty normalised gold is never contained.

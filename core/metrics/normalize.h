@@ -7,14 +7,18 @@
 //
 // Python's str.lower() is Unicode-aware. lowerUtf8() maps the scripts that matter for QA data:
 // ASCII, Latin-1 Supplement, Latin Extended-A, Latin Extended Additional (Vietnamese ...),
-// Greek (capital sigma always -> σ; Python picks ς at a word end), Cyrillic U+0400-U+042F,
+// Greek (with Python's final-sigma rule: Σ -> ς after a cased letter when no cased letter
+// follows), Cyrillic U+0400-U+052F,
 // fullwidth A-Z, and the special cases İ -> i + U+0307, K (Kelvin) -> k, Å (Angstrom) -> å.
 // Capitals elsewhere (Latin Extended-B, Armenian, Georgian, Deseret ...) are left as they are.
 // Whitespace is Python's str.split() set (ASCII whitespace, \x1c-\x1f, U+0085, U+00A0, U+1680,
 // U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). \b uses Python's Unicode word
 // characters, approximated as: ASCII letters/digits/underscore, and every non-ASCII code point
 // except whitespace and the punctuation/symbol blocks (Latin-1 marks, General Punctuation,
-// arrows/maths/box drawing, CJK punctuation, fullwidth ASCII marks, emoji).
+// arrows/maths/box drawing, CJK punctuation, fullwidth ASCII marks, emoji) and the combining
+// mark blocks (U+0300-U+036F ...; Python's isalnum() is false for marks).
+// Checked against Python 3 on every code point of the mapped ranges, 20,000 random mixed strings
+// and all answers/inputs of KILT's hotpotqa and wow dev files: identical output.
 // Invalid UTF-8 bytes pass through unchanged and count as word characters.
 
 #include <string>

@@ -18,6 +18,7 @@
 
 #include "core/data/diagnostic.h"
 #include "core/data/model.h"
+#include "core/data/trecid.h"
 
 namespace ragscope::core {
 
@@ -73,13 +74,6 @@ void writeTrecRun(const Run& run, std::ostream& out);
 // run. false + *error on failure.
 bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error);
 
-// TREC files are whitespace-separated, but chunk ids of PDF corpora hold spaces
-// ("2023 Q3 AAPL.pdf#3#0"). Whitespace and control bytes are written percent-encoded (space %20,
-// tab %09, ...); other bytes, '%' included, are left alone so ordinary ids never change.
-// decodeTrecId reverses exactly those escapes (an id that literally holds "%20" is the one
-// ambiguity, and no real collection we know has one).
-std::string encodeTrecId(std::string_view id);
-std::string decodeTrecId(std::string_view id);
 
 // The tag as written: blanks replaced by '_', empty -> "ragscope".
 std::string sanitizeRunTag(std::string_view tag);

@@ -32,7 +32,7 @@ std::vector<ScoredDoc> RunFileRetriever::search(const Query& query, std::size_t 
   for (std::size_t i = 0; i < n; ++i) {
     ScoredDoc d;
     // Runs we wrote carry escaped blanks (encodeTrecId); ids from elsewhere pass unchanged.
-    d.id = decodeTrecId(entries[i].docId());
+    d.id = std::string(entries[i].docId());  // the reader already decoded trecid.h escapes
     d.score = entries[i].score;
     if (m_corpus) {
       if (const Document* doc = m_corpus->find(d.id)) d.text = doc->text;

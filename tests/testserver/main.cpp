@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <pthread.h>
+#include <unistd.h>
 #include <string>
 #include <thread>
 
@@ -96,9 +97,11 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
   TestServer server(options);
-  if (rateLimitFirst > 0)
-    server.addRule({.pathSuffix = "/chat/completions", .times = rateLimitFirst,
-                    .behaviour = Behaviour::RateLimit, .retryAfter = retryAfter});
+  if (rateLimitFirst > 0) {
+    Rule r = ragscope::testserver::rule(Behaviour::RateLimit, rateLimitFirst, "/chat/completions");
+    r.retryAfter = retryAfter;
+    server.addRule(r);
+  }
   if (!server.start()) {
     std::fprintf(stderr, "ragscope-testserver: cannot listen on 127.0.0.1:%d\n", options.port);
     return 1;

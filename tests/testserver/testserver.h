@@ -4,8 +4,9 @@
 // transport's retry, timeout, cancellation and error paths can be exercised deterministically.
 //
 //   TestServer server({.latencyMs = 50});
-//   server.addRule({.pathSuffix = "/chat/completions", .times = 2,
-//                   .behaviour = Behaviour::RateLimit, .retryAfter = "1"});
+//   Rule r = rule(Behaviour::RateLimit, /*times=*/2, "/chat/completions");
+//   r.retryAfter = "1";
+//   server.addRule(r);
 //   server.start();                                   // port 0: the OS picks one
 //   endpoint.baseUrl = server.baseUrl();              // "http://127.0.0.1:PORT/v1"
 //   ... run calls ...
@@ -56,6 +57,15 @@ struct Rule {
   std::string body;          // Custom body; Status: error message override
   bool echoAuthorization = false;  // Status: put the Authorization header into the error body
 };
+
+// A rule with the given behaviour, number of uses and path suffix; set other fields afterwards.
+inline Rule rule(Behaviour behaviour, int times = -1, std::string pathSuffix = {}) {
+  Rule r;
+  r.behaviour = behaviour;
+  r.times = times;
+  r.pathSuffix = std::move(pathSuffix);
+  return r;
+}
 
 struct LogEntry {
   std::int64_t unixMs = 0;   // arrival, wall clock

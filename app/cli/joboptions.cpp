@@ -1,0 +1,282 @@
+#include "app/cli/joboptions.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <stop_token>
+#include <thread>
+
+namespace ragscope::cli {
+
+namespace {
+
+using core::llm::EndpointConfig;
+
+bool toDouble(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno || *end != '\0' || !std::isfinite(v) || v < 0) return false;
+  out = v;
+  return true;
+}
+
+bool toCount(const std::string& text, std::size_t& out) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno || *end != '\0' || v == 0 || v > 100000) return false;
+  out = static_cast<std::size_t>(v);
+  return true;
+}
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int) {
+  g_interrupted = true;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+std::string formatSeconds(double s) {
+  if (s < 0) return "?";
+  char buf[32];
+  if (s < 60) {
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  } else if (s < 3600) {
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
+                  (static_cast<int>(s) / 60) % 60);
+  }
+  return buf;
+}
+
+class StderrProgress final : public core::eval::ProgressListener {
+ public:
+  explicit StderrProgress(bool quiet) : m_quiet(quiet) {}
+  void onProgress(const core::eval::Progress& p) override {
+    if (m_quiet) return;
+    const auto now = std::chrono::steady_clock::now();
+    // One line a second is plenty for a terminal or a log file.
+    if (now - m_last < std::chrono::seconds(1) && p.done < p.total) return;
+    m_last = now;
+    std::fprintf(stderr,
+                 "  %zu/%zu done, %zu errors, %zu cached, %.1f calls/s, %lld+%lld tokens, $%.4f, "
+                 "ETA %s\n",
+                 p.done, p.total, p.errors, p.fromCache, p.callsPerSecond,
+                 static_cast<long long>(p.promptTokens), static_cast<long long>(p.completionTokens),
+                 p.costUsd, formatSeconds(p.etaSeconds).c_str());
+  }
+
+ private:
+  bool m_quiet;
+  std::chrono::steady_clock::time_point m_last{};
+};
+
+}  // namespace
+
+OptionParse parseJobOption(const Args& args, std::size_t& i, JobOptions& o, std::string& error) {
+  std::string name = args[i];
+  std::optional<std::string> glued;
+  if (name.rfind("--", 0) != 0) return OptionParse::NotMine;
+  if (const auto eq = name.find('='); eq != std::string::npos) {
+    glued = name.substr(eq + 1);
+    name = name.substr(0, eq);
+  }
+  static const std::set<std::string> kFlags = {"--estimate", "--no-cache"};
+  static const std::set<std::string> kValued = {
+      "--generator", "--judge",   "--model",      "--judge-model", "--api-key-env",
+      "--concurrency", "--rpm",   "--timeout",    "--store",       "--cache",
+      "--budget",    "--max-tokens", "--price-in", "--price-out"};
+  if (kFlags.count(name)) {
+    if (glued) {
+      error = name + " takes no value";
+      return OptionParse::Error;
+    }
+    if (name == "--estimate") o.estimate = true;
+    if (name == "--no-cache") o.noCache = true;
+    o.given.insert(name);
+    return OptionParse::Consumed;
+  }
+  if (!kValued.count(name)) return OptionParse::NotMine;
+  std::string value;
+  if (glued) {
+    value = *glued;
+  } else if (i + 1 < args.size()) {
+    value = args[++i];
+  } else {
+    error = name + " needs a value";
+    return OptionParse::Error;
+  }
+  o.given.insert(name);
+  auto bad = [&](const char* what) {
+    error = name + ": '" + value + "' is not " + what;
+    return OptionParse::Error;
+  };
+  if (name == "--generator") {
+    o.generator = value;
+  } else if (name == "--judge") {
+    o.judge = value;
+  } else if (name == "--model") {
+    o.model = value;
+  } else if (name == "--judge-model") {
+    o.judgeModel = value;
+  } else if (name == "--api-key-env") {
+    o.apiKeyEnv = value;
+  } else if (name == "--concurrency") {
+    if (!toCount(value, o.concurrency)) return bad("a count from 1 to 100000");
+  } else if (name == "--rpm") {
+    if (!toDouble(value, o.rpm)) return bad("a non-negative number");
+  } else if (name == "--timeout") {
+    if (!toDouble(value, o.timeoutSeconds) || o.timeoutSeconds == 0) return bad("a positive number of seconds");
+  } else if (name == "--store") {
+    o.store = value;
+  } else if (name == "--cache") {
+    o.cache = value;
+  } else if (name == "--budget") {
+    double v = 0;
+    if (!toDouble(value, v)) return bad("a non-negative amount in USD");
+    o.budget = v;
+  } else if (name == "--max-tokens") {
+    std::size_t v = 0;
+    if (!toCount(value, v)) return bad("a positive count");
+    o.maxTokens = static_cast<int>(v);
+  } else if (name == "--price-in") {
+    if (!toDouble(value, o.priceIn)) return bad("a non-negative price");
+  } else if (name == "--price-out") {
+    if (!toDouble(value, o.priceOut)) return bad("a non-negative price");
+  }
+  return OptionParse::Consumed;
+}
+
+const char* jobOptionsHelp() {
+  return R"(LLM job options:
+  --generator URL|offline  generator endpoint: an OpenAI-compatible base URL such as
+                           http://127.0.0.1:8000/v1, or "offline" (default) for the lexical
+                           heuristic reader (labelled heuristic, not an LLM)
+  --judge URL|offline      judge endpoint for judging jobs (default offline: lexical heuristics)
+  --model NAME             generator model name (default "default")
+  --judge-model NAME       judge model name (default: --model)
+  --api-key-env VAR        environment variable holding the API key; only its name is stored
+  --concurrency N          calls in flight at most (default 8); a killed run loses at most N
+  --rpm N                  requests per minute at most (default unlimited)
+  --timeout S              seconds per call attempt (default 60)
+  --max-tokens N           completion tokens per call at most (default 512)
+  --price-in P, --price-out P
+                           USD per 1k prompt / completion tokens (default 0), for cost figures,
+                           --estimate and --budget
+  --store RUN.db           the run store (default ./ragscope-<job>-<time>.db); resume with
+                           `ragscope-cli resume RUN.db`
+  --cache PATH             response cache (default $XDG_CACHE_HOME/ragscope/responses.sqlite or
+                           ~/.cache/ragscope/responses.sqlite); a repeated call is never re-sent
+  --no-cache               neither read nor write the response cache
+  --estimate               print calls, estimated tokens (prompt bytes / 4, completions at
+                           --max-tokens) and cost, then exit without calling anything
+  --budget USD             pause the run (status "paused: budget") before its cost would exceed
+                           USD; resume with a higher --budget
+)";
+}
+
+EndpointConfig generatorEndpoint(const JobOptions& o) {
+  EndpointConfig c;
+  c.name = "generator";
+  c.baseUrl = o.generator == "offline" ? "offline" : o.generator;
+  c.model = o.model.empty() ? (c.baseUrl == "offline" ? "" : "default") : o.model;
+  c.apiKeyEnv = o.apiKeyEnv;
+  c.timeoutSeconds = o.timeoutSeconds;
+  c.concurrency = static_cast<int>(o.concurrency);
+  c.requestsPerMinute = o.rpm;
+  c.maxTokens = o.maxTokens;
+  c.pricePer1kInput = o.priceIn;
+  c.pricePer1kOutput = o.priceOut;
+  return c;
+}
+
+EndpointConfig judgeEndpoint(const JobOptions& o) {
+  EndpointConfig c = generatorEndpoint(o);
+  c.name = "judge";
+  c.baseUrl = o.judge == "offline" ? "offline" : o.judge;
+  c.model = !o.judgeModel.empty() ? o.judgeModel : (!o.model.empty() ? o.model : "");
+  if (c.model.empty() && c.baseUrl != "offline") c.model = "default";
+  return c;
+}
+
+std::unique_ptr<core::llm::ResponseCache> openCache(const JobOptions& o) {
+  if (o.noCache) return nullptr;
+  auto cache = std::make_unique<core::llm::ResponseCache>();
+  const std::filesystem::path path =
+      o.cache.empty() ? core::llm::ResponseCache::defaultPath() : std::filesystem::path(o.cache);
+  std::string err;
+  if (!cache->open(path, &err)) {
+    std::cerr << "ragscope-cli: warning: response cache not used: " << err << "\n";
+    return nullptr;
+  }
+  return cache;
+}
+
+core::eval::RunSummary runWithProgress(core::store::RunStore& store, core::llm::Provider& provider,
+                                       const core::eval::EngineOptions& options, bool quiet) {
+  std::stop_source stopSource;
+  g_interrupted = false;
+  auto previous = std::signal(SIGINT, onInterrupt);
+  // The signal handler may only set a flag; this thread turns it into a stop request.
+  std::jthread watcher([&stopSource](std::stop_token own) {
+    while (!own.stop_requested()) {
+      if (g_interrupted) {
+        stopSource.request_stop();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  StderrProgress progress(quiet);
+  auto summary = core::eval::executeRun(store, provider, options, &progress, stopSource.get_token());
+  watcher.request_stop();
+  watcher.join();
+  std::signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
+  return summary;
+}
+
+void printEstimate(const core::eval::Estimate& e, const EndpointConfig& endpoint) {
+  std::cout << "estimate:\n"
+            << "  calls           " << e.calls << " (" << e.alreadyDone << " items already done";
+  if (e.cached) std::cout << ", " << e.cached << " of the calls answered by the cache";
+  std::cout << ")\n"
+            << "  prompt tokens   " << e.promptTokens << " (prompt bytes / 4)\n"
+            << "  output tokens   " << e.completionTokens << " (at most " << endpoint.maxTokens
+            << " per call)\n";
+  char cost[64];
+  std::snprintf(cost, sizeof cost, "%.4f", e.costUsd);
+  std::cout << "  cost            $" << cost << " (at $" << endpoint.pricePer1kInput << " / $"
+            << endpoint.pricePer1kOutput << " per 1k tokens in / out"
+            << (endpoint.baseUrl == "offline" ? "; offline heuristics are free" : "") << ")\n";
+}
+
+void printSummary(const core::eval::RunSummary& s, core::store::RunStore& store) {
+  const auto counts = store.counts();
+  char cost[64];
+  std::snprintf(cost, sizeof cost, "%.4f", counts.costUsd);
+  std::cout << "run:        " << store.path().string() << "\n"
+            << "status:     " << core::eval::outcomeStatus(s.outcome)
+            << (s.error.empty() ? "" : ": " + s.error) << "\n"
+            << "items:      " << counts.total << " (" << counts.done << " done, " << counts.errors
+            << " errors, " << counts.pending + counts.cancelled << " not run)\n"
+            << "this run:   " << s.progress.callsThisSession << " calls, " << s.progress.fromCache
+            << " from the cache, " << s.skipped << " already done before\n"
+            << "tokens:     " << counts.promptTokens << " prompt + " << counts.completionTokens
+            << " completion\n"
+            << "cost:       $" << cost << "\n";
+  if (counts.heuristic > 0) {
+    std::cout << "note:       " << counts.heuristic
+              << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
+  }
+}
+
+}  // namespace ragscope::cli

@@ -1,0 +1,838 @@
+// The run engine and what it stands on: SHA-256, the response cache, the run store, resume,
+// budget and estimate, the offline heuristic providers and prompts, secrets hygiene of the CLI,
+// and a kill -9 crash test of `ragscope-cli generate` against the test server process.
+
+#include "core/eval/generatejob.h"
+#include "core/eval/runengine.h"
+#include "core/llm/cachingprovider.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/offline.h"
+#include "core/llm/prompts.h"
+#include "core/llm/responsecache.h"
+#include "core/store/runstore.h"
+#include "core/util/sha256.h"
+#include "core/util/sqlitedb.h"
+#include "testserver/testserver.h"
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace ragscope::core;
+using namespace ragscope::core::llm;
+using ragscope::core::store::ItemStatus;
+using ragscope::core::store::RunStore;
+
+namespace {
+
+// A provider that answers on its own thread after `delayMs`, counting completed calls per prompt.
+// cancelAll() answers queued calls Cancelled (they are not counted as completed).
+class FakeProvider final : public Provider {
+ public:
+  struct Counter {
+    std::mutex mutex;
+    std::map<std::string, int> completed;  // prompt -> Ok answers delivered
+    int submitted = 0;
+    int total() {
+      std::lock_guard lock(mutex);
+      int n = 0;
+      for (const auto& [k, v] : completed) n += v;
+      return n;
+    }
+  };
+
+  FakeProvider(std::shared_ptr<Counter> counter, int delayMs = 0, double costPerCall = 0.0)
+      : m_counter(std::move(counter)), m_delayMs(delayMs), m_cost(costPerCall) {
+    m_config.name = "fake";
+    m_config.baseUrl = "http://fake.invalid/v1";
+    m_config.model = "fake-model";
+    m_thread = std::thread([this] { work(); });
+  }
+  ~FakeProvider() override {
+    cancelAll();
+    {
+      std::lock_guard lock(m_mutex);
+      m_quit = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+  }
+
+  EndpointConfig& mutableConfig() { return m_config; }
+  std::set<std::string> failPrompts;  // answered with an error
+
+  std::string cacheIdentity() const override { return "fake|" + m_config.model; }
+  std::string requestBody(const LlmRequest& r) const override { return toJson(r).dump(); }
+  void submit(LlmRequest request, ResponseCallback done) override {
+    {
+      std::lock_guard lock(m_counter->mutex);
+      ++m_counter->submitted;
+    }
+    {
+      std::lock_guard lock(m_mutex);
+      m_queue.push_back({std::move(request), std::move(done)});
+    }
+    m_wake.notify_one();
+  }
+  void cancelAll() override {
+    std::deque<Job> dropped;
+    {
+      std::lock_guard lock(m_mutex);
+      dropped.swap(m_queue);
+    }
+    for (auto& job : dropped) {
+      LlmResponse r;
+      r.status = CallStatus::Cancelled;
+      job.done(std::move(r));
+    }
+  }
+  void waitIdle() override {
+    std::unique_lock lock(m_mutex);
+    m_idle.wait(lock, [this] { return m_queue.empty() && !m_busy; });
+  }
+  const EndpointConfig& config() const override { return m_config; }
+
+ private:
+  struct Job {
+    LlmRequest request;
+    ResponseCallback done;
+  };
+  void work() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock lock(m_mutex);
+        m_wake.wait(lock, [this] { return m_quit || !m_queue.empty(); });
+        if (m_queue.empty()) return;
+        job = std::move(m_queue.front());
+        m_queue.pop_front();
+        m_busy = true;
+      }
+      if (m_delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
+      const std::string prompt = job.request.messages.empty() ? "" : job.request.messages.back().content;
+      LlmResponse r;
+      if (failPrompts.count(prompt)) {
+        r.status = CallStatus::Error;
+        r.error = "http 500 after 5 attempts";
+      } else {
+        r.status = CallStatus::Ok;
+        r.text = "answer to " + prompt;
+        r.usage.promptTokens = 10;
+        r.usage.completionTokens = 10;
+        r.usage.costUsd = m_cost;
+        std::lock_guard lock(m_counter->mutex);
+        ++m_counter->completed[prompt];
+      }
+      job.done(std::move(r));
+      {
+        std::lock_guard lock(m_mutex);
+        m_busy = false;
+      }
+      m_idle.notify_all();
+    }
+  }
+
+  std::shared_ptr<Counter> m_counter;
+  int m_delayMs;
+  double m_cost;
+  EndpointConfig m_config;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::condition_variable m_idle;
+  std::deque<Job> m_queue;
+  bool m_busy = false;
+  bool m_quit = false;
+  std::thread m_thread;
+};
+
+std::vector<store::NewItem> makeItems(int n, const std::string& prefix = "p") {
+  std::vector<store::NewItem> items;
+  for (int i = 0; i < n; ++i) {
+    LlmRequest r;
+    r.messages.push_back({"user", prefix + std::to_string(i)});
+    items.push_back({"k" + std::to_string(i), "test", toJson(r).dump()});
+  }
+  return items;
+}
+
+store::RunRecord testRecord() {
+  store::RunRecord rec;
+  rec.kind = "test";
+  rec.settings = {{"answer", 42}};
+  rec.templateText = "T {question}";
+  rec.templateHash = templateHash(rec.templateText);
+  rec.endpoint = toJson(EndpointConfig{});
+  return rec;
+}
+
+// Stops the run after `after` committed results.
+class StopAfter final : public eval::ProgressListener {
+ public:
+  StopAfter(std::stop_source& source, int after) : m_source(source), m_after(after) {}
+  void onResult(const store::WorkItem&, const store::ItemResult& r) override {
+    if (r.status != ItemStatus::Cancelled && ++m_seen >= m_after) m_source.request_stop();
+  }
+  int seen() const { return m_seen; }
+
+ private:
+  std::stop_source& m_source;
+  int m_after;
+  int m_seen = 0;
+};
+
+eval::EngineOptions engineOptions(std::size_t concurrency, std::optional<double> budget = std::nullopt,
+                                  bool retryErrors = false) {
+  eval::EngineOptions o;
+  o.concurrency = concurrency;
+  o.budgetUsd = budget;
+  o.retryErrors = retryErrors;
+  return o;
+}
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestEngine : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void sha256_data();
+  void sha256();
+  void prompts();
+  void cacheHitMiss();
+  void cacheOnlySuccess();
+  void storeRoundTrip();
+  void resumeAfterStop();
+  void retryErrors();
+  void budgetPause();
+  void estimateNumbers();
+  void offlineReader_data();
+  void offlineReader();
+  void offlineJudge_data();
+  void offlineJudge();
+  void offlineSplitter();
+  void offlineProviderEndToEnd();
+  void cliGenerateOffline();
+  void secretsNeverWritten();
+  void crashAndResume();
+};
+
+void TestEngine::sha256_data() {
+  QTest::addColumn<QByteArray>("input");
+  QTest::addColumn<QString>("hex");
+  // FIPS 180-2 test vectors.
+  QTest::newRow("empty") << QByteArray()
+                         << "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  QTest::newRow("abc") << QByteArray("abc")
+                       << "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+  QTest::newRow("448 bits")
+      << QByteArray("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+      << "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1";
+  QTest::newRow("million a") << QByteArray(1000000, 'a')
+                             << "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+}
+
+void TestEngine::sha256() {
+  QFETCH(QByteArray, input);
+  QFETCH(QString, hex);
+  QCOMPARE(QString::fromStdString(sha256Hex(std::string_view(input.constData(), input.size()))), hex);
+  // Fed in odd pieces, the same digest.
+  Sha256 h;
+  for (qsizetype i = 0; i < input.size(); i += 37) {
+    h.update(input.constData() + i, static_cast<std::size_t>(std::min<qsizetype>(37, input.size() - i)));
+  }
+  QCOMPARE(QString::fromStdString(h.hexDigest()), hex);
+}
+
+void TestEngine::prompts() {
+  const std::string out = renderTemplate("Q: {question} / {documents} / {unknown}",
+                                         {{"question", "why {documents}?"}, {"documents", "D"}});
+  // Values are not re-expanded; unknown placeholders stay.
+  QCOMPARE(QString::fromStdString(out), QString("Q: why {documents}? / D / {unknown}"));
+  QCOMPARE(templateHash(defaultRagTemplate()), sha256Hex(defaultRagTemplate()));
+  QCOMPARE(QString::fromStdString(formatPassages({"a", "b"})), QString("Passage 1: a\n\nPassage 2: b"));
+  // The default templates parse back into their sections.
+  const auto rag = parsePromptSections(renderTemplate(
+      defaultRagTemplate(), {{"question", "Who?"}, {"documents", formatPassages({"One.\nTwo.", "Three."})}}));
+  QCOMPARE(QString::fromStdString(rag.question), QString("Who?"));
+  QCOMPARE(rag.passages.size(), std::size_t{2});
+  QCOMPARE(QString::fromStdString(rag.passages[0]), QString("One.\nTwo."));
+  const auto judge = parsePromptSections(renderTemplate(
+      defaultClaimJudgeTemplate(),
+      {{"documents", formatPassages({"X."})}, {"claims", formatClaims({"c1", "c2"})}}));
+  QCOMPARE(judge.claims.size(), std::size_t{2});
+  QCOMPARE(judge.passages.size(), std::size_t{1});
+  const auto split = parsePromptSections(renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A b. C d."}}));
+  QVERIFY(split.hasText);
+  QCOMPARE(QString::fromStdString(split.text), QString("A b. C d."));
+}
+
+void TestEngine::cacheHitMiss() {
+  QTemporaryDir dir;
+  ResponseCache cache;
+  std::string err;
+  QVERIFY2(cache.open((dir.path() + "/cache/responses.sqlite").toStdString(), &err), err.c_str());
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  const auto items = makeItems(50);
+  for (int round = 0; round < 2; ++round) {
+    RunStore store;
+    QVERIFY2(store.create((dir.path() + "/run" + QString::number(round) + ".db").toStdString(), testRecord(), &err), err.c_str());
+    QVERIFY(store.addItems(items, &err));
+    CachingProvider provider(std::make_unique<FakeProvider>(counter, 0), cache);
+    const auto summary = eval::executeRun(store, provider, engineOptions(4), nullptr, {});
+    QCOMPARE(summary.outcome, eval::RunOutcome::Done);
+    QCOMPARE(summary.progress.done, std::size_t{50});
+    QCOMPARE(summary.progress.fromCache, round == 0 ? std::size_t{0} : std::size_t{50});
+    const auto results = store.results();
+    QCOMPARE(results.size(), std::size_t{50});
+    for (const auto& r : results) QCOMPARE(r.result.fromCache, round == 1);
+    QCOMPARE(QString::fromStdString(results[7].result.text), QString("answer to p7"));
+  }
+  // The second run made no provider call at all.
+  QCOMPARE(counter->submitted, 50);
+  QCOMPARE(counter->total(), 50);
+  QCOMPARE(cache.entryCount(), std::uint64_t{50});
+  // Another model is another identity: a miss.
+  FakeProvider other(counter);
+  other.mutableConfig().model = "other";
+  LlmRequest r;
+  r.messages.push_back({"user", "p1"});
+  QVERIFY(!cache.lookup(ResponseCache::key(other, r)));
+}
+
+void TestEngine::cacheOnlySuccess() {
+  QTemporaryDir dir;
+  ResponseCache cache;
+  std::string err;
+  QVERIFY(cache.open((dir.path() + "/c.sqlite").toStdString(), &err));
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  const auto items = makeItems(10);
+  for (int round = 0; round < 2; ++round) {
+    RunStore store;
+    QVERIFY(store.create((dir.path() + "/r" + QString::number(round) + ".db").toStdString(), testRecord(), &err));
+    QVERIFY(store.addItems(items, &err));
+    auto fake = std::make_unique<FakeProvider>(counter);
+    fake->failPrompts = {"p3", "p4"};
+    CachingProvider provider(std::move(fake), cache);
+    const auto summary = eval::executeRun(store, provider, engineOptions(2), nullptr, {});
+    QCOMPARE(summary.outcome, eval::RunOutcome::DoneWithErrors);
+    QCOMPARE(summary.progress.errors, std::size_t{2});
+    QCOMPARE(store.counts().errors, std::size_t{2});
+  }
+  // The failed calls were asked again; the good ones came from the cache.
+  QCOMPARE(counter->submitted, 12);
+  QCOMPARE(cache.entryCount(), std::uint64_t{8});
+}
+
+void TestEngine::storeRoundTrip() {
+  QTemporaryDir dir;
+  const std::string path = (dir.path() + "/run.db").toStdString();
+  std::string err;
+  {
+    RunStore store;
+    QVERIFY2(store.create(path, testRecord(), &err), err.c_str());
+    QVERIFY(store.addItems(makeItems(3), &err));
+    QVERIFY(store.addItems(makeItems(4), &err));  // k0..k2 already there: kept, k3 added
+    auto items = store.items();
+    QCOMPARE(items.size(), std::size_t{4});
+    store::ItemResult ok;
+    ok.itemId = items[0].id;
+    ok.text = "héllo \"quoted\"\nline";
+    ok.usage = {12, 34, 0.5};
+    ok.latencyMs = 12.5;
+    ok.httpStatus = 200;
+    ok.heuristic = true;
+    store::ItemResult bad;
+    bad.itemId = items[1].id;
+    bad.status = ItemStatus::Error;
+    bad.error = "timeout after 60 s";
+    store::ItemResult cancelled;
+    cancelled.itemId = items[2].id;
+    cancelled.status = ItemStatus::Cancelled;
+    QVERIFY2(store.commitResults({ok, bad, cancelled}, &err), err.c_str());
+    QVERIFY(store.setStatus("paused: budget"));
+  }
+  QVERIFY(RunStore::looksLikeRunStore(path));
+  RunStore again;
+  QVERIFY(!again.create(path, testRecord(), &err));  // never overwritten
+  QVERIFY2(again.open(path, &err), err.c_str());
+  const auto rec = again.run();
+  QCOMPARE(QString::fromStdString(rec.kind), QString("test"));
+  QCOMPARE(rec.settings.value("answer", 0), 42);
+  QCOMPARE(QString::fromStdString(rec.templateHash), QString::fromStdString(sha256Hex("T {question}")));
+  QCOMPARE(QString::fromStdString(rec.status), QString("paused: budget"));
+  const auto c = again.counts();
+  QCOMPARE(c.total, std::size_t{4});
+  QCOMPARE(c.done, std::size_t{1});
+  QCOMPARE(c.errors, std::size_t{1});
+  QCOMPARE(c.cancelled, std::size_t{1});
+  QCOMPARE(c.pending, std::size_t{1});
+  QCOMPARE(c.promptTokens, std::int64_t{12});
+  QCOMPARE(c.heuristic, std::size_t{1});
+  const auto results = again.results();
+  QCOMPARE(results.size(), std::size_t{2});
+  QCOMPARE(QString::fromStdString(results[0].result.text), QString::fromUtf8("héllo \"quoted\"\nline"));
+  QCOMPARE(results[0].result.latencyMs, 12.5);
+  QCOMPARE(QString::fromStdString(results[1].result.error), QString("timeout after 60 s"));
+  QCOMPARE(again.itemsToRun(false).size(), std::size_t{2});  // cancelled + pending
+  QCOMPARE(again.itemsToRun(true).size(), std::size_t{3});
+  const auto items = again.items();
+  QCOMPARE(items[0].attempts, 1);
+  QCOMPARE(items[2].attempts, 0);  // a cancelled call is no attempt
+  // Schema version is recorded.
+  SqliteDb raw;
+  QVERIFY(raw.open(path, false, &err));
+  QCOMPARE(raw.userVersion(), RunStore::kSchemaVersion);
+}
+
+void TestEngine::resumeAfterStop() {
+  QTemporaryDir dir;
+  const std::string path = (dir.path() + "/run.db").toStdString();
+  std::string err;
+  const int n = 120;
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  {
+    RunStore store;
+    QVERIFY(store.create(path, testRecord(), &err));
+    QVERIFY(store.addItems(makeItems(n), &err));
+    FakeProvider provider(counter, 2);
+    std::stop_source source;
+    StopAfter stopper(source, 40);
+    const auto summary = eval::executeRun(store, provider, engineOptions(6), &stopper, source.get_token());
+    QCOMPARE(summary.outcome, eval::RunOutcome::Cancelled);
+    QCOMPARE(QString::fromStdString(store.run().status), QString("cancelled"));
+    const auto c = store.counts();
+    QVERIFY(c.done >= 40 && c.done < static_cast<std::size_t>(n));
+    QCOMPARE(static_cast<int>(c.done), counter->total());  // committed == completed
+  }
+  {
+    RunStore store;
+    QVERIFY(store.open(path, &err));
+    FakeProvider provider(counter, 1);
+    const auto summary = eval::executeRun(store, provider, engineOptions(6), nullptr, {});
+    QCOMPARE(summary.outcome, eval::RunOutcome::Done);
+    QVERIFY(summary.skipped >= 40);
+    const auto c = store.counts();
+    QCOMPARE(c.done, std::size_t{n});
+    for (const auto& item : store.items()) QCOMPARE(item.attempts, 1);
+  }
+  // Every item was completed exactly once by a provider.
+  QCOMPARE(static_cast<int>(counter->completed.size()), n);
+  for (const auto& [prompt, times] : counter->completed) QCOMPARE(times, 1);
+  // A finished run resumed again does nothing.
+  RunStore store;
+  QVERIFY(store.open(path, &err));
+  FakeProvider provider(counter, 0);
+  const int before = counter->submitted;
+  QCOMPARE(eval::executeRun(store, provider, {}, nullptr, {}).outcome, eval::RunOutcome::Done);
+  QCOMPARE(counter->submitted, before);
+}
+
+void TestEngine::retryErrors() {
+  QTemporaryDir dir;
+  const std::string path = (dir.path() + "/run.db").toStdString();
+  std::string err;
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  RunStore store;
+  QVERIFY(store.create(path, testRecord(), &err));
+  QVERIFY(store.addItems(makeItems(10), &err));
+  {
+    FakeProvider provider(counter);
+    provider.failPrompts = {"p2", "p5"};
+    QCOMPARE(eval::executeRun(store, provider, {}, nullptr, {}).outcome, eval::RunOutcome::DoneWithErrors);
+  }
+  FakeProvider provider(counter);
+  // Without the flag errors stay; with it they are redone (and now succeed).
+  auto s1 = eval::executeRun(store, provider, {}, nullptr, {});
+  QCOMPARE(s1.outcome, eval::RunOutcome::DoneWithErrors);
+  QCOMPARE(counter->submitted, 10);
+  auto s2 = eval::executeRun(store, provider, engineOptions(8, std::nullopt, true), nullptr, {});
+  QCOMPARE(s2.outcome, eval::RunOutcome::Done);
+  QCOMPARE(counter->submitted, 12);
+  QCOMPARE(store.counts().done, std::size_t{10});
+  QCOMPARE(store.items()[2].attempts, 2);
+}
+
+void TestEngine::budgetPause() {
+  QTemporaryDir dir;
+  const std::string path = (dir.path() + "/run.db").toStdString();
+  std::string err;
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  RunStore store;
+  QVERIFY(store.create(path, testRecord(), &err));
+  QVERIFY(store.addItems(makeItems(20), &err));
+  {
+    // Each call reports $0.01; before any answer the engine estimates max_tokens (10) at
+    // $1/1k output tokens = $0.01 too.
+    FakeProvider provider(counter, 0, 0.01);
+    provider.mutableConfig().maxTokens = 10;
+    provider.mutableConfig().pricePer1kOutput = 1.0;
+    const auto s = eval::executeRun(store, provider, engineOptions(1, 0.055), nullptr, {});
+    QCOMPARE(s.outcome, eval::RunOutcome::PausedBudget);
+    QCOMPARE(s.progress.done, std::size_t{5});
+    QVERIFY(s.progress.costUsd <= 0.055);
+    QCOMPARE(QString::fromStdString(store.run().status), QString("paused: budget"));
+  }
+  {
+    // Concurrency does not let in-flight calls overshoot: they are counted before submission.
+    FakeProvider provider(counter, 1, 0.01);
+    provider.mutableConfig().maxTokens = 10;
+    provider.mutableConfig().pricePer1kOutput = 1.0;
+    const auto s = eval::executeRun(store, provider, engineOptions(8, 0.125), nullptr, {});
+    QCOMPARE(s.outcome, eval::RunOutcome::PausedBudget);
+    QCOMPARE(store.counts().done, std::size_t{12});
+    const auto s2 = eval::executeRun(store, provider, engineOptions(8, 1.0), nullptr, {});
+    QCOMPARE(s2.outcome, eval::RunOutcome::Done);
+  }
+  QCOMPARE(store.counts().done, std::size_t{20});
+  QCOMPARE(counter->submitted, 20);
+  QVERIFY(std::abs(store.counts().costUsd - 0.20) < 1e-9);
+}
+
+void TestEngine::estimateNumbers() {
+  QTemporaryDir dir;
+  std::string err;
+  std::vector<store::NewItem> items;
+  for (int i = 0; i < 3; ++i) {
+    LlmRequest r;
+    r.messages.push_back({"system", std::string(100, 's')});
+    r.messages.push_back({"user", std::string(300, 'u')});  // 400 bytes -> 100 tokens
+    items.push_back({"e" + std::to_string(i), "test", toJson(r).dump()});
+  }
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  FakeProvider provider(counter);
+  provider.mutableConfig().maxTokens = 50;
+  provider.mutableConfig().pricePer1kInput = 1.0;
+  provider.mutableConfig().pricePer1kOutput = 2.0;
+  const auto e = eval::estimateItems(items, provider);
+  QCOMPARE(e.calls, std::size_t{3});
+  QCOMPARE(e.promptTokens, std::int64_t{300});
+  QCOMPARE(e.completionTokens, std::int64_t{150});
+  QVERIFY(std::abs(e.costUsd - (0.3 + 0.3)) < 1e-12);
+  // From a store with one item done: two calls left.
+  RunStore store;
+  QVERIFY(store.create((dir.path() + "/r.db").toStdString(), testRecord(), &err));
+  QVERIFY(store.addItems(items, &err));
+  store::ItemResult done;
+  done.itemId = store.items()[0].id;
+  QVERIFY(store.commitResults({done}, &err));
+  const auto e2 = eval::estimateRun(store, provider, false);
+  QCOMPARE(e2.calls, std::size_t{2});
+  QCOMPARE(e2.alreadyDone, std::size_t{1});
+  QCOMPARE(e2.promptTokens, std::int64_t{200});
+  QVERIFY(std::abs(e2.costUsd - 0.4) < 1e-12);
+  QCOMPARE(counter->submitted, 0);  // an estimate calls nothing
+}
+
+void TestEngine::offlineReader_data() {
+  QTest::addColumn<QString>("question");
+  QTest::addColumn<QStringList>("passages");
+  QTest::addColumn<QString>("expected");
+  const QStringList bridge = {
+      "The Kessel Bridge crosses the Amber River. It was designed by Lena Hart. The bridge opened "
+      "to traffic in 1931 after four years of work.",
+      "The Amber River floods most springs. A ferry ran before any bridge existed."};
+  QTest::newRow("year") << "When did the Kessel Bridge open to traffic?" << bridge
+                        << "The bridge opened to traffic in 1931 after four years of work.";
+  QTest::newRow("designer") << "Who designed the Kessel Bridge?" << bridge
+                            << "It was designed by Lena Hart.";
+  QTest::newRow("second passage") << "What ran before the bridge existed?" << bridge
+                                  << "A ferry ran before any bridge existed.";
+  QTest::newRow("no overlap") << "What is the capital of Peru?" << bridge << "I do not know.";
+  QTest::newRow("no passages") << "Who designed the Kessel Bridge?" << QStringList() << "I do not know.";
+}
+
+void TestEngine::offlineReader() {
+  QFETCH(QString, question);
+  QFETCH(QStringList, passages);
+  QFETCH(QString, expected);
+  std::vector<std::string> p;
+  for (const auto& s : passages) p.push_back(s.toStdString());
+  QCOMPARE(QString::fromStdString(lexicalRead(question.toStdString(), p)), expected);
+  // Through the default prompt, as the provider sees it.
+  const std::string prompt = renderTemplate(
+      defaultRagTemplate(), {{"question", question.toStdString()}, {"documents", formatPassages(p)}});
+  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Reader, prompt)), expected);
+}
+
+void TestEngine::offlineJudge_data() {
+  QTest::addColumn<QString>("claim");
+  QTest::addColumn<bool>("supported");
+  QTest::newRow("right") << "Revenue was $1,234 million in 2022" << true;
+  QTest::newRow("wrong year") << "Revenue was $1,234 million in 1922" << false;
+  QTest::newRow("wrong amount") << "Revenue was $1,243 million in 2022" << false;
+  QTest::newRow("paraphrase numbers") << "In 2022 the company had revenue of 1234 million" << true;
+  QTest::newRow("unrelated words") << "The chief executive resigned in 2022" << false;
+  QTest::newRow("decimal") << "Gross margin reached 41.50 percent" << true;
+}
+
+void TestEngine::offlineJudge() {
+  QFETCH(QString, claim);
+  QFETCH(bool, supported);
+  const std::vector<std::string> docs = {
+      "Total revenue was $1,234 million for fiscal 2022, up from $1,100 million.",
+      "Gross margin reached 41.5 percent."};
+  const std::vector<std::string> claims = {claim.toStdString()};
+  const std::string expected = "- " + claim.toStdString() + (supported ? " SUPPORTED=1" : " SUPPORTED=0");
+  QCOMPARE(QString::fromStdString(lexicalJudge(claims, docs)), QString::fromStdString(expected));
+  const std::string prompt = renderTemplate(
+      defaultClaimJudgeTemplate(), {{"documents", formatPassages(docs)}, {"claims", formatClaims(claims)}});
+  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)), QString::fromStdString(expected));
+}
+
+void TestEngine::offlineSplitter() {
+  const auto claims = lexicalSplitClaims(
+      "Apple reported revenue of $81.8 billion in Q3 2023, and services revenue set an all-time "
+      "record. The CEO is Tim Cook; he joined in 1998. Short one.");
+  QStringList got;
+  for (const auto& c : claims) got << QString::fromStdString(c);
+  QCOMPARE(got, QStringList({"Apple reported revenue of $81.8 billion in Q3 2023",
+                             "services revenue set an all-time record", "The CEO is Tim Cook",
+                             "he joined in 1998", "Short one"}));
+  const std::string prompt = renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A cat sat. A dog ran."}});
+  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)), QString("- A cat sat\n- A dog ran"));
+}
+
+void TestEngine::offlineProviderEndToEnd() {
+  auto provider = makeOfflineProvider(OfflineRole::Reader);
+  QVERIFY(provider->isHeuristic());
+  QCOMPARE(QString::fromStdString(provider->config().baseUrl), QString("offline"));
+  std::mutex m;
+  std::vector<LlmResponse> got;
+  for (int i = 0; i < 20; ++i) {
+    LlmRequest r;
+    r.messages.push_back({"user", renderTemplate(defaultRagTemplate(),
+                                                 {{"question", "Who designed it?"},
+                                                  {"documents", formatPassages({"It was designed by Lena Hart. It is red."})}})});
+    provider->submit(std::move(r), [&](LlmResponse resp) {
+      std::lock_guard lock(m);
+      got.push_back(std::move(resp));
+    });
+  }
+  provider->waitIdle();
+  QCOMPARE(got.size(), std::size_t{20});
+  for (const auto& r : got) {
+    QCOMPARE(r.status, CallStatus::Ok);
+    QVERIFY(r.heuristic);
+    QCOMPARE(QString::fromStdString(r.text), QString("It was designed by Lena Hart."));
+  }
+}
+
+void TestEngine::cliGenerateOffline() {
+  QTemporaryDir dir;
+  const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
+  QProcess cli;
+  cli.setWorkingDirectory(dir.path());
+  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", demo + "topics.tsv", "--dataset",
+                                demo + "collection.tsv", "--run", demo + "run-good.trec", "--k", "3",
+                                "--store", dir.path() + "/g.db", "--out", dir.path() + "/a.jsonl",
+                                "--quiet"});
+  QVERIFY(cli.waitForFinished(60000));
+  QCOMPARE(cli.exitCode(), 0);
+  const auto lines = readAll(dir.path() + "/a.jsonl").trimmed().split('\n');
+  QCOMPARE(lines.size(), 29);  // 29 demo questions
+  const auto first = nlohmann::json::parse(lines[0].toStdString());
+  QCOMPARE(QString::fromStdString(first["qid"].get<std::string>()), QString("q01"));
+  QVERIFY(first["heuristic"].get<bool>());
+  QVERIFY(first["error"].is_null());
+  QVERIFY(QString::fromStdString(first["answer"].get<std::string>()).contains("1962"));
+  // runs lists it; resume of a finished run makes no call and exits 0.
+  QProcess runs;
+  runs.start(RAGSCOPE_CLI_PATH, {"runs", dir.path(), "--json"});
+  QVERIFY(runs.waitForFinished(30000));
+  const auto list = nlohmann::json::parse(runs.readAllStandardOutput().toStdString());
+  QCOMPARE(list.size(), std::size_t{1});
+  QCOMPARE(QString::fromStdString(list[0]["status"].get<std::string>()), QString("done"));
+  QCOMPARE(list[0]["done"].get<int>(), 29);
+  QProcess resume;
+  resume.start(RAGSCOPE_CLI_PATH, {"resume", dir.path() + "/g.db", "--quiet"});
+  QVERIFY(resume.waitForFinished(30000));
+  QCOMPARE(resume.exitCode(), 0);
+  QVERIFY(resume.readAllStandardOutput().contains("0 calls"));
+}
+
+void TestEngine::secretsNeverWritten() {
+  QTemporaryDir dir;
+  const QByteArray marker =
+      "rgs-secret-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
+  ragscope::testserver::Options options;
+  options.requiredApiKey = marker.toStdString();  // the key must really travel
+  options.logPath = (dir.path() + "/server.log").toStdString();
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  QFile topics(dir.path() + "/topics.tsv");
+  QVERIFY(topics.open(QIODevice::WriteOnly));
+  for (int i = 0; i < 10; ++i) topics.write(QByteArray("s") + QByteArray::number(i) + "\tquestion number " + QByteArray::number(i) + "\n");
+  topics.close();
+  QProcess cli;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("RAGSCOPE_TEST_KEY", QString::fromLatin1(marker));
+  cli.setProcessEnvironment(env);
+  cli.setWorkingDirectory(dir.path());
+  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
+                                "--generator", QString::fromStdString(server.baseUrl()), "--model", "test-model",
+                                "--api-key-env", "RAGSCOPE_TEST_KEY", "--store", dir.path() + "/run.db",
+                                "--cache", dir.path() + "/cache.sqlite", "--out", dir.path() + "/out.jsonl"});
+  QVERIFY(cli.waitForFinished(60000));
+  const QByteArray out = cli.readAllStandardOutput() + cli.readAllStandardError();
+  QVERIFY2(cli.exitCode() == 0, out.constData());
+  QVERIFY(!out.contains(marker));
+  // The server saw the key on every request (so it was used), and accepted them.
+  const auto log = server.log();
+  QCOMPARE(log.size(), std::size_t{10});
+  for (const auto& e : log) {
+    QCOMPARE(QByteArray::fromStdString(e.authorization), "Bearer " + marker);
+    QCOMPARE(e.status, 200);
+  }
+  server.stop();
+  // No byte of any file the run wrote holds the key (store incl. WAL, cache, answers, log).
+  int files = 0;
+  QDirIterator it(dir.path(), QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString f = it.next();
+    ++files;
+    QVERIFY2(!readAll(f).contains(marker), qPrintable(f));
+  }
+  QVERIFY(files >= 4);
+  // The variable's name is stored (resume needs it), never its value.
+  RunStore store;
+  std::string err;
+  QVERIFY(store.open((dir.path() + "/run.db").toStdString(), &err));
+  QCOMPARE(QString::fromStdString(store.run().endpoint.value("api_key_env", std::string())), QString("RAGSCOPE_TEST_KEY"));
+  QCOMPARE(store.counts().done, std::size_t{10});
+}
+
+void TestEngine::crashAndResume() {
+  QTemporaryDir dir;
+  const int n = 500;
+  const int concurrency = 8;
+  QFile topics(dir.path() + "/topics.tsv");
+  QVERIFY(topics.open(QIODevice::WriteOnly));
+  for (int i = 0; i < n; ++i) {
+    topics.write("c" + QByteArray::number(i) + "\twhat is item " + QByteArray::number(i) + " of the crash test?\n");
+  }
+  topics.close();
+  const QString log = dir.path() + "/server.log";
+  QProcess server;
+  server.start(RAGSCOPE_TESTSERVER_PATH, {"--port", "0", "--latency-ms", "20", "--log", log});
+  QVERIFY(server.waitForStarted());
+  QVERIFY(server.waitForReadyRead(10000));
+  const int port = server.readLine().trimmed().toInt();
+  QVERIFY(port > 0);
+  const QString base = QString("http://127.0.0.1:%1/v1").arg(port);
+  const QString store = dir.path() + "/run.db";
+  const QString cache = dir.path() + "/cache.sqlite";
+  auto countLines = [&] { return readAll(log).count('\n'); };
+
+  QProcess cli;
+  cli.setWorkingDirectory(dir.path());
+  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
+                                "--generator", base, "--model", "test-model", "--concurrency",
+                                QString::number(concurrency), "--store", store, "--cache", cache, "--quiet"});
+  QVERIFY(cli.waitForStarted());
+  QElapsedTimer timer;
+  timer.start();
+  while (countLines() < 150 && timer.elapsed() < 60000 && cli.state() == QProcess::Running) QTest::qWait(5);
+  QCOMPARE(cli.state(), QProcess::Running);
+  cli.kill();  // SIGKILL
+  QVERIFY(cli.waitForFinished(10000));
+  const int atKill = countLines();
+  QVERIFY(atKill >= 150 && atKill < n);
+  {
+    RunStore s;
+    std::string err;
+    QVERIFY2(s.open(store.toStdString(), &err), err.c_str());
+    QCOMPARE(QString::fromStdString(s.run().status), QString("running"));
+    const auto c = s.counts();
+    // Committed before the kill: everything but the calls in flight (slots free on commit).
+    QVERIFY2(c.done + concurrency + 2 >= static_cast<std::size_t>(atKill - concurrency),
+             qPrintable(QString("done %1, server saw %2").arg(c.done).arg(atKill)));
+    qInfo("killed after %d server requests with %zu results committed", atKill, c.done);
+  }
+
+  QProcess resume;
+  resume.setWorkingDirectory(dir.path());
+  resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--quiet"});
+  QVERIFY(resume.waitForFinished(120000));
+  QVERIFY2(resume.exitCode() == 0, (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
+  QTest::qWait(100);  // the server logs a reply just after sending it
+
+  // Every item done exactly once in the store, and the server answered at most n + concurrency.
+  RunStore s;
+  std::string err;
+  QVERIFY(s.open(store.toStdString(), &err));
+  QCOMPARE(QString::fromStdString(s.run().status), QString("done"));
+  const auto items = s.items();
+  QCOMPARE(items.size(), std::size_t(n));
+  std::set<std::string> keys;
+  for (const auto& item : items) {
+    QCOMPARE(item.status, ItemStatus::Done);
+    QCOMPARE(item.attempts, 1);
+    keys.insert(item.key);
+  }
+  QCOMPARE(keys.size(), std::size_t(n));
+  QCOMPARE(s.results().size(), std::size_t(n));
+  const QList<QByteArray> lines = readAll(log).trimmed().split('\n');
+  qInfo("server requests in all: %lld (items %d, concurrency %d)", static_cast<long long>(lines.size()), n, concurrency);
+  QVERIFY(lines.size() <= n + concurrency);
+  // Each item's request reached the server: its body hash is in the log.
+  std::map<std::string, int> byHash;
+  for (const auto& line : lines) {
+    const auto j = nlohmann::json::parse(line.toStdString());
+    QCOMPARE(j["status"].get<int>(), 200);
+    ++byHash[j["body_hash"].get<std::string>()];
+  }
+  EndpointConfig ep;
+  ep.baseUrl = base.toStdString();
+  ep.model = "test-model";
+  auto http = makeHttpProvider(ep);
+  int redone = 0;
+  for (const auto& item : items) {
+    const auto request = requestFromJson(nlohmann::json::parse(item.requestJson));
+    QVERIFY(request.has_value());
+    const auto hash = ragscope::testserver::TestServer::hashBody(http->requestBody(*request));
+    QVERIFY2(byHash.count(hash), item.key.c_str());
+    if (byHash[hash] > 1) ++redone;
+  }
+  qInfo("items whose request was sent twice (in flight at the kill): %d", redone);
+  QVERIFY(redone <= concurrency);
+
+  // Cache: the same run again in a new store makes zero requests.
+  const int before = lines.size();
+  QProcess again;
+  again.setWorkingDirectory(dir.path());
+  again.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
+                                  "--generator", base, "--model", "test-model", "--store", dir.path() + "/run2.db",
+                                  "--cache", cache, "--quiet"});
+  QVERIFY(again.waitForFinished(60000));
+  QCOMPARE(again.exitCode(), 0);
+  QTest::qWait(100);
+  QCOMPARE(static_cast<int>(readAll(log).trimmed().split('\n').size()), before);
+  RunStore s2;
+  QVERIFY(s2.open((dir.path() + "/run2.db").toStdString(), &err));
+  QCOMPARE(s2.counts().done, std::size_t(n));
+  QCOMPARE(s2.counts().fromCache, std::size_t(n));
+  server.terminate();
+  server.waitForFinished(5000);
+}
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"
