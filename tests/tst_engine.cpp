@@ -547,13 +547,13 @@ void TestEngine::offlineReader_data() {
   QTest::addColumn<QStringList>("passages");
   QTest::addColumn<QString>("expected");
   const QStringList bridge = {
-      "The Kessel Bridge crosses the Amber River. It was designed by Lena Hart. The bridge opened "
+      "The Kessel Bridge crosses the Amber River. The Kessel Bridge was designed by Lena Hart. The bridge opened "
       "to traffic in 1931 after four years of work.",
       "The Amber River floods most springs. A ferry ran before any bridge existed."};
   QTest::newRow("year") << "When did the Kessel Bridge open to traffic?" << bridge
                         << "The bridge opened to traffic in 1931 after four years of work.";
   QTest::newRow("designer") << "Who designed the Kessel Bridge?" << bridge
-                            << "It was designed by Lena Hart.";
+                            << "The Kessel Bridge was designed by Lena Hart.";
   QTest::newRow("second passage") << "What ran before the bridge existed?" << bridge
                                   << "A ferry ran before any bridge existed.";
   QTest::newRow("no overlap") << "What is the capital of Peru?" << bridge << "I do not know.";
@@ -579,7 +579,7 @@ void TestEngine::offlineJudge_data() {
   QTest::newRow("right") << "Revenue was $1,234 million in 2022" << true;
   QTest::newRow("wrong year") << "Revenue was $1,234 million in 1922" << false;
   QTest::newRow("wrong amount") << "Revenue was $1,243 million in 2022" << false;
-  QTest::newRow("paraphrase numbers") << "In 2022 the company had revenue of 1234 million" << true;
+  QTest::newRow("paraphrase numbers") << "In fiscal 2022 revenue totalled 1234 million" << true;
   QTest::newRow("unrelated words") << "The chief executive resigned in 2022" << false;
   QTest::newRow("decimal") << "Gross margin reached 41.50 percent" << true;
 }

@@ -418,6 +418,9 @@ bool TestServer::start() {
   svr.widenBacklog(1024);
   m_impl->started = Clock::now();
   m_impl->thread = std::thread([this] { m_impl->server.listen_after_bind(); });
+  // httplib's stop() does nothing until the accept loop runs; wait for it so that an immediate
+  // stop() cannot leave the thread blocked in accept().
+  while (!svr.is_running()) std::this_thread::sleep_for(std::chrono::microseconds(200));
   return true;
 }
 
