@@ -14,9 +14,11 @@
 
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
+#include "ui/jobsdock.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
+#include "ui/pages/endpointspage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/preferences.h"
@@ -56,6 +58,13 @@ MainWindow::MainWindow(QWidget* parent)
   setCentralWidget(central);
 
   addDockWidget(Qt::BottomDockWidgetArea, m_issues);
+  // LLM jobs of every page, and the stored runs; hidden until the first job or View > Jobs.
+  auto* jobs = new JobsDock(m_workbench, this);
+  addDockWidget(Qt::BottomDockWidgetArea, jobs);
+  tabifyDockWidget(m_issues, jobs);
+  jobs->hide();
+  connect(jobs, &JobsDock::statusMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
   statusBar()->addPermanentWidget(m_issueCount);
 
   m_datasetPage = new DatasetPage(m_workbench);
@@ -63,6 +72,7 @@ MainWindow::MainWindow(QWidget* parent)
   addPage(new RetrievalPage(m_workbench, this));
   addPage(new ComparePage(m_workbench, this));
   addPage(new ContrastivePage(m_workbench, this));
+  addPage(new EndpointsPage(this));
   // Later pages (statistics, endpoints, eRAG...) join here, one line each.
 
   connect(m_datasetPage, &DatasetPage::statusMessage, this,
@@ -138,6 +148,7 @@ void MainWindow::buildMenus() {
 
   m_viewMenu = menuBar()->addMenu(tr("&View"));
   m_viewMenu->addAction(m_issues->toggleViewAction());
+  if (auto* jobs = findChild<JobsDock*>()) m_viewMenu->addAction(jobs->toggleViewAction());
   m_viewMenu->addSeparator();
   for (qsizetype i = 0; i < m_pages.size(); ++i) {
     Page* page = m_pages[i];

@@ -52,6 +52,10 @@ class Preferences {
   static inline const Preference<QByteArray> windowState{"window/state"};
   static inline const Preference<QString> lastFolder{"files/lastFolder"};
   static inline const Preference<int> maxRecent{"files/maxRecent", 10};
+  // LLM endpoints as a JSON array of llm::toJson(EndpointConfig): key *names* only, never keys.
+  static inline const Preference<QString> llmEndpoints{"llm/endpoints"};
+  // Folder of the run stores the GUI creates and lists (empty: <app data>/runs).
+  static inline const Preference<QString> runsFolder{"llm/runsFolder"};
 
   // Most recent first, without duplicates.
   static QVector<RecentDataset> recentDatasets();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/eragfinish.h"
 #include "app/cli/joboptions.h"
 #include "core/data/dataset.h"
 #include "core/data/loaders.h"
@@ -100,6 +101,11 @@ llm::OfflineRole offlineRoleFor(const std::string& kind) {
 
 // What a job does once its calls are through (or stopped): for now, generate's --out file.
 int finishJob(store::RunStore& runStore, const std::string& kind, const std::string& out) {
+  if (kind == "erag" || kind == "e2e") {
+    // eragcommand.cpp: labels and scores from the store; --out (or the stored labels path) is
+    // eRAG's --labels-out.
+    return finishEvaluationRun(runStore, {kind == "erag" ? out : std::string(), false});
+  }
   if (kind == "generate" && !out.empty()) {
     std::string err;
     if (!eval::writeAnswersJsonl(runStore, out, &err)) {

@@ -30,6 +30,14 @@ Commands:
   resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
                       continue a stored run; finished calls are never repeated
   runs [DIR] [--json] list run stores with their status and item counts
+  erag --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M --measures LIST
+                      eRAG: one generator call per (query, document), labels from the gold
+                      answers, aggregated per query [--labels-out FILE] [--json] [job options]
+  e2e --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M
+                      end-to-end: one generator call per query with all top-k documents
+  erag-correlate --erag RUN.db --e2e RUN.db [...] [--qrels Q] [--measures LIST] [--json]
+                      Kendall/Spearman of qrels, provenance, contains-answer and eRAG scores
+                      with end-to-end scores (the eRAG paper's Table 1)
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
@@ -57,6 +65,9 @@ int main(int argc, char** argv) {
   if (command == "generate") return ragscope::cli::generateCommand(args);
   if (command == "resume") return ragscope::cli::resumeCommand(args);
   if (command == "runs") return ragscope::cli::runsCommand(args);
+  if (command == "erag") return ragscope::cli::eragCommand(args);
+  if (command == "e2e") return ragscope::cli::e2eCommand(args);
+  if (command == "erag-correlate") return ragscope::cli::eragCorrelateCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/indexdir.h"
 #include "core/data/dataset.h"
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
@@ -87,25 +88,6 @@ bool parseCount(const std::string& s, long long* out) {
   } catch (...) {
     return false;
   }
-}
-
-// Beside the dataset when that folder is writable (or an index is already there), else in the
-// user's cache, keyed by the corpus fingerprint so two datasets never share a folder.
-fs::path chooseIndexDir(const fs::path& firstPath, const Corpus& corpus) {
-  const fs::path beside = defaultIndexDir(firstPath);
-  std::error_code ec;
-  if (fs::exists(beside, ec)) return beside;
-  const fs::path parent = beside.has_parent_path() ? beside.parent_path() : fs::path(".");
-  if (::access(parent.c_str(), W_OK) == 0) return beside;
-  fs::path cache;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    cache = x;
-  else if (const char* h = std::getenv("HOME"); h && *h)
-    cache = fs::path(h) / ".cache";
-  else
-    cache = fs::temp_directory_path(ec);
-  return cache / "ragscope" / "indexes" /
-         (beside.stem().string() + "-" + corpusFingerprint(corpus));
 }
 
 std::string humanBytes(std::uint64_t b) {

@@ -206,6 +206,10 @@ Failure classifyCurl(CURLcode rc, CURL* easy, const Exchange& ex, double timeout
     return {FailureKind::Dns, why};
   if (isTlsError(rc)) return {FailureKind::Tls, why};
   if (rc == CURLE_OPERATION_TIMEDOUT) {
+    // No connect time means the connection itself never came up (connect timeout).
+    curl_off_t connectUs = 0;
+    curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectUs);
+    if (connectUs == 0) return {FailureKind::Timeout, "while connecting (" + why + ")"};
     return {FailureKind::Timeout, "after " + formatSeconds(timeoutSeconds) + " (" + why + ")"};
   }
   if (rc == CURLE_COULDNT_CONNECT) return {FailureKind::Refused, why};
@@ -442,6 +446,8 @@ struct HttpProvider::Impl {
           canStartBy(after) <= after) {
         continue;
       }
+      // Retries scheduled just now count too.
+      if (!delayed.empty()) wakeAt = std::min(wakeAt, delayed.begin()->first);
       long curlTimeout = -1;
       curl_multi_timeout(multi, &curlTimeout);
       long ourTimeout = static_cast<long>(

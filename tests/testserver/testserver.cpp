@@ -307,10 +307,14 @@ struct TestServer::Impl {
     } else {
       respond(req, res, rule, entry);
     }
-    entry.status = rule.behaviour == Behaviour::Reset && completed && authorised ? 0 : res.status;
+    const bool reset = rule.behaviour == Behaviour::Reset && completed && authorised;
+    entry.status = reset ? 0 : res.status;
     entry.endMs = sinceStart();
     --owner.m_inFlight;
+    // Logged before the reset: the client retries the moment it sees the RST, and a test that
+    // reads the log after its last callback must find this attempt there.
     record(std::move(entry));
+    if (reset) resetConnection(req.local_port, req.remote_port);
   }
 
   void respond(const httplib::Request& req, httplib::Response& res, const Rule& rule, LogEntry& entry) {
@@ -350,8 +354,7 @@ struct TestServer::Impl {
                         "application/json");
         return;
       case Behaviour::Reset:
-        resetConnection(req.local_port, req.remote_port);
-        // httplib still tries to write this; the socket is dead, so nothing arrives.
+        // handle() resets the connection after logging; httplib then fails to write this.
         res.status = 500;
         return;
       case Behaviour::Slow:
@@ -420,7 +423,14 @@ bool TestServer::start() {
   m_impl->thread = std::thread([this] { m_impl->server.listen_after_bind(); });
   // httplib's stop() does nothing until the accept loop runs; wait for it so that an immediate
   // stop() cannot leave the thread blocked in accept().
-  while (!svr.is_running()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (!svr.is_running() && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  if (!svr.is_running()) {
+    svr.stop();
+    m_impl->thread.join();
+    return false;
+  }
   return true;
 }
 

@@ -1,0 +1,132 @@
+#include "core/eval/e2ejob.h"
+
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "core/llm/llmjson.h"
+#include "core/llm/prompts.h"
+#include "core/util/sqlitedb.h"
+
+namespace ragscope::core::eval {
+
+using nlohmann::json;
+
+std::string e2eItemKey(std::string_view qid) { return std::string(kE2eKeyPrefix) + std::string(qid); }
+
+E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText) {
+  E2ePlan plan;
+  plan.top = topDocuments(dataset, run, k);
+  plan.plan = planJson(plan.top);
+  for (std::size_t i = 0; i < plan.top.lists.size(); ++i) {
+    const Query& q = *plan.top.queries[i];
+    const std::string prompt = llm::renderTemplate(
+        templateText, {{"question", q.text}, {"documents", llm::formatPassages(plan.top.lists[i].texts)}});
+    llm::LlmRequest request;
+    request.kind = llm::EndpointKind::Chat;
+    request.messages.push_back({"user", prompt});
+    plan.items.push_back({e2eItemKey(q.id), std::string(kE2eJobKind), llm::toJson(request).dump()});
+  }
+  return plan;
+}
+
+E2eReport computeE2eReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap) {
+  E2eReport report;
+  report.mean = std::numeric_limits<double>::quiet_NaN();
+  const store::RunRecord record = store.run();
+  if (record.kind != kE2eJobKind) {
+    report.error = store.path().string() + ": a '" + record.kind + "' run, not an end-to-end run";
+    return report;
+  }
+  auto planned = plannedQueries(record.settings, &report.error);
+  if (!planned) return report;
+  report.queries = std::move(*planned);
+  report.metricKey = record.settings.value("metric", std::string("rouge-l"));
+  const auto metric = parseDownstreamMetric(report.metricKey);
+  if (!metric) {
+    report.error = "unknown downstream metric '" + report.metricKey + "' in the run's settings";
+    return report;
+  }
+  std::unordered_map<std::string, store::ItemResult> byKey;
+  for (auto& r : store.results()) {
+    if (r.result.status == store::ItemStatus::Done) byKey.emplace(r.key, std::move(r.result));
+  }
+  double sum = 0.0;
+  for (const auto& q : report.queries) {
+    const auto it = byKey.find(e2eItemKey(q.qid));
+    if (it == byKey.end()) {
+      report.scores.emplace_back(std::nullopt);
+      report.outputs.emplace_back();
+      report.incomplete.push_back(q.qid);
+      continue;
+    }
+    if (it->second.heuristic) ++report.heuristicOutputs;
+    const double v = score(*metric, it->second.text, q.gold);
+    report.scores.emplace_back(v);
+    report.outputs.push_back(it->second.text);
+    report.qids.push_back(q.qid);
+    report.values.push_back(v);
+    sum += v;
+  }
+  if (!report.values.empty()) {
+    report.mean = sum / static_cast<double>(report.values.size());
+    if (bootstrap.resamples > 0) {
+      stats::BootstrapOptions o = bootstrap;
+      o.keepDistribution = false;
+      report.interval = stats::bootstrap(report.values, o);
+    }
+  }
+  return report;
+}
+
+json e2eScoresJson(const E2eReport& report) {
+  json out;
+  out["metric"] = report.metricKey;
+  out["queries"] = report.values.size();
+  out["mean"] = report.values.empty() ? json() : json(report.mean);
+  out["ci95"] = report.interval.ok() && report.interval.resamples > 0
+                    ? json::array({report.interval.ci.low, report.interval.ci.high})
+                    : json();
+  json perQuery = json::object();
+  for (std::size_t i = 0; i < report.qids.size(); ++i) perQuery[report.qids[i]] = report.values[i];
+  out["per_query"] = perQuery;
+  out["incomplete"] = report.incomplete;
+  return out;
+}
+
+bool storeE2eScores(const std::filesystem::path& storePath, const E2eReport& report,
+                    std::string* error) {
+  SqliteDb db;
+  if (!db.open(storePath, false, error)) return false;
+  std::string err;
+  if (!db.exec("CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
+               "value REAL, PRIMARY KEY (qid, measure));"
+               "BEGIN IMMEDIATE; DELETE FROM query_scores;",
+               &err)) {
+    if (error) *error = err;
+    return false;
+  }
+  auto insert = db.prepare("INSERT INTO query_scores(qid, measure, value) VALUES (?, ?, ?)", error);
+  if (!insert.valid()) {
+    db.exec("ROLLBACK");
+    return false;
+  }
+  const std::string measure = "e2e " + report.metricKey;
+  for (std::size_t i = 0; i < report.qids.size(); ++i) {
+    insert.reset();
+    insert.bind(1, report.qids[i]).bind(2, measure).bind(3, report.values[i]);
+    insert.step();
+    if (!insert.ok()) {
+      if (error) *error = db.lastError();
+      db.exec("ROLLBACK");
+      return false;
+    }
+  }
+  if (!db.exec("COMMIT", &err)) {
+    if (error) *error = err;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ragscope::core::eval

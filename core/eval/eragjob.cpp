@@ -1,0 +1,357 @@
+#include "core/eval/eragjob.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <unordered_map>
+
+#include "core/llm/llmjson.h"
+#include "core/llm/prompts.h"
+#include "core/metrics/retrievalevaluator.h"
+#include "core/util/sqlitedb.h"
+
+namespace ragscope::core::eval {
+
+using nlohmann::json;
+
+namespace {
+
+std::string escapeKeyPart(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '%') {
+      out += "%25";
+    } else if (c == ':') {
+      out += "%3A";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string passageText(const Document& doc) {
+  return doc.title.empty() ? doc.text : doc.title + "\n" + doc.text;
+}
+
+llm::LlmRequest chatRequest(std::string prompt) {
+  llm::LlmRequest request;
+  request.kind = llm::EndpointKind::Chat;
+  request.messages.push_back({"user", std::move(prompt)});
+  return request;
+}
+
+}  // namespace
+
+TopDocuments topDocuments(const Dataset& dataset, const Run& run, std::size_t k) {
+  TopDocuments top;
+  auto warn = [&](std::string text) {
+    if (top.warnings.size() < 20) top.warnings.push_back(std::move(text));
+  };
+  for (const auto& q : dataset.queries) {
+    if (q.goldAnswers().empty()) {
+      ++top.queriesWithoutGold;
+      warn("query " + q.id + ": no gold answer (left out: an output cannot be scored)");
+      continue;
+    }
+    RetrievedList list;
+    list.qid = q.id;
+    if (const Ranking* ranking = run.find(q.id)) {
+      // trec_eval's order, so "top-k" means what the retrieval metrics mean.
+      std::vector<const RunEntry*> order;
+      order.reserve(ranking->entries.size());
+      for (const auto& e : ranking->entries) order.push_back(&e);
+      std::stable_sort(order.begin(), order.end(),
+                       [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
+      for (const RunEntry* e : order) {
+        if (list.docIds.size() >= k) break;
+        const Document* doc = dataset.corpus.find(e->docId());
+        if (!doc) {
+          ++top.missingDocuments;
+          warn("query " + q.id + ": document " + std::string(e->docId()) +
+               " is not in the corpus (skipped)");
+          continue;
+        }
+        list.docIds.emplace_back(e->docId());
+        list.texts.push_back(passageText(*doc));
+      }
+    } else {
+      ++top.queriesWithoutRanking;
+      warn("query " + q.id + ": no ranking in the run (its list is empty)");
+    }
+    top.lists.push_back(std::move(list));
+    top.queries.push_back(&q);
+  }
+  return top;
+}
+
+json planJson(const TopDocuments& top) {
+  json plan = json::array();
+  for (std::size_t i = 0; i < top.lists.size(); ++i) {
+    const Query& q = *top.queries[i];
+    const auto golds = q.goldAnswers();
+    json docs = json::array();
+    for (std::size_t j = 0; j < top.lists[i].docIds.size(); ++j) {
+      docs.push_back({{"id", top.lists[i].docIds[j]},
+                      {"contains", score(DownstreamMetric::ContainsAnswer, top.lists[i].texts[j], golds)}});
+    }
+    plan.push_back({{"qid", q.id}, {"gold", golds}, {"gold_docs", q.goldDocIds()}, {"docs", docs}});
+  }
+  return plan;
+}
+
+std::string eragItemKey(std::string_view qid, std::size_t rank, std::string_view docId) {
+  return std::string(kEragKeyPrefix) + escapeKeyPart(qid) + ":" + std::to_string(rank) + ":" +
+         escapeKeyPart(docId);
+}
+
+EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText) {
+  EragPlan plan;
+  plan.top = topDocuments(dataset, run, k);
+  plan.plan = planJson(plan.top);
+  for (std::size_t i = 0; i < plan.top.lists.size(); ++i) {
+    const auto& list = plan.top.lists[i];
+    const Query& q = *plan.top.queries[i];
+    for (std::size_t j = 0; j < list.docIds.size(); ++j) {
+      const std::string prompt = llm::renderTemplate(
+          templateText, {{"question", q.text}, {"documents", llm::formatPassages({list.texts[j]})}});
+      plan.items.push_back({eragItemKey(q.id, j + 1, list.docIds[j]), std::string(kEragJobKind),
+                            llm::toJson(chatRequest(prompt)).dump()});
+    }
+  }
+  return plan;
+}
+
+std::optional<std::vector<PlannedQuery>> plannedQueries(const json& settings, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::optional<std::vector<PlannedQuery>> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  if (!settings.is_object() || !settings.contains("plan") || !settings["plan"].is_array()) {
+    return fail("the run's settings hold no eRAG/end-to-end plan (not an erag or e2e run?)");
+  }
+  std::vector<PlannedQuery> out;
+  try {
+    for (const auto& p : settings["plan"]) {
+      PlannedQuery q;
+      q.qid = p.at("qid").get<std::string>();
+      q.gold = p.value("gold", std::vector<std::string>{});
+      q.goldDocs = p.value("gold_docs", std::vector<std::string>{});
+      for (const auto& d : p.at("docs")) {
+        q.docIds.push_back(d.at("id").get<std::string>());
+        q.contains.push_back(d.value("contains", 0.0));
+      }
+      out.push_back(std::move(q));
+    }
+  } catch (const json::exception& e) {
+    return fail(std::string("the run's plan is malformed: ") + e.what());
+  }
+  return out;
+}
+
+EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRequest>& measures,
+                             const stats::BootstrapOptions& bootstrap) {
+  EragReport report;
+  const store::RunRecord record = store.run();
+  if (record.kind != kEragJobKind) {
+    report.error = store.path().string() + ": a '" + record.kind + "' run, not an eRAG run";
+    return report;
+  }
+  auto planned = plannedQueries(record.settings, &report.error);
+  if (!planned) return report;
+  report.queries = std::move(*planned);
+  report.metricKey = record.settings.value("metric", std::string("rouge-l"));
+  const auto metric = parseDownstreamMetric(report.metricKey);
+  if (!metric) {
+    report.error = "unknown downstream metric '" + report.metricKey + "' in the run's settings";
+    return report;
+  }
+  std::vector<MeasureRequest> requests = measures;
+  if (requests.empty()) {
+    auto parsed = parseEragMeasures(record.settings.value("measures", std::string("P_5,success_5")));
+    if (!parsed.ok()) {
+      report.error = parsed.error;
+      return report;
+    }
+    requests = std::move(parsed.value);
+  }
+
+  std::unordered_map<std::string, store::ItemResult> byKey;
+  for (auto& r : store.results()) {
+    if (r.result.status == store::ItemStatus::Done) byKey.emplace(r.key, std::move(r.result));
+  }
+  std::vector<EragQueryLabels> complete;
+  for (const auto& q : report.queries) {
+    std::vector<std::optional<double>> labels;
+    std::vector<std::string> outputs;
+    bool all = true;
+    for (std::size_t j = 0; j < q.docIds.size(); ++j) {
+      const auto it = byKey.find(eragItemKey(q.qid, j + 1, q.docIds[j]));
+      if (it == byKey.end()) {
+        labels.emplace_back(std::nullopt);
+        outputs.emplace_back();
+        all = false;
+        continue;
+      }
+      if (it->second.heuristic) ++report.heuristicOutputs;
+      labels.emplace_back(score(*metric, it->second.text, q.gold));
+      outputs.push_back(it->second.text);
+    }
+    if (all) {
+      EragQueryLabels l{q.qid, {}};
+      for (const auto& v : labels) l.labels.push_back(*v);
+      complete.push_back(std::move(l));
+    } else {
+      report.incomplete.push_back(q.qid);
+    }
+    report.labels.push_back(std::move(labels));
+    report.outputs.push_back(std::move(outputs));
+  }
+  report.aggregate = aggregateErag(complete, requests);
+  if (!report.aggregate.ok()) {
+    report.error = report.aggregate.error;
+    return report;
+  }
+  if (bootstrap.resamples > 0 && !complete.empty()) {
+    for (const auto& column : report.aggregate.values) {
+      stats::BootstrapOptions o = bootstrap;
+      o.keepDistribution = false;
+      report.intervals.push_back(stats::bootstrap(column, o));
+    }
+  }
+  return report;
+}
+
+json labelsJson(const EragReport& report) {
+  json out = json::object();
+  for (std::size_t i = 0; i < report.queries.size(); ++i) {
+    json row = json::array();
+    for (const auto& v : report.labels[i]) row.push_back(v ? json(*v) : json());
+    out[report.queries[i].qid] = row;
+  }
+  return out;
+}
+
+json eragScoresJson(const EragReport& report) {
+  const auto& a = report.aggregate;
+  json out;
+  out["metric"] = report.metricKey;
+  out["binary_labels"] = a.binary;
+  out["measures"] = a.measures;
+  out["queries"] = a.qids.size();
+  out["incomplete"] = report.incomplete;
+  json mean = json::object();
+  json ci = json::object();
+  for (std::size_t m = 0; m < a.measures.size(); ++m) {
+    mean[a.measures[m]] = a.means[m];
+    if (m < report.intervals.size() && report.intervals[m].ok()) {
+      ci[a.measures[m]] = {report.intervals[m].ci.low, report.intervals[m].ci.high};
+    }
+  }
+  out["mean"] = mean;
+  out["ci95"] = ci;
+  json perQuery = json::object();
+  for (std::size_t q = 0; q < a.qids.size(); ++q) {
+    json row = json::object();
+    for (std::size_t m = 0; m < a.measures.size(); ++m) row[a.measures[m]] = a.values[m][q];
+    perQuery[a.qids[q]] = row;
+  }
+  out["per_query"] = perQuery;
+  return out;
+}
+
+namespace {
+
+bool execOrFail(SqliteDb& db, std::string_view sql, std::string* error) {
+  std::string err;
+  if (db.exec(sql, &err)) return true;
+  if (error) *error = err;
+  return false;
+}
+
+}  // namespace
+
+bool storeEragScores(const std::filesystem::path& storePath, const EragReport& report,
+                     std::string* error) {
+  SqliteDb db;
+  if (!db.open(storePath, false, error)) return false;
+  if (!execOrFail(db,
+                  "CREATE TABLE IF NOT EXISTS erag_labels (qid TEXT NOT NULL, rank INTEGER NOT NULL, "
+                  "doc_id TEXT NOT NULL, item_key TEXT NOT NULL, label REAL, "
+                  "PRIMARY KEY (qid, rank));"
+                  "CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
+                  "value REAL, PRIMARY KEY (qid, measure));"
+                  "BEGIN IMMEDIATE; DELETE FROM erag_labels; DELETE FROM query_scores;",
+                  error)) {
+    return false;
+  }
+  auto insertLabel = db.prepare(
+      "INSERT INTO erag_labels(qid, rank, doc_id, item_key, label) VALUES (?, ?, ?, ?, ?)", error);
+  auto insertScore =
+      db.prepare("INSERT INTO query_scores(qid, measure, value) VALUES (?, ?, ?)", error);
+  if (!insertLabel.valid() || !insertScore.valid()) {
+    db.exec("ROLLBACK");
+    return false;
+  }
+  for (std::size_t i = 0; i < report.queries.size(); ++i) {
+    const auto& q = report.queries[i];
+    for (std::size_t j = 0; j < q.docIds.size(); ++j) {
+      insertLabel.reset();
+      insertLabel.bind(1, q.qid).bind(2, static_cast<std::int64_t>(j + 1)).bind(3, q.docIds[j])
+          .bind(4, eragItemKey(q.qid, j + 1, q.docIds[j]));
+      if (report.labels[i][j]) {
+        insertLabel.bind(5, *report.labels[i][j]);
+      } else {
+        insertLabel.bindNull(5);
+      }
+      insertLabel.step();
+      if (!insertLabel.ok()) {
+        if (error) *error = db.lastError();
+        db.exec("ROLLBACK");
+        return false;
+      }
+    }
+  }
+  const auto& a = report.aggregate;
+  for (std::size_t q = 0; q < a.qids.size(); ++q) {
+    for (std::size_t m = 0; m < a.measures.size(); ++m) {
+      insertScore.reset();
+      insertScore.bind(1, a.qids[q]).bind(2, "erag " + a.measures[m]).bind(3, a.values[m][q]);
+      insertScore.step();
+      if (!insertScore.ok()) {
+        if (error) *error = db.lastError();
+        db.exec("ROLLBACK");
+        return false;
+      }
+    }
+  }
+  return execOrFail(db, "COMMIT", error);
+}
+
+bool writeJsonFile(const std::filesystem::path& path, const json& value, std::string* error) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      if (error) *error = tmp.string() + ": cannot write";
+      return false;
+    }
+    out << value.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+    out.flush();
+    if (!out) {
+      if (error) *error = tmp.string() + ": write failed";
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    if (error) *error = path.string() + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ragscope::core::eval

@@ -1,0 +1,430 @@
+#include "ui/jobsdock.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTableView>
+#include <QTimer>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+
+#include "core/eval/generatejob.h"
+#include "core/llm/cachingprovider.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/offline.h"
+#include "core/llm/prompts.h"
+#include "core/llm/providerfactory.h"
+#include "core/llm/responsecache.h"
+#include "ui/models/endpointlistmodel.h"
+#include "ui/models/runlistmodel.h"
+#include "ui/secrets.h"
+#include "ui/workbench.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+core::llm::EndpointConfig offlineReader() {
+  core::llm::EndpointConfig c;
+  c.name = "offline reader";
+  c.baseUrl = "offline";
+  c.model = "heuristic-reader";
+  return c;
+}
+
+const core::Run* runFor(const core::Dataset& ds, int index) {
+  return index >= 0 && std::size_t(index) < ds.runs.size() ? &ds.runs[std::size_t(index)] : nullptr;
+}
+
+}  // namespace
+
+QString formatDuration(double seconds) {
+  if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("—");
+  const qint64 s = qint64(std::llround(seconds));
+  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString describeEstimate(const core::eval::Estimate& e) {
+  const QLocale l;
+  QString text = QObject::tr("%1 calls").arg(l.toString(qulonglong(e.calls)));
+  QStringList extras;
+  if (e.alreadyDone) extras << QObject::tr("%1 already done").arg(l.toString(qulonglong(e.alreadyDone)));
+  if (e.cached) extras << QObject::tr("%1 from the cache").arg(l.toString(qulonglong(e.cached)));
+  if (!extras.isEmpty()) text += QStringLiteral(" (%1)").arg(extras.join(QStringLiteral(", ")));
+  text += QObject::tr(" · ~%1 prompt tokens + ≤ %2 output tokens · ≤ $%3")
+              .arg(l.toString(qlonglong(e.promptTokens)), l.toString(qlonglong(e.completionTokens)))
+              .arg(e.costUsd, 0, 'f', 4);
+  return text;
+}
+
+QString describeProgress(const core::eval::Progress& p, std::optional<double> budgetUsd) {
+  const QLocale l;
+  QStringList parts;
+  parts << QObject::tr("%1 / %2 calls").arg(l.toString(qulonglong(p.done)), l.toString(qulonglong(p.total)));
+  parts << QObject::tr("%1 calls/s").arg(p.callsPerSecond, 0, 'f', 1);
+  parts << QObject::tr("ETA %1").arg(formatDuration(p.etaSeconds));
+  parts << QObject::tr("elapsed %1").arg(formatDuration(p.elapsedSeconds));
+  parts << QObject::tr("tokens %1 in + %2 out").arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens)));
+  parts << (budgetUsd ? QObject::tr("cost $%1 of $%2 budget").arg(p.costUsd, 0, 'f', 4).arg(*budgetUsd, 0, 'f', 2)
+                      : QObject::tr("cost $%1").arg(p.costUsd, 0, 'f', 4));
+  parts << QObject::tr("%n error(s)", "", int(p.errors));
+  if (p.inFlight) parts << QObject::tr("%1 in flight").arg(p.inFlight);
+  if (p.fromCache) parts << QObject::tr("%1 cached").arg(p.fromCache);
+  return parts.join(QStringLiteral("  ·  "));
+}
+
+JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
+    : QDockWidget(tr("Jobs"), parent), m_workbench(workbench), m_runs(new RunListModel(this)) {
+  setObjectName(QStringLiteral("JobsDock"));
+  m_estimatePool.setMaxThreadCount(1);
+  qRegisterMetaType<core::eval::Estimate>();
+
+  auto* body = new QWidget;
+  auto* generate = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Generate answers…"));
+  generate->setToolTip(tr("One RAG answer per query of the current dataset, with a cost estimate first"));
+  m_resume = new QPushButton(tr("Resume"));
+  m_resume->setToolTip(tr("Continue the selected run: finished calls are not repeated"));
+  m_retry = new QPushButton(tr("Retry errors"));
+  m_retry->setToolTip(tr("Continue the selected run and redo the calls that failed"));
+  m_cancel = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"));
+  auto* refresh = new QPushButton(style()->standardIcon(QStyle::SP_BrowserReload), QString());
+  refresh->setToolTip(tr("Re-read the runs folder"));
+  auto* folder = new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString());
+  folder->setToolTip(tr("Open the runs folder"));
+  connect(generate, &QPushButton::clicked, this, &JobsDock::openGenerateDialog);
+  connect(m_resume, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), false); });
+  connect(m_retry, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), true); });
+  connect(m_cancel, &QPushButton::clicked, this, &JobsDock::cancelCurrent);
+  connect(refresh, &QPushButton::clicked, m_runs, &RunListModel::refresh);
+  connect(folder, &QPushButton::clicked, this, [] { QDesktopServices::openUrl(QUrl::fromLocalFile(runsFolder())); });
+
+  m_title = new QLabel(tr("No job running."));
+  QFont bold = m_title->font();
+  bold.setBold(true);
+  m_title->setFont(bold);
+  m_bar = new QProgressBar;
+  m_bar->setRange(0, 1000);
+  m_bar->setValue(0);
+  m_bar->setFormat(QStringLiteral("%p %"));
+  m_bar->setMinimumWidth(260);
+  m_stats = new QLabel;
+  m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_stats->setWordWrap(true);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_title);
+  top->addWidget(m_bar, 1);
+  top->addWidget(m_cancel);
+  top->addSpacing(12);
+  top->addWidget(generate);
+  top->addWidget(m_resume);
+  top->addWidget(m_retry);
+  top->addWidget(refresh);
+  top->addWidget(folder);
+
+  m_table = new QTableView;
+  m_table->setObjectName(QStringLiteral("RunTable"));
+  m_table->setModel(m_runs);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->verticalHeader()->hide();
+  m_table->verticalHeader()->setDefaultSectionSize(22);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Run, QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Status, QHeaderView::ResizeToContents);
+  m_table->setAlternatingRowColors(true);
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &JobsDock::updateButtons);
+  connect(m_runs, &RunListModel::modelReset, this, &JobsDock::updateButtons);
+
+  auto* layout = new QVBoxLayout(body);
+  layout->setContentsMargins(6, 4, 6, 4);
+  layout->addLayout(top);
+  layout->addWidget(m_stats);
+  layout->addWidget(m_table, 1);
+  setWidget(body);
+
+  connect(RunJobHub::instance(), &RunJobHub::jobStarted, this, &JobsDock::track);
+  m_runs->setFolder(runsFolder());
+  updateButtons();
+}
+
+JobsDock::~JobsDock() = default;
+
+void JobsDock::updateButtons() {
+  const RunRow* row = m_runs->row(m_table->currentIndex().row());
+  const bool idle = !m_current || !m_current->isRunning();
+  const bool resumable = row && row->error.isEmpty() && !row->live &&
+                         (row->counts.pending + row->counts.cancelled > 0 || row->status != QLatin1String("done"));
+  m_resume->setEnabled(idle && resumable && row->counts.pending + row->counts.cancelled > 0);
+  m_retry->setEnabled(idle && row && !row->live && row->counts.errors > 0);
+  m_cancel->setEnabled(m_current && m_current->isRunning());
+}
+
+void JobsDock::track(RunJob* job) {
+  m_current = job;
+  m_title->setText(job->title());
+  m_bar->setValue(0);
+  m_stats->setText(tr("Starting…"));
+  m_stats->setStyleSheet(QString());
+  const QString kind = job->title().section(QLatin1Char(' '), 0, 0);
+  connect(job, &RunJob::progress, this, [this, job, kind](const core::eval::Progress& p) {
+    m_runs->setLive(job->storePath(), kind, p);
+    if (job == m_current) showProgress(job, p);
+  });
+  connect(job, &RunJob::finished, this, [this, job](const RunJobOutcome& outcome) {
+    if (outcome.started) m_runs->setFinished(job->storePath(), outcome.status, outcome.counts);
+    if (job == m_current) {
+      QString text = outcome.error.isEmpty() ? tr("Finished: %1").arg(outcome.status)
+                                             : tr("Failed: %1").arg(outcome.error);
+      if (outcome.summary.outcome == core::eval::RunOutcome::PausedBudget)
+        text = tr("Paused: the next calls would exceed the $%1 budget. Resume it with a larger budget.")
+                   .arg(job->budgetUsd().value_or(0.0), 0, 'f', 2);
+      else if (outcome.summary.outcome == core::eval::RunOutcome::Cancelled)
+        text = tr("Cancelled: %1 of %2 calls done. Resume continues where it stopped.")
+                   .arg(outcome.summary.progress.done)
+                   .arg(outcome.summary.progress.total);
+      if (!outcome.cacheNote.isEmpty()) text += QStringLiteral(" (%1)").arg(outcome.cacheNote);
+      m_title->setText(job->title());
+      m_stats->setText(text + QStringLiteral("\n") + describeProgress(outcome.summary.progress, job->budgetUsd()));
+      m_stats->setStyleSheet(outcome.error.isEmpty() ? QString() : QStringLiteral("color: #b01c1c;"));
+    }
+    emit statusMessage(tr("%1: %2").arg(job->title(), outcome.error.isEmpty() ? outcome.status : outcome.error));
+    emit jobFinished(outcome);
+    m_runs->refresh();
+    updateButtons();
+  });
+  if (isHidden()) show();
+  raise();  // tabbed with the Issues dock: bring the jobs to the front
+  updateButtons();
+}
+
+void JobsDock::showProgress(RunJob* job, const core::eval::Progress& p) {
+  m_bar->setValue(p.total ? int(1000.0 * double(p.done) / double(p.total)) : 0);
+  m_stats->setText(describeProgress(p, job->budgetUsd()));
+}
+
+void JobsDock::cancelCurrent() {
+  if (m_current && m_current->isRunning()) {
+    m_current->cancel();
+    m_stats->setText(tr("Cancelling… (calls in flight are aborted)"));
+  }
+}
+
+bool JobsDock::estimateGenerate(const GenerateSettings& settings) {
+  const auto dataset = m_workbench->dataset();
+  if (!dataset || dataset->queries.empty()) {
+    emit estimateReady({}, tr("The current dataset has no queries."));
+    return false;
+  }
+  auto* watcher = new QFutureWatcher<std::pair<core::eval::Estimate, QString>>(this);
+  connect(watcher, &QFutureWatcher<std::pair<core::eval::Estimate, QString>>::finished, this, [this, watcher] {
+    const auto [estimate, problem] = watcher->result();
+    watcher->deleteLater();
+    emit estimateReady(estimate, problem);
+  });
+  watcher->setFuture(QtConcurrent::run(&m_estimatePool, [dataset, settings]() {
+    const auto plan = core::eval::planGenerate(*dataset, runFor(*dataset, settings.runIndex),
+                                               std::size_t(settings.k), core::llm::defaultRagTemplate());
+    std::unique_ptr<core::llm::ResponseCache> cache;
+    std::unique_ptr<core::llm::Provider> provider;
+    if (core::llm::isOfflineEndpoint(settings.endpoint)) {
+      provider = core::llm::makeOfflineProvider(core::llm::OfflineRole::Reader, settings.endpoint);
+    } else {
+      cache = std::make_unique<core::llm::ResponseCache>();
+      std::string why;
+      if (!cache->open(core::llm::ResponseCache::defaultPath(), &why)) cache.reset();
+      provider = core::llm::makeHttpProvider(settings.endpoint);
+    }
+    QString problem;
+    if (plan.missingDocuments)
+      problem = QObject::tr("%n run document(s) are not in the corpus and are left out of the prompts", "",
+                            int(plan.missingDocuments));
+    return std::make_pair(core::eval::estimateItems(plan.items, *provider, cache.get()), problem);
+  }));
+  return true;
+}
+
+bool JobsDock::startGenerate(const GenerateSettings& settings) {
+  const auto dataset = m_workbench->dataset();
+  if (!dataset || dataset->queries.empty()) {
+    emit statusMessage(tr("Generate: the current dataset has no queries"));
+    return false;
+  }
+  if (m_current && m_current->isRunning()) {
+    emit statusMessage(tr("A job is already running; cancel it or wait"));
+    return false;
+  }
+  const QString datasetName = m_workbench->datasetName();
+  Secrets::resolveEndpointKey(settings.endpoint, this, [this, dataset, settings, datasetName](const ResolvedEndpoint& resolved) {
+    if (!resolved.ok) {
+      m_stats->setText(tr("Not started: %1").arg(resolved.message));
+      m_stats->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+      if (isHidden()) show();
+      return;
+    }
+    const core::Run* run = runFor(*dataset, settings.runIndex);
+    const QString storePath = newRunStorePath(QStringLiteral("generate"));
+    nlohmann::json js;
+    js["job"] = "generate";
+    js["dataset"] = datasetName.toStdString();
+    js["run"] = run ? nlohmann::json(run->tag) : nlohmann::json();
+    js["run_source"] = run ? nlohmann::json(run->source) : nlohmann::json();
+    js["k"] = settings.k;
+    js["template_source"] = "default";
+    js["concurrency"] = settings.endpoint.concurrency;
+    js["budget_usd"] = settings.budgetUsd ? nlohmann::json(*settings.budgetUsd) : nlohmann::json();
+    js["queries"] = dataset->queries.size();
+    js["started_from"] = "gui";
+    core::store::RunRecord record;
+    record.kind = "generate";
+    record.settings = js;
+    record.templateText = core::llm::defaultRagTemplate();
+    record.templateHash = core::llm::templateHash(record.templateText);
+    record.endpoint = core::llm::toJson(settings.endpoint);  // names only, never the key
+
+    RunJobRequest request;
+    request.title = tr("generate · %1 · %2").arg(datasetName, QString::fromStdString(settings.endpoint.name));
+    request.storePath = storePath;
+    request.endpoint = resolved.config;
+    request.transport = resolved.transport;
+    request.offlineRole = core::llm::OfflineRole::Reader;
+    request.engine.concurrency = std::size_t(std::max(1, settings.endpoint.concurrency));
+    request.engine.budgetUsd = settings.budgetUsd;
+    request.prepare = [dataset, settings, record, path = storePath.toStdString()](core::store::RunStore& store,
+                                                                                    std::string* error) {
+      const auto plan = core::eval::planGenerate(*dataset, runFor(*dataset, settings.runIndex),
+                                                 std::size_t(settings.k), record.templateText);
+      return store.create(path, record, error) && store.addItems(plan.items, error);
+    };
+    auto* job = new RunJob(this);
+    connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
+    if (!resolved.message.isEmpty()) emit statusMessage(resolved.message);
+    job->start(std::move(request));
+  });
+  return true;
+}
+
+bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
+  const RunRow* row = m_runs->row(rowIndex);
+  if (!row || !row->error.isEmpty() || row->live) return false;
+  if (m_current && m_current->isRunning()) {
+    emit statusMessage(tr("A job is already running; cancel it or wait"));
+    return false;
+  }
+  const core::llm::EndpointConfig endpoint = core::llm::endpointFromJson(row->endpoint);
+  std::optional<double> budget;
+  if (row->settings.is_object() && row->settings.contains("budget_usd") && row->settings["budget_usd"].is_number())
+    budget = row->settings["budget_usd"].get<double>();
+  const QString path = row->path;
+  const QString kind = row->kind;
+  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget](const ResolvedEndpoint& resolved) {
+    if (!resolved.ok) {
+      m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
+      return;
+    }
+    auto* job = new RunJob(this);
+    connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
+    job->start(resumeRequest(path, resolved.config, resolved.transport, kind, retryErrors, budget));
+  });
+  return true;
+}
+
+void JobsDock::openGenerateDialog() {
+  const auto dataset = m_workbench->dataset();
+  if (!dataset || dataset->queries.empty()) {
+    emit statusMessage(tr("Open a dataset with queries first"));
+    return;
+  }
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(tr("Generate answers"));
+  auto* endpoint = new QComboBox;
+  std::vector<core::llm::EndpointConfig> endpoints{offlineReader()};
+  for (const auto& e : EndpointListModel::saved())
+    if (e.kind == core::llm::EndpointKind::Chat) endpoints.push_back(e);
+  for (const auto& e : endpoints)
+    endpoint->addItem(core::llm::isOfflineEndpoint(e) ? tr("%1 (heuristic, no server)").arg(QString::fromStdString(e.name))
+                                                      : QString::fromStdString(e.name));
+  auto* run = new QComboBox;
+  for (const auto& r : dataset->runs) run->addItem(QString::fromStdString(r.tag));
+  run->addItem(tr("(no documents: closed book)"));
+  auto* k = new QSpinBox;
+  k->setRange(1, 100);
+  k->setValue(5);
+  auto* useBudget = new QCheckBox(tr("Pause before the cost exceeds"));
+  auto* budget = new QDoubleSpinBox;
+  budget->setRange(0.0, 100000.0);
+  budget->setDecimals(2);
+  budget->setPrefix(QStringLiteral("$"));
+  budget->setValue(1.0);
+  budget->setEnabled(false);
+  connect(useBudget, &QCheckBox::toggled, budget, &QWidget::setEnabled);
+  auto* budgetRow = new QHBoxLayout;
+  budgetRow->addWidget(useBudget);
+  budgetRow->addWidget(budget);
+  auto* estimate = new QLabel(tr("Estimating…"));
+  estimate->setWordWrap(true);
+  estimate->setMinimumWidth(420);
+  auto* form = new QFormLayout;
+  form->addRow(tr("Dataset"), new QLabel(m_workbench->datasetName()));
+  form->addRow(tr("Generator"), endpoint);
+  form->addRow(tr("Documents from run"), run);
+  form->addRow(tr("Top k"), k);
+  form->addRow(tr("Budget"), budgetRow);
+  form->addRow(tr("Dry-run estimate"), estimate);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addLayout(form);
+  layout->addWidget(buttons);
+
+  auto settings = [=]() {
+    GenerateSettings s;
+    s.endpoint = endpoints[std::size_t(std::max(0, endpoint->currentIndex()))];
+    s.runIndex = run->currentIndex() < int(dataset->runs.size()) ? run->currentIndex() : -1;
+    s.k = k->value();
+    if (useBudget->isChecked()) s.budgetUsd = budget->value();
+    return s;
+  };
+  auto* debounce = new QTimer(dialog);
+  debounce->setSingleShot(true);
+  debounce->setInterval(150);
+  connect(debounce, &QTimer::timeout, dialog, [this, settings, estimate] {
+    estimate->setText(tr("Estimating…"));
+    estimateGenerate(settings());
+  });
+  connect(this, &JobsDock::estimateReady, dialog, [estimate](const core::eval::Estimate& e, const QString& problem) {
+    estimate->setText(describeEstimate(e) + (problem.isEmpty() ? QString() : QStringLiteral("\n") + problem));
+  });
+  auto restart = [debounce] { debounce->start(); };
+  connect(endpoint, &QComboBox::currentIndexChanged, dialog, restart);
+  connect(run, &QComboBox::currentIndexChanged, dialog, restart);
+  connect(k, &QSpinBox::valueChanged, dialog, restart);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, settings] {
+    startGenerate(settings());
+    dialog->accept();
+  });
+  debounce->start();
+  dialog->open();
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,91 @@
+#pragma once
+// The Jobs dock: every LLM job of this session (generate from here, eRAG from its page, resumes)
+// with a live panel — progress, ETA, calls/s, tokens, cost, errors, cancel — over the list of run
+// stores in the runs folder with their stored status, from which a stopped, paused or interrupted
+// run is resumed. "Generate answers…" plans a generate job on the current dataset, shows its
+// dry-run estimate (calls, tokens, cost) and starts it with an optional budget cap that pauses
+// the run before the cap would be exceeded.
+
+#include <QDockWidget>
+#include <QPointer>
+#include <QThreadPool>
+
+#include <optional>
+
+#include "core/eval/runengine.h"
+#include "core/llm/provider.h"
+#include "ui/jobs/runjob.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+
+namespace ragscope::ui {
+
+class RunListModel;
+class Workbench;
+
+struct GenerateSettings {
+  core::llm::EndpointConfig endpoint;  // base URL "offline": the heuristic reader
+  int runIndex = 0;                    // index into the dataset's runs; -1: no documents
+  int k = 5;
+  std::optional<double> budgetUsd;
+};
+
+// "42 calls · ~12,345 prompt tokens + ≤ 21,504 output tokens · ≤ $0.0123" for people.
+QString describeEstimate(const core::eval::Estimate& estimate);
+// "1:02:03", "4:05", "—" for unknown.
+QString formatDuration(double seconds);
+// The one-line live summary of a job's progress (calls/s, ETA, tokens, cost, errors).
+QString describeProgress(const core::eval::Progress& p, std::optional<double> budgetUsd);
+
+class JobsDock : public QDockWidget {
+  Q_OBJECT
+ public:
+  explicit JobsDock(Workbench* workbench, QWidget* parent = nullptr);
+  ~JobsDock() override;
+
+  RunListModel* runs() const { return m_runs; }
+  QTableView* table() const { return m_table; }
+  RunJob* currentJob() const { return m_current; }
+  QProgressBar* progressBar() const { return m_bar; }
+  QLabel* statsLabel() const { return m_stats; }
+  QLabel* titleLabel() const { return m_title; }
+
+  // Dry run of a generate job on the current dataset, off the GUI thread: estimateReady() follows.
+  bool estimateGenerate(const GenerateSettings& settings);
+  // Starts a generate job on the current dataset (after resolving the endpoint's key); the job
+  // announces itself through RunJobHub and becomes currentJob(). False when it cannot start.
+  bool startGenerate(const GenerateSettings& settings);
+  // Continues the stored run of a table row.
+  bool resumeRow(int row, bool retryErrors = false);
+  void cancelCurrent();
+
+ signals:
+  void estimateReady(const core::eval::Estimate& estimate, const QString& problem);
+  void jobFinished(const ragscope::ui::RunJobOutcome& outcome);
+  void statusMessage(const QString& message);
+
+ private:
+  void track(RunJob* job);
+  void showProgress(RunJob* job, const core::eval::Progress& p);
+  void openGenerateDialog();
+  void updateButtons();
+
+  Workbench* m_workbench;
+  RunListModel* m_runs;
+  QTableView* m_table = nullptr;
+  QLabel* m_title = nullptr;
+  QProgressBar* m_bar = nullptr;
+  QLabel* m_stats = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QPushButton* m_resume = nullptr;
+  QPushButton* m_retry = nullptr;
+  QPointer<RunJob> m_current;
+  QThreadPool m_estimatePool;
+};
+
+}  // namespace ragscope::ui
+
+Q_DECLARE_METATYPE(ragscope::core::eval::Estimate)
