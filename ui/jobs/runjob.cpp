@@ -33,8 +33,18 @@ class RelayListener final : public core::eval::ProgressListener {
 
 }  // namespace
 
+namespace {
+QString& runsFolderOverride() {
+  static QString folder;
+  return folder;
+}
+}  // namespace
+
+void setRunsFolderOverride(const QString& folder) { runsFolderOverride() = folder; }
+
 QString runsFolder() {
-  QString dir = Preferences::runsFolder.get();
+  QString dir = runsFolderOverride();
+  if (dir.isEmpty()) dir = Preferences::runsFolder.get();
   if (dir.isEmpty())
     dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("runs"));
   QDir().mkpath(dir);

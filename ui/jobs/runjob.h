@@ -66,6 +66,9 @@ struct RunJobOutcome {
 
 // The folder run stores go to (Preferences::runsFolder, else <app data>/runs), created on demand.
 QString runsFolder();
+// For the self-test and tests: a folder used instead of the preference for this process (empty:
+// back to the preference), so scripted runs never write into the user's runs folder.
+void setRunsFolderOverride(const QString& folder);
 // A fresh store path in runsFolder(): "<kind>-YYYYMMDD-HHMMSS[-n].db".
 QString newRunStorePath(const QString& kind);
 
