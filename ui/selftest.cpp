@@ -7,6 +7,7 @@
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 
 #include "core/data/dataset.h"
@@ -20,6 +21,11 @@
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
+#include "ui/pages/endpointspage.h"
+#include "ui/pages/eragpage.h"
+#include "ui/jobs/runjob.h"
+#include "ui/models/endpointlistmodel.h"
+#include "ui/models/heatmapmodel.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/workbench.h"
@@ -198,6 +204,7 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
   m_steps.push_back([this, ds] {
     if (!ds->qrels.byQuery.empty() && !ds->runs.empty()) evaluateRetrieval();
   });
+  m_steps.push_back([this] { tourLlmPages(); });
   m_steps.push_back([this] {
     for (Page* p : m_window->pages()) {
       m_window->showPage(p);
@@ -323,6 +330,60 @@ void SelfTest::compareRunsAndContrast() {
     check(false, tr("start the run comparison"));
     contrast();
   }
+}
+
+void SelfTest::tourLlmPages() {
+  EndpointsPage* endpoints = nullptr;
+  EragPage* erag = nullptr;
+  for (Page* p : m_window->pages()) {
+    if (auto* e = qobject_cast<EndpointsPage*>(p)) endpoints = e;
+    if (auto* e = qobject_cast<EragPage*>(p)) erag = e;
+  }
+  check(endpoints != nullptr && erag != nullptr, tr("endpoints and eRAG pages present"));
+  if (!endpoints || !erag) return;
+  m_window->showPage(endpoints);
+  m_log << tr("endpoints page: %1 saved endpoint(s)").arg(endpoints->model()->rowCount());
+  shoot(QStringLiteral("08-endpoints"));
+
+  // eRAG needs a run and gold answers; only the demo is small enough to run in a smoke test.
+  const auto ds = m_window->workbench()->dataset();
+  std::size_t withGold = 0;
+  for (const auto& q : ds->queries) withGold += q.goldAnswers().empty() ? 0 : 1;
+  if (!m_options.openPaths.isEmpty() || ds->runs.empty() || withGold == 0) {
+    m_log << tr("eRAG page: skipped (needs the demo's runs and gold answers)");
+    return;
+  }
+  m_runsDir = std::make_shared<QTemporaryDir>();
+  setRunsFolderOverride(m_runsDir->isValid() ? m_runsDir->path() : QString());
+  m_window->showPage(erag);
+  erag->setRunIndex(0);
+  erag->setEndpointIndex(0);  // the offline heuristic reader
+  erag->setK(5);
+  erag->setMetric(core::DownstreamMetric::ContainsAnswer);
+  erag->setMeasures(QStringLiteral("P_5, success_1, map"));
+  erag->setEndToEnd(true);
+  connect(erag, &EragPage::finished, this, [this, erag, withGold](bool ok) {
+    check(ok, tr("eRAG and end-to-end with the offline reader"));
+    check(erag->heatmap()->rowCount() == int(withGold) && erag->heatmap()->columnCount() == 5,
+          tr("eRAG heatmap: %1 queries x 5 ranks").arg(erag->heatmap()->rowCount()));
+    erag->resultTabs()->setCurrentIndex(erag->heatmapTab());
+    check(erag->drillDown(0, 0) && erag->drillView()->toPlainText().contains(QStringLiteral("Prompt")),
+          tr("eRAG drill-down shows the document, prompt and output"));
+    QTimer::singleShot(50, this, [this, erag] {
+      shoot(QStringLiteral("09-erag-heatmap"));
+      erag->resultTabs()->setCurrentIndex(erag->correlationTab());
+      QTimer::singleShot(50, this, [this, erag] {
+        check(erag->correlationView()->model()->rowCount() >= 2, tr("eRAG correlation table"));
+        shoot(QStringLiteral("10-erag-correlation"));
+        setRunsFolderOverride(QString());
+        m_window->showPage(m_window->datasetPage());
+        m_waiting = false;
+        runSteps();
+      });
+    });
+  }, Qt::SingleShotConnection);
+  m_waiting = erag->start();
+  check(m_waiting, tr("start eRAG"));
 }
 
 void SelfTest::runSteps() {

@@ -10,7 +10,10 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <vector>
+
+class QTemporaryDir;
 
 class QTextStream;
 
@@ -50,6 +53,9 @@ class SelfTest : public QObject {
   void evaluateRetrieval();
   // Compares the evaluated runs and contrasts the top and bottom half of the queries.
   void compareRunsAndContrast();
+  // The endpoints page, then eRAG with the offline reader (k = 5, contains-answer labels, with
+  // end-to-end): heatmap, drill-down and correlation. Run stores go to a temporary folder.
+  void tourLlmPages();
   void finish();
 
   MainWindow* m_window;
@@ -64,6 +70,7 @@ class SelfTest : public QObject {
   int m_loads = 0;
   bool m_secondStarted = false;
   bool m_waiting = false;  // a step started background work; its signal resumes the tour
+  std::shared_ptr<QTemporaryDir> m_runsDir;  // the eRAG tour's run stores
 };
 
 }  // namespace ragscope::ui

@@ -119,7 +119,9 @@ void EndpointsPage::buildUi() {
   keychainRow->addWidget(m_keychain, 1);
   keychainRow->addWidget(m_storeKey);
   m_keyNote = new QLabel;
-  m_keyNote->setWordWrap(true);
+  // One short line; word wrap inside a form row gets clipped vertically.
+  m_keyNote->setWordWrap(false);
+  m_keyNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
   connect(m_keyEnv, &QLineEdit::textChanged, this, &EndpointsPage::updateKeyNote);
   connect(m_keychain, &QLineEdit::textChanged, this, &EndpointsPage::updateKeyNote);
   connect(m_baseUrl, &QLineEdit::textChanged, this, &EndpointsPage::updateKeyNote);

@@ -375,11 +375,12 @@ void EragPage::buildUi() {
   scatterTop->addStretch(1);
   scatterLayout->addLayout(scatterTop);
   scatterLayout->addWidget(m_scatter, 1);
-  auto* corrSplit = new QSplitter(Qt::Horizontal);
+  // The table is wide (eleven columns): full width on top, the scatter beneath.
+  auto* corrSplit = new QSplitter(Qt::Vertical);
   corrSplit->addWidget(m_correlationView);
   corrSplit->addWidget(scatterBox);
-  corrSplit->setStretchFactor(0, 3);
-  corrSplit->setStretchFactor(1, 2);
+  corrSplit->setStretchFactor(0, 1);
+  corrSplit->setStretchFactor(1, 1);
   m_correlationTab = m_tabs->addTab(corrSplit, tr("Correlation with end-to-end"));
 
   auto* layout = new QVBoxLayout(this);
@@ -890,9 +891,8 @@ void EragPage::updateScatter() {
   }
   chart.tau = core::stats::kendallTauB(chart.x, chart.y);
   chart.rho = core::stats::spearmanRho(chart.x, chart.y);
-  chart.title = tr("eRAG %1 vs end-to-end %2 per query (%3 queries)")
-                    .arg(m_scatterMeasure->currentText(), q(m_results->e2e->metricKey))
-                    .arg(chart.x.size());
+  // Short: the chart appends tau and rho, and the axes name the measures.
+  chart.title = tr("Per query (n = %1)").arg(chart.x.size());
   chart.xTitle = tr("eRAG %1").arg(m_scatterMeasure->currentText());
   chart.yTitle = tr("end-to-end %1").arg(q(m_results->e2e->metricKey));
   chart.diagonal = false;
