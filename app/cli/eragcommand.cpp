@@ -4,15 +4,11 @@
 // shared LLM job plumbing (joboptions.h, core/eval/runengine.h): every call is committed to the
 // run store, a killed run continues with `ragscope-cli resume RUN.db`.
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/eragfinish.h"
 #include "app/cli/indexdir.h"
+#include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
 #include "core/data/dataset.h"
 #include "core/data/loaders.h"
@@ -104,29 +101,6 @@ or more systems a table over the systems' means follows.
   --resamples N     bootstrap resamples for the coefficient CIs (default 1000; 0 = none)
 )";
 
-std::string timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-int usageError(const std::string& message, const char* help) {
-  std::cerr << "ragscope-cli: " << message << "\n\n" << help;
-  return 2;
-}
-
-json inputEntry(const fs::path& path, const std::string& format) {
-  json j;
-  j["path"] = fs::absolute(path).string();
-  if (!format.empty()) j["format"] = format;
-  const auto hash = sha256OfPath(path);
-  j["sha256"] = hash ? json(*hash) : json();
-  return j;
-}
-
 std::string fmt(double v, const char* f = "%.4f") {
   if (std::isnan(v)) return "-";
   char buf[32];
@@ -151,14 +125,6 @@ int exitCodeFor(eval::RunOutcome outcome) {
 stats::BootstrapOptions summaryBootstrap() {
   stats::BootstrapOptions o;  // B = 10,000, seed 42, percentile 95 %
   return o;
-}
-
-void printLoadDiagnostics(const LoadReport& report) {
-  std::size_t shown = 0;
-  for (const auto& d : report.diagnostics) {
-    if (shown++ >= 20) break;
-    std::cerr << d.toString() << "\n";
-  }
 }
 
 // Shared by erag and e2e: parse, load, plan, store, run, finish.
@@ -217,11 +183,7 @@ int runEvaluationJob(const Args& args, bool erag) {
       if (!value(labelsOut)) return usageError("--labels-out needs a path", help);
     } else if (a == "--k") {
       if (!value(v)) return usageError("--k needs a number", help);
-      char* end = nullptr;
-      errno = 0;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (errno || *end != '\0' || n < 1 || n > 1000) return usageError("--k: '" + v + "' is not 1..1000", help);
-      k = static_cast<std::size_t>(n);
+      if (!parseCount(v, 1, 1000, k)) return usageError("--k: '" + v + "' is not 1..1000", help);
     } else if (a == "--json") {
       asJson = true;
     } else if (a == "--quiet" || a == "-q") {
@@ -254,46 +216,23 @@ int runEvaluationJob(const Args& args, bool erag) {
   }
 
   std::optional<Format> fmtOpt;
-  if (!format.empty()) {
-    fmtOpt = formatFromName(format);
-    if (!fmtOpt) return usageError("unknown --format '" + format + "'", help);
-  }
-  std::string templateText = llm::defaultRagTemplate();
-  if (!templatePath.empty()) {
-    std::ifstream in(templatePath, std::ios::binary);
-    if (!in) {
-      std::cerr << "ragscope-cli: " << templatePath << ": cannot read\n";
-      return 2;
-    }
-    templateText.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  if (!parseFormatOption(format, fmtOpt)) return usageError("unknown --format '" + format + "'", help);
+  const auto templateRead = readTemplateOrDefault(templatePath);
+  if (!templateRead) return 2;
+  const std::string& templateText = *templateRead;
 
   LoadOptions loadOptions;
-  std::vector<DatasetPart> parts;
-  for (const auto& d : datasets) parts.push_back({d, fmtOpt});
-  auto loaded = loadDataset(parts, loadOptions);
-  if (!loaded.report.ok() || loaded.report.hasErrors()) {
-    printLoadDiagnostics(loaded.report);
-    std::cerr << "ragscope-cli: " << job << ": the dataset has errors\n";
-    return 2;
-  }
-  const Dataset& dataset = loaded.value;
-  if (dataset.queries.empty()) {
-    std::cerr << "ragscope-cli: " << job << ": the dataset has no queries\n";
-    return 2;
-  }
+  const auto loaded = loadJobDataset(datasets, fmtOpt, loadOptions, job);
+  if (!loaded) return 2;
+  const Dataset& dataset = *loaded;
 
   Run run;
   json runSetting;
   std::string systemName;
   if (!runPath.empty()) {
-    auto r = readTrecRun(runPath, loadOptions);
-    if (!r.report.ok() || r.report.hasErrors()) {
-      printLoadDiagnostics(r.report);
-      std::cerr << "ragscope-cli: " << job << ": the run has errors\n";
-      return 2;
-    }
-    run = std::move(r.value);
+    auto r = loadJobRun(runPath, loadOptions, job);
+    if (!r) return 2;
+    run = std::move(*r);
     runSetting = inputEntry(runPath, "trec-run");
     systemName = run.tag.empty() ? fs::path(runPath).stem().string() : run.tag;
   } else {
@@ -551,11 +490,8 @@ int eragCorrelateCommand(const Args& args) {
       if (!value(measuresText)) return usageError("--measures needs a list", kCorrelateHelp);
     } else if (a == "--resamples") {
       if (!value(v)) return usageError("--resamples needs a number", kCorrelateHelp);
-      char* end = nullptr;
-      errno = 0;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (errno || *end != '\0' || n < 0 || n > 1000000) return usageError("--resamples: '" + v + "' is not 0..1000000", kCorrelateHelp);
-      resamples = static_cast<std::size_t>(n);
+      if (!parseCount(v, 0, 1000000, resamples))
+        return usageError("--resamples: '" + v + "' is not 0..1000000", kCorrelateHelp);
     } else if (a == "--json") {
       asJson = true;
     } else {

@@ -3,13 +3,9 @@
 // from its store alone; `runs` lists the stores in a folder.
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -18,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/eragfinish.h"
+#include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
 #include "core/data/dataset.h"
 #include "core/data/loaders.h"
@@ -66,20 +63,6 @@ constexpr const char* kRunsHelp = R"(usage: ragscope-cli runs [DIR] [--json]
 Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
 A run killed mid-way still shows "running"; resume it.
 )";
-
-std::string timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-int usageError(const std::string& message, const char* help) {
-  std::cerr << "ragscope-cli: " << message << "\n\n" << help;
-  return 2;
-}
 
 int exitCodeFor(eval::RunOutcome outcome) {
   switch (outcome) {
@@ -146,15 +129,6 @@ int execute(store::RunStore& runStore, const std::string& kind, const llm::Endpo
   return finished != 0 ? finished : exitCodeFor(summary.outcome);
 }
 
-json inputEntry(const std::filesystem::path& path, const std::string& format) {
-  json j;
-  j["path"] = std::filesystem::absolute(path).string();
-  if (!format.empty()) j["format"] = format;
-  const auto hash = sha256OfPath(path);
-  j["sha256"] = hash ? json(*hash) : json();
-  return j;
-}
-
 }  // namespace
 
 int generateCommand(const Args& args) {
@@ -200,11 +174,8 @@ int generateCommand(const Args& args) {
       if (!value(templatePath)) return usageError("--template needs a path", kGenerateHelp);
     } else if (a == "--k") {
       if (!value(v)) return usageError("--k needs a number", kGenerateHelp);
-      char* end = nullptr;
-      errno = 0;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (errno || *end != '\0' || n < 1 || n > 10000) return usageError("--k: '" + v + "' is not 1..10000", kGenerateHelp);
-      k = static_cast<std::size_t>(n);
+      if (!parseCount(v, 1, 10000, k))
+        return usageError("--k: '" + v + "' is not 1..10000", kGenerateHelp);
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else {
@@ -214,51 +185,21 @@ int generateCommand(const Args& args) {
   if (datasets.empty()) return usageError("generate needs --dataset PATH", kGenerateHelp);
 
   std::optional<Format> fmt;
-  if (!format.empty()) {
-    fmt = formatFromName(format);
-    if (!fmt) return usageError("unknown --format '" + format + "'", kGenerateHelp);
-  }
-  std::string templateText = llm::defaultRagTemplate();
-  if (!templatePath.empty()) {
-    std::ifstream in(templatePath, std::ios::binary);
-    if (!in) {
-      std::cerr << "ragscope-cli: " << templatePath << ": cannot read\n";
-      return 2;
-    }
-    templateText.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  if (!parseFormatOption(format, fmt))
+    return usageError("unknown --format '" + format + "'", kGenerateHelp);
+  const auto templateRead = readTemplateOrDefault(templatePath);
+  if (!templateRead) return 2;
+  const std::string& templateText = *templateRead;
 
   // Load inputs.
   LoadOptions loadOptions;
-  std::vector<DatasetPart> parts;
-  for (const auto& d : datasets) parts.push_back({d, fmt});
-  auto loaded = loadDataset(parts, loadOptions);
-  auto printDiagnostics = [](const LoadReport& report) {
-    std::size_t shown = 0;
-    for (const auto& d : report.diagnostics) {
-      if (shown++ >= 20) break;
-      std::cerr << d.toString() << "\n";
-    }
-  };
-  if (!loaded.report.ok() || loaded.report.hasErrors()) {
-    printDiagnostics(loaded.report);
-    std::cerr << "ragscope-cli: generate: the dataset has errors\n";
-    return 2;
-  }
-  const Dataset& dataset = loaded.value;
-  if (dataset.queries.empty()) {
-    std::cerr << "ragscope-cli: generate: the dataset has no queries\n";
-    return 2;
-  }
+  const auto loaded = loadJobDataset(datasets, fmt, loadOptions, "generate");
+  if (!loaded) return 2;
+  const Dataset& dataset = *loaded;
   std::optional<Run> run;
   if (!runPath.empty()) {
-    auto r = readTrecRun(runPath, loadOptions);
-    if (!r.report.ok() || r.report.hasErrors()) {
-      printDiagnostics(r.report);
-      std::cerr << "ragscope-cli: generate: the run has errors\n";
-      return 2;
-    }
-    run = std::move(r.value);
+    run = loadJobRun(runPath, loadOptions, "generate");
+    if (!run) return 2;
   }
 
   auto plan = eval::planGenerate(dataset, run ? &*run : nullptr, k, templateText);

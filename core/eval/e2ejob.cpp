@@ -4,6 +4,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/eval/jobplanning.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/util/sqlitedb.h"
@@ -22,10 +23,8 @@ E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::stri
     const Query& q = *plan.top.queries[i];
     const std::string prompt = llm::renderTemplate(
         templateText, {{"question", q.text}, {"documents", llm::formatPassages(plan.top.lists[i].texts)}});
-    llm::LlmRequest request;
-    request.kind = llm::EndpointKind::Chat;
-    request.messages.push_back({"user", prompt});
-    plan.items.push_back({e2eItemKey(q.id), std::string(kE2eJobKind), llm::toJson(request).dump()});
+    plan.items.push_back(
+        {e2eItemKey(q.id), std::string(kE2eJobKind), llm::toJson(chatRequest(prompt)).dump()});
   }
   return plan;
 }
@@ -33,24 +32,12 @@ E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::stri
 E2eReport computeE2eReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap) {
   E2eReport report;
   report.mean = std::numeric_limits<double>::quiet_NaN();
-  const store::RunRecord record = store.run();
-  if (record.kind != kE2eJobKind) {
-    report.error = store.path().string() + ": a '" + record.kind + "' run, not an end-to-end run";
-    return report;
-  }
-  auto planned = plannedQueries(record.settings, &report.error);
-  if (!planned) return report;
-  report.queries = std::move(*planned);
-  report.metricKey = record.settings.value("metric", std::string("rouge-l"));
-  const auto metric = parseDownstreamMetric(report.metricKey);
-  if (!metric) {
-    report.error = "unknown downstream metric '" + report.metricKey + "' in the run's settings";
-    return report;
-  }
-  std::unordered_map<std::string, store::ItemResult> byKey;
-  for (auto& r : store.results()) {
-    if (r.result.status == store::ItemStatus::Done) byKey.emplace(r.key, std::move(r.result));
-  }
+  auto stored = readStoredPlan(store, kE2eJobKind, "an end-to-end run", &report.error);
+  if (!stored) return report;
+  report.queries = std::move(stored->queries);
+  report.metricKey = stored->metricKey;
+  const DownstreamMetric metric = stored->metric;
+  const auto byKey = doneResultsByKey(store);
   double sum = 0.0;
   for (const auto& q : report.queries) {
     const auto it = byKey.find(e2eItemKey(q.qid));
@@ -61,7 +48,7 @@ E2eReport computeE2eReport(store::RunStore& store, const stats::BootstrapOptions
       continue;
     }
     if (it->second.heuristic) ++report.heuristicOutputs;
-    const double v = score(*metric, it->second.text, q.gold);
+    const double v = score(metric, it->second.text, q.gold);
     report.scores.emplace_back(v);
     report.outputs.push_back(it->second.text);
     report.qids.push_back(q.qid);

@@ -1,13 +1,12 @@
 #include "core/eval/eragjob.h"
 
-#include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <unordered_map>
 
+#include "core/eval/jobplanning.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
-#include "core/metrics/retrievalevaluator.h"
+#include "core/util/atomicfile.h"
 #include "core/util/sqlitedb.h"
 
 namespace ragscope::core::eval {
@@ -31,24 +30,11 @@ std::string escapeKeyPart(std::string_view s) {
   return out;
 }
 
-std::string passageText(const Document& doc) {
-  return doc.title.empty() ? doc.text : doc.title + "\n" + doc.text;
-}
-
-llm::LlmRequest chatRequest(std::string prompt) {
-  llm::LlmRequest request;
-  request.kind = llm::EndpointKind::Chat;
-  request.messages.push_back({"user", std::move(prompt)});
-  return request;
-}
-
 }  // namespace
 
 TopDocuments topDocuments(const Dataset& dataset, const Run& run, std::size_t k) {
   TopDocuments top;
-  auto warn = [&](std::string text) {
-    if (top.warnings.size() < 20) top.warnings.push_back(std::move(text));
-  };
+  auto warn = [&](std::string text) { addPlanWarning(top.warnings, std::move(text)); };
   for (const auto& q : dataset.queries) {
     if (q.goldAnswers().empty()) {
       ++top.queriesWithoutGold;
@@ -58,24 +44,13 @@ TopDocuments topDocuments(const Dataset& dataset, const Run& run, std::size_t k)
     RetrievedList list;
     list.qid = q.id;
     if (const Ranking* ranking = run.find(q.id)) {
-      // trec_eval's order, so "top-k" means what the retrieval metrics mean.
-      std::vector<const RunEntry*> order;
-      order.reserve(ranking->entries.size());
-      for (const auto& e : ranking->entries) order.push_back(&e);
-      std::stable_sort(order.begin(), order.end(),
-                       [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
-      for (const RunEntry* e : order) {
-        if (list.docIds.size() >= k) break;
-        const Document* doc = dataset.corpus.find(e->docId());
-        if (!doc) {
-          ++top.missingDocuments;
-          warn("query " + q.id + ": document " + std::string(e->docId()) +
-               " is not in the corpus (skipped)");
-          continue;
-        }
-        list.docIds.emplace_back(e->docId());
-        list.texts.push_back(passageText(*doc));
+      auto passages = topPassages(dataset.corpus, *ranking, k);
+      for (const auto& id : passages.missing) {
+        ++top.missingDocuments;
+        warn("query " + q.id + ": document " + id + " is not in the corpus (skipped)");
       }
+      list.docIds = std::move(passages.docIds);
+      list.texts = std::move(passages.texts);
     } else {
       ++top.queriesWithoutRanking;
       warn("query " + q.id + ": no ranking in the run (its list is empty)");
@@ -150,23 +125,37 @@ std::optional<std::vector<PlannedQuery>> plannedQueries(const json& settings, st
   return out;
 }
 
+std::optional<StoredPlan> readStoredPlan(store::RunStore& store, std::string_view kind,
+                                         std::string_view kindLabel, std::string* error) {
+  StoredPlan out;
+  out.record = store.run();
+  if (out.record.kind != kind) {
+    if (error)
+      *error = store.path().string() + ": a '" + out.record.kind + "' run, not " + std::string(kindLabel);
+    return std::nullopt;
+  }
+  auto planned = plannedQueries(out.record.settings, error);
+  if (!planned) return std::nullopt;
+  out.queries = std::move(*planned);
+  out.metricKey = out.record.settings.value("metric", std::string("rouge-l"));
+  const auto metric = parseDownstreamMetric(out.metricKey);
+  if (!metric) {
+    if (error) *error = "unknown downstream metric '" + out.metricKey + "' in the run's settings";
+    return std::nullopt;
+  }
+  out.metric = *metric;
+  return out;
+}
+
 EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRequest>& measures,
                              const stats::BootstrapOptions& bootstrap) {
   EragReport report;
-  const store::RunRecord record = store.run();
-  if (record.kind != kEragJobKind) {
-    report.error = store.path().string() + ": a '" + record.kind + "' run, not an eRAG run";
-    return report;
-  }
-  auto planned = plannedQueries(record.settings, &report.error);
-  if (!planned) return report;
-  report.queries = std::move(*planned);
-  report.metricKey = record.settings.value("metric", std::string("rouge-l"));
-  const auto metric = parseDownstreamMetric(report.metricKey);
-  if (!metric) {
-    report.error = "unknown downstream metric '" + report.metricKey + "' in the run's settings";
-    return report;
-  }
+  auto stored = readStoredPlan(store, kEragJobKind, "an eRAG run", &report.error);
+  if (!stored) return report;
+  const store::RunRecord& record = stored->record;
+  report.queries = std::move(stored->queries);
+  report.metricKey = stored->metricKey;
+  const DownstreamMetric metric = stored->metric;
   std::vector<MeasureRequest> requests = measures;
   if (requests.empty()) {
     auto parsed = parseEragMeasures(record.settings.value("measures", std::string("P_5,success_5")));
@@ -177,10 +166,7 @@ EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRe
     requests = std::move(parsed.value);
   }
 
-  std::unordered_map<std::string, store::ItemResult> byKey;
-  for (auto& r : store.results()) {
-    if (r.result.status == store::ItemStatus::Done) byKey.emplace(r.key, std::move(r.result));
-  }
+  const auto byKey = doneResultsByKey(store);
   std::vector<EragQueryLabels> complete;
   for (const auto& q : report.queries) {
     std::vector<std::optional<double>> labels;
@@ -195,7 +181,7 @@ EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRe
         continue;
       }
       if (it->second.heuristic) ++report.heuristicOutputs;
-      labels.emplace_back(score(*metric, it->second.text, q.gold));
+      labels.emplace_back(score(metric, it->second.text, q.gold));
       outputs.push_back(it->second.text);
     }
     if (all) {
@@ -330,28 +316,13 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
 }
 
 bool writeJsonFile(const std::filesystem::path& path, const json& value, std::string* error) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      if (error) *error = tmp.string() + ": cannot write";
-      return false;
-    }
-    out << value.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
-    out.flush();
-    if (!out) {
-      if (error) *error = tmp.string() + ": write failed";
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    if (error) *error = path.string() + ": " + ec.message();
-    return false;
-  }
-  return true;
+  return writeFileAtomically(
+      path,
+      [&](std::ostream& out) {
+        out << value.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+        return true;
+      },
+      error, /*fsyncFile=*/false);
 }
 
 }  // namespace ragscope::core::eval

@@ -80,6 +80,17 @@ struct PlannedQuery {
 std::optional<std::vector<PlannedQuery>> plannedQueries(const nlohmann::json& settings,
                                                         std::string* error);
 
+// What an erag or e2e report starts from: the store's run record (which must be of `kind`), its
+// planned queries and its downstream metric. `kindLabel` names the expected kind in the error.
+struct StoredPlan {
+  store::RunRecord record;
+  std::vector<PlannedQuery> queries;
+  std::string metricKey;
+  DownstreamMetric metric{};
+};
+std::optional<StoredPlan> readStoredPlan(store::RunStore& store, std::string_view kind,
+                                         std::string_view kindLabel, std::string* error);
+
 struct EragReport {
   std::string error;  // non-empty: no report (bad store, refused measure, ...)
   std::string metricKey;  // "rouge-l", ...

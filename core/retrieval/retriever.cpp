@@ -5,15 +5,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_set>
 
-#include <unistd.h>
 
 #include "core/metrics/retrievalevaluator.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core {
 
@@ -169,31 +168,13 @@ void writeTrecRun(const Run& run, std::ostream& out) {
 }
 
 bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      if (error) *error = path.string() + ": cannot write (" + tmp.string() + " not creatable)";
-      return false;
-    }
-    writeTrecRun(run, out);
-    out.flush();
-    if (!out) {
-      if (error) *error = path.string() + ": write failed";
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    if (error) *error = path.string() + ": " + ec.message();
-    std::filesystem::remove(tmp, ec);
-    return false;
-  }
-  return true;
+  return writeFileAtomically(
+      path,
+      [&](std::ostream& out) {
+        writeTrecRun(run, out);
+        return true;
+      },
+      error, /*fsyncFile=*/false);
 }
 
 }  // namespace ragscope::core

@@ -1,18 +1,15 @@
 #include "core/store/project.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "core/data/jsonguard.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core {
 
@@ -202,26 +199,6 @@ OrderedJson toJson(const Project& project, const fs::path& target) {
   return root;
 }
 
-// Writes all of `data` to `fd`, retrying short writes and EINTR.
-bool writeAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-std::string randomSuffix() {
-  std::random_device rd;
-  std::uniform_int_distribution<unsigned> dist(0, 0xFFFFFF);
-  std::ostringstream s;
-  s << ::getpid() << '-' << std::hex << dist(rd);
-  return s.str();
-}
 
 }  // namespace
 
@@ -353,40 +330,15 @@ std::optional<std::string> writeProject(const Project& project, const fs::path& 
     return file.string() + ": cannot serialise project: " + e.what();
   }
 
-  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-  // Same folder as the target, so rename() is atomic (never across file systems).
-  const fs::path temp = folder / ("." + file.filename().string() + ".tmp-" + randomSuffix());
-
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return file.string() + ": cannot create temporary file: " + errnoText(errno);
-
-  auto fail = [&](const std::string& what) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    return file.string() + ": " + what + ": " + errnoText(err);
-  };
-  if (!writeAll(fd, text)) {
-    const std::string message = fail("write failed");
-    ::close(fd);
-    return message;
-  }
-  // Data must be on disk before the rename makes it visible, or a crash could leave an empty file
-  // under the real name.
-  if (::fsync(fd) != 0) {
-    const std::string message = fail("fsync failed");
-    ::close(fd);
-    return message;
-  }
-  if (::close(fd) != 0) return fail("close failed");
-  if (::rename(temp.c_str(), file.c_str()) != 0) return fail("rename failed");
-
-  // Persist the directory entry too; failure here is not worth reporting (some file systems
-  // refuse fsync on directories) since the file itself is complete.
-  const int dirFd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
-  }
+  std::string error;
+  const bool ok = writeFileAtomically(
+      file,
+      [&](std::ostream& out) {
+        out << text;
+        return true;
+      },
+      &error, /*fsyncFile=*/true);
+  if (!ok) return error;
   return std::nullopt;
 }
 

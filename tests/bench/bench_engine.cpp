@@ -2,58 +2,25 @@
 // served entirely from the response cache, with every result committed, in under a second.
 // Prints a small table; exits 1 when the target is missed or any call reached the provider.
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <thread>
-#include <unistd.h>
 
 #include "core/eval/runengine.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/responsecache.h"
 #include "core/store/runstore.h"
+#include "benchutil.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::llm;
-
-namespace {
-
-// Answers at once on a thread of its own (as a transport would), counting calls.
-class CountingProvider final : public Provider {
- public:
-  std::atomic<int> calls{0};
-  CountingProvider() {
-    m_config.baseUrl = "http://bench.invalid/v1";
-    m_config.model = "bench";
-  }
-  std::string cacheIdentity() const override { return "bench|chat|" + m_config.model; }
-  std::string requestBody(const LlmRequest& r) const override { return toJson(r).dump(); }
-  void submit(LlmRequest request, ResponseCallback done) override {
-    ++calls;
-    LlmResponse r;
-    r.status = CallStatus::Ok;
-    r.text = "answer: " + request.messages.back().content;
-    r.usage = {120, 20, 0.0};
-    std::thread([r = std::move(r), done = std::move(done)]() mutable { done(std::move(r)); }).detach();
-  }
-  void cancelAll() override {}
-  void waitIdle() override {}
-  const EndpointConfig& config() const override { return m_config; }
-
- private:
-  EndpointConfig m_config;
-};
-
-}  // namespace
+namespace bench = ragscope::bench;
 
 int main() {
   const int n = 10000;
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ragscope-bench-engine-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = bench::makeBenchDir("engine");
   std::vector<store::NewItem> items;
   for (int i = 0; i < n; ++i) {
     LlmRequest r;
@@ -64,11 +31,8 @@ int main() {
     items.push_back({"gen:q" + std::to_string(i), "generate", toJson(r).dump()});
   }
   ResponseCache cache;
+  if (!bench::openBenchCache(cache, dir)) return 2;
   std::string err;
-  if (!cache.open(dir / "responses.sqlite", &err)) {
-    std::fprintf(stderr, "%s\n", err.c_str());
-    return 2;
-  }
   double seconds[2] = {0, 0};
   int callsAfterFirst = 0;
   std::size_t fromCache = 0;
@@ -81,7 +45,8 @@ int main() {
       std::fprintf(stderr, "%s\n", err.c_str());
       return 2;
     }
-    auto counting = std::make_unique<CountingProvider>();
+    auto counting = std::make_unique<bench::CountingProvider>(
+        "bench", [](const std::string& prompt) { return "answer: " + prompt; });
     auto* raw = counting.get();
     CachingProvider provider(std::move(counting), cache);
     const auto start = std::chrono::steady_clock::now();

@@ -5,16 +5,12 @@
 // aggregation (P_10, success_10), bootstrap CIs, the labels and scores written to the store and
 // the labels JSON. Target: under 2 s. Exits 1 when missed or when any call reached the generator.
 
-#include <unistd.h>
-
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "core/data/dataset.h"
 #include "core/eval/eragjob.h"
@@ -25,39 +21,14 @@
 #include "core/llm/prompts.h"
 #include "core/llm/responsecache.h"
 #include "core/store/runstore.h"
+#include "benchutil.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::llm;
+namespace bench = ragscope::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// A generator answering on a thread of its own (as a transport would) with the heuristic reader's
-// answer, counting the calls that reach it.
-class CountingReader final : public Provider {
- public:
-  std::atomic<int> calls{0};
-  CountingReader() {
-    m_config.baseUrl = "http://bench.invalid/v1";
-    m_config.model = "bench-reader";
-  }
-  std::string cacheIdentity() const override { return "bench|chat|" + m_config.model; }
-  std::string requestBody(const LlmRequest& r) const override { return toJson(r).dump(); }
-  void submit(LlmRequest request, ResponseCallback done) override {
-    ++calls;
-    LlmResponse r;
-    r.status = CallStatus::Ok;
-    r.text = offlineAnswer(OfflineRole::Reader, request.messages.back().content);
-    r.usage = {120, 20, 0.0};
-    std::thread([r = std::move(r), done = std::move(done)]() mutable { done(std::move(r)); }).detach();
-  }
-  void cancelAll() override {}
-  void waitIdle() override {}
-  const EndpointConfig& config() const override { return m_config; }
-
- private:
-  EndpointConfig m_config;
-};
 
 const char* kWords[] = {"reservoir", "pump", "station", "filter", "pipe", "valve", "meter", "tank",
                         "river", "plant", "board", "budget", "capacity", "litres", "district",
@@ -127,17 +98,12 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 int main() {
   const std::size_t nq = 1000, k = 10;
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ragscope-bench-erag-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = bench::makeBenchDir("erag");
   const Dataset dataset = syntheticDataset(nq, k);
   const Run run = syntheticRun(nq, k);
   ResponseCache cache;
+  if (!bench::openBenchCache(cache, dir)) return 2;
   std::string err;
-  if (!cache.open(dir / "responses.sqlite", &err)) {
-    std::fprintf(stderr, "%s\n", err.c_str());
-    return 2;
-  }
   struct Times {
     double plan = 0, store = 0, engine = 0, report = 0, write = 0, total = 0;
   } t[2];
@@ -163,7 +129,10 @@ int main() {
     }
     t[round].store = since(mark);
     mark = Clock::now();
-    auto counting = std::make_unique<CountingReader>();
+    // The heuristic reader's answer, so the ROUGE-L labels vary as with a real generator.
+    auto counting = std::make_unique<bench::CountingProvider>(
+        "bench-reader",
+        [](const std::string& prompt) { return offlineAnswer(OfflineRole::Reader, prompt); });
     auto* raw = counting.get();
     CachingProvider provider(std::move(counting), cache);
     eval::EngineOptions options;

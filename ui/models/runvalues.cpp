@@ -2,8 +2,10 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QCoreApplication>
 #include <QRegularExpression>
 
+#include "core/stats/perqueryfile.h"
 #include "ui/jobs/evaljob.h"
 #include "ui/models/evalsummarymodel.h"
 
@@ -105,6 +107,25 @@ QString measureLabel(const QString& measure) {
   if (measure == QLatin1String("recip_rank")) return QStringLiteral("MRR");
   if (measure == QLatin1String("ndcg")) return QStringLiteral("nDCG");
   return measure;
+}
+
+bool appendPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
+                        std::vector<RunValues>& runs, QStringList& problems, bool reportEmpty) {
+  bool allOk = true;
+  for (const QString& file : files) {
+    auto loaded = core::stats::loadPerQueryFile(file.toStdString(), options);
+    for (const auto& d : loaded.report.diagnostics) problems << QString::fromStdString(d.toString());
+    if (!loaded.report.ok() || loaded.value.empty()) {
+      allOk = false;
+      if (reportEmpty && loaded.value.empty())
+        problems << QCoreApplication::translate("RunValues", "%1: no per-query values").arg(file);
+      continue;
+    }
+    const QFileInfo info(file);
+    runs.push_back({info.dir().dirName() + QLatin1Char('/') + info.fileName(), file,
+                    std::move(loaded.value)});
+  }
+  return allOk;
 }
 
 }  // namespace ragscope::ui

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data/diagnostic.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/stats/queryvalues.h"
 
@@ -30,6 +31,12 @@ std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t c
                                    std::vector<std::string>* qids = nullptr);
 
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome);
+
+// Reads `trec_eval -q` files and appends each as a run named "<folder>/<file>" to `runs`. Every
+// diagnostic goes to `problems`; with `reportEmpty` a file without values adds a line too. Files
+// with errors or without values are left out. Returns whether every file was added.
+bool appendPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
+                        std::vector<RunValues>& runs, QStringList& problems, bool reportEmpty);
 
 // Measures present in every given run, in the first run's order.
 QStringList commonMeasures(const std::vector<RunValues>& runs);

@@ -3,7 +3,6 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -22,7 +21,6 @@
 #include <cmath>
 
 #include "core/stats/multiple.h"
-#include "core/stats/perqueryfile.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
 #include "ui/jobs/statsjob.h"
@@ -301,25 +299,10 @@ void ComparePage::chooseFiles() {
 }
 
 bool ComparePage::addPerQueryFiles(const QStringList& files) {
-  bool allOk = true;
   QStringList problems;
-  for (const QString& file : files) {
-    core::LoadOptions options;
-    options.onError = m_workbench->onError();
-    auto loaded = stats::loadPerQueryFile(file.toStdString(), options);
-    for (const auto& d : loaded.report.diagnostics) problems << QString::fromStdString(d.toString());
-    if (!loaded.report.ok() || loaded.value.empty()) {
-      allOk = false;
-      if (loaded.value.empty()) problems << tr("%1: no per-query values").arg(file);
-      continue;
-    }
-    RunValues run;
-    const QFileInfo info(file);
-    run.name = info.dir().dirName() + QLatin1Char('/') + info.fileName();
-    run.source = file;
-    run.table = std::move(loaded.value);
-    m_fileRuns.push_back(std::move(run));
-  }
+  core::LoadOptions options;
+  options.onError = m_workbench->onError();
+  const bool allOk = appendPerQueryRuns(files, options, m_fileRuns, problems, /*reportEmpty=*/true);
   refreshRuns();
   if (!problems.isEmpty()) m_status->setText(problems.mid(0, 5).join(QLatin1Char('\n')));
   return allOk;

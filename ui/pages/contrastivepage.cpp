@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/stats/perqueryfile.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
 #include "ui/jobs/statsjob.h"
@@ -430,20 +429,10 @@ void ContrastivePage::chooseFiles() {
 }
 
 bool ContrastivePage::addPerQueryFiles(const QStringList& files) {
-  bool allOk = true;
   QStringList problems;
-  for (const QString& file : files) {
-    core::LoadOptions options;
-    options.onError = m_workbench->onError();
-    auto loaded = stats::loadPerQueryFile(file.toStdString(), options);
-    for (const auto& d : loaded.report.diagnostics) problems << QString::fromStdString(d.toString());
-    if (!loaded.report.ok() || loaded.value.empty()) {
-      allOk = false;
-      continue;
-    }
-    const QFileInfo info(file);
-    m_fileRuns.push_back({info.dir().dirName() + QLatin1Char('/') + info.fileName(), file, std::move(loaded.value)});
-  }
+  core::LoadOptions options;
+  options.onError = m_workbench->onError();
+  const bool allOk = appendPerQueryRuns(files, options, m_fileRuns, problems, /*reportEmpty=*/false);
   refreshRuns();
   if (!problems.isEmpty()) m_status->setText(problems.mid(0, 5).join(QLatin1Char('\n')));
   return allOk;

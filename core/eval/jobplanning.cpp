@@ -1,0 +1,52 @@
+#include "core/eval/jobplanning.h"
+
+#include <algorithm>
+
+#include "core/metrics/retrievalevaluator.h"
+
+namespace ragscope::core::eval {
+
+std::string passageText(const Document& doc) {
+  return doc.title.empty() ? doc.text : doc.title + "\n" + doc.text;
+}
+
+RankedPassages topPassages(const Corpus& corpus, const Ranking& ranking, std::size_t k) {
+  std::vector<const RunEntry*> order;
+  order.reserve(ranking.entries.size());
+  for (const auto& e : ranking.entries) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
+  RankedPassages out;
+  for (const RunEntry* e : order) {
+    if (out.docIds.size() >= k) break;
+    const Document* doc = corpus.find(e->docId());
+    if (!doc) {
+      out.missing.emplace_back(e->docId());
+      continue;
+    }
+    out.docIds.emplace_back(e->docId());
+    out.texts.push_back(passageText(*doc));
+  }
+  return out;
+}
+
+void addPlanWarning(std::vector<std::string>& warnings, std::string text) {
+  if (warnings.size() < 20) warnings.push_back(std::move(text));
+}
+
+llm::LlmRequest chatRequest(std::string prompt) {
+  llm::LlmRequest request;
+  request.kind = llm::EndpointKind::Chat;
+  request.messages.push_back({"user", std::move(prompt)});
+  return request;
+}
+
+std::unordered_map<std::string, store::ItemResult> doneResultsByKey(store::RunStore& store) {
+  std::unordered_map<std::string, store::ItemResult> byKey;
+  for (auto& r : store.results()) {
+    if (r.result.status == store::ItemStatus::Done) byKey.emplace(r.key, std::move(r.result));
+  }
+  return byKey;
+}
+
+}  // namespace ragscope::core::eval
