@@ -170,24 +170,41 @@ std::pair<double, double> paddedRange(double lo, double hi, double pad = 0.04) {
 // Axis range widened to multiples of a round step (1, 2, 2.5 or 5 x 10^k) with at most
 // `maxTicks` ticks: tick labels stay short and evenly spaced without doubling the range, as
 // QValueAxis::applyNiceNumbers() can.
+double roundStep(double lo, double hi, int maxTicks) {
+  maxTicks = std::max(3, maxTicks);
+  const double raw = (hi - lo) / double(maxTicks - 1);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (m * magnitude >= raw) return m * magnitude;
+  return magnitude * 10.0;
+}
+
 void niceAxis(QValueAxis* axis, double lo, double hi, int maxTicks) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
     axis->setRange(lo, hi);
     return;
   }
-  maxTicks = std::max(3, maxTicks);
-  const double raw = (hi - lo) / double(maxTicks - 1);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude * 10.0;
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * magnitude >= raw) {
-      step = m * magnitude;
-      break;
-    }
+  const double step = roundStep(lo, hi, maxTicks);
   const double a = std::floor(lo / step + 1e-9) * step;
   const double b = std::ceil(hi / step - 1e-9) * step;
   axis->setRange(a, b);
   axis->setTickCount(int(std::lround((b - a) / step)) + 1);
+}
+
+// The exact range [lo, hi] with ticks on multiples of a round step: for data bounded by a
+// measure's range (scores in [0, 1]), where widening to the next round step would add a half-empty
+// band (1.5 on a [0, 1] measure) but a small margin keeps points off the plot border.
+void paddedTickedAxis(QValueAxis* axis, double lo, double hi, int maxTicks) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo) {
+    axis->setRange(lo, hi);
+    return;
+  }
+  // No widening here, so a few more ticks than the niceAxis budget keep the scale readable.
+  const double step = roundStep(lo, hi, maxTicks + 2);
+  axis->setRange(lo, hi);
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(std::ceil(lo / step - 1e-9) * step);
+  axis->setTickInterval(step);
 }
 
 QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
@@ -277,7 +294,7 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
     hideFromLegend(chart, meanLine);
   }
   const auto [plo, phi] = paddedRange(lo, hi);
-  niceAxis(x, plo, phi, st.xTicks);
+  paddedTickedAxis(x, plo, phi, st.xTicks);
   niceAxis(y, 0.0, top, st.yTicks);
   return chart;
 }
@@ -463,17 +480,11 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
         }
     });
   }
-  // Measures live in [0, 1]: padding never pushes the axes past those bounds.
-  auto bounded = [](double a, double b) {
-    auto [pa, pb] = paddedRange(a, b);
-    if (a >= 0.0 && pa < 0.0) pa = 0.0;
-    if (b <= 1.0 && pb > 1.0) pb = 1.0;
-    return std::make_pair(pa, pb);
-  };
-  const auto [xl, xh] = bounded(lo, hi);
-  const auto [yl, yh] = bounded(ylo, yhi);
-  niceAxis(x, xl, xh, st.xTicks);
-  niceAxis(y, yl, yh, st.yTicks);
+  // A small margin keeps points at 0 or 1 (common for per-query measures) off the plot border.
+  const auto [xl, xh] = paddedRange(lo, hi);
+  const auto [yl, yh] = paddedRange(ylo, yhi);
+  paddedTickedAxis(x, xl, xh, st.xTicks);
+  paddedTickedAxis(y, yl, yh, st.yTicks);
   return chart;
 }
 
