@@ -11,6 +11,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -130,10 +131,12 @@ class TestLlmTransport : public QObject {
   void cancelAllWithin200ms();
   void concurrencyBound();
   void requestsPerMinute();
+  void tokensPerMinute();
   void slowsDownAfter429();
   void apiKeyNeverLeaks();
   void embeddingsAndRerank();
   void connectionErrors();
+  void untrustedCertificateRejected();
   void testConnectionListsModels();
 };
 
@@ -623,6 +626,59 @@ void TestLlmTransport::requestsPerMinute() {
   }
 }
 
+void TestLlmTransport::tokensPerMinute() {
+  // Twenty calls of about 70 tokens each (60-word prompts) against an 18,000 tokens/min budget:
+  // 300 tokens/s with a one-second burst. The bucket admits at most burst + rate x T tokens over
+  // T seconds (plus one oversized call taken on debt), so the run cannot finish before
+  // (total - burst - one call) / rate seconds, measured with the server's own usage figures.
+  std::string prompt;
+  for (int w = 0; w < 60; ++w) prompt += "word" + std::to_string(w) + " ";
+  auto run = [&](double tpm, double* seconds, std::int64_t* tokens, std::int64_t* largest) {
+    TestServer server;
+    if (!server.start()) return false;
+    EndpointConfig ep = endpointFor(server);
+    ep.concurrency = 20;
+    ep.maxTokens = 16;
+    ep.tokensPerMinute = tpm;
+    auto provider = makeHttpProvider(ep, fastRetries());
+    Collector c;
+    QElapsedTimer timer;
+    timer.start();
+    std::int64_t largestEstimate = 0;
+    for (int i = 0; i < 20; ++i) {
+      const auto request = chat(std::to_string(i) + " " + prompt);
+      largestEstimate = std::max(largestEstimate, estimateRequestTokens(ep, provider->requestBody(request).size()));
+      provider->submit(request, c.callback(i));
+    }
+    provider->waitIdle();
+    *seconds = timer.elapsed() / 1000.0;
+    if (!c.eachOnce(20)) return false;
+    *tokens = 0;
+    std::int64_t largestUsage = 0;
+    for (const auto& [i, r] : c.results) {
+      if (r.status != CallStatus::Ok) return false;
+      const std::int64_t t = r.usage.promptTokens + r.usage.completionTokens;
+      *tokens += t;
+      largestUsage = std::max(largestUsage, t);
+    }
+    *largest = std::max(largestEstimate, largestUsage);
+    return true;
+  };
+  double limited = 0, free = 0;
+  std::int64_t tokens = 0, largest = 0, tokensFree = 0, largestFree = 0;
+  QVERIFY(run(18000, &limited, &tokens, &largest));
+  QVERIFY(run(0, &free, &tokensFree, &largestFree));
+  QCOMPARE(tokens, tokensFree);  // the same work both times
+  QVERIFY2(tokens > 1200, qPrintable(QString::number(tokens)));
+  const double rate = 300.0, burst = 300.0;
+  const double bound = (double(tokens) - burst - double(largest)) / rate;
+  qInfo("tokens %lld: limited %.2f s (lower bound %.2f s), unlimited %.2f s", static_cast<long long>(tokens),
+        limited, bound, free);
+  QVERIFY2(bound > 2.0, qPrintable(QString::number(bound)));
+  QVERIFY2(limited >= bound, qPrintable(QString("%1 < %2").arg(limited).arg(bound)));
+  QVERIFY2(free < bound / 2, qPrintable(QString::number(free)));
+}
+
 void TestLlmTransport::slowsDownAfter429() {
   ragscope::testserver::Options opts;
   opts.latencyMs = 10;
@@ -829,6 +885,54 @@ void TestLlmTransport::connectionErrors() {
     QVERIFY2(c.results[0].error.rfind(k.errorStart, 0) == 0, c.results[0].error.c_str());
     QCOMPARE(c.results[0].attempts, 1);  // none of these is worth retrying
   }
+}
+
+void TestLlmTransport::untrustedCertificateRejected() {
+  // TLS verification is on: a server with a self-signed certificate is refused at the handshake,
+  // before any request is sent. (With verification off, the handshake would succeed and the
+  // call would fail later with an HTTP or parse error instead of a certificate error.)
+  QTemporaryDir dir;
+  const QString cert = dir.filePath("cert.pem"), key = dir.filePath("key.pem");
+  QProcess gen;
+  gen.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "1", "-subj", "/CN=127.0.0.1"});
+  QVERIFY2(gen.waitForFinished(30000) && gen.exitCode() == 0,
+           "openssl is needed for this test (scripts/setup installs it)");
+  int port = 0;
+  {
+    TestServer probe;  // a port that was just free
+    QVERIFY(probe.start());
+    port = probe.port();
+  }
+  QProcess tls;
+  tls.setProcessChannelMode(QProcess::MergedChannels);
+  tls.start("openssl", {"s_server", "-accept", QString("127.0.0.1:%1").arg(port), "-cert", cert, "-key", key,
+                        "-www"});
+  QVERIFY(tls.waitForStarted());
+  QByteArray banner;
+  QElapsedTimer wait;
+  wait.start();
+  while (!banner.contains("ACCEPT") && wait.elapsed() < 10000) {
+    tls.waitForReadyRead(100);
+    banner += tls.readAll();
+  }
+  QVERIFY2(banner.contains("ACCEPT"), banner.constData());  // s_server says ACCEPT once listening
+  EndpointConfig ep;
+  ep.baseUrl = "https://127.0.0.1:" + std::to_string(port) + "/v1";
+  ep.model = "m";
+  ep.timeoutSeconds = 5;
+  auto provider = makeHttpProvider(ep, fastRetries());
+  Collector c;
+  provider->submit(chat("x"), c.callback(0));
+  provider->waitIdle();
+  tls.kill();
+  tls.waitForFinished(5000);
+  QVERIFY(c.eachOnce(1));
+  QCOMPARE(c.results[0].status, CallStatus::Error);
+  const QString error = QString::fromStdString(c.results[0].error);
+  qInfo("%s", qPrintable(error));
+  QVERIFY2(error.startsWith("tls: ") && error.contains("certificate", Qt::CaseInsensitive), qPrintable(error));
+  QCOMPARE(c.results[0].attempts, 1);
 }
 
 void TestLlmTransport::testConnectionListsModels() {
