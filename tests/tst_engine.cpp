@@ -695,9 +695,30 @@ void TestEngine::secretsNeverWritten() {
   const QByteArray out = cli.readAllStandardOutput() + cli.readAllStandardError();
   QVERIFY2(cli.exitCode() == 0, out.constData());
   QVERIFY(!out.contains(marker));
-  // The server saw the key on every request (so it was used), and accepted them.
+  // The exports of an eRAG run (per-document labels, the --json report) and a resume of it.
+  const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
+  const QStringList eragArgs = {"erag", "--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
+                                "--run", demo + "run-good.trec", "--k", "2", "--metric", "contains",
+                                "--measures", "P_2,success_2", "--generator", QString::fromStdString(server.baseUrl()),
+                                "--model", "test-model", "--api-key-env", "RAGSCOPE_TEST_KEY",
+                                "--store", dir.path() + "/erag.db", "--cache", dir.path() + "/cache.sqlite",
+                                "--labels-out", dir.path() + "/labels.json", "--json"};
+  for (const QStringList& args : {eragArgs, QStringList{"resume", dir.path() + "/erag.db", "--api-key-env", "RAGSCOPE_TEST_KEY"},
+                                  QStringList{"runs", dir.path(), "--json"}}) {
+    QProcess step;
+    step.setProcessEnvironment(env);
+    step.setWorkingDirectory(dir.path());
+    step.start(RAGSCOPE_CLI_PATH, args);
+    QVERIFY(step.waitForFinished(60000));
+    const QByteArray text = step.readAllStandardOutput() + step.readAllStandardError();
+    QVERIFY2(step.exitCode() == 0, qPrintable(args.first() + ": " + text));
+    QVERIFY2(!text.contains(marker), qPrintable(args.first()));
+  }
+  QVERIFY(QFileInfo(dir.path() + "/labels.json").size() > 0);
+  // The server saw the key on every request (so it was used), and accepted them: the ten
+  // generate calls and one per eRAG document (no cached reply repeats a call).
   const auto log = server.log();
-  QCOMPARE(log.size(), std::size_t{10});
+  QVERIFY2(log.size() > std::size_t{10}, qPrintable(QString::number(log.size())));
   for (const auto& e : log) {
     QCOMPARE(QByteArray::fromStdString(e.authorization), "Bearer " + marker);
     QCOMPARE(e.status, 200);
