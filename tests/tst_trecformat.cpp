@@ -1,8 +1,11 @@
 // TREC run / qrels readers: real files with known counts, and hand-made malformed inputs each
 // with its diagnostic asserted.
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/resource.h>
 
 #include <fstream>
 #include <random>
@@ -56,6 +59,7 @@ class TstTrecFormat : public QObject {
   void crlfAndBom();
   void skipVersusStop();
   void lineLongerThanCap();
+  void lineOfHundredsOfMegabytes();
   void binaryGarbage();
   void duplicateQrelsDocno();
   void extraFieldsWarn();
@@ -286,6 +290,38 @@ void TstTrecFormat::lineLongerThanCap() {
   auto q = readTrecQrels(qrels, o);
   QCOMPARE(q.report.records, 2ull);
   QCOMPARE(firstError(q.report)->line, 2ull);
+}
+
+void TstTrecFormat::lineOfHundredsOfMegabytes() {
+  // A 300 MB line under the default 64 MiB cap: reported with its line number and skipped,
+  // the lines around it load, and the line is never held in memory whole (the reader keeps at
+  // most the cap, in a buffer that may have doubled to reach it).
+  QTemporaryDir dir;
+  const QString path = dir.filePath("huge.txt");
+  {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("1 Q0 d1 1 3 r\n1 Q0 ");
+    const QByteArray chunk(1 << 20, 'x');
+    for (int i = 0; i < 300; ++i) QVERIFY(f.write(chunk) == chunk.size());
+    f.write(" 2 2 r\n1 Q0 d3 3 1 r\n");
+  }
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  LoadOptions o;
+  o.onError = OnError::Skip;
+  auto r = readTrecRun(path.toStdString(), o);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  QCOMPARE(r.report.records, 2ull);
+  QCOMPARE(r.report.skipped, 1ull);
+  const Diagnostic* d = firstError(r.report);
+  QVERIFY(d);
+  QCOMPARE(d->line, 2ull);
+  QVERIFY2(QString::fromStdString(d->problem).contains("longer than 67108864 bytes"), d->problem.c_str());
+  const long grownMiB = (after.ru_maxrss - before.ru_maxrss) / 1024;
+  qInfo("peak RSS grew by %ld MiB while reading a 300 MiB line", grownMiB);
+  QVERIFY2(grownMiB < 220, qPrintable(QString::number(grownMiB)));
 }
 
 void TstTrecFormat::binaryGarbage() {
