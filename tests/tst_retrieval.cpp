@@ -96,6 +96,7 @@ class TstRetrieval : public QObject {
   void tieBreakingAndDepth();
   void duplicateRunDocno();
   void skippedAndCompleteQueries();
+  void queryWithoutRelevantCountsAsZero();
   void trecDlFigures_data();
   void trecDlFigures();
   void docLevelNotebookExample();
@@ -303,6 +304,32 @@ void TstRetrieval::skippedAndCompleteQueries() {
   QCOMPARE(c.zeroFilledQueries, (std::vector<std::string>{"2", "3"}));
   QCOMPARE(c.mean("map"), 1.0 / 3.0);
   QVERIFY(!c.query("2")->inRun);
+}
+
+void TstRetrieval::queryWithoutRelevantCountsAsZero() {
+  // SPEC §4: a query judged in the qrels with only non-relevant documents, and retrieved, counts
+  // with value 0 in every mean (trec_eval 9 prints num_q 2 here). By hand: query 1 retrieves its
+  // one relevant document at rank 1 (AP 1, P@5 1/5, nDCG 1); query 2 has nothing relevant (0).
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 2 r", "1 Q0 b 2 1 r", "2 Q0 x 1 2 r", "2 Q0 y 2 1 r"});
+  writeLines(base / "qrels", {"1 0 a 1", "1 0 b 0", "2 0 x 0", "2 0 z 0"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  QVERIFY(run.report.ok() && qrels.report.ok());
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"map", "P.5", "ndcg", "recip_rank", "num_q", "num_rel"}).value;
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  QCOMPARE(r.numQueries, std::size_t{2});
+  QCOMPARE(r.mean("num_q"), 2.0);
+  QCOMPARE(r.mean("num_rel"), 1.0);  // a sum over queries
+  QCOMPARE(r.mean("map"), 0.5);
+  QCOMPARE(r.mean("P_5"), 0.1);
+  QCOMPARE(r.mean("ndcg"), 0.5);
+  QCOMPARE(r.mean("recip_rank"), 0.5);
+  QVERIFY(r.query("2"));
+  QVERIFY(r.query("2")->inRun);
 }
 
 void TstRetrieval::trecDlFigures_data() {
