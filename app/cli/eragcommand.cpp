@@ -418,9 +418,9 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
       if (m < report.intervals.size() && report.intervals[m].ok()) {
         ci = "[" + fmt(report.intervals[m].ci.low) + ", " + fmt(report.intervals[m].ci.high) + "]";
       }
-      char line[160];
-      std::snprintf(line, sizeof line, "  %-14s %8s   95%% CI %s\n", a.measures[m].c_str(),
-                    fmt(a.means[m]).c_str(), ci.c_str());
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-14s %8s   95%% CI %-18s n %zu\n", a.measures[m].c_str(),
+                    fmt(a.means[m]).c_str(), ci.c_str(), a.values[m].size());
       std::cout << line;
     }
     if (!options.labelsOut.empty()) std::cout << "labels:     " << options.labelsOut << "\n";
@@ -447,7 +447,7 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
       ci = "[" + fmt(report.interval.ci.low) + ", " + fmt(report.interval.ci.high) + "]";
     }
     std::cout << "end-to-end: " << report.qids.size() << " queries, mean " << report.metricKey << " "
-              << fmt(report.mean) << ", 95% CI " << ci;
+              << fmt(report.mean) << ", 95% CI " << ci << ", n " << report.values.size();
     if (!report.incomplete.empty()) std::cout << ", " << report.incomplete.size() << " incomplete left out";
     std::cout << "\n";
     if (report.heuristicOutputs > 0) {
