@@ -523,6 +523,20 @@ void TestErag::cliDemo() {
   QVERIFY(j["mean"].contains("map"));
   QVERIFY(j["ci95"].contains("P_5"));
   QCOMPARE(j["run"]["done"].get<int>(), 135);  // 29 queries, top 5 (q05 2 passages, q26 1, ...)
+  QCOMPARE(j["n"]["map"].get<int>(), 29);
+  // The summary shows each measure's mean, CI and n.
+  QProcess summary;
+  summary.start(RAGSCOPE_CLI_PATH, QStringList{"erag"} + inputs +
+                                       QStringList{"--metric", "contains", "--measures", "P_5,map",
+                                                   "--store", dir.path() + "/s.db"});
+  QVERIFY(summary.waitForFinished(60000));
+  QCOMPARE(summary.exitCode(), 0);
+  const QString text = QString::fromUtf8(summary.readAllStandardOutput());
+  for (const char* m : {"P_5", "map"}) {
+    const QString mean = QString::number(j["mean"][m].get<double>(), 'f', 4);
+    const QRegularExpression row(QString("\\n  %1 +%2   95% CI \\[[0-9.]+, [0-9.]+\\] +n 29\\n").arg(m, mean));
+    QVERIFY2(row.match(text).hasMatch(), qPrintable(text));
+  }
 }
 
 void TestErag::docugamiPipeline() {
