@@ -28,6 +28,7 @@
 #include "core/stats/paired.h"
 #include "core/stats/perqueryfile.h"
 #include "core/stats/random.h"
+#include "core/stats/runsummary.h"
 #include "core/stats/summary.h"
 
 using namespace ragscope::core;
@@ -126,6 +127,7 @@ class TestStats : public QObject {
   void cliBootstrapAndCorrelate();
   void cliUnalignedAndErrors();
   void cliRunStores();
+  void runLabelsTellRunsApart();
 };
 
 void TestStats::quantileType7() {
@@ -876,6 +878,44 @@ void TestStats::cliRunStores() {
   QCOMPARE(bad.exitCode, 2);
   QVERIFY2(bad.err.startsWith(dir.filePath("not-a-store.db").toUtf8() + ": "), bad.err.constData());
   QVERIFY(runCli({"bootstrap", "--help"}).out.contains("run stores"));
+}
+
+void TestStats::runLabelsTellRunsApart() {
+  auto result = [](std::string tag, std::string source) {
+    EvalResult r;
+    r.runId = std::move(tag);
+    r.runSource = std::move(source);
+    return r;
+  };
+  const std::vector<EvalResult> results = {result("rank", "/d/BM25/dl19.txt"), result("rank", "/d/SPLADE/dl19.txt"),
+                                           result("bm25", "/d/bm25.txt"), result("", "/d/untagged.txt"),
+                                           result("x", "/a/run/f.txt"), result("x", "/b/run/f.txt")};
+  const std::vector<std::string> expected = {"rank (BM25/dl19.txt)", "rank (SPLADE/dl19.txt)", "bm25",
+                                             "/d/untagged.txt", "x (/a/run/f.txt)", "x (/b/run/f.txt)"};
+  QCOMPARE(runLabels(results), expected);
+  QCOMPARE(runLabels({result("r", "f.txt"), result("r", "g.txt")}),
+           (std::vector<std::string>{"r (f.txt)", "r (g.txt)"}));
+
+  // Summary: mean as evaluated, n = queries averaged, a CI only for per-query means.
+  EvalResult r = result("t", "t.txt");
+  r.columns = {{"num_ret", MeasureKind::NumRet}, {"map", MeasureKind::Map}};
+  r.columns[0].integer = true;
+  r.columns[0].aggregate = Aggregate::Sum;
+  for (int q = 0; q < 3; ++q) r.queries.push_back({"q" + std::to_string(q), {10.0, 0.25 * q}});
+  r.all = {30.0, 0.25};
+  r.numQueries = 3;
+  const auto s = summarizeRun(r, BootstrapOptions{});
+  QCOMPARE(s.size(), std::size_t{2});
+  QCOMPARE(s[0].mean, 30.0);
+  QVERIFY(std::isnan(s[0].ci.low) && std::isnan(s[0].ci.high));
+  QCOMPARE(s[1].mean, 0.25);
+  QCOMPARE(s[1].n, std::size_t{3});
+  // Three values: the 95 % percentile CI is [min, max] (each extreme resample has p = 1/27).
+  QCOMPARE(s[1].ci.low, 0.0);
+  QCOMPARE(s[1].ci.high, 0.5);
+  BootstrapOptions none;
+  none.resamples = 0;
+  QVERIFY(std::isnan(summarizeRun(r, none)[1].ci.low));
 }
 
 QTEST_GUILESS_MAIN(TestStats)
