@@ -898,9 +898,14 @@ void TestStats::runLabelsTellRunsApart() {
 
   // Summary: mean as evaluated, n = queries averaged, a CI only for per-query means.
   EvalResult r = result("t", "t.txt");
-  r.columns = {{"num_ret", MeasureKind::NumRet}, {"map", MeasureKind::Map}};
-  r.columns[0].integer = true;
-  r.columns[0].aggregate = Aggregate::Sum;
+  MeasureColumn numRet, map;
+  numRet.name = "num_ret";
+  numRet.kind = MeasureKind::NumRet;
+  numRet.integer = true;
+  numRet.aggregate = Aggregate::Sum;
+  map.name = "map";
+  map.kind = MeasureKind::Map;
+  r.columns = {numRet, map};
   for (int q = 0; q < 3; ++q) r.queries.push_back({"q" + std::to_string(q), {10.0, 0.25 * q}});
   r.all = {30.0, 0.25};
   r.numQueries = 3;
