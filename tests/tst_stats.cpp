@@ -861,6 +861,23 @@ void TestStats::cliRunStores() {
     QVERIFY2(std::fabs(cj["spearman_rho"].get<double>() - coefficients.second) < 1e-12, measure.c_str());
   }
   QVERIFY(expected["P_5"].first > 0.5);  // eRAG tracks end-to-end quality on the demo
+  // A TREC run evaluated with --qrels against the end-to-end store = erag-correlate's qrels row
+  // (P_5 over the same top-5 lists: the demo's run has every document in the corpus).
+  const CliResult withQrels = runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--qrels",
+                                      demo + "qrels.txt", "--measures", "P_5", "--resamples", "0", "--json"});
+  QVERIFY2(withQrels.exitCode == 0, withQrels.err.constData());
+  const auto qrelsTable = nlohmann::json::parse(withQrels.out.toStdString())["tables"][0];
+  const nlohmann::json* qrelsRow = nullptr;
+  for (const auto& row : qrelsTable["rows"])
+    if (row["method"] == "qrels" && row["measure"] == "P_5") qrelsRow = &row;
+  QVERIFY(qrelsRow);
+  const CliResult mixed = runCli({"correlate", demo + "run-good.trec", e2eDb, "--qrels", demo + "qrels.txt",
+                                  "--measure", "P_5", "--measure-y", "contains", "--B", "100", "--json"});
+  QVERIFY2(mixed.exitCode == 0, mixed.err.constData());
+  const auto mj = nlohmann::json::parse(mixed.out.toStdString());
+  QCOMPARE(mj["n"].get<int>(), (*qrelsRow)["n"].get<int>());
+  QVERIFY(std::fabs(mj["kendall_tau_b"].get<double>() - (*qrelsRow)["kendall_tau"].get<double>()) < 1e-12);
+  QVERIFY(std::fabs(mj["spearman_rho"].get<double>() - (*qrelsRow)["spearman_rho"].get<double>()) < 1e-12);
 
   // Unknown measure: exit 2 naming the store and what it has.
   const CliResult unknown = runCli({"bootstrap", eragDb, "--measure", "ndcg_cut_10"});

@@ -42,7 +42,8 @@ omitted when a file holds only one measure. In run stores:
     map, ...), per query as `erag --json` prints them;
   - an end-to-end store holds one measure named by its downstream metric (rouge-l, f1, em,
     accuracy, contains, ...), e.g. `correlate erag.db e2e.db --measure P_5 --measure-y rouge-l`.
-Only queries with every output scored count (as in erag/e2e's summaries).
+Only queries with every output scored count (as in erag/e2e's summaries). With --qrels, TREC runs
+and run stores mix: `correlate RUN e2e.db --qrels QRELS --measure P_5 --measure-y rouge-l`.
 )";
 
 constexpr const char* kBootstrapHelp = R"(usage: ragscope-cli bootstrap FILE --measure M [--B N] [--size S] [--seed S] [--level L] [--bca]
