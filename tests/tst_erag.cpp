@@ -120,6 +120,7 @@ class TestErag : public QObject {
   void duplicateQueryTextsStaySeparate();
   void endToEndJob();
   void correlationAnalysis();
+  void correlationOverSystems();
   void cliDemo();
   void docugamiPipeline();
   void docugamiKilledAndResumed();
@@ -420,6 +421,79 @@ void TestErag::correlationAnalysis() {
   QVERIFY(!eval::analyseCorrelation({{"s", &erag, &other}}, options).ok());
 }
 
+void TestErag::correlationOverSystems() {
+  // Five hand-built systems, two queries each, continuous f1 labels with one document per query:
+  // eRAG P_1 of a query is its first label. Values are dyadic, so the means are exact.
+  struct System {
+    std::string name;
+    std::vector<double> firstLabels;  // per query
+    std::vector<double> e2e;          // per query
+  };
+  const std::vector<System> systems = {{"s1", {0.25, 0.25}, {0.5, 0.75}},     // x 0.25,  y 0.625
+                                       {"s2", {0.5, 0.5}, {0.25, 0.5}},       // x 0.5,   y 0.375
+                                       {"s3", {0.75, 0.75}, {0.75, 1.0}},     // x 0.75,  y 0.875
+                                       {"s4", {0.0, 0.25}, {0.0, 0.25}},      // x 0.125, y 0.125
+                                       {"s5", {0.25, 0.75}, {0.5, 0.5}}};     // x 0.5,   y 0.5
+  std::vector<eval::EragReport> eragReports(systems.size());
+  std::vector<eval::E2eReport> e2eReports(systems.size());
+  std::vector<eval::SystemInput> inputs;
+  for (std::size_t s = 0; s < systems.size(); ++s) {
+    eval::EragReport& erag = eragReports[s];
+    eval::E2eReport& e2e = e2eReports[s];
+    erag.metricKey = e2e.metricKey = "f1";
+    std::vector<eval::EragQueryLabels> lists;
+    double sum = 0.0;
+    for (std::size_t i = 0; i < 2; ++i) {
+      eval::PlannedQuery q;
+      q.qid = "q" + std::to_string(i);
+      q.docIds = {systems[s].name + "-d" + std::to_string(i)};
+      q.contains = {0.0};
+      erag.queries.push_back(q);
+      erag.labels.push_back({systems[s].firstLabels[i]});
+      lists.push_back({q.qid, {systems[s].firstLabels[i]}});
+      e2e.qids.push_back(q.qid);
+      e2e.values.push_back(systems[s].e2e[i]);
+      sum += systems[s].e2e[i];
+    }
+    e2e.mean = sum / 2;
+    erag.aggregate = eval::aggregateErag(lists, std::vector<std::string>{"P_1"});
+    QVERIFY2(erag.aggregate.ok(), erag.aggregate.error.c_str());
+    QVERIFY(!erag.aggregate.binary);
+    inputs.push_back({systems[s].name, &erag, &e2e});
+  }
+  eval::CorrelationAnalysisOptions options;
+  options.measures = {{"P", std::string("1")}};
+  options.stats.resamples = 0;
+  const auto a = eval::analyseCorrelation(inputs, options);
+  QVERIFY2(a.ok(), a.error.c_str());
+  QCOMPARE(a.tables.size(), systems.size() + 1);  // one per system, then the one over systems
+  const auto& table = a.tables.back();
+  QCOMPARE(QString::fromStdString(table.title), QString("over 5 systems' means"));
+  QCOMPARE(table.targetMean, 0.5);  // (0.625 + 0.375 + 0.875 + 0.125 + 0.5) / 5
+  const eval::CorrelationRow* eragRow = nullptr;
+  const eval::CorrelationRow* containsRow = nullptr;
+  for (const auto& r : table.rows) {
+    if (r.method == "eRAG (f1)" && r.measure == "P_1") eragRow = &r;
+    if (r.method == "contains-answer" && r.measure == "P_1") containsRow = &r;
+  }
+  QVERIFY(eragRow && containsRow);
+  QCOMPARE(eragRow->n, std::size_t{5});
+  QCOMPARE(eragRow->methodMean, 0.425);  // (0.25 + 0.5 + 0.75 + 0.125 + 0.5) / 5
+  // By hand over the 10 system pairs, x = (0.25, 0.5, 0.75, 0.125, 0.5), y = (0.625, 0.375,
+  // 0.875, 0.125, 0.5): discordant (s1,s2) and (s1,s5), tied in x (s2,s5), the other 7
+  // concordant. tau-b = (7 - 2) / sqrt((10 - 1)(10 - 0)) = 5 / sqrt(90).
+  QVERIFY(std::fabs(eragRow->result.kendall.value - 5.0 / std::sqrt(90.0)) < kEps);
+  // Average ranks x (2, 3.5, 5, 1, 3.5), y (4, 2, 5, 1, 3), both centred on 3:
+  // sum dx dy = 6.5, sum dx^2 = 9.5, sum dy^2 = 10, rho = 6.5 / sqrt(95).
+  QVERIFY(std::fabs(eragRow->result.spearman.value - 6.5 / std::sqrt(95.0)) < kEps);
+  // Contains-answer labels are all 0: a constant side, the coefficients are undefined.
+  QVERIFY(std::isnan(containsRow->result.kendall.value));
+  QVERIFY(std::isnan(containsRow->result.spearman.value));
+  // Each system's own table correlates its two queries: s1's x (0.25, 0.25) is constant.
+  QCOMPARE(a.tables[0].rows.size(), table.rows.size());
+  QCOMPARE(a.tables[0].queries, std::size_t{2});
+}
+
 void TestErag::cliDemo() {
   QTemporaryDir dir;
   const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
@@ -449,6 +523,20 @@ void TestErag::cliDemo() {
   QVERIFY(j["mean"].contains("map"));
   QVERIFY(j["ci95"].contains("P_5"));
   QCOMPARE(j["run"]["done"].get<int>(), 135);  // 29 queries, top 5 (q05 2 passages, q26 1, ...)
+  QCOMPARE(j["n"]["map"].get<int>(), 29);
+  // The summary shows each measure's mean, CI and n.
+  QProcess summary;
+  summary.start(RAGSCOPE_CLI_PATH, QStringList{"erag"} + inputs +
+                                       QStringList{"--metric", "contains", "--measures", "P_5,map",
+                                                   "--store", dir.path() + "/s.db"});
+  QVERIFY(summary.waitForFinished(60000));
+  QCOMPARE(summary.exitCode(), 0);
+  const QString text = QString::fromUtf8(summary.readAllStandardOutput());
+  for (const char* m : {"P_5", "map"}) {
+    const QString mean = QString::number(j["mean"][m].get<double>(), 'f', 4);
+    const QRegularExpression row(QString("\\n  %1 +%2   95% CI \\[[0-9.]+, [0-9.]+\\] +n 29\\n").arg(m, mean));
+    QVERIFY2(row.match(text).hasMatch(), qPrintable(text));
+  }
 }
 
 void TestErag::docugamiPipeline() {

@@ -79,6 +79,25 @@ std::vector<nlohmann::json> readJsonl(const std::filesystem::path& p) {
   return out;
 }
 
+struct CliRun {
+  int exitCode = -1;
+  QByteArray out;
+  QString err;
+};
+
+CliRun runCli(const QStringList& args) {
+  QProcess p;
+  p.start(RAGSCOPE_CLI_PATH, args);
+  CliRun r;
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = QString::fromUtf8(p.readAllStandardError());
+  return r;
+}
+
+QString dataArg(const std::string& rel) { return QString::fromStdString(ragscope::test::dataPath(rel).string()); }
+
 void writeLines(const std::filesystem::path& p, const std::vector<std::string>& lines) {
   std::ofstream out(p, std::ios::binary);
   for (const auto& l : lines) out << l << '\n';
@@ -96,6 +115,7 @@ class TstRetrieval : public QObject {
   void tieBreakingAndDepth();
   void duplicateRunDocno();
   void skippedAndCompleteQueries();
+  void queryWithoutRelevantCountsAsZero();
   void trecDlFigures_data();
   void trecDlFigures();
   void docLevelNotebookExample();
@@ -106,6 +126,10 @@ class TstRetrieval : public QObject {
   void rankedListForViews();
   void cliMatchesTrecEval();
   void cliBadInput();
+  void cliJsonMatchesTrecEval();
+  void cliTrecDlLevel2();
+  void cliDuplicateDocno();
+  void cliUnknownMeasure();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -303,6 +327,32 @@ void TstRetrieval::skippedAndCompleteQueries() {
   QCOMPARE(c.zeroFilledQueries, (std::vector<std::string>{"2", "3"}));
   QCOMPARE(c.mean("map"), 1.0 / 3.0);
   QVERIFY(!c.query("2")->inRun);
+}
+
+void TstRetrieval::queryWithoutRelevantCountsAsZero() {
+  // SPEC §4: a query judged in the qrels with only non-relevant documents, and retrieved, counts
+  // with value 0 in every mean (trec_eval 9 prints num_q 2 here). By hand: query 1 retrieves its
+  // one relevant document at rank 1 (AP 1, P@5 1/5, nDCG 1); query 2 has nothing relevant (0).
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 2 r", "1 Q0 b 2 1 r", "2 Q0 x 1 2 r", "2 Q0 y 2 1 r"});
+  writeLines(base / "qrels", {"1 0 a 1", "1 0 b 0", "2 0 x 0", "2 0 z 0"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  QVERIFY(run.report.ok() && qrels.report.ok());
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"map", "P.5", "ndcg", "recip_rank", "num_q", "num_rel"}).value;
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  QCOMPARE(r.numQueries, std::size_t{2});
+  QCOMPARE(r.mean("num_q"), 2.0);
+  QCOMPARE(r.mean("num_rel"), 1.0);  // a sum over queries
+  QCOMPARE(r.mean("map"), 0.5);
+  QCOMPARE(r.mean("P_5"), 0.1);
+  QCOMPARE(r.mean("ndcg"), 0.5);
+  QCOMPARE(r.mean("recip_rank"), 0.5);
+  QVERIFY(r.query("2"));
+  QVERIFY(r.query("2")->inRun);
 }
 
 void TstRetrieval::trecDlFigures_data() {
@@ -560,8 +610,27 @@ void TstRetrieval::cliMatchesTrecEval() {
   QCOMPARE(c.exitCode(), 0);
   const QList<QByteArray> rows = c.readAllStandardOutput().trimmed().split('\n');
   QCOMPARE(rows.size(), 3);
-  QCOMPARE(rows[0], QByteArray("run,qid,map"));
-  QVERIFY(rows[1].startsWith("STANDARD,all,0.1785"));
+  QCOMPARE(rows[0], QByteArray("run,qid,n,map,map_ci_low,map_ci_high"));
+  // Both files are tagged STANDARD: each row names its file. n = queries averaged (302 is not
+  // in results.trunc, so skipped there).
+  QVERIFY2(rows[1].startsWith("STANDARD (test/results.test),all,3,0.1785"), rows[1].constData());
+  QVERIFY2(rows[2].startsWith("STANDARD (test/results.trunc),all,2,0.1523"), rows[2].constData());
+  // n = 3: the 95 % percentile CI is [min, max] of the per-query APs (an all-min or all-max
+  // resample has probability 1/27 > 2.5 %); out.test.aq prints them: 301 0.0324, 303 0.4175.
+  const QList<QByteArray> all = rows[1].split(',');
+  QCOMPARE(all.size(), 6);
+  QCOMPARE(QString::fromStdString(f4(all[4].toDouble())), QString("0.0324"));
+  QCOMPARE(QString::fromStdString(f4(all[5].toDouble())), QString("0.4175"));
+  // -q: per-query rows carry the plain value, n and the CI fields empty.
+  QProcess q;
+  q.start(RAGSCOPE_CLI_PATH, {"eval", "-q", "-m", "map", "--format", "csv", t + "qrels.test", t + "results.test"});
+  QVERIFY(q.waitForFinished(60000));
+  QCOMPARE(q.exitCode(), 0);
+  const QList<QByteArray> perQuery = q.readAllStandardOutput().trimmed().split('\n');
+  QCOMPARE(perQuery.size(), 5);
+  QVERIFY2(perQuery[1].startsWith("STANDARD,301,,0.0324"), perQuery[1].constData());
+  QVERIFY2(perQuery[1].endsWith(",,"), perQuery[1].constData());
+  QVERIFY(perQuery[4].startsWith("STANDARD,all,3,0.1785"));
 }
 
 void TstRetrieval::cliBadInput() {
@@ -581,6 +650,147 @@ void TstRetrieval::cliBadInput() {
   QVERIFY(h.waitForFinished(60000));
   QCOMPARE(h.exitCode(), 0);
   QVERIFY(h.readAllStandardOutput().contains("usage: ragscope-cli eval"));
+}
+
+void TstRetrieval::cliJsonMatchesTrecEval() {
+  RAGSCOPE_REQUIRE_DATA("trec_eval/test/out.test.aq");
+  const QString t = dataArg("trec_eval/test/");
+  const auto summary = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test")));
+  const auto perQuery = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test.aq")));
+  const CliRun r = runCli({"eval", "-q", "--format", "json", t + "qrels.test", t + "results.test"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const auto doc = nlohmann::json::parse(r.out.toStdString());
+  const auto& rows = doc["rows"];
+  QCOMPARE(rows.size(), std::size_t{4});  // queries 301, 302, 303, then all
+  const auto& all = rows[3];
+  QCOMPARE(all["run"].get<std::string>(), std::string("STANDARD"));
+  QCOMPARE(all["qid"].get<std::string>(), std::string("all"));
+  int checked = 0, intervals = 0;
+  for (const auto& [key, printed] : summary) {
+    const auto& [measure, qid] = key;
+    if (measure == "runid") continue;
+    QVERIFY2(all.contains(measure), measure.c_str());
+    const auto& m = all[measure];
+    QCOMPARE(m["n"].get<int>(), 3);
+    const bool integer = m["mean"].is_number_integer();
+    const std::string got = integer ? std::to_string(m["mean"].get<long>()) : f4(m["mean"].get<double>());
+    QVERIFY2(got == printed, (measure + ": " + got + " vs trec_eval " + printed).c_str());
+    ++checked;
+    // Per-query rows against trec_eval -q.
+    for (std::size_t q = 0; q < 3; ++q) {
+      const std::string id = rows[q]["qid"].get<std::string>();
+      const auto expected = perQuery.find({measure, id});
+      if (expected == perQuery.end()) continue;  // num_q, gm_map: no per-query line
+      const auto& v = rows[q][measure];
+      QVERIFY2((v.is_number_integer() ? std::to_string(v.get<long>()) : f4(v.get<double>())) == expected->second,
+               (measure + " " + id).c_str());
+    }
+    // With 3 queries the 95 % percentile CI of a per-query mean is [min, max] of the per-query
+    // values (an all-min or all-max resample has probability 1/27 > 2.5 %). Counts and gm_map
+    // have none.
+    if (m["ci_low"].is_null()) {
+      QVERIFY2(integer || measure == "gm_map", measure.c_str());
+      QVERIFY(m["ci_high"].is_null());
+      continue;
+    }
+    std::vector<std::string> values;
+    for (const char* id : {"301", "302", "303"}) values.push_back(perQuery.at({measure, id}));
+    std::vector<double> numbers;
+    for (const auto& v : values) numbers.push_back(std::stod(v));
+    const auto [lo, hi] = std::minmax_element(numbers.begin(), numbers.end());
+    QCOMPARE(QString::fromStdString(f4(m["ci_low"].get<double>())), QString::number(*lo, 'f', 4));
+    QCOMPARE(QString::fromStdString(f4(m["ci_high"].get<double>())), QString::number(*hi, 'f', 4));
+    ++intervals;
+  }
+  QCOMPARE(checked, static_cast<int>(summary.size()) - 1);
+  QVERIFY(intervals >= 20);  // map, Rprec, bpref, recip_rank, iprec_at_recall_*, P_*
+  QCOMPARE(doc["bootstrap"]["seed"].get<int>(), 42);
+  QCOMPARE(doc["bootstrap"]["B"].get<int>(), 10000);
+}
+
+void TstRetrieval::cliTrecDlLevel2() {
+  // EXPECTED.md through the CLI: -c, -l 2 for AP and recall (NDCG ignores the level). The three
+  // rank_llm runs are all tagged "rank": each row is told apart by its folder and file.
+  RAGSCOPE_REQUIRE_DATA("msmarco_trecdl/runs/rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt");
+  const std::string r = "msmarco_trecdl/runs/";
+  const CliRun cli = runCli({"eval", "-c", "-l", "2", "-m", "ndcg_cut.10", "-m", "map", "-m", "recall.100,1000",
+                             "--format", "json", dataArg("msmarco_trecdl/qrels/qrels.dl19-passage.txt"),
+                             dataArg(r + "run.msmarco-v1-passage.bm25-default.dl19.txt"),
+                             dataArg(r + "rank_llm/BM25/trec_results_dl19.txt"),
+                             dataArg(r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"),
+                             dataArg(r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt")});
+  QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+  const auto doc = nlohmann::json::parse(cli.out.toStdString());
+  struct Expected {
+    std::string label, ndcg10, ap, recallMeasure, recall;
+  };
+  const std::vector<Expected> expected = {
+      {"Anserini", "0.5058", "0.3013", "recall_1000", "0.7501"},
+      {"rank (BM25/trec_results_dl19.txt)", "0.5058", "0.2476", "recall_100", "0.4910"},
+      {"rank (SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt)", "0.7308", "0.4464", "recall_100", "0.6390"},
+      {"rank (OPEN_AI_ADA2/trec_results_dl19.txt)", "0.7035", "0.4151", "recall_100", "0.6235"}};
+  const auto& rows = doc["rows"];
+  QCOMPARE(rows.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto& row = rows[i];
+    QCOMPARE(QString::fromStdString(row["run"].get<std::string>()), QString::fromStdString(expected[i].label));
+    QCOMPARE(QString::fromStdString(doc["runs"][i]["run"].get<std::string>()),
+             QString::fromStdString(expected[i].label));
+    QCOMPARE(QString::fromStdString(f4(row["ndcg_cut_10"]["mean"].get<double>())),
+             QString::fromStdString(expected[i].ndcg10));
+    QCOMPARE(QString::fromStdString(f4(row["map"]["mean"].get<double>())), QString::fromStdString(expected[i].ap));
+    QCOMPARE(QString::fromStdString(f4(row[expected[i].recallMeasure]["mean"].get<double>())),
+             QString::fromStdString(expected[i].recall));
+    for (const char* m : {"ndcg_cut_10", "map", "recall_100"}) {
+      const auto& s = row[m];
+      QCOMPARE(s["n"].get<int>(), 43);
+      const double lo = s["ci_low"].get<double>(), mean = s["mean"].get<double>(), hi = s["ci_high"].get<double>();
+      QVERIFY2(lo < mean && mean < hi && hi - lo < 0.3, m);
+    }
+  }
+  // The CI of the bootstrap of the mean is seeded: a second run prints the same bytes.
+  const CliRun again = runCli({"eval", "-c", "-l2", "-m", "map", "--format", "json",
+                               dataArg("msmarco_trecdl/qrels/qrels.dl19-passage.txt"),
+                               dataArg(r + "rank_llm/BM25/trec_results_dl19.txt")});
+  QCOMPARE(again.exitCode, 0);
+  const auto one = nlohmann::json::parse(again.out.toStdString());
+  QCOMPARE(one["rows"][0]["run"].get<std::string>(), std::string("rank"));  // a single run: the tag
+  QCOMPARE(one["rows"][0]["map"].dump(), rows[1]["map"].dump());
+}
+
+void TstRetrieval::cliDuplicateDocno() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 2 r", "1 Q0 a 3 1 r"});
+  writeLines(base / "qrels", {"1 0 a 1"});
+  for (const char* format : {"trec", "json"}) {
+    const CliRun r = runCli({"eval", "--format", format, QString::fromStdString((base / "qrels").string()),
+                             QString::fromStdString((base / "run").string())});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains(QString::fromStdString((base / "run").string()) + ":3: docno: 'a' retrieved twice"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("lines 1 and 3"), qPrintable(r.err));
+  }
+}
+
+void TstRetrieval::cliUnknownMeasure() {
+  RAGSCOPE_REQUIRE_DATA("trec_eval/test/qrels.test");
+  const QString t = dataArg("trec_eval/test/");
+  const struct {
+    const char* measure;
+    const char* message;
+  } cases[] = {{"foo", "unknown measure 'foo'"},
+               {"infAP", "measure 'infAP' is a trec_eval measure ragscope does not implement"},
+               {"P.x", "measure 'P'"}};
+  for (const auto& c : cases) {
+    const CliRun r = runCli({"eval", "-m", "map", "-m", c.measure, t + "qrels.test", t + "results.test"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.startsWith("ragscope-cli eval: -m: "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(c.message), qPrintable(r.err));
+    QVERIFY2(r.err.contains("--help"), qPrintable(r.err));
+  }
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

@@ -3,7 +3,8 @@
 // results across thread counts, exact randomization p-values enumerated by hand (Python
 // brute force, numbers pasted as literals), Kendall tau-b / Spearman rho with ties computed from
 // their definitions, the paired t-test on Student's sleep data, Holm on the textbook example, the
-// per-query file reader's diagnostics, and the DL19 runs compared by the CLI.
+// per-query file reader's diagnostics, the DL19 runs compared by the CLI, and eRAG / end-to-end
+// run stores of the demo as CLI inputs (values as `erag/e2e --json` print them).
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -27,6 +28,7 @@
 #include "core/stats/paired.h"
 #include "core/stats/perqueryfile.h"
 #include "core/stats/random.h"
+#include "core/stats/runsummary.h"
 #include "core/stats/summary.h"
 
 using namespace ragscope::core;
@@ -124,6 +126,8 @@ class TestStats : public QObject {
   void cliDl19Compare();
   void cliBootstrapAndCorrelate();
   void cliUnalignedAndErrors();
+  void cliRunStores();
+  void runLabelsTellRunsApart();
 };
 
 void TestStats::quantileType7() {
@@ -779,6 +783,161 @@ void TestStats::cliUnalignedAndErrors() {
   QCOMPARE(runCli({"bootstrap", dir.filePath("a.txt"), "--B", "x"}).exitCode, 2);
   QCOMPARE(runCli({"compare", dir.filePath("a.txt")}).exitCode, 2);
   QCOMPARE(runCli({"correlate", "--help"}).exitCode, 0);
+}
+
+void TestStats::cliRunStores() {
+  // eRAG and end-to-end stores of the demo (offline heuristic reader, contains-answer labels so
+  // eRAG's labels are binary and MAP is defined), then the stores as statistics inputs.
+  QTemporaryDir dir;
+  const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
+  const QStringList inputs = {"--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
+                              "--run", demo + "run-good.trec", "--k", "5", "--metric", "contains", "--quiet",
+                              "--json"};
+  const QString eragDb = dir.filePath("erag.db"), e2eDb = dir.filePath("e2e.db");
+  const CliResult erag = runCli(QStringList{"erag", "--measures", "P_5,success_1,map", "--store", eragDb} + inputs);
+  QVERIFY2(erag.exitCode == 0, erag.err.constData());
+  const CliResult e2e = runCli(QStringList{"e2e", "--store", e2eDb} + inputs);
+  QVERIFY2(e2e.exitCode == 0, e2e.err.constData());
+  const auto ej = nlohmann::json::parse(erag.out.toStdString());
+  const auto tj = nlohmann::json::parse(e2e.out.toStdString());
+  QCOMPARE(ej["queries"].get<int>(), 29);
+  QCOMPARE(ej["n"]["map"].get<int>(), 29);
+  QCOMPARE(tj["queries"].get<int>(), 29);
+
+  // The per-query values --json printed, as a `trec_eval -q` style file (17 digits round-trip).
+  std::string printed;
+  char line[128];
+  for (const auto& [qid, row] : ej["per_query"].items())
+    for (const char* m : {"P_5", "map"}) {
+      std::snprintf(line, sizeof line, "%s\t%s\t%.17g\n", m, qid.c_str(), row[m].get<double>());
+      printed += line;
+    }
+  for (const auto& [qid, v] : tj["per_query"].items()) {
+    std::snprintf(line, sizeof line, "contains\t%s\t%.17g\n", qid.c_str(), v.get<double>());
+    printed += line;
+  }
+  writeFile(dir.filePath("printed.txt"), printed);
+  // Store vs printed values, paired by qid: every query present on both sides and tied.
+  for (const auto& [store, measure] : {std::pair{eragDb, QString("P_5")}, std::pair{eragDb, QString("map")},
+                                       std::pair{e2eDb, QString("contains")}}) {
+    const CliResult c = runCli({"compare", store, dir.filePath("printed.txt"), "--measure", measure, "--json"});
+    QVERIFY2(c.exitCode == 0, c.err.constData());
+    const auto cj = nlohmann::json::parse(c.out.toStdString());
+    QCOMPARE(cj["n"].get<int>(), 29);
+    QCOMPARE(cj["unaligned"].get<int>(), 0);
+    QCOMPARE(cj["ties"].get<int>(), 29);
+    QCOMPARE(cj["mean_diff"].get<double>(), 0.0);
+  }
+  // bootstrap over a store: n and the observed mean are erag's / e2e's; the end-to-end store's
+  // only measure (its metric) needs no --measure.
+  const CliResult b = runCli({"bootstrap", eragDb, "--measure", "success_1", "--B", "500", "--json"});
+  QVERIFY2(b.exitCode == 0, b.err.constData());
+  const auto bj = nlohmann::json::parse(b.out.toStdString());
+  QCOMPARE(bj["n"].get<int>(), 29);
+  QVERIFY(std::fabs(bj["observed_mean"].get<double>() - ej["mean"]["success_1"].get<double>()) < 1e-12);
+  const CliResult bt = runCli({"bootstrap", e2eDb, "--B", "500", "--json"});
+  QVERIFY2(bt.exitCode == 0, bt.err.constData());
+  const auto btj = nlohmann::json::parse(bt.out.toStdString());
+  QCOMPARE(btj["measure"].get<std::string>(), std::string("contains"));
+  QVERIFY(std::fabs(btj["observed_mean"].get<double>() - tj["mean"].get<double>()) < 1e-12);
+
+  // correlate eRAG store vs end-to-end store = erag-correlate's eRAG row.
+  const CliResult corr = runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--resamples", "0", "--json"});
+  QVERIFY2(corr.exitCode == 0, corr.err.constData());
+  std::map<std::string, std::pair<double, double>> expected;  // measure -> (tau, rho)
+  const auto table = nlohmann::json::parse(corr.out.toStdString())["tables"][0];
+  for (const auto& row : table["rows"])
+    if (row["method"] == "eRAG (contains)")
+      expected[row["measure"].get<std::string>()] = {row["kendall_tau"].get<double>(), row["spearman_rho"].get<double>()};
+  QCOMPARE(expected.size(), std::size_t{3});
+  for (const auto& [measure, coefficients] : expected) {
+    const CliResult c = runCli({"correlate", eragDb, e2eDb, "--measure", QString::fromStdString(measure),
+                                "--measure-y", "contains", "--B", "100", "--json"});
+    QVERIFY2(c.exitCode == 0, c.err.constData());
+    const auto cj = nlohmann::json::parse(c.out.toStdString());
+    QCOMPARE(cj["n"].get<int>(), 29);
+    QCOMPARE(cj["unaligned"].get<int>(), 0);
+    QVERIFY2(std::fabs(cj["kendall_tau_b"].get<double>() - coefficients.first) < 1e-12, measure.c_str());
+    QVERIFY2(std::fabs(cj["spearman_rho"].get<double>() - coefficients.second) < 1e-12, measure.c_str());
+  }
+  QVERIFY(expected["P_5"].first > 0.5);  // eRAG tracks end-to-end quality on the demo
+  // A TREC run evaluated with --qrels against the end-to-end store = erag-correlate's qrels row
+  // (P_5 over the same top-5 lists: the demo's run has every document in the corpus).
+  const CliResult withQrels = runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--qrels",
+                                      demo + "qrels.txt", "--measures", "P_5", "--resamples", "0", "--json"});
+  QVERIFY2(withQrels.exitCode == 0, withQrels.err.constData());
+  const auto qrelsTable = nlohmann::json::parse(withQrels.out.toStdString())["tables"][0];
+  const nlohmann::json* qrelsRow = nullptr;
+  for (const auto& row : qrelsTable["rows"])
+    if (row["method"] == "qrels" && row["measure"] == "P_5") qrelsRow = &row;
+  QVERIFY(qrelsRow);
+  const CliResult mixed = runCli({"correlate", demo + "run-good.trec", e2eDb, "--qrels", demo + "qrels.txt",
+                                  "--measure", "P_5", "--measure-y", "contains", "--B", "100", "--json"});
+  QVERIFY2(mixed.exitCode == 0, mixed.err.constData());
+  const auto mj = nlohmann::json::parse(mixed.out.toStdString());
+  QCOMPARE(mj["n"].get<int>(), (*qrelsRow)["n"].get<int>());
+  QVERIFY(std::fabs(mj["kendall_tau_b"].get<double>() - (*qrelsRow)["kendall_tau"].get<double>()) < 1e-12);
+  QVERIFY(std::fabs(mj["spearman_rho"].get<double>() - (*qrelsRow)["spearman_rho"].get<double>()) < 1e-12);
+
+  // Unknown measure: exit 2 naming the store and what it has.
+  const CliResult unknown = runCli({"bootstrap", eragDb, "--measure", "ndcg_cut_10"});
+  QCOMPARE(unknown.exitCode, 2);
+  QVERIFY2(unknown.err.contains(eragDb.toUtf8() + ": no per-query values for measure 'ndcg_cut_10' (have: P_5 map success_1)"),
+           unknown.err.constData());
+  const CliResult unknownE2e = runCli({"correlate", eragDb, e2eDb, "--measure", "P_5", "--measure-y", "rouge-l"});
+  QCOMPARE(unknownE2e.exitCode, 2);
+  QVERIFY2(unknownE2e.err.contains(e2eDb.toUtf8() + ": no per-query values for measure 'rouge-l' (have: contains)"),
+           unknownE2e.err.constData());
+  // A SQLite file that is no run store.
+  // (the header is what tells a store from a per-query file)
+  writeFile(dir.filePath("not-a-store.db"), std::string("SQLite format 3\0", 16) + std::string(84, '\0'));
+  const CliResult bad = runCli({"bootstrap", dir.filePath("not-a-store.db"), "--measure", "P_5"});
+  QCOMPARE(bad.exitCode, 2);
+  QVERIFY2(bad.err.startsWith(dir.filePath("not-a-store.db").toUtf8() + ": "), bad.err.constData());
+  QVERIFY(runCli({"bootstrap", "--help"}).out.contains("run stores"));
+}
+
+void TestStats::runLabelsTellRunsApart() {
+  auto result = [](std::string tag, std::string source) {
+    EvalResult r;
+    r.runId = std::move(tag);
+    r.runSource = std::move(source);
+    return r;
+  };
+  const std::vector<EvalResult> results = {result("rank", "/d/BM25/dl19.txt"), result("rank", "/d/SPLADE/dl19.txt"),
+                                           result("bm25", "/d/bm25.txt"), result("", "/d/untagged.txt"),
+                                           result("x", "/a/run/f.txt"), result("x", "/b/run/f.txt")};
+  const std::vector<std::string> expected = {"rank (BM25/dl19.txt)", "rank (SPLADE/dl19.txt)", "bm25",
+                                             "/d/untagged.txt", "x (/a/run/f.txt)", "x (/b/run/f.txt)"};
+  QCOMPARE(runLabels(results), expected);
+  QCOMPARE(runLabels({result("r", "f.txt"), result("r", "g.txt")}),
+           (std::vector<std::string>{"r (f.txt)", "r (g.txt)"}));
+
+  // Summary: mean as evaluated, n = queries averaged, a CI only for per-query means.
+  EvalResult r = result("t", "t.txt");
+  MeasureColumn numRet, map;
+  numRet.name = "num_ret";
+  numRet.kind = MeasureKind::NumRet;
+  numRet.integer = true;
+  numRet.aggregate = Aggregate::Sum;
+  map.name = "map";
+  map.kind = MeasureKind::Map;
+  r.columns = {numRet, map};
+  for (int q = 0; q < 3; ++q) r.queries.push_back({"q" + std::to_string(q), {10.0, 0.25 * q}});
+  r.all = {30.0, 0.25};
+  r.numQueries = 3;
+  const auto s = summarizeRun(r, BootstrapOptions{});
+  QCOMPARE(s.size(), std::size_t{2});
+  QCOMPARE(s[0].mean, 30.0);
+  QVERIFY(std::isnan(s[0].ci.low) && std::isnan(s[0].ci.high));
+  QCOMPARE(s[1].mean, 0.25);
+  QCOMPARE(s[1].n, std::size_t{3});
+  // Three values: the 95 % percentile CI is [min, max] (each extreme resample has p = 1/27).
+  QCOMPARE(s[1].ci.low, 0.0);
+  QCOMPARE(s[1].ci.high, 0.5);
+  BootstrapOptions none;
+  none.resamples = 0;
+  QVERIFY(std::isnan(summarizeRun(r, none)[1].ci.low));
 }
 
 QTEST_GUILESS_MAIN(TestStats)

@@ -57,6 +57,7 @@ query's gold answers (--metric) is the document's label. Labels are aggregated p
     padded with 0) and success_k (max of the first k labels); other measures are refused.
 Costs N x k calls (end-to-end: N). Every prompt and output is kept in the run store (--store),
 with the labels and per-query scores; a killed run continues with `ragscope-cli resume RUN.db`.
+The store is an input of `ragscope-cli bootstrap / compare / correlate` (--measure P_5, ...).
 
   --run RUNFILE       the retrieval run (TREC format) whose top-k lists are evaluated
   --retriever bm25    retrieve the top-k with the embedded BM25 index over the dataset corpus
@@ -82,6 +83,8 @@ End-to-end RAG evaluation: one generator call per query with all of its top-k do
 prompt, the output scored against the gold answers with --metric (default rouge-l). The same
 inputs as `erag`; the per-query scores are what `ragscope-cli erag-correlate` compares eRAG and
 the other retrieval evaluations with.
+In `ragscope-cli bootstrap / compare / correlate` the store's one measure is named by the
+metric (e.g. `correlate erag.db e2e.db --measure P_5 --measure-y rouge-l`).
 
 )";
 
@@ -418,9 +421,9 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
       if (m < report.intervals.size() && report.intervals[m].ok()) {
         ci = "[" + fmt(report.intervals[m].ci.low) + ", " + fmt(report.intervals[m].ci.high) + "]";
       }
-      char line[160];
-      std::snprintf(line, sizeof line, "  %-14s %8s   95%% CI %s\n", a.measures[m].c_str(),
-                    fmt(a.means[m]).c_str(), ci.c_str());
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-14s %8s   95%% CI %-18s n %zu\n", a.measures[m].c_str(),
+                    fmt(a.means[m]).c_str(), ci.c_str(), a.values[m].size());
       std::cout << line;
     }
     if (!options.labelsOut.empty()) std::cout << "labels:     " << options.labelsOut << "\n";
@@ -447,7 +450,7 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
       ci = "[" + fmt(report.interval.ci.low) + ", " + fmt(report.interval.ci.high) + "]";
     }
     std::cout << "end-to-end: " << report.qids.size() << " queries, mean " << report.metricKey << " "
-              << fmt(report.mean) << ", 95% CI " << ci;
+              << fmt(report.mean) << ", 95% CI " << ci << ", n " << report.values.size();
     if (!report.incomplete.empty()) std::cout << ", " << report.incomplete.size() << " incomplete left out";
     std::cout << "\n";
     if (report.heuristicOutputs > 0) {

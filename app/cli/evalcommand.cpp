@@ -1,6 +1,7 @@
 // ragscope-cli eval: trec_eval-compatible retrieval evaluation. With --format trec (the default)
 // stdout diffs line for line against trec_eval's for the measures ragscope implements.
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "core/data/loaders.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
+#include "core/stats/runsummary.h"
 
 namespace ragscope::cli {
 
@@ -36,8 +38,17 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      num_nonrel_judged_ret; nicknames official (default), all_trec, set
   -n                 no summary (`all`) lines in trec format
   --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
+  --B N              bootstrap resamples for the csv/json summary CIs (default 10000; 0 = none)
   --skip-bad         skip malformed input lines (reported) instead of stopping at the first
   -h, --help         this text
+
+csv and json: one table over all runs, each run labelled by its tag, or by tag (folder/file) when
+several runs share a tag (rank_llm's DL19 runs are all "rank"). The `all` row gives, per measure,
+the mean (as trec_eval prints it), a 95% percentile bootstrap CI of the mean (B resamples of the
+per-query values, seed 42; only for measures averaged per query, not counts or gm_map) and n, the
+number of queries averaged: csv columns run, qid, n, then M, M_ci_low, M_ci_high per measure
+(empty where undefined); json `all` rows hold {"mean","ci_low","ci_high","n"} per measure (null
+where undefined). Per-query rows (-q) hold the plain values.
 
 Rankings are sorted by score descending with ties broken by docno descending; the rank column is
 ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
@@ -51,6 +62,7 @@ struct Options {
   EvalSettings settings;
   std::vector<std::string> measureArgs;
   std::string format = "trec";
+  std::size_t ciResamples = 10000;
   std::vector<std::string> files;
 };
 
@@ -85,6 +97,14 @@ std::string parseArgs(const Args& args, Options& o, bool& help) {
     }
     if (a == "--skip-bad") {
       o.skipBad = true;
+      continue;
+    }
+    if (a == "--B") {
+      long v = 0;
+      if (i + 1 >= args.size() || !parseLong(args[i + 1], v) || v < 0 || v == 1)
+        return "--B needs a number of resamples: 0 (no CIs) or at least 2";
+      o.ciResamples = static_cast<std::size_t>(v);
+      ++i;
       continue;
     }
     if (a == "-" || a.size() < 2 || a[0] != '-') {
@@ -157,13 +177,17 @@ std::string csvField(const std::string& s) {
   return out + '"';
 }
 
-std::string formatValue(const MeasureColumn& c, double v) {
+// %.17g round-trips; empty for NaN (an undefined CI).
+std::string formatReal(double v) {
+  if (std::isnan(v)) return {};
   char buf[64];
-  if (c.integer)
-    std::snprintf(buf, sizeof buf, "%ld", static_cast<long>(v));
-  else
-    std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
+}
+
+std::string formatValue(const MeasureColumn& c, double v) {
+  if (!c.integer || std::isnan(v)) return formatReal(v);
+  return std::to_string(static_cast<long>(v));
 }
 
 }  // namespace
@@ -181,13 +205,14 @@ int evalCommand(const Args& args) {
     return 2;
   }
   auto measures = parseMeasureArgs(o.measureArgs);
+  constexpr const char* kMeasureHint = " (`ragscope-cli eval --help` lists the measures)";
   if (!measures.ok()) {
-    std::cerr << "ragscope-cli eval: " << measures.error << '\n';
+    std::cerr << "ragscope-cli eval: -m: " << measures.error << kMeasureHint << '\n';
     return 2;
   }
   o.settings.measures = measures.value;
   if (auto cols = resolveMeasures(o.settings.measures); !cols.ok()) {
-    std::cerr << "ragscope-cli eval: " << cols.error << '\n';
+    std::cerr << "ragscope-cli eval: -m: " << cols.error << kMeasureHint << '\n';
     return 2;
   }
 
@@ -243,25 +268,39 @@ int evalCommand(const Args& args) {
     return 0;
   }
 
-  // csv/json: one table, rows (run, qid, measures...), per-query rows with -q, then `all`.
+  // csv/json: one table, rows (run, qid, measures...), per-query rows with -q, then `all` with
+  // each measure's mean, bootstrap CI and n.
   const auto& columns = results.front().columns;
   std::vector<std::size_t> shown;
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i].kind != MeasureKind::Runid) shown.push_back(i);
+  const std::vector<std::string> labels = stats::runLabels(results);
+  stats::BootstrapOptions bootstrap;  // seed 42, 95 % percentile, as the GUI's summary
+  bootstrap.resamples = o.ciResamples;
+  std::vector<std::vector<stats::MeasureSummary>> summaries;
+  for (const auto& r : results) summaries.push_back(stats::summarizeRun(r, bootstrap));
   if (o.format == "csv") {
-    std::cout << "run,qid";
-    for (auto i : shown) std::cout << ',' << csvField(columns[i].name);
+    std::cout << "run,qid,n";
+    for (auto i : shown)
+      std::cout << ',' << csvField(columns[i].name) << ',' << csvField(columns[i].name + "_ci_low")
+                << ',' << csvField(columns[i].name + "_ci_high");
     std::cout << '\n';
-    for (const auto& r : results) {
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const EvalResult& r = results[k];
       if (o.perQuery)
         for (const auto& q : r.queries) {
-          std::cout << csvField(r.runId) << ',' << csvField(q.qid);
+          std::cout << csvField(labels[k]) << ',' << csvField(q.qid) << ',';
           for (auto i : shown)
-            std::cout << ',' << (columns[i].perQuery ? formatValue(columns[i], q.values[i]) : std::string());
+            std::cout << ',' << (columns[i].perQuery ? formatValue(columns[i], q.values[i]) : std::string())
+                      << ",,";
           std::cout << '\n';
         }
-      std::cout << csvField(r.runId) << ",all";
-      for (auto i : shown) std::cout << ',' << formatValue(columns[i], r.all[i]);
+      std::cout << csvField(labels[k]) << ",all," << r.numQueries;
+      for (auto i : shown) {
+        const stats::MeasureSummary& m = summaries[k][i];
+        std::cout << ',' << formatValue(columns[i], m.mean) << ',' << formatReal(m.ci.low) << ','
+                  << formatReal(m.ci.high);
+      }
       std::cout << '\n';
     }
     return 0;
@@ -271,36 +310,54 @@ int evalCommand(const Args& args) {
   for (auto i : shown) cols.push_back(columns[i].name);
   doc["columns"] = cols;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  auto value = [](const MeasureColumn& c, double v) -> nlohmann::ordered_json {
-    if (c.integer) return static_cast<long>(v);
+  auto real = [](double v) -> nlohmann::ordered_json {
+    if (std::isnan(v)) return nullptr;
     return v;
   };
-  for (const auto& r : results) {
+  auto value = [&](const MeasureColumn& c, double v) -> nlohmann::ordered_json {
+    if (c.integer && !std::isnan(v)) return static_cast<long>(v);
+    return real(v);
+  };
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const EvalResult& r = results[k];
     if (o.perQuery)
       for (const auto& q : r.queries) {
         nlohmann::ordered_json row;
-        row["run"] = r.runId;
+        row["run"] = labels[k];
         row["qid"] = q.qid;
         for (auto i : shown)
           if (columns[i].perQuery) row[columns[i].name] = value(columns[i], q.values[i]);
         rows.push_back(row);
       }
     nlohmann::ordered_json row;
-    row["run"] = r.runId;
+    row["run"] = labels[k];
     row["qid"] = "all";
-    for (auto i : shown) row[columns[i].name] = value(columns[i], r.all[i]);
+    for (auto i : shown) {
+      const stats::MeasureSummary& m = summaries[k][i];
+      row[columns[i].name] = {{"mean", value(columns[i], m.mean)},
+                              {"ci_low", real(m.ci.low)},
+                              {"ci_high", real(m.ci.high)},
+                              {"n", m.n}};
+    }
     rows.push_back(row);
   }
   doc["rows"] = rows;
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-  for (const auto& r : results)
-    runs.push_back({{"run", r.runId},
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const EvalResult& r = results[k];
+    runs.push_back({{"run", labels[k]},
+                    {"tag", r.runId},
                     {"source", r.runSource},
                     {"num_q", r.numQueries},
                     {"skipped_queries", r.skippedQueries},
                     {"zero_filled_queries", r.zeroFilledQueries},
                     {"ignored_run_queries", r.ignoredRunQueries.size()}});
+  }
   doc["runs"] = runs;
+  doc["bootstrap"] = {{"B", bootstrap.resamples},
+                      {"seed", bootstrap.seed},
+                      {"level", bootstrap.level},
+                      {"ci", "percentile"}};
   doc["conventions"] = conventionsText(o.settings);
   std::cout << doc.dump(2) << '\n';
   return 0;

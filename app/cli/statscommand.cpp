@@ -1,5 +1,6 @@
 // ragscope-cli bootstrap / compare / correlate: the statistics engine (core/stats) over
-// `trec_eval -q` per-query files, or over TREC runs evaluated in-process when --qrels is given.
+// `trec_eval -q` per-query files, eRAG / end-to-end run stores, or TREC runs evaluated in-process
+// when --qrels is given.
 
 #include <cerrno>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "app/cli/commands.h"
 #include "core/data/loaders.h"
+#include "core/eval/storedscores.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/stats/bootstrap.h"
@@ -22,6 +24,7 @@
 #include "core/stats/multiple.h"
 #include "core/stats/paired.h"
 #include "core/stats/perqueryfile.h"
+#include "core/store/runstore.h"
 
 namespace ragscope::cli {
 
@@ -30,10 +33,17 @@ namespace {
 using namespace ragscope::core;
 using namespace ragscope::core::stats;
 
-constexpr const char* kInputHelp = R"(Inputs are `trec_eval -q` outputs (`measure qid value` lines; `all` rows ignored) or, with
---qrels QRELS, TREC run files evaluated in-process with trec_eval conventions. The measure is
-named as printed (ndcg_cut_10) or as requested (ndcg_cut.10); it may be omitted when a file holds
-only one measure.
+constexpr const char* kInputHelp = R"(Inputs are `trec_eval -q` outputs (`measure qid value` lines; `all` rows ignored), run stores
+of `ragscope-cli erag` / `e2e` (SQLite files, recognised by their header), or, with --qrels
+QRELS, TREC run files evaluated in-process with trec_eval conventions. Values are paired by
+query id. The measure is named as printed (ndcg_cut_10) or as requested (ndcg_cut.10); it may be
+omitted when a file holds only one measure. In run stores:
+  - an eRAG store holds the measures its run was made with (erag --measures: P_5, success_5,
+    map, ...), per query as `erag --json` prints them;
+  - an end-to-end store holds one measure named by its downstream metric (rouge-l, f1, em,
+    accuracy, contains, ...), e.g. `correlate erag.db e2e.db --measure P_5 --measure-y rouge-l`.
+Only queries with every output scored count (as in erag/e2e's summaries). With --qrels, TREC runs
+and run stores mix: `correlate RUN e2e.db --qrels QRELS --measure P_5 --measure-y rouge-l`.
 )";
 
 constexpr const char* kBootstrapHelp = R"(usage: ragscope-cli bootstrap FILE --measure M [--B N] [--size S] [--seed S] [--level L] [--bca]
@@ -200,16 +210,14 @@ class Inputs {
 
   // False (after printing diagnostics) when an input could not be read.
   bool load() {
-    if (m_options.qrels) return loadRuns();
+    if (m_options.qrels && !prepareEvaluation()) return false;
     for (const auto& f : m_options.files) {
-      auto loaded = loadPerQueryFile(f, LoadOptions{});
-      printDiagnostics(loaded.report);
-      if (!loaded.report.ok() || loaded.report.hasErrors()) return false;
-      if (loaded.value.empty()) {
-        std::cerr << f << ": no per-query values (is it `trec_eval -q` output?)\n";
-        return false;
-      }
-      m_tables.push_back(std::move(loaded.value));
+      std::optional<MeasureTable> table;
+      if (store::RunStore::hasSqliteHeader(f)) table = loadStore(f);
+      else if (m_options.qrels) table = evaluateRun(f);
+      else table = loadPerQuery(f);
+      if (!table) return false;
+      m_tables.push_back(std::move(*table));
     }
     return true;
   }
@@ -232,18 +240,45 @@ class Inputs {
   }
 
  private:
-  bool loadRuns() {
+  bool anyStore() const {
+    for (const auto& f : m_options.files)
+      if (store::RunStore::hasSqliteHeader(f)) return true;
+    return false;
+  }
+
+  static std::optional<MeasureTable> loadPerQuery(const std::string& f) {
+    auto loaded = loadPerQueryFile(f, LoadOptions{});
+    printDiagnostics(loaded.report);
+    if (!loaded.report.ok() || loaded.report.hasErrors()) return std::nullopt;
+    if (loaded.value.empty()) {
+      std::cerr << f << ": no per-query values (is it `trec_eval -q` output?)\n";
+      return std::nullopt;
+    }
+    return std::move(loaded.value);
+  }
+
+  static std::optional<MeasureTable> loadStore(const std::string& f) {
+    eval::StoredScores stored = eval::readStoredScores(f);
+    if (!stored.ok()) {
+      std::cerr << stored.error << '\n';
+      return std::nullopt;
+    }
+    return std::move(stored.table);
+  }
+
+  // Reads the qrels and resolves the measures once, for every run evaluated in-process.
+  bool prepareEvaluation() {
     auto qrels = readTrecQrels(*m_options.qrels, LoadOptions{});
     printDiagnostics(qrels.report);
     if (!qrels.report.ok() || qrels.report.hasErrors()) return false;
+    m_qrels = std::move(qrels.value);
     std::vector<std::string> requested = m_options.measures;
     if (!m_options.measureY.empty()) requested.push_back(m_options.measureY);
     if (requested.empty()) {
       std::cerr << "--measure is required with --qrels\n";
       return false;
     }
-    EvalSettings settings;
-    settings.threads = m_options.threads ? m_options.threads : 2;
+    m_settings.threads = m_options.threads ? m_options.threads : 2;
     for (const std::string& m : requested) {
       auto parsed = parseMeasureArgs({m});
       if (!parsed.ok() || !resolveMeasures(parsed.value).ok()) {
@@ -252,32 +287,41 @@ class Inputs {
         if (const auto us = alt.rfind('_'); us != std::string::npos) alt[us] = '.';
         auto again = parseMeasureArgs({alt});
         if (!again.ok() || !resolveMeasures(again.value).ok()) {
+          // Not a retrieval measure: fine when it names a run store's measure (e.g. rouge-l).
+          if (anyStore()) continue;
           std::cerr << "--measure: unknown measure '" << m << "'\n";
           return false;
         }
         parsed = again;
       }
-      settings.measures.insert(settings.measures.end(), parsed.value.begin(), parsed.value.end());
-    }
-    for (const auto& f : m_options.files) {
-      auto run = readTrecRun(f, LoadOptions{});
-      printDiagnostics(run.report);
-      if (!run.report.ok() || run.report.hasErrors()) return false;
-      const EvalResult r = evaluate(qrels.value, run.value, settings);
-      for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
-      if (!r.ok()) return false;
-      MeasureTable table;
-      for (std::size_t c = 0; c < r.columns.size(); ++c) {
-        if (!r.columns[c].perQuery) continue;
-        QueryValues& qv = table[r.columns[c].name];
-        for (const auto& q : r.queries) qv.emplace(q.qid, q.values[c]);
-      }
-      m_tables.push_back(std::move(table));
+      m_settings.measures.insert(m_settings.measures.end(), parsed.value.begin(), parsed.value.end());
     }
     return true;
   }
 
+  std::optional<MeasureTable> evaluateRun(const std::string& f) const {
+    if (m_settings.measures.empty()) {
+      std::cerr << "--measure: no retrieval measure to evaluate " << f << " with\n";
+      return std::nullopt;
+    }
+    auto run = readTrecRun(f, LoadOptions{});
+    printDiagnostics(run.report);
+    if (!run.report.ok() || run.report.hasErrors()) return std::nullopt;
+    const EvalResult r = evaluate(m_qrels, run.value, m_settings);
+    for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
+    if (!r.ok()) return std::nullopt;
+    MeasureTable table;
+    for (std::size_t c = 0; c < r.columns.size(); ++c) {
+      if (!r.columns[c].perQuery) continue;
+      QueryValues& qv = table[r.columns[c].name];
+      for (const auto& q : r.queries) qv.emplace(q.qid, q.values[c]);
+    }
+    return table;
+  }
+
   const CommonOptions& m_options;
+  Qrels m_qrels;
+  EvalSettings m_settings;
   std::vector<MeasureTable> m_tables;
 };
 

@@ -229,14 +229,17 @@ json eragScoresJson(const EragReport& report) {
   out["incomplete"] = report.incomplete;
   json mean = json::object();
   json ci = json::object();
+  json n = json::object();
   for (std::size_t m = 0; m < a.measures.size(); ++m) {
     mean[a.measures[m]] = a.means[m];
+    n[a.measures[m]] = a.values[m].size();
     if (m < report.intervals.size() && report.intervals[m].ok()) {
       ci[a.measures[m]] = {report.intervals[m].ci.low, report.intervals[m].ci.high};
     }
   }
   out["mean"] = mean;
   out["ci95"] = ci;
+  out["n"] = n;
   json perQuery = json::object();
   for (std::size_t q = 0; q < a.qids.size(); ++q) {
     json row = json::object();

@@ -111,8 +111,8 @@ EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRe
 
 // Labels as JSON {qid: [label at rank 1, ...]} (null where no output).
 nlohmann::json labelsJson(const EragReport& report);
-// Per-query and mean values: {"binary", "measures", "mean": {m: v}, "ci": {m: [lo, hi]},
-// "per_query": {qid: {m: v}}, "incomplete": [...]}.
+// Per-query and mean values: {"metric", "binary_labels", "measures", "queries", "mean": {m: v},
+// "ci95": {m: [lo, hi]}, "n": {m: queries averaged}, "per_query": {qid: {m: v}}, "incomplete"}.
 nlohmann::json eragScoresJson(const EragReport& report);
 
 // Stores the labels and per-query scores in the run store's file (tables erag_labels(qid, rank,

@@ -141,18 +141,20 @@ bool RunStore::open(const std::filesystem::path& path, std::string* error) {
   return prepareStatements(error);
 }
 
-bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
+bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
+  FILE* f = std::fopen(path.string().c_str(), "rb");
+  if (!f) return false;
+  char magic[16] = {};
+  const auto got = std::fread(magic, 1, sizeof magic, f);
+  std::fclose(f);
+  return got == sizeof magic && std::string_view(magic, sizeof magic) == std::string_view("SQLite format 3\0", 16);
+}
+
+bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
   // Only SQLite files: don't let sqlite3_open create or touch anything else.
-  {
-    FILE* f = std::fopen(path.string().c_str(), "rb");
-    if (!f) return false;
-    char magic[16] = {};
-    const auto got = std::fread(magic, 1, sizeof magic, f);
-    std::fclose(f);
-    if (got != sizeof magic || std::string_view(magic, 15) != "SQLite format 3") return false;
-  }
+  if (!hasSqliteHeader(path)) return false;
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
     sqlite3_close(db);

@@ -100,6 +100,8 @@ class RunStore {
   bool open(const std::filesystem::path& path, std::string* error);
   // True when `path` is a SQLite file with our run table (for `ragscope-cli runs`).
   static bool looksLikeRunStore(const std::filesystem::path& path);
+  // True when `path` starts with the 16-byte SQLite header ("SQLite format 3\0"); opens nothing.
+  static bool hasSqliteHeader(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const { return m_path; }
   RunRecord run();

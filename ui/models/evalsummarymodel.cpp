@@ -1,11 +1,9 @@
 #include "ui/models/evalsummarymodel.h"
 
-#include <QDir>
-#include <QFileInfo>
-
 #include <algorithm>
 #include <cmath>
 
+#include "core/stats/runsummary.h"
 #include "ui/models/runvalues.h"
 
 namespace ragscope::ui {
@@ -22,19 +20,8 @@ QString formatInterval(core::stats::Interval ci, int decimals) {
 }
 
 QStringList runDisplayNames(const std::vector<core::EvalResult>& results) {
-  QStringList tags;
-  for (const auto& r : results)
-    tags << QString::fromStdString(r.runId.empty() ? r.runSource : r.runId);
   QStringList names;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const QString& tag = tags[static_cast<int>(i)];
-    if (tags.count(tag) == 1) {
-      names << tag;
-      continue;
-    }
-    const QFileInfo file(QString::fromStdString(results[i].runSource));
-    names << QStringLiteral("%1 (%2/%3)").arg(tag, file.dir().dirName(), file.fileName());
-  }
+  for (const auto& label : core::stats::runLabels(results)) names << QString::fromStdString(label);
   return names;
 }
 

@@ -6,27 +6,19 @@
 #include <QRegularExpression>
 
 #include "core/stats/perqueryfile.h"
+#include "core/stats/runsummary.h"
 #include "ui/jobs/evaljob.h"
 #include "ui/models/evalsummarymodel.h"
 
 namespace ragscope::ui {
 
 bool supportsStatistics(const core::MeasureColumn& column) {
-  return column.perQuery && column.aggregate == core::Aggregate::Mean && !column.integer &&
-         column.kind != core::MeasureKind::Runid;
+  return core::stats::supportsStatistics(column);
 }
 
 std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t column,
                                    std::vector<std::string>* qids) {
-  std::vector<double> values;
-  values.reserve(result.queries.size());
-  if (qids) qids->clear();
-  for (const auto& q : result.queries) {
-    if (column >= q.values.size()) continue;
-    values.push_back(q.values[column]);
-    if (qids) qids->push_back(q.qid);
-  }
-  return values;
+  return core::stats::perQueryValues(result, column, qids);
 }
 
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
