@@ -10,6 +10,7 @@
 
 #include "app/cli/commands.h"
 #include "core/data/loaders.h"
+#include "core/metrics/doclevel.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
 
@@ -35,6 +36,9 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      set_relative_P, set_map, set_F, num_q, num_ret, num_rel, num_rel_ret,
                      num_nonrel_judged_ret; nicknames official (default), all_trec, set
   -n                 no summary (`all`) lines in trec format
+  --doc-level        document level (chunked corpora): a chunk id file#page#n counts as its
+                     document (first occurrence); prints P, recall, AP (trec_eval) and AP over
+                     retrieved relevant against document-level qrels (-m is not used)
   --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
   --skip-bad         skip malformed input lines (reported) instead of stopping at the first
   -h, --help         this text
@@ -48,6 +52,7 @@ struct Options {
   bool perQuery = false;
   bool summary = true;
   bool skipBad = false;
+  bool docLevel = false;
   EvalSettings settings;
   std::vector<std::string> measureArgs;
   std::string format = "trec";
@@ -85,6 +90,10 @@ std::string parseArgs(const Args& args, Options& o, bool& help) {
     }
     if (a == "--skip-bad") {
       o.skipBad = true;
+      continue;
+    }
+    if (a == "--doc-level") {
+      o.docLevel = true;
       continue;
     }
     if (a == "-" || a.size() < 2 || a[0] != '-') {
@@ -202,7 +211,8 @@ int evalCommand(const Args& args) {
     auto run = readTrecRun(o.files[f], load);
     printDiagnostics(run.report);
     if (!run.report.ok() || (run.report.hasErrors() && !o.skipBad)) return 2;
-    EvalResult r = evaluate(qrels.value, run.value, o.settings);
+    EvalResult r = o.docLevel ? evaluateRunDocLevel(qrels.value, run.value, o.settings)
+                              : evaluate(qrels.value, run.value, o.settings);
     for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
     if (!r.ok()) return r.numQueries == 0 && r.diagnostics.size() == 1 ? 1 : 2;
     if (!r.skippedQueries.empty())
