@@ -6,6 +6,18 @@
 
 namespace ragscope::ui {
 
+QColor RankedListModel::gradeColor(int grade, int relevanceLevel) {
+  if (grade >= relevanceLevel) {
+    // Relevant: deeper green for higher grades.
+    const int shade = std::max(150, 225 - 30 * (grade - relevanceLevel));
+    return QColor(shade - 40, 235, shade - 40);
+  }
+  // Judged below the level: grade 0 (and below) red, partly relevant grades (TREC DL's 1 at -l 2)
+  // amber, lighter towards the level, so a "near miss" is told apart from a true non-relevant.
+  if (grade <= 0) return QColor(245, 222, 222);
+  return QColor(250, std::min(248, 226 + 10 * (grade - 1)), 190);
+}
+
 RankedListModel::RankedListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RankedListModel::setRanking(std::shared_ptr<const core::Run> run, const core::Ranking* ranking,
@@ -39,20 +51,13 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const core::RankedDoc& d = m_docs[index.row()];
   const bool judged = d.rel.has_value() && *d.rel >= 0;
-  if (role == Qt::BackgroundRole) {
-    if (!judged) return {};
-    if (*d.rel >= m_level) {
-      // Deeper green for higher grades.
-      const int shade = std::max(150, 225 - 30 * (*d.rel - m_level));
-      return QBrush(QColor(shade - 40, 235, shade - 40));
-    }
-    return QBrush(QColor(245, 222, 222));
-  }
+  if (role == Qt::BackgroundRole) return judged ? QBrush(gradeColor(*d.rel, m_level)) : QVariant();
   if (role == Qt::FontRole && !judged) {
     QFont f;
     f.setItalic(true);
     return f;
   }
+  if (role == Qt::ForegroundRole && !judged) return QBrush(QColor(110, 110, 110));
   switch (index.column()) {
     case Rank:
       if (role == Qt::DisplayRole || role == SortRole) return static_cast<qulonglong>(d.rank);

@@ -3,6 +3,7 @@
 // by grade, unjudged documents marked, document text from the corpus when it is loaded.
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 #include <memory>
 #include <vector>
@@ -19,6 +20,10 @@ class RankedListModel : public QAbstractTableModel {
   static constexpr int SortRole = Qt::UserRole;
 
   explicit RankedListModel(QObject* parent = nullptr);
+
+  // Row background of a judged document: greens for relevant grades (deeper when higher), amber
+  // for grades between 0 and the level, red for grade 0. Unjudged rows have none (italic, grey).
+  static QColor gradeColor(int grade, int relevanceLevel);
 
   // `run` keeps the docno bytes alive; `corpus` (may be null) supplies document text.
   void setRanking(std::shared_ptr<const core::Run> run, const core::Ranking* ranking,

@@ -544,15 +544,21 @@ void RetrievalPage::onQuerySelected() {
   if (dataset)
     if (const core::Query* query = dataset->findQuery(q->qid))
       queryText = QString::fromStdString(query->text).toHtmlEscaped();
-  m_rankedTitle->setText(
-      tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. "
-         "<span style='background:#c8ebc8'>&nbsp;relevant&nbsp;</span> "
-         "<span style='background:#f5dede'>&nbsp;judged non-relevant&nbsp;</span> "
-         "<i>italic = unjudged</i>")
-          .arg(QString::fromStdString(q->qid).toHtmlEscaped(), queryText)
-          .arg(q->numRet)
-          .arg(q->numRel)
-          .arg(q->numRelRet));
+  // The legend names only the colours this level can show.
+  const int level = settings.relevanceLevel;
+  auto swatch = [](const QColor& c, const QString& label) {
+    return QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ").arg(c.name(), label);
+  };
+  QString legend = swatch(RankedListModel::gradeColor(level, level), tr("relevant"));
+  if (level > 1) legend += swatch(RankedListModel::gradeColor(level - 1, level), tr("below the level"));
+  legend += swatch(RankedListModel::gradeColor(0, level), tr("judged non-relevant"));
+  m_rankedTitle->setText(tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. %6"
+                            "<i>italic = unjudged</i>")
+                             .arg(QString::fromStdString(q->qid).toHtmlEscaped(), queryText)
+                             .arg(q->numRet)
+                             .arg(q->numRel)
+                             .arg(q->numRelRet)
+                             .arg(legend));
 }
 
 void RetrievalPage::updateConventions() {
