@@ -6,7 +6,11 @@
 #include <QAction>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QDockWidget>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
 #include <QProcess>
@@ -104,6 +108,8 @@ class TestGui : public QObject {
   void cancelKeepsPreviousDataset();
   void issuesDockJumpsToRecord();
   void recentDatasetsRemembered();
+  void projectSaveAndReopen();
+  void windowStateRestored();
   void millionRowsStayCheap();
   void selfTestSmoke();
   void realDatasets_data();
@@ -356,6 +362,136 @@ void TestGui::recentDatasetsRemembered() {
   first->trigger();
   QVERIFY(finished.wait(kLoadTimeoutMs));
   QCOMPARE(again.datasetPage()->queryModel()->rowCount(), 1);
+}
+
+void TestGui::projectSaveAndReopen() {
+  const QStringList rel = {"msmarco_trecdl/topics/topics.dl19-passage.txt",
+                           "msmarco_trecdl/qrels/qrels.dl19-passage.txt",
+                           "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt"};
+  const QStringList formats = {"topics-tsv", "trec-qrels", "trec-run"};
+  QStringList absolute;
+  for (const QString& p : rel) {
+    RAGSCOPE_REQUIRE_DATA(p.toStdString());
+    absolute << QString::fromStdString(test::dataPath(p.toStdString()).string());
+  }
+  ui::Preferences::clearRecentDatasets();
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString projectFile = dir.filePath(QStringLiteral("dl19.ragscope.json"));
+  {
+    ui::MainWindow window;
+    // Nothing to save before a dataset is loaded.
+    QAction* save = window.findChild<QAction*>(QStringLiteral("actionSaveProject"));
+    QAction* saveAs = window.findChild<QAction*>(QStringLiteral("actionSaveProjectAs"));
+    QVERIFY(save && saveAs);
+    QVERIFY(!save->isEnabled() && !saveAs->isEnabled());
+    bool ok = false;
+    QVERIFY(openAndWait(window, absolute, formats, &ok));
+    QVERIFY(ok);
+    QVERIFY(save->isEnabled() && saveAs->isEnabled());
+    QVERIFY(window.workbench()->projectFile().isEmpty());
+    const auto error = window.workbench()->saveProject(projectFile);
+    QVERIFY2(!error, qPrintable(error.value_or(QString())));
+    QCOMPARE(window.workbench()->projectFile(), projectFile);
+    window.close();
+  }
+
+  // The file: one dataset of three parts, each path relative to the project's folder, formats kept.
+  QFile f(projectFile);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+  QCOMPARE(root["version"].toInt(), 1);
+  QCOMPARE(root["name"].toString(), QStringLiteral("dl19"));
+  const QJsonArray datasets = root["datasets"].toArray();
+  QCOMPARE(datasets.size(), 1);
+  const QJsonArray parts = datasets[0].toObject()["parts"].toArray();
+  QCOMPARE(parts.size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    const QString path = parts[i].toObject()["path"].toString();
+    QVERIFY2(QDir::isRelativePath(path), qPrintable(path));
+    QCOMPARE(QFileInfo(QDir(dir.path()).filePath(path)).canonicalFilePath(),
+             QFileInfo(absolute[i]).canonicalFilePath());
+    QCOMPARE(parts[i].toObject()["format"].toString(), formats[i]);
+  }
+
+  // Remembered: the project heads the recent list, and a fresh window reopens it from there.
+  const auto recent = ui::Preferences::recentDatasets();
+  QVERIFY(!recent.isEmpty());
+  QCOMPARE(recent.front().project, projectFile);
+  ui::MainWindow again;
+  QMenu* recentMenu = nullptr;
+  for (QAction* top : again.menuBar()->actions())
+    if (top->menu())
+      for (QAction* item : top->menu()->actions())
+        if (item->menu() && item->text().contains(QStringLiteral("Recent"))) recentMenu = item->menu();
+  QVERIFY(recentMenu);
+  emit recentMenu->aboutToShow();
+  QAction* first = recentMenu->actions().value(0);
+  QVERIFY(first && first->text().contains(QStringLiteral("dl19.ragscope.json")));
+  QSignalSpy finished(again.workbench(), &ui::Workbench::loadFinished);
+  first->trigger();
+  QVERIFY(finished.wait(kLoadTimeoutMs));
+  QVERIFY(finished.front().at(0).toBool());
+  auto checkDl19 = [&](const ui::MainWindow& w) {
+    const auto ds = w.workbench()->dataset();
+    QVERIFY(ds);
+    QCOMPARE(int(ds->queries.size()), 43);
+    QCOMPARE(int(ds->qrels.judgmentCount()), 9260);
+    QCOMPARE(int(ds->qrels.byQuery.size()), 43);
+    QCOMPARE(int(ds->runs.size()), 1);
+    QCOMPARE(int(ds->runs[0].entryCount()), 43000);
+    QCOMPARE(int(ds->parts.size()), 3);
+    for (int i = 0; i < 3; ++i) {
+      QVERIFY(ds->parts[std::size_t(i)].format.has_value());
+      QCOMPARE(QString::fromUtf8(core::formatName(*ds->parts[std::size_t(i)].format).data()), formats[i]);
+    }
+    QCOMPARE(w.datasetPage()->queryModel()->rowCount(), 43);
+  };
+  checkDl19(again);
+  QCOMPARE(again.workbench()->projectFile(), projectFile);
+
+  // Save As into another folder rebases the relative paths; opening the copy gives the same bundle.
+  QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("elsewhere/deeper")));
+  const QString copy = dir.filePath(QStringLiteral("elsewhere/deeper/copy.ragscope.json"));
+  QVERIFY(!again.workbench()->saveProject(copy));
+  ui::MainWindow third;
+  bool ok = false;
+  QVERIFY(openAndWait(third, {copy}, {}, &ok));
+  QVERIFY(ok);
+  checkDl19(third);
+  QCOMPARE(third.workbench()->project()->datasets.size(), std::size_t{1});  // saved twice, one entry
+}
+
+void TestGui::windowStateRestored() {
+  // The dock layout (which dock, where, shown or not) comes back, not only the geometry.
+  ui::Preferences::windowState.set({});
+  {
+    ui::MainWindow window;
+    window.show();
+    QVERIFY(window.issuesDock()->isHidden());  // first run: out of the way
+    window.addDockWidget(Qt::RightDockWidgetArea, window.issuesDock());
+    window.issuesDock()->show();
+    auto* jobs = window.findChild<QDockWidget*>(QStringLiteral("JobsDock"));
+    QVERIFY(jobs);
+    window.addDockWidget(Qt::LeftDockWidgetArea, jobs);
+    jobs->show();
+    window.close();
+  }
+  {
+    ui::MainWindow window;
+    window.show();
+    auto* jobs = window.findChild<QDockWidget*>(QStringLiteral("JobsDock"));
+    QCOMPARE(window.dockWidgetArea(window.issuesDock()), Qt::RightDockWidgetArea);
+    QVERIFY(window.issuesDock()->isVisible());
+    QCOMPARE(window.dockWidgetArea(jobs), Qt::LeftDockWidgetArea);
+    QVERIFY(jobs->isVisible());
+    jobs->hide();
+    window.close();
+  }
+  ui::MainWindow window;
+  window.show();
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("JobsDock"))->isHidden());
+  QVERIFY(window.issuesDock()->isVisible());
 }
 
 void TestGui::millionRowsStayCheap() {

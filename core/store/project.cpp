@@ -249,6 +249,31 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
   return out;
 }
 
+void Project::putDataset(ProjectDataset dataset) {
+  for (auto& ds : datasets)
+    if (ds.name == dataset.name) {
+      ds = std::move(dataset);
+      return;
+    }
+  datasets.push_back(std::move(dataset));
+}
+
+ProjectDataset makeProjectDataset(std::string name, const std::vector<DatasetPart>& parts,
+                                  const fs::path& projectFile) {
+  const fs::path base = fs::absolute(projectFile).parent_path().lexically_normal();
+  ProjectDataset ds;
+  ds.name = std::move(name);
+  for (const auto& part : parts) {
+    const fs::path absolute = fs::absolute(part.path).lexically_normal();
+    const fs::path relative = absolute.lexically_relative(base);
+    ProjectDataset::Part p;
+    p.path = relative.empty() ? absolute.generic_string() : relative.generic_string();
+    if (part.format) p.format = std::string(formatName(*part.format));
+    ds.parts.push_back(std::move(p));
+  }
+  return ds;
+}
+
 Loaded<Project> readProject(const fs::path& file) {
   Loaded<Project> result;
   result.value.file = file;

@@ -36,7 +36,15 @@ struct Project {
   std::filesystem::path resolve(const ProjectDataset::Part& part) const;
   // DatasetParts for loadDataset(); an unknown format name is reported in `report`.
   std::vector<DatasetPart> datasetParts(const ProjectDataset& ds, LoadReport& report) const;
+  // Adds a dataset, replacing one of the same name (saving the same bundle twice keeps one entry).
+  void putDataset(ProjectDataset dataset);
 };
+
+// A project entry for files as they were opened: each path made relative to the folder of
+// `projectFile` (which need not exist yet), so the project and its data can move together; a
+// part's format is kept when known (nullopt = detect, as for bundle folders).
+ProjectDataset makeProjectDataset(std::string name, const std::vector<DatasetPart>& parts,
+                                  const std::filesystem::path& projectFile);
 
 Loaded<Project> readProject(const std::filesystem::path& file);
 // Atomic write; returns an error message on failure.
