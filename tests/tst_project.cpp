@@ -133,6 +133,47 @@ class TestProject : public QObject {
     QCOMPARE(std::distance(fs::directory_iterator(tempRoot(dir)), fs::directory_iterator{}), 1L);
   }
 
+  void datasetFromOpenedFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path root = tempRoot(dir);
+    const fs::path file = root / "projects" / "new.ragscope.json";  // not written yet
+    const ProjectDataset ds = makeProjectDataset(
+        "DL19", {{root / "data" / "qrels.txt", Format::TrecQrels}, {root / "projects" / "run.trec", Format::TrecRun},
+                 {root / "bundle", std::nullopt}},
+        file);
+    QCOMPARE(ds.name, std::string("DL19"));
+    QCOMPARE(ds.parts.size(), std::size_t{3});
+    QCOMPARE(ds.parts[0].path, std::string("../data/qrels.txt"));
+    QCOMPARE(ds.parts[0].format, std::optional<std::string>("trec-qrels"));
+    QCOMPARE(ds.parts[1].path, std::string("run.trec"));
+    QCOMPARE(ds.parts[1].format, std::optional<std::string>("trec-run"));
+    QCOMPARE(ds.parts[2].path, std::string("../bundle"));
+    QVERIFY(!ds.parts[2].format);  // a bundle folder: detected again on load
+
+    Project p;
+    p.name = "n";
+    p.putDataset(ds);
+    ProjectDataset other = ds;
+    other.name = "other";
+    p.putDataset(other);
+    ProjectDataset replaced = ds;
+    replaced.parts.pop_back();
+    p.putDataset(replaced);  // same name: replaces, keeps its place
+    QCOMPARE(p.datasets.size(), std::size_t{2});
+    QCOMPARE(p.datasets[0].name, std::string("DL19"));
+    QCOMPARE(p.datasets[0].parts.size(), std::size_t{2});
+    QCOMPARE(p.datasets[1].name, std::string("other"));
+
+    // Written and read back, the paths resolve to the files that were opened.
+    fs::create_directories(file.parent_path());
+    QVERIFY(!writeProject(p, file));
+    const auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[0]), root / "data" / "qrels.txt");
+    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[1]), root / "projects" / "run.trec");
+  }
+
   void relativePathResolution() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
