@@ -30,10 +30,14 @@ struct Project {
   std::string name;
   std::string description;
   std::vector<ProjectDataset> datasets;
+  // Run stores (eRAG, end-to-end, generation: SQLite files of core/store/runstore.h) that belong
+  // to the project, relative to the project file like dataset parts. Optional ("runs" in JSON).
+  std::vector<std::string> runStores;
   std::filesystem::path file;  // where it was read from / written to (not serialised)
 
-  // Resolves a part's path against the project file's folder.
+  // Resolves a part's (or run store's) path against the project file's folder.
   std::filesystem::path resolve(const ProjectDataset::Part& part) const;
+  std::filesystem::path resolve(const std::string& path) const;
   // DatasetParts for loadDataset(); an unknown format name is reported in `report`.
   std::vector<DatasetPart> datasetParts(const ProjectDataset& ds, LoadReport& report) const;
   // Adds a dataset, replacing one of the same name (saving the same bundle twice keeps one entry).
