@@ -8,6 +8,8 @@
 #include <QFile>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QImage>
+#include <QSet>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -112,6 +114,7 @@ class TestGui : public QObject {
   void windowStateRestored();
   void millionRowsStayCheap();
   void selfTestSmoke();
+  void headlessDemo();
   void realDatasets_data();
   void realDatasets();
 };
@@ -552,6 +555,56 @@ void TestGui::selfTestSmoke() {
   QVERIFY(out.contains("All checks passed."));
 }
 
+void TestGui::headlessDemo() {
+  // What scripts/demo does on a machine without a display: `ragscope --demo` with no DISPLAY,
+  // WAYLAND_DISPLAY or QT_QPA_PLATFORM must pick offscreen itself, tour the views, write the
+  // screenshots it announces under ./ragscope-demo-output and exit 0.
+  QTemporaryDir work;
+  QVERIFY(work.isValid());
+  QProcess gui;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) env.remove(QString::fromLatin1(name));
+  // Its settings go to a throwaway home, never the user's.
+  env.insert(QStringLiteral("HOME"), work.path());
+  env.insert(QStringLiteral("XDG_CONFIG_HOME"), work.filePath(QStringLiteral("config")));
+  gui.setProcessEnvironment(env);
+  gui.setWorkingDirectory(work.path());
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH), {QStringLiteral("--demo")});
+  QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+  QVERIFY(gui.waitForFinished(kLoadTimeoutMs));
+  const QString out = QString::fromUtf8(gui.readAllStandardOutput());
+  const QString err = QString::fromUtf8(gui.readAllStandardError());
+  QVERIFY2(gui.exitStatus() == QProcess::NormalExit, qPrintable(out + err));
+  QVERIFY2(gui.exitCode() == 0, qPrintable(out + err));
+  QVERIFY2(out.contains(QStringLiteral("ragscope demo (headless, offscreen)")), qPrintable(out));
+  QVERIFY(out.contains(QStringLiteral("All checks passed.")));
+
+  // The announced screenshots: the indented lines after "Screenshots written:".
+  const QStringList lines = out.split(QLatin1Char('\n'));
+  const qsizetype heading = lines.indexOf(QStringLiteral("Screenshots written:"));
+  QVERIFY2(heading >= 0, qPrintable(out));
+  QStringList shots;
+  for (qsizetype i = heading + 1; i < lines.size() && lines[i].startsWith(QStringLiteral("  ")); ++i)
+    shots << lines[i].trimmed();
+  QVERIFY2(shots.size() >= 5, qPrintable(out));  // dataset, corpus, runs, retrieval, ...
+  const QString outputDir = QDir(work.path()).filePath(QStringLiteral("ragscope-demo-output"));
+  for (const QString& shot : shots) {
+    const QFileInfo info(shot);
+    QVERIFY2(info.isFile(), qPrintable(shot));
+    QCOMPARE(info.absolutePath(), QFileInfo(outputDir).absoluteFilePath());  // in the working folder
+    QFile f(shot);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8), qPrintable(shot));
+    const QImage image(shot);
+    QVERIFY2(!image.isNull() && image.width() >= 400 && image.height() >= 300, qPrintable(shot));
+    // Not a blank frame: a rendered page has many colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height() && colours.size() < 16; y += 7)
+      for (int x = 0; x < image.width() && colours.size() < 16; x += 7) colours << image.pixel(x, y);
+    QVERIFY2(colours.size() >= 16, qPrintable(shot));
+  }
+}
+
 void TestGui::realDatasets_data() {
   QTest::addColumn<QStringList>("paths");  // relative to the shared data folder
   QTest::addColumn<QStringList>("formats");
@@ -576,6 +629,14 @@ void TestGui::realDatasets_data() {
   QTest::newRow("ragchecker json")
       << QStringList{"ragchecker/examples/checking_inputs.json"} << QStringList{"ragchecker"} << 2
       << 4 << 0 << 0 << 2;
+  // rank_llm JSON: 43 queries, a run of 4,300 hits, and their 4,297 distinct passages as the corpus.
+  QTest::newRow("rank_llm json dl19")
+      << QStringList{"msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl19.json"}
+      << QStringList{"rank-llm-json"} << 43 << 4297 << 0 << 1 << 0;
+  QTest::newRow("topics rag25 jsonl") << QStringList{"msmarco_trecdl/topics/topics.rag25.test.jsonl"}
+                                      << QStringList{"topics-jsonl"} << 105 << 0 << 0 << 0 << 0;
+  QTest::newRow("wow dev kilt") << QStringList{"kilt/dev_full/wow-dev-kilt.jsonl"} << QStringList{"kilt"}
+                                << 3054 << 0 << 0 << 0 << 0;
   QTest::newRow("msmarco collection subset")
       << QStringList{"msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv"}
       << QStringList{"msmarco-collection"} << 0 << 4297 << 0 << 0 << 0;
