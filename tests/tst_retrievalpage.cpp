@@ -10,12 +10,14 @@
 #include <QLineEdit>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
 
 #include "common/testdata.h"
+#include "core/store/project.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
@@ -64,13 +66,22 @@ class TestRetrievalPage : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase();
   void threeDl19RunsSideBySide();
   void badRunFileIsReported();
   void perQuerySortsAndFilters();
   void conventionsBoxNamesSettings();
   void drillDownColoursGrades();
   void documentLevelNotebookExample();
+  void documentLevelWithGoldDocuments();
 };
+
+void TestRetrievalPage::initTestCase() {
+  // Loading a dataset records it in the recent list: never in the user's settings.
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
+  QCoreApplication::setApplicationName(QStringLiteral("tst_retrievalpage"));
+}
 
 void TestRetrievalPage::threeDl19RunsSideBySide() {
   RAGSCOPE_REQUIRE_DATA(kDl19Qrels);
@@ -325,6 +336,33 @@ void TestRetrievalPage::documentLevelNotebookExample() {
   page.setMeasures(QStringLiteral("map"));
   QVERIFY(evaluateAndWait(page));
   QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(), QStringLiteral("0.0000"));
+}
+
+void TestRetrievalPage::documentLevelWithGoldDocuments() {
+  // A dataset whose queries name gold documents (the demo's KILT provenance; Docugami's SOURCE(S)
+  // line works alike) offers them as document-level qrels. Expected values computed from
+  // demo-kilt.jsonl and the two run files by a separate script: 28 queries with provenance.
+  const auto demo = core::findDemoProject();
+  QVERIFY(demo.has_value());
+  ui::Workbench workbench;
+  ui::RetrievalPage page(&workbench);
+  QSignalSpy loaded(&workbench, &ui::Workbench::datasetChanged);
+  QVERIFY(workbench.openProject(QString::fromStdString(demo->string())));
+  QVERIFY(loaded.wait(30000));
+  QVERIFY(page.useGoldDocuments());
+  page.setDocumentLevel(true);
+  QVERIFY(evaluateAndWait(page));
+  const QAbstractItemModel* summary = page.summaryView()->model();
+  QCOMPARE(summary->rowCount(), 2);  // the dataset's two runs
+  const QStringList columns = {"n", "P", "recall", "AP (trec_eval)", "AP over retrieved relevant"};
+  const QList<QStringList> expected = {{"28", "0.1518", "1.0000", "0.8980", "0.8980"},   // run-good
+                                       {"28", "0.0524", "0.7619", "0.4088", "0.4107"}};  // run-weak
+  for (int row = 0; row < 2; ++row)
+    for (int c = 0; c < columns.size(); ++c) {
+      const int column = columnOf(summary, columns[c]);
+      QVERIFY2(column >= 0, qPrintable(columns[c]));
+      QCOMPARE(summary->index(row, column).data().toString(), expected[row][c]);
+    }
 }
 
 QTEST_MAIN(TestRetrievalPage)
