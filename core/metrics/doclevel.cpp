@@ -104,10 +104,10 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
   result.columns = {docColumn("num_ret", MeasureKind::NumRet, true),
                     docColumn("num_rel", MeasureKind::NumRel, true),
                     docColumn("num_rel_ret", MeasureKind::NumRelRet, true),
-                    docColumn("P", MeasureKind::SetP, false),
-                    docColumn("recall", MeasureKind::SetRecall, false),
                     docColumn(kDocApTrecEval, MeasureKind::Map, false),
-                    docColumn(kDocApRetrievedRelevant, MeasureKind::Map, false)};
+                    docColumn(kDocApRetrievedRelevant, MeasureKind::Map, false),
+                    docColumn("P", MeasureKind::SetP, false),
+                    docColumn("recall", MeasureKind::SetRecall, false)};
   result.all.assign(result.columns.size(), 0.0);
 
   std::unordered_map<std::string_view, const Ranking*> rankings;
@@ -136,8 +136,8 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
     q.numRel = static_cast<long>(d.goldCount);
     q.numRelRet = static_cast<long>(d.relevantRetrieved);
     q.numJudgedRet = q.numRelRet;
-    q.values = {double(q.numRet), double(q.numRel), double(q.numRelRet), d.precision,
-                d.recall,         d.apTrecEval,     d.apRetrievedRelevant};
+    q.values = {double(q.numRet), double(q.numRel), double(q.numRelRet), d.apTrecEval,
+                d.apRetrievedRelevant, d.precision, d.recall};
     for (std::size_t c = 0; c < q.values.size(); ++c) result.all[c] += q.values[c];
     result.queries.push_back(std::move(q));
   }

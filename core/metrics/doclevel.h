@@ -48,8 +48,9 @@ inline constexpr const char* kDocApRetrievedRelevant = "AP over retrieved releva
 // judged chunk id counts for its document). Each ranking is put in trec_eval's order and cut at
 // -M as evaluate() does, then its chunks collapse to documents (first occurrence). The queries
 // averaged follow evaluate()'s rules (qrels queries in qid order; skipped or zero-filled when
-// absent from the run). Columns: num_ret, num_rel, num_rel_ret (documents), "P", "recall",
-// "AP (trec_eval)", "AP over retrieved relevant"; `settings.measures` is not consulted.
+// absent from the run). Columns: num_ret, num_rel, num_rel_ret (documents), "AP (trec_eval)",
+// "AP over retrieved relevant" (side by side: they differ by their divisor), "P", "recall";
+// `settings.measures` is not consulted.
 //
 //   EvalResult r = evaluateRunDocLevel(qrels, chunkRun, settings);
 //   double ap = r.mean(kDocApTrecEval);

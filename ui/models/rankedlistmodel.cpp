@@ -4,6 +4,11 @@
 #include <QColor>
 #include <QFont>
 
+#include <string>
+#include <unordered_map>
+
+#include "core/metrics/doclevel.h"
+
 namespace ragscope::ui {
 
 QColor RankedListModel::gradeColor(int grade, int relevanceLevel) {
@@ -28,12 +33,24 @@ void RankedListModel::setRanking(std::shared_ptr<const core::Run> run, const cor
   m_docs = ranking ? core::rankedList(*ranking, judgments, maxDepth) : std::vector<core::RankedDoc>{};
   m_corpus = corpus;
   m_level = relevanceLevel;
+  m_sameDocumentAs.clear();
   endResetModel();
+}
+
+void RankedListModel::markRepeatedDocuments() {
+  std::unordered_map<std::string, std::size_t> firstRank;
+  m_sameDocumentAs.assign(m_docs.size(), 0);
+  for (std::size_t i = 0; i < m_docs.size(); ++i) {
+    const auto [it, first] = firstRank.emplace(core::chunkDocumentId(m_docs[i].docId), m_docs[i].rank);
+    if (!first) m_sameDocumentAs[i] = it->second;
+  }
+  if (!m_docs.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void RankedListModel::clear() {
   beginResetModel();
   m_docs.clear();
+  m_sameDocumentAs.clear();
   m_run.reset();
   m_corpus = nullptr;
   endResetModel();
@@ -50,7 +67,9 @@ int RankedListModel::columnCount(const QModelIndex& parent) const {
 QVariant RankedListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const core::RankedDoc& d = m_docs[index.row()];
-  const bool judged = d.rel.has_value() && *d.rel >= 0;
+  const std::size_t sameAs = m_sameDocumentAs.empty() ? 0 : m_sameDocumentAs[index.row()];
+  // A repeated document does not count at document level: shown like an unjudged row.
+  const bool judged = d.rel.has_value() && *d.rel >= 0 && sameAs == 0;
   if (role == Qt::BackgroundRole) return judged ? QBrush(gradeColor(*d.rel, m_level)) : QVariant();
   if (role == Qt::FontRole && !judged) {
     QFont f;
@@ -73,6 +92,7 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
       break;
     case Grade:
       if (role == Qt::DisplayRole) {
+        if (sameAs) return tr("not counted: document at rank %1").arg(sameAs);
         if (!d.rel) return tr("unjudged");
         if (*d.rel < 0) return tr("%1 (unjudged)").arg(*d.rel);
         return *d.rel >= m_level ? tr("%1 relevant").arg(*d.rel) : tr("%1").arg(*d.rel);

@@ -30,6 +30,9 @@ class RankedListModel : public QAbstractTableModel {
                   const std::vector<core::Judgment>* judgments, int relevanceLevel,
                   std::optional<std::size_t> maxDepth, const core::Corpus* corpus);
   void clear();
+  // Document level (chunked corpora): a chunk whose document was ranked higher up does not count;
+  // its row says so instead of repeating the grade. Applies to the ranking set last.
+  void markRepeatedDocuments();
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -41,6 +44,7 @@ class RankedListModel : public QAbstractTableModel {
   std::shared_ptr<const core::Run> m_run;
   std::vector<core::RankedDoc> m_docs;
   const core::Corpus* m_corpus = nullptr;
+  std::vector<std::size_t> m_sameDocumentAs;  // per row: rank of its document's first chunk; 0 = none
   int m_level = 1;
 };
 

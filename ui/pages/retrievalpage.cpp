@@ -538,6 +538,7 @@ void RetrievalPage::onQuerySelected() {
   const bool haveCorpus = dataset && !dataset->corpus.empty();
   m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
                        haveCorpus ? &dataset->corpus : nullptr);
+  if (m_evaluatedDocLevel) m_ranked->markRepeatedDocuments();
   m_rankedView->setColumnHidden(RankedListModel::Text, !haveCorpus);
   m_rankedView->resizeColumnsToContents();
   QString queryText;
@@ -565,9 +566,10 @@ void RetrievalPage::updateConventions() {
   core::EvalSettings settings;
   if (!m_outcome->results.empty()) settings = m_outcome->results.front().settings;
   QString html = QStringLiteral("<ul style='margin-left:-20px'>");
-  std::vector<std::string> lines = core::conventionsText(settings);
-  if (m_evaluatedDocLevel && !m_outcome->results.empty())
-    for (auto& line : core::docLevelConventionsText()) lines.push_back(std::move(line));
+  // Document level changes what every number means: its rules come first.
+  std::vector<std::string> lines;
+  if (m_evaluatedDocLevel && !m_outcome->results.empty()) lines = core::docLevelConventionsText();
+  for (auto& line : core::conventionsText(settings)) lines.push_back(std::move(line));
   for (const auto& line : lines)
     html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(line).toHtmlEscaped());
   html += QStringLiteral("</ul>");
