@@ -164,6 +164,7 @@ class TestRetrievers : public QObject {
   void cliRetrieveAndEval();
   void cliUsageErrors();
   void cliDocLevel();
+  void cliDocLevelDocugami();
 };
 
 void TestRetrievers::retrieveAllOrdersLikeTrecEval() {
@@ -1071,6 +1072,56 @@ void TestRetrievers::cliDocLevel() {
   r = runCli({"eval", "-m", "map", qrels, run});
   QCOMPARE(r.exitCode, 0);
   QVERIFY2(r.out.contains(line("map", "all", "0.0000")), qPrintable(r.out));
+}
+
+void TestRetrievers::cliDocLevelDocugami() {
+  // SPEC §4's use case end to end: BM25 top 5 chunks per Docugami question from the CLI, then
+  // `eval --doc-level` with qna_data.csv itself as the document-level qrels (its SOURCE(S) lines).
+  RAGSCOPE_REQUIRE_DATA(kSec10q);
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = fs::path(tmp.path().toStdString());
+  const QString csv = q(dataPath(kSec10q) / "qna_data.csv");
+  auto r = runCli({"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", q(root / "idx"), "--k",
+                   "5", "--out", q(root / "bm25.trec")});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+  auto eval = runCli({"eval", "--doc-level", "-q", csv, q(root / "bm25.trec")});
+  QVERIFY2(eval.exitCode == 0, qPrintable(eval.out + eval.err));
+  // The two questions without a SOURCE(S) line are warned about and not evaluated: 193 remain.
+  QVERIFY2(eval.err.contains("question r17 has no gold documents"), qPrintable(eval.err));
+  QCOMPARE(eval.out.count(QRegularExpression("\nrecall\\s*\\t(?!all\t)")), 193);  // per-query lines
+
+  // The same values as the per-query evaluator (checked on the notebook's example) averaged over
+  // the run file and the questions' gold documents.
+  auto ds = loadDataset({{dataPath(kSec10q) / "qna_data.csv", Format::Docugami}}, LoadOptions{});
+  auto run = readTrecRun(root / "bm25.trec", LoadOptions{});
+  QVERIFY(run.report.ok());
+  std::vector<DocLevelResult> perQuery;
+  for (const Query& query : ds.value.queries) {
+    const auto gold = query.goldDocIds();
+    if (gold.empty()) continue;
+    std::vector<std::string> chunks;
+    if (const Ranking* ranking = run.value.find(query.id)) {
+      std::vector<RunEntry> entries = ranking->entries;
+      std::sort(entries.begin(), entries.end(), trecRanksBefore);
+      for (const auto& e : entries) chunks.emplace_back(e.docId());
+    }
+    perQuery.push_back(evaluateDocLevel(chunks, gold));
+  }
+  QCOMPARE(perQuery.size(), std::size_t{193});
+  const DocLevelResult mean = meanDocLevel(perQuery);
+  auto f4 = [](double v) { return QString::number(v, 'f', 4); };
+  auto all = [&](const QString& measure, const QString& value) {
+    return eval.out.contains(QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) + "\\s*\\tall\\t" +
+                                                QRegularExpression::escape(value) + "\n"));
+  };
+  QVERIFY2(all("AP (trec_eval)", f4(mean.apTrecEval)), qPrintable(eval.out.right(400)));
+  QVERIFY(all("AP over retrieved relevant", f4(mean.apRetrievedRelevant)));
+  QVERIFY(all("P", f4(mean.precision)));
+  QVERIFY(all("recall", f4(mean.recall)));
+  // docugamiBm25's measured figures (same index settings, same k).
+  QCOMPARE(f4(mean.recall), QString("0.4953"));
+  QCOMPARE(f4(mean.precision), QString("0.2029"));
 }
 
 QTEST_GUILESS_MAIN(TestRetrievers)

@@ -37,8 +37,9 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      num_nonrel_judged_ret; nicknames official (default), all_trec, set
   -n                 no summary (`all`) lines in trec format
   --doc-level        document level (chunked corpora): a chunk id file#page#n counts as its
-                     document (first occurrence); prints P, recall, AP (trec_eval) and AP over
-                     retrieved relevant against document-level qrels (-m is not used)
+                     document (first occurrence); prints AP (trec_eval), AP over retrieved
+                     relevant, P and recall (-m is not used). QRELS: document-level qrels, or a
+                     dataset naming gold documents (Docugami qna_data.csv, KILT)
   --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
   --skip-bad         skip malformed input lines (reported) instead of stopping at the first
   -h, --help         this text
@@ -202,7 +203,7 @@ int evalCommand(const Args& args) {
 
   LoadOptions load;
   load.onError = o.skipBad ? OnError::Skip : OnError::Stop;
-  auto qrels = readTrecQrels(o.files[0], load);
+  auto qrels = o.docLevel ? readDocumentQrels(o.files[0], load) : readTrecQrels(o.files[0], load);
   printDiagnostics(qrels.report);
   if (!qrels.report.ok() || (qrels.report.hasErrors() && !o.skipBad)) return 2;
 

@@ -1,5 +1,8 @@
 #include "core/metrics/doclevel.h"
 
+#include "core/data/dataset.h"
+#include "core/data/loaders.h"
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -162,6 +165,21 @@ Qrels goldDocumentQrels(const std::vector<Query>& queries) {
     for (const auto& doc : gold) judgments.push_back({doc, 1, q.line});
   }
   return qrels;
+}
+
+Loaded<Qrels> readDocumentQrels(const std::filesystem::path& path, const LoadOptions& options) {
+  const std::optional<Format> format = detectFormat(path);
+  if (!format || *format == Format::TrecQrels) return readTrecQrels(path, options);
+  Loaded<Dataset> dataset = loadDataset({{path, format}}, options);
+  Loaded<Qrels> out;
+  out.report = std::move(dataset.report);
+  out.value = goldDocumentQrels(dataset.value.queries);
+  out.value.source = path.string();
+  if (out.value.byQuery.empty() && out.report.ok())
+    out.report.add({Severity::Error, path.string(), 0, "qrels",
+                    "neither TREC qrels nor a dataset whose queries name gold documents"},
+                   options.maxStoredDiagnostics);
+  return out;
 }
 
 std::vector<std::string> docLevelConventionsText() {

@@ -6,11 +6,13 @@
 //                             {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"});
 //   // r.precision 2/3, r.recall 0.5, r.apTrecEval 0.4167, r.apRetrievedRelevant 0.8333
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/data/diagnostic.h"
 #include "core/data/model.h"
 #include "core/metrics/retrievalevaluator.h"
 
@@ -59,6 +61,11 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
 // Document-level qrels from the queries' gold documents (Docugami's SOURCE(S) line, KILT
 // provenance): grade 1 per gold document; queries without gold documents are left out.
 Qrels goldDocumentQrels(const std::vector<Query>& queries);
+
+// Document-level qrels from a file: TREC qrels as they are, or any dataset whose queries name
+// gold documents (Docugami qna_data.csv or its folder, KILT) through goldDocumentQrels(), so
+// `ragscope-cli eval --doc-level qna_data.csv run.trec` needs no hand-made qrels file.
+Loaded<Qrels> readDocumentQrels(const std::filesystem::path& path, const LoadOptions& options);
 
 // The document-level conventions, to show beside conventionsText().
 std::vector<std::string> docLevelConventionsText();
