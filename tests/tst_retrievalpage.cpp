@@ -7,6 +7,7 @@
 #include <QBrush>
 #include <QFont>
 #include <QHeaderView>
+#include <QProcess>
 #include <QLineEdit>
 #include <QSet>
 #include <QSignalSpy>
@@ -22,6 +23,7 @@
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
 #include "ui/pages/retrievalpage.h"
+#include "ui/preferences.h"
 #include "ui/workbench.h"
 
 using namespace ragscope;
@@ -74,6 +76,7 @@ class TestRetrievalPage : public QObject {
   void drillDownColoursGrades();
   void documentLevelNotebookExample();
   void documentLevelWithGoldDocuments();
+  void documentLevelDocugami();
 };
 
 void TestRetrievalPage::initTestCase() {
@@ -365,6 +368,49 @@ void TestRetrievalPage::documentLevelWithGoldDocuments() {
       QVERIFY2(column >= 0, qPrintable(columns[c]));
       QCOMPARE(summary->index(row, column).data().toString(), expected[row][c]);
     }
+}
+
+void TestRetrievalPage::documentLevelDocugami() {
+  // The real case: Docugami's questions loaded with their PDFs, a BM25 run of 5 chunks per
+  // question made by the CLI, the questions' gold documents as qrels. The figures are those the
+  // CLI and tst_retrievers measure for the same run.
+  const char* kSec10q = "docugami/KG-RAG-datasets/sec-10-q/data/v1";
+  RAGSCOPE_REQUIRE_DATA(kSec10q);
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString csv = path(kSec10q) + QStringLiteral("/qna_data.csv");
+  const QString run = dir.filePath(QStringLiteral("bm25.trec"));
+  QProcess cli;
+  cli.start(QStringLiteral(RAGSCOPE_CLI_PATH),
+            {"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", dir.filePath("idx"), "--k", "5",
+             "--out", run});
+  QVERIFY(cli.waitForFinished(120000));
+  QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+
+  ui::Workbench workbench;
+  ui::RetrievalPage page(&workbench);
+  page.resize(1400, 900);
+  QSignalSpy loaded(&workbench, &ui::Workbench::datasetChanged);
+  ui::RecentDataset spec;
+  spec.parts.push_back({csv, QStringLiteral("docugami")});
+  QVERIFY(workbench.openDataset(spec));
+  QVERIFY(loaded.wait(120000));
+  page.setInputs(QString(), {run});
+  QVERIFY(page.useGoldDocuments());
+  page.setDocumentLevel(true);
+  QVERIFY(evaluateAndWait(page));
+  const QAbstractItemModel* summary = page.summaryView()->model();
+  QCOMPARE(summary->rowCount(), 1);
+  QCOMPARE(summary->index(0, columnOf(summary, "n")).data().toString(), QStringLiteral("193"));
+  QCOMPARE(summary->index(0, columnOf(summary, "recall")).data().toString(), QStringLiteral("0.4953"));
+  QCOMPARE(summary->index(0, columnOf(summary, "P")).data().toString(), QStringLiteral("0.2029"));
+  QCOMPARE(summary->index(0, columnOf(summary, "AP (trec_eval)")).data().toString(), QStringLiteral("0.3421"));
+  QCOMPARE(summary->index(0, columnOf(summary, "AP over retrieved relevant")).data().toString(),
+           QStringLiteral("0.3792"));
+  // Drill-down: chunks with their document's grade, text from the PDFs.
+  QVERIFY(page.showQuery(0, page.perQueryView()->model()->index(0, 0).data().toString()));
+  QCOMPARE(page.rankedView()->model()->rowCount(), 5);
+  saveScreenshot(page, QStringLiteral("retrieval-doclevel-docugami.png"));
 }
 
 QTEST_MAIN(TestRetrievalPage)
