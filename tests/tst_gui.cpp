@@ -4,28 +4,28 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QDockWidget>
 #include <QHeaderView>
 #include <QImage>
-#include <QSet>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QPlainTextEdit>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QTextBrowser>
 #include <QTest>
+#include <QTextBrowser>
 
 #include "common/testdata.h"
 #include "core/data/dataset.h"
@@ -426,7 +426,8 @@ void TestGui::projectSaveAndReopen() {
   for (QAction* top : again.menuBar()->actions())
     if (top->menu())
       for (QAction* item : top->menu()->actions())
-        if (item->menu() && item->text().contains(QStringLiteral("Recent"))) recentMenu = item->menu();
+        if (item->menu() && item->text().contains(QStringLiteral("Recent")))
+          recentMenu = item->menu();
   QVERIFY(recentMenu);
   emit recentMenu->aboutToShow();
   QAction* first = recentMenu->actions().value(0);
@@ -446,7 +447,8 @@ void TestGui::projectSaveAndReopen() {
     QCOMPARE(int(ds->parts.size()), 3);
     for (int i = 0; i < 3; ++i) {
       QVERIFY(ds->parts[std::size_t(i)].format.has_value());
-      QCOMPARE(QString::fromUtf8(core::formatName(*ds->parts[std::size_t(i)].format).data()), formats[i]);
+      QCOMPARE(QString::fromUtf8(core::formatName(*ds->parts[std::size_t(i)].format).data()),
+               formats[i]);
     }
     QCOMPARE(w.datasetPage()->queryModel()->rowCount(), 43);
   };
@@ -462,7 +464,8 @@ void TestGui::projectSaveAndReopen() {
   QVERIFY(openAndWait(third, {copy}, {}, &ok));
   QVERIFY(ok);
   checkDl19(third);
-  QCOMPARE(third.workbench()->project()->datasets.size(), std::size_t{1});  // saved twice, one entry
+  QCOMPARE(third.workbench()->project()->datasets.size(),
+           std::size_t{1});  // saved twice, one entry
 }
 
 void TestGui::windowStateRestored() {
@@ -563,7 +566,8 @@ void TestGui::headlessDemo() {
   QVERIFY(work.isValid());
   QProcess gui;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) env.remove(QString::fromLatin1(name));
+  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+    env.remove(QString::fromLatin1(name));
   // Its settings go to a throwaway home, never the user's.
   env.insert(QStringLiteral("HOME"), work.path());
   env.insert(QStringLiteral("XDG_CONFIG_HOME"), work.filePath(QStringLiteral("config")));
@@ -584,14 +588,16 @@ void TestGui::headlessDemo() {
   const qsizetype heading = lines.indexOf(QStringLiteral("Screenshots written:"));
   QVERIFY2(heading >= 0, qPrintable(out));
   QStringList shots;
-  for (qsizetype i = heading + 1; i < lines.size() && lines[i].startsWith(QStringLiteral("  ")); ++i)
+  for (qsizetype i = heading + 1; i < lines.size() && lines[i].startsWith(QStringLiteral("  "));
+       ++i)
     shots << lines[i].trimmed();
   QVERIFY2(shots.size() >= 5, qPrintable(out));  // dataset, corpus, runs, retrieval, ...
   const QString outputDir = QDir(work.path()).filePath(QStringLiteral("ragscope-demo-output"));
   for (const QString& shot : shots) {
     const QFileInfo info(shot);
     QVERIFY2(info.isFile(), qPrintable(shot));
-    QCOMPARE(info.absolutePath(), QFileInfo(outputDir).absoluteFilePath());  // in the working folder
+    QCOMPARE(info.absolutePath(),
+             QFileInfo(outputDir).absoluteFilePath());  // in the working folder
     QFile f(shot);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY2(f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8), qPrintable(shot));
@@ -600,7 +606,8 @@ void TestGui::headlessDemo() {
     // Not a blank frame: a rendered page has many colours.
     QSet<QRgb> colours;
     for (int y = 0; y < image.height() && colours.size() < 16; y += 7)
-      for (int x = 0; x < image.width() && colours.size() < 16; x += 7) colours << image.pixel(x, y);
+      for (int x = 0; x < image.width() && colours.size() < 16; x += 7)
+        colours << image.pixel(x, y);
     QVERIFY2(colours.size() >= 16, qPrintable(shot));
   }
 }
@@ -629,14 +636,16 @@ void TestGui::realDatasets_data() {
   QTest::newRow("ragchecker json")
       << QStringList{"ragchecker/examples/checking_inputs.json"} << QStringList{"ragchecker"} << 2
       << 4 << 0 << 0 << 2;
-  // rank_llm JSON: 43 queries, a run of 4,300 hits, and their 4,297 distinct passages as the corpus.
+  // rank_llm JSON: 43 queries, a run of 4,300 hits, and their 4,297 distinct passages as the
+  // corpus.
   QTest::newRow("rank_llm json dl19")
       << QStringList{"msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl19.json"}
       << QStringList{"rank-llm-json"} << 43 << 4297 << 0 << 1 << 0;
-  QTest::newRow("topics rag25 jsonl") << QStringList{"msmarco_trecdl/topics/topics.rag25.test.jsonl"}
-                                      << QStringList{"topics-jsonl"} << 105 << 0 << 0 << 0 << 0;
-  QTest::newRow("wow dev kilt") << QStringList{"kilt/dev_full/wow-dev-kilt.jsonl"} << QStringList{"kilt"}
-                                << 3054 << 0 << 0 << 0 << 0;
+  QTest::newRow("topics rag25 jsonl")
+      << QStringList{"msmarco_trecdl/topics/topics.rag25.test.jsonl"} << QStringList{"topics-jsonl"}
+      << 105 << 0 << 0 << 0 << 0;
+  QTest::newRow("wow dev kilt") << QStringList{"kilt/dev_full/wow-dev-kilt.jsonl"}
+                                << QStringList{"kilt"} << 3054 << 0 << 0 << 0 << 0;
   QTest::newRow("msmarco collection subset")
       << QStringList{"msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv"}
       << QStringList{"msmarco-collection"} << 0 << 4297 << 0 << 0 << 0;

@@ -141,10 +141,11 @@ class TestProject : public QObject {
     QVERIFY(dir.isValid());
     const fs::path root = tempRoot(dir);
     const fs::path file = root / "projects" / "new.ragscope.json";  // not written yet
-    const ProjectDataset ds = makeProjectDataset(
-        "DL19", {{root / "data" / "qrels.txt", Format::TrecQrels}, {root / "projects" / "run.trec", Format::TrecRun},
-                 {root / "bundle", std::nullopt}},
-        file);
+    const ProjectDataset ds = makeProjectDataset("DL19",
+                                                 {{root / "data" / "qrels.txt", Format::TrecQrels},
+                                                  {root / "projects" / "run.trec", Format::TrecRun},
+                                                  {root / "bundle", std::nullopt}},
+                                                 file);
     QCOMPARE(ds.name, std::string("DL19"));
     QCOMPARE(ds.parts.size(), std::size_t{3});
     QCOMPARE(ds.parts[0].path, std::string("../data/qrels.txt"));
@@ -174,7 +175,8 @@ class TestProject : public QObject {
     const auto loaded = readProject(file);
     QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
     QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[0]), root / "data" / "qrels.txt");
-    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[1]), root / "projects" / "run.trec");
+    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[1]),
+             root / "projects" / "run.trec");
   }
 
   void relativePathResolution() {
@@ -364,7 +366,8 @@ class TestProject : public QObject {
     QCOMPARE(p.datasets[1].name, std::string("Harbor City RAG answers"));
     QCOMPARE(p.datasets[1].parts.size(), std::size_t{1});
     QCOMPARE(p.runStores.size(), std::size_t{4});
-    for (const auto& store : p.runStores) QVERIFY2(fs::is_regular_file(p.resolve(store)), store.c_str());
+    for (const auto& store : p.runStores)
+      QVERIFY2(fs::is_regular_file(p.resolve(store)), store.c_str());
     for (const auto& ds : p.datasets) {
       for (const auto& part : ds.parts) {
         const fs::path path = p.resolve(part);
@@ -435,8 +438,8 @@ class TestProject : public QObject {
       std::string error;
       QVERIFY2(runStore.open(path, &error), error.c_str());
       const bool erag = relative.find("erag") != std::string::npos;
-      const auto plan =
-          eval::readStoredPlan(runStore, erag ? eval::kEragJobKind : eval::kE2eJobKind, relative, &error);
+      const auto plan = eval::readStoredPlan(
+          runStore, erag ? eval::kEragJobKind : eval::kE2eJobKind, relative, &error);
       QVERIFY2(plan.has_value(), error.c_str());
       QCOMPARE(plan->queries.size(), std::size_t{29});
       QCOMPARE(plan->metricKey, std::string("rouge-l"));

@@ -7,8 +7,8 @@
 #include <QBrush>
 #include <QFont>
 #include <QHeaderView>
-#include <QProcess>
 #include <QLineEdit>
+#include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -190,9 +190,10 @@ void TestRetrievalPage::perQuerySortsAndFilters() {
 
   // P@10 at level 2 of each of the 43 queries, computed from the qrels and run files by a separate
   // script (score descending, docno descending on ties), sorted descending.
-  const QList<double> expected = {1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.6, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5,
-                                  0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.3, 0.3, 0.3, 0.3, 0.2, 0.2,
-                                  0.2, 0.2, 0.2, 0.2, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.0, 0.0};
+  const QList<double> expected = {1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.6, 0.6, 0.6,
+                                  0.5, 0.5, 0.5, 0.5, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4,
+                                  0.4, 0.4, 0.3, 0.3, 0.3, 0.3, 0.2, 0.2, 0.2, 0.2, 0.2,
+                                  0.2, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.0, 0.0};
   view->sortByColumn(p10, Qt::DescendingOrder);
   for (int r = 0; r < model->rowCount(); ++r)
     QCOMPARE(model->index(r, p10).data().toString(), QString::number(expected[r], 'f', 4));
@@ -208,11 +209,12 @@ void TestRetrievalPage::perQuerySortsAndFilters() {
   QCOMPARE(model->rowCount(), 9);
   QSet<QString> shown;
   for (int r = 0; r < model->rowCount(); ++r) shown << model->index(r, 0).data().toString();
-  QCOMPARE(shown, (QSet<QString>{"104861", "130510", "855410", "1037798", "1063750", "1103812", "1106007",
-                                 "1110199", "1124210"}));
+  QCOMPARE(shown, (QSet<QString>{"104861", "130510", "855410", "1037798", "1063750", "1103812",
+                                 "1106007", "1110199", "1124210"}));
   page.queryFilterEdit()->setText(QStringLiteral("156493"));
   QCOMPARE(model->rowCount(), 1);
-  QCOMPARE(model->index(0, p10).data().toString(), QStringLiteral("1.0000"));  // the script's best query
+  QCOMPARE(model->index(0, p10).data().toString(),
+           QStringLiteral("1.0000"));  // the script's best query
   page.queryFilterEdit()->clear();
   QCOMPARE(model->rowCount(), 43);
 }
@@ -235,7 +237,8 @@ void TestRetrievalPage::conventionsBoxNamesSettings() {
   page.setMaxDepth(50);
   QVERIFY(evaluateAndWait(page));
   text = page.conventionsView()->toPlainText();
-  QVERIFY2(text.contains(QStringLiteral("sorted by score descending, ties by docno descending")), qPrintable(text));
+  QVERIFY2(text.contains(QStringLiteral("sorted by score descending, ties by docno descending")),
+           qPrintable(text));
   QVERIFY(text.contains(QStringLiteral("rank column is ignored")));
   QVERIFY(text.contains(QStringLiteral("qrels grade >= 2")));
   QVERIFY(text.contains(QStringLiteral("Rankings cut at depth 50 after sorting.")));
@@ -266,7 +269,10 @@ void TestRetrievalPage::drillDownColoursGrades() {
     if (grade.data().toString() == QLatin1String("unjudged")) {
       ++unjudged;
       QVERIFY(!bg.isValid());  // no grade colour...
-      QVERIFY(ranked->index(r, ui::RankedListModel::DocId).data(Qt::FontRole).value<QFont>().italic());  // ...marked
+      QVERIFY(ranked->index(r, ui::RankedListModel::DocId)
+                  .data(Qt::FontRole)
+                  .value<QFont>()
+                  .italic());  // ...marked
       continue;
     }
     QVERIFY(bg.isValid());
@@ -297,12 +303,14 @@ void TestRetrievalPage::documentLevelNotebookExample() {
   QVERIFY(dir.isValid());
   const QString qrels = dir.filePath(QStringLiteral("gold.qrels"));
   const QString run = dir.filePath(QStringLiteral("chunks.run"));
-  QVERIFY(writeFile(qrels, "nb 0 2022%20Q3%20AAPL.pdf 1\nnb 0 2023%20Q1%20AAPL.pdf 1\n"
-                           "nb 0 2023%20Q2%20AAPL.pdf 1\nnb 0 2023%20Q3%20AAPL.pdf 1\n"));
-  QVERIFY(writeFile(run, "nb Q0 2022%20Q3%20AAPL.pdf#4#0 1 4.0 bm25\n"
-                         "nb Q0 2022%20Q3%20AAPL.pdf#5#1 2 3.5 bm25\n"
-                         "nb Q0 2023%20Q1%20MSFT.pdf#2#0 3 3.0 bm25\n"
-                         "nb Q0 2023%20Q1%20AAPL.pdf#7#3 4 2.0 bm25\n"));
+  QVERIFY(writeFile(qrels,
+                    "nb 0 2022%20Q3%20AAPL.pdf 1\nnb 0 2023%20Q1%20AAPL.pdf 1\n"
+                    "nb 0 2023%20Q2%20AAPL.pdf 1\nnb 0 2023%20Q3%20AAPL.pdf 1\n"));
+  QVERIFY(writeFile(run,
+                    "nb Q0 2022%20Q3%20AAPL.pdf#4#0 1 4.0 bm25\n"
+                    "nb Q0 2022%20Q3%20AAPL.pdf#5#1 2 3.5 bm25\n"
+                    "nb Q0 2023%20Q1%20MSFT.pdf#2#0 3 3.0 bm25\n"
+                    "nb Q0 2023%20Q1%20AAPL.pdf#7#3 4 2.0 bm25\n"));
   ui::Workbench workbench;
   ui::RetrievalPage page(&workbench);
   page.resize(1400, 800);
@@ -319,20 +327,24 @@ void TestRetrievalPage::documentLevelNotebookExample() {
   const int p = columnOf(summary, QStringLiteral("P"));
   const int recall = columnOf(summary, QStringLiteral("recall"));
   QVERIFY(apTrec > 0 && apRetrieved > 0 && p > 0 && recall > 0);
-  QCOMPARE(summary->index(0, apTrec).data().toString(), QStringLiteral("0.4167"));       // (1 + 2/3) / 4
-  QCOMPARE(summary->index(0, apRetrieved).data().toString(), QStringLiteral("0.8333"));  // (1 + 2/3) / 2
-  QCOMPARE(summary->index(0, p).data().toString(), QStringLiteral("0.6667"));            // 2 of 3 documents
-  QCOMPARE(summary->index(0, recall).data().toString(), QStringLiteral("0.5000"));       // 2 of 4 gold
-  QVERIFY(page.conventionsView()->toPlainText().contains(QStringLiteral("Document level: a chunk id")));
+  QCOMPARE(summary->index(0, apTrec).data().toString(), QStringLiteral("0.4167"));  // (1 + 2/3) / 4
+  QCOMPARE(summary->index(0, apRetrieved).data().toString(),
+           QStringLiteral("0.8333"));                                          // (1 + 2/3) / 2
+  QCOMPARE(summary->index(0, p).data().toString(), QStringLiteral("0.6667"));  // 2 of 3 documents
+  QCOMPARE(summary->index(0, recall).data().toString(), QStringLiteral("0.5000"));  // 2 of 4 gold
+  QVERIFY(
+      page.conventionsView()->toPlainText().contains(QStringLiteral("Document level: a chunk id")));
 
   // The drill-down lists the chunks, each with its document's grade.
   QVERIFY(page.showQuery(0, QStringLiteral("nb")));
   const QAbstractItemModel* ranked = page.rankedView()->model();
   QCOMPARE(ranked->rowCount(), 4);
   QStringList grades;
-  for (int r = 0; r < 4; ++r) grades << ranked->index(r, ui::RankedListModel::Grade).data().toString();
+  for (int r = 0; r < 4; ++r)
+    grades << ranked->index(r, ui::RankedListModel::Grade).data().toString();
   // The second chunk of 2022 Q3 AAPL does not count again.
-  QCOMPARE(grades, (QStringList{"1 relevant", "not counted: document at rank 1", "unjudged", "1 relevant"}));
+  QCOMPARE(grades, (QStringList{"1 relevant", "not counted: document at rank 1", "unjudged",
+                                "1 relevant"}));
   QVERIFY(!ranked->index(1, ui::RankedListModel::Grade).data(Qt::BackgroundRole).isValid());
   saveScreenshot(page, QStringLiteral("retrieval-doclevel.png"));
 
@@ -340,7 +352,8 @@ void TestRetrievalPage::documentLevelNotebookExample() {
   page.setDocumentLevel(false);
   page.setMeasures(QStringLiteral("map"));
   QVERIFY(evaluateAndWait(page));
-  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(), QStringLiteral("0.0000"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(),
+           QStringLiteral("0.0000"));
 }
 
 void TestRetrievalPage::documentLevelWithGoldDocuments() {
@@ -382,8 +395,8 @@ void TestRetrievalPage::documentLevelDocugami() {
   const QString run = dir.filePath(QStringLiteral("bm25.trec"));
   QProcess cli;
   cli.start(QStringLiteral(RAGSCOPE_CLI_PATH),
-            {"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", dir.filePath("idx"), "--k", "5",
-             "--out", run});
+            {"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", dir.filePath("idx"),
+             "--k", "5", "--out", run});
   QVERIFY(cli.waitForFinished(120000));
   QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
 
@@ -402,9 +415,11 @@ void TestRetrievalPage::documentLevelDocugami() {
   const QAbstractItemModel* summary = page.summaryView()->model();
   QCOMPARE(summary->rowCount(), 1);
   QCOMPARE(summary->index(0, columnOf(summary, "n")).data().toString(), QStringLiteral("193"));
-  QCOMPARE(summary->index(0, columnOf(summary, "recall")).data().toString(), QStringLiteral("0.4953"));
+  QCOMPARE(summary->index(0, columnOf(summary, "recall")).data().toString(),
+           QStringLiteral("0.4953"));
   QCOMPARE(summary->index(0, columnOf(summary, "P")).data().toString(), QStringLiteral("0.2029"));
-  QCOMPARE(summary->index(0, columnOf(summary, "AP (trec_eval)")).data().toString(), QStringLiteral("0.3421"));
+  QCOMPARE(summary->index(0, columnOf(summary, "AP (trec_eval)")).data().toString(),
+           QStringLiteral("0.3421"));
   QCOMPARE(summary->index(0, columnOf(summary, "AP over retrieved relevant")).data().toString(),
            QStringLiteral("0.3792"));
   // Drill-down: chunks with their document's grade, text from the PDFs.

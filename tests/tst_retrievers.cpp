@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -93,7 +94,9 @@ std::string readFile(const fs::path& p) {
   return s.str();
 }
 
-void writeText(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void writeText(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 // A cpp-httplib server on 127.0.0.1:<ephemeral>, listening on its own thread for one test.
 class LocalServer {
@@ -689,7 +692,8 @@ void TestRetrievers::docugamiBm25() {
 
   // The whole-run evaluator (CLI --doc-level, the retrieval page) over the same gold documents
   // averages the same 193 queries to the same values.
-  const EvalResult whole = evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{});
+  const EvalResult whole =
+      evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{});
   QCOMPARE(whole.numQueries, std::size_t{193});
   QCOMPARE(whole.mean("P"), mean.precision);
   QCOMPARE(whole.mean("recall"), mean.recall);
@@ -1029,16 +1033,18 @@ void TestRetrievers::cliDocLevel() {
   QTemporaryDir tmp;
   QVERIFY(tmp.isValid());
   const fs::path root = fs::path(tmp.path().toStdString());
-  writeText(root / "gold.qrels",
-            "nb 0 2022%20Q3%20AAPL.pdf 1\nnb 0 2023%20Q1%20AAPL.pdf 1\nnb 0 2023%20Q2%20AAPL.pdf 1\n"
-            "nb 0 2023%20Q3%20AAPL.pdf 1\nnb 0 2021%20Q1%20INTC.pdf 0\ngone 0 2022%20Q1%20NVDA.pdf 1\n");
-  writeText(root / "chunks.run",
-            "nb Q0 2023%20Q1%20AAPL.pdf#7#3 1 2.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#4#0 2 4.0 bm25\n"
-            "nb Q0 2023%20Q1%20MSFT.pdf#2#0 3 3.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#5#1 4 3.5 bm25\n");
+  writeText(
+      root / "gold.qrels",
+      "nb 0 2022%20Q3%20AAPL.pdf 1\nnb 0 2023%20Q1%20AAPL.pdf 1\nnb 0 2023%20Q2%20AAPL.pdf 1\n"
+      "nb 0 2023%20Q3%20AAPL.pdf 1\nnb 0 2021%20Q1%20INTC.pdf 0\ngone 0 2022%20Q1%20NVDA.pdf 1\n");
+  writeText(
+      root / "chunks.run",
+      "nb Q0 2023%20Q1%20AAPL.pdf#7#3 1 2.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#4#0 2 4.0 bm25\n"
+      "nb Q0 2023%20Q1%20MSFT.pdf#2#0 3 3.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#5#1 4 3.5 bm25\n");
   const QString qrels = q(root / "gold.qrels"), run = q(root / "chunks.run");
   auto line = [](const QString& measure, const QString& qid, const QString& value) {
-    return QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) + "\\s*\\t" + qid + "\\t" +
-                              QRegularExpression::escape(value) + "\n");
+    return QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) + "\\s*\\t" + qid +
+                              "\\t" + QRegularExpression::escape(value) + "\n");
   };
 
   auto r = runCli({"eval", "--doc-level", "-q", qrels, run});
@@ -1047,8 +1053,8 @@ void TestRetrievers::cliDocLevel() {
   // counted again), MSFT (3.0), AAPL 2023 Q1 (2.0): relevant at document ranks 1 and 3.
   for (const QString qid : {"nb", "all"}) {
     QVERIFY2(r.out.contains(line("P", qid, "0.6667")), qPrintable(r.out));  // 2 of 3 documents
-    QVERIFY(r.out.contains(line("recall", qid, "0.5000")));                // 2 of 4 gold (grade 0 is not gold)
-    QVERIFY(r.out.contains(line("AP (trec_eval)", qid, "0.4167")));        // (1/1 + 2/3) / 4
+    QVERIFY(r.out.contains(line("recall", qid, "0.5000")));  // 2 of 4 gold (grade 0 is not gold)
+    QVERIFY(r.out.contains(line("AP (trec_eval)", qid, "0.4167")));              // (1/1 + 2/3) / 4
     QVERIFY(r.out.contains(line("AP over retrieved relevant", qid, "0.8333")));  // (1/1 + 2/3) / 2
     QVERIFY(r.out.contains(line("num_ret", qid, "3")));
   }
@@ -1082,8 +1088,8 @@ void TestRetrievers::cliDocLevelDocugami() {
   QVERIFY(tmp.isValid());
   const fs::path root = fs::path(tmp.path().toStdString());
   const QString csv = q(dataPath(kSec10q) / "qna_data.csv");
-  auto r = runCli({"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", q(root / "idx"), "--k",
-                   "5", "--out", q(root / "bm25.trec")});
+  auto r = runCli({"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", q(root / "idx"),
+                   "--k", "5", "--out", q(root / "bm25.trec")});
   QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
   auto eval = runCli({"eval", "--doc-level", "-q", csv, q(root / "bm25.trec")});
   QVERIFY2(eval.exitCode == 0, qPrintable(eval.out + eval.err));
@@ -1112,7 +1118,8 @@ void TestRetrievers::cliDocLevelDocugami() {
   const DocLevelResult mean = meanDocLevel(perQuery);
   auto f4 = [](double v) { return QString::number(v, 'f', 4); };
   auto all = [&](const QString& measure, const QString& value) {
-    return eval.out.contains(QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) + "\\s*\\tall\\t" +
+    return eval.out.contains(QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) +
+                                                "\\s*\\tall\\t" +
                                                 QRegularExpression::escape(value) + "\n"));
   };
   QVERIFY2(all("AP (trec_eval)", f4(mean.apTrecEval)), qPrintable(eval.out.right(400)));

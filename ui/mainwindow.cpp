@@ -141,8 +141,9 @@ void MainWindow::buildMenus() {
                   QKeySequence::Open, m_datasetPage, &DatasetPage::chooseFiles);
   file->addAction(tr("Open dataset &folder…"), m_datasetPage, &DatasetPage::chooseFolder);
   file->addAction(tr("Open &project…"), m_datasetPage, &DatasetPage::chooseProject);
-  QAction* save = file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save project"),
-                                  QKeySequence::Save, m_datasetPage, &DatasetPage::saveProject);
+  QAction* save =
+      file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save project"),
+                      QKeySequence::Save, m_datasetPage, &DatasetPage::saveProject);
   QAction* saveAs = file->addAction(tr("Save project &as…"), QKeySequence::SaveAs, m_datasetPage,
                                     &DatasetPage::saveProjectAs);
   save->setObjectName(QStringLiteral("actionSaveProject"));

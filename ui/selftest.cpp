@@ -1,10 +1,10 @@
 #include "ui/selftest.h"
 
 #include <QDir>
-#include <QRegularExpression>
 #include <QHeaderView>
 #include <QPixmap>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -15,20 +15,20 @@
 #include "core/data/dataset.h"
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
+#include "ui/jobs/runjob.h"
 #include "ui/mainwindow.h"
+#include "ui/models/comparisonmodel.h"
 #include "ui/models/diagnosticsmodel.h"
 #include "ui/models/documentlistmodel.h"
+#include "ui/models/endpointlistmodel.h"
+#include "ui/models/heatmapmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/models/textmatch.h"
-#include "ui/models/comparisonmodel.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/endpointspage.h"
 #include "ui/pages/eragpage.h"
-#include "ui/jobs/runjob.h"
-#include "ui/models/endpointlistmodel.h"
-#include "ui/models/heatmapmodel.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/workbench.h"
@@ -228,7 +228,9 @@ void SelfTest::saveProjectCopy() {
   check(m_projectDir->isValid() && QDir(m_projectDir->path()).mkpath(QStringLiteral("saved")),
         tr("temporary folder for the project copy"));
   const auto error = wb->saveProject(file);
-  check(!error, tr("save the project as %1%2").arg(file, error ? QStringLiteral(": ") + *error : QString()));
+  check(
+      !error,
+      tr("save the project as %1%2").arg(file, error ? QStringLiteral(": ") + *error : QString()));
   if (error) return;
   const auto copy = core::readProject(file.toStdString());
   bool same = copy.report.ok() && !copy.report.hasErrors() &&
@@ -244,7 +246,8 @@ void SelfTest::saveProjectCopy() {
       same = sameFile(copy.value.resolve(copy.value.datasets[d].parts[p]),
                       original.resolve(original.datasets[d].parts[p]));
   for (std::size_t r = 0; same && r < original.runStores.size(); ++r)
-    same = sameFile(copy.value.resolve(copy.value.runStores[r]), original.resolve(original.runStores[r]));
+    same = sameFile(copy.value.resolve(copy.value.runStores[r]),
+                    original.resolve(original.runStores[r]));
   check(same, tr("project read back: %1 datasets, %2 run stores, every path naming the same file")
                   .arg(copy.value.datasets.size())
                   .arg(copy.value.runStores.size()));

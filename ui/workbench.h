@@ -90,7 +90,7 @@ class Workbench : public QObject {
   QString m_name;
   RecentDataset m_pending;
   std::vector<core::DatasetPart> m_pendingParts;
-  RecentDataset m_current;                    // how the loaded dataset was opened
+  RecentDataset m_current;                        // how the loaded dataset was opened
   std::vector<core::DatasetPart> m_currentParts;  // its parts, formats resolved
   std::optional<core::Project> m_project;
   core::OnError m_onError = core::OnError::Skip;

@@ -1,11 +1,11 @@
 #include "core/metrics/doclevel.h"
 
-#include "core/data/dataset.h"
-#include "core/data/loaders.h"
-
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "core/data/dataset.h"
+#include "core/data/loaders.h"
 
 namespace ragscope::core {
 
@@ -21,7 +21,8 @@ MeasureColumn docColumn(const char* name, MeasureKind kind, bool integer) {
 }
 
 // The chunk ids of one ranking in trec_eval's order, cut at the depth.
-std::vector<std::string> orderedChunkIds(const Ranking& ranking, std::optional<std::size_t> maxDepth) {
+std::vector<std::string> orderedChunkIds(const Ranking& ranking,
+                                         std::optional<std::size_t> maxDepth) {
   std::vector<const RunEntry*> order;
   order.reserve(ranking.entries.size());
   for (const auto& e : ranking.entries) order.push_back(&e);
@@ -128,8 +129,9 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
     std::vector<std::string> gold;
     for (const auto& j : judgments)
       if (j.rel >= settings.relevanceLevel) gold.push_back(chunkDocumentId(j.docId));
-    const std::vector<std::string> chunks =
-        it == rankings.end() ? std::vector<std::string>{} : orderedChunkIds(*it->second, settings.maxDepth);
+    const std::vector<std::string> chunks = it == rankings.end()
+                                                ? std::vector<std::string>{}
+                                                : orderedChunkIds(*it->second, settings.maxDepth);
     const DocLevelResult d = evaluateDocLevel(chunks, gold);
 
     QueryEval q;
@@ -139,8 +141,9 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
     q.numRel = static_cast<long>(d.goldCount);
     q.numRelRet = static_cast<long>(d.relevantRetrieved);
     q.numJudgedRet = q.numRelRet;
-    q.values = {double(q.numRet), double(q.numRel), double(q.numRelRet), d.apTrecEval,
-                d.apRetrievedRelevant, d.precision, d.recall};
+    q.values = {double(q.numRet), double(q.numRel),      double(q.numRelRet),
+                d.apTrecEval,     d.apRetrievedRelevant, d.precision,
+                d.recall};
     for (std::size_t c = 0; c < q.values.size(); ++c) result.all[c] += q.values[c];
     result.queries.push_back(std::move(q));
   }
@@ -183,13 +186,14 @@ Loaded<Qrels> readDocumentQrels(const std::filesystem::path& path, const LoadOpt
 }
 
 std::vector<std::string> docLevelConventionsText() {
-  return {"Document level: a chunk id file#page#n counts as its document file; only the first "
-          "occurrence of each document in the ranking counts, later chunks of it are dropped.",
-          "P = relevant documents / distinct documents retrieved; recall = relevant retrieved / "
-          "gold documents.",
-          "AP (trec_eval) divides the precisions at relevant ranks by all gold documents; AP over "
-          "retrieved relevant divides them by the relevant documents retrieved (the claim-level "
-          "notebook's \"MAP\")."};
+  return {
+      "Document level: a chunk id file#page#n counts as its document file; only the first "
+      "occurrence of each document in the ranking counts, later chunks of it are dropped.",
+      "P = relevant documents / distinct documents retrieved; recall = relevant retrieved / "
+      "gold documents.",
+      "AP (trec_eval) divides the precisions at relevant ranks by all gold documents; AP over "
+      "retrieved relevant divides them by the relevant documents retrieved (the claim-level "
+      "notebook's \"MAP\")."};
 }
 
 }  // namespace ragscope::core

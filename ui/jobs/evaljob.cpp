@@ -48,7 +48,8 @@ void EvalJob::start(EvalRequest request) {
     options.progress = [cancelFlag](std::uint64_t, std::uint64_t) { return !cancelFlag->load(); };
     try {
       if (request.goldDocumentQrels && request.dataset) {
-        out.qrels = std::make_shared<const core::Qrels>(core::goldDocumentQrels(request.dataset->queries));
+        out.qrels =
+            std::make_shared<const core::Qrels>(core::goldDocumentQrels(request.dataset->queries));
       } else if (!request.qrelsFile.isEmpty()) {
         auto loaded = core::readTrecQrels(request.qrelsFile.toStdString(), options);
         out.report.merge(loaded.report, options.maxStoredDiagnostics);
@@ -73,8 +74,9 @@ void EvalJob::start(EvalRequest request) {
         for (const auto& run : out.runs) {
           if (cancelFlag->load()) break;
           core::EvalResult result =
-              request.docLevel ? core::evaluateRunDocLevel(*out.qrels, *run, request.settings)
-                               : core::evaluate(*out.qrels, *run, request.settings, options.progress);
+              request.docLevel
+                  ? core::evaluateRunDocLevel(*out.qrels, *run, request.settings)
+                  : core::evaluate(*out.qrels, *run, request.settings, options.progress);
           for (const auto& d : result.diagnostics) out.report.add(d, options.maxStoredDiagnostics);
           out.results.push_back(std::move(result));
           report();

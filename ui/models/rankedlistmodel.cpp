@@ -41,7 +41,8 @@ void RankedListModel::markRepeatedDocuments() {
   std::unordered_map<std::string, std::size_t> firstRank;
   m_sameDocumentAs.assign(m_docs.size(), 0);
   for (std::size_t i = 0; i < m_docs.size(); ++i) {
-    const auto [it, first] = firstRank.emplace(core::chunkDocumentId(m_docs[i].docId), m_docs[i].rank);
+    const auto [it, first] =
+        firstRank.emplace(core::chunkDocumentId(m_docs[i].docId), m_docs[i].rank);
     if (!first) m_sameDocumentAs[i] = it->second;
   }
   if (!m_docs.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));

@@ -44,7 +44,8 @@ class RankedListModel : public QAbstractTableModel {
   std::shared_ptr<const core::Run> m_run;
   std::vector<core::RankedDoc> m_docs;
   const core::Corpus* m_corpus = nullptr;
-  std::vector<std::size_t> m_sameDocumentAs;  // per row: rank of its document's first chunk; 0 = none
+  // Document level, per row: the rank of its document's first chunk; 0 = the first itself.
+  std::vector<std::size_t> m_sameDocumentAs;
   int m_level = 1;
 };
 

@@ -367,9 +367,10 @@ void DatasetPage::saveProject() {
 }
 
 void DatasetPage::saveProjectAs() {
-  const QString start = m_workbench->projectFile().isEmpty()
-                            ? QDir(Preferences::lastFolder.get()).filePath(QStringLiteral("untitled.ragscope.json"))
-                            : m_workbench->projectFile();
+  const QString start =
+      m_workbench->projectFile().isEmpty()
+          ? QDir(Preferences::lastFolder.get()).filePath(QStringLiteral("untitled.ragscope.json"))
+          : m_workbench->projectFile();
   QString file = QFileDialog::getSaveFileName(this, tr("Save project as"), start,
                                               tr("ragscope projects (*.ragscope.json)"));
   if (file.isEmpty()) return;

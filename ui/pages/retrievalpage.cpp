@@ -308,8 +308,9 @@ void RetrievalPage::refreshDatasetInputs() {
                      QString());
   // Docugami names gold documents, not judgments: offered as document-level qrels.
   if (dataset) {
-    const auto withGold = std::count_if(dataset->queries.begin(), dataset->queries.end(),
-                                        [](const core::Query& q) { return !q.goldDocIds().empty(); });
+    const auto withGold =
+        std::count_if(dataset->queries.begin(), dataset->queries.end(),
+                      [](const core::Query& q) { return !q.goldDocIds().empty(); });
     if (withGold > 0) {
       m_qrels->addItem(tr("Dataset gold documents (%1 queries)").arg(withGold), QString());
       m_qrels->setItemData(m_qrels->count() - 1, true, kGoldQrelsRole);
@@ -363,7 +364,9 @@ void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFi
   if (qrelsFile.isEmpty()) {
     int idx = -1;
     for (int i = 0; i < m_qrels->count() && idx < 0; ++i)
-      if (m_qrels->itemData(i).toString().isEmpty() && !m_qrels->itemData(i, kGoldQrelsRole).toBool()) idx = i;
+      if (m_qrels->itemData(i).toString().isEmpty() &&
+          !m_qrels->itemData(i, kGoldQrelsRole).toBool())
+        idx = i;
     if (idx >= 0) m_qrels->setCurrentIndex(idx);
   } else {
     int idx = m_qrels->findData(qrelsFile);
@@ -548,10 +551,12 @@ void RetrievalPage::onQuerySelected() {
   // The legend names only the colours this level can show.
   const int level = settings.relevanceLevel;
   auto swatch = [](const QColor& c, const QString& label) {
-    return QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ").arg(c.name(), label);
+    return QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
+        .arg(c.name(), label);
   };
   QString legend = swatch(RankedListModel::gradeColor(level, level), tr("relevant"));
-  if (level > 1) legend += swatch(RankedListModel::gradeColor(level - 1, level), tr("below the level"));
+  if (level > 1)
+    legend += swatch(RankedListModel::gradeColor(level - 1, level), tr("below the level"));
   legend += swatch(RankedListModel::gradeColor(0, level), tr("judged non-relevant"));
   m_rankedTitle->setText(tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. %6"
                             "<i>italic = unjudged</i>")

@@ -109,7 +109,8 @@ class RetrievalPage : public Page {
   QCheckBox* m_complete;
   QCheckBox* m_docLevel;
   bool m_evaluatedDocLevel = false;  // the option as it was when the shown results were computed
-  std::vector<core::Judgment> m_docJudgments;  // doc-level drill-down: chunk ids with their document's grade
+  // Document-level drill-down: the ranking's chunk ids, each with its document's grade.
+  std::vector<core::Judgment> m_docJudgments;
   QPushButton* m_evaluate;
   QPushButton* m_cancel;
   QProgressBar* m_progress;
