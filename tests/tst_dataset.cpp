@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <set>
 
 #include "common/testdata.h"
@@ -70,6 +71,8 @@ class TestDataset : public QObject {
   void loadOtherFormats_data();
   void loadOtherFormats();
   void cliInfoMatchesLoader();
+  void cliInfoOnEveryRealDataset_data();
+  void cliInfoOnEveryRealDataset();
   void cliTextOutput();
   void cliBadFile();
   void cliUsage();
@@ -509,6 +512,183 @@ void TestDataset::cliInfoMatchesLoader() {
                             LoadOptions{});
   QCOMPARE(o["queries"].toInt(), int(loaded.value.queries.size()));
   QCOMPARE(o["records"].toInteger(), qint64(loaded.report.records));
+}
+
+void TestDataset::cliInfoOnEveryRealDataset_data() {
+  // Every dataset file of ../shared/data, one `dataset info --json` each (format detected). The
+  // expected counts were taken from the files by a separate script (distinct qids, lines, grades
+  // per qrels column, hits of rank_llm JSON, KILT records with an answer / provenance, qna_data.csv
+  // rows and SOURCE(S) lines, distinct RAGChecker doc_ids), not from ragscope.
+  QTest::addColumn<QString>("path");
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<int>("queries");
+  QTest::addColumn<int>("withGold");      // queries with gold outputs
+  QTest::addColumn<int>("withGoldDocs");  // queries with gold documents (provenance)
+  QTest::addColumn<int>("documents");     // -1: as the library's own load of the file
+  QTest::addColumn<QString>("grades");    // "grade:count,..." of the judgments
+  QTest::addColumn<int>("qrelsQueries");
+  QTest::addColumn<QString>("runs");  // "tag:queries:entries;..."
+  QTest::addColumn<int>("examples");
+  QTest::addColumn<int>("warnings");
+
+  const QString t = "msmarco_trecdl/topics/";
+  auto topics = [&](const char* name, const QString& file, int n) {
+    QTest::newRow(name) << t + file << "topics-tsv" << n << 0 << 0 << 0 << "" << 0 << "" << 0 << 0;
+  };
+  topics("topics dl19-passage", "topics.dl19-passage.txt", 43);
+  topics("topics dl19-doc", "topics.dl19-doc.txt", 43);
+  topics("topics dl20", "topics.dl20.txt", 200);
+  topics("topics dl21", "topics.dl21.txt", 477);
+  topics("topics dl22", "topics.dl22.txt", 500);
+  topics("topics dl23", "topics.dl23.txt", 700);
+  topics("topics msmarco-doc dev", "topics.msmarco-doc.dev.txt", 5193);
+  topics("topics msmarco-passage dev-small", "topics.msmarco-passage.dev-subset.txt", 6980);
+  topics("topics rag24", "topics.rag24.test.txt", 301);
+  QTest::newRow("topics rag25 jsonl")
+      << t + "topics.rag25.test.jsonl"
+      << "topics-jsonl" << 105 << 0 << 0 << 0 << "" << 0 << "" << 0 << 0;
+
+  const QString q = "msmarco_trecdl/qrels/";
+  auto qrels = [&](const char* name, const QString& file, const QString& grades, int queries) {
+    QTest::newRow(name) << q + file << "trec-qrels" << 0 << 0 << 0 << 0 << grades << queries << ""
+                        << 0 << 0;
+  };
+  qrels("qrels dl19-passage", "qrels.dl19-passage.txt", "0:5158,1:1601,2:1804,3:697", 43);
+  qrels("qrels dl19-doc", "qrels.dl19-doc.txt", "0:9661,1:4607,2:1149,3:841", 43);
+  qrels("qrels dl20-passage", "qrels.dl20-passage.txt", "0:7780,1:1940,2:1020,3:646", 54);
+  qrels("qrels dl20-doc", "qrels.dl20-doc.txt", "0:7331,1:1187,2:315,3:265", 45);
+  qrels("qrels dl21-passage", "qrels.dl21-passage.txt", "0:4338,1:3063,2:2341,3:1086", 53);
+  qrels("qrels dl21-doc", "qrels.dl21-doc.txt", "0:4855,1:4178,2:2769,3:1256", 57);
+  qrels("qrels dl21-doc v2.1", "qrels.dl21-doc-msmarco-v2.1.txt", "0:4307,1:3428,2:2222,3:1016",
+        57);
+  qrels("qrels dl23-passage", "qrels.dl23-passage.txt", "0:13866,1:4372,2:2259,3:1830", 82);
+  qrels("qrels dl23-doc", "qrels.dl23-doc.txt", "0:11876,1:3015,2:1668,3:1475", 82);
+  qrels("qrels dl23-doc v2.1", "qrels.dl23-doc-msmarco-v2.1.txt", "0:10560,1:2679,2:1447,3:1309",
+        82);
+  qrels("qrels msmarco-doc dev", "qrels.msmarco-doc.dev.txt", "1:5193", 5193);
+  qrels("qrels msmarco-passage dev-small", "qrels.msmarco-passage.dev-subset.txt", "1:7437", 6980);
+  qrels("qrels rag24", "qrels.rag24.test.txt", "0:7712,1:6305,2:4663,3:1749", 89);
+  qrels("qrels rag25", "qrels.rag25.test.txt", "0:3619,1:1499,2:3760,3:1318,4:88", 22);
+
+  const QString c = "msmarco_trecdl/collection_subset/";
+  QTest::newRow("collection dl19 subset")
+      << c + "collection.dl19-bm25top100.tsv"
+      << "msmarco-collection" << 0 << 0 << 0 << 4297 << "" << 0 << "" << 0 << 0;
+  QTest::newRow("collection dl20 subset")
+      << c + "collection.dl20-bm25top100.tsv"
+      << "msmarco-collection" << 0 << 0 << 0 << 5396 << "" << 0 << "" << 0 << 0;
+
+  const QString r = "msmarco_trecdl/runs/";
+  auto run = [&](const char* name, const QString& file, const QString& runs) {
+    QTest::newRow(name) << r + file << "trec-run" << 0 << 0 << 0 << 0 << "" << 0 << runs << 0 << 0;
+  };
+  run("run anserini bm25 dl19", "run.msmarco-v1-passage.bm25-default.dl19.txt",
+      "Anserini:43:43000");
+  run("run rank_llm bm25 dl19", "rank_llm/BM25/trec_results_dl19.txt", "rank:43:4300");
+  run("run rank_llm bm25 dl20", "rank_llm/BM25/trec_results_dl20.txt", "rank:54:5400");
+  run("run rank_llm bm25 dl21", "rank_llm/BM25/trec_results_dl21.txt", "rank:53:5300");
+  run("run rank_llm bm25 dl22", "rank_llm/BM25/trec_results_dl22.txt", "rank:76:7600");
+  run("run rank_llm ada2 dl19", "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt", "rank:43:4300");
+  run("run rank_llm splade dl19", "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt",
+      "rank:43:4300");
+  run("run rank_llm splade dl20", "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt",
+      "rank:54:5400");
+  // rank_llm JSON: queries, a run with texts, and the distinct passages as the corpus.
+  QTest::newRow("rank_llm json dl19")
+      << r + "rank_llm/BM25/retrieve_results_dl19.json"
+      << "rank-llm-json" << 43 << 0 << 0 << 4297 << "" << 0 << "BM25:43:4300" << 0 << 0;
+  QTest::newRow("rank_llm json dl20")
+      << r + "rank_llm/BM25/retrieve_results_dl20.json"
+      << "rank-llm-json" << 54 << 0 << 0 << 5396 << "" << 0 << "BM25:54:5400" << 0 << 0;
+
+  QTest::newRow("kilt hotpotqa dev")
+      << "kilt/dev_full/hotpotqa-dev-kilt.jsonl"
+      << "kilt" << 5600 << 5600 << 5600 << 0 << "" << 0 << "" << 0 << 0;
+  QTest::newRow("kilt wow dev") << "kilt/dev_full/wow-dev-kilt.jsonl"
+                                << "kilt" << 3054 << 3054 << 3054 << 0 << "" << 0 << "" << 0 << 0;
+  for (const char* task : {"aidayago2", "cweb", "eli5", "fever", "hotpotqa", "nq",
+                           "structured_zeroshot", "trex", "wned", "wow"})
+    QTest::newRow(qPrintable(QString("kilt dummy %1").arg(task)))
+        << QString("kilt/hf_dummy_data/%1/%1-dev-kilt.jsonl").arg(task) << "kilt" << 5 << 5 << 5
+        << 0 << "" << 0 << "" << 0 << 0;
+  // TriviaQA is distributed as ids only: one warning for the five records without input text.
+  QTest::newRow("kilt dummy triviaqa ids only")
+      << "kilt/hf_dummy_data/triviaqa_support_only/triviaqa-dev_id-kilt.jsonl"
+      << "kilt" << 5 << 5 << 5 << 0 << "" << 0 << "" << 0 << 1;
+
+  // qna_data.csv: 195 questions with answers, 193 with a SOURCE(S) line (the two others are
+  // flagged: one warning each); the PDFs of docs/ beside it are the chunked corpus.
+  const QString dg = "docugami/KG-RAG-datasets/sec-10-q/data/v1/";
+  QTest::newRow("docugami qna_data.csv")
+      << dg + "qna_data.csv"
+      << "docugami" << 195 << 195 << 193 << -1 << "" << 0 << "" << 0 << 2;
+  QTest::newRow("docugami qna_data_mini.csv")
+      << dg + "qna_data_mini.csv"
+      << "docugami" << 9 << 9 << 9 << -1 << "" << 0 << "" << 0 << 0;
+
+  // RAGChecker: 2 results whose 7 retrieved contexts name 4 distinct doc_ids; the second result
+  // reuses 3 ids with other texts (one warning).
+  QTest::newRow("ragchecker inputs") << "ragchecker/examples/checking_inputs.json"
+                                     << "ragchecker" << 2 << 2 << 0 << 4 << "" << 0 << "" << 2 << 1;
+  QTest::newRow("ragchecker outputs")
+      << "ragchecker/examples/checking_outputs.json"
+      << "ragchecker" << 2 << 2 << 0 << 4 << "" << 0 << "" << 2 << 1;
+}
+
+void TestDataset::cliInfoOnEveryRealDataset() {
+  QFETCH(QString, path);
+  QFETCH(QString, format);
+  QFETCH(int, queries);
+  QFETCH(int, withGold);
+  QFETCH(int, withGoldDocs);
+  QFETCH(int, documents);
+  QFETCH(QString, grades);
+  QFETCH(int, qrelsQueries);
+  QFETCH(QString, runs);
+  QFETCH(int, examples);
+  QFETCH(int, warnings);
+  RAGSCOPE_REQUIRE_DATA(path.toStdString());
+
+  const auto r = runCli({"dataset", "info", dataArg(qPrintable(path)), "--json"});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  QJsonParseError err;
+  const QJsonObject o = QJsonDocument::fromJson(r.out, &err).object();
+  QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+  QCOMPARE(o["parts"].toArray().size(), 1);
+  QCOMPARE(o["parts"].toArray()[0].toObject()["format"].toString(), format);
+  QCOMPARE(o["queries"].toInt(), queries);
+  QCOMPARE(o["queries_with_gold"].toInt(), withGold);
+  QCOMPARE(o["queries_with_gold_docs"].toInt(), withGoldDocs);
+  if (documents >= 0) {
+    QCOMPARE(o["documents"].toInt(), documents);
+  } else {
+    const auto loaded = loadDataset({{dataPath(qPrintable(path)), {}}}, LoadOptions{});
+    QVERIFY(loaded.value.corpus.size() > 1000);  // 20 PDFs, chunked by page
+    QCOMPARE(o["documents"].toInt(), int(loaded.value.corpus.size()));
+  }
+  QStringList gradeList;
+  int judgments = 0;
+  const QJsonObject byGrade = o["judgments_by_grade"].toObject();
+  for (auto it = byGrade.begin(); it != byGrade.end(); ++it) {
+    gradeList << it.key() + ":" + QString::number(it.value().toInt());
+    judgments += it.value().toInt();
+  }
+  QCOMPARE(gradeList.join(','), grades);
+  QCOMPARE(o["judgments"].toInt(), judgments);
+  QCOMPARE(o["qrels_queries"].toInt(), qrelsQueries);
+  QStringList runList;
+  for (const auto& run : o["runs"].toArray()) {
+    const QJsonObject ro = run.toObject();
+    runList << QString("%1:%2:%3")
+                   .arg(ro["tag"].toString())
+                   .arg(ro["queries"].toInt())
+                   .arg(ro["entries"].toInt());
+  }
+  QCOMPARE(runList.join(';'), runs);
+  QCOMPARE(o["examples"].toInt(), examples);
+  QCOMPARE(o["errors"].toInt(), 0);
+  QCOMPARE(o["skipped"].toInt(), 0);
+  QCOMPARE(o["warnings"].toInt(), warnings);
 }
 
 void TestDataset::cliTextOutput() {

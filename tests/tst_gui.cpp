@@ -4,22 +4,28 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QPlainTextEdit>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QTextBrowser>
 #include <QTest>
+#include <QTextBrowser>
 
 #include "common/testdata.h"
 #include "core/data/dataset.h"
@@ -104,8 +110,11 @@ class TestGui : public QObject {
   void cancelKeepsPreviousDataset();
   void issuesDockJumpsToRecord();
   void recentDatasetsRemembered();
+  void projectSaveAndReopen();
+  void windowStateRestored();
   void millionRowsStayCheap();
   void selfTestSmoke();
+  void headlessDemo();
   void realDatasets_data();
   void realDatasets();
 };
@@ -358,6 +367,139 @@ void TestGui::recentDatasetsRemembered() {
   QCOMPARE(again.datasetPage()->queryModel()->rowCount(), 1);
 }
 
+void TestGui::projectSaveAndReopen() {
+  const QStringList rel = {"msmarco_trecdl/topics/topics.dl19-passage.txt",
+                           "msmarco_trecdl/qrels/qrels.dl19-passage.txt",
+                           "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt"};
+  const QStringList formats = {"topics-tsv", "trec-qrels", "trec-run"};
+  QStringList absolute;
+  for (const QString& p : rel) {
+    RAGSCOPE_REQUIRE_DATA(p.toStdString());
+    absolute << QString::fromStdString(test::dataPath(p.toStdString()).string());
+  }
+  ui::Preferences::clearRecentDatasets();
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const QString projectFile = dir.filePath(QStringLiteral("dl19.ragscope.json"));
+  {
+    ui::MainWindow window;
+    // Nothing to save before a dataset is loaded.
+    QAction* save = window.findChild<QAction*>(QStringLiteral("actionSaveProject"));
+    QAction* saveAs = window.findChild<QAction*>(QStringLiteral("actionSaveProjectAs"));
+    QVERIFY(save && saveAs);
+    QVERIFY(!save->isEnabled() && !saveAs->isEnabled());
+    bool ok = false;
+    QVERIFY(openAndWait(window, absolute, formats, &ok));
+    QVERIFY(ok);
+    QVERIFY(save->isEnabled() && saveAs->isEnabled());
+    QVERIFY(window.workbench()->projectFile().isEmpty());
+    const auto error = window.workbench()->saveProject(projectFile);
+    QVERIFY2(!error, qPrintable(error.value_or(QString())));
+    QCOMPARE(window.workbench()->projectFile(), projectFile);
+    window.close();
+  }
+
+  // The file: one dataset of three parts, each path relative to the project's folder, formats kept.
+  QFile f(projectFile);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QJsonObject root = QJsonDocument::fromJson(f.readAll()).object();
+  QCOMPARE(root["version"].toInt(), 1);
+  QCOMPARE(root["name"].toString(), QStringLiteral("dl19"));
+  const QJsonArray datasets = root["datasets"].toArray();
+  QCOMPARE(datasets.size(), 1);
+  const QJsonArray parts = datasets[0].toObject()["parts"].toArray();
+  QCOMPARE(parts.size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    const QString path = parts[i].toObject()["path"].toString();
+    QVERIFY2(QDir::isRelativePath(path), qPrintable(path));
+    QCOMPARE(QFileInfo(QDir(dir.path()).filePath(path)).canonicalFilePath(),
+             QFileInfo(absolute[i]).canonicalFilePath());
+    QCOMPARE(parts[i].toObject()["format"].toString(), formats[i]);
+  }
+
+  // Remembered: the project heads the recent list, and a fresh window reopens it from there.
+  const auto recent = ui::Preferences::recentDatasets();
+  QVERIFY(!recent.isEmpty());
+  QCOMPARE(recent.front().project, projectFile);
+  ui::MainWindow again;
+  QMenu* recentMenu = nullptr;
+  for (QAction* top : again.menuBar()->actions())
+    if (top->menu())
+      for (QAction* item : top->menu()->actions())
+        if (item->menu() && item->text().contains(QStringLiteral("Recent")))
+          recentMenu = item->menu();
+  QVERIFY(recentMenu);
+  emit recentMenu->aboutToShow();
+  QAction* first = recentMenu->actions().value(0);
+  QVERIFY(first && first->text().contains(QStringLiteral("dl19.ragscope.json")));
+  QSignalSpy finished(again.workbench(), &ui::Workbench::loadFinished);
+  first->trigger();
+  QVERIFY(finished.wait(kLoadTimeoutMs));
+  QVERIFY(finished.front().at(0).toBool());
+  auto checkDl19 = [&](const ui::MainWindow& w) {
+    const auto ds = w.workbench()->dataset();
+    QVERIFY(ds);
+    QCOMPARE(int(ds->queries.size()), 43);
+    QCOMPARE(int(ds->qrels.judgmentCount()), 9260);
+    QCOMPARE(int(ds->qrels.byQuery.size()), 43);
+    QCOMPARE(int(ds->runs.size()), 1);
+    QCOMPARE(int(ds->runs[0].entryCount()), 43000);
+    QCOMPARE(int(ds->parts.size()), 3);
+    for (int i = 0; i < 3; ++i) {
+      QVERIFY(ds->parts[std::size_t(i)].format.has_value());
+      QCOMPARE(QString::fromUtf8(core::formatName(*ds->parts[std::size_t(i)].format).data()),
+               formats[i]);
+    }
+    QCOMPARE(w.datasetPage()->queryModel()->rowCount(), 43);
+  };
+  checkDl19(again);
+  QCOMPARE(again.workbench()->projectFile(), projectFile);
+
+  // Save As into another folder rebases the relative paths; opening the copy gives the same bundle.
+  QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("elsewhere/deeper")));
+  const QString copy = dir.filePath(QStringLiteral("elsewhere/deeper/copy.ragscope.json"));
+  QVERIFY(!again.workbench()->saveProject(copy));
+  ui::MainWindow third;
+  bool ok = false;
+  QVERIFY(openAndWait(third, {copy}, {}, &ok));
+  QVERIFY(ok);
+  checkDl19(third);
+  QCOMPARE(third.workbench()->project()->datasets.size(),
+           std::size_t{1});  // saved twice, one entry
+}
+
+void TestGui::windowStateRestored() {
+  // The dock layout (which dock, where, shown or not) comes back, not only the geometry.
+  ui::Preferences::windowState.set({});
+  {
+    ui::MainWindow window;
+    window.show();
+    QVERIFY(window.issuesDock()->isHidden());  // first run: out of the way
+    window.addDockWidget(Qt::RightDockWidgetArea, window.issuesDock());
+    window.issuesDock()->show();
+    auto* jobs = window.findChild<QDockWidget*>(QStringLiteral("JobsDock"));
+    QVERIFY(jobs);
+    window.addDockWidget(Qt::LeftDockWidgetArea, jobs);
+    jobs->show();
+    window.close();
+  }
+  {
+    ui::MainWindow window;
+    window.show();
+    auto* jobs = window.findChild<QDockWidget*>(QStringLiteral("JobsDock"));
+    QCOMPARE(window.dockWidgetArea(window.issuesDock()), Qt::RightDockWidgetArea);
+    QVERIFY(window.issuesDock()->isVisible());
+    QCOMPARE(window.dockWidgetArea(jobs), Qt::LeftDockWidgetArea);
+    QVERIFY(jobs->isVisible());
+    jobs->hide();
+    window.close();
+  }
+  ui::MainWindow window;
+  window.show();
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("JobsDock"))->isHidden());
+  QVERIFY(window.issuesDock()->isVisible());
+}
+
 void TestGui::millionRowsStayCheap() {
   // A million queries in the real page widgets: fixed row heights make scrolling arithmetic, the
   // filter and sort compare core strings. Times are printed; bounds are loose (shared CI cores).
@@ -416,6 +558,60 @@ void TestGui::selfTestSmoke() {
   QVERIFY(out.contains("All checks passed."));
 }
 
+void TestGui::headlessDemo() {
+  // What scripts/demo does on a machine without a display: `ragscope --demo` with no DISPLAY,
+  // WAYLAND_DISPLAY or QT_QPA_PLATFORM must pick offscreen itself, tour the views, write the
+  // screenshots it announces under ./ragscope-demo-output and exit 0.
+  QTemporaryDir work;
+  QVERIFY(work.isValid());
+  QProcess gui;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+    env.remove(QString::fromLatin1(name));
+  // Its settings go to a throwaway home, never the user's.
+  env.insert(QStringLiteral("HOME"), work.path());
+  env.insert(QStringLiteral("XDG_CONFIG_HOME"), work.filePath(QStringLiteral("config")));
+  gui.setProcessEnvironment(env);
+  gui.setWorkingDirectory(work.path());
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH), {QStringLiteral("--demo")});
+  QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+  QVERIFY(gui.waitForFinished(kLoadTimeoutMs));
+  const QString out = QString::fromUtf8(gui.readAllStandardOutput());
+  const QString err = QString::fromUtf8(gui.readAllStandardError());
+  QVERIFY2(gui.exitStatus() == QProcess::NormalExit, qPrintable(out + err));
+  QVERIFY2(gui.exitCode() == 0, qPrintable(out + err));
+  QVERIFY2(out.contains(QStringLiteral("ragscope demo (headless, offscreen)")), qPrintable(out));
+  QVERIFY(out.contains(QStringLiteral("All checks passed.")));
+
+  // The announced screenshots: the indented lines after "Screenshots written:".
+  const QStringList lines = out.split(QLatin1Char('\n'));
+  const qsizetype heading = lines.indexOf(QStringLiteral("Screenshots written:"));
+  QVERIFY2(heading >= 0, qPrintable(out));
+  QStringList shots;
+  for (qsizetype i = heading + 1; i < lines.size() && lines[i].startsWith(QStringLiteral("  "));
+       ++i)
+    shots << lines[i].trimmed();
+  QVERIFY2(shots.size() >= 5, qPrintable(out));  // dataset, corpus, runs, retrieval, ...
+  const QString outputDir = QDir(work.path()).filePath(QStringLiteral("ragscope-demo-output"));
+  for (const QString& shot : shots) {
+    const QFileInfo info(shot);
+    QVERIFY2(info.isFile(), qPrintable(shot));
+    QCOMPARE(info.absolutePath(),
+             QFileInfo(outputDir).absoluteFilePath());  // in the working folder
+    QFile f(shot);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.read(8) == QByteArray("\x89PNG\r\n\x1a\n", 8), qPrintable(shot));
+    const QImage image(shot);
+    QVERIFY2(!image.isNull() && image.width() >= 400 && image.height() >= 300, qPrintable(shot));
+    // Not a blank frame: a rendered page has many colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height() && colours.size() < 16; y += 7)
+      for (int x = 0; x < image.width() && colours.size() < 16; x += 7)
+        colours << image.pixel(x, y);
+    QVERIFY2(colours.size() >= 16, qPrintable(shot));
+  }
+}
+
 void TestGui::realDatasets_data() {
   QTest::addColumn<QStringList>("paths");  // relative to the shared data folder
   QTest::addColumn<QStringList>("formats");
@@ -440,6 +636,16 @@ void TestGui::realDatasets_data() {
   QTest::newRow("ragchecker json")
       << QStringList{"ragchecker/examples/checking_inputs.json"} << QStringList{"ragchecker"} << 2
       << 4 << 0 << 0 << 2;
+  // rank_llm JSON: 43 queries, a run of 4,300 hits, and their 4,297 distinct passages as the
+  // corpus.
+  QTest::newRow("rank_llm json dl19")
+      << QStringList{"msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl19.json"}
+      << QStringList{"rank-llm-json"} << 43 << 4297 << 0 << 1 << 0;
+  QTest::newRow("topics rag25 jsonl")
+      << QStringList{"msmarco_trecdl/topics/topics.rag25.test.jsonl"} << QStringList{"topics-jsonl"}
+      << 105 << 0 << 0 << 0 << 0;
+  QTest::newRow("wow dev kilt") << QStringList{"kilt/dev_full/wow-dev-kilt.jsonl"}
+                                << QStringList{"kilt"} << 3054 << 0 << 0 << 0 << 0;
   QTest::newRow("msmarco collection subset")
       << QStringList{"msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv"}
       << QStringList{"msmarco-collection"} << 0 << 4297 << 0 << 0 << 0;

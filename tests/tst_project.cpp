@@ -11,7 +11,10 @@
 
 #include "common/testdata.h"
 #include "core/data/dataset.h"
+#include "core/eval/e2ejob.h"
+#include "core/eval/eragjob.h"
 #include "core/store/project.h"
+#include "core/store/runstore.h"
 
 using namespace ragscope::core;
 namespace fs = std::filesystem;
@@ -131,6 +134,49 @@ class TestProject : public QObject {
     QVERIFY(writeProject(bad, good).has_value());
     QCOMPARE(readText(good), before);
     QCOMPARE(std::distance(fs::directory_iterator(tempRoot(dir)), fs::directory_iterator{}), 1L);
+  }
+
+  void datasetFromOpenedFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path root = tempRoot(dir);
+    const fs::path file = root / "projects" / "new.ragscope.json";  // not written yet
+    const ProjectDataset ds = makeProjectDataset("DL19",
+                                                 {{root / "data" / "qrels.txt", Format::TrecQrels},
+                                                  {root / "projects" / "run.trec", Format::TrecRun},
+                                                  {root / "bundle", std::nullopt}},
+                                                 file);
+    QCOMPARE(ds.name, std::string("DL19"));
+    QCOMPARE(ds.parts.size(), std::size_t{3});
+    QCOMPARE(ds.parts[0].path, std::string("../data/qrels.txt"));
+    QCOMPARE(ds.parts[0].format, std::optional<std::string>("trec-qrels"));
+    QCOMPARE(ds.parts[1].path, std::string("run.trec"));
+    QCOMPARE(ds.parts[1].format, std::optional<std::string>("trec-run"));
+    QCOMPARE(ds.parts[2].path, std::string("../bundle"));
+    QVERIFY(!ds.parts[2].format);  // a bundle folder: detected again on load
+
+    Project p;
+    p.name = "n";
+    p.putDataset(ds);
+    ProjectDataset other = ds;
+    other.name = "other";
+    p.putDataset(other);
+    ProjectDataset replaced = ds;
+    replaced.parts.pop_back();
+    p.putDataset(replaced);  // same name: replaces, keeps its place
+    QCOMPARE(p.datasets.size(), std::size_t{2});
+    QCOMPARE(p.datasets[0].name, std::string("DL19"));
+    QCOMPARE(p.datasets[0].parts.size(), std::size_t{2});
+    QCOMPARE(p.datasets[1].name, std::string("other"));
+
+    // Written and read back, the paths resolve to the files that were opened.
+    fs::create_directories(file.parent_path());
+    QVERIFY(!writeProject(p, file));
+    const auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[0]), root / "data" / "qrels.txt");
+    QCOMPARE(loaded.value.resolve(loaded.value.datasets[0].parts[1]),
+             root / "projects" / "run.trec");
   }
 
   void relativePathResolution() {
@@ -319,6 +365,9 @@ class TestProject : public QObject {
     QCOMPARE(p.datasets[0].parts.size(), std::size_t{6});
     QCOMPARE(p.datasets[1].name, std::string("Harbor City RAG answers"));
     QCOMPARE(p.datasets[1].parts.size(), std::size_t{1});
+    QCOMPARE(p.runStores.size(), std::size_t{4});
+    for (const auto& store : p.runStores)
+      QVERIFY2(fs::is_regular_file(p.resolve(store)), store.c_str());
     for (const auto& ds : p.datasets) {
       for (const auto& part : ds.parts) {
         const fs::path path = p.resolve(part);
@@ -333,6 +382,72 @@ class TestProject : public QObject {
       const auto parts = p.datasetParts(ds, report);
       QCOMPARE(parts.size(), ds.parts.size());
       QVERIFY2(report.diagnostics.empty(), qPrintable(diagnosticsText(report)));
+    }
+  }
+
+  void runStoresRoundTrip() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path root = tempRoot(dir);
+    Project p;
+    p.name = "with runs";
+    p.runStores = {"runs/erag.db", "/srv/shared/e2e.db"};
+    const fs::path file = root / "p.ragscope.json";
+    QVERIFY(!writeProject(p, file));
+    auto loaded = readProject(file);
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    QCOMPARE(loaded.value.runStores, p.runStores);
+    QCOMPARE(loaded.value.resolve(loaded.value.runStores[0]), root / "runs" / "erag.db");
+    // Save as elsewhere: rebased like dataset parts.
+    const fs::path moved = root / "sub" / "p.ragscope.json";
+    fs::create_directories(moved.parent_path());
+    QVERIFY(!writeProject(loaded.value, moved));
+    const auto reread = readProject(moved);
+    QCOMPARE(reread.value.runStores[0], std::string("../runs/erag.db"));
+    QCOMPARE(reread.value.runStores[1], std::string("/srv/shared/e2e.db"));
+    // No stores: no "runs" key at all (older files keep their shape).
+    p.runStores.clear();
+    QVERIFY(!writeProject(p, file));
+    QVERIFY(readText(file).find("\"runs\"") == std::string::npos);
+    // A wrong type is an error naming the field.
+    writeText(file, R"({"version": 1, "name": "n", "datasets": [], "runs": ["a.db", 3]})");
+    loaded = readProject(file);
+    QCOMPARE(loaded.report.errors, std::uint64_t{1});
+    QCOMPARE(loaded.report.diagnostics.at(0).field, std::string("runs[1]"));
+  }
+
+  void demoRunStoresMoveWithTheProject() {
+    // The demo's eRAG and end-to-end stores are listed by the project and work from any checkout:
+    // copied to another folder, each opens and yields its plan (29 questions) and report. The
+    // stores record their input files only as provenance (path + sha256); nothing reads them back.
+    const auto found = findDemoProject();
+    QVERIFY(found.has_value());
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const fs::path copy = tempRoot(dir) / "moved-demo";
+    fs::copy(found->parent_path(), copy, fs::copy_options::recursive);
+    const auto loaded = readProject(copy / "demo.ragscope.json");
+    QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
+    const Project& p = loaded.value;
+    QCOMPARE(p.runStores, (std::vector<std::string>{"runs/erag-good.db", "runs/erag-weak.db",
+                                                    "runs/e2e-good.db", "runs/e2e-weak.db"}));
+    for (const auto& relative : p.runStores) {
+      const fs::path path = p.resolve(relative);
+      QCOMPARE(path, copy / relative);
+      store::RunStore runStore;
+      std::string error;
+      QVERIFY2(runStore.open(path, &error), error.c_str());
+      const bool erag = relative.find("erag") != std::string::npos;
+      const auto plan = eval::readStoredPlan(
+          runStore, erag ? eval::kEragJobKind : eval::kE2eJobKind, relative, &error);
+      QVERIFY2(plan.has_value(), error.c_str());
+      QCOMPARE(plan->queries.size(), std::size_t{29});
+      QCOMPARE(plan->metricKey, std::string("rouge-l"));
+      if (erag) {
+        const auto report = eval::computeEragReport(runStore, {}, {});
+        QVERIFY2(report.error.empty(), report.error.c_str());
+        QVERIFY(report.incomplete.empty());  // every label is stored: nothing to recompute
+      }
     }
   }
 

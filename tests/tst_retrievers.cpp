@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -93,6 +94,10 @@ std::string readFile(const fs::path& p) {
   return s.str();
 }
 
+void writeText(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
 // A cpp-httplib server on 127.0.0.1:<ephemeral>, listening on its own thread for one test.
 class LocalServer {
  public:
@@ -161,6 +166,8 @@ class TestRetrievers : public QObject {
   void httpTransportErrors();
   void cliRetrieveAndEval();
   void cliUsageErrors();
+  void cliDocLevel();
+  void cliDocLevelDocugami();
 };
 
 void TestRetrievers::retrieveAllOrdersLikeTrecEval() {
@@ -682,6 +689,16 @@ void TestRetrievers::docugamiBm25() {
   // share their boilerplate and quarters are rarely named the way the filing writes them.
   QVERIFY(mean.recall > 0.4);
   QVERIFY(mean.precision > 0.15);
+
+  // The whole-run evaluator (CLI --doc-level, the retrieval page) over the same gold documents
+  // averages the same 193 queries to the same values.
+  const EvalResult whole =
+      evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{});
+  QCOMPARE(whole.numQueries, std::size_t{193});
+  QCOMPARE(whole.mean("P"), mean.precision);
+  QCOMPARE(whole.mean("recall"), mean.recall);
+  QCOMPARE(whole.mean(kDocApTrecEval), mean.apTrecEval);
+  QCOMPARE(whole.mean(kDocApRetrievedRelevant), mean.apRetrievedRelevant);
 }
 
 void TestRetrievers::esRetriever() {
@@ -1006,6 +1023,112 @@ void TestRetrievers::cliUsageErrors() {
   auto help = runCli({"retrieve", "--help"});
   QCOMPARE(help.exitCode, 0);
   QVERIFY(help.out.contains("--retriever"));
+}
+
+void TestRetrievers::cliDocLevel() {
+  // The claim-level notebook's example (SPEC §4) as files: chunks of [2022 Q3 AAPL, 2022 Q3 AAPL
+  // again, 2023 Q1 MSFT, 2023 Q1 AAPL], gold [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL,
+  // 2023 Q3 AAPL]; the ids hold blanks, %20-escaped as our TREC writer does. Query "gone" has gold
+  // documents but no ranking.
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = fs::path(tmp.path().toStdString());
+  writeText(
+      root / "gold.qrels",
+      "nb 0 2022%20Q3%20AAPL.pdf 1\nnb 0 2023%20Q1%20AAPL.pdf 1\nnb 0 2023%20Q2%20AAPL.pdf 1\n"
+      "nb 0 2023%20Q3%20AAPL.pdf 1\nnb 0 2021%20Q1%20INTC.pdf 0\ngone 0 2022%20Q1%20NVDA.pdf 1\n");
+  writeText(
+      root / "chunks.run",
+      "nb Q0 2023%20Q1%20AAPL.pdf#7#3 1 2.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#4#0 2 4.0 bm25\n"
+      "nb Q0 2023%20Q1%20MSFT.pdf#2#0 3 3.0 bm25\nnb Q0 2022%20Q3%20AAPL.pdf#5#1 4 3.5 bm25\n");
+  const QString qrels = q(root / "gold.qrels"), run = q(root / "chunks.run");
+  auto line = [](const QString& measure, const QString& qid, const QString& value) {
+    return QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) + "\\s*\\t" + qid +
+                              "\\t" + QRegularExpression::escape(value) + "\n");
+  };
+
+  auto r = runCli({"eval", "--doc-level", "-q", qrels, run});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+  // Ordered by score (the rank column is ignored): AAPL 2022 (4.0), its second chunk (3.5, not
+  // counted again), MSFT (3.0), AAPL 2023 Q1 (2.0): relevant at document ranks 1 and 3.
+  for (const QString qid : {"nb", "all"}) {
+    QVERIFY2(r.out.contains(line("P", qid, "0.6667")), qPrintable(r.out));  // 2 of 3 documents
+    QVERIFY(r.out.contains(line("recall", qid, "0.5000")));  // 2 of 4 gold (grade 0 is not gold)
+    QVERIFY(r.out.contains(line("AP (trec_eval)", qid, "0.4167")));              // (1/1 + 2/3) / 4
+    QVERIFY(r.out.contains(line("AP over retrieved relevant", qid, "0.8333")));  // (1/1 + 2/3) / 2
+    QVERIFY(r.out.contains(line("num_ret", qid, "3")));
+  }
+  QVERIFY2(r.err.contains("1 qrels query absent from the run skipped"), qPrintable(r.err));
+
+  // -M cuts the chunk ranking before chunks become documents: the top 2 chunks are one document.
+  r = runCli({"eval", "--doc-level", "-M", "2", qrels, run});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains(line("P", "all", "1.0000")), qPrintable(r.out));
+  QVERIFY(r.out.contains(line("recall", "all", "0.2500")));
+  QVERIFY(r.out.contains(line("AP (trec_eval)", "all", "0.2500")));
+  QVERIFY(r.out.contains(line("AP over retrieved relevant", "all", "1.0000")));
+
+  // -c counts the query without a ranking as 0: the means halve.
+  r = runCli({"eval", "--doc-level", "-c", qrels, run});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains(line("AP (trec_eval)", "all", "0.2083")), qPrintable(r.out));
+  QVERIFY(r.out.contains(line("AP over retrieved relevant", "all", "0.4167")));
+
+  // Without --doc-level, chunk ids never match document qrels.
+  r = runCli({"eval", "-m", "map", qrels, run});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains(line("map", "all", "0.0000")), qPrintable(r.out));
+}
+
+void TestRetrievers::cliDocLevelDocugami() {
+  // SPEC §4's use case end to end: BM25 top 5 chunks per Docugami question from the CLI, then
+  // `eval --doc-level` with qna_data.csv itself as the document-level qrels (its SOURCE(S) lines).
+  RAGSCOPE_REQUIRE_DATA(kSec10q);
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = fs::path(tmp.path().toStdString());
+  const QString csv = q(dataPath(kSec10q) / "qna_data.csv");
+  auto r = runCli({"retrieve", "--dataset", csv, "--retriever", "bm25", "--index", q(root / "idx"),
+                   "--k", "5", "--out", q(root / "bm25.trec")});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+  auto eval = runCli({"eval", "--doc-level", "-q", csv, q(root / "bm25.trec")});
+  QVERIFY2(eval.exitCode == 0, qPrintable(eval.out + eval.err));
+  // The two questions without a SOURCE(S) line are warned about and not evaluated: 193 remain.
+  QVERIFY2(eval.err.contains("question r17 has no gold documents"), qPrintable(eval.err));
+  QCOMPARE(eval.out.count(QRegularExpression("\nrecall\\s*\\t(?!all\t)")), 193);  // per-query lines
+
+  // The same values as the per-query evaluator (checked on the notebook's example) averaged over
+  // the run file and the questions' gold documents.
+  auto ds = loadDataset({{dataPath(kSec10q) / "qna_data.csv", Format::Docugami}}, LoadOptions{});
+  auto run = readTrecRun(root / "bm25.trec", LoadOptions{});
+  QVERIFY(run.report.ok());
+  std::vector<DocLevelResult> perQuery;
+  for (const Query& query : ds.value.queries) {
+    const auto gold = query.goldDocIds();
+    if (gold.empty()) continue;
+    std::vector<std::string> chunks;
+    if (const Ranking* ranking = run.value.find(query.id)) {
+      std::vector<RunEntry> entries = ranking->entries;
+      std::sort(entries.begin(), entries.end(), trecRanksBefore);
+      for (const auto& e : entries) chunks.emplace_back(e.docId());
+    }
+    perQuery.push_back(evaluateDocLevel(chunks, gold));
+  }
+  QCOMPARE(perQuery.size(), std::size_t{193});
+  const DocLevelResult mean = meanDocLevel(perQuery);
+  auto f4 = [](double v) { return QString::number(v, 'f', 4); };
+  auto all = [&](const QString& measure, const QString& value) {
+    return eval.out.contains(QRegularExpression("(^|\n)" + QRegularExpression::escape(measure) +
+                                                "\\s*\\tall\\t" +
+                                                QRegularExpression::escape(value) + "\n"));
+  };
+  QVERIFY2(all("AP (trec_eval)", f4(mean.apTrecEval)), qPrintable(eval.out.right(400)));
+  QVERIFY(all("AP over retrieved relevant", f4(mean.apRetrievedRelevant)));
+  QVERIFY(all("P", f4(mean.precision)));
+  QVERIFY(all("recall", f4(mean.recall)));
+  // docugamiBm25's measured figures (same index settings, same k).
+  QCOMPARE(f4(mean.recall), QString("0.4953"));
+  QCOMPARE(f4(mean.precision), QString("0.2029"));
 }
 
 QTEST_GUILESS_MAIN(TestRetrievers)

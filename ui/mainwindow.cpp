@@ -141,8 +141,22 @@ void MainWindow::buildMenus() {
                   QKeySequence::Open, m_datasetPage, &DatasetPage::chooseFiles);
   file->addAction(tr("Open dataset &folder…"), m_datasetPage, &DatasetPage::chooseFolder);
   file->addAction(tr("Open &project…"), m_datasetPage, &DatasetPage::chooseProject);
+  QAction* save =
+      file->addAction(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save project"),
+                      QKeySequence::Save, m_datasetPage, &DatasetPage::saveProject);
+  QAction* saveAs = file->addAction(tr("Save project &as…"), QKeySequence::SaveAs, m_datasetPage,
+                                    &DatasetPage::saveProjectAs);
+  save->setObjectName(QStringLiteral("actionSaveProject"));
+  saveAs->setObjectName(QStringLiteral("actionSaveProjectAs"));
+  // A project records a loaded bundle: nothing to save before one is open.
+  save->setEnabled(false);
+  saveAs->setEnabled(false);
+  connect(m_workbench, &Workbench::datasetChanged, this, [this, save, saveAs] {
+    save->setEnabled(m_workbench->dataset() != nullptr);
+    saveAs->setEnabled(m_workbench->dataset() != nullptr);
+  });
   file->addAction(tr("Open the &demo project"), this, &MainWindow::openDemo);
-  m_recentMenu = file->addMenu(tr("&Recent datasets"));
+  m_recentMenu = file->addMenu(tr("&Recent datasets and projects"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
   file->addSeparator();

@@ -11,6 +11,10 @@ constexpr auto kRecentGroup = "recentDatasets";
 }
 
 QString RecentDataset::label() const {
+  // A project's dataset says which project it belongs to.
+  if (!project.isEmpty())
+    return name.isEmpty() ? QFileInfo(project).fileName()
+                          : QStringLiteral("%1 — %2").arg(name, QFileInfo(project).fileName());
   if (!name.isEmpty()) return name;
   if (!parts.isEmpty()) {
     const QFileInfo info(parts.front().path);

@@ -1,31 +1,34 @@
 #include "ui/selftest.h"
 
 #include <QDir>
-#include <QRegularExpression>
 #include <QHeaderView>
 #include <QPixmap>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 
+#include <filesystem>
+
 #include "core/data/dataset.h"
+#include "core/store/project.h"
 #include "ui/issuesdock.h"
+#include "ui/jobs/runjob.h"
 #include "ui/mainwindow.h"
+#include "ui/models/comparisonmodel.h"
 #include "ui/models/diagnosticsmodel.h"
 #include "ui/models/documentlistmodel.h"
+#include "ui/models/endpointlistmodel.h"
+#include "ui/models/heatmapmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/models/textmatch.h"
-#include "ui/models/comparisonmodel.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/endpointspage.h"
 #include "ui/pages/eragpage.h"
-#include "ui/jobs/runjob.h"
-#include "ui/models/endpointlistmodel.h"
-#include "ui/models/heatmapmodel.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/workbench.h"
@@ -212,7 +215,42 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
     }
     m_window->showPage(m_window->datasetPage());
   });
+  m_steps.push_back([this] { saveProjectCopy(); });
   QTimer::singleShot(0, this, &SelfTest::runSteps);
+}
+
+void SelfTest::saveProjectCopy() {
+  Workbench* wb = m_window->workbench();
+  if (!wb->project()) return;
+  const core::Project original = *wb->project();
+  m_projectDir = std::make_shared<QTemporaryDir>();
+  const QString file = m_projectDir->filePath(QStringLiteral("saved/copy.ragscope.json"));
+  check(m_projectDir->isValid() && QDir(m_projectDir->path()).mkpath(QStringLiteral("saved")),
+        tr("temporary folder for the project copy"));
+  const auto error = wb->saveProject(file);
+  check(
+      !error,
+      tr("save the project as %1%2").arg(file, error ? QStringLiteral(": ") + *error : QString()));
+  if (error) return;
+  const auto copy = core::readProject(file.toStdString());
+  bool same = copy.report.ok() && !copy.report.hasErrors() &&
+              copy.value.datasets.size() == original.datasets.size() &&
+              copy.value.runStores.size() == original.runStores.size();
+  namespace fs = std::filesystem;
+  auto sameFile = [](const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    return fs::equivalent(a, b, ec);
+  };
+  for (std::size_t d = 0; same && d < original.datasets.size(); ++d)
+    for (std::size_t p = 0; same && p < original.datasets[d].parts.size(); ++p)
+      same = sameFile(copy.value.resolve(copy.value.datasets[d].parts[p]),
+                      original.resolve(original.datasets[d].parts[p]));
+  for (std::size_t r = 0; same && r < original.runStores.size(); ++r)
+    same = sameFile(copy.value.resolve(copy.value.runStores[r]),
+                    original.resolve(original.runStores[r]));
+  check(same, tr("project read back: %1 datasets, %2 run stores, every path naming the same file")
+                  .arg(copy.value.datasets.size())
+                  .arg(copy.value.runStores.size()));
 }
 
 void SelfTest::tourSecondDataset() {

@@ -56,6 +56,9 @@ class SelfTest : public QObject {
   // The endpoints page, then eRAG with the offline reader (k = 5, contains-answer labels, with
   // end-to-end): heatmap, drill-down and correlation. Run stores go to a temporary folder.
   void tourLlmPages();
+  // Saves the open project into a temporary folder and reads it back (paths rebased, every part
+  // and run store naming the same file); the tour's later project steps then use the copy.
+  void saveProjectCopy();
   void finish();
 
   MainWindow* m_window;
@@ -71,6 +74,7 @@ class SelfTest : public QObject {
   bool m_secondStarted = false;
   bool m_waiting = false;  // a step started background work; its signal resumes the tour
   std::shared_ptr<QTemporaryDir> m_runsDir;  // the eRAG tour's run stores
+  std::shared_ptr<QTemporaryDir> m_projectDir;  // the saved project copy
 };
 
 }  // namespace ragscope::ui

@@ -126,9 +126,49 @@ bool Workbench::openProjectDataset(const QString& datasetName) {
   return true;
 }
 
+QString Workbench::projectFile() const {
+  return m_project ? QString::fromStdString(m_project->file.string()) : QString();
+}
+
+std::optional<QString> Workbench::saveProject(const QString& file) {
+  if (!m_dataset) return tr("No dataset is open: open one before saving a project");
+  const std::filesystem::path target = toPath(QFileInfo(file).absoluteFilePath());
+  core::Project project = m_project.value_or(core::Project{});
+  if (!m_project) {
+    QString name = QFileInfo(file).fileName();
+    name.chop(name.endsWith(QLatin1String(".ragscope.json")) ? 14 : 0);
+    project.name = name.toStdString();
+  }
+  // A dataset of this project is in it already; any other bundle joins under its name. Its paths
+  // are made relative to the folder the project's other paths are relative to (writeProject
+  // rebases them all when saving elsewhere).
+  if (m_current.project.isEmpty() || toPath(m_current.project) != project.file)
+    project.putDataset(core::makeProjectDataset(m_name.toStdString(), m_currentParts,
+                                                project.file.empty() ? target : project.file));
+  if (auto error = core::writeProject(project, target)) return QString::fromStdString(*error);
+
+  // Read back what was written: the in-memory project then holds the paths as stored.
+  core::Loaded<core::Project> saved = core::readProject(target);
+  if (!saved.report.ok() || saved.report.hasErrors())
+    return tr("The project was written but cannot be read back: %1")
+        .arg(saved.report.diagnostics.empty()
+                 ? QString()
+                 : QString::fromStdString(saved.report.diagnostics.front().toString()));
+  m_project = std::move(saved.value);
+  m_project->file = target;
+  m_current.project = QString::fromStdString(target.string());
+  m_current.projectDataset = m_name;
+  m_current.name = m_name;
+  m_current.parts.clear();
+  Preferences::addRecentDataset(m_current);
+  emit projectChanged();
+  return std::nullopt;
+}
+
 void Workbench::startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,
                           core::LoadReport preReport) {
   m_pending = spec;
+  m_pendingParts = parts;
   m_pendingPreReport = std::move(preReport);
   core::LoadOptions options;
   options.onError = m_onError;
@@ -146,6 +186,8 @@ void Workbench::onLoaded(const LoadResult& result) {
   m_dataset = result.dataset;
   m_report = std::move(report);
   m_name = result.name;
+  m_current = m_pending;
+  m_currentParts = m_pendingParts;
   Preferences::addRecentDataset(m_pending);
   emit reportChanged();
   emit datasetChanged();

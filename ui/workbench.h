@@ -50,6 +50,13 @@ class Workbench : public QObject {
   bool openProject(const QString& file, const QString& datasetName = {});
   // Loads another dataset of the current project.
   bool openProjectDataset(const QString& datasetName);
+  // Writes the current project, with the loaded dataset in it, to `file` (atomically; paths
+  // relative to the file's folder). Without a project a new one is made, named after the file.
+  // The project is then the current one and is remembered in the recent list. Returns an error
+  // message on failure.
+  std::optional<QString> saveProject(const QString& file);
+  // The current project's file; empty when none is open.
+  QString projectFile() const;
   void cancelLoad();
 
   // The part path a diagnostic's file belongs to, and whether that part carries queries.
@@ -82,6 +89,9 @@ class Workbench : public QObject {
   core::LoadReport m_pendingPreReport;  // project-reading problems, merged into the load report
   QString m_name;
   RecentDataset m_pending;
+  std::vector<core::DatasetPart> m_pendingParts;
+  RecentDataset m_current;                        // how the loaded dataset was opened
+  std::vector<core::DatasetPart> m_currentParts;  // its parts, formats resolved
   std::optional<core::Project> m_project;
   core::OnError m_onError = core::OnError::Skip;
   std::shared_ptr<const EvalOutcome> m_evaluation;

@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "core/data/loaders.h"
+#include "core/metrics/doclevel.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/stats/runsummary.h"
@@ -37,6 +38,10 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      set_relative_P, set_map, set_F, num_q, num_ret, num_rel, num_rel_ret,
                      num_nonrel_judged_ret; nicknames official (default), all_trec, set
   -n                 no summary (`all`) lines in trec format
+  --doc-level        document level (chunked corpora): a chunk id file#page#n counts as its
+                     document (first occurrence); prints AP (trec_eval), AP over retrieved
+                     relevant, P and recall (-m is not used). QRELS: document-level qrels, or a
+                     dataset naming gold documents (Docugami qna_data.csv, KILT)
   --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
   --B N              bootstrap resamples for the csv/json summary CIs (default 10000; 0 = none)
   --skip-bad         skip malformed input lines (reported) instead of stopping at the first
@@ -59,6 +64,7 @@ struct Options {
   bool perQuery = false;
   bool summary = true;
   bool skipBad = false;
+  bool docLevel = false;
   EvalSettings settings;
   std::vector<std::string> measureArgs;
   std::string format = "trec";
@@ -105,6 +111,10 @@ std::string parseArgs(const Args& args, Options& o, bool& help) {
         return "--B needs a number of resamples: 0 (no CIs) or at least 2";
       o.ciResamples = static_cast<std::size_t>(v);
       ++i;
+      continue;
+    }
+    if (a == "--doc-level") {
+      o.docLevel = true;
       continue;
     }
     if (a == "-" || a.size() < 2 || a[0] != '-') {
@@ -218,7 +228,7 @@ int evalCommand(const Args& args) {
 
   LoadOptions load;
   load.onError = o.skipBad ? OnError::Skip : OnError::Stop;
-  auto qrels = readTrecQrels(o.files[0], load);
+  auto qrels = o.docLevel ? readDocumentQrels(o.files[0], load) : readTrecQrels(o.files[0], load);
   printDiagnostics(qrels.report);
   if (!qrels.report.ok() || (qrels.report.hasErrors() && !o.skipBad)) return 2;
 
@@ -227,7 +237,8 @@ int evalCommand(const Args& args) {
     auto run = readTrecRun(o.files[f], load);
     printDiagnostics(run.report);
     if (!run.report.ok() || (run.report.hasErrors() && !o.skipBad)) return 2;
-    EvalResult r = evaluate(qrels.value, run.value, o.settings);
+    EvalResult r = o.docLevel ? evaluateRunDocLevel(qrels.value, run.value, o.settings)
+                              : evaluate(qrels.value, run.value, o.settings);
     for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
     if (!r.ok()) return r.numQueries == 0 && r.diagnostics.size() == 1 ? 1 : 2;
     if (!r.skippedQueries.empty())
@@ -358,7 +369,10 @@ int evalCommand(const Args& args) {
                       {"seed", bootstrap.seed},
                       {"level", bootstrap.level},
                       {"ci", "percentile"}};
-  doc["conventions"] = conventionsText(o.settings);
+  // Document level changes what every number means: its rules come first, as on the page.
+  std::vector<std::string> conventions = o.docLevel ? docLevelConventionsText() : std::vector<std::string>{};
+  for (auto& line : conventionsText(o.settings)) conventions.push_back(std::move(line));
+  doc["conventions"] = conventions;
   std::cout << doc.dump(2) << '\n';
   return 0;
 }

@@ -6,10 +6,15 @@
 //                             {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"});
 //   // r.precision 2/3, r.recall 0.5, r.apTrecEval 0.4167, r.apRetrievedRelevant 0.8333
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/data/diagnostic.h"
+#include "core/data/model.h"
+#include "core/metrics/retrievalevaluator.h"
 
 namespace ragscope::core {
 
@@ -36,5 +41,33 @@ DocLevelResult evaluateDocLevel(const std::vector<std::string>& retrievedChunkId
 
 // Means over queries (each query weighs the same), for a summary row.
 DocLevelResult meanDocLevel(const std::vector<DocLevelResult>& perQuery);
+
+// Printed names of the document-level columns, as SPEC §4 names the two AP variants.
+inline constexpr const char* kDocApTrecEval = "AP (trec_eval)";
+inline constexpr const char* kDocApRetrievedRelevant = "AP over retrieved relevant";
+
+// A whole run at document level against document-level qrels (gold = grade >= the level; a
+// judged chunk id counts for its document). Each ranking is put in trec_eval's order and cut at
+// -M as evaluate() does, then its chunks collapse to documents (first occurrence). The queries
+// averaged follow evaluate()'s rules (qrels queries in qid order; skipped or zero-filled when
+// absent from the run). Columns: num_ret, num_rel, num_rel_ret (documents), "AP (trec_eval)",
+// "AP over retrieved relevant" (side by side: they differ by their divisor), "P", "recall";
+// `settings.measures` is not consulted.
+//
+//   EvalResult r = evaluateRunDocLevel(qrels, chunkRun, settings);
+//   double ap = r.mean(kDocApTrecEval);
+EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSettings& settings);
+
+// Document-level qrels from the queries' gold documents (Docugami's SOURCE(S) line, KILT
+// provenance): grade 1 per gold document; queries without gold documents are left out.
+Qrels goldDocumentQrels(const std::vector<Query>& queries);
+
+// Document-level qrels from a file: TREC qrels as they are, or any dataset whose queries name
+// gold documents (Docugami qna_data.csv or its folder, KILT) through goldDocumentQrels(), so
+// `ragscope-cli eval --doc-level qna_data.csv run.trec` needs no hand-made qrels file.
+Loaded<Qrels> readDocumentQrels(const std::filesystem::path& path, const LoadOptions& options);
+
+// The document-level conventions, to show beside conventionsText().
+std::vector<std::string> docLevelConventionsText();
 
 }  // namespace ragscope::core

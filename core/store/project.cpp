@@ -170,19 +170,19 @@ OrderedJson toJson(const Project& project, const fs::path& target) {
       project.file.empty() ? fs::path{} : fs::absolute(project.file).parent_path().lexically_normal();
   const fs::path newBase = fs::absolute(target).parent_path().lexically_normal();
   const bool rebase = !oldBase.empty() && oldBase != newBase;
+  auto rebased = [&](const std::string& path) {
+    if (!rebase || fs::path(path).is_absolute()) return path;
+    const fs::path absolute = (oldBase / path).lexically_normal();
+    const fs::path relative = absolute.lexically_relative(newBase);
+    return relative.empty() ? absolute.generic_string() : relative.generic_string();
+  };
 
   OrderedJson datasets = OrderedJson::array();
   for (const auto& ds : project.datasets) {
     OrderedJson parts = OrderedJson::array();
     for (const auto& part : ds.parts) {
-      std::string path = part.path;
-      if (rebase && !fs::path(path).is_absolute()) {
-        const fs::path absolute = (oldBase / path).lexically_normal();
-        const fs::path relative = absolute.lexically_relative(newBase);
-        path = relative.empty() ? absolute.generic_string() : relative.generic_string();
-      }
       OrderedJson p = OrderedJson::object();
-      p["path"] = path;
+      p["path"] = rebased(part.path);
       if (part.format) p["format"] = *part.format;
       parts.push_back(std::move(p));
     }
@@ -196,14 +196,22 @@ OrderedJson toJson(const Project& project, const fs::path& target) {
   root["name"] = project.name;
   root["description"] = project.description;
   root["datasets"] = std::move(datasets);
+  // Written only when there are some: projects without stored runs keep their old shape.
+  if (!project.runStores.empty()) {
+    OrderedJson runs = OrderedJson::array();
+    for (const auto& store : project.runStores) runs.push_back(rebased(store));
+    root["runs"] = std::move(runs);
+  }
   return root;
 }
 
 
 }  // namespace
 
-fs::path Project::resolve(const ProjectDataset::Part& part) const {
-  const fs::path p(part.path);
+fs::path Project::resolve(const ProjectDataset::Part& part) const { return resolve(part.path); }
+
+fs::path Project::resolve(const std::string& path) const {
+  const fs::path p(path);
   if (p.is_absolute() || file.empty()) return p.lexically_normal();
   return (file.parent_path() / p).lexically_normal();
 }
@@ -247,6 +255,31 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
     out.push_back(DatasetPart{path, format});
   }
   return out;
+}
+
+void Project::putDataset(ProjectDataset dataset) {
+  for (auto& ds : datasets)
+    if (ds.name == dataset.name) {
+      ds = std::move(dataset);
+      return;
+    }
+  datasets.push_back(std::move(dataset));
+}
+
+ProjectDataset makeProjectDataset(std::string name, const std::vector<DatasetPart>& parts,
+                                  const fs::path& projectFile) {
+  const fs::path base = fs::absolute(projectFile).parent_path().lexically_normal();
+  ProjectDataset ds;
+  ds.name = std::move(name);
+  for (const auto& part : parts) {
+    const fs::path absolute = fs::absolute(part.path).lexically_normal();
+    const fs::path relative = absolute.lexically_relative(base);
+    ProjectDataset::Part p;
+    p.path = relative.empty() ? absolute.generic_string() : relative.generic_string();
+    if (part.format) p.format = std::string(formatName(*part.format));
+    ds.parts.push_back(std::move(p));
+  }
+  return ds;
 }
 
 Loaded<Project> readProject(const fs::path& file) {
@@ -301,7 +334,7 @@ Loaded<Project> readProject(const fs::path& file) {
   }
   result.value.version = static_cast<int>(v);
 
-  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets"});
+  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets", "runs"});
   check.requireString(root, "name", "name", result.value.name);
   if (const auto d = root.find("description"); d != root.end() && !d->is_null()) {
     if (d->is_string())
@@ -316,6 +349,23 @@ Loaded<Project> readProject(const fs::path& file) {
     check.error("datasets", std::string("expected an array, found ") + jsonTypeName(*datasets));
   else
     parseDatasets(*datasets, result.value, check);
+
+  if (const auto runs = root.find("runs"); runs != root.end() && !runs->is_null()) {
+    if (!runs->is_array()) {
+      check.error("runs", std::string("expected an array of paths, found ") + jsonTypeName(*runs));
+    } else {
+      for (std::size_t i = 0; i < runs->size(); ++i) {
+        const json& r = (*runs)[i];
+        const std::string field = "runs[" + std::to_string(i) + "]";
+        if (!r.is_string())
+          check.error(field, std::string("expected a path, found ") + jsonTypeName(r));
+        else if (r.get_ref<const std::string&>().empty())
+          check.error(field, "empty");
+        else
+          result.value.runStores.push_back(r.get<std::string>());
+      }
+    }
+  }
 
   result.report.records = result.value.datasets.size();
   return result;

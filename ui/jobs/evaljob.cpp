@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "core/data/loaders.h"
+#include "core/metrics/doclevel.h"
 
 namespace ragscope::ui {
 
@@ -46,7 +47,10 @@ void EvalJob::start(EvalRequest request) {
     core::LoadOptions options;
     options.progress = [cancelFlag](std::uint64_t, std::uint64_t) { return !cancelFlag->load(); };
     try {
-      if (!request.qrelsFile.isEmpty()) {
+      if (request.goldDocumentQrels && request.dataset) {
+        out.qrels =
+            std::make_shared<const core::Qrels>(core::goldDocumentQrels(request.dataset->queries));
+      } else if (!request.qrelsFile.isEmpty()) {
         auto loaded = core::readTrecQrels(request.qrelsFile.toStdString(), options);
         out.report.merge(loaded.report, options.maxStoredDiagnostics);
         if (loaded.report.ok()) out.qrels = std::make_shared<const core::Qrels>(std::move(loaded.value));
@@ -69,7 +73,10 @@ void EvalJob::start(EvalRequest request) {
       if (out.qrels) {
         for (const auto& run : out.runs) {
           if (cancelFlag->load()) break;
-          core::EvalResult result = core::evaluate(*out.qrels, *run, request.settings, options.progress);
+          core::EvalResult result =
+              request.docLevel
+                  ? core::evaluateRunDocLevel(*out.qrels, *run, request.settings)
+                  : core::evaluate(*out.qrels, *run, request.settings, options.progress);
           for (const auto& d : result.diagnostics) out.report.add(d, options.maxStoredDiagnostics);
           out.results.push_back(std::move(result));
           report();

@@ -23,9 +23,11 @@ namespace ragscope::ui {
 struct EvalRequest {
   std::shared_ptr<const core::Dataset> dataset;  // source of dataset qrels/runs (may be null)
   QString qrelsFile;                             // empty: the dataset's qrels
+  bool goldDocumentQrels = false;                // the dataset's gold documents as qrels instead
   std::vector<std::size_t> datasetRuns;          // indices into dataset->runs
   QStringList runFiles;
   core::EvalSettings settings;
+  bool docLevel = false;  // chunks count as their document (core::evaluateRunDocLevel)
 };
 
 struct EvalOutcome {

@@ -4,7 +4,24 @@
 #include <QColor>
 #include <QFont>
 
+#include <string>
+#include <unordered_map>
+
+#include "core/metrics/doclevel.h"
+
 namespace ragscope::ui {
+
+QColor RankedListModel::gradeColor(int grade, int relevanceLevel) {
+  if (grade >= relevanceLevel) {
+    // Relevant: deeper green for higher grades.
+    const int shade = std::max(150, 225 - 30 * (grade - relevanceLevel));
+    return QColor(shade - 40, 235, shade - 40);
+  }
+  // Judged below the level: grade 0 (and below) red, partly relevant grades (TREC DL's 1 at -l 2)
+  // amber, lighter towards the level, so a "near miss" is told apart from a true non-relevant.
+  if (grade <= 0) return QColor(245, 222, 222);
+  return QColor(250, std::min(248, 226 + 10 * (grade - 1)), 190);
+}
 
 RankedListModel::RankedListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -16,12 +33,25 @@ void RankedListModel::setRanking(std::shared_ptr<const core::Run> run, const cor
   m_docs = ranking ? core::rankedList(*ranking, judgments, maxDepth) : std::vector<core::RankedDoc>{};
   m_corpus = corpus;
   m_level = relevanceLevel;
+  m_sameDocumentAs.clear();
   endResetModel();
+}
+
+void RankedListModel::markRepeatedDocuments() {
+  std::unordered_map<std::string, std::size_t> firstRank;
+  m_sameDocumentAs.assign(m_docs.size(), 0);
+  for (std::size_t i = 0; i < m_docs.size(); ++i) {
+    const auto [it, first] =
+        firstRank.emplace(core::chunkDocumentId(m_docs[i].docId), m_docs[i].rank);
+    if (!first) m_sameDocumentAs[i] = it->second;
+  }
+  if (!m_docs.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void RankedListModel::clear() {
   beginResetModel();
   m_docs.clear();
+  m_sameDocumentAs.clear();
   m_run.reset();
   m_corpus = nullptr;
   endResetModel();
@@ -38,21 +68,16 @@ int RankedListModel::columnCount(const QModelIndex& parent) const {
 QVariant RankedListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const core::RankedDoc& d = m_docs[index.row()];
-  const bool judged = d.rel.has_value() && *d.rel >= 0;
-  if (role == Qt::BackgroundRole) {
-    if (!judged) return {};
-    if (*d.rel >= m_level) {
-      // Deeper green for higher grades.
-      const int shade = std::max(150, 225 - 30 * (*d.rel - m_level));
-      return QBrush(QColor(shade - 40, 235, shade - 40));
-    }
-    return QBrush(QColor(245, 222, 222));
-  }
+  const std::size_t sameAs = m_sameDocumentAs.empty() ? 0 : m_sameDocumentAs[index.row()];
+  // A repeated document does not count at document level: shown like an unjudged row.
+  const bool judged = d.rel.has_value() && *d.rel >= 0 && sameAs == 0;
+  if (role == Qt::BackgroundRole) return judged ? QBrush(gradeColor(*d.rel, m_level)) : QVariant();
   if (role == Qt::FontRole && !judged) {
     QFont f;
     f.setItalic(true);
     return f;
   }
+  if (role == Qt::ForegroundRole && !judged) return QBrush(QColor(110, 110, 110));
   switch (index.column()) {
     case Rank:
       if (role == Qt::DisplayRole || role == SortRole) return static_cast<qulonglong>(d.rank);
@@ -68,6 +93,7 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
       break;
     case Grade:
       if (role == Qt::DisplayRole) {
+        if (sameAs) return tr("not counted: document at rank %1").arg(sameAs);
         if (!d.rel) return tr("unjudged");
         if (*d.rel < 0) return tr("%1 (unjudged)").arg(*d.rel);
         return *d.rel >= m_level ? tr("%1 relevant").arg(*d.rel) : tr("%1").arg(*d.rel);

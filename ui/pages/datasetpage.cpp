@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -355,6 +357,34 @@ void DatasetPage::chooseProject() {
   m_workbench->openProject(file);
 }
 
+void DatasetPage::saveProject() {
+  const QString current = m_workbench->projectFile();
+  if (current.isEmpty()) return saveProjectAs();
+  if (const auto error = m_workbench->saveProject(current))
+    QMessageBox::warning(this, tr("Save project"), *error);
+  else
+    emit statusMessage(tr("Project saved to %1").arg(current));
+}
+
+void DatasetPage::saveProjectAs() {
+  const QString start =
+      m_workbench->projectFile().isEmpty()
+          ? QDir(Preferences::lastFolder.get()).filePath(QStringLiteral("untitled.ragscope.json"))
+          : m_workbench->projectFile();
+  QString file = QFileDialog::getSaveFileName(this, tr("Save project as"), start,
+                                              tr("ragscope projects (*.ragscope.json)"));
+  if (file.isEmpty()) return;
+  if (!file.endsWith(QLatin1String(".ragscope.json"))) {
+    if (file.endsWith(QLatin1String(".json"))) file.chop(5);
+    file += QLatin1String(".ragscope.json");
+  }
+  Preferences::lastFolder.set(QFileInfo(file).absolutePath());
+  if (const auto error = m_workbench->saveProject(file))
+    QMessageBox::warning(this, tr("Save project"), *error);
+  else
+    emit statusMessage(tr("Project saved to %1").arg(file));
+}
+
 void DatasetPage::onLoadStarted(const QString& name) {
   m_progress->setRange(0, 0);  // busy until the first progress report
   m_progress->setFormat(tr("Loading %1…").arg(name));
@@ -387,6 +417,7 @@ void DatasetPage::onProjectChanged() {
   if (project)
     for (const auto& ds : project->datasets) m_projectDatasets->addItem(QString::fromStdString(ds.name));
   m_projectDatasets->setVisible(project && project->datasets.size() > 1);
+  m_projectDatasets->setCurrentText(m_workbench->datasetName());
 }
 
 void DatasetPage::onDatasetChanged() {

@@ -50,6 +50,9 @@ class DatasetPage : public Page {
   void chooseFiles();
   void chooseFolder();
   void chooseProject();
+  // Saves the loaded dataset into the current project file, or asks for one (Save As).
+  void saveProject();
+  void saveProjectAs();
 
   // Jumps to the record a diagnostic is about (query row, or corpus document); false if none.
   bool showRecord(const core::Diagnostic& diagnostic);

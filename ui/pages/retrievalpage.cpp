@@ -23,6 +23,10 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/metrics/doclevel.h"
 #include "core/stats/bootstrap.h"
 #include "ui/jobs/statsjob.h"
 #include "ui/models/evalsummarymodel.h"
@@ -39,6 +43,7 @@ namespace {
 constexpr int kRunSourceRole = Qt::UserRole;       // "dataset" or "file"
 constexpr int kRunIndexRole = Qt::UserRole + 1;    // dataset run index
 constexpr int kRunPathRole = Qt::UserRole + 2;     // run file path
+constexpr int kGoldQrelsRole = Qt::UserRole + 3;   // qrels choice: the dataset's gold documents
 
 // "BM25/trec_results_dl19.txt": run files are often named alike and told apart by their folder.
 QString runFileLabel(const QString& path) {
@@ -149,6 +154,11 @@ void RetrievalPage::buildUi() {
   m_depth->setSpecialValueText(tr("full depth"));
   m_depth->setToolTip(tr("Cut every ranking after this many documents, after sorting (-M)."));
   m_complete = new QCheckBox(tr("Complete (-c): queries missing from a run count as 0"), inputs);
+  m_docLevel = new QCheckBox(tr("Document level (chunks count as their document)"), inputs);
+  m_docLevel->setToolTip(
+      tr("For chunked corpora (Docugami): a chunk id file#page#n counts as its document, first "
+         "occurrence only; reports P, recall, AP (trec_eval) and AP over retrieved relevant "
+         "against document-level qrels."));
   auto* optionsRow = new QHBoxLayout;
   optionsRow->addWidget(new QLabel(tr("Relevance level (-l):"), inputs));
   optionsRow->addWidget(m_level);
@@ -157,6 +167,8 @@ void RetrievalPage::buildUi() {
   optionsRow->addWidget(m_depth);
   optionsRow->addSpacing(12);
   optionsRow->addWidget(m_complete);
+  optionsRow->addSpacing(12);
+  optionsRow->addWidget(m_docLevel);
   optionsRow->addStretch();
   form->addRow(tr("Options:"), optionsRow);
 
@@ -287,14 +299,26 @@ void RetrievalPage::refreshDatasetInputs() {
   for (int i = 0; i < m_qrels->count(); ++i)
     if (!m_qrels->itemData(i).toString().isEmpty()) files << m_qrels->itemData(i).toString();
   const QString current = m_qrels->currentData().toString();
+  const bool goldWasCurrent = m_qrels->currentData(kGoldQrelsRole).toBool();
   m_qrels->clear();
   if (dataset && !dataset->qrels.byQuery.empty())
     m_qrels->addItem(tr("Dataset qrels (%1 judgments, %2 queries)")
                          .arg(dataset->qrels.judgmentCount())
                          .arg(dataset->qrels.byQuery.size()),
                      QString());
+  // Docugami names gold documents, not judgments: offered as document-level qrels.
+  if (dataset) {
+    const auto withGold =
+        std::count_if(dataset->queries.begin(), dataset->queries.end(),
+                      [](const core::Query& q) { return !q.goldDocIds().empty(); });
+    if (withGold > 0) {
+      m_qrels->addItem(tr("Dataset gold documents (%1 queries)").arg(withGold), QString());
+      m_qrels->setItemData(m_qrels->count() - 1, true, kGoldQrelsRole);
+    }
+  }
   for (const QString& f : files) m_qrels->addItem(QFileInfo(f).fileName(), f);
-  const int idx = m_qrels->findData(current);
+  int idx = m_qrels->findData(current);
+  if (goldWasCurrent) idx = m_qrels->findData(true, kGoldQrelsRole);
   if (idx >= 0) m_qrels->setCurrentIndex(idx);
 
   // Runs: replace the dataset's, keep added files.
@@ -338,7 +362,11 @@ void RetrievalPage::addRunFiles() {
 
 void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFiles) {
   if (qrelsFile.isEmpty()) {
-    const int idx = m_qrels->findData(QString());
+    int idx = -1;
+    for (int i = 0; i < m_qrels->count() && idx < 0; ++i)
+      if (m_qrels->itemData(i).toString().isEmpty() &&
+          !m_qrels->itemData(i, kGoldQrelsRole).toBool())
+        idx = i;
     if (idx >= 0) m_qrels->setCurrentIndex(idx);
   } else {
     int idx = m_qrels->findData(qrelsFile);
@@ -364,6 +392,14 @@ void RetrievalPage::setMeasures(const QString& measures) { m_measures->setText(m
 void RetrievalPage::setRelevanceLevel(int level) { m_level->setValue(level); }
 void RetrievalPage::setComplete(bool on) { m_complete->setChecked(on); }
 void RetrievalPage::setMaxDepth(int depth) { m_depth->setValue(depth); }
+void RetrievalPage::setDocumentLevel(bool on) { m_docLevel->setChecked(on); }
+
+bool RetrievalPage::useGoldDocuments() {
+  const int idx = m_qrels->findData(true, kGoldQrelsRole);
+  if (idx < 0) return false;
+  m_qrels->setCurrentIndex(idx);
+  return true;
+}
 bool RetrievalPage::isRunning() const { return m_job->isRunning(); }
 void RetrievalPage::cancel() { m_job->cancel(); }
 
@@ -372,6 +408,8 @@ bool RetrievalPage::evaluate() {
   EvalRequest request;
   request.dataset = m_workbench->dataset();
   request.qrelsFile = m_qrels->currentData().toString();
+  request.goldDocumentQrels = m_qrels->currentData(kGoldQrelsRole).toBool();
+  request.docLevel = m_docLevel->isChecked();
   if (m_qrels->count() == 0) {
     m_status->setText(tr("Choose a qrels file, or load a dataset with judgments."));
     return false;
@@ -402,6 +440,7 @@ bool RetrievalPage::evaluate() {
   request.settings.complete = m_complete->isChecked();
   if (m_depth->value() > 0) request.settings.maxDepth = static_cast<std::size_t>(m_depth->value());
 
+  m_evaluatedDocLevel = request.docLevel;
   m_evaluate->setEnabled(false);
   m_cancel->setEnabled(true);
   m_progress->setVisible(true);
@@ -486,33 +525,57 @@ void RetrievalPage::onQuerySelected() {
     auto it = m_outcome->qrels->byQuery.find(q->qid);
     if (it != m_outcome->qrels->byQuery.end()) judgments = &it->second;
   }
+  if (m_evaluatedDocLevel && judgments) {
+    // The qrels name documents and the run names chunks: each chunk shows its document's grade.
+    std::unordered_map<std::string, int> grades;
+    for (const auto& j : *judgments) grades.emplace(core::chunkDocumentId(j.docId), j.rel);
+    m_docJudgments.clear();
+    if (ranking)
+      for (const auto& e : ranking->entries)
+        if (auto g = grades.find(core::chunkDocumentId(e.docId())); g != grades.end())
+          m_docJudgments.push_back({std::string(e.docId()), g->second, 0});
+    judgments = &m_docJudgments;
+  }
   const auto dataset = m_workbench->dataset();
   const auto& settings = m_outcome->results[runIndex].settings;
   const bool haveCorpus = dataset && !dataset->corpus.empty();
   m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
                        haveCorpus ? &dataset->corpus : nullptr);
+  if (m_evaluatedDocLevel) m_ranked->markRepeatedDocuments();
   m_rankedView->setColumnHidden(RankedListModel::Text, !haveCorpus);
   m_rankedView->resizeColumnsToContents();
   QString queryText;
   if (dataset)
     if (const core::Query* query = dataset->findQuery(q->qid))
       queryText = QString::fromStdString(query->text).toHtmlEscaped();
-  m_rankedTitle->setText(
-      tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. "
-         "<span style='background:#c8ebc8'>&nbsp;relevant&nbsp;</span> "
-         "<span style='background:#f5dede'>&nbsp;judged non-relevant&nbsp;</span> "
-         "<i>italic = unjudged</i>")
-          .arg(QString::fromStdString(q->qid).toHtmlEscaped(), queryText)
-          .arg(q->numRet)
-          .arg(q->numRel)
-          .arg(q->numRelRet));
+  // The legend names only the colours this level can show.
+  const int level = settings.relevanceLevel;
+  auto swatch = [](const QColor& c, const QString& label) {
+    return QStringLiteral("<span style='background:%1'>&nbsp;%2&nbsp;</span> ")
+        .arg(c.name(), label);
+  };
+  QString legend = swatch(RankedListModel::gradeColor(level, level), tr("relevant"));
+  if (level > 1)
+    legend += swatch(RankedListModel::gradeColor(level - 1, level), tr("below the level"));
+  legend += swatch(RankedListModel::gradeColor(0, level), tr("judged non-relevant"));
+  m_rankedTitle->setText(tr("<b>%1</b> %2<br>%3 retrieved, %4 relevant, %5 relevant retrieved. %6"
+                            "<i>italic = unjudged</i>")
+                             .arg(QString::fromStdString(q->qid).toHtmlEscaped(), queryText)
+                             .arg(q->numRet)
+                             .arg(q->numRel)
+                             .arg(q->numRelRet)
+                             .arg(legend));
 }
 
 void RetrievalPage::updateConventions() {
   core::EvalSettings settings;
   if (!m_outcome->results.empty()) settings = m_outcome->results.front().settings;
   QString html = QStringLiteral("<ul style='margin-left:-20px'>");
-  for (const auto& line : core::conventionsText(settings))
+  // Document level changes what every number means: its rules come first.
+  std::vector<std::string> lines;
+  if (m_evaluatedDocLevel && !m_outcome->results.empty()) lines = core::docLevelConventionsText();
+  for (auto& line : core::conventionsText(settings)) lines.push_back(std::move(line));
+  for (const auto& line : lines)
     html += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(line).toHtmlEscaped());
   html += QStringLiteral("</ul>");
   const QStringList names = runDisplayNames(m_outcome->results);

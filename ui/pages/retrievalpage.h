@@ -52,6 +52,11 @@ class RetrievalPage : public Page {
   void setRelevanceLevel(int level);
   void setComplete(bool on);
   void setMaxDepth(int depth);  // 0 = no cut
+  // Document level: chunk ids file#page#n count as their document (SPEC §4, chunked corpora).
+  void setDocumentLevel(bool on);
+  // Chooses the loaded dataset's gold documents as the (document-level) qrels; false when the
+  // dataset names none.
+  bool useGoldDocuments();
   bool evaluate();
   void cancel();
   bool isRunning() const;
@@ -68,6 +73,8 @@ class RetrievalPage : public Page {
   QTableView* summaryView() const { return m_summaryView; }
   QTableView* perQueryView() const { return m_perQueryView; }
   QTableView* rankedView() const { return m_rankedView; }
+  QLineEdit* queryFilterEdit() const { return m_queryFilter; }
+  QTextBrowser* conventionsView() const { return m_conventions; }
 
  signals:
   void evaluationFinished(bool ok);
@@ -100,6 +107,10 @@ class RetrievalPage : public Page {
   QSpinBox* m_level;
   QSpinBox* m_depth;
   QCheckBox* m_complete;
+  QCheckBox* m_docLevel;
+  bool m_evaluatedDocLevel = false;  // the option as it was when the shown results were computed
+  // Document-level drill-down: the ranking's chunk ids, each with its document's grade.
+  std::vector<core::Judgment> m_docJudgments;
   QPushButton* m_evaluate;
   QPushButton* m_cancel;
   QProgressBar* m_progress;
