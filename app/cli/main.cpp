@@ -15,13 +15,17 @@ Commands:
                       load a dataset (one or more files or folders) and print its counts
                       and diagnostics; exits 2 on input errors
   eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN... [--format trec|csv|json]
-                      trec_eval-exact retrieval evaluation
+       [--doc-level] [--B N]
+                      trec_eval-exact retrieval evaluation; csv/json add each mean's 95% CI
+                      and n; --doc-level scores chunks as their documents
   bootstrap FILE --measure M [--B N] [--size S] [--seed S] [--level L] [--bca] [--json]
                       bootstrap mean, variance and CI of a measure's per-query values
   compare A B [C...] --measure M [--seed S] [--permutations N] [--json]
                       paired comparison (A minus B): bootstrap CI, randomization test, t-test
   correlate X Y --measure M [--json]
                       Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
+                      (bootstrap, compare, correlate read trec_eval -q files, TREC runs with
+                      --qrels, or eRAG/e2e run stores)
   retrieve --dataset PATH... --retriever bm25|es:URL|http:URL --out RUN [--k K] [--index DIR]
                       run a retriever over a dataset's queries and write a TREC run file
   generate --dataset PATH [--run RUNFILE --k K] [LLM job options] [--out answers.jsonl]
