@@ -11,6 +11,7 @@
 
 #include <set>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 
@@ -31,22 +32,7 @@ std::filesystem::path writeFile(const QString& path, const QByteArray& bytes) {
   return std::filesystem::path(path.toStdString());
 }
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out;
-  QByteArray err;
-};
-
-CliResult runCli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
-  CliResult r;
-  if (!p.waitForFinished(120000)) return r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
+using ragscope::test::runCli;
 
 QString dataArg(const char* rel) { return QString::fromStdString(dataPath(rel).string()); }
 

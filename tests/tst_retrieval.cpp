@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/loaders.h"
 #include "core/metrics/doclevel.h"
@@ -79,6 +80,7 @@ std::vector<nlohmann::json> readJsonl(const std::filesystem::path& p) {
   return out;
 }
 
+// stdout as bytes (compared with trec_eval's files), stderr as text.
 struct CliRun {
   int exitCode = -1;
   QByteArray out;
@@ -86,14 +88,8 @@ struct CliRun {
 };
 
 CliRun runCli(const QStringList& args) {
-  QProcess p;
-  p.start(RAGSCOPE_CLI_PATH, args);
-  CliRun r;
-  if (!p.waitForFinished(120000)) return r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = p.readAllStandardOutput();
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
+  const auto r = ragscope::test::runCli(args);
+  return {r.exitCode, r.out, QString::fromUtf8(r.err)};
 }
 
 QString dataArg(const std::string& rel) { return QString::fromStdString(ragscope::test::dataPath(rel).string()); }

@@ -23,6 +23,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 #include "core/data/loaders.h"
@@ -122,22 +123,7 @@ class LocalServer {
   }
 };
 
-struct CliResult {
-  int exitCode = -1;
-  QString out;
-  QString err;
-};
-
-CliResult runCli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
-  CliResult r;
-  if (!p.waitForFinished(300000)) return r;
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
+ragscope::test::CliText runCli(const QStringList& args) { return ragscope::test::runCliText(args); }
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/stats/bootstrap.h"
 #include "core/stats/contrastive.h"
@@ -77,19 +78,8 @@ void writeFile(const QString& path, const std::string& text) {
   out << text;
 }
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out;
-  QByteArray err;
-};
-
-CliResult runCli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
-  p.waitForFinished(120000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-          p.readAllStandardError()};
-}
+using ragscope::test::CliResult;
+using ragscope::test::runCli;
 
 }  // namespace
 
