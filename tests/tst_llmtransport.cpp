@@ -94,6 +94,17 @@ TransportOptions fastRetries() {
   return o;
 }
 
+// One chat call to `baseUrl` with a 5 s timeout, waited for; the collector holds its one callback.
+void callOnce(const std::string& baseUrl, Collector& c) {
+  EndpointConfig ep;
+  ep.baseUrl = baseUrl;
+  ep.model = "m";
+  ep.timeoutSeconds = 5;
+  auto provider = makeHttpProvider(ep, fastRetries());
+  provider->submit(chat("x"), c.callback(0));
+  provider->waitIdle();
+}
+
 std::string randomMarker() {
   std::random_device rd;
   std::mt19937_64 g(rd());
@@ -872,14 +883,8 @@ void TestLlmTransport::connectionErrors() {
       {"https://127.0.0.1:" + std::to_string(plain.port()) + "/v1", "tls: "},
   };
   for (const auto& k : cases) {
-    EndpointConfig ep;
-    ep.baseUrl = k.baseUrl;
-    ep.model = "m";
-    ep.timeoutSeconds = 5;
-    auto provider = makeHttpProvider(ep, fastRetries());
     Collector c;
-    provider->submit(chat("x"), c.callback(0));
-    provider->waitIdle();
+    callOnce(k.baseUrl, c);
     QVERIFY(c.eachOnce(1));
     QCOMPARE(c.results[0].status, CallStatus::Error);
     QVERIFY2(c.results[0].error.rfind(k.errorStart, 0) == 0, c.results[0].error.c_str());
@@ -917,14 +922,8 @@ void TestLlmTransport::untrustedCertificateRejected() {
     banner += tls.readAll();
   }
   QVERIFY2(banner.contains("ACCEPT"), banner.constData());  // s_server says ACCEPT once listening
-  EndpointConfig ep;
-  ep.baseUrl = "https://127.0.0.1:" + std::to_string(port) + "/v1";
-  ep.model = "m";
-  ep.timeoutSeconds = 5;
-  auto provider = makeHttpProvider(ep, fastRetries());
   Collector c;
-  provider->submit(chat("x"), c.callback(0));
-  provider->waitIdle();
+  callOnce("https://127.0.0.1:" + std::to_string(port) + "/v1", c);
   tls.kill();
   tls.waitForFinished(5000);
   QVERIFY(c.eachOnce(1));
