@@ -1,6 +1,7 @@
 #include "app/cli/jobinputs.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -109,6 +110,26 @@ void printLoadDiagnostics(const LoadReport& report) {
     if (shown++ >= 20) break;
     std::cerr << d.toString() << "\n";
   }
+}
+
+bool parseUnsigned(const std::string& text, std::uint64_t& out) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+bool parseFiniteDouble(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno || *end != '\0' || !std::isfinite(v)) return false;
+  out = v;
+  return true;
 }
 
 bool parseCount(const std::string& text, long min, long max, std::size_t& out) {

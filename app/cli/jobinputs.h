@@ -6,6 +6,7 @@
 // "ragscope-cli: ..." line so every command reports the same failure the same way.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,12 @@ nlohmann::json inputEntry(const std::filesystem::path& path, const std::string& 
 
 // Prints the first 20 diagnostics of `report` on stderr.
 void printLoadDiagnostics(const core::LoadReport& report);
+
+// Parses a whole unsigned decimal number (no '-'); false on anything else or on overflow.
+bool parseUnsigned(const std::string& text, std::uint64_t& out);
+
+// Parses a whole finite decimal number; false on anything else.
+bool parseFiniteDouble(const std::string& text, double& out);
 
 // Parses a whole decimal integer in [min, max]; false on anything else.
 bool parseCount(const std::string& text, long min, long max, std::size_t& out);

@@ -21,21 +21,15 @@ namespace {
 using core::llm::EndpointConfig;
 
 bool toDouble(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(v) || v < 0) return false;
+  double v = 0;
+  if (!parseFiniteDouble(text, v) || v < 0) return false;
   out = v;
   return true;
 }
 
 bool toCount(const std::string& text, std::size_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno || *end != '\0' || v == 0 || v > 100000) return false;
+  std::uint64_t v = 0;
+  if (!parseUnsigned(text, v) || v == 0 || v > 100000) return false;
   out = static_cast<std::size_t>(v);
   return true;
 }

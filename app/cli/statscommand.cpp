@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
 #include "core/data/loaders.h"
 #include "core/eval/storedscores.h"
 #include "core/metrics/measures.h"
@@ -105,26 +106,6 @@ StatsOptions resamplingOptions(const CommonOptions& o, std::size_t defaultResamp
   return options;
 }
 
-bool parseUnsigned(const std::string& text, std::uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno || *end != '\0') return false;
-  out = v;
-  return true;
-}
-
-bool parseDoubleArg(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(v)) return false;
-  out = v;
-  return true;
-}
-
 // Returns an error message, empty when fine.
 std::string parseCommon(const Args& args, CommonOptions& o) {
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -189,7 +170,7 @@ std::string parseCommon(const Args& args, CommonOptions& o) {
     } else if (a == "--level") {
       std::string text;
       if ((err = value(text)).empty() &&
-          (!parseDoubleArg(text, o.level) || !(o.level > 0.0 && o.level < 1.0)))
+          (!parseFiniteDouble(text, o.level) || !(o.level > 0.0 && o.level < 1.0)))
         err = "--level: expected a number strictly between 0 and 1, got '" + text + "'";
     } else if (a.size() > 1 && a[0] == '-') {
       err = "unknown option '" + a + "'";
