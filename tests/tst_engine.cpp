@@ -10,6 +10,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/llm/responsecache.h"
+#include "core/llm/workerprovider.h"
 #include "core/store/runstore.h"
 #include "core/util/sha256.h"
 #include "core/util/sqlitedb.h"
@@ -40,8 +41,10 @@ using ragscope::core::store::RunStore;
 namespace {
 
 // A provider that answers on its own thread after `delayMs`, counting completed calls per prompt.
-// cancelAll() answers queued calls Cancelled (they are not counted as completed).
-class FakeProvider final : public Provider {
+// cancelAll() answers queued calls Cancelled (they are not counted as completed). The queue and
+// worker are production code (WorkerProvider, as under the offline heuristics); this fake only
+// says how one call is answered.
+class FakeProvider final : public WorkerProvider {
  public:
   struct Counter {
     std::mutex mutex;
@@ -60,17 +63,9 @@ class FakeProvider final : public Provider {
     m_config.name = "fake";
     m_config.baseUrl = "http://fake.invalid/v1";
     m_config.model = "fake-model";
-    m_thread = std::thread([this] { work(); });
+    start();
   }
-  ~FakeProvider() override {
-    cancelAll();
-    {
-      std::lock_guard lock(m_mutex);
-      m_quit = true;
-    }
-    m_wake.notify_all();
-    m_thread.join();
-  }
+  ~FakeProvider() override { stop(); }
 
   EndpointConfig& mutableConfig() { return m_config; }
   std::set<std::string> failPrompts;  // answered with an error
@@ -82,81 +77,34 @@ class FakeProvider final : public Provider {
       std::lock_guard lock(m_counter->mutex);
       ++m_counter->submitted;
     }
-    {
-      std::lock_guard lock(m_mutex);
-      m_queue.push_back({std::move(request), std::move(done)});
-    }
-    m_wake.notify_one();
-  }
-  void cancelAll() override {
-    std::deque<Job> dropped;
-    {
-      std::lock_guard lock(m_mutex);
-      dropped.swap(m_queue);
-    }
-    for (auto& job : dropped) {
-      LlmResponse r;
-      r.status = CallStatus::Cancelled;
-      job.done(std::move(r));
-    }
-  }
-  void waitIdle() override {
-    std::unique_lock lock(m_mutex);
-    m_idle.wait(lock, [this] { return m_queue.empty() && !m_busy; });
+    WorkerProvider::submit(std::move(request), std::move(done));
   }
   const EndpointConfig& config() const override { return m_config; }
 
  private:
-  struct Job {
-    LlmRequest request;
-    ResponseCallback done;
-  };
-  void work() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(m_mutex);
-        m_wake.wait(lock, [this] { return m_quit || !m_queue.empty(); });
-        if (m_queue.empty()) return;
-        job = std::move(m_queue.front());
-        m_queue.pop_front();
-        m_busy = true;
-      }
-      if (m_delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
-      const std::string prompt = job.request.messages.empty() ? "" : job.request.messages.back().content;
-      LlmResponse r;
-      if (failPrompts.count(prompt)) {
-        r.status = CallStatus::Error;
-        r.error = "http 500 after 5 attempts";
-      } else {
-        r.status = CallStatus::Ok;
-        r.text = "answer to " + prompt;
-        r.usage.promptTokens = 10;
-        r.usage.completionTokens = 10;
-        r.usage.costUsd = m_cost;
-        std::lock_guard lock(m_counter->mutex);
-        ++m_counter->completed[prompt];
-      }
-      job.done(std::move(r));
-      {
-        std::lock_guard lock(m_mutex);
-        m_busy = false;
-      }
-      m_idle.notify_all();
+  LlmResponse answer(const LlmRequest& request) override {
+    if (m_delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
+    const std::string prompt = request.messages.empty() ? "" : request.messages.back().content;
+    LlmResponse r;
+    if (failPrompts.count(prompt)) {
+      r.status = CallStatus::Error;
+      r.error = "http 500 after 5 attempts";
+    } else {
+      r.status = CallStatus::Ok;
+      r.text = "answer to " + prompt;
+      r.usage.promptTokens = 10;
+      r.usage.completionTokens = 10;
+      r.usage.costUsd = m_cost;
+      std::lock_guard lock(m_counter->mutex);
+      ++m_counter->completed[prompt];
     }
+    return r;
   }
 
   std::shared_ptr<Counter> m_counter;
   int m_delayMs;
   double m_cost;
   EndpointConfig m_config;
-  std::mutex m_mutex;
-  std::condition_variable m_wake;
-  std::condition_variable m_idle;
-  std::deque<Job> m_queue;
-  bool m_busy = false;
-  bool m_quit = false;
-  std::thread m_thread;
 };
 
 std::vector<store::NewItem> makeItems(int n, const std::string& prefix = "p") {

@@ -111,23 +111,26 @@ std::string fmt(double v, const char* f = "%.4f") {
   return buf;
 }
 
-int exitCodeFor(eval::RunOutcome outcome) {
-  switch (outcome) {
-    case eval::RunOutcome::Done:
-      return 0;
-    case eval::RunOutcome::DoneWithErrors:
-    case eval::RunOutcome::Cancelled:
-    case eval::RunOutcome::PausedBudget:
-      return 1;
-    case eval::RunOutcome::Failed:
-      return 2;
-  }
-  return 2;
-}
-
 stats::BootstrapOptions summaryBootstrap() {
   stats::BootstrapOptions o;  // B = 10,000, seed 42, percentile 95 %
   return o;
+}
+
+// erag and e2e --json: the report's scores with the run's counts under "run"; returns exit code 0.
+int printScoresJson(json scores, const json& runInfo) {
+  scores["run"] = runInfo;
+  std::cout << scores.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  return 0;
+}
+
+// Ends the first summary line of an erag or e2e report the same way: the incomplete items left
+// out, and a note when outputs come from the offline heuristic reader.
+void endSummaryLine(std::size_t incomplete, std::size_t heuristicOutputs) {
+  if (incomplete > 0) std::cout << ", " << incomplete << " incomplete left out";
+  std::cout << "\n";
+  if (heuristicOutputs > 0) {
+    std::cout << "            outputs from the offline heuristic reader (heuristic, not an LLM)\n";
+  }
 }
 
 // Shared by erag and e2e: parse, load, plan, store, run, finish.
@@ -135,67 +138,38 @@ int runEvaluationJob(const Args& args, bool erag) {
   const char* help = erag ? kEragHelp : kE2eHelp;
   const std::string job = erag ? "erag" : "e2e";
   JobOptions jobOptions;
-  std::vector<std::string> datasets;
-  std::string format, runPath, retriever, indexDir, templatePath, labelsOut;
+  JobInputArgs inputs;
+  std::string retriever, indexDir, labelsOut;
   std::string metricText = "rouge-l";
   std::string measuresText;
-  std::size_t k = 5;
-  bool quiet = false;
   bool asJson = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string error;
-    switch (parseJobOption(args, i, jobOptions, error)) {
-      case OptionParse::Consumed:
-        continue;
-      case OptionParse::Error:
-        return usageError(error, help);
-      case OptionParse::NotMine:
-        break;
-    }
+  const auto ended = parseJobArgs(args, jobOptions, inputs, 1000, help, [&](std::size_t& i) -> std::optional<int> {
     const std::string& a = args[i];
-    auto value = [&](std::string& into) {
-      if (i + 1 >= args.size()) return false;
-      into = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::cout << help << jobOptionsHelp();
-      return 0;
-    } else if (a == "--dataset") {
-      if (!value(v)) return usageError("--dataset needs a path", help);
-      datasets.push_back(v);
-    } else if (a == "--format") {
-      if (!value(format)) return usageError("--format needs a name", help);
-    } else if (a == "--run") {
-      if (!value(runPath)) return usageError("--run needs a path", help);
-    } else if (a == "--retriever") {
-      if (!value(retriever)) return usageError("--retriever needs a name (bm25)", help);
+    if (a == "--retriever") {
+      if (!nextValue(args, i, retriever)) return usageError("--retriever needs a name (bm25)", help);
       if (retriever != "bm25") return usageError("--retriever: only bm25 is supported here; "
                                                  "for es:/http: retrievers write a run with "
                                                  "`ragscope-cli retrieve` and pass --run", help);
     } else if (a == "--index") {
-      if (!value(indexDir)) return usageError("--index needs a folder", help);
-    } else if (a == "--template") {
-      if (!value(templatePath)) return usageError("--template needs a path", help);
+      if (!nextValue(args, i, indexDir)) return usageError("--index needs a folder", help);
     } else if (a == "--metric") {
-      if (!value(metricText)) return usageError("--metric needs a name", help);
+      if (!nextValue(args, i, metricText)) return usageError("--metric needs a name", help);
     } else if (a == "--measures" && erag) {
-      if (!value(measuresText)) return usageError("--measures needs a list", help);
+      if (!nextValue(args, i, measuresText)) return usageError("--measures needs a list", help);
     } else if (a == "--labels-out" && erag) {
-      if (!value(labelsOut)) return usageError("--labels-out needs a path", help);
-    } else if (a == "--k") {
-      if (!value(v)) return usageError("--k needs a number", help);
-      if (!parseCount(v, 1, 1000, k)) return usageError("--k: '" + v + "' is not 1..1000", help);
+      if (!nextValue(args, i, labelsOut)) return usageError("--labels-out needs a path", help);
     } else if (a == "--json") {
       asJson = true;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
     } else {
       return usageError(job + ": unknown argument '" + a + "'", help);
     }
-  }
-  if (datasets.empty()) return usageError(job + " needs --dataset PATH", help);
+    return std::nullopt;
+  });
+  if (ended) return *ended;
+  if (inputs.datasets.empty()) return usageError(job + " needs --dataset PATH", help);
+  const std::string& runPath = inputs.runPath;
+  const std::size_t k = inputs.k;
+  const bool quiet = inputs.quiet;
   if (runPath.empty() == retriever.empty()) return usageError(job + " needs either --run RUNFILE or --retriever bm25", help);
   const auto metric = parseDownstreamMetric(metricText);
   if (!metric) return usageError("unknown --metric '" + metricText + "' (em, f1, accuracy, rouge-l, rouge-l-kilt, contains)", help);
@@ -218,22 +192,16 @@ int runEvaluationJob(const Args& args, bool erag) {
     }
   }
 
-  std::optional<Format> fmtOpt;
-  if (!parseFormatOption(format, fmtOpt)) return usageError("unknown --format '" + format + "'", help);
-  const auto templateRead = readTemplateOrDefault(templatePath);
-  if (!templateRead) return 2;
-  const std::string& templateText = *templateRead;
-
-  LoadOptions loadOptions;
-  const auto loaded = loadJobDataset(datasets, fmtOpt, loadOptions, job);
+  const auto loaded = loadJobInputs(inputs, job, help);
   if (!loaded) return 2;
-  const Dataset& dataset = *loaded;
+  const Dataset& dataset = loaded->dataset;
+  const std::string& templateText = loaded->templateText;
 
   Run run;
   json runSetting;
   std::string systemName;
   if (!runPath.empty()) {
-    auto r = loadJobRun(runPath, loadOptions, job);
+    auto r = loadJobRun(runPath, LoadOptions{}, job);
     if (!r) return 2;
     run = std::move(*r);
     runSetting = inputEntry(runPath, "trec-run");
@@ -243,7 +211,7 @@ int runEvaluationJob(const Args& args, bool erag) {
       std::cerr << "ragscope-cli: " << job << ": bm25 needs a corpus, and the dataset has no documents\n";
       return 2;
     }
-    const fs::path dir = indexDir.empty() ? chooseIndexDir(datasets.front(), dataset.corpus) : fs::path(indexDir);
+    const fs::path dir = indexDir.empty() ? chooseIndexDir(inputs.datasets.front(), dataset.corpus) : fs::path(indexDir);
     const IndexBuildResult built = openOrBuildIndex(dataset.corpus, dir, {});
     if (!built.ok) {
       std::cerr << "ragscope-cli: " << job << ": " << built.error << "\n";
@@ -305,57 +273,28 @@ int runEvaluationJob(const Args& args, bool erag) {
   }
   auto cache = offline ? nullptr : openCache(jobOptions);
   if (jobOptions.estimate) {
-    auto provider = llm::makeProvider(endpoint, llm::OfflineRole::Reader, cache.get());
-    printEstimate(eval::estimateItems(items, *provider, cache.get()), endpoint);
+    printItemsEstimate(items, endpoint, cache.get());
     return 0;
   }
 
-  json settings;
-  settings["job"] = job;
-  settings["datasets"] = json::array();
-  for (const auto& d : datasets) settings["datasets"].push_back(inputEntry(d, format));
+  json settings = jobSettings(job, inputs, labelsOut, jobOptions);
   settings["run"] = runSetting;
   settings["system"] = systemName;
-  settings["k"] = k;
   settings["metric"] = downstreamMetricKey(*metric);
   if (erag) settings["measures"] = measuresText;
-  settings["template_source"] = templatePath.empty() ? "default" : templatePath;
-  settings["out"] = labelsOut.empty() ? json() : json(fs::absolute(labelsOut).string());
-  settings["concurrency"] = jobOptions.concurrency;
-  settings["budget_usd"] = jobOptions.budget ? json(*jobOptions.budget) : json();
-  settings["cache"] = jobOptions.noCache ? json(false) : json(jobOptions.cache);
   settings["queries"] = top.lists.size();
   settings["missing_documents"] = top.missingDocuments;
   settings["queries_without_gold"] = top.queriesWithoutGold;
-  settings["ragscope_version"] = RAGSCOPE_VERSION;
   settings["plan"] = std::move(plan);
 
-  store::RunRecord record;
-  record.kind = job;
-  record.settings = std::move(settings);
-  record.templateText = templateText;
-  record.templateHash = llm::templateHash(templateText);
-  record.endpoint = llm::toJson(endpoint);
-
-  const std::string storePath =
-      jobOptions.store.empty() ? "ragscope-" + job + "-" + timestamp() + ".db" : jobOptions.store;
   store::RunStore runStore;
-  std::string err;
-  if (!runStore.create(storePath, record, &err) || !runStore.addItems(items, &err)) {
-    std::cerr << "ragscope-cli: " << err << "\n";
+  if (!createJobStore(runStore, job, std::move(settings), templateText, endpoint, items, jobOptions,
+                      quiet)) {
     return 2;
   }
-  if (!quiet) {
-    std::cerr << job << ": " << items.size() << " calls to "
-              << (offline ? std::string("the offline heuristic reader") : endpoint.baseUrl) << ", store "
-              << storePath << "\n";
-  }
-  auto provider = llm::makeProvider(endpoint, llm::OfflineRole::Reader, cache.get());
-  eval::EngineOptions engine;
-  engine.concurrency = jobOptions.concurrency;
-  engine.budgetUsd = jobOptions.budget;
-  const auto summary = runWithProgress(runStore, *provider, engine, quiet);
-  provider.reset();
+  const auto summary =
+      runJobItems(runStore, llm::makeProvider(endpoint, llm::OfflineRole::Reader, cache.get()),
+                  jobOptions, false, quiet);
   if (!asJson) {
     printSummary(summary, runStore);
     if (summary.outcome != eval::RunOutcome::Done) {
@@ -400,22 +339,13 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
         return 2;
       }
     }
-    if (options.json) {
-      json out = eval::eragScoresJson(report);
-      out["run"] = runInfo;
-      std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-      return 0;
-    }
+    if (options.json) return printScoresJson(eval::eragScoresJson(report), runInfo);
     const auto& a = report.aggregate;
     std::cout << "eRAG:       " << a.qids.size() << " queries scored with " << report.metricKey
               << " labels (" << (a.binary ? "binary: trec_eval measures over the labels"
                                           : "continuous: P and success only")
               << ")";
-    if (!report.incomplete.empty()) std::cout << ", " << report.incomplete.size() << " incomplete left out";
-    std::cout << "\n";
-    if (report.heuristicOutputs > 0) {
-      std::cout << "            outputs from the offline heuristic reader (heuristic, not an LLM)\n";
-    }
+    endSummaryLine(report.incomplete.size(), report.heuristicOutputs);
     for (std::size_t m = 0; m < a.measures.size(); ++m) {
       std::string ci = "-";
       if (m < report.intervals.size() && report.intervals[m].ok()) {
@@ -439,23 +369,14 @@ int finishEvaluationRun(store::RunStore& runStore, const EvalFinishOptions& opti
       std::cerr << "ragscope-cli: e2e: storing the scores: " << err << "\n";
       return 2;
     }
-    if (options.json) {
-      json out = eval::e2eScoresJson(report);
-      out["run"] = runInfo;
-      std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-      return 0;
-    }
+    if (options.json) return printScoresJson(eval::e2eScoresJson(report), runInfo);
     std::string ci = "-";
     if (report.interval.ok() && report.interval.resamples > 0) {
       ci = "[" + fmt(report.interval.ci.low) + ", " + fmt(report.interval.ci.high) + "]";
     }
     std::cout << "end-to-end: " << report.qids.size() << " queries, mean " << report.metricKey << " "
               << fmt(report.mean) << ", 95% CI " << ci << ", n " << report.values.size();
-    if (!report.incomplete.empty()) std::cout << ", " << report.incomplete.size() << " incomplete left out";
-    std::cout << "\n";
-    if (report.heuristicOutputs > 0) {
-      std::cout << "            outputs from the offline heuristic reader (heuristic, not an LLM)\n";
-    }
+    endSummaryLine(report.incomplete.size(), report.heuristicOutputs);
     return 0;
   }
   return 0;
@@ -472,11 +393,7 @@ int eragCorrelateCommand(const Args& args) {
   bool asJson = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](std::string& into) {
-      if (i + 1 >= args.size()) return false;
-      into = args[++i];
-      return true;
-    };
+    auto value = [&](std::string& into) { return nextValue(args, i, into); };
     std::string v;
     if (a == "--help" || a == "-h") {
       std::cout << kCorrelateHelp;

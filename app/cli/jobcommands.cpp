@@ -64,20 +64,6 @@ Lists the run stores in DIR (default: the current folder) with their job, status
 A run killed mid-way still shows "running"; resume it.
 )";
 
-int exitCodeFor(eval::RunOutcome outcome) {
-  switch (outcome) {
-    case eval::RunOutcome::Done:
-      return 0;
-    case eval::RunOutcome::DoneWithErrors:
-    case eval::RunOutcome::Cancelled:
-    case eval::RunOutcome::PausedBudget:
-      return 1;
-    case eval::RunOutcome::Failed:
-      return 2;
-  }
-  return 2;
-}
-
 llm::OfflineRole offlineRoleFor(const std::string& kind) {
   return kind == "generate" ? llm::OfflineRole::Reader : llm::OfflineRole::Auto;
 }
@@ -108,12 +94,7 @@ int execute(store::RunStore& runStore, const std::string& kind, const llm::Endpo
     printEstimate(eval::estimateRun(runStore, *provider, retryErrors, cache.get()), endpoint);
     return 0;
   }
-  eval::EngineOptions engine;
-  engine.concurrency = jobOptions.concurrency;
-  engine.budgetUsd = jobOptions.budget;
-  engine.retryErrors = retryErrors;
-  const auto summary = runWithProgress(runStore, *provider, engine, quiet);
-  provider.reset();  // every callback has run; close connections before reporting
+  const auto summary = runJobItems(runStore, std::move(provider), jobOptions, retryErrors, quiet);
   printSummary(summary, runStore);
   if (summary.outcome == eval::RunOutcome::PausedBudget) {
     std::cout << "budget:     paused before exceeding $" << jobOptions.budget.value_or(0.0)
@@ -133,76 +114,29 @@ int execute(store::RunStore& runStore, const std::string& kind, const llm::Endpo
 
 int generateCommand(const Args& args) {
   JobOptions jobOptions;
-  std::vector<std::string> datasets;
-  std::string format;
-  std::string runPath;
+  JobInputArgs inputs;
   std::string out;
-  std::string templatePath;
-  std::size_t k = 5;
-  bool quiet = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string error;
-    switch (parseJobOption(args, i, jobOptions, error)) {
-      case OptionParse::Consumed:
-        continue;
-      case OptionParse::Error:
-        return usageError(error, kGenerateHelp);
-      case OptionParse::NotMine:
-        break;
-    }
-    const std::string& a = args[i];
-    auto value = [&](std::string& into) {
-      if (i + 1 >= args.size()) return false;
-      into = args[++i];
-      return true;
-    };
-    if (a == "--help" || a == "-h") {
-      std::cout << kGenerateHelp << jobOptionsHelp();
-      return 0;
-    }
-    std::string v;
-    if (a == "--dataset") {
-      if (!value(v)) return usageError("--dataset needs a path", kGenerateHelp);
-      datasets.push_back(v);
-    } else if (a == "--format") {
-      if (!value(format)) return usageError("--format needs a name", kGenerateHelp);
-    } else if (a == "--run") {
-      if (!value(runPath)) return usageError("--run needs a path", kGenerateHelp);
-    } else if (a == "--out") {
-      if (!value(out)) return usageError("--out needs a path", kGenerateHelp);
-    } else if (a == "--template") {
-      if (!value(templatePath)) return usageError("--template needs a path", kGenerateHelp);
-    } else if (a == "--k") {
-      if (!value(v)) return usageError("--k needs a number", kGenerateHelp);
-      if (!parseCount(v, 1, 10000, k))
-        return usageError("--k: '" + v + "' is not 1..10000", kGenerateHelp);
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else {
-      return usageError("generate: unknown argument '" + a + "'", kGenerateHelp);
-    }
-  }
-  if (datasets.empty()) return usageError("generate needs --dataset PATH", kGenerateHelp);
+  const auto ended = parseJobArgs(
+      args, jobOptions, inputs, 10000, kGenerateHelp, [&](std::size_t& i) -> std::optional<int> {
+        const std::string& a = args[i];
+        if (a != "--out") return usageError("generate: unknown argument '" + a + "'", kGenerateHelp);
+        if (!nextValue(args, i, out)) return usageError("--out needs a path", kGenerateHelp);
+        return std::nullopt;
+      });
+  if (ended) return *ended;
+  if (inputs.datasets.empty()) return usageError("generate needs --dataset PATH", kGenerateHelp);
 
-  std::optional<Format> fmt;
-  if (!parseFormatOption(format, fmt))
-    return usageError("unknown --format '" + format + "'", kGenerateHelp);
-  const auto templateRead = readTemplateOrDefault(templatePath);
-  if (!templateRead) return 2;
-  const std::string& templateText = *templateRead;
-
-  // Load inputs.
-  LoadOptions loadOptions;
-  const auto loaded = loadJobDataset(datasets, fmt, loadOptions, "generate");
+  const auto loaded = loadJobInputs(inputs, "generate", kGenerateHelp);
   if (!loaded) return 2;
-  const Dataset& dataset = *loaded;
+  const Dataset& dataset = loaded->dataset;
+  const std::string& templateText = loaded->templateText;
   std::optional<Run> run;
-  if (!runPath.empty()) {
-    run = loadJobRun(runPath, loadOptions, "generate");
+  if (!inputs.runPath.empty()) {
+    run = loadJobRun(inputs.runPath, LoadOptions{}, "generate");
     if (!run) return 2;
   }
 
-  auto plan = eval::planGenerate(dataset, run ? &*run : nullptr, k, templateText);
+  auto plan = eval::planGenerate(dataset, run ? &*run : nullptr, inputs.k, templateText);
   for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
   if (plan.missingDocuments > plan.warnings.size()) {
     std::cerr << "warning: " << plan.missingDocuments << " run documents in all are not in the corpus\n";
@@ -211,48 +145,21 @@ int generateCommand(const Args& args) {
   const llm::EndpointConfig endpoint = generatorEndpoint(jobOptions);
   if (jobOptions.estimate) {
     auto cache = llm::isOfflineEndpoint(endpoint) ? nullptr : openCache(jobOptions);
-    auto provider = llm::makeProvider(endpoint, llm::OfflineRole::Reader, cache.get());
-    printEstimate(eval::estimateItems(plan.items, *provider, cache.get()), endpoint);
+    printItemsEstimate(plan.items, endpoint, cache.get());
     return 0;
   }
 
-  json settings;
-  settings["job"] = "generate";
-  settings["datasets"] = json::array();
-  for (const auto& d : datasets) settings["datasets"].push_back(inputEntry(d, format));
-  settings["run"] = runPath.empty() ? json() : inputEntry(runPath, "trec-run");
-  settings["k"] = k;
-  settings["template_source"] = templatePath.empty() ? "default" : templatePath;
-  settings["out"] = out.empty() ? json() : json(std::filesystem::absolute(out).string());
-  settings["concurrency"] = jobOptions.concurrency;
-  settings["budget_usd"] = jobOptions.budget ? json(*jobOptions.budget) : json();
-  settings["cache"] = jobOptions.noCache ? json(false) : json(jobOptions.cache);
+  json settings = jobSettings("generate", inputs, out, jobOptions);
+  settings["run"] = inputs.runPath.empty() ? json() : inputEntry(inputs.runPath, "trec-run");
   settings["queries"] = dataset.queries.size();
   settings["missing_documents"] = plan.missingDocuments;
-  settings["ragscope_version"] = RAGSCOPE_VERSION;
 
-  store::RunRecord record;
-  record.kind = "generate";
-  record.settings = settings;
-  record.templateText = templateText;
-  record.templateHash = llm::templateHash(templateText);
-  record.endpoint = llm::toJson(endpoint);
-
-  const std::string storePath =
-      jobOptions.store.empty() ? "ragscope-generate-" + timestamp() + ".db" : jobOptions.store;
   store::RunStore runStore;
-  std::string err;
-  if (!runStore.create(storePath, record, &err) || !runStore.addItems(plan.items, &err)) {
-    std::cerr << "ragscope-cli: " << err << "\n";
+  if (!createJobStore(runStore, "generate", std::move(settings), templateText, endpoint, plan.items,
+                      jobOptions, inputs.quiet)) {
     return 2;
   }
-  if (!quiet) {
-    std::cerr << "generate: " << plan.items.size() << " calls to "
-              << (llm::isOfflineEndpoint(endpoint) ? std::string("the offline heuristic reader")
-                                                   : endpoint.baseUrl)
-              << ", store " << storePath << "\n";
-  }
-  return execute(runStore, record.kind, endpoint, jobOptions, false, out, quiet);
+  return execute(runStore, "generate", endpoint, jobOptions, false, out, inputs.quiet);
 }
 
 int resumeCommand(const Args& args) {
@@ -263,15 +170,10 @@ int resumeCommand(const Args& args) {
   bool retryErrors = false;
   bool quiet = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string error;
-    switch (parseJobOption(args, i, jobOptions, error)) {
-      case OptionParse::Consumed:
-        continue;
-      case OptionParse::Error:
-        return usageError(error, kResumeHelp);
-      case OptionParse::NotMine:
-        break;
-    }
+    int exitCode = 0;
+    const ArgStep step = takeJobOption(args, i, jobOptions, kResumeHelp, exitCode);
+    if (step == ArgStep::Exit) return exitCode;
+    if (step == ArgStep::Taken) continue;
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
       std::cout << kResumeHelp << "\n" << jobOptionsHelp();

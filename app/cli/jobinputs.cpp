@@ -1,6 +1,7 @@
 #include "app/cli/jobinputs.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -8,7 +9,9 @@
 #include <iterator>
 
 #include "core/data/loaders.h"
+#include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
+#include "core/llm/providerfactory.h"
 #include "core/util/sha256.h"
 
 namespace ragscope::cli {
@@ -18,6 +21,69 @@ using namespace ragscope::core;
 int usageError(const std::string& message, const char* help) {
   std::cerr << "ragscope-cli: " << message << "\n\n" << help;
   return 2;
+}
+
+bool nextValue(const Args& args, std::size_t& i, std::string& into) {
+  if (i + 1 >= args.size()) return false;
+  into = args[++i];
+  return true;
+}
+
+namespace {
+
+ArgStep takeJobInputArg(const Args& args, std::size_t& i, JobOptions& options,
+                        JobInputArgs& inputs, std::size_t maxK, const char* help, int& exitCode) {
+  if (const ArgStep step = takeJobOption(args, i, options, help, exitCode); step != ArgStep::NotMine)
+    return step;
+  const std::string& a = args[i];
+  auto fail = [&](const std::string& message) {
+    exitCode = usageError(message, help);
+    return ArgStep::Exit;
+  };
+  std::string v;
+  if (a == "--help" || a == "-h") {
+    std::cout << help << jobOptionsHelp();
+    exitCode = 0;
+    return ArgStep::Exit;
+  } else if (a == "--dataset") {
+    if (!nextValue(args, i, v)) return fail("--dataset needs a path");
+    inputs.datasets.push_back(v);
+  } else if (a == "--format") {
+    if (!nextValue(args, i, inputs.format)) return fail("--format needs a name");
+  } else if (a == "--run") {
+    if (!nextValue(args, i, inputs.runPath)) return fail("--run needs a path");
+  } else if (a == "--template") {
+    if (!nextValue(args, i, inputs.templatePath)) return fail("--template needs a path");
+  } else if (a == "--k") {
+    if (!nextValue(args, i, v)) return fail("--k needs a number");
+    if (!parseCount(v, 1, static_cast<long>(maxK), inputs.k))
+      return fail("--k: '" + v + "' is not 1.." + std::to_string(maxK));
+  } else if (a == "--quiet" || a == "-q") {
+    inputs.quiet = true;
+  } else {
+    return ArgStep::NotMine;
+  }
+  return ArgStep::Taken;
+}
+
+}  // namespace
+
+std::optional<int> parseJobArgs(const Args& args, JobOptions& options, JobInputArgs& inputs,
+                                std::size_t maxK, const char* help,
+                                const std::function<std::optional<int>(std::size_t& i)>& own) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    int exitCode = 0;
+    switch (takeJobInputArg(args, i, options, inputs, maxK, help, exitCode)) {
+      case ArgStep::Taken:
+        continue;
+      case ArgStep::Exit:
+        return exitCode;
+      case ArgStep::NotMine:
+        break;
+    }
+    if (auto ended = own(i)) return ended;
+  }
+  return std::nullopt;
 }
 
 std::string timestamp() {
@@ -44,6 +110,26 @@ void printLoadDiagnostics(const LoadReport& report) {
     if (shown++ >= 20) break;
     std::cerr << d.toString() << "\n";
   }
+}
+
+bool parseUnsigned(const std::string& text, std::uint64_t& out) {
+  if (text.empty() || text[0] == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno || *end != '\0') return false;
+  out = v;
+  return true;
+}
+
+bool parseFiniteDouble(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno || *end != '\0' || !std::isfinite(v)) return false;
+  out = v;
+  return true;
 }
 
 bool parseCount(const std::string& text, long min, long max, std::size_t& out) {
@@ -88,6 +174,63 @@ std::optional<Dataset> loadJobDataset(const std::vector<std::string>& paths,
     return std::nullopt;
   }
   return std::move(loaded.value);
+}
+
+std::optional<JobInputs> loadJobInputs(const JobInputArgs& args, const std::string& job,
+                                       const char* help) {
+  std::optional<Format> format;
+  if (!parseFormatOption(args.format, format)) {
+    usageError("unknown --format '" + args.format + "'", help);
+    return std::nullopt;
+  }
+  auto templateText = readTemplateOrDefault(args.templatePath);
+  if (!templateText) return std::nullopt;
+  auto dataset = loadJobDataset(args.datasets, format, LoadOptions{}, job);
+  if (!dataset) return std::nullopt;
+  return JobInputs{std::move(*dataset), std::move(*templateText)};
+}
+
+nlohmann::json jobSettings(const std::string& job, const JobInputArgs& args, const std::string& out,
+                           const JobOptions& options) {
+  using nlohmann::json;
+  json settings;
+  settings["job"] = job;
+  settings["datasets"] = json::array();
+  for (const auto& d : args.datasets) settings["datasets"].push_back(inputEntry(d, args.format));
+  settings["k"] = args.k;
+  settings["template_source"] = args.templatePath.empty() ? "default" : args.templatePath;
+  settings["out"] = out.empty() ? json() : json(std::filesystem::absolute(out).string());
+  settings["concurrency"] = options.concurrency;
+  settings["budget_usd"] = options.budget ? json(*options.budget) : json();
+  settings["cache"] = options.noCache ? json(false) : json(options.cache);
+  settings["ragscope_version"] = RAGSCOPE_VERSION;
+  return settings;
+}
+
+bool createJobStore(store::RunStore& runStore, const std::string& job, nlohmann::json settings,
+                    const std::string& templateText, const llm::EndpointConfig& endpoint,
+                    const std::vector<store::NewItem>& items, const JobOptions& options,
+                    bool quiet) {
+  store::RunRecord record;
+  record.kind = job;
+  record.settings = std::move(settings);
+  record.templateText = templateText;
+  record.templateHash = llm::templateHash(templateText);
+  record.endpoint = llm::toJson(endpoint);
+  const std::string storePath =
+      options.store.empty() ? "ragscope-" + job + "-" + timestamp() + ".db" : options.store;
+  std::string err;
+  if (!runStore.create(storePath, record, &err) || !runStore.addItems(items, &err)) {
+    std::cerr << "ragscope-cli: " << err << "\n";
+    return false;
+  }
+  if (!quiet) {
+    std::cerr << job << ": " << items.size() << " calls to "
+              << (llm::isOfflineEndpoint(endpoint) ? std::string("the offline heuristic reader")
+                                                   : endpoint.baseUrl)
+              << ", store " << storePath << "\n";
+  }
+  return true;
 }
 
 std::optional<Run> loadJobRun(const std::string& path, const LoadOptions& options,

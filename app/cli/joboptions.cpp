@@ -11,6 +11,9 @@
 #include <stop_token>
 #include <thread>
 
+#include "app/cli/jobinputs.h"
+#include "core/llm/providerfactory.h"
+
 namespace ragscope::cli {
 
 namespace {
@@ -18,21 +21,15 @@ namespace {
 using core::llm::EndpointConfig;
 
 bool toDouble(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(v) || v < 0) return false;
+  double v = 0;
+  if (!parseFiniteDouble(text, v) || v < 0) return false;
   out = v;
   return true;
 }
 
 bool toCount(const std::string& text, std::size_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno || *end != '\0' || v == 0 || v > 100000) return false;
+  std::uint64_t v = 0;
+  if (!parseUnsigned(text, v) || v == 0 || v > 100000) return false;
   out = static_cast<std::size_t>(v);
   return true;
 }
@@ -156,6 +153,21 @@ OptionParse parseJobOption(const Args& args, std::size_t& i, JobOptions& o, std:
   return OptionParse::Consumed;
 }
 
+ArgStep takeJobOption(const Args& args, std::size_t& i, JobOptions& options, const char* help,
+                      int& exitCode) {
+  std::string error;
+  switch (parseJobOption(args, i, options, error)) {
+    case OptionParse::Consumed:
+      return ArgStep::Taken;
+    case OptionParse::Error:
+      exitCode = usageError(error, help);
+      return ArgStep::Exit;
+    case OptionParse::NotMine:
+      break;
+  }
+  return ArgStep::NotMine;
+}
+
 const char* jobOptionsHelp() {
   return R"(LLM job options:
   --generator URL|offline  generator endpoint: an OpenAI-compatible base URL such as
@@ -242,6 +254,38 @@ core::eval::RunSummary runWithProgress(core::store::RunStore& store, core::llm::
   watcher.join();
   std::signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
   return summary;
+}
+
+core::eval::RunSummary runJobItems(core::store::RunStore& store,
+                                   std::unique_ptr<core::llm::Provider> provider,
+                                   const JobOptions& options, bool retryErrors, bool quiet) {
+  core::eval::EngineOptions engine;
+  engine.concurrency = options.concurrency;
+  engine.budgetUsd = options.budget;
+  engine.retryErrors = retryErrors;
+  auto summary = runWithProgress(store, *provider, engine, quiet);
+  provider.reset();
+  return summary;
+}
+
+int exitCodeFor(core::eval::RunOutcome outcome) {
+  switch (outcome) {
+    case core::eval::RunOutcome::Done:
+      return 0;
+    case core::eval::RunOutcome::DoneWithErrors:
+    case core::eval::RunOutcome::Cancelled:
+    case core::eval::RunOutcome::PausedBudget:
+      return 1;
+    case core::eval::RunOutcome::Failed:
+      return 2;
+  }
+  return 2;
+}
+
+void printItemsEstimate(const std::vector<core::store::NewItem>& items,
+                        const EndpointConfig& endpoint, core::llm::ResponseCache* cache) {
+  auto provider = core::llm::makeProvider(endpoint, core::llm::OfflineRole::Reader, cache);
+  printEstimate(core::eval::estimateItems(items, *provider, cache), endpoint);
 }
 
 void printEstimate(const core::eval::Estimate& e, const EndpointConfig& endpoint) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "core/eval/runengine.h"
@@ -43,6 +44,15 @@ enum class OptionParse { NotMine, Consumed, Error };
 OptionParse parseJobOption(const Args& args, std::size_t& i, JobOptions& options,
                            std::string& error);
 
+// One step of a job command's argument loop, so every job treats its arguments alike: Taken (go
+// on with the next argument), Exit (return `exitCode`: 0 after --help, 2 after a usage error that
+// is already printed), or NotMine (the command's own option).
+enum class ArgStep { Taken, Exit, NotMine };
+
+// args[i] as an LLM job option; a bad value is a usage error with `help`.
+ArgStep takeJobOption(const Args& args, std::size_t& i, JobOptions& options, const char* help,
+                      int& exitCode);
+
 // The options' help text, for each job's --help.
 const char* jobOptionsHelp();
 
@@ -57,7 +67,22 @@ std::unique_ptr<core::llm::ResponseCache> openCache(const JobOptions& options);
 core::eval::RunSummary runWithProgress(core::store::RunStore& store, core::llm::Provider& provider,
                                        const core::eval::EngineOptions& options, bool quiet);
 
+// Runs the store's items with the job's concurrency and budget (runWithProgress), then destroys
+// the provider, so every callback has run and its connections are closed before any report.
+core::eval::RunSummary runJobItems(core::store::RunStore& store,
+                                   std::unique_ptr<core::llm::Provider> provider,
+                                   const JobOptions& options, bool retryErrors, bool quiet);
+
+// The exit code of a job that ran: 0 done; 1 done with errors, cancelled or paused (resumable);
+// 2 failed.
+int exitCodeFor(core::eval::RunOutcome outcome);
+
 void printEstimate(const core::eval::Estimate& estimate, const core::llm::EndpointConfig& endpoint);
+
+// --estimate for a planned job: the items' calls as the generator (offline: the reader) answers
+// them, cached answers counted through `cache` (may be null).
+void printItemsEstimate(const std::vector<core::store::NewItem>& items,
+                        const core::llm::EndpointConfig& endpoint, core::llm::ResponseCache* cache);
 void printSummary(const core::eval::RunSummary& summary, core::store::RunStore& store);
 
 }  // namespace ragscope::cli

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
 #include "core/data/loaders.h"
 #include "core/eval/storedscores.h"
 #include "core/metrics/measures.h"
@@ -93,24 +94,16 @@ struct CommonOptions {
   bool help = false;
 };
 
-bool parseUnsigned(const std::string& text, std::uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno || *end != '\0') return false;
-  out = v;
-  return true;
-}
-
-bool parseDoubleArg(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(v)) return false;
-  out = v;
-  return true;
+// The resampling settings bootstrap, compare and correlate take alike from the command line:
+// --B (or the command's default B), --seed, --level and --threads.
+template <class StatsOptions>
+StatsOptions resamplingOptions(const CommonOptions& o, std::size_t defaultResamples) {
+  StatsOptions options;
+  options.resamples = o.resamples ? o.resamples : defaultResamples;
+  options.seed = o.seed;
+  options.level = o.level;
+  options.threads = o.threads;
+  return options;
 }
 
 // Returns an error message, empty when fine.
@@ -177,7 +170,7 @@ std::string parseCommon(const Args& args, CommonOptions& o) {
     } else if (a == "--level") {
       std::string text;
       if ((err = value(text)).empty() &&
-          (!parseDoubleArg(text, o.level) || !(o.level > 0.0 && o.level < 1.0)))
+          (!parseFiniteDouble(text, o.level) || !(o.level > 0.0 && o.level < 1.0)))
         err = "--level: expected a number strictly between 0 and 1, got '" + text + "'";
     } else if (a.size() > 1 && a[0] == '-') {
       err = "unknown option '" + a + "'";
@@ -391,13 +384,9 @@ int bootstrapCommand(const Args& args) {
   std::vector<double> values;
   for (const auto& [qid, v] : *qv) values.push_back(v);
 
-  BootstrapOptions bo;
-  bo.resamples = o.resamples ? o.resamples : 10000;
+  BootstrapOptions bo = resamplingOptions<BootstrapOptions>(o, 10000);
   bo.sampleSize = o.size;
-  bo.seed = o.seed;
-  bo.level = o.level;
   bo.method = o.bca ? CiMethod::Bca : CiMethod::Percentile;
-  bo.threads = o.threads;
   bo.keepDistribution = o.histogram;
   const BootstrapResult r = bootstrap(values, bo);
   if (!r.ok()) {
@@ -470,13 +459,9 @@ int compareCommand(const Args& args) {
         const QueryValues* va = inputs->values(i, m);
         const QueryValues* vb = inputs->values(k, m);
         if (!va || !vb) return 2;
-        PairedOptions po;
-        po.resamples = o.resamples ? o.resamples : 10000;
+        PairedOptions po = resamplingOptions<PairedOptions>(o, 10000);
         po.permutations = o.permutations;
-        po.seed = o.seed;
-        po.level = o.level;
         po.method = o.bca ? CiMethod::Bca : CiMethod::Percentile;
-        po.threads = o.threads;
         po.keepDistribution = false;
         rows.push_back({o.files[i], o.files[k], printedForm(m), comparePaired(alignByQid(*va, *vb), po)});
       }
@@ -577,11 +562,7 @@ int correlateCommand(const Args& args) {
   if (s.unaligned())
     std::cerr << "ragscope-cli correlate: " << s.unaligned() << " unaligned queries (only in X: "
               << joined(s.onlyInA) << "; only in Y: " << joined(s.onlyInB) << ")\n";
-  CorrelationOptions co;
-  co.resamples = o.resamples ? o.resamples : 1000;
-  co.seed = o.seed;
-  co.level = o.level;
-  co.threads = o.threads;
+  const CorrelationOptions co = resamplingOptions<CorrelationOptions>(o, 1000);
   const CorrelationResult r = correlate(s.a, s.b, co);
   if (!r.ok()) {
     std::cerr << "ragscope-cli correlate: " << r.error << '\n';

@@ -97,23 +97,57 @@ class Sink {
   std::uint64_t m_lastProgress = 0;
 };
 
-// ---- buffered byte source with line counting and progress (streams of objects) --------------
+// ---- the file under both byte sources ---------------------------------------------------------
 
-class ByteSource {
+// What both byte sources do with their file: open it with its size (for progress), keep why it
+// did not open, tell a read error from the end, close it; skip a UTF-8 BOM at its start; and the
+// progress callback whose false cancels the read.
+class SourceFile {
  public:
-  explicit ByteSource(const std::filesystem::path& path) {
+  explicit SourceFile(const std::filesystem::path& path) {
     m_file = openForReading(path, m_openError, m_size);
-    if (!m_file) return;
-    m_buf.resize(kSourceBuffer);
   }
-  ~ByteSource() {
+  ~SourceFile() {
     if (m_file) std::fclose(m_file);
   }
-  ByteSource(const ByteSource&) = delete;
-  ByteSource& operator=(const ByteSource&) = delete;
+  SourceFile(const SourceFile&) = delete;
+  SourceFile& operator=(const SourceFile&) = delete;
 
   bool isOpen() const { return m_file != nullptr; }
   const std::string& openError() const { return m_openError; }
+  std::uint64_t size() const { return m_size; }
+  bool readError() const { return m_file && std::ferror(m_file); }
+
+  void setProgress(std::function<bool(std::uint64_t)> fn) { m_progress = std::move(fn); }
+  bool cancelled() const { return m_cancelled; }
+
+ protected:
+  static bool startsWithBom(const std::vector<char>& buf, std::size_t n) {
+    return n >= 3 && static_cast<unsigned char>(buf[0]) == 0xEF &&
+           static_cast<unsigned char>(buf[1]) == 0xBB && static_cast<unsigned char>(buf[2]) == 0xBF;
+  }
+
+  std::FILE* m_file = nullptr;
+  std::function<bool(std::uint64_t)> m_progress;
+  bool m_first = true;    // no block read yet (a BOM may come)
+  bool m_halted = false;  // reading ended early: cancelled (or a token over its limit)
+  bool m_cancelled = false;
+
+ private:
+  std::string m_openError;
+  std::uint64_t m_size = 0;
+};
+
+// ---- buffered byte source with line counting and progress (streams of objects) --------------
+
+class ByteSource : public SourceFile {
+ public:
+  explicit ByteSource(const std::filesystem::path& path) : SourceFile(path) {
+    if (!m_file) return;
+    m_buf.resize(kSourceBuffer);
+  }
+  ByteSource(const ByteSource&) = delete;
+  ByteSource& operator=(const ByteSource&) = delete;
 
   int peek() {
     if (m_halted) return -1;
@@ -133,11 +167,7 @@ class ByteSource {
   // 1-based line of the next byte to be read.
   std::uint64_t line() const { return m_newlines + 1; }
   std::uint64_t offset() const { return m_offset; }
-  std::uint64_t size() const { return m_size; }
-  bool readError() const { return m_file && std::ferror(m_file); }
 
-  void setProgress(std::function<bool(std::uint64_t)> fn) { m_progress = std::move(fn); }
-  bool cancelled() const { return m_cancelled; }
 
  private:
   bool fill() {
@@ -155,8 +185,7 @@ class ByteSource {
     m_end = n;
     if (m_first) {
       m_first = false;
-      if (n >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF &&
-          static_cast<unsigned char>(m_buf[1]) == 0xBB && static_cast<unsigned char>(m_buf[2]) == 0xBF) {
+      if (startsWithBom(m_buf, n)) {
         m_pos = 3;
         m_offset = 3;
         if (m_pos == m_end) return fill();
@@ -165,43 +194,27 @@ class ByteSource {
     return true;
   }
 
-  std::FILE* m_file = nullptr;
-  std::string m_openError;
   std::vector<char> m_buf;
   std::size_t m_pos = 0;
   std::size_t m_end = 0;
   std::uint64_t m_offset = 0;
   std::uint64_t m_newlines = 0;
-  std::uint64_t m_size = 0;
-  std::function<bool(std::uint64_t)> m_progress;
-  bool m_first = true;
   bool m_eof = false;
-  bool m_halted = false;
-  bool m_cancelled = false;
 };
 
 // The input of the SAX walk over whole-file documents: a std::streambuf, so nlohmann's stream
 // adapter reads bytes with the inline sbumpc() fast path (a byte-at-a-time iterator was 3x
 // slower). Lines are counted lazily (only record starts and errors need one), and the per-token
 // cap, progress and cancel are checked at each buffer refill.
-class StreamSource : public std::streambuf {
+class StreamSource : public std::streambuf, public SourceFile {
  public:
-  explicit StreamSource(const std::filesystem::path& path) {
-    m_file = openForReading(path, m_openError, m_size);
+  explicit StreamSource(const std::filesystem::path& path) : SourceFile(path) {
     if (!m_file) return;
     m_buf.resize(kStreamChunk);
     setg(m_buf.data(), m_buf.data(), m_buf.data());
   }
-  ~StreamSource() override {
-    if (m_file) std::fclose(m_file);
-  }
   StreamSource(const StreamSource&) = delete;
   StreamSource& operator=(const StreamSource&) = delete;
-
-  bool isOpen() const { return m_file != nullptr; }
-  const std::string& openError() const { return m_openError; }
-  std::uint64_t size() const { return m_size; }
-  bool readError() const { return m_file && std::ferror(m_file); }
 
   std::uint64_t offset() const { return m_chunkStart + static_cast<std::uint64_t>(gptr() - eback()); }
 
@@ -224,8 +237,6 @@ class StreamSource : public std::streambuf {
   void mark() { m_markOffset = offset(); }
   bool overLong() const { return m_overLong; }
 
-  void setProgress(std::function<bool(std::uint64_t)> fn) { m_progress = std::move(fn); }
-  bool cancelled() const { return m_cancelled; }
 
  protected:
   int_type underflow() override {
@@ -246,8 +257,7 @@ class StreamSource : public std::streambuf {
     }
     std::size_t n = std::fread(m_buf.data(), 1, m_buf.size(), m_file);
     std::size_t start = 0;
-    if (m_first && n >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF &&
-        static_cast<unsigned char>(m_buf[1]) == 0xBB && static_cast<unsigned char>(m_buf[2]) == 0xBF) {
+    if (m_first && startsWithBom(m_buf, n)) {
       start = 3;
       m_chunkStart += 3;
     }
@@ -276,21 +286,14 @@ class StreamSource : public std::streambuf {
     m_counted = static_cast<std::size_t>(to - eback());
   }
 
-  std::FILE* m_file = nullptr;
-  std::string m_openError;
   std::vector<char> m_buf;
-  std::uint64_t m_size = 0;
   std::uint64_t m_chunkStart = 0;  // file offset of eback()
   std::size_t m_counted = 0;       // bytes of the current chunk whose newlines are counted
   std::uint64_t m_newlines = 0;
   char m_lastOfPrevious = 0;
   std::size_t m_tokenLimit = 0;
   std::uint64_t m_markOffset = 0;
-  std::function<bool(std::uint64_t)> m_progress;
-  bool m_first = true;
-  bool m_halted = false;
   bool m_overLong = false;
-  bool m_cancelled = false;
 };
 
 // ---- whole-file documents: SAX walk that builds one record at a time ---------------------------
@@ -797,14 +800,28 @@ std::string jsonTypeName(const json& value) {
   }
 }
 
-std::optional<std::string> jsonId(const json& obj, std::string_view key, RecordProblems& problems,
-                                  bool required, std::string_view field) {
-  const std::string_view name = field.empty() ? key : field;
+namespace {
+
+// The value under `key` for the field readers below, absent or null alike giving nullptr (and a
+// "missing" error under `name` when the field is required).
+template <class Json>
+Json* presentField(Json& obj, std::string_view key, RecordProblems& problems, bool required,
+                   std::string_view name) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) {
     if (required) problems.error(name, "missing");
-    return std::nullopt;
+    return nullptr;
   }
+  return &*it;
+}
+
+}  // namespace
+
+std::optional<std::string> jsonId(const json& obj, std::string_view key, RecordProblems& problems,
+                                  bool required, std::string_view field) {
+  const std::string_view name = field.empty() ? key : field;
+  const json* it = presentField(obj, key, problems, required, name);
+  if (!it) return std::nullopt;
   auto id = jsonIdToString(*it);
   if (!id) {
     problems.error(name, "must be a string or an integer, not " + jsonTypeName(*it));
@@ -820,11 +837,8 @@ std::optional<std::string> jsonId(const json& obj, std::string_view key, RecordP
 std::optional<std::string> jsonString(json& obj, std::string_view key, RecordProblems& problems,
                                       bool required, std::string_view field) {
   const std::string_view name = field.empty() ? key : field;
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) {
-    if (required) problems.error(name, "missing");
-    return std::nullopt;
-  }
+  json* it = presentField(obj, key, problems, required, name);
+  if (!it) return std::nullopt;
   if (!it->is_string()) {
     problems.error(name, "must be a string, not " + jsonTypeName(*it));
     return std::nullopt;

@@ -127,4 +127,15 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+bool recordLineError(LoadReport& report, const LoadOptions& options, const std::string& file,
+                     std::uint64_t at, const char* field, std::string problem) {
+  report.add({Severity::Error, file, at, field, std::move(problem)}, options.maxStoredDiagnostics);
+  if (options.onError == OnError::Stop) {
+    report.stopped = true;
+    return true;
+  }
+  ++report.skipped;
+  return false;
+}
+
 }  // namespace ragscope::core

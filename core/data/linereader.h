@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/data/diagnostic.h"
+
 namespace ragscope::core {
 
 class LineReader {
@@ -48,6 +50,57 @@ class LineReader {
   bool m_eof = false;
   bool m_first = true;
 };
+
+// Records an error about line `at` of a line-based loader's file. Returns true when the load stops
+// there (OnError::Stop); with Skip the line counts as skipped and the caller goes on.
+bool recordLineError(LoadReport& report, const LoadOptions& options, const std::string& file,
+                     std::uint64_t at, const char* field, std::string problem);
+
+// The read loop of the whitespace-field loaders (qrels, `trec_eval -q` files), so they report
+// files alike: the file not opening (`openPrefix` + the reason) and a read error stop the load, a
+// line over options.maxLineBytes is a "line" error, progress is called every 4 MiB (false
+// cancels). Every other line goes to `onLine(at, line)` (`at` 1-based), which returns false to
+// stop.
+template <class OnLine>
+void readLoaderLines(const std::filesystem::path& path, const LoadOptions& options,
+                     LoadReport& report, std::string_view openPrefix, OnLine&& onLine) {
+  constexpr std::uint64_t kProgressStep = std::uint64_t{4} << 20;
+  const std::string file = path.string();
+  LineReader reader(path, options.maxLineBytes);
+  if (!reader.isOpen()) {
+    report.add({Severity::Error, file, 0, "", std::string(openPrefix) + reader.openError()},
+               options.maxStoredDiagnostics);
+    report.stopped = true;
+    return;
+  }
+  std::string_view line;
+  std::uint64_t nextProgress = kProgressStep;
+  for (;;) {
+    const auto status = reader.next(line);
+    if (status == LineReader::Status::End) return;
+    if (status == LineReader::Status::IoError) {
+      report.add({Severity::Error, file, reader.lineNumber(), "", "read error"},
+                 options.maxStoredDiagnostics);
+      report.stopped = true;
+      return;
+    }
+    const std::uint64_t at = reader.lineNumber();
+    if (options.progress && reader.bytesRead() >= nextProgress) {
+      nextProgress = reader.bytesRead() + kProgressStep;
+      if (!options.progress(reader.bytesRead(), reader.fileSize())) {
+        report.cancelled = true;
+        return;
+      }
+    }
+    if (status == LineReader::Status::TooLong) {
+      if (recordLineError(report, options, file, at, "line",
+                          "longer than " + std::to_string(options.maxLineBytes) + " bytes"))
+        return;
+      continue;
+    }
+    if (!onLine(at, line)) return;
+  }
+}
 
 // Split on runs of spaces/tabs (TREC files allow either).
 void splitWhitespace(std::string_view line, std::vector<std::string_view>& out);

@@ -2,11 +2,13 @@
 // rank_llm's retrieve_results JSON (SPEC §3).
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/data/jsonguard.h"
@@ -175,6 +177,16 @@ TsvVerdict splitTsv(std::string_view line, std::uint64_t lineNo, const char* idF
   return TsvVerdict::Ok;
 }
 
+// The value of the first of `keys` that `object` has, with that key; {nullptr, ""} when none is
+// there. Topic files name their id and text fields differently (rag25, BEIR, other tools).
+std::pair<const json*, std::string> firstPresentKey(const json& object,
+                                                    std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    if (auto it = object.find(key); it != object.end()) return {&*it, key};
+  }
+  return {nullptr, std::string()};
+}
+
 // Shared read loop over a line-oriented file: handles open errors, over-long lines, I/O errors
 // and progress; `onLine(line, lineNumber, reader)` returns false to stop.
 template <class OnLine>
@@ -206,39 +218,51 @@ void forEachLine(const std::filesystem::path& path, const LoadOptions& options, 
   sink.progress(reader.bytesRead(), reader.fileSize(), true);
 }
 
-}  // namespace
-
-LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into,
-                         const LoadOptions& options) {
+// The frame of the line-based topic loaders: queries merged into `into` (QueryMerger), and a
+// warning when a readable file held none. `onLine(line, lineNo, sink, merger, report)` parses
+// one line and returns false to stop.
+template <class OnLine>
+LoadReport readTopics(const std::filesystem::path& path, Dataset& into, const LoadOptions& options,
+                      OnLine&& onLine) {
   LoadReport report;
   Sink sink(path, options, report);
   QueryMerger merger(into);
   forEachLine(path, options, sink,
               [&](std::string_view line, std::uint64_t lineNo, const LineReader&) {
-                TsvRecord rec;
-                bool keepGoing = true;
-                const auto verdict = splitTsv(line, lineNo, "qid", sink, rec, keepGoing);
-                if (verdict != TsvVerdict::Ok) return keepGoing;
-                if (rec.text.empty()) return sink.error(lineNo, "text", "empty query text");
-                Query q;
-                q.id = std::string(rec.id);
-                q.text = std::string(rec.text);
-                q.line = lineNo;
-                if (merger.add(std::move(q), sink, "qid")) ++report.records;
-                return true;
+                return onLine(line, lineNo, sink, merger, report);
               });
   if (report.records == 0 && report.ok() && report.errors == 0)
     sink.warn(0, "", "no queries found");
   return report;
 }
 
+}  // namespace
+
+LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into,
+                         const LoadOptions& options) {
+  return readTopics(path, into, options,
+                    [&](std::string_view line, std::uint64_t lineNo, Sink& sink,
+                        QueryMerger& merger, LoadReport& report) {
+                      TsvRecord rec;
+                      bool keepGoing = true;
+                      const auto verdict = splitTsv(line, lineNo, "qid", sink, rec, keepGoing);
+                      if (verdict != TsvVerdict::Ok) return keepGoing;
+                      if (rec.text.empty()) return sink.error(lineNo, "text", "empty query text");
+                      Query q;
+                      q.id = std::string(rec.id);
+                      q.text = std::string(rec.text);
+                      q.line = lineNo;
+                      if (merger.add(std::move(q), sink, "qid")) ++report.records;
+                      return true;
+                    });
+}
+
 LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
                            const LoadOptions& options) {
-  LoadReport report;
-  Sink sink(path, options, report);
-  QueryMerger merger(into);
-  forEachLine(
-      path, options, sink, [&](std::string_view line, std::uint64_t lineNo, const LineReader&) {
+  return readTopics(
+      path, into, options,
+      [&](std::string_view line, std::uint64_t lineNo, Sink& sink, QueryMerger& merger,
+          LoadReport& report) {
         if (trim(line).empty()) return true;
         if (auto deep = checkJsonDepth(line, options.maxJsonDepth))
           return sink.error(lineNo, "record", *deep);
@@ -251,28 +275,12 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
         }
         if (!j.is_object()) return sink.error(lineNo, "record", "expected a JSON object");
         // rag25 writes {"id","title"}; BEIR queries use "_id"/"text"; other tools "qid"/"query".
-        const json* idValue = nullptr;
-        std::string idKey;
-        for (const char* key : {"id", "_id", "qid", "query_id"}) {
-          if (auto it = j.find(key); it != j.end()) {
-            idValue = &*it;
-            idKey = key;
-            break;
-          }
-        }
+        auto [idValue, idKey] = firstPresentKey(j, {"id", "_id", "qid", "query_id"});
         if (!idValue) return sink.error(lineNo, "id", "missing (expected \"id\")");
         auto id = jsonIdToString(*idValue);
         if (!id) return sink.error(lineNo, idKey, "must be a string or an integer");
         if (id->empty()) return sink.error(lineNo, idKey, "empty");
-        const json* textValue = nullptr;
-        std::string textKey;
-        for (const char* key : {"title", "text", "query"}) {
-          if (auto it = j.find(key); it != j.end()) {
-            textValue = &*it;
-            textKey = key;
-            break;
-          }
-        }
+        auto [textValue, textKey] = firstPresentKey(j, {"title", "text", "query"});
         if (!textValue)
           return sink.error(lineNo, "title", "missing (expected \"title\", \"text\" or \"query\")");
         if (!textValue->is_string()) return sink.error(lineNo, textKey, "must be a string");
@@ -284,9 +292,6 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
         if (merger.add(std::move(q), sink, idKey)) ++report.records;
         return true;
       });
-  if (report.records == 0 && report.ok() && report.errors == 0)
-    sink.warn(0, "", "no queries found");
-  return report;
 }
 
 LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& into,

@@ -378,65 +378,29 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   const std::string file = path.string();
   qrels.source = file;
 
-  LineReader reader(path, options.maxLineBytes);
-  if (!reader.isOpen()) {
-    report.add({Severity::Error, file, 0, "", "cannot open: " + reader.openError()},
-               options.maxStoredDiagnostics);
-    report.stopped = true;
-    return result;
-  }
   // (qid, docno) -> line of its first judgment, to name both lines of a duplicate.
   std::unordered_map<std::string, std::uint64_t> seen;
   std::vector<std::string_view> fields;
   std::string key;
-  std::string_view line;
-  std::uint64_t nextProgress = std::uint64_t{4} << 20;
   auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
-    report.add({Severity::Error, file, at, field, std::move(problem)}, options.maxStoredDiagnostics);
-    if (options.onError == OnError::Stop) {
-      report.stopped = true;
-      return true;
-    }
-    ++report.skipped;
-    return false;
+    return recordLineError(report, options, file, at, field, std::move(problem));
   };
-  for (;;) {
-    const auto status = reader.next(line);
-    if (status == LineReader::Status::End) break;
-    if (status == LineReader::Status::IoError) {
-      report.add({Severity::Error, file, reader.lineNumber(), "", "read error"}, options.maxStoredDiagnostics);
-      report.stopped = true;
-      break;
-    }
-    const std::uint64_t at = reader.lineNumber();
-    if (options.progress && reader.bytesRead() >= nextProgress) {
-      nextProgress = reader.bytesRead() + (std::uint64_t{4} << 20);
-      if (!options.progress(reader.bytesRead(), reader.fileSize())) {
-        report.cancelled = true;
-        break;
-      }
-    }
-    if (status == LineReader::Status::TooLong) {
-      if (fail(at, "line", "longer than " + std::to_string(options.maxLineBytes) + " bytes")) break;
-      continue;
-    }
-    if (line.find('\0') != std::string_view::npos) {
-      if (fail(at, "line", "contains a NUL byte (binary data?)")) break;
-      continue;
-    }
+  readLoaderLines(path, options, report, "cannot open: ", [&](std::uint64_t at,
+                                                               std::string_view line) {
+    if (line.find('\0') != std::string_view::npos)
+      return !fail(at, "line", "contains a NUL byte (binary data?)");
     splitWhitespace(line, fields);
-    if (fields.empty()) continue;
-    if (fields[0].front() == '#') continue;
+    if (fields.empty()) return true;
+    if (fields[0].front() == '#') return true;
     if (fields.size() != 4) {
       static const char* const names[] = {"qid", "iter", "docno", "rel"};
       const char* field = fields.size() < 4 ? names[fields.size()] : "line";
-      if (fail(at, field, fields.size() < 4
-                              ? "missing: line has " + std::to_string(fields.size()) +
-                                    " fields, a qrels line needs 4 (qid iter docno rel)"
-                              : "line has " + std::to_string(fields.size()) +
-                                    " fields, a qrels line has exactly 4 (qid iter docno rel)"))
-        break;
-      continue;
+      return !fail(at, field,
+                   fields.size() < 4
+                       ? "missing: line has " + std::to_string(fields.size()) +
+                             " fields, a qrels line needs 4 (qid iter docno rel)"
+                       : "line has " + std::to_string(fields.size()) +
+                             " fields, a qrels line has exactly 4 (qid iter docno rel)");
     }
     const std::string_view relText = fields[3];
     long rel = 0;
@@ -446,8 +410,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
       auto [p2, ec2] = std::from_chars(relText.data(), relText.data() + relText.size(), value);
       if (ec2 != std::errc() || p2 != relText.data() + relText.size() || !std::isfinite(value) ||
           std::fabs(value) > 1e9) {
-        if (fail(at, "rel", "not an integer: '" + printable(relText) + "'")) break;
-        continue;
+        return !fail(at, "rel", "not an integer: '" + printable(relText) + "'");
       }
       rel = static_cast<long>(std::trunc(value));
       report.add({Severity::Warning, file, at, "rel",
@@ -455,24 +418,23 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
                       std::to_string(rel) + " (as trec_eval does)"},
                  options.maxStoredDiagnostics);
     } else if (rel > 1000000000L || rel < -1000000000L) {
-      if (fail(at, "rel", "out of range: '" + printable(relText) + "'")) break;
-      continue;
+      return !fail(at, "rel", "out of range: '" + printable(relText) + "'");
     }
     key.assign(fields[0]);
     key.push_back('\0');
     key.append(fields[2]);
     auto [it, inserted] = seen.try_emplace(key, at);
     if (!inserted) {
-      if (fail(at, "docno",
-               "'" + printable(fields[2]) + "' judged twice for query '" + printable(fields[0]) +
-                   "' (lines " + std::to_string(it->second) + " and " + std::to_string(at) + ")"))
-        break;
-      continue;
+      return !fail(at, "docno",
+                   "'" + printable(fields[2]) + "' judged twice for query '" +
+                       printable(fields[0]) + "' (lines " + std::to_string(it->second) + " and " +
+                       std::to_string(at) + ")");
     }
     auto& judgments = qrels.byQuery[std::string(fields[0])];
     judgments.push_back(Judgment{decodeTrecId(fields[2]), static_cast<int>(rel), at});
     ++report.records;
-  }
+    return true;
+  });
   return result;
 }
 

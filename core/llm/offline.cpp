@@ -4,15 +4,12 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <set>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/llm/llmjson.h"
+#include "core/llm/workerprovider.h"
 
 namespace ragscope::core::llm {
 
@@ -417,24 +414,16 @@ std::string offlineAnswer(OfflineRole role, std::string_view prompt) {
 
 namespace {
 
-class OfflineProvider final : public Provider {
+class OfflineProvider final : public WorkerProvider {
  public:
   OfflineProvider(OfflineRole role, EndpointConfig config) : m_role(role), m_config(std::move(config)) {
     m_config.baseUrl = "offline";
     if (m_config.model.empty()) m_config.model = "heuristic-" + std::string(offlineRoleName(role));
     if (m_config.name.empty()) m_config.name = "offline " + std::string(offlineRoleName(role));
-    m_thread = std::thread([this] { work(); });
+    start();
   }
 
-  ~OfflineProvider() override {
-    cancelAll();
-    {
-      std::lock_guard lock(m_mutex);
-      m_quit = true;
-    }
-    m_wake.notify_all();
-    m_thread.join();
-  }
+  ~OfflineProvider() override { stop(); }
 
   std::string cacheIdentity() const override {
     return "offline/" + std::string(offlineRoleName(m_role)) + "/v1";
@@ -443,65 +432,19 @@ class OfflineProvider final : public Provider {
     return toJson(request).dump();
   }
 
-  void submit(LlmRequest request, ResponseCallback done) override {
-    {
-      std::lock_guard lock(m_mutex);
-      m_queue.push_back({std::move(request), std::move(done)});
-    }
-    m_wake.notify_one();
-  }
-
-  void cancelAll() override {
-    std::deque<Job> dropped;
-    {
-      std::lock_guard lock(m_mutex);
-      dropped.swap(m_queue);
-    }
-    for (auto& job : dropped) {
-      LlmResponse r;
-      r.status = CallStatus::Cancelled;
-      r.heuristic = true;
-      r.error = "cancelled";
-      job.done(std::move(r));
-    }
-    m_idle.notify_all();
-  }
-
-  void waitIdle() override {
-    std::unique_lock lock(m_mutex);
-    m_idle.wait(lock, [this] { return m_queue.empty() && !m_busy; });
-  }
-
   bool isHeuristic() const override { return true; }
   const EndpointConfig& config() const override { return m_config; }
 
  private:
-  struct Job {
-    LlmRequest request;
-    ResponseCallback done;
-  };
-
-  void work() {
-    for (;;) {
-      Job job;
-      {
-        std::unique_lock lock(m_mutex);
-        m_wake.wait(lock, [this] { return m_quit || !m_queue.empty(); });
-        if (m_queue.empty()) return;
-        job = std::move(m_queue.front());
-        m_queue.pop_front();
-        m_busy = true;
-      }
-      job.done(answer(job.request));
-      {
-        std::lock_guard lock(m_mutex);
-        m_busy = false;
-      }
-      m_idle.notify_all();
-    }
+  LlmResponse cancelledResponse() const override {
+    LlmResponse r;
+    r.status = CallStatus::Cancelled;
+    r.heuristic = true;
+    r.error = "cancelled";
+    return r;
   }
 
-  LlmResponse answer(const LlmRequest& request) const {
+  LlmResponse answer(const LlmRequest& request) override {
     const auto start = std::chrono::steady_clock::now();
     LlmResponse r;
     r.heuristic = true;
@@ -532,13 +475,6 @@ class OfflineProvider final : public Provider {
 
   OfflineRole m_role;
   EndpointConfig m_config;
-  std::mutex m_mutex;
-  std::condition_variable m_wake;
-  std::condition_variable m_idle;
-  std::deque<Job> m_queue;
-  bool m_busy = false;
-  bool m_quit = false;
-  std::thread m_thread;
 };
 
 }  // namespace

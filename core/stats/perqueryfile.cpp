@@ -34,78 +34,36 @@ Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const L
   Loaded<MeasureTable> result;
   LoadReport& report = result.report;
   const std::string file = path.string();
-  LineReader reader(path, options.maxLineBytes);
-  if (!reader.isOpen()) {
-    report.add({Severity::Error, file, 0, "", reader.openError()}, options.maxStoredDiagnostics);
-    report.stopped = true;
-    return result;
-  }
   auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
-    report.add({Severity::Error, file, at, field, std::move(problem)}, options.maxStoredDiagnostics);
-    if (options.onError == OnError::Stop) {
-      report.stopped = true;
-      return true;
-    }
-    ++report.skipped;
-    return false;
+    return recordLineError(report, options, file, at, field, std::move(problem));
   };
-  std::string_view line;
   std::vector<std::string_view> fields;
-  std::uint64_t nextProgress = std::uint64_t{4} << 20;
-  for (;;) {
-    const auto status = reader.next(line);
-    if (status == LineReader::Status::End) break;
-    if (status == LineReader::Status::IoError) {
-      report.add({Severity::Error, file, reader.lineNumber(), "", "read error"},
-                 options.maxStoredDiagnostics);
-      report.stopped = true;
-      break;
-    }
-    const std::uint64_t at = reader.lineNumber();
-    if (options.progress && reader.bytesRead() >= nextProgress) {
-      nextProgress = reader.bytesRead() + (std::uint64_t{4} << 20);
-      if (!options.progress(reader.bytesRead(), reader.fileSize())) {
-        report.cancelled = true;
-        break;
-      }
-    }
-    if (status == LineReader::Status::TooLong) {
-      if (fail(at, "line", "longer than " + std::to_string(options.maxLineBytes) + " bytes")) break;
-      continue;
-    }
+  readLoaderLines(path, options, report, "", [&](std::uint64_t at, std::string_view line) {
     splitWhitespace(line, fields);
-    if (fields.empty() || fields[0].front() == '#') continue;
+    if (fields.empty() || fields[0].front() == '#') return true;
     if (fields.size() != 3) {
       static const char* const names[] = {"measure", "qid", "value"};
-      if (fail(at, fields.size() < 3 ? names[fields.size()] : "line",
-               "line has " + std::to_string(fields.size()) +
-                   " fields, a per-query line has exactly 3 (measure qid value)"))
-        break;
-      continue;
+      return !fail(at, fields.size() < 3 ? names[fields.size()] : "line",
+                   "line has " + std::to_string(fields.size()) +
+                       " fields, a per-query line has exactly 3 (measure qid value)");
     }
     const std::string_view measure = fields[0];
     const std::string_view qid = fields[1];
     // Summary rows and text-valued measures carry nothing to test per query.
-    if (qid == "all" || measure == "runid" || measure == "relstring") continue;
+    if (qid == "all" || measure == "runid" || measure == "relstring") return true;
     double value = 0.0;
-    if (!parseDouble(fields[2], value)) {
-      if (fail(at, "value", "not a number: " + shown(fields[2]))) break;
-      continue;
-    }
-    if (!std::isfinite(value)) {
-      if (fail(at, "value", "not a finite number: " + shown(fields[2]))) break;
-      continue;
-    }
+    if (!parseDouble(fields[2], value)) return !fail(at, "value", "not a number: " + shown(fields[2]));
+    if (!std::isfinite(value))
+      return !fail(at, "value", "not a finite number: " + shown(fields[2]));
     auto& perQuery = result.value[std::string(measure)];
     auto [it, inserted] = perQuery.try_emplace(std::string(qid), value);
     if (!inserted) {
-      if (fail(at, "qid",
-               "query " + shown(qid) + " has a second value for measure " + shown(measure)))
-        break;
-      continue;
+      return !fail(at, "qid",
+                   "query " + shown(qid) + " has a second value for measure " + shown(measure));
     }
     ++report.records;
-  }
+    return true;
+  });
   return result;
 }
 
