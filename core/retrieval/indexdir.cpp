@@ -1,4 +1,4 @@
-#include "app/cli/indexdir.h"
+#include "core/retrieval/indexdir.h"
 
 #include <unistd.h>
 
@@ -7,12 +7,12 @@
 
 #include "core/retrieval/xapianindex.h"
 
-namespace ragscope::cli {
+namespace ragscope::core {
 
 namespace fs = std::filesystem;
 
-fs::path chooseIndexDir(const fs::path& firstPath, const core::Corpus& corpus) {
-  const fs::path beside = core::defaultIndexDir(firstPath);
+fs::path chooseIndexDir(const fs::path& firstPath, const Corpus& corpus) {
+  const fs::path beside = defaultIndexDir(firstPath);
   std::error_code ec;
   if (fs::exists(beside, ec)) return beside;
   const fs::path parent = beside.has_parent_path() ? beside.parent_path() : fs::path(".");
@@ -25,7 +25,7 @@ fs::path chooseIndexDir(const fs::path& firstPath, const core::Corpus& corpus) {
   else
     cache = fs::temp_directory_path(ec);
   return cache / "ragscope" / "indexes" /
-         (beside.stem().string() + "-" + core::corpusFingerprint(corpus));
+         (beside.stem().string() + "-" + corpusFingerprint(corpus));
 }
 
-}  // namespace ragscope::cli
+}  // namespace ragscope::core
