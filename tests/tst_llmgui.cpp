@@ -779,6 +779,9 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QCOMPARE(bm25.rankings.size(), std::size_t(195));
   for (const auto& r : bm25.rankings) QVERIFY(!r.entries.empty() && r.entries.size() <= 5);
   QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index built in")), qPrintable(page.runNoteLabel()->text()));
+  // The data folder is read-only: the index goes to the user's cache (this test's), never into it.
+  QVERIFY(!QFileInfo::exists(data + QStringLiteral(".ragscope-index")));
+  QVERIFY2(page.runNoteLabel()->text().contains(m_dir.filePath(QStringLiteral("cache"))), qPrintable(page.runNoteLabel()->text()));
 
   QVERIFY(finished.wait(kJobTimeoutMs));
   QVERIFY2(finished.front().at(0).toBool(), qPrintable(page.statusLabel()->text()));
