@@ -864,6 +864,20 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index reused from")), qPrintable(page.runNoteLabel()->text()));
   QCOMPARE(wb.dataset()->runs.size(), runsBefore + 1);  // the same tag replaces the first run
   QVERIFY(finished.wait(kJobTimeoutMs));
+
+  // Cancelled at once: nothing is added and the page is ready again.
+  const auto before = wb.dataset();
+  page.setK(3);
+  page.setRetrieverBm25();
+  retrieved.clear();
+  QVERIFY(page.start());
+  page.cancel();
+  QVERIFY(retrieved.wait(kJobTimeoutMs));
+  QVERIFY(!retrieved.front().at(0).toBool());
+  QVERIFY2(page.statusLabel()->text().contains(QStringLiteral("cancelled")), qPrintable(page.statusLabel()->text()));
+  QCOMPARE(wb.dataset(), before);
+  QVERIFY(!page.isRunning());
+  QVERIFY(!page.progressBar()->isVisible());
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -154,7 +154,10 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_table->verticalHeader()->setDefaultSectionSize(22);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Run, QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Status, QHeaderView::ResizeToContents);
+  // Contents decide these widths: "erag (heuristic)", "running elsewhere or interrupted" and
+  // large token counts must not be elided.
+  for (const int column : {int(RunListModel::Job), int(RunListModel::Status), int(RunListModel::Tokens)})
+    m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
   m_table->setAlternatingRowColors(true);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &JobsDock::updateButtons);
   connect(m_runs, &RunListModel::modelReset, this, &JobsDock::updateButtons);
