@@ -539,7 +539,11 @@ void TestLlmGui::runListMarksHeuristicRuns() {
     ep.name = "x";
     ep.baseUrl = baseUrl;
     record.endpoint = core::llm::toJson(ep);
-    return store.create(runs.filePath(file).toStdString(), record, &err) && store.addItems({{"k:1", "erag", "{}"}}, &err);
+    core::store::NewItem item;
+    item.key = "k:1";
+    item.kind = "erag";
+    item.requestJson = "{}";
+    return store.create(runs.filePath(file).toStdString(), record, &err) && store.addItems({item}, &err);
   };
   QVERIFY2(make(QStringLiteral("offline.db"), "offline"), err.c_str());
   QVERIFY2(make(QStringLiteral("server.db"), "http://127.0.0.1:9/v1"), err.c_str());

@@ -248,7 +248,7 @@ void TestStatsGui::statsPanelVeraSettingOneClick() {
   panel.resize(520, 620);
   const std::vector<double> values = syntheticValues(120, 0.1);
   std::vector<std::string> qids;
-  for (std::size_t i = 0; i < values.size(); ++i) qids.push_back("q" + std::to_string(i));
+  for (std::size_t i = 0; i < values.size(); ++i) qids.push_back(std::to_string(i));
   QSignalSpy computed(&panel, &ui::StatsPanel::computed);
 
   // The default: B = 10,000 resamples of size s = n.

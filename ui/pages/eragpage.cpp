@@ -916,6 +916,9 @@ void EragPage::computeFromStores(const QString& eragStore, const QString& e2eSto
 
 void EragPage::showResults(std::shared_ptr<const EragResults> results) {
   m_results = std::move(results);
+  // The panel's sample belongs to the results it was opened on.
+  m_statsPanel->clear();
+  m_statsPanel->setVisible(false);
   const EragResults& r = *m_results;
   const auto& a = r.erag.aggregate;
 
