@@ -651,7 +651,7 @@ void TestLlmGui::eragPageOnDemo() {
   const QString drill = page.drillView()->toPlainText();
   const auto& pq = results->erag.queries[std::size_t(row)];
   QVERIFY(drill.contains(QStringLiteral("Prompt")));
-  QVERIFY(drill.contains(QStringLiteral("Generated output")));
+  QVERIFY(drill.contains(QStringLiteral("Generated output (offline heuristic reader, not an LLM)")));
   QVERIFY(drill.contains(QString::fromStdString(pq.docIds[std::size_t(rank)])));
   const std::string& output = results->erag.outputs[std::size_t(row)][std::size_t(rank)];
   QVERIFY(!output.empty());

@@ -359,6 +359,8 @@ void EragPage::buildUi() {
   m_perQueryView->verticalHeader()->hide();
   m_perQueryView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_perQueryView->setAlternatingRowColors(true);
+  m_perQueryView->setWordWrap(false);  // one line per query; long questions show in full as tooltips
+  m_perQueryView->verticalHeader()->setDefaultSectionSize(22);
   m_perQueryView->horizontalHeader()->setStretchLastSection(true);
   m_perQueryView->setToolTip(tr("Select a measure column for its bootstrap CI and histogram"));
   connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -983,6 +985,7 @@ void EragPage::showResults(std::shared_ptr<const EragResults> results) {
     row << textItem(q(pq.qid));
     const auto qit = queries.find(pq.qid);
     row << textItem(qit != queries.end() ? q(qit->second->text) : QString());
+    row.back()->setToolTip(row.back()->text());  // elided in the column
     const auto ai = aggIndex.find(pq.qid);
     for (std::size_t m = 0; m < a.measures.size(); ++m)
       row << numberItem(ai != aggIndex.end() ? a.values[m][ai->second] : std::nan(""));
@@ -1008,7 +1011,8 @@ void EragPage::showResults(std::shared_ptr<const EragResults> results) {
     heat.push_back(std::move(h));
   }
   m_perQueryView->resizeColumnsToContents();
-  if (m_perQueryView->columnWidth(1) > 420) m_perQueryView->setColumnWidth(1, 420);
+  // Narrow enough that the measure columns stay in view beside the statistics panel.
+  if (m_perQueryView->columnWidth(1) > 320) m_perQueryView->setColumnWidth(1, 320);
   m_heatmap->setRows(std::move(heat), k);
   m_drill->clear();
 
@@ -1105,7 +1109,10 @@ bool EragPage::drillDown(int queryRow, int rank) {
   const bool contains = ri < pq.contains.size() && pq.contains[ri] > 0.5;
   h += tr("<p><b>Document contains a gold answer:</b> %1</p>").arg(contains ? tr("yes") : tr("no"));
   const QString pre = QStringLiteral("<pre style='white-space: pre-wrap; background:#f4f4f4; padding:4px'>%1</pre>");
-  h += tr("<h4>Generated output</h4>") + pre.arg(output.empty() ? tr("(no output)") : html(output));
+  // A run has one generator: when the offline reader answered, every output is its (SPEC §9).
+  h += (r.erag.heuristicOutputs ? tr("<h4>Generated output <i>(offline heuristic reader, not an LLM)</i></h4>")
+                                : tr("<h4>Generated output</h4>")) +
+       pre.arg(output.empty() ? tr("(no output)") : html(output));
   h += tr("<h4>Document text</h4>");
   if (doc)
     h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) + html(doc->text));
