@@ -1,6 +1,7 @@
 // The LLM side of the GUI: the endpoints page (persistence without secrets, connection tests
 // against a local server), the run job and jobs dock (progress, cancel, resume), and the eRAG page
-// on the demo project (heatmap, drill-down, correlation). Screenshots go to
+// on the demo project (heatmap, drill-down, correlation, statistics panel) and on the Docugami 10-Q
+// set with BM25 retrieved from the page (compared with ragscope-cli). Screenshots go to
 // $RAGSCOPE_SCREENSHOT_DIR when it is set.
 
 #include <QAbstractItemModelTester>
@@ -11,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QProcess>
 #include <QProgressBar>
 #include <QRandomGenerator>
 #include <QSettings>
@@ -22,6 +24,7 @@
 #include <QTextBrowser>
 #include <QtTest>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -30,6 +33,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/testdata.h"
 #include "core/llm/llmjson.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
@@ -37,6 +41,7 @@
 #include "ui/charts/chartwidget.h"
 #include "ui/delegates/heatmapdelegate.h"
 #include "ui/jobs/connectiontestjob.h"
+#include "ui/jobs/retrievejob.h"
 #include "ui/jobs/runjob.h"
 #include "ui/jobsdock.h"
 #include "ui/mainwindow.h"
@@ -45,6 +50,7 @@
 #include "ui/models/runlistmodel.h"
 #include "ui/pages/endpointspage.h"
 #include "ui/pages/eragpage.h"
+#include "ui/pages/statspanel.h"
 #include "ui/preferences.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
@@ -113,8 +119,11 @@ class TestLlmGui : public QObject {
   void keychainFallsBackToEnvironment();
   void generateJobReachesHundredPercent();
   void cancelAndResumeOnSlowServer();
+  void budgetCapPausesTheRun();
+  void runListMarksHeuristicRuns();
   void eragPageOnDemo_data();
   void eragPageOnDemo();
+  void eragBm25OnDocugamiMatchesCli();
 
  private:
   QTemporaryDir m_dir;
@@ -371,13 +380,17 @@ void TestLlmGui::generateJobReachesHundredPercent() {
   QCOMPARE(outcome.counts.done, ds->queries.size());
   QCOMPARE(outcome.counts.heuristic, ds->queries.size());
   QCOMPARE(dock.progressBar()->value(), dock.progressBar()->maximum());  // 100 %
+  // The offline reader's run is labelled heuristic in the dock's title and in the runs list.
+  QVERIFY2(dock.titleLabel()->text().contains(QStringLiteral("(heuristic)")), qPrintable(dock.titleLabel()->text()));
   QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowCount() >= 1, 10000);
   const int row = dock.runs()->rowOf(dock.currentJob() ? dock.currentJob()->storePath() : QString());
   Q_UNUSED(row);
   bool listed = false;
   for (int r = 0; r < dock.runs()->rowCount(); ++r)
     listed = listed || (dock.runs()->row(r)->kind == QLatin1String("generate") &&
-                        dock.runs()->index(r, ui::RunListModel::Status).data().toString() == QLatin1String("done"));
+                        dock.runs()->index(r, ui::RunListModel::Status).data().toString() == QLatin1String("done") &&
+                        dock.runs()->index(r, ui::RunListModel::Job).data().toString() ==
+                            QLatin1String("generate (heuristic)"));
   QVERIFY(listed);
 }
 
@@ -416,6 +429,28 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
   QVERIFY(dock->statsLabel()->text().contains(QStringLiteral("calls/s")));
   QVERIFY(dock->statsLabel()->text().contains(QStringLiteral("ETA")));
   QVERIFY(dock->progressBar()->value() > 0 && dock->progressBar()->value() < dock->progressBar()->maximum());
+  // Tokens and cost as they accrue: the server's usage priced at $0.5 / $1.5 per 1k tokens.
+  {
+    // The label and the live row show the latest progress the job has delivered.
+    const core::eval::Progress p = job->lastProgress();
+    QVERIFY(p.promptTokens > 0 && p.completionTokens > 0);
+    const double cost = (double(p.promptTokens) * 0.5 + double(p.completionTokens) * 1.5) / 1000.0;
+    QVERIFY2(std::fabs(p.costUsd - cost) < 1e-9, qPrintable(QString::number(p.costUsd)));
+    const QLocale l;
+    const QString stats = dock->statsLabel()->text();
+    QVERIFY2(stats.contains(QStringLiteral("tokens %1 in + %2 out")
+                                .arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens)))),
+             qPrintable(stats));
+    QVERIFY2(stats.contains(QStringLiteral("cost $%1 of $100.00 budget").arg(p.costUsd, 0, 'f', 4)), qPrintable(stats));
+    const int live = dock->runs()->rowOf(storePath);
+    QVERIFY(live >= 0);
+    QCOMPARE(dock->runs()->index(live, ui::RunListModel::Tokens).data().toString(),
+             QStringLiteral("%1 + %2").arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens))));
+    QCOMPARE(dock->runs()->index(live, ui::RunListModel::Cost).data().toString(),
+             QStringLiteral("$%1").arg(p.costUsd, 0, 'f', 4));
+    QCOMPARE(dock->runs()->index(live, ui::RunListModel::Job).data().toString(), QStringLiteral("generate"));  // a server
+    QVERIFY(!dock->titleLabel()->text().contains(QStringLiteral("heuristic")));
+  }
   QTest::qWait(50);
   shoot(&window, QStringLiteral("jobs-dock-midrun"));
 
@@ -444,6 +479,93 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
   QCOMPARE(outcome.counts.done, total);
   QCOMPARE(server.requestCount() - requestsBefore, total - doneBefore);
   QVERIFY(outcome.counts.costUsd > 0.0);
+}
+
+void TestLlmGui::budgetCapPausesTheRun() {
+  if (!core::findDemoProject()) QSKIP("demo project not installed");
+  QSettings().clear();
+  testserver::Options options;
+  options.latencyMs = 5;
+  testserver::TestServer server(options);
+  QVERIFY(server.start());
+  ui::Workbench wb;
+  QVERIFY(openDemo(wb));
+  ui::JobsDock dock(&wb);
+  dock.resize(1100, 320);
+  QSignalSpy finished(&dock, &ui::JobsDock::jobFinished);
+  ui::GenerateSettings settings;
+  settings.endpoint.name = "priced local";
+  settings.endpoint.baseUrl = server.baseUrl();
+  settings.endpoint.model = "test-model";
+  settings.endpoint.concurrency = 1;
+  settings.endpoint.maxTokens = 64;
+  settings.endpoint.pricePer1kInput = 0.5;
+  settings.endpoint.pricePer1kOutput = 1.5;
+  settings.runIndex = 0;
+  settings.k = 3;
+  // A few calls' worth: the engine stops before the next call could exceed it.
+  settings.budgetUsd = 0.5;
+  QVERIFY(dock.startGenerate(settings));
+  QPointer<ui::RunJob> job = dock.currentJob();
+  QVERIFY(job);
+  const QString storePath = job->storePath();
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  const auto outcome = finished.front().at(0).value<ui::RunJobOutcome>();
+  QCOMPARE(outcome.summary.outcome, core::eval::RunOutcome::PausedBudget);
+  QVERIFY2(outcome.status.startsWith(QStringLiteral("paused")), qPrintable(outcome.status));
+  QVERIFY(outcome.counts.done > 0 && outcome.counts.done < outcome.counts.total);
+  QVERIFY(outcome.counts.costUsd > 0.0 && outcome.counts.costUsd <= 0.5);
+  QCOMPARE(server.requestCount(), outcome.counts.done);  // nothing started beyond the cap
+  // The dock says it paused on the budget, with what was spent.
+  const QString stats = dock.statsLabel()->text();
+  QVERIFY2(stats.startsWith(QStringLiteral("Paused: the next calls would exceed the $0.50 budget")), qPrintable(stats));
+  QVERIFY2(stats.contains(QStringLiteral("of $0.50 budget")), qPrintable(stats));
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(storePath) >= 0, 10000);
+  const int row = dock.runs()->rowOf(storePath);
+  QTRY_VERIFY_WITH_TIMEOUT(dock.runs()->index(row, ui::RunListModel::Status).data().toString().startsWith(QStringLiteral("paused")), 10000);
+  dock.show();
+  QTest::qWait(50);
+  shoot(&dock, QStringLiteral("jobs-dock-budget-paused"));
+}
+
+void TestLlmGui::runListMarksHeuristicRuns() {
+  QTemporaryDir runs;
+  std::string err;
+  auto make = [&](const QString& file, const std::string& baseUrl) {
+    core::store::RunStore store;
+    core::store::RunRecord record;
+    record.kind = "erag";
+    core::llm::EndpointConfig ep;
+    ep.name = "x";
+    ep.baseUrl = baseUrl;
+    record.endpoint = core::llm::toJson(ep);
+    core::store::NewItem item;
+    item.key = "k:1";
+    item.kind = "erag";
+    item.requestJson = "{}";
+    return store.create(runs.filePath(file).toStdString(), record, &err) && store.addItems({item}, &err);
+  };
+  QVERIFY2(make(QStringLiteral("offline.db"), "offline"), err.c_str());
+  QVERIFY2(make(QStringLiteral("server.db"), "http://127.0.0.1:9/v1"), err.c_str());
+  ui::RunListModel list;
+  QAbstractItemModelTester tester(&list, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QSignalSpy refreshed(&list, &ui::RunListModel::refreshed);
+  list.setFolder(runs.path());
+  QVERIFY(refreshed.wait(10000));
+  QCOMPARE(list.rowCount(), 2);
+  const int offline = list.rowOf(runs.filePath(QStringLiteral("offline.db")));
+  const int server = list.rowOf(runs.filePath(QStringLiteral("server.db")));
+  QVERIFY(offline >= 0 && server >= 0);
+  QCOMPARE(list.index(offline, ui::RunListModel::Job).data().toString(), QStringLiteral("erag (heuristic)"));
+  QVERIFY(list.index(offline, ui::RunListModel::Job).data(Qt::ToolTipRole).toString().contains(QStringLiteral("heuristic")));
+  QCOMPARE(list.index(server, ui::RunListModel::Job).data().toString(), QStringLiteral("erag"));
+  // A live job of the offline providers is marked before its store is read.
+  core::eval::Progress p;
+  p.total = 4;
+  p.done = 1;
+  list.setLive(runs.filePath(QStringLiteral("new.db")), QStringLiteral("e2e"), p, true);
+  QCOMPARE(list.index(list.rowOf(runs.filePath(QStringLiteral("new.db"))), ui::RunListModel::Job).data().toString(),
+           QStringLiteral("e2e (heuristic)"));
 }
 
 void TestLlmGui::eragPageOnDemo_data() {
@@ -529,7 +651,7 @@ void TestLlmGui::eragPageOnDemo() {
   const QString drill = page.drillView()->toPlainText();
   const auto& pq = results->erag.queries[std::size_t(row)];
   QVERIFY(drill.contains(QStringLiteral("Prompt")));
-  QVERIFY(drill.contains(QStringLiteral("Generated output")));
+  QVERIFY(drill.contains(QStringLiteral("Generated output (offline heuristic reader, not an LLM)")));
   QVERIFY(drill.contains(QString::fromStdString(pq.docIds[std::size_t(rank)])));
   const std::string& output = results->erag.outputs[std::size_t(row)][std::size_t(rank)];
   QVERIFY(!output.empty());
@@ -548,6 +670,51 @@ void TestLlmGui::eragPageOnDemo() {
 
   // Per query and correlation.
   QCOMPARE(page.perQueryView()->model()->rowCount(), int(withGold));
+
+  // The summary gives n beside every mean and CI: each eRAG measure and end-to-end.
+  {
+    const QString summary = page.summaryView()->toPlainText();
+    const QStringList tokens = summary.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    QVERIFY(tokens.contains(QStringLiteral("n")));
+    const auto measuresShown = results->erag.aggregate.measures.size() + 1;
+    QVERIFY2(std::size_t(tokens.count(QString::number(withGold))) >= measuresShown + 1, qPrintable(summary));  // + "N queries"
+  }
+
+  // Selecting a measure column of the per-query table opens the statistics panel on it.
+  {
+    ui::StatsPanel* panel = page.statsPanel();
+    QVERIFY(!panel->isVisible());
+    page.resultTabs()->setCurrentIndex(1);
+    QSignalSpy computed(panel, &ui::StatsPanel::computed);
+    const QAbstractItemModel* perQuery = page.perQueryView()->model();
+    page.perQueryView()->setCurrentIndex(perQuery->index(0, 2));  // the first eRAG measure
+    QVERIFY(panel->isVisible());
+    QCOMPARE(panel->measure(), QString::fromStdString(results->erag.aggregate.measures.front()));
+    QVERIFY(computed.wait(60000));
+    QVERIFY(computed.takeFirst().first().toBool());
+    QCOMPARE(panel->result().n, results->erag.aggregate.qids.size());
+    QCOMPARE(panel->result().resamples, std::size_t(ui::StatsPanel::kDefaultResamples));
+    QCOMPARE(panel->result().sampleSize, panel->result().n);  // s = n
+    QVERIFY(std::fabs(panel->result().observedMean - results->erag.aggregate.means.front()) < 1e-12);
+    QVERIFY(!panel->chart()->isEmpty());
+    panel->useVeraSetting();  // the button's slot
+    QVERIFY(computed.wait(60000));
+    QVERIFY(computed.takeFirst().first().toBool());
+    QCOMPARE(panel->result().resamples, std::size_t(500));
+    QCOMPARE(panel->result().sampleSize, std::size_t(50));
+    QTest::qWait(50);
+    shoot(&page, QStringLiteral("erag-stats-panel-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+    // The end-to-end column too.
+    const int e2eColumn = 2 + int(results->erag.aggregate.measures.size());
+    QVERIFY(page.openStatistics(e2eColumn));
+    QCOMPARE(panel->measure(), QString::fromStdString(results->e2e->metricKey));
+    QVERIFY(computed.wait(60000));
+    QCOMPARE(panel->result().n, results->e2e->values.size());
+    QVERIFY(!page.openStatistics(0));  // the query id: no measure
+    panel->useDefaultSetting();
+    QVERIFY(computed.wait(60000));
+    panel->setVisible(false);
+  }
   QVERIFY(page.correlationView()->model()->rowCount() >= 2);  // contains-answer and eRAG at least
   QVERIFY(!page.scatter()->isEmpty());
   page.resultTabs()->setCurrentIndex(page.correlationTab());
@@ -566,6 +733,155 @@ void TestLlmGui::eragPageOnDemo() {
   QVERIFY(reopened.front().at(0).toBool());
   QCOMPARE(page.results()->erag.aggregate.means.front(), mean);
   QCOMPARE(page.heatmap()->rowCount(), int(withGold));
+}
+
+void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
+  const char* kSec10q = "docugami/KG-RAG-datasets/sec-10-q/data/v1";
+  RAGSCOPE_REQUIRE_DATA("docugami/KG-RAG-datasets/sec-10-q/data/v1/qna_data.csv");
+  QSettings().clear();
+  QElapsedTimer clock;
+  clock.start();
+  const QString data = QString::fromStdString(test::dataPath(kSec10q).string());
+  ui::Workbench wb;
+  ui::RecentDataset spec;
+  spec.name = QStringLiteral("docugami 10-Q");
+  spec.parts = {{data, QStringLiteral("docugami")}};
+  QSignalSpy loaded(&wb, &ui::Workbench::loadFinished);
+  QVERIFY(wb.openDataset(spec));
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QVERIFY2(loaded.front().at(0).toBool(), qPrintable(loaded.front().at(1).toString()));
+  const auto basis = wb.dataset();
+  QCOMPARE(basis->queries.size(), std::size_t(195));
+  QVERIFY(!basis->corpus.empty());
+  const std::size_t runsBefore = basis->runs.size();
+
+  // BM25 top 5 from the page, then eRAG and end-to-end with the offline reader and ROUGE-L.
+  ui::EragPage page(&wb);
+  page.resize(1360, 820);
+  page.show();
+  page.setRetrieverBm25();
+  QVERIFY(page.retrieverSelected());
+  page.setK(5);
+  page.setEndpointIndex(0);
+  page.setMetric(core::DownstreamMetric::RougeL);
+  page.setMeasures(QStringLiteral("P_5, success_5"));
+  page.setEndToEnd(true);
+  QSignalSpy retrieved(&page, &ui::EragPage::retrieved);
+  QSignalSpy finished(&page, &ui::EragPage::finished);
+  QVERIFY(page.start());
+  QVERIFY(page.isRunning());
+  QVERIFY(page.progressBar()->isVisible());
+  QVERIFY(retrieved.wait(kJobTimeoutMs));
+  QVERIFY2(retrieved.front().at(0).toBool(), qPrintable(page.statusLabel()->text()));
+
+  // The run joined the loaded dataset: every page sees it.
+  const auto ds = wb.dataset();
+  QVERIFY(ds != basis);
+  QCOMPARE(ds->runs.size(), runsBefore + 1);
+  const core::Run& bm25 = ds->runs.back();
+  QCOMPARE(QString::fromStdString(bm25.tag), ui::RetrieveJob::bm25Tag(5));
+  QCOMPARE(bm25.rankings.size(), std::size_t(195));
+  for (const auto& r : bm25.rankings) QVERIFY(!r.entries.empty() && r.entries.size() <= 5);
+  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index built in")), qPrintable(page.runNoteLabel()->text()));
+  // The data folder is read-only: the index goes to the user's cache (this test's), never into it.
+  QVERIFY(!QFileInfo::exists(data + QStringLiteral(".ragscope-index")));
+  QVERIFY2(page.runNoteLabel()->text().contains(m_dir.filePath(QStringLiteral("cache"))), qPrintable(page.runNoteLabel()->text()));
+
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  QVERIFY2(finished.front().at(0).toBool(), qPrintable(page.statusLabel()->text()));
+  const auto* results = page.results();
+  QVERIFY(results && results->e2e && results->correlation);
+  QCOMPARE(results->erag.aggregate.qids.size(), std::size_t(195));
+  QCOMPARE(results->e2e->qids.size(), std::size_t(195));
+
+  // The correlation table: eRAG P_5 against end-to-end over all 195 questions.
+  const QAbstractItemModel* corr = page.correlationView()->model();
+  bool sawErag = false;
+  for (int r = 0; r < corr->rowCount(); ++r) {
+    if (corr->index(r, 0).data().toString() != QLatin1String("eRAG (rouge-l)")) continue;
+    if (corr->index(r, 1).data().toString() != QLatin1String("P_5")) continue;
+    QCOMPARE(corr->index(r, 2).data().toString(), QStringLiteral("195"));
+    sawErag = true;
+  }
+  QVERIFY(sawErag);
+  page.resultTabs()->setCurrentIndex(page.correlationTab());
+  QTest::qWait(50);
+  shoot(&page, QStringLiteral("erag-bm25-docugami-correlation"));
+
+  // The run saves as a TREC file.
+  QTemporaryDir dir;
+  QSignalSpy saved(&page, &ui::EragPage::runSaved);
+  QVERIFY(page.saveRun(int(ds->runs.size()) - 1, dir.filePath(QStringLiteral("bm25.trec"))));
+  QVERIFY(saved.wait(10000));
+  QVERIFY2(saved.front().at(0).toBool(), qPrintable(saved.front().at(1).toString()));
+  QFile trec(dir.filePath(QStringLiteral("bm25.trec")));
+  QVERIFY(trec.open(QIODevice::ReadOnly));
+  std::size_t lines = 0;
+  while (!trec.atEnd())
+    if (!trec.readLine().trimmed().isEmpty()) ++lines;
+  QCOMPARE(lines, bm25.entryCount());
+
+  // The same pipeline through ragscope-cli gives the same value for every question.
+  const QStringList inputs = {"--dataset", data, "--format", "docugami", "--retriever", "bm25", "--index",
+                              dir.filePath(QStringLiteral("index")), "--k", "5", "--metric", "rouge-l", "--quiet",
+                              "--json"};
+  auto cli = [&](const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
+    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
+      qWarning("%s", p.readAllStandardError().constData());
+      return nlohmann::json();
+    }
+    return nlohmann::json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+  };
+  const auto erag = cli(QStringList{"erag"} + inputs +
+                        QStringList{"--measures", "P_5,success_5", "--store", dir.filePath(QStringLiteral("erag.db"))});
+  QVERIFY(erag.is_object() && erag.contains("per_query"));
+  const auto e2e = cli(QStringList{"e2e"} + inputs + QStringList{"--store", dir.filePath(QStringLiteral("e2e.db"))});
+  QVERIFY(e2e.is_object() && e2e.contains("per_query"));
+  QCOMPARE(erag["per_query"].size(), std::size_t(195));
+  QCOMPARE(e2e["per_query"].size(), std::size_t(195));
+  const auto& a = results->erag.aggregate;
+  const auto p5 = a.measureIndex("P_5");
+  const auto s5 = a.measureIndex("success_5");
+  QVERIFY(p5 && s5);
+  for (std::size_t i = 0; i < a.qids.size(); ++i) {
+    const auto& row = erag["per_query"][a.qids[i]];
+    QVERIFY2(std::fabs(row["P_5"].get<double>() - a.values[*p5][i]) < 1e-12, a.qids[i].c_str());
+    QVERIFY2(std::fabs(row["success_5"].get<double>() - a.values[*s5][i]) < 1e-12, a.qids[i].c_str());
+  }
+  for (std::size_t i = 0; i < results->e2e->qids.size(); ++i)
+    QVERIFY2(std::fabs(e2e["per_query"][results->e2e->qids[i]].get<double>() - results->e2e->values[i]) < 1e-12,
+             results->e2e->qids[i].c_str());
+  QVERIFY(std::fabs(erag["mean"]["P_5"].get<double>() - a.means[*p5]) < 1e-12);
+  qInfo("Docugami GUI pipeline (load, BM25, eRAG, e2e, two CLI runs) in %.1f s", double(clock.elapsed()) / 1000.0);
+  QVERIFY(clock.elapsed() < 60000);
+
+  // Retrieving again reuses the index: the corpus is unchanged.
+  page.setRetrieverBm25();
+  page.setEndToEnd(false);
+  retrieved.clear();
+  finished.clear();
+  QVERIFY(page.start());
+  QVERIFY(retrieved.wait(kJobTimeoutMs));
+  QVERIFY(retrieved.front().at(0).toBool());
+  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index reused from")), qPrintable(page.runNoteLabel()->text()));
+  QCOMPARE(wb.dataset()->runs.size(), runsBefore + 1);  // the same tag replaces the first run
+  QVERIFY(finished.wait(kJobTimeoutMs));
+
+  // Cancelled at once: nothing is added and the page is ready again.
+  const auto before = wb.dataset();
+  page.setK(3);
+  page.setRetrieverBm25();
+  retrieved.clear();
+  QVERIFY(page.start());
+  page.cancel();
+  QVERIFY(retrieved.wait(kJobTimeoutMs));
+  QVERIFY(!retrieved.front().at(0).toBool());
+  QVERIFY2(page.statusLabel()->text().contains(QStringLiteral("cancelled")), qPrintable(page.statusLabel()->text()));
+  QCOMPARE(wb.dataset(), before);
+  QVERIFY(!page.isRunning());
+  QVERIFY(!page.progressBar()->isVisible());
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -3,6 +3,8 @@
 // contrastive page on DL19 split by BM25 nDCG@10. Screenshots go to RAGSCOPE_SCREENSHOT_DIR.
 
 #include <QAbstractItemModelTester>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -87,6 +89,7 @@ class TestStatsGui : public QObject {
   void chartsRenderAndExport_data();
   void chartsRenderAndExport();
   void retrievalSummaryShowsCiAndN();
+  void statsPanelVeraSettingOneClick();
   void compareDl19Runs();
   void compareFromPerQueryFiles();
   void contrastiveDl19TopVsBottom();
@@ -238,6 +241,59 @@ void TestStatsGui::retrievalSummaryShowsCiAndN() {
     QVERIFY(panel->chart()->savePng(screenshotDir() + QStringLiteral("/bootstrap-histogram.png"), {900, 560}));
     QVERIFY(panel->chart()->savePng(screenshotDir() + QStringLiteral("/bootstrap-histogram-small.png"), {300, 200}));
   }
+}
+
+void TestStatsGui::statsPanelVeraSettingOneClick() {
+  ui::StatsPanel panel;
+  panel.resize(520, 620);
+  const std::vector<double> values = syntheticValues(120, 0.1);
+  std::vector<std::string> qids;
+  for (std::size_t i = 0; i < values.size(); ++i) qids.push_back(std::to_string(i));
+  QSignalSpy computed(&panel, &ui::StatsPanel::computed);
+
+  // The default: B = 10,000 resamples of size s = n.
+  panel.setSample(QStringLiteral("synthetic"), QStringLiteral("P_5"), qids, values);
+  QVERIFY(computed.wait(60000));
+  QVERIFY(computed.takeFirst().first().toBool());
+  QCOMPARE(panel.result().resamples, std::size_t(10000));
+  QCOMPARE(panel.result().sampleSize, values.size());
+  QCOMPARE(panel.result().distribution.size(), std::size_t(10000));
+
+  // One click: VERA's s = 50, B = 500, the same numbers as the engine gives for them.
+  QPushButton* vera = nullptr;
+  QPushButton* standard = nullptr;
+  for (auto* b : panel.findChildren<QPushButton*>()) {
+    if (b->text().startsWith(QStringLiteral("VERA"))) vera = b;
+    if (b->text() == QStringLiteral("Default")) standard = b;
+  }
+  QVERIFY(vera && standard);
+  QVERIFY(vera->text().contains(QStringLiteral("s = 50")) && vera->text().contains(QStringLiteral("B = 500")));
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  QTest::mouseClick(vera, Qt::LeftButton);
+  QVERIFY(computed.wait(60000));
+  QVERIFY(computed.takeFirst().first().toBool());
+  core::stats::BootstrapOptions o;
+  o.resamples = 500;
+  o.sampleSize = 50;
+  const auto expected = core::stats::bootstrap(values, o);
+  QCOMPARE(panel.result().resamples, std::size_t(500));
+  QCOMPARE(panel.result().sampleSize, std::size_t(50));
+  QCOMPARE(panel.result().n, values.size());
+  QCOMPARE(panel.result().distribution.size(), std::size_t(500));
+  QCOMPARE(panel.result().ci.low, expected.ci.low);
+  QCOMPARE(panel.result().ci.high, expected.ci.high);
+  QCOMPARE(panel.result().variance, expected.variance);
+  QVERIFY(panel.summaryText().contains(QStringLiteral("s = 50")));
+  QVERIFY(!panel.chart()->isEmpty());
+  saveShot(&panel, QStringLiteral("stats-panel-vera.png"));
+
+  // And back to the default.
+  QTest::mouseClick(standard, Qt::LeftButton);
+  QVERIFY(computed.wait(60000));
+  QVERIFY(computed.takeFirst().first().toBool());
+  QCOMPARE(panel.result().resamples, std::size_t(10000));
+  QCOMPARE(panel.result().sampleSize, values.size());
 }
 
 void TestStatsGui::compareDl19Runs() {

@@ -49,6 +49,11 @@ core::llm::EndpointConfig offlineReader() {
   return c;
 }
 
+// The job's title, marked when the offline heuristic providers answer instead of an LLM.
+QString titleOf(const RunJob* job) {
+  return job->heuristic() ? QObject::tr("%1 (heuristic)").arg(job->title()) : job->title();
+}
+
 const core::Run* runFor(const core::Dataset& ds, int index) {
   return index >= 0 && std::size_t(index) < ds.runs.size() ? &ds.runs[std::size_t(index)] : nullptr;
 }
@@ -149,7 +154,10 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_table->verticalHeader()->setDefaultSectionSize(22);
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Run, QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Status, QHeaderView::ResizeToContents);
+  // Contents decide these widths: "erag (heuristic)", "running elsewhere or interrupted" and
+  // large token counts must not be elided.
+  for (const int column : {int(RunListModel::Job), int(RunListModel::Status), int(RunListModel::Tokens)})
+    m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
   m_table->setAlternatingRowColors(true);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &JobsDock::updateButtons);
   connect(m_runs, &RunListModel::modelReset, this, &JobsDock::updateButtons);
@@ -180,13 +188,13 @@ void JobsDock::updateButtons() {
 
 void JobsDock::track(RunJob* job) {
   m_current = job;
-  m_title->setText(job->title());
+  m_title->setText(titleOf(job));
   m_bar->setValue(0);
   m_stats->setText(tr("Starting…"));
   m_stats->setStyleSheet(QString());
   const QString kind = job->title().section(QLatin1Char(' '), 0, 0);
   connect(job, &RunJob::progress, this, [this, job, kind](const core::eval::Progress& p) {
-    m_runs->setLive(job->storePath(), kind, p);
+    m_runs->setLive(job->storePath(), kind, p, job->heuristic());
     if (job == m_current) showProgress(job, p);
   });
   connect(job, &RunJob::finished, this, [this, job](const RunJobOutcome& outcome) {
@@ -202,7 +210,7 @@ void JobsDock::track(RunJob* job) {
                    .arg(outcome.summary.progress.done)
                    .arg(outcome.summary.progress.total);
       if (!outcome.cacheNote.isEmpty()) text += QStringLiteral(" (%1)").arg(outcome.cacheNote);
-      m_title->setText(job->title());
+      m_title->setText(titleOf(job));
       m_stats->setText(text + QStringLiteral("\n") + describeProgress(outcome.summary.progress, job->budgetUsd()));
       m_stats->setStyleSheet(outcome.error.isEmpty() ? QString() : QStringLiteral("color: #b01c1c;"));
     }

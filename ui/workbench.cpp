@@ -202,6 +202,14 @@ void Workbench::fail(const QString& message, core::LoadReport report) {
   emit loadFinished(false, message);
 }
 
+bool Workbench::updateDataset(std::shared_ptr<const core::Dataset> updated,
+                              const std::shared_ptr<const core::Dataset>& basis) {
+  if (!updated || !basis || m_dataset != basis) return false;
+  m_dataset = std::move(updated);
+  emit datasetChanged();
+  return true;
+}
+
 void Workbench::setEvaluation(std::shared_ptr<const EvalOutcome> outcome) {
   m_evaluation = std::move(outcome);
   emit evaluationChanged();

@@ -62,6 +62,10 @@ class Workbench : public QObject {
   // The part path a diagnostic's file belongs to, and whether that part carries queries.
   bool isQueryFile(const QString& file) const;
 
+  // A dataset derived from the current one (a retrieved run added, see RetrieveJob) becomes the
+  // current one when `basis` still is; datasetChanged() follows. False when it was replaced since.
+  bool updateDataset(std::shared_ptr<const core::Dataset> updated, const std::shared_ptr<const core::Dataset>& basis);
+
   // The latest retrieval evaluation (per-query values of every run): the retrieval page publishes
   // it, the statistics pages (compare, contrastive) read it. Null until one has finished.
   std::shared_ptr<const EvalOutcome> evaluation() const { return m_evaluation; }

@@ -17,7 +17,6 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/eragfinish.h"
-#include "app/cli/indexdir.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
 #include "core/data/dataset.h"
@@ -29,6 +28,8 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
+#include "core/retrieval/bm25run.h"
+#include "core/retrieval/indexdir.h"
 #include "core/retrieval/retriever.h"
 #include "core/retrieval/xapianindex.h"
 #include "core/store/runstore.h"
@@ -207,34 +208,19 @@ int runEvaluationJob(const Args& args, bool erag) {
     runSetting = inputEntry(runPath, "trec-run");
     systemName = run.tag.empty() ? fs::path(runPath).stem().string() : run.tag;
   } else {
-    if (dataset.corpus.empty()) {
-      std::cerr << "ragscope-cli: " << job << ": bm25 needs a corpus, and the dataset has no documents\n";
+    Bm25RunOptions bo;
+    bo.indexDir = indexDir.empty() ? chooseIndexDir(inputs.datasets.front(), dataset.corpus) : fs::path(indexDir);
+    bo.k = k;
+    bo.threads = 2;
+    auto retrieved = retrieveWithBm25(dataset, bo);
+    if (!retrieved.ok) {
+      std::cerr << "ragscope-cli: " << job << ": " << retrieved.error << "\n";
       return 2;
     }
-    const fs::path dir = indexDir.empty() ? chooseIndexDir(inputs.datasets.front(), dataset.corpus) : fs::path(indexDir);
-    const IndexBuildResult built = openOrBuildIndex(dataset.corpus, dir, {});
-    if (!built.ok) {
-      std::cerr << "ragscope-cli: " << job << ": " << built.error << "\n";
-      return 2;
-    }
-    std::string err;
-    auto bm25 = XapianRetriever::open(built.dir, Bm25Params{}, &err);
-    if (!bm25) {
-      std::cerr << "ragscope-cli: " << job << ": " << err << "\n";
-      return 2;
-    }
-    RetrieveOptions ro;
-    ro.k = k;
-    ro.threads = 2;
-    auto retrieved = retrieveAll(*bm25, dataset.queries, ro);
-    for (const auto& d : retrieved.report.diagnostics) std::cerr << d.toString() << "\n";
-    run = std::move(retrieved.value);
-    Bm25Params p;
-    runSetting = {{"retriever", "bm25"},
-                  {"index", built.dir.string()},
-                  {"fingerprint", built.fingerprint},
-                  {"k1", p.k1},
-                  {"b", p.b}};
+    for (const auto& d : retrieved.run.report.diagnostics) std::cerr << d.toString() << "\n";
+    run = std::move(retrieved.run.value);
+    runSetting = std::move(retrieved.setting);
+    const IndexBuildResult& built = retrieved.index;
     systemName = "bm25";
     if (!quiet) {
       std::cerr << job << ": bm25 index " << built.dir.string() << (built.reused ? " (reused)" : " (built)")

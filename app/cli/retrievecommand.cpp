@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/indexdir.h"
 #include "core/data/dataset.h"
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
+#include "core/retrieval/indexdir.h"
 #include "core/retrieval/retriever.h"
 #include "core/retrieval/xapianindex.h"
 

@@ -114,6 +114,7 @@ bool RunJob::start(RunJobRequest request) {
   m_title = request.title;
   m_storePath = request.storePath;
   m_budget = request.engine.budgetUsd;
+  m_heuristic = core::llm::isOfflineEndpoint(request.endpoint);
   m_last = {};
   const std::stop_token token = m_stop.get_token();
   std::shared_ptr<Relay> relay = m_relay;

@@ -92,6 +92,8 @@ class RunJob : public QObject {
   QString storePath() const { return m_storePath; }
   const core::eval::Progress& lastProgress() const { return m_last; }
   std::optional<double> budgetUsd() const { return m_budget; }
+  // The offline heuristic providers answer, not an LLM (SPEC §9: labelled wherever shown).
+  bool heuristic() const { return m_heuristic; }
 
  signals:
   void progress(const ragscope::core::eval::Progress& progress);
@@ -110,6 +112,7 @@ class RunJob : public QObject {
   QString m_title;
   QString m_storePath;
   std::optional<double> m_budget;
+  bool m_heuristic = false;
   core::eval::Progress m_last;
 };
 

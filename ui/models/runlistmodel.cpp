@@ -9,6 +9,9 @@
 
 #include <algorithm>
 
+#include "core/llm/llmjson.h"
+#include "core/llm/providerfactory.h"
+
 namespace ragscope::ui {
 
 namespace {
@@ -44,7 +47,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
       case Run: return QFileInfo(r.path).fileName();
-      case Job: return r.kind;
+      case Job: return r.heuristic ? tr("%1 (heuristic)").arg(r.kind) : r.kind;
       case Status:
         if (!r.error.isEmpty()) return tr("unreadable");
         if (live && total > 0) return tr("running %1 %").arg(100.0 * double(done) / double(total), 0, 'f', 0);
@@ -66,6 +69,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (!r.error.isEmpty()) return r.error;
+    if (index.column() == Job && r.heuristic)
+      return tr("Outputs of the offline heuristic providers, not of an LLM");
     return QDir::toNativeSeparators(r.path);
   }
   if (role == Qt::ForegroundRole && index.column() == Status) {
@@ -117,6 +122,7 @@ std::vector<RunRow> RunListModel::scan(const QString& folder) {
       row.endpoint = record.endpoint;
       row.settings = record.settings;
       row.counts = store.counts();
+      row.heuristic = row.counts.heuristic > 0 || core::llm::isOfflineEndpoint(core::llm::endpointFromJson(record.endpoint));
     }
     rows.push_back(std::move(row));
   }
@@ -168,7 +174,8 @@ int RunListModel::rowOf(const QString& path) const {
   return -1;
 }
 
-void RunListModel::setLive(const QString& path, const QString& kind, const core::eval::Progress& progress) {
+void RunListModel::setLive(const QString& path, const QString& kind, const core::eval::Progress& progress,
+                           bool heuristic) {
   int r = rowOf(path);
   if (r < 0) {
     RunRow row;
@@ -182,6 +189,7 @@ void RunListModel::setLive(const QString& path, const QString& kind, const core:
   }
   RunRow& row = m_rows[std::size_t(r)];
   row.live = true;
+  row.heuristic = row.heuristic || heuristic;
   row.progress = progress;
   emit dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }

@@ -2,7 +2,9 @@
 // The run stores of a folder as a table: file, job, status, done/total, errors, tokens, cost,
 // last update. The folder is read off the GUI thread (refresh() returns at once; refreshed() says
 // when the rows are in), and jobs running in this session overlay their live progress on their
-// row, so "running 40 %" shows without re-reading the store.
+// row, so "running 40 %" shows without re-reading the store. Runs made with the offline heuristic
+// providers say so in their Job column ("erag (heuristic)"), as SPEC §9 asks wherever their
+// output appears.
 
 #include <QAbstractTableModel>
 #include <QFutureWatcher>
@@ -26,6 +28,7 @@ struct RunRow {
   nlohmann::json endpoint;  // llm::toJson(EndpointConfig): key names only
   nlohmann::json settings;
   QString error;            // unreadable store
+  bool heuristic = false;   // the offline heuristic providers answered (endpoint "offline")
   bool live = false;        // a job of this session is running on it
   core::eval::Progress progress;
 };
@@ -52,7 +55,8 @@ class RunListModel : public QAbstractTableModel {
   const RunRow* row(int r) const;
   int rowOf(const QString& path) const;
   // Live progress of a job on `path` (adds the row when the store is new); status e.g. "running".
-  void setLive(const QString& path, const QString& kind, const core::eval::Progress& progress);
+  void setLive(const QString& path, const QString& kind, const core::eval::Progress& progress,
+               bool heuristic = false);
   // The job ended: the row shows `status` and the final counts until the next refresh.
   void setFinished(const QString& path, const QString& status, const core::store::RunCounts& counts);
 

@@ -13,6 +13,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -26,7 +28,9 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <unordered_map>
 
 #include "core/eval/runengine.h"
@@ -34,13 +38,16 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
+#include "core/retrieval/retriever.h"
 #include "core/stats/correlation.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/delegates/heatmapdelegate.h"
+#include "ui/jobs/retrievejob.h"
 #include "ui/jobs/runjob.h"
 #include "ui/jobsdock.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/heatmapmodel.h"
+#include "ui/pages/statspanel.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
 
@@ -52,6 +59,8 @@ using core::eval::EragReport;
 
 constexpr std::size_t kBootstrapResamples = 2000;
 constexpr std::size_t kCorrelationResamples = 1000;
+// Data of the run selector's last item: the retriever instead of a run of the dataset.
+constexpr int kBm25Item = -1;
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 QString html(const std::string& s) { return q(s).toHtmlEscaped(); }
@@ -166,6 +175,16 @@ EragPage::EragPage(Workbench* workbench, QWidget* parent)
     : Page(parent), m_workbench(workbench), m_pool(new QThreadPool(this)) {
   setObjectName(QStringLiteral("EragPage"));
   m_pool->setMaxThreadCount(1);
+  m_retrieve = new RetrieveJob(this);
+  connect(m_retrieve, &RetrieveJob::progress, this, [this](RetrieveJob::Phase phase, quint64 done, quint64 total) {
+    const QLocale l;
+    m_progress->setRange(0, total ? 1000 : 0);
+    m_progress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
+    m_status->setText(phase == RetrieveJob::Phase::Index
+                          ? tr("Building the BM25 index: %1 of %2 documents").arg(l.toString(done), l.toString(total))
+                          : tr("Retrieving with BM25: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+  });
+  connect(m_retrieve, &RetrieveJob::finished, this, &EragPage::onRetrieved);
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, this, &EragPage::refreshInputs);
   refreshInputs();
@@ -195,7 +214,26 @@ void EragPage::buildUi() {
   auto* setup = new QGroupBox(tr("eRAG setup"));
   m_datasetLabel = new QLabel;
   m_run = new QComboBox;
-  m_run->setToolTip(tr("The retrieval run whose top-k documents are evaluated"));
+  m_run->setToolTip(tr("The retrieval run whose top-k documents are evaluated, or BM25 over the dataset's "
+                       "corpus: the run is retrieved first and added to the dataset's runs"));
+  m_saveRun = new QPushButton(tr("Save run…"));
+  m_saveRun->setToolTip(tr("Write the selected run as a TREC run file"));
+  connect(m_saveRun, &QPushButton::clicked, this, [this] {
+    const int index = m_run->currentData().toInt();
+    if (index == kBm25Item) return;
+    const QString f = QFileDialog::getSaveFileName(this, tr("Save run"), m_run->currentText() + QStringLiteral(".trec"),
+                                                   tr("TREC run files (*.trec *.txt);;All files (*)"));
+    if (!f.isEmpty()) saveRun(index, f);
+  });
+  connect(this, &EragPage::runSaved, this, [this](bool, const QString& message) { m_status->setText(message); });
+  m_runNote = new QLabel;
+  m_runNote->setWordWrap(true);
+  m_runNote->setStyleSheet(QStringLiteral("color: gray;"));
+  m_runNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_runNote->setVisible(false);
+  auto* runRow = new QHBoxLayout;
+  runRow->addWidget(m_run, 1);
+  runRow->addWidget(m_saveRun);
   m_endpoint = new QComboBox;
   m_endpoint->setToolTip(tr("The generator (LLM) each document is given to; endpoints are edited on the Endpoints page"));
   m_template = new QLineEdit;
@@ -256,7 +294,7 @@ void EragPage::buildUi() {
 
   auto* left = new QFormLayout;
   left->addRow(tr("Dataset"), m_datasetLabel);
-  left->addRow(tr("Run"), m_run);
+  left->addRow(tr("Run"), runRow);
   left->addRow(tr("Generator"), m_endpoint);
   left->addRow(tr("Template"), templateRow);
   auto* right = new QFormLayout;
@@ -268,14 +306,20 @@ void EragPage::buildUi() {
   columns->addLayout(left, 1);
   columns->addSpacing(16);
   columns->addLayout(right, 1);
+  m_progress = new QProgressBar;
+  m_progress->setTextVisible(false);
+  m_progress->setMaximumHeight(14);
+  m_progress->setVisible(false);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_e2e);
   buttons->addStretch(1);
+  buttons->addWidget(m_progress, 1);
   buttons->addWidget(open);
   buttons->addWidget(m_cancelButton);
   buttons->addWidget(m_startButton);
   auto* setupLayout = new QVBoxLayout(setup);
   setupLayout->addLayout(columns);
+  setupLayout->addWidget(m_runNote);
   auto* estimateRow = new QHBoxLayout;
   auto* estimateTitle = new QLabel(tr("Estimate:"));
   estimateTitle->setAlignment(Qt::AlignTop);
@@ -287,6 +331,7 @@ void EragPage::buildUi() {
 
   auto restart = [this] { scheduleEstimate(); };
   connect(m_run, &QComboBox::currentIndexChanged, this, restart);
+  connect(m_run, &QComboBox::currentIndexChanged, this, [this] { m_saveRun->setEnabled(!retrieverSelected()); });
   connect(m_endpoint, &QComboBox::currentIndexChanged, this, restart);
   connect(m_k, &QSpinBox::valueChanged, this, restart);
   connect(m_e2e, &QCheckBox::toggled, this, restart);
@@ -314,7 +359,15 @@ void EragPage::buildUi() {
   m_perQueryView->verticalHeader()->hide();
   m_perQueryView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_perQueryView->setAlternatingRowColors(true);
+  m_perQueryView->setWordWrap(false);  // one line per query; long questions show in full as tooltips
+  m_perQueryView->verticalHeader()->setDefaultSectionSize(22);
   m_perQueryView->horizontalHeader()->setStretchLastSection(true);
+  m_perQueryView->setToolTip(tr("Select a measure column for its bootstrap CI and histogram"));
+  connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) openStatistics(current.column());
+          });
+  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this, &EragPage::openStatistics);
   m_tabs->addTab(m_perQueryView, tr("Per query"));
 
   m_heatmap = new HeatmapModel(this);
@@ -383,25 +436,47 @@ void EragPage::buildUi() {
   corrSplit->setStretchFactor(1, 1);
   m_correlationTab = m_tabs->addTab(corrSplit, tr("Correlation with end-to-end"));
 
+  // The statistics panel sits beside the results, hidden until a measure column is selected.
+  m_statsPanel = new StatsPanel;
+  m_statsPanel->setVisible(false);
+  connect(m_statsPanel, &StatsPanel::closeRequested, this, [this] { m_statsPanel->setVisible(false); });
+  auto* withStats = new QSplitter(Qt::Horizontal);
+  withStats->addWidget(m_tabs);
+  withStats->addWidget(m_statsPanel);
+  withStats->setStretchFactor(0, 3);
+  withStats->setStretchFactor(1, 2);
+  withStats->setCollapsible(1, false);
+
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(setup);
-  layout->addWidget(m_tabs, 1);
+  layout->addWidget(withStats, 1);
   activated();
 }
 
 void EragPage::refreshInputs() {
   const auto ds = m_workbench->dataset();
   m_datasetLabel->setText(ds ? m_workbench->datasetName() : tr("(none loaded)"));
+  const QString previous = m_run->currentText();
   QSignalBlocker block(m_run);
   m_run->clear();
-  if (ds)
-    for (const auto& r : ds->runs) m_run->addItem(q(r.tag));
-  m_startButton->setEnabled(ds && !ds->runs.empty() && !m_running);
-  if (!ds || ds->runs.empty()) m_estimate->setText(tr("The current dataset has no run to evaluate."));
+  if (ds) {
+    for (std::size_t i = 0; i < ds->runs.size(); ++i) m_run->addItem(q(ds->runs[i].tag), int(i));
+    if (!ds->corpus.empty()) m_run->addItem(tr("BM25 (Xapian) over the dataset's corpus, top k"), kBm25Item);
+  }
+  const int keep = m_run->findText(previous);  // the same run after runs were added
+  if (keep >= 0) m_run->setCurrentIndex(keep);
+  m_saveRun->setEnabled(ds && !ds->runs.empty() && !retrieverSelected());
+  m_startButton->setEnabled(m_run->count() > 0 && !m_running);
+  if (m_run->count() == 0) m_estimate->setText(tr("The current dataset has no run to evaluate and no corpus to retrieve from."));
   else scheduleEstimate();
 }
 
-void EragPage::setRunIndex(int index) { m_run->setCurrentIndex(index); }
+void EragPage::setRunIndex(int index) { m_run->setCurrentIndex(std::max(0, m_run->findData(index))); }
+void EragPage::setRetrieverBm25() {
+  const int item = m_run->findData(kBm25Item);
+  if (item >= 0) m_run->setCurrentIndex(item);
+}
+bool EragPage::retrieverSelected() const { return m_run->count() > 0 && m_run->currentData().toInt() == kBm25Item; }
 void EragPage::setEndpointIndex(int index) { m_endpoint->setCurrentIndex(index); }
 void EragPage::setK(int k) { m_k->setValue(k); }
 void EragPage::setMetric(core::DownstreamMetric metric) {
@@ -442,7 +517,14 @@ void EragPage::scheduleEstimate() {
 
 bool EragPage::estimate() {
   const auto ds = m_workbench->dataset();
-  const int runIndex = m_run->currentIndex();
+  if (ds && retrieverSelected()) {
+    m_estimate->setText(tr("BM25 retrieves the top %1 of every query first (the index is built once and reused "
+                           "while the corpus is unchanged); the run joins the dataset's runs and its estimate "
+                           "follows.").arg(m_k->value()));
+    emit estimateFinished(true);
+    return true;
+  }
+  const int runIndex = m_run->currentData().toInt();
   if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size()) {
     emit estimateFinished(false);
     return false;
@@ -512,7 +594,8 @@ void EragPage::fail(const QString& message) {
 bool EragPage::start() {
   if (m_running) return false;
   const auto ds = m_workbench->dataset();
-  const int runIndex = m_run->currentIndex();
+  if (ds && retrieverSelected()) return startRetrieval();
+  const int runIndex = m_run->currentData().toInt();
   if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size()) {
     m_status->setText(tr("Open a dataset with a run first."));
     return false;
@@ -688,6 +771,95 @@ bool EragPage::start() {
 
 void EragPage::cancel() {
   if (m_job) m_job->cancel();
+  m_retrieve->cancel();
+}
+
+bool EragPage::startRetrieval() {
+  const auto ds = m_workbench->dataset();
+  if (!m_retrieve->start(ds, m_k->value())) {
+    m_status->setText(tr("BM25 needs a dataset with queries and a corpus."));
+    return false;
+  }
+  setBusy(true);
+  m_status->setStyleSheet(QString());
+  m_status->setText(tr("Opening the BM25 index…"));
+  m_progress->setRange(0, 0);
+  m_progress->setVisible(true);
+  return true;
+}
+
+void EragPage::onRetrieved(const RetrieveOutcome& outcome) {
+  m_progress->setVisible(false);
+  if (!outcome.ok) {
+    emit retrieved(false);
+    fail(outcome.cancelled ? tr("BM25 retrieval cancelled; nothing was added.") : tr("BM25: %1").arg(outcome.error));
+    return;
+  }
+  // The run joins the dataset (every page sees it); then eRAG runs on it.
+  if (!m_workbench->updateDataset(outcome.dataset, outcome.basis)) {
+    emit retrieved(false);
+    fail(tr("The dataset was replaced during the retrieval; the run was not added."));
+    return;
+  }
+  setRunIndex(outcome.runIndex);
+  const QString note = tr("%1: top %2 of %3 queries in %4 s (index %5 %6)%7.")
+                           .arg(outcome.tag)
+                           .arg(m_k->value())
+                           .arg(outcome.dataset->queries.size())
+                           .arg(outcome.seconds, 0, 'f', 1)
+                           .arg(outcome.indexReused ? tr("reused from") : tr("built in"), outcome.indexDir)
+                           .arg(outcome.queriesFailed ? tr("; %n queries failed", "", int(outcome.queriesFailed)) : QString());
+  m_runNote->setText(note);
+  m_runNote->setVisible(true);
+  emit retrieved(true);
+  setBusy(false);
+  start();
+}
+
+bool EragPage::saveRun(int runIndex, const QString& path) {
+  const auto ds = m_workbench->dataset();
+  if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size() || path.isEmpty()) return false;
+  auto* watcher = new QFutureWatcher<QString>(this);
+  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, path] {
+    const QString error = watcher->result();
+    watcher->deleteLater();
+    emit runSaved(error.isEmpty(), error.isEmpty() ? tr("Run saved to %1").arg(path) : tr("Run not saved: %1").arg(error));
+  });
+  watcher->setFuture(QtConcurrent::run(m_pool, [ds, runIndex, file = std::filesystem::path(path.toStdString())] {
+    std::string error;
+    return core::writeTrecRun(ds->runs[std::size_t(runIndex)], file, &error) ? QString() : q(error);
+  }));
+  return true;
+}
+
+bool EragPage::openStatistics(int column) {
+  if (!m_results || column < 2) return false;
+  const EragResults& r = *m_results;
+  const auto& a = r.erag.aggregate;
+  std::vector<std::string> qids;
+  std::vector<double> values;
+  QString run, measure;
+  const std::size_t m = std::size_t(column - 2);
+  if (m < a.measures.size()) {
+    for (std::size_t i = 0; i < a.qids.size(); ++i)
+      if (!std::isnan(a.values[m][i])) {
+        qids.push_back(a.qids[i]);
+        values.push_back(a.values[m][i]);
+      }
+    run = tr("eRAG (%1) · %2").arg(q(r.erag.metricKey), r.system);
+    measure = q(a.measures[m]);
+  } else if (m == a.measures.size() && r.e2e) {
+    qids = r.e2e->qids;
+    values = r.e2e->values;
+    run = tr("end-to-end · %1").arg(r.system);
+    measure = q(r.e2e->metricKey);
+  } else {
+    return false;
+  }
+  if (values.empty()) return false;
+  m_statsPanel->setVisible(true);
+  m_statsPanel->setSample(run, measure, std::move(qids), std::move(values));
+  return true;
 }
 
 bool EragPage::openStores(const QString& eragStore, const QString& e2eStore) {
@@ -746,6 +918,9 @@ void EragPage::computeFromStores(const QString& eragStore, const QString& e2eSto
 
 void EragPage::showResults(std::shared_ptr<const EragResults> results) {
   m_results = std::move(results);
+  // The panel's sample belongs to the results it was opened on.
+  m_statsPanel->clear();
+  m_statsPanel->setVisible(false);
   const EragResults& r = *m_results;
   const auto& a = r.erag.aggregate;
 
@@ -762,21 +937,23 @@ void EragPage::showResults(std::shared_ptr<const EragResults> results) {
                                             : tr("; %1 incomplete queries left out").arg(r.erag.incomplete.size()));
     if (r.erag.heuristicOutputs)
       s += tr("<p><i>%1 outputs come from the offline heuristic reader, not an LLM.</i></p>").arg(r.erag.heuristicOutputs);
-    s += QStringLiteral("<table cellpadding='4' border='0'><tr><th align='left'>%1</th><th align='right'>%2</th><th align='left'>%3</th></tr>")
-             .arg(tr("measure"), tr("mean"), tr("95% CI"));
+    // n beside each mean: the queries it averages (a measure undefined for a query leaves it out).
+    s += QStringLiteral("<table cellpadding='4' border='0'><tr><th align='left'>%1</th><th align='right'>%2</th>"
+                        "<th align='left'>%3</th><th align='right'>%4</th></tr>")
+             .arg(tr("measure"), tr("mean"), tr("95% CI"), tr("n"));
+    const QString row = QStringLiteral("<tr><td>%1</td><td align='right'>%2</td><td>%3</td><td align='right'>%4</td></tr>");
     for (std::size_t m = 0; m < a.measures.size(); ++m) {
       QString ci;
       if (m < r.erag.intervals.size() && r.erag.intervals[m].resamples > 0)
         ci = QStringLiteral("[%1, %2]").arg(number(r.erag.intervals[m].ci.low), number(r.erag.intervals[m].ci.high));
-      s += QStringLiteral("<tr><td>eRAG %1</td><td align='right'>%2</td><td>%3</td></tr>")
-               .arg(html(a.measures[m]), number(a.means[m]), ci);
+      const auto n = std::count_if(a.values[m].begin(), a.values[m].end(), [](double v) { return !std::isnan(v); });
+      s += row.arg(tr("eRAG %1").arg(html(a.measures[m])), number(a.means[m]), ci).arg(n);
     }
     if (r.e2e) {
       QString ci;
       if (r.e2e->interval.resamples > 0)
         ci = QStringLiteral("[%1, %2]").arg(number(r.e2e->interval.ci.low), number(r.e2e->interval.ci.high));
-      s += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td><td>%3</td></tr>")
-               .arg(tr("end-to-end %1").arg(html(r.e2e->metricKey)), number(r.e2e->mean), ci);
+      s += row.arg(tr("end-to-end %1").arg(html(r.e2e->metricKey)), number(r.e2e->mean), ci).arg(r.e2e->values.size());
     }
     s += QStringLiteral("</table>");
   }
@@ -808,6 +985,7 @@ void EragPage::showResults(std::shared_ptr<const EragResults> results) {
     row << textItem(q(pq.qid));
     const auto qit = queries.find(pq.qid);
     row << textItem(qit != queries.end() ? q(qit->second->text) : QString());
+    row.back()->setToolTip(row.back()->text());  // elided in the column
     const auto ai = aggIndex.find(pq.qid);
     for (std::size_t m = 0; m < a.measures.size(); ++m)
       row << numberItem(ai != aggIndex.end() ? a.values[m][ai->second] : std::nan(""));
@@ -833,7 +1011,8 @@ void EragPage::showResults(std::shared_ptr<const EragResults> results) {
     heat.push_back(std::move(h));
   }
   m_perQueryView->resizeColumnsToContents();
-  if (m_perQueryView->columnWidth(1) > 420) m_perQueryView->setColumnWidth(1, 420);
+  // Narrow enough that the measure columns stay in view beside the statistics panel.
+  if (m_perQueryView->columnWidth(1) > 320) m_perQueryView->setColumnWidth(1, 320);
   m_heatmap->setRows(std::move(heat), k);
   m_drill->clear();
 
@@ -930,7 +1109,10 @@ bool EragPage::drillDown(int queryRow, int rank) {
   const bool contains = ri < pq.contains.size() && pq.contains[ri] > 0.5;
   h += tr("<p><b>Document contains a gold answer:</b> %1</p>").arg(contains ? tr("yes") : tr("no"));
   const QString pre = QStringLiteral("<pre style='white-space: pre-wrap; background:#f4f4f4; padding:4px'>%1</pre>");
-  h += tr("<h4>Generated output</h4>") + pre.arg(output.empty() ? tr("(no output)") : html(output));
+  // A run has one generator: when the offline reader answered, every output is its (SPEC §9).
+  h += (r.erag.heuristicOutputs ? tr("<h4>Generated output <i>(offline heuristic reader, not an LLM)</i></h4>")
+                                : tr("<h4>Generated output</h4>")) +
+       pre.arg(output.empty() ? tr("(no output)") : html(output));
   h += tr("<h4>Document text</h4>");
   if (doc)
     h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) + html(doc->text));

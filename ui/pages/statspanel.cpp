@@ -39,7 +39,7 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   m_resamples = new QSpinBox(this);
   m_resamples->setRange(100, 1000000);
   m_resamples->setSingleStep(1000);
-  m_resamples->setValue(10000);
+  m_resamples->setValue(kDefaultResamples);
   m_resamples->setGroupSeparatorShown(true);
   m_resamples->setToolTip(tr("Number of bootstrap resamples (B)"));
   m_sampleSize = new QSpinBox(this);
@@ -72,6 +72,18 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   row2->addWidget(new QLabel(tr("seed"), this));
   row2->addWidget(m_seed, 1);
 
+  m_default = new QPushButton(tr("Default"), this);
+  m_default->setToolTip(tr("B = 10,000 resamples of size s = n"));
+  connect(m_default, &QPushButton::clicked, this, &StatsPanel::useDefaultSetting);
+  m_vera = new QPushButton(tr("VERA (s = 50, B = 500)"), this);
+  m_vera->setToolTip(tr("VERA's setting: B = 500 resamples of s = 50 queries each"));
+  connect(m_vera, &QPushButton::clicked, this, &StatsPanel::useVeraSetting);
+  auto* presets = new QHBoxLayout;
+  presets->addWidget(new QLabel(tr("Setting"), this));
+  presets->addWidget(m_default);
+  presets->addWidget(m_vera);
+  presets->addStretch(1);
+
   m_compute = new QPushButton(tr("Recompute"), this);
   connect(m_compute, &QPushButton::clicked, this, &StatsPanel::recompute);
   m_cancel = new QPushButton(tr("Cancel"), this);
@@ -98,6 +110,7 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(titleRow);
+  layout->addLayout(presets);
   layout->addLayout(row1);
   layout->addLayout(row2);
   layout->addLayout(row3);
@@ -112,6 +125,18 @@ StatsPanel::~StatsPanel() = default;
 
 void StatsPanel::setResamples(int b) { m_resamples->setValue(b); }
 void StatsPanel::setSampleSize(int s) { m_sampleSize->setValue(s); }
+void StatsPanel::useDefaultSetting() {
+  m_resamples->setValue(kDefaultResamples);
+  m_sampleSize->setValue(0);
+  recompute();
+}
+
+void StatsPanel::useVeraSetting() {
+  m_resamples->setValue(kVeraResamples);
+  m_sampleSize->setValue(kVeraSampleSize);
+  recompute();
+}
+
 bool StatsPanel::isRunning() const { return m_job->isRunning(); }
 
 void StatsPanel::cancel() { m_job->cancel(); }

@@ -2,7 +2,8 @@
 // The statistics panel of a results table: one measure of one run (its per-query values), the
 // bootstrap of its mean (B, s, level, percentile or BCa, seed) computed in the background with
 // cancel, the figures (mean, bootstrap mean, SE, CI, n) and the bootstrap histogram with the mean
-// and CI lines. The retrieval page opens it when a measure column is selected.
+// and CI lines. B = 10,000 resamples of size s = n by default; VERA's setting (s = 50, B = 500) is
+// one button away. The retrieval and eRAG pages open it when a measure column is selected.
 
 #include <QString>
 #include <QWidget>
@@ -38,6 +39,13 @@ class StatsPanel : public QWidget {
   void clear();
   void setResamples(int b);
   void setSampleSize(int s);  // 0 = n
+  // The two settings a button away, each followed by a recompute: the default (B = 10,000,
+  // s = n) and VERA's (s = 50, B = 500).
+  static constexpr int kDefaultResamples = 10000;
+  static constexpr int kVeraResamples = 500;
+  static constexpr int kVeraSampleSize = 50;
+  void useDefaultSetting();
+  void useVeraSetting();
   void recompute();
   void cancel();
   bool isRunning() const;
@@ -70,6 +78,8 @@ class StatsPanel : public QWidget {
   QComboBox* m_level;
   QComboBox* m_method;
   QSpinBox* m_seed;
+  QPushButton* m_default;
+  QPushButton* m_vera;
   QPushButton* m_compute;
   QPushButton* m_cancel;
   QProgressBar* m_busy;
