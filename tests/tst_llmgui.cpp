@@ -124,6 +124,7 @@ class TestLlmGui : public QObject {
   void eragPageOnDemo_data();
   void eragPageOnDemo();
   void eragBm25OnDocugamiMatchesCli();
+  void demoProjectOpensWithStoredErag();
 
  private:
   QTemporaryDir m_dir;
@@ -882,6 +883,46 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QCOMPARE(wb.dataset(), before);
   QVERIFY(!page.isRunning());
   QVERIFY(!page.progressBar()->isVisible());
+}
+
+void TestLlmGui::demoProjectOpensWithStoredErag() {
+  // The demo project lists its stored eRAG and end-to-end runs: opening it shows them on the eRAG
+  // page without running anything, and they hold what a fresh run of the same settings gives.
+  const auto demo = core::findDemoProject();
+  if (!demo) QSKIP("demo project not installed");
+  QSettings().clear();
+  ui::Workbench wb;
+  ui::EragPage page(&wb);
+  QSignalSpy shown(&page, &ui::EragPage::finished);
+  QVERIFY(openDemo(wb));
+  QVERIFY(shown.wait(30000));
+  QVERIFY(shown.front().at(0).toBool());
+  const ui::EragResults* res = page.results();
+  QVERIFY(res);
+  QVERIFY2(res->error.isEmpty(), qPrintable(res->error));
+  QVERIFY(res->eragStore.endsWith(QStringLiteral("erag-good.db")));
+  QVERIFY(res->e2eStore.endsWith(QStringLiteral("e2e-good.db")));  // the same system's e2e run
+  QVERIFY(res->e2e.has_value());
+  QVERIFY(res->correlation.has_value());
+  QCOMPARE(res->erag.queries.size(), std::size_t{29});
+  std::size_t outputs = 0;
+  for (const auto& row : res->erag.labels) outputs += std::size_t(std::count_if(row.begin(), row.end(), [](const auto& l) { return l.has_value(); }));
+  QVERIFY(outputs > 100);
+  QCOMPARE(res->erag.heuristicOutputs, outputs);  // every output is the offline reader's, labelled so
+
+  // A fresh run with the store's settings (offline reader, ROUGE-L, k = 5) gives the same means.
+  const QString dir = QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/";
+  QProcess cli;
+  cli.start(RAGSCOPE_CLI_PATH, {"erag", "--dataset", dir + "collection.tsv", "--dataset", dir + "demo-kilt.jsonl",
+                                "--run", dir + "run-good.trec", "--k", "5", "--metric", "rouge-l", "--measures",
+                                "P_5,success_5", "--generator", "offline", "--store", m_dir.filePath("fresh-erag.db"),
+                                "--cache", m_dir.filePath("fresh-cache.sqlite"), "--json", "--quiet"});
+  QVERIFY(cli.waitForFinished(60000));
+  QCOMPARE(cli.exitCode(), 0);
+  const auto fresh = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+  const auto stored = core::eval::eragScoresJson(res->erag);
+  for (const char* m : {"P_5", "success_5"})
+    QCOMPARE(stored["mean"][m].get<double>(), fresh["mean"][m].get<double>());
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "core/eval/projectruns.h"
 #include "core/eval/runengine.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
@@ -187,7 +188,28 @@ EragPage::EragPage(Workbench* workbench, QWidget* parent)
   connect(m_retrieve, &RetrieveJob::finished, this, &EragPage::onRetrieved);
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, this, &EragPage::refreshInputs);
+  connect(m_workbench, &Workbench::datasetChanged, this, &EragPage::showProjectRuns);
   refreshInputs();
+}
+
+void EragPage::showProjectRuns() {
+  const auto& project = m_workbench->project();
+  const auto ds = m_workbench->dataset();
+  if (!project || project->runStores.empty() || !ds || m_running || m_results) return;
+  std::vector<std::filesystem::path> stores;
+  for (const auto& s : project->runStores) stores.push_back(project->resolve(s));
+  auto* watcher = new QFutureWatcher<core::eval::StoredRunPair>(this);
+  connect(watcher, &QFutureWatcher<core::eval::StoredRunPair>::finished, this, [this, watcher, ds] {
+    const auto pair = watcher->result();
+    watcher->deleteLater();
+    // Still the same dataset and still nothing on screen: a run started meanwhile wins.
+    if (!pair.erag || m_workbench->dataset() != ds || m_running || m_results) return;
+    openStores(QString::fromStdString(pair.erag->string()),
+               pair.e2e ? QString::fromStdString(pair.e2e->string()) : QString());
+  });
+  watcher->setFuture(QtConcurrent::run(m_pool, [stores, parts = ds->parts] {
+    return core::eval::storedRunsForDataset(stores, parts);
+  }));
 }
 
 EragPage::~EragPage() {

@@ -127,6 +127,9 @@ class EragPage : public Page {
  private:
   void buildUi();
   void refreshInputs();
+  // Shows the open project's stored eRAG (and end-to-end) run of the loaded dataset, when the page
+  // has nothing else to show: a project reopens with its results on screen.
+  void showProjectRuns();
   core::llm::EndpointConfig endpoint() const;
   std::vector<core::MeasureRequest> parsedMeasures(QString* error) const;
   void scheduleEstimate();
