@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QCryptographicHash>
 #include <QProcess>
 #include <QProgressBar>
 #include <QRandomGenerator>
@@ -894,8 +895,16 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   ui::Workbench wb;
   ui::EragPage page(&wb);
   QSignalSpy shown(&page, &ui::EragPage::finished);
+  const QString demoStore = QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/runs/erag-good.db";
+  auto fileHash = [](const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+  };
+  const QByteArray before = fileHash(demoStore);
+  QVERIFY(!before.isEmpty());
   QVERIFY(openDemo(wb));
   QVERIFY(shown.wait(30000));
+  QCOMPARE(fileHash(demoStore), before);  // viewing a stored run never writes into it
   QVERIFY(shown.front().at(0).toBool());
   const ui::EragResults* res = page.results();
   QVERIFY(res);

@@ -107,7 +107,9 @@ std::vector<std::vector<std::string>> collectPrompts(core::store::RunStore& stor
   return prompts;
 }
 
-void eragStage(EragResults& res, core::store::RunStore& store) {
+// `persist`: write the labels and per-query scores into the store (after a run). Reopening a
+// stored run only reads it, so a shipped or shared store is never modified by viewing it.
+void eragStage(EragResults& res, core::store::RunStore& store, bool persist) {
   res.eragStore = QString::fromStdString(store.path().string());
   res.erag = core::eval::computeEragReport(store, res.measures, bootstrapOptions());
   if (!res.erag.error.empty()) {
@@ -115,7 +117,7 @@ void eragStage(EragResults& res, core::store::RunStore& store) {
     return;
   }
   std::string err;
-  if (!core::eval::storeEragScores(store.path(), res.erag, &err))
+  if (persist && !core::eval::storeEragScores(store.path(), res.erag, &err))
     res.error = QObject::tr("eRAG: storing the labels: %1").arg(q(err));
   res.prompts = collectPrompts(store, res.erag);
 }
@@ -727,7 +729,7 @@ bool EragPage::start() {
       auto res = std::make_shared<EragResults>();
       res->measures = measures;
       res->system = system;
-      eragStage(*res, store);
+      eragStage(*res, store, true);
       return std::shared_ptr<const void>(res);
     };
     RunJobRequest e2eRequest = makeRequest(e2eRecord, false);
@@ -925,7 +927,7 @@ void EragPage::computeFromStores(const QString& eragStore, const QString& e2eSto
       auto parsed = core::eval::parseEragMeasures(record.settings.value("measures", std::string("P_5")));
       res->measures = parsed.value;
     }
-    eragStage(*res, store);
+    eragStage(*res, store, false);
     if (!e2eStore.isEmpty()) {
       core::store::RunStore second;
       if (!second.open(e2eStore.toStdString(), &err)) {
