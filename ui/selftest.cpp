@@ -5,6 +5,7 @@
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -287,14 +288,41 @@ void SelfTest::evaluateRetrieval() {
     if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
       page->showQuery(0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
     check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
-    // Still waiting: a step timer already queued must not run ahead of the screenshot.
-    QTimer::singleShot(50, this, [this] {
-      shoot(QStringLiteral("06-retrieval"));
-      compareRunsAndContrast();
-    });
+    // Still waiting: a step timer already queued must not run ahead of the screenshot, which
+    // shows the summary's CIs (not "…"), so it waits for the background bootstrap too.
+    auto shootAndContinue = [this, page] {
+      checkIntervalsVisible(page);
+      QTimer::singleShot(50, this, [this] {
+        shoot(QStringLiteral("06-retrieval"));
+        compareRunsAndContrast();
+      });
+    };
+    if (page->summaryStatisticsPending())
+      connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue, Qt::SingleShotConnection);
+    else
+      shootAndContinue();
   }, Qt::SingleShotConnection);
   m_waiting = page->evaluate();
   check(m_waiting, tr("start retrieval evaluation"));
+}
+
+// Every CI cell of the summary is filled in and as narrow as its column at most: an interval
+// elided to "[0.18…" reads as a different number.
+void SelfTest::checkIntervalsVisible(RetrievalPage* page) {
+  const QTableView* view = page->summaryView();
+  const QAbstractItemModel* model = view->model();
+  const int margin = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  int cells = 0, readable = 0;
+  for (int c = 0; c < model->columnCount(); ++c) {
+    if (!model->headerData(c, Qt::Horizontal).toString().endsWith(QLatin1String("% CI"))) continue;
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString text = model->index(r, c).data().toString();
+      ++cells;
+      if (text != QStringLiteral("…") && view->columnWidth(c) >= view->fontMetrics().horizontalAdvance(text) + margin)
+        ++readable;
+    }
+  }
+  check(cells > 0 && readable == cells, tr("summary CIs computed and shown whole: %1 of %2 cells").arg(readable).arg(cells));
 }
 
 // The statistics pages on the evaluation just made: the runs compared pairwise, then the queries

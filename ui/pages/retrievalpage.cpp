@@ -24,10 +24,12 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "core/metrics/doclevel.h"
 #include "core/stats/bootstrap.h"
+#include "core/stats/runsummary.h"
 #include "ui/jobs/statsjob.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
@@ -63,6 +65,17 @@ QTableView* makeTable(QWidget* parent) {
   return view;
 }
 
+// Sizes the summary's columns to their contents, and the CI columns at least to a full interval
+// while they still show "…": they keep their width when the bootstrap fills them in, and a
+// screenshot or a glance before then does not suggest truncated values.
+void fitSummaryColumns(QTableView* view, const EvalSummaryModel* model) {
+  view->resizeColumnsToContents();
+  const int margin = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  const int intervalWidth = view->fontMetrics().horizontalAdvance(formatInterval({0.0, 0.0})) + margin + 8;
+  for (int c = 0; c < model->columnCount(); ++c)
+    if (model->isIntervalColumn(c) && view->columnWidth(c) < intervalWidth) view->setColumnWidth(c, intervalWidth);
+}
+
 // Splits "map P.5,10  ndcg_cut.10" into -m arguments.
 std::vector<std::string> measureArgs(const QString& text) {
   std::vector<std::string> out;
@@ -93,7 +106,7 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     if (ticket != m_statsTicket || !m_pendingIntervals) return;
     if (!cancelled) m_summary->setIntervals(std::move(*m_pendingIntervals), 0.95);
     m_pendingIntervals.reset();
-    m_summaryView->resizeColumnsToContents();
+    fitSummaryColumns(m_summaryView, m_summary);
     emit summaryStatisticsReady();
   });
   refreshDatasetInputs();
@@ -461,7 +474,7 @@ void RetrievalPage::onFinished(const EvalOutcome& outcome) {
   m_statsPanel->clear();
   m_outcome = std::make_shared<const EvalOutcome>(outcome);
   m_summary->setResults(&m_outcome->results);
-  m_summaryView->resizeColumnsToContents();
+  fitSummaryColumns(m_summaryView, m_summary);
   computeSummaryIntervals();
 
   m_runChoice->blockSignals(true);
@@ -605,30 +618,20 @@ bool RetrievalPage::summaryStatisticsPending() const { return m_pendingIntervals
 
 void RetrievalPage::computeSummaryIntervals() {
   // Every run x mean-type measure: a percentile bootstrap CI (B = 10,000, seed 42) of the mean,
-  // off the GUI thread; the summary shows "…" until it is done.
-  struct Input {
-    std::string measure;
-    std::vector<double> values;
-  };
-  std::vector<std::vector<Input>> inputs;
-  for (const auto& r : m_outcome->results) {
-    auto& run = inputs.emplace_back();
-    for (std::size_t c = 0; c < r.columns.size(); ++c)
-      if (supportsStatistics(r.columns[c])) run.push_back({r.columns[c].name, perQueryValues(r, c)});
-  }
+  // off the GUI thread; the summary shows "…" until it is done. core::stats::summarizeRun is what
+  // `ragscope-cli eval --format csv|json` prints, so the GUI and CLI CIs are the same numbers.
   auto out = std::make_shared<std::vector<std::map<std::string, core::stats::Interval>>>();
   m_pendingIntervals = out;
-  m_statsTicket = m_statsJob->start([inputs = std::move(inputs), out](const std::atomic<bool>* cancel) {
+  m_statsTicket = m_statsJob->start([outcome = m_outcome, out](const std::atomic<bool>* cancel) {
     core::stats::BootstrapOptions o;
-    o.keepDistribution = false;
     o.cancel = cancel;
-    for (const auto& run : inputs) {
+    for (const auto& r : outcome->results) {
+      const auto summaries = core::stats::summarizeRun(r, o);
+      if (cancel->load()) return;
       auto& intervals = out->emplace_back();
-      for (const auto& in : run) {
-        if (cancel->load()) return;
-        const auto b = core::stats::bootstrap(in.values, o);
-        if (b.ok()) intervals[in.measure] = b.ci;
-      }
+      for (std::size_t c = 0; c < r.columns.size() && c < summaries.size(); ++c)
+        if (std::isfinite(summaries[c].ci.low) && std::isfinite(summaries[c].ci.high))
+          intervals[r.columns[c].name] = summaries[c].ci;
     }
   });
 }
