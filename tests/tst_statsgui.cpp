@@ -5,6 +5,8 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -373,6 +375,10 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   QVERIFY(!page.chart()->isEmpty());
   page.show();
   QVERIFY(QTest::qWaitForWindowExposed(&page));
+  // The query table shows its columns whole (no horizontal scrolling to read a split value), and
+  // a tiny p reads "p < 0.0001", not "p = < 0.0001".
+  QCOMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);
+  QVERIFY2(page.statusText().contains(QLatin1String("permutation p < 0.0001")), qPrintable(page.statusText()));
   saveShot(&page, QStringLiteral("contrastive-dl19.png"));
   if (!screenshotDir().isEmpty())
     QVERIFY(page.chart()->savePng(screenshotDir() + QStringLiteral("/contrastive-overlay.png"), {1100, 650}));

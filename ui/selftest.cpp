@@ -4,7 +4,9 @@
 #include <QHeaderView>
 #include <QPixmap>
 #include <QPlainTextEdit>
+#include <QListWidget>
 #include <QRegularExpression>
+#include <QSet>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
@@ -204,7 +206,11 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
           tr("Issues dock lists %1 diagnostics").arg(rows));
     if (rows > 0) dock->activateRow(0);
   });
-  m_steps.push_back([this] { shoot(QStringLiteral("05-issues")); });
+  m_steps.push_back([this] {
+    shoot(QStringLiteral("05-issues"));
+    // Closed again: the later screenshots show each page at the size an analyst sees it.
+    m_window->issuesDock()->hide();
+  });
   m_steps.push_back([this, ds] {
     if (!ds->qrels.byQuery.empty() && !ds->runs.empty()) evaluateRetrieval();
   });
@@ -281,6 +287,9 @@ void SelfTest::evaluateRetrieval() {
   if (!page) return;
   m_window->showPage(page);
   const auto ds = m_window->workbench()->dataset();
+  QSet<QString> names;
+  for (int i = 0; i < page->runList()->count(); ++i) names.insert(page->runList()->item(i)->text());
+  check(names.size() == page->runList()->count(), tr("run list: %1 runs, each named differently").arg(names.size()));
   connect(page, &RetrievalPage::evaluationFinished, this, [this, page, ds](bool ok) {
     check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
     check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),

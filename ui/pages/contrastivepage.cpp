@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -39,6 +40,16 @@ namespace ragscope::ui {
 namespace stats = core::stats;
 
 namespace {
+
+// Sizes the query table's columns to their contents and widens the table (up to a third of a
+// typical screen) so the splitter does not squeeze them: a clipped "0.06" for 0.0663 misleads.
+void fitQueryTable(QTableView* table) {
+  table->resizeColumnsToContents();
+  // + 4: the viewport is a few pixels narrower than frame and scroll bar account for.
+  int width = 2 * table->frameWidth() + table->verticalScrollBar()->sizeHint().width() + 4;
+  for (int c = 0; c < table->model()->columnCount(); ++c) width += table->columnWidth(c);
+  table->setMinimumWidth(std::min(width, 480));
+}
 
 QTableWidget* smallTable(const QStringList& headers, QWidget* parent) {
   auto* t = new QTableWidget(0, int(headers.size()), parent);
@@ -302,7 +313,7 @@ void ContrastivePage::applySource() {
     return;
   }
   m_queries->setValues(*values, measureLabel(m_measure->currentText()));
-  m_table->resizeColumnsToContents();
+  fitQueryTable(m_table);
   updateSetsLabel();
 }
 
@@ -333,7 +344,7 @@ bool ContrastivePage::splitByHalves(int run, const QString& measure, const QStri
   m_queries->assign(high, topName);
   m_queries->assign(low, bottomName);
   m_queries->setSplitValues(it->second, tr("%1 of %2").arg(measureLabel(measure), r->name));
-  m_table->resizeColumnsToContents();
+  fitQueryTable(m_table);
   updateSetsLabel();
   return true;
 }
@@ -532,14 +543,23 @@ void ContrastivePage::onFinished(int ticket, bool cancelled) {
   QString text = tr("%1 of %2 on %n set(s)", nullptr, int(r.groups.size())).arg(label, m_run->currentText());
   if (!r.pairs.empty()) {
     const auto& p = r.pairs.front();
-    text += tr(": %1 − %2 = %3, %4% CI %5, permutation p = %6")
+    // formatP gives "< 0.0001" for tiny p: "p < 0.0001", not "p = < 0.0001".
+    const QString pText = formatP(p.pPermutation);
+    text += tr(": %1 − %2 = %3, %4% CI %5, permutation p %6")
                 .arg(QString::fromStdString(r.groups[p.first].name), QString::fromStdString(r.groups[p.second].name),
                      signedValue(p.meanDiff))
                 .arg(first.level * 100, 0, 'g', 3)
-                .arg(formatInterval(p.ci), formatP(p.pPermutation));
+                .arg(formatInterval(p.ci), pText.startsWith(QLatin1Char('<')) ? pText : QStringLiteral("= ") + pText);
   }
   m_status->setText(text + QLatin1Char('.'));
   emit analysisFinished(true);
 }
+
+void ContrastivePage::showEvent(QShowEvent* event) {
+  Page::showEvent(event);
+  if (m_queries->rowCount() > 0) fitQueryTable(m_table);
+}
+
+QString ContrastivePage::statusText() const { return m_status->text(); }
 
 }  // namespace ragscope::ui

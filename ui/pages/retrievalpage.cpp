@@ -338,12 +338,16 @@ void RetrievalPage::refreshDatasetInputs() {
   for (int i = m_runs->count() - 1; i >= 0; --i)
     if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset")) delete m_runs->takeItem(i);
   if (dataset) {
+    // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
+    // the summary table, or the list shows identical lines.
+    QStringList tags;
+    for (const auto& run : dataset->runs) tags << QString::fromStdString(run.tag.empty() ? run.source : run.tag);
     for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
       const auto& run = dataset->runs[i];
-      auto* item = new QListWidgetItem(
-          tr("%1 (dataset, %2 queries)")
-              .arg(QString::fromStdString(run.tag.empty() ? run.source : run.tag))
-              .arg(run.rankings.size()));
+      const QString& tag = tags[int(i)];
+      const QString name =
+          tags.count(tag) > 1 ? tag + QStringLiteral(" (") + runFileLabel(QString::fromStdString(run.source)) + QLatin1Char(')') : tag;
+      auto* item = new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
       item->setData(kRunSourceRole, QStringLiteral("dataset"));
       item->setData(kRunIndexRole, static_cast<qulonglong>(i));
       item->setToolTip(QString::fromStdString(run.source));
