@@ -62,8 +62,14 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
 }
 
 void saveScreenshot(QWidget& widget, const QString& name) {
-  if (const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
-    QVERIFY(widget.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
+  const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  // A retrieval page is shown with its summary's CIs, not the "…" of the running bootstrap.
+  if (auto* page = qobject_cast<ui::RetrievalPage*>(&widget); page && page->summaryStatisticsPending()) {
+    QSignalSpy ready(page, &ui::RetrievalPage::summaryStatisticsReady);
+    QVERIFY(ready.wait(60000));
+  }
+  QVERIFY(widget.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
 }
 
 }  // namespace
