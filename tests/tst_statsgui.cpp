@@ -378,7 +378,8 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   // The query table shows its columns whole (no horizontal scrolling to read a split value), and
   // a tiny p reads "p < 0.0001", not "p = < 0.0001".
   QCOMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);
-  QVERIFY2(page.statusText().contains(QLatin1String("permutation p < 0.0001")), qPrintable(page.statusText()));
+  QVERIFY2(page.statusText().contains(QLatin1String("permutation p < 0.0001")),
+           qPrintable(page.statusText()));
   saveShot(&page, QStringLiteral("contrastive-dl19.png"));
   if (!screenshotDir().isEmpty())
     QVERIFY(page.chart()->savePng(screenshotDir() + QStringLiteral("/contrastive-overlay.png"), {1100, 650}));

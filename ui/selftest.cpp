@@ -2,9 +2,9 @@
 
 #include <QDir>
 #include <QHeaderView>
+#include <QListWidget>
 #include <QPixmap>
 #include <QPlainTextEdit>
-#include <QListWidget>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStyle>
@@ -12,7 +12,6 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
-
 #include <filesystem>
 
 #include "core/data/dataset.h"
@@ -289,7 +288,8 @@ void SelfTest::evaluateRetrieval() {
   const auto ds = m_window->workbench()->dataset();
   QSet<QString> names;
   for (int i = 0; i < page->runList()->count(); ++i) names.insert(page->runList()->item(i)->text());
-  check(names.size() == page->runList()->count(), tr("run list: %1 runs, each named differently").arg(names.size()));
+  check(names.size() == page->runList()->count(),
+        tr("run list: %1 runs, each named differently").arg(names.size()));
   connect(page, &RetrievalPage::evaluationFinished, this, [this, page, ds](bool ok) {
     check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
     check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),
@@ -307,7 +307,8 @@ void SelfTest::evaluateRetrieval() {
       });
     };
     if (page->summaryStatisticsPending())
-      connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue, Qt::SingleShotConnection);
+      connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue,
+              Qt::SingleShotConnection);
     else
       shootAndContinue();
   }, Qt::SingleShotConnection);
@@ -320,18 +321,21 @@ void SelfTest::evaluateRetrieval() {
 void SelfTest::checkIntervalsVisible(RetrievalPage* page) {
   const QTableView* view = page->summaryView();
   const QAbstractItemModel* model = view->model();
-  const int margin = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  const int margin =
+      2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
   int cells = 0, readable = 0;
   for (int c = 0; c < model->columnCount(); ++c) {
     if (!model->headerData(c, Qt::Horizontal).toString().endsWith(QLatin1String("% CI"))) continue;
     for (int r = 0; r < model->rowCount(); ++r) {
       const QString text = model->index(r, c).data().toString();
       ++cells;
-      if (text != QStringLiteral("…") && view->columnWidth(c) >= view->fontMetrics().horizontalAdvance(text) + margin)
+      if (text != QStringLiteral("…") &&
+          view->columnWidth(c) >= view->fontMetrics().horizontalAdvance(text) + margin)
         ++readable;
     }
   }
-  check(cells > 0 && readable == cells, tr("summary CIs computed and shown whole: %1 of %2 cells").arg(readable).arg(cells));
+  check(cells > 0 && readable == cells,
+        tr("summary CIs computed and shown whole: %1 of %2 cells").arg(readable).arg(cells));
 }
 
 // The statistics pages on the evaluation just made: the runs compared pairwise, then the queries

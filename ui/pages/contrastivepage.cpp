@@ -23,7 +23,6 @@
 #include <QTableWidget>
 #include <QTextStream>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 
@@ -546,10 +545,11 @@ void ContrastivePage::onFinished(int ticket, bool cancelled) {
     // formatP gives "< 0.0001" for tiny p: "p < 0.0001", not "p = < 0.0001".
     const QString pText = formatP(p.pPermutation);
     text += tr(": %1 − %2 = %3, %4% CI %5, permutation p %6")
-                .arg(QString::fromStdString(r.groups[p.first].name), QString::fromStdString(r.groups[p.second].name),
-                     signedValue(p.meanDiff))
+                .arg(QString::fromStdString(r.groups[p.first].name),
+                     QString::fromStdString(r.groups[p.second].name), signedValue(p.meanDiff))
                 .arg(first.level * 100, 0, 'g', 3)
-                .arg(formatInterval(p.ci), pText.startsWith(QLatin1Char('<')) ? pText : QStringLiteral("= ") + pText);
+                .arg(formatInterval(p.ci),
+                     pText.startsWith(QLatin1Char('<')) ? pText : QStringLiteral("= ") + pText);
   }
   m_status->setText(text + QLatin1Char('.'));
   emit analysisFinished(true);

@@ -28,7 +28,6 @@
 #include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <map>
 
@@ -107,7 +106,8 @@ void fitColumns(QTableView* view, const Model* model, int fill, const std::map<i
     width = std::min(width, cap == caps.end() ? 280 : cap->second);
     header->resizeSection(c, width);
   }
-  auto* filler = dynamic_cast<FillColumn*>(view->findChild<QObject*>(QStringLiteral("fillColumn"), Qt::FindDirectChildrenOnly));
+  auto* filler = dynamic_cast<FillColumn*>(
+      view->findChild<QObject*>(QStringLiteral("fillColumn"), Qt::FindDirectChildrenOnly));
   if (!filler) filler = new FillColumn(view, fill);
   filler->setColumn(fill);
   filler->fit();

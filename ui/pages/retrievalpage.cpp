@@ -22,7 +22,6 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -70,10 +69,13 @@ QTableView* makeTable(QWidget* parent) {
 // screenshot or a glance before then does not suggest truncated values.
 void fitSummaryColumns(QTableView* view, const EvalSummaryModel* model) {
   view->resizeColumnsToContents();
-  const int margin = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
-  const int intervalWidth = view->fontMetrics().horizontalAdvance(formatInterval({0.0, 0.0})) + margin + 8;
+  const int margin =
+      2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  const int intervalWidth =
+      view->fontMetrics().horizontalAdvance(formatInterval({0.0, 0.0})) + margin + 8;
   for (int c = 0; c < model->columnCount(); ++c)
-    if (model->isIntervalColumn(c) && view->columnWidth(c) < intervalWidth) view->setColumnWidth(c, intervalWidth);
+    if (model->isIntervalColumn(c) && view->columnWidth(c) < intervalWidth)
+      view->setColumnWidth(c, intervalWidth);
 }
 
 // Splits "map P.5,10  ndcg_cut.10" into -m arguments.
@@ -341,13 +343,18 @@ void RetrievalPage::refreshDatasetInputs() {
     // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
     // the summary table, or the list shows identical lines.
     QStringList tags;
-    for (const auto& run : dataset->runs) tags << QString::fromStdString(run.tag.empty() ? run.source : run.tag);
+    for (const auto& run : dataset->runs)
+      tags << QString::fromStdString(run.tag.empty() ? run.source : run.tag);
     for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
       const auto& run = dataset->runs[i];
       const QString& tag = tags[int(i)];
-      const QString name =
-          tags.count(tag) > 1 ? tag + QStringLiteral(" (") + runFileLabel(QString::fromStdString(run.source)) + QLatin1Char(')') : tag;
-      auto* item = new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
+      const QString name = tags.count(tag) > 1
+                               ? tag + QStringLiteral(" (") +
+                                     runFileLabel(QString::fromStdString(run.source)) +
+                                     QLatin1Char(')')
+                               : tag;
+      auto* item =
+          new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
       item->setData(kRunSourceRole, QStringLiteral("dataset"));
       item->setData(kRunIndexRole, static_cast<qulonglong>(i));
       item->setToolTip(QString::fromStdString(run.source));
