@@ -378,6 +378,11 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   // The query table shows its columns whole (no horizontal scrolling to read a split value), and
   // a tiny p reads "p < 0.0001", not "p = < 0.0001".
   QCOMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);
+  // Queries listed by id, ascending, until the analyst sorts otherwise.
+  const QAbstractItemModel* shown = page.queryView()->model();
+  for (int row = 1; row < shown->rowCount(); ++row)
+    QVERIFY(shown->index(row - 1, ui::QuerySetModel::Qid).data().toString() <=
+            shown->index(row, ui::QuerySetModel::Qid).data().toString());
   QVERIFY2(page.statusText().contains(QLatin1String("permutation p < 0.0001")),
            qPrintable(page.statusText()));
   saveShot(&page, QStringLiteral("contrastive-dl19.png"));

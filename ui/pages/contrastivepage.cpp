@@ -218,6 +218,8 @@ void ContrastivePage::buildUi() {
   m_table = new QTableView(this);
   m_table->setModel(m_proxy);
   m_table->setSortingEnabled(true);
+  // setSortingEnabled sorts by the header's default indicator, descending: q29 ... q01.
+  m_table->sortByColumn(QuerySetModel::Qid, Qt::AscendingOrder);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->verticalHeader()->setVisible(false);
