@@ -295,6 +295,8 @@ void TestStatsGui::compareDl19Runs() {
   QVERIFY(!page.scatterChart()->isEmpty());
   page.show();
   QVERIFY(QTest::qWaitForWindowExposed(&page));
+  // All six comparisons are on screen, none behind a scroll bar.
+  QTRY_COMPARE(page.table()->verticalScrollBar()->maximum(), 0);  // after delayed layouts
   saveShot(&page, QStringLiteral("compare-dl19.png"));
 }
 
@@ -377,7 +379,7 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   QVERIFY(QTest::qWaitForWindowExposed(&page));
   // The query table shows its columns whole (no horizontal scrolling to read a split value), and
   // a tiny p reads "p < 0.0001", not "p = < 0.0001".
-  QCOMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);
+  QTRY_COMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);  // after delayed layouts
   // Queries listed by id, ascending, until the analyst sorts otherwise.
   const QAbstractItemModel* shown = page.queryView()->model();
   for (int row = 1; row < shown->rowCount(); ++row)
