@@ -88,6 +88,7 @@ class TestStatsGui : public QObject {
  private slots:
   void chartsRenderAndExport_data();
   void chartsRenderAndExport();
+  void chartStyledForItsOnScreenSize();
   void retrievalSummaryShowsCiAndN();
   void compareDl19Runs();
   void compareFromPerQueryFiles();
@@ -178,6 +179,28 @@ void TestStatsGui::chartsRenderAndExport() {
   QVERIFY(svgText.size() > 2000);
   if (!screenshotDir().isEmpty())
     image.save(screenshotDir() + QStringLiteral("/chart-%1.png").arg(QString::fromLatin1(QTest::currentDataTag())));
+}
+
+void TestStatsGui::chartStyledForItsOnScreenSize() {
+  // A chart set while the placeholder shows (how every page fills its charts) is styled for the
+  // widget's size, not the hidden view's stale one: on a large chart, legend and readable fonts.
+  ui::charts::ChartWidget widget;
+  widget.resize(900, 500);
+  widget.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&widget));
+  core::stats::BootstrapOptions o;
+  o.resamples = 500;
+  const auto r = core::stats::bootstrap(syntheticValues(43, 0.1), o);
+  widget.setSpec(ui::charts::BootstrapChart{QStringLiteral("Bootstrap of mean nDCG@10"),
+                                            QStringLiteral("mean nDCG@10"), r.distribution, r.mean,
+                                            r.ci.low, r.ci.high, r.level, 0});
+  QCOMPARE(widget.builtSize(), QSize(900, 500));
+  // Restyled when resized across the small-picture threshold (the legend goes or comes), even
+  // where fonts and tick counts stay the same.
+  widget.resize(510, 400);
+  QTRY_COMPARE(widget.builtSize(), QSize(510, 400));
+  widget.resize(530, 400);
+  QTRY_COMPARE(widget.builtSize(), QSize(530, 400));
 }
 
 void TestStatsGui::retrievalSummaryShowsCiAndN() {
@@ -379,7 +402,12 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   QVERIFY(QTest::qWaitForWindowExposed(&page));
   // The query table shows its columns whole (no horizontal scrolling to read a split value), and
   // a tiny p reads "p < 0.0001", not "p = < 0.0001".
-  QTRY_COMPARE(page.queryView()->horizontalScrollBar()->maximum(), 0);  // after delayed layouts
+  QTRY_VERIFY2(page.queryView()->horizontalScrollBar()->maximum() == 0,
+               qPrintable(QStringLiteral("table %1 viewport %2 header %3 min %4")
+                              .arg(page.queryView()->width())
+                              .arg(page.queryView()->viewport()->width())
+                              .arg(page.queryView()->horizontalHeader()->length())
+                              .arg(page.queryView()->minimumWidth())));
   // Queries listed by id, ascending, until the analyst sorts otherwise.
   const QAbstractItemModel* shown = page.queryView()->model();
   for (int row = 1; row < shown->rowCount(); ++row)

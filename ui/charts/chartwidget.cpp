@@ -523,7 +523,9 @@ std::unique_ptr<QChartView> offscreenView(const ChartSpec& spec, QSize size) {
 // Buckets of the on-screen size: the view is rebuilt only when fonts or ticks would change.
 QSize styleKey(QSize size) {
   const Style st = styleFor(size);
-  return {int(st.labelPt * 10) * 100 + st.xTicks, int(st.titlePt * 10) * 100 + st.yTicks};
+  // `small` too: fonts and ticks can stay equal across its threshold while the legend toggles.
+  return {int(st.labelPt * 10) * 100 + st.xTicks,
+          int(st.titlePt * 10) * 100 + st.yTicks + (st.small ? 50 : 0)};
 }
 
 }  // namespace
@@ -578,11 +580,15 @@ void ChartWidget::setPlaceholder(const QString& text) {
 }
 
 void ChartWidget::rebuild() {
-  const QSize size = m_view->size().isValid() && !m_view->size().isEmpty() ? m_view->size() : sizeHint();
+  // This widget's size, not the view's: while the placeholder is the stacked layout's current
+  // page the view is not resized, so the first chart was styled for a stale size (no legend, tiny
+  // fonts on a large chart) and no resize of this widget came to correct it.
+  const QSize size = !this->size().isEmpty() ? this->size() : sizeHint();
   QChart* old = m_view->chart();
   m_view->setChart(buildChart(m_spec, size, true));
   delete old;  // setChart() leaves the old chart to us
   m_builtFor = styleKey(size);
+  m_builtSize = size;
   static_cast<QStackedLayout*>(layout())->setCurrentWidget(m_view);
   m_menuButton->setVisible(true);
   m_menuButton->raise();
@@ -605,7 +611,7 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event) {
 
 QSize ChartWidget::exportSize(QSize requested) const {
   if (requested.isValid() && !requested.isEmpty()) return requested;
-  const QSize s = m_view->size();
+  const QSize s = size();
   return s.width() >= 200 && s.height() >= 120 ? s : QSize(960, 600);
 }
 

@@ -44,8 +44,11 @@ namespace {
 // typical screen) so the splitter does not squeeze them: a clipped "0.06" for 0.0663 misleads.
 void fitQueryTable(QTableView* table) {
   table->resizeColumnsToContents();
-  // + 4: the viewport is a few pixels narrower than frame and scroll bar account for.
-  int width = 2 * table->frameWidth() + table->verticalScrollBar()->sizeHint().width() + 4;
+  // + 8: the viewport can be a few pixels narrower than frame and scroll bar account for.
+  const int scrollBar =
+      std::max(table->verticalScrollBar()->sizeHint().width(),
+               table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, table));
+  int width = 2 * table->frameWidth() + scrollBar + 8;
   for (int c = 0; c < table->model()->columnCount(); ++c) width += table->columnWidth(c);
   table->setMinimumWidth(std::min(width, 480));
 }
