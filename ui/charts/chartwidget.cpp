@@ -366,11 +366,14 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
 
   const QColor winColor(44, 160, 44), lossColor(214, 39, 40);
   auto* pos = new QAreaSeries(posUpper, zeroLine());
-  pos->setName(QObject::tr("A better (%1 queries)").arg(wins));
+  // "1 query", not "1 queries": no translation is loaded to pluralise %n.
+  pos->setName(wins == 1 ? QObject::tr("A better (1 query)")
+                         : QObject::tr("A better (%1 queries)").arg(wins));
   pos->setBrush(winColor);
   pos->setPen(QPen(winColor.darker(120), n <= 120 ? 1.0 : 0.0));
   auto* neg = new QAreaSeries(negUpper, zeroLine());
-  neg->setName(QObject::tr("B better (%1 queries)").arg(losses));
+  neg->setName(losses == 1 ? QObject::tr("B better (1 query)")
+                           : QObject::tr("B better (%1 queries)").arg(losses));
   neg->setBrush(lossColor);
   neg->setPen(QPen(lossColor.darker(120), n <= 120 ? 1.0 : 0.0));
   attach(chart, pos, x, y);
