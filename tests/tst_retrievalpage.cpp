@@ -7,11 +7,15 @@
 #include <QBrush>
 #include <QFont>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -58,8 +62,15 @@ bool writeFile(const QString& path, const QByteArray& bytes) {
 }
 
 void saveScreenshot(QWidget& widget, const QString& name) {
-  if (const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR"); !dir.isEmpty())
-    QVERIFY(widget.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
+  const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR");
+  if (dir.isEmpty()) return;
+  // A retrieval page is shown with its summary's CIs, not the "…" of the running bootstrap.
+  if (auto* page = qobject_cast<ui::RetrievalPage*>(&widget);
+      page && page->summaryStatisticsPending()) {
+    QSignalSpy ready(page, &ui::RetrievalPage::summaryStatisticsReady);
+    QVERIFY(ready.wait(60000));
+  }
+  QVERIFY(widget.grab().save(QString::fromLocal8Bit(dir) + QLatin1Char('/') + name));
 }
 
 }  // namespace
@@ -117,6 +128,54 @@ void TestRetrievalPage::threeDl19RunsSideBySide() {
     QCOMPARE(summary->index(row, map).data().toString(), expectedMap[row]);
     QCOMPARE(summary->index(row, recall).data().toString(), expectedRecall[row]);
   }
+
+  // The CI columns: filled in by the background bootstrap, each interval shown whole (a column
+  // sized while it showed "…" would elide them), and the same numbers `ragscope-cli eval` prints.
+  if (page.summaryStatisticsPending()) {
+    QSignalSpy ready(&page, &ui::RetrievalPage::summaryStatisticsReady);
+    QVERIFY(ready.wait(60000));
+  }
+  const QTableView* view = page.summaryView();
+  const int margin =
+      2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  int intervalColumns = 0;
+  for (int c = 0; c < summary->columnCount(); ++c) {
+    if (!summary->headerData(c, Qt::Horizontal).toString().endsWith(QLatin1String("95% CI")))
+      continue;
+    ++intervalColumns;
+    for (int row = 0; row < 3; ++row) {
+      const QString text = summary->index(row, c).data().toString();
+      QVERIFY2(text.startsWith(QLatin1Char('[')) && text.endsWith(QLatin1Char(']')),
+               qPrintable(text));
+      QVERIFY2(view->columnWidth(c) >= view->fontMetrics().horizontalAdvance(text) + margin,
+               qPrintable(QStringLiteral("column %1 is %2 px, \"%3\" needs %4")
+                              .arg(c)
+                              .arg(view->columnWidth(c))
+                              .arg(text)
+                              .arg(view->fontMetrics().horizontalAdvance(text) + margin)));
+    }
+  }
+  QCOMPARE(intervalColumns, 3);
+  QProcess cli;
+  cli.start(QStringLiteral(RAGSCOPE_CLI_PATH),
+            {"eval", "--format", "json", "-l", "2", "-m", "ndcg_cut.10", "-m", "map", "-m",
+             "recall.100", path(kDl19Qrels), path(kBm25), path(kSplade), path(kAda2)});
+  QVERIFY(cli.waitForFinished(120000));
+  QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+  const QJsonArray rows =
+      QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value("rows").toArray();
+  QCOMPARE(rows.size(), 3);  // `all` rows only (no -q), in run order
+  for (int row = 0; row < 3; ++row)
+    for (const QString& measure :
+         {QStringLiteral("ndcg_cut_10"), QStringLiteral("map"), QStringLiteral("recall_100")}) {
+      const QJsonObject m = rows[row].toObject().value(measure).toObject();
+      const QString expected =
+          ui::formatInterval({m.value("ci_low").toDouble(), m.value("ci_high").toDouble()});
+      QCOMPARE(summary->index(row, columnOf(summary, measure + QStringLiteral(" 95% CI")))
+                   .data()
+                   .toString(),
+               expected);
+    }
 
   // For the README and the issue: RAGSCOPE_SCREENSHOT_DIR=dir saves what this test shows.
   if (const QByteArray dir = qgetenv("RAGSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {

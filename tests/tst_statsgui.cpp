@@ -7,6 +7,8 @@
 #include <QSpinBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -88,6 +90,7 @@ class TestStatsGui : public QObject {
  private slots:
   void chartsRenderAndExport_data();
   void chartsRenderAndExport();
+  void chartStyledForItsOnScreenSize();
   void retrievalSummaryShowsCiAndN();
   void statsPanelVeraSettingOneClick();
   void compareDl19Runs();
@@ -179,6 +182,28 @@ void TestStatsGui::chartsRenderAndExport() {
   QVERIFY(svgText.size() > 2000);
   if (!screenshotDir().isEmpty())
     image.save(screenshotDir() + QStringLiteral("/chart-%1.png").arg(QString::fromLatin1(QTest::currentDataTag())));
+}
+
+void TestStatsGui::chartStyledForItsOnScreenSize() {
+  // A chart set while the placeholder shows (how every page fills its charts) is styled for the
+  // widget's size, not the hidden view's stale one: on a large chart, legend and readable fonts.
+  ui::charts::ChartWidget widget;
+  widget.resize(900, 500);
+  widget.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&widget));
+  core::stats::BootstrapOptions o;
+  o.resamples = 500;
+  const auto r = core::stats::bootstrap(syntheticValues(43, 0.1), o);
+  widget.setSpec(ui::charts::BootstrapChart{QStringLiteral("Bootstrap of mean nDCG@10"),
+                                            QStringLiteral("mean nDCG@10"), r.distribution, r.mean,
+                                            r.ci.low, r.ci.high, r.level, 0});
+  QCOMPARE(widget.builtSize(), QSize(900, 500));
+  // Restyled when resized across the small-picture threshold (the legend goes or comes), even
+  // where fonts and tick counts stay the same.
+  widget.resize(510, 400);
+  QTRY_COMPARE(widget.builtSize(), QSize(510, 400));
+  widget.resize(530, 400);
+  QTRY_COMPARE(widget.builtSize(), QSize(530, 400));
 }
 
 void TestStatsGui::retrievalSummaryShowsCiAndN() {
@@ -349,6 +374,8 @@ void TestStatsGui::compareDl19Runs() {
   QVERIFY(!page.scatterChart()->isEmpty());
   page.show();
   QVERIFY(QTest::qWaitForWindowExposed(&page));
+  // All six comparisons are on screen, none behind a scroll bar.
+  QTRY_COMPARE(page.table()->verticalScrollBar()->maximum(), 0);  // after delayed layouts
   saveShot(&page, QStringLiteral("compare-dl19.png"));
 }
 
@@ -429,6 +456,21 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   QVERIFY(!page.chart()->isEmpty());
   page.show();
   QVERIFY(QTest::qWaitForWindowExposed(&page));
+  // The query table shows its columns whole (no horizontal scrolling to read a split value), and
+  // a tiny p reads "p < 0.0001", not "p = < 0.0001".
+  QTRY_VERIFY2(page.queryView()->horizontalScrollBar()->maximum() == 0,
+               qPrintable(QStringLiteral("table %1 viewport %2 header %3 min %4")
+                              .arg(page.queryView()->width())
+                              .arg(page.queryView()->viewport()->width())
+                              .arg(page.queryView()->horizontalHeader()->length())
+                              .arg(page.queryView()->minimumWidth())));
+  // Queries listed by id, ascending, until the analyst sorts otherwise.
+  const QAbstractItemModel* shown = page.queryView()->model();
+  for (int row = 1; row < shown->rowCount(); ++row)
+    QVERIFY(shown->index(row - 1, ui::QuerySetModel::Qid).data().toString() <=
+            shown->index(row, ui::QuerySetModel::Qid).data().toString());
+  QVERIFY2(page.statusText().contains(QLatin1String("permutation p < 0.0001")),
+           qPrintable(page.statusText()));
   saveShot(&page, QStringLiteral("contrastive-dl19.png"));
   if (!screenshotDir().isEmpty())
     QVERIFY(page.chart()->savePng(screenshotDir() + QStringLiteral("/contrastive-overlay.png"), {1100, 650}));

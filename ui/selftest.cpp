@@ -2,14 +2,16 @@
 
 #include <QDir>
 #include <QHeaderView>
+#include <QListWidget>
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
+#include <QSet>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
-
 #include <filesystem>
 
 #include "core/data/dataset.h"
@@ -203,7 +205,11 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
           tr("Issues dock lists %1 diagnostics").arg(rows));
     if (rows > 0) dock->activateRow(0);
   });
-  m_steps.push_back([this] { shoot(QStringLiteral("05-issues")); });
+  m_steps.push_back([this] {
+    shoot(QStringLiteral("05-issues"));
+    // Closed again: the later screenshots show each page at the size an analyst sees it.
+    m_window->issuesDock()->hide();
+  });
   m_steps.push_back([this, ds] {
     if (!ds->qrels.byQuery.empty() && !ds->runs.empty()) evaluateRetrieval();
   });
@@ -280,6 +286,10 @@ void SelfTest::evaluateRetrieval() {
   if (!page) return;
   m_window->showPage(page);
   const auto ds = m_window->workbench()->dataset();
+  QSet<QString> names;
+  for (int i = 0; i < page->runList()->count(); ++i) names.insert(page->runList()->item(i)->text());
+  check(names.size() == page->runList()->count(),
+        tr("run list: %1 runs, each named differently").arg(names.size()));
   connect(page, &RetrievalPage::evaluationFinished, this, [this, page, ds](bool ok) {
     check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
     check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),
@@ -287,14 +297,45 @@ void SelfTest::evaluateRetrieval() {
     if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
       page->showQuery(0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
     check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
-    // Still waiting: a step timer already queued must not run ahead of the screenshot.
-    QTimer::singleShot(50, this, [this] {
-      shoot(QStringLiteral("06-retrieval"));
-      compareRunsAndContrast();
-    });
+    // Still waiting: a step timer already queued must not run ahead of the screenshot, which
+    // shows the summary's CIs (not "…"), so it waits for the background bootstrap too.
+    auto shootAndContinue = [this, page] {
+      checkIntervalsVisible(page);
+      QTimer::singleShot(50, this, [this] {
+        shoot(QStringLiteral("06-retrieval"));
+        compareRunsAndContrast();
+      });
+    };
+    if (page->summaryStatisticsPending())
+      connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue,
+              Qt::SingleShotConnection);
+    else
+      shootAndContinue();
   }, Qt::SingleShotConnection);
   m_waiting = page->evaluate();
   check(m_waiting, tr("start retrieval evaluation"));
+}
+
+// Every CI cell of the summary is filled in and as narrow as its column at most: an interval
+// elided to "[0.18…" reads as a different number.
+void SelfTest::checkIntervalsVisible(RetrievalPage* page) {
+  const QTableView* view = page->summaryView();
+  const QAbstractItemModel* model = view->model();
+  const int margin =
+      2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  int cells = 0, readable = 0;
+  for (int c = 0; c < model->columnCount(); ++c) {
+    if (!model->headerData(c, Qt::Horizontal).toString().endsWith(QLatin1String("% CI"))) continue;
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString text = model->index(r, c).data().toString();
+      ++cells;
+      if (text != QStringLiteral("…") &&
+          view->columnWidth(c) >= view->fontMetrics().horizontalAdvance(text) + margin)
+        ++readable;
+    }
+  }
+  check(cells > 0 && readable == cells,
+        tr("summary CIs computed and shown whole: %1 of %2 cells").arg(readable).arg(cells));
 }
 
 // The statistics pages on the evaluation just made: the runs compared pairwise, then the queries

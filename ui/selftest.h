@@ -20,6 +20,7 @@ class QTextStream;
 namespace ragscope::ui {
 
 class MainWindow;
+class RetrievalPage;
 
 struct SelfTestOptions {
   QString screenshotDir;  // empty: no screenshots
@@ -51,6 +52,8 @@ class SelfTest : public QObject {
   void tourSecondDataset();
   // Evaluates the dataset's runs on the retrieval page; the tour waits for the result.
   void evaluateRetrieval();
+  // Checks the retrieval summary's CI cells are computed and fit their columns.
+  void checkIntervalsVisible(RetrievalPage* page);
   // Compares the evaluated runs and contrasts the top and bottom half of the queries.
   void compareRunsAndContrast();
   // The endpoints page, then eRAG with the offline reader (k = 5, contains-answer labels, with

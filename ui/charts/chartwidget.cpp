@@ -366,11 +366,14 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
 
   const QColor winColor(44, 160, 44), lossColor(214, 39, 40);
   auto* pos = new QAreaSeries(posUpper, zeroLine());
-  pos->setName(QObject::tr("A better (%1 queries)").arg(wins));
+  // "1 query", not "1 queries": no translation is loaded to pluralise %n.
+  pos->setName(wins == 1 ? QObject::tr("A better (1 query)")
+                         : QObject::tr("A better (%1 queries)").arg(wins));
   pos->setBrush(winColor);
   pos->setPen(QPen(winColor.darker(120), n <= 120 ? 1.0 : 0.0));
   auto* neg = new QAreaSeries(negUpper, zeroLine());
-  neg->setName(QObject::tr("B better (%1 queries)").arg(losses));
+  neg->setName(losses == 1 ? QObject::tr("B better (1 query)")
+                           : QObject::tr("B better (%1 queries)").arg(losses));
   neg->setBrush(lossColor);
   neg->setPen(QPen(lossColor.darker(120), n <= 120 ? 1.0 : 0.0));
   attach(chart, pos, x, y);
@@ -523,7 +526,9 @@ std::unique_ptr<QChartView> offscreenView(const ChartSpec& spec, QSize size) {
 // Buckets of the on-screen size: the view is rebuilt only when fonts or ticks would change.
 QSize styleKey(QSize size) {
   const Style st = styleFor(size);
-  return {int(st.labelPt * 10) * 100 + st.xTicks, int(st.titlePt * 10) * 100 + st.yTicks};
+  // `small` too: fonts and ticks can stay equal across its threshold while the legend toggles.
+  return {int(st.labelPt * 10) * 100 + st.xTicks,
+          int(st.titlePt * 10) * 100 + st.yTicks + (st.small ? 50 : 0)};
 }
 
 }  // namespace
@@ -578,11 +583,15 @@ void ChartWidget::setPlaceholder(const QString& text) {
 }
 
 void ChartWidget::rebuild() {
-  const QSize size = m_view->size().isValid() && !m_view->size().isEmpty() ? m_view->size() : sizeHint();
+  // This widget's size, not the view's: while the placeholder is the stacked layout's current
+  // page the view is not resized, so the first chart was styled for a stale size (no legend, tiny
+  // fonts on a large chart) and no resize of this widget came to correct it.
+  const QSize size = !this->size().isEmpty() ? this->size() : sizeHint();
   QChart* old = m_view->chart();
   m_view->setChart(buildChart(m_spec, size, true));
   delete old;  // setChart() leaves the old chart to us
   m_builtFor = styleKey(size);
+  m_builtSize = size;
   static_cast<QStackedLayout*>(layout())->setCurrentWidget(m_view);
   m_menuButton->setVisible(true);
   m_menuButton->raise();
@@ -605,7 +614,7 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event) {
 
 QSize ChartWidget::exportSize(QSize requested) const {
   if (requested.isValid() && !requested.isEmpty()) return requested;
-  const QSize s = m_view->size();
+  const QSize s = size();
   return s.width() >= 200 && s.height() >= 120 ? s : QSize(960, 600);
 }
 

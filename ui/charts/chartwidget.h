@@ -44,6 +44,8 @@ class ChartWidget : public QWidget {
   static bool writeSvg(const ChartSpec& spec, const QString& path, QSize size);
 
   QSize sizeHint() const override { return {480, 320}; }
+  // The on-screen size the current chart's fonts, ticks and legend were chosen for.
+  QSize builtSize() const { return m_builtSize; }
 
  protected:
   void contextMenuEvent(QContextMenuEvent* event) override;
@@ -59,6 +61,7 @@ class ChartWidget : public QWidget {
   QLabel* m_placeholder;
   QToolButton* m_menuButton;
   QSize m_builtFor;
+  QSize m_builtSize;
 };
 
 }  // namespace ragscope::ui::charts

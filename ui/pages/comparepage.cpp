@@ -11,13 +11,14 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
-
+#include <algorithm>
 #include <cmath>
 
 #include "core/stats/multiple.h"
@@ -200,16 +201,16 @@ void ComparePage::buildUi() {
   chartsRow->setStretchFactor(0, 3);
   chartsRow->setStretchFactor(1, 2);
 
-  auto* results = new QSplitter(Qt::Vertical, this);
-  results->addWidget(m_table);
-  results->addWidget(chartsRow);
-  results->setStretchFactor(0, 1);
-  results->setStretchFactor(1, 2);
+  m_results = new QSplitter(Qt::Vertical, this);
+  m_results->addWidget(m_table);
+  m_results->addWidget(chartsRow);
+  m_results->setStretchFactor(0, 1);
+  m_results->setStretchFactor(1, 2);
 
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(inputs);
   layout->addWidget(m_status);
-  layout->addWidget(results, 1);
+  layout->addWidget(m_results, 1);
 }
 
 void ComparePage::refreshRuns() {
@@ -357,6 +358,7 @@ void ComparePage::onFinished(int ticket, bool cancelled) {
   }
   m_model->setRows(std::move(rows), m_level->currentData().toDouble(), alpha);
   m_table->resizeColumnsToContents();
+  fitTableHeight();
   QString text = tr("%n comparison(s); ", nullptr, m_model->rowCount()) +
                  tr("%1 significant at α = %2 after Holm's correction (randomization test, %3 permutations; "
                     "paired bootstrap B = %4). Run A is the better of each pair.")
@@ -406,6 +408,26 @@ void ComparePage::showRow(int sourceRow) {
   scatter.tau = r->correlation.kendall.value;
   scatter.rho = r->correlation.spearman.value;
   m_scatter->setSpec(std::move(scatter));
+}
+
+void ComparePage::showEvent(QShowEvent* event) {
+  Page::showEvent(event);
+  fitTableHeight();
+}
+
+// Every comparison on screen without scrolling, as long as the table takes at most half of the
+// results: the splitter's default third hid the sixth row of three runs x two measures.
+void ComparePage::fitTableHeight() {
+  QList<int> sizes = m_results->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  if (m_model->rowCount() == 0 || total <= 0) return;
+  const int want = 2 * m_table->frameWidth() + m_table->horizontalHeader()->sizeHint().height() +
+                   m_table->verticalHeader()->length() +
+                   m_table->horizontalScrollBar()->sizeHint().height();
+  if (sizes[0] >= want) return;
+  sizes[0] = std::min(want, total / 2);
+  sizes[1] = total - sizes[0];
+  m_results->setSizes(sizes);
 }
 
 }  // namespace ragscope::ui

@@ -23,6 +23,7 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QSplitter;
 class QTableView;
 
 namespace ragscope::ui {
@@ -62,6 +63,10 @@ class ComparePage : public Page {
  signals:
   void comparisonFinished(bool ok);
 
+ protected:
+  // Fits the table's height again: before the page is first shown the splitter has no sizes.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void buildUi();
   void refreshRuns();
@@ -69,6 +74,7 @@ class ComparePage : public Page {
   void chooseFiles();
   void onFinished(int ticket, bool cancelled);
   void showRow(int sourceRow);
+  void fitTableHeight();
   std::vector<const RunValues*> checkedRuns() const;
   QStringList checkedMeasures() const;
 
@@ -93,6 +99,7 @@ class ComparePage : public Page {
   ComparisonModel* m_model;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
+  QSplitter* m_results;
   charts::ChartWidget* m_paired;
   charts::ChartWidget* m_scatter;
 };

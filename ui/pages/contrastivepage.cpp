@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -22,7 +23,6 @@
 #include <QTableWidget>
 #include <QTextStream>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 
@@ -39,6 +39,19 @@ namespace ragscope::ui {
 namespace stats = core::stats;
 
 namespace {
+
+// Sizes the query table's columns to their contents and widens the table (up to a third of a
+// typical screen) so the splitter does not squeeze them: a clipped "0.06" for 0.0663 misleads.
+void fitQueryTable(QTableView* table) {
+  table->resizeColumnsToContents();
+  // + 8: the viewport can be a few pixels narrower than frame and scroll bar account for.
+  const int scrollBar =
+      std::max(table->verticalScrollBar()->sizeHint().width(),
+               table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, table));
+  int width = 2 * table->frameWidth() + scrollBar + 8;
+  for (int c = 0; c < table->model()->columnCount(); ++c) width += table->columnWidth(c);
+  table->setMinimumWidth(std::min(width, 480));
+}
 
 QTableWidget* smallTable(const QStringList& headers, QWidget* parent) {
   auto* t = new QTableWidget(0, int(headers.size()), parent);
@@ -208,6 +221,8 @@ void ContrastivePage::buildUi() {
   m_table = new QTableView(this);
   m_table->setModel(m_proxy);
   m_table->setSortingEnabled(true);
+  // setSortingEnabled sorts by the header's default indicator, descending: q29 ... q01.
+  m_table->sortByColumn(QuerySetModel::Qid, Qt::AscendingOrder);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->verticalHeader()->setVisible(false);
@@ -302,7 +317,7 @@ void ContrastivePage::applySource() {
     return;
   }
   m_queries->setValues(*values, measureLabel(m_measure->currentText()));
-  m_table->resizeColumnsToContents();
+  fitQueryTable(m_table);
   updateSetsLabel();
 }
 
@@ -333,7 +348,7 @@ bool ContrastivePage::splitByHalves(int run, const QString& measure, const QStri
   m_queries->assign(high, topName);
   m_queries->assign(low, bottomName);
   m_queries->setSplitValues(it->second, tr("%1 of %2").arg(measureLabel(measure), r->name));
-  m_table->resizeColumnsToContents();
+  fitQueryTable(m_table);
   updateSetsLabel();
   return true;
 }
@@ -532,14 +547,24 @@ void ContrastivePage::onFinished(int ticket, bool cancelled) {
   QString text = tr("%1 of %2 on %n set(s)", nullptr, int(r.groups.size())).arg(label, m_run->currentText());
   if (!r.pairs.empty()) {
     const auto& p = r.pairs.front();
-    text += tr(": %1 − %2 = %3, %4% CI %5, permutation p = %6")
-                .arg(QString::fromStdString(r.groups[p.first].name), QString::fromStdString(r.groups[p.second].name),
-                     signedValue(p.meanDiff))
+    // formatP gives "< 0.0001" for tiny p: "p < 0.0001", not "p = < 0.0001".
+    const QString pText = formatP(p.pPermutation);
+    text += tr(": %1 − %2 = %3, %4% CI %5, permutation p %6")
+                .arg(QString::fromStdString(r.groups[p.first].name),
+                     QString::fromStdString(r.groups[p.second].name), signedValue(p.meanDiff))
                 .arg(first.level * 100, 0, 'g', 3)
-                .arg(formatInterval(p.ci), formatP(p.pPermutation));
+                .arg(formatInterval(p.ci),
+                     pText.startsWith(QLatin1Char('<')) ? pText : QStringLiteral("= ") + pText);
   }
   m_status->setText(text + QLatin1Char('.'));
   emit analysisFinished(true);
 }
+
+void ContrastivePage::showEvent(QShowEvent* event) {
+  Page::showEvent(event);
+  if (m_queries->rowCount() > 0) fitQueryTable(m_table);
+}
+
+QString ContrastivePage::statusText() const { return m_status->text(); }
 
 }  // namespace ragscope::ui

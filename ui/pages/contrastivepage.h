@@ -68,10 +68,17 @@ class ContrastivePage : public Page {
 
   const core::stats::ContrastiveResult& result() const { return m_result; }
   QuerySetModel* queryModel() const { return m_queries; }
+  QTableView* queryView() const { return m_table; }
+  // The one-line result summary above the tables.
+  QString statusText() const;
   charts::ChartWidget* chart() const { return m_chart; }
 
  signals:
   void analysisFinished(bool ok);
+
+ protected:
+  // Fits the query table again: before the page is first shown its fonts are not yet polished.
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildUi();

@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -27,7 +28,6 @@
 #include <QTreeWidget>
 #include <QUrl>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <map>
 
@@ -61,6 +61,33 @@ void setUpLargeTable(QTableView* view) {
   view->horizontalHeader()->setSortIndicatorShown(true);
 }
 
+// Keeps a table's `fill` column as wide as the viewport leaves it, also when the viewport later
+// changes width (a vertical scroll bar appearing, the splitter or window moving): sized once at
+// load, the last columns ended up clipped behind a horizontal scroll bar.
+class FillColumn : public QObject {
+ public:
+  FillColumn(QTableView* view, int column) : QObject(view), m_view(view), m_column(column) {
+    setObjectName(QStringLiteral("fillColumn"));
+    view->viewport()->installEventFilter(this);
+  }
+  void setColumn(int column) { m_column = column; }
+  void fit() {
+    auto* header = m_view->horizontalHeader();
+    int used = 0;
+    for (int c = 0; c < header->count(); ++c)
+      if (c != m_column && !header->isSectionHidden(c)) used += header->sectionSize(c);
+    header->resizeSection(m_column, std::max(240, m_view->viewport()->width() - used - 4));
+  }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Resize) fit();
+    return QObject::eventFilter(watched, event);
+  }
+
+ private:
+  QTableView* m_view;
+  int m_column;
+};
+
 // Column widths from the first rows (a million-row model is never measured whole); columns without
 // any data are hidden. `fill` takes the width the others leave in the viewport.
 template <class Model>
@@ -68,7 +95,6 @@ void fitColumns(QTableView* view, const Model* model, int fill, const std::map<i
   const QFontMetrics fm = view->fontMetrics();
   auto* header = view->horizontalHeader();
   const int rows = std::min(model->rowCount(), 300);
-  int used = 0;
   for (int c = 0; c < model->columnCount(); ++c) {
     const bool hidden = model->isColumnEmpty(c);
     view->setColumnHidden(c, hidden);
@@ -79,10 +105,12 @@ void fitColumns(QTableView* view, const Model* model, int fill, const std::map<i
     const auto cap = caps.find(c);
     width = std::min(width, cap == caps.end() ? 280 : cap->second);
     header->resizeSection(c, width);
-    used += width;
   }
-  const int available = std::max(view->viewport()->width(), 480) - used - 4;
-  header->resizeSection(fill, std::max(240, available));
+  auto* filler = dynamic_cast<FillColumn*>(
+      view->findChild<QObject*>(QStringLiteral("fillColumn"), Qt::FindDirectChildrenOnly));
+  if (!filler) filler = new FillColumn(view, fill);
+  filler->setColumn(fill);
+  filler->fit();
 }
 
 QLabel* mutedLabel() {

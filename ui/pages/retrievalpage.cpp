@@ -22,12 +22,13 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "core/metrics/doclevel.h"
 #include "core/stats/bootstrap.h"
+#include "core/stats/runsummary.h"
 #include "ui/jobs/statsjob.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
@@ -63,6 +64,20 @@ QTableView* makeTable(QWidget* parent) {
   return view;
 }
 
+// Sizes the summary's columns to their contents, and the CI columns at least to a full interval
+// while they still show "…": they keep their width when the bootstrap fills them in, and a
+// screenshot or a glance before then does not suggest truncated values.
+void fitSummaryColumns(QTableView* view, const EvalSummaryModel* model) {
+  view->resizeColumnsToContents();
+  const int margin =
+      2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1);
+  const int intervalWidth =
+      view->fontMetrics().horizontalAdvance(formatInterval({0.0, 0.0})) + margin + 8;
+  for (int c = 0; c < model->columnCount(); ++c)
+    if (model->isIntervalColumn(c) && view->columnWidth(c) < intervalWidth)
+      view->setColumnWidth(c, intervalWidth);
+}
+
 // Splits "map P.5,10  ndcg_cut.10" into -m arguments.
 std::vector<std::string> measureArgs(const QString& text) {
   std::vector<std::string> out;
@@ -93,7 +108,7 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     if (ticket != m_statsTicket || !m_pendingIntervals) return;
     if (!cancelled) m_summary->setIntervals(std::move(*m_pendingIntervals), 0.95);
     m_pendingIntervals.reset();
-    m_summaryView->resizeColumnsToContents();
+    fitSummaryColumns(m_summaryView, m_summary);
     emit summaryStatisticsReady();
   });
   refreshDatasetInputs();
@@ -325,12 +340,21 @@ void RetrievalPage::refreshDatasetInputs() {
   for (int i = m_runs->count() - 1; i >= 0; --i)
     if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset")) delete m_runs->takeItem(i);
   if (dataset) {
+    // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
+    // the summary table, or the list shows identical lines.
+    QStringList tags;
+    for (const auto& run : dataset->runs)
+      tags << QString::fromStdString(run.tag.empty() ? run.source : run.tag);
     for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
       const auto& run = dataset->runs[i];
-      auto* item = new QListWidgetItem(
-          tr("%1 (dataset, %2 queries)")
-              .arg(QString::fromStdString(run.tag.empty() ? run.source : run.tag))
-              .arg(run.rankings.size()));
+      const QString& tag = tags[int(i)];
+      const QString name = tags.count(tag) > 1
+                               ? tag + QStringLiteral(" (") +
+                                     runFileLabel(QString::fromStdString(run.source)) +
+                                     QLatin1Char(')')
+                               : tag;
+      auto* item =
+          new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
       item->setData(kRunSourceRole, QStringLiteral("dataset"));
       item->setData(kRunIndexRole, static_cast<qulonglong>(i));
       item->setToolTip(QString::fromStdString(run.source));
@@ -461,7 +485,7 @@ void RetrievalPage::onFinished(const EvalOutcome& outcome) {
   m_statsPanel->clear();
   m_outcome = std::make_shared<const EvalOutcome>(outcome);
   m_summary->setResults(&m_outcome->results);
-  m_summaryView->resizeColumnsToContents();
+  fitSummaryColumns(m_summaryView, m_summary);
   computeSummaryIntervals();
 
   m_runChoice->blockSignals(true);
@@ -605,30 +629,20 @@ bool RetrievalPage::summaryStatisticsPending() const { return m_pendingIntervals
 
 void RetrievalPage::computeSummaryIntervals() {
   // Every run x mean-type measure: a percentile bootstrap CI (B = 10,000, seed 42) of the mean,
-  // off the GUI thread; the summary shows "…" until it is done.
-  struct Input {
-    std::string measure;
-    std::vector<double> values;
-  };
-  std::vector<std::vector<Input>> inputs;
-  for (const auto& r : m_outcome->results) {
-    auto& run = inputs.emplace_back();
-    for (std::size_t c = 0; c < r.columns.size(); ++c)
-      if (supportsStatistics(r.columns[c])) run.push_back({r.columns[c].name, perQueryValues(r, c)});
-  }
+  // off the GUI thread; the summary shows "…" until it is done. core::stats::summarizeRun is what
+  // `ragscope-cli eval --format csv|json` prints, so the GUI and CLI CIs are the same numbers.
   auto out = std::make_shared<std::vector<std::map<std::string, core::stats::Interval>>>();
   m_pendingIntervals = out;
-  m_statsTicket = m_statsJob->start([inputs = std::move(inputs), out](const std::atomic<bool>* cancel) {
+  m_statsTicket = m_statsJob->start([outcome = m_outcome, out](const std::atomic<bool>* cancel) {
     core::stats::BootstrapOptions o;
-    o.keepDistribution = false;
     o.cancel = cancel;
-    for (const auto& run : inputs) {
+    for (const auto& r : outcome->results) {
+      const auto summaries = core::stats::summarizeRun(r, o);
+      if (cancel->load()) return;
       auto& intervals = out->emplace_back();
-      for (const auto& in : run) {
-        if (cancel->load()) return;
-        const auto b = core::stats::bootstrap(in.values, o);
-        if (b.ok()) intervals[in.measure] = b.ci;
-      }
+      for (std::size_t c = 0; c < r.columns.size() && c < summaries.size(); ++c)
+        if (std::isfinite(summaries[c].ci.low) && std::isfinite(summaries[c].ci.high))
+          intervals[r.columns[c].name] = summaries[c].ci;
     }
   });
 }

@@ -71,6 +71,7 @@ class RetrievalPage : public Page {
   // The summary's bootstrap CIs are still being computed.
   bool summaryStatisticsPending() const;
   QTableView* summaryView() const { return m_summaryView; }
+  QListWidget* runList() const { return m_runs; }
   QTableView* perQueryView() const { return m_perQueryView; }
   QTableView* rankedView() const { return m_rankedView; }
   QLineEdit* queryFilterEdit() const { return m_queryFilter; }

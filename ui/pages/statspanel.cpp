@@ -204,7 +204,9 @@ void StatsPanel::onFinished(int ticket, bool cancelled) {
   m_figures->setText(summaryText());
   charts::BootstrapChart spec;
   const QString label = measureLabel(m_measure);
-  spec.title = tr("Bootstrap of mean %1 — %2").arg(label, m_run);
+  // The run on a line of its own: rank_llm's labels ("rank (SPLADE_P_P_ENSEMBLE_DISTIL/...)")
+  // made one line too wide for the panel, and Qt Charts elides titles.
+  spec.title = tr("Bootstrap of mean %1<br>%2").arg(label.toHtmlEscaped(), m_run.toHtmlEscaped());
   spec.valueTitle = tr("mean %1 per resample (s = %2)").arg(label).arg(m_result.sampleSize);
   spec.distribution = m_result.distribution;
   spec.mean = m_result.mean;
