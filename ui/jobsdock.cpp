@@ -118,7 +118,8 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   connect(m_resume, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), false); });
   connect(m_retry, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), true); });
   connect(m_cancel, &QPushButton::clicked, this, &JobsDock::cancelCurrent);
-  connect(refresh, &QPushButton::clicked, m_runs, &RunListModel::refresh);
+  // The runs folder is read anew each time: a preference or (in tests) an override may have moved it.
+  connect(refresh, &QPushButton::clicked, this, [this] { m_runs->setFolder(runsFolder()); });
   connect(folder, &QPushButton::clicked, this, [] { QDesktopServices::openUrl(QUrl::fromLocalFile(runsFolder())); });
 
   m_title = new QLabel(tr("No job running."));
@@ -216,7 +217,7 @@ void JobsDock::track(RunJob* job) {
     }
     emit statusMessage(tr("%1: %2").arg(job->title(), outcome.error.isEmpty() ? outcome.status : outcome.error));
     emit jobFinished(outcome);
-    m_runs->refresh();
+    m_runs->setFolder(runsFolder());
     updateButtons();
   });
   if (isHidden()) show();

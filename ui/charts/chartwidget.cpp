@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "core/stats/summary.h"
@@ -440,16 +441,13 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
 
   const std::size_t n = std::min(spec.x.size(), spec.y.size());
   double lo = INFINITY, hi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
-  auto* points = new QScatterSeries;
-  points->setName(QObject::tr("queries (n = %1)").arg(n));
-  points->setMarkerSize(st.marker);
-  QColor c = paletteColor(0);
-  c.setAlpha(170);
-  points->setColor(c);
-  points->setBorderColor(paletteColor(0).darker(130));
+  // Per-query measures are often coarse (binary labels, P@5 in fifths): many queries can share one
+  // point. Each distinct point is drawn once, its mark growing with the number of queries there,
+  // so 20 queries at (0, 1) do not look like one.
+  std::map<std::pair<double, double>, QStringList> at;
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(spec.x[i]) || !std::isfinite(spec.y[i])) continue;
-    points->append(spec.x[i], spec.y[i]);
+    at[{spec.x[i], spec.y[i]}] << (i < spec.qids.size() ? spec.qids[i] : QString());
     lo = std::min(lo, spec.x[i]);
     hi = std::max(hi, spec.x[i]);
     ylo = std::min(ylo, spec.y[i]);
@@ -465,22 +463,41 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
     auto* diag = line(QObject::tr("y = x"), {lo, lo}, {hi, hi}, QColor(120, 120, 120), 1.2, Qt::DashLine);
     attach(chart, diag, x, y);
   }
-  attach(chart, points, x, y);
-  if (interactive) {
-    auto qids = spec.qids;
-    auto xs = spec.x;
-    auto ys = spec.y;
-    QObject::connect(points, &QScatterSeries::hovered, points, [qids, xs, ys](const QPointF& p, bool state) {
-      if (!state) {
+  // One series per multiplicity (a series has one marker size); the single points carry the legend.
+  std::map<qsizetype, QScatterSeries*> byCount;
+  QColor c = paletteColor(0);
+  c.setAlpha(170);
+  auto seriesFor = [&](qsizetype count) {
+    auto& s = byCount[count];
+    if (!s) {
+      s = new QScatterSeries;
+      s->setMarkerSize(st.marker * std::min(3.0, std::sqrt(double(count))));
+      s->setColor(c);
+      s->setBorderColor(paletteColor(0).darker(130));
+    }
+    return s;
+  };
+  seriesFor(1);
+  for (const auto& [point, ids] : at) seriesFor(ids.size())->append(point.first, point.second);
+  const bool stacked = byCount.size() > 1;
+  byCount[1]->setName(stacked ? QObject::tr("queries (n = %1; larger marks: several queries at one point)").arg(n)
+                              : QObject::tr("queries (n = %1)").arg(n));
+  for (const auto& [count, series] : byCount) {
+    attach(chart, series, x, y);
+    if (count > 1) hideFromLegend(chart, series);
+    if (!interactive) continue;
+    QObject::connect(series, &QScatterSeries::hovered, series, [at](const QPointF& p, bool state) {
+      const auto it = at.find({p.x(), p.y()});
+      if (!state || it == at.end()) {
         QToolTip::hideText();
         return;
       }
-      for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i)
-        if (xs[i] == p.x() && ys[i] == p.y()) {
-          QToolTip::showText(QCursor::pos(), QObject::tr("query %1: (%2, %3)")
-                                                 .arg(i < qids.size() ? qids[i] : QString(), num(xs[i]), num(ys[i])));
-          return;
-        }
+      const QStringList& ids = it->second;
+      const QString shown = ids.size() <= 8 ? ids.join(QStringLiteral(", "))
+                                            : ids.mid(0, 8).join(QStringLiteral(", ")) + QStringLiteral(", …");
+      const QString where = QStringLiteral("(%1, %2)").arg(num(p.x()), num(p.y()));
+      QToolTip::showText(QCursor::pos(), ids.size() == 1 ? QObject::tr("query %1: %2").arg(shown, where)
+                                                         : QObject::tr("%1 queries at %2: %3").arg(ids.size()).arg(where, shown));
     });
   }
   // A small margin keeps points at 0 or 1 (common for per-query measures) off the plot border.

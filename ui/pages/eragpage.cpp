@@ -456,8 +456,10 @@ void EragPage::buildUi() {
   auto* corrSplit = new QSplitter(Qt::Vertical);
   corrSplit->addWidget(m_correlationView);
   corrSplit->addWidget(scatterBox);
-  corrSplit->setStretchFactor(0, 1);
-  corrSplit->setStretchFactor(1, 1);
+  // The scatter needs height to be read; the table scrolls.
+  scatterBox->setMinimumHeight(260);
+  corrSplit->setStretchFactor(0, 2);
+  corrSplit->setStretchFactor(1, 3);
   m_correlationTab = m_tabs->addTab(corrSplit, tr("Correlation with end-to-end"));
 
   // The statistics panel sits beside the results, hidden until a measure column is selected.
