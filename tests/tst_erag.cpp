@@ -489,6 +489,9 @@ void TestErag::correlationOverSystems() {
   // Contains-answer labels are all 0: a constant side, the coefficients are undefined.
   QVERIFY(std::isnan(containsRow->result.kendall.value));
   QVERIFY(std::isnan(containsRow->result.spearman.value));
+  QCOMPARE(QString::fromStdString(containsRow->note),
+           QString("the method's values are all 0: no correlation is defined"));  // said, not left blank
+  QVERIFY(eragRow->note.empty());
   // Each system's own table correlates its two queries: s1's x (0.25, 0.25) is constant.
   QCOMPARE(a.tables[0].rows.size(), table.rows.size());
   QCOMPARE(a.tables[0].queries, std::size_t{2});

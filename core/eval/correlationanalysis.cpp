@@ -1,5 +1,6 @@
 #include "core/eval/correlationanalysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -86,6 +87,26 @@ std::string fmt(double v, const char* f = "%.4f") {
 }
 
 json num(double v) { return std::isnan(v) ? json() : json(v); }
+
+}  // namespace
+
+namespace {
+
+// Why tau and rho are undefined although every pair is there: one side never varies (on
+// Docugami no chunk contains a whole long gold answer, so every contains-answer label is 0).
+std::string constantSideNote(const std::vector<double>& x, const std::vector<double>& y) {
+  auto constant = [](const std::vector<double>& v) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [&](double a) { return a == v.front(); });
+  };
+  auto value = [](double v) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  if (constant(x)) return "the method's values are all " + value(x.front()) + ": no correlation is defined";
+  if (constant(y)) return "the end-to-end scores are all " + value(y.front()) + ": no correlation is defined";
+  return {};
+}
 
 }  // namespace
 
@@ -196,7 +217,7 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
       row.targetMean = y.empty() ? kNaN : sy / static_cast<double>(y.size());
       if (row.note.empty()) {
         row.result = stats::correlate(x, y, options.stats);
-        if (!row.result.error.empty()) row.note = row.result.error;
+        row.note = row.result.error.empty() ? constantSideNote(x, y) : row.result.error;
       }
       table.rows.push_back(std::move(row));
     }
@@ -242,6 +263,7 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
         stats::CorrelationOptions o = options.stats;
         o.resamples = 0;  // a handful of systems: a bootstrap over them says nothing
         row.result = stats::correlate(x, y, o);
+        row.note = row.result.error.empty() ? constantSideNote(x, y) : row.result.error;
       }
       table.rows.push_back(std::move(row));
     }
