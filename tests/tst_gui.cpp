@@ -32,6 +32,7 @@
 #include "ui/issuesdock.h"
 #include "ui/mainwindow.h"
 #include "ui/models/diagnosticsmodel.h"
+#include "ui/models/naturalsort.h"
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/pages/datasetpage.h"
@@ -102,6 +103,7 @@ class TestGui : public QObject {
  private slots:
   void initTestCase();
   void modelsPassTester();
+  void naturalIdOrder();
   void queryFilter_data();
   void queryFilter();
   void sortsIdsNumerically();
@@ -172,6 +174,16 @@ void TestGui::modelsPassTester() {
   QCOMPARE(diags.index(0, ui::DiagnosticsModel::File).data().toString(), QStringLiteral("x.tsv"));
   diags.clear();
   QCOMPARE(diags.rowCount(), 0);
+}
+
+void TestGui::naturalIdOrder() {
+  // Table rows sort ids as people read them; byte order would put q10 before q2.
+  const QStringList ids{"q10", "Q1", "q2", "104861", "1037798", "r100", "r9", "q002x"};
+  QStringList sorted = ids;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const QString& a, const QString& b) { return ui::naturalSortKey(a) < ui::naturalSortKey(b); });
+  QCOMPARE(sorted, (QStringList{"104861", "1037798", "Q1", "q2", "q002x", "q10", "r9", "r100"}));
+  QCOMPARE(ui::naturalSortKey("q007"), ui::naturalSortKey("q7"));  // leading zeros do not count
 }
 
 void TestGui::queryFilter_data() {

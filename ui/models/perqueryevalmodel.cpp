@@ -4,6 +4,7 @@
 #include <QColor>
 
 #include "ui/models/evalsummarymodel.h"
+#include "ui/models/naturalsort.h"
 
 namespace ragscope::ui {
 
@@ -50,7 +51,8 @@ QVariant PerQueryEvalModel::data(const QModelIndex& index, int role) const {
   if (!q) return {};
   const int col = index.column();
   if (col == Qid) {
-    if (role == Qt::DisplayRole || role == SortRole) return QString::fromStdString(q->qid);
+    if (role == Qt::DisplayRole) return QString::fromStdString(q->qid);
+    if (role == SortRole) return naturalSortKey(QString::fromStdString(q->qid));
     if (role == Qt::ToolTipRole && !q->inRun)
       return tr("Absent from the run: counted as 0 (complete mode)");
     if (role == Qt::ForegroundRole && !q->inRun) return QBrush(QColor(150, 60, 60));

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "ui/models/naturalsort.h"
+
 namespace ragscope::ui {
 
 namespace {
@@ -96,7 +98,7 @@ QVariant QuerySetModel::data(const QModelIndex& index, int role) const {
     return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (index.column()) {
-    case Qid: return QString::fromStdString(qid);
+    case Qid: return role == SortRole ? naturalSortKey(QString::fromStdString(qid)) : QString::fromStdString(qid);
     case Value:
       return role == SortRole ? QVariant(m_values[row]) : QVariant(QString::number(m_values[row], 'f', 4));
     case SplitValue: {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "ui/models/naturalsort.h"
+
 namespace ragscope::ui {
 
 namespace {
@@ -131,7 +133,7 @@ QVariant QueryTableModel::data(const QModelIndex& index, int role) const {
     }
   } else if (role == SortRole) {
     switch (column) {
-      case Id: return fromStd(q.id);
+      case Id: return naturalSortKey(fromStd(q.id));
       case Text: return fromStd(q.text);
       case Answers: return qulonglong(goldAnswerCount(q));
       case GoldDocs: return qulonglong(goldDocCount(q));

@@ -48,6 +48,7 @@
 #include "ui/jobsdock.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/heatmapmodel.h"
+#include "ui/models/naturalsort.h"
 #include "ui/pages/statspanel.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
@@ -159,7 +160,7 @@ QString defaultMeasures(bool binary, int k) {
 
 QStandardItem* textItem(const QString& text) {
   auto* item = new QStandardItem(text);
-  item->setData(text, Qt::UserRole);
+  item->setData(naturalSortKey(text), Qt::UserRole);  // q2 before q10
   item->setEditable(false);
   return item;
 }
