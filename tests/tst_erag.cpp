@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -22,10 +23,13 @@
 #include "core/eval/eragaggregate.h"
 #include "core/eval/eragjob.h"
 #include "core/eval/runengine.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/metrics/downstream.h"
 #include "core/store/runstore.h"
+#include "testserver/testserver.h"
 
 using namespace ragscope::core;
 using nlohmann::json;
@@ -643,6 +647,7 @@ void TestErag::docugamiKilledAndResumed() {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // requests already sent land
   const int beforeResume = countLines();
   QVERIFY(beforeResume < items);
+  std::set<std::string> doneAtKill;  // committed before the kill: never to be asked again
   {
     store::RunStore s;
     std::string err;
@@ -651,6 +656,8 @@ void TestErag::docugamiKilledAndResumed() {
     const auto c = s.counts();
     QCOMPARE(c.total, std::size_t(items));
     QVERIFY(c.done > 0 && c.done < std::size_t(items));
+    for (const auto& item : s.items(store::ItemStatus::Done)) doneAtKill.insert(item.key);
+    QCOMPARE(doneAtKill.size(), c.done);
   }
 
   QProcess resume;
@@ -678,6 +685,24 @@ void TestErag::docugamiKilledAndResumed() {
            qPrintable(QString("server requests %1, items %2").arg(requests).arg(items)));
   qInfo("killed after %d requests; %d requests in all for %d items (concurrency %d)", beforeResume,
         requests, items, concurrency);
+  // Counted per call from the server's log (body hashes): every item's call reached the server,
+  // one committed before the kill exactly once, one in flight at the kill at most twice.
+  std::map<std::string, int> byHash;
+  for (const auto& line : readAll(log).trimmed().split('\n')) ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
+  llm::EndpointConfig ep;
+  ep.baseUrl = base.toStdString();
+  ep.model = "test-model";
+  const auto http = llm::makeHttpProvider(ep);
+  int twice = 0;
+  for (const auto& item : s.items()) {
+    const auto request = llm::requestFromJson(json::parse(item.requestJson));
+    QVERIFY(request.has_value());
+    const int sent = byHash[ragscope::testserver::TestServer::hashBody(http->requestBody(*request))];
+    QVERIFY2(sent >= 1 && sent <= 2, item.key.c_str());
+    if (doneAtKill.count(item.key)) QVERIFY2(sent == 1, item.key.c_str());
+    if (sent == 2) ++twice;
+  }
+  QVERIFY(twice <= concurrency);
 
   // The labels file written by the resumed run parses: 195 queries x 5 labels in [0, 1].
   const json labels = json::parse(readAll(labelsPath).toStdString());
