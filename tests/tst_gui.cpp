@@ -95,6 +95,15 @@ bool openAndWait(ui::MainWindow& window, const QStringList& paths, const QString
   return true;
 }
 
+// Saves the project (off the GUI thread) and waits for the outcome; prints the error on failure.
+bool saveAndWait(ui::Workbench* wb, const QString& file) {
+  QSignalSpy saved(wb, &ui::Workbench::projectSaved);
+  if (!wb->saveProject(file)) return false;
+  if (saved.isEmpty() && !saved.wait(10000)) return false;
+  if (!saved.front().at(0).toBool()) qWarning("%s", qPrintable(saved.front().at(1).toString()));
+  return saved.front().at(0).toBool();
+}
+
 }  // namespace
 
 class TestGui : public QObject {
@@ -405,8 +414,7 @@ void TestGui::projectSaveAndReopen() {
     QVERIFY(ok);
     QVERIFY(save->isEnabled() && saveAs->isEnabled());
     QVERIFY(window.workbench()->projectFile().isEmpty());
-    const auto error = window.workbench()->saveProject(projectFile);
-    QVERIFY2(!error, qPrintable(error.value_or(QString())));
+    QVERIFY(saveAndWait(window.workbench(), projectFile));
     QCOMPARE(window.workbench()->projectFile(), projectFile);
     window.close();
   }
@@ -470,7 +478,7 @@ void TestGui::projectSaveAndReopen() {
   // Save As into another folder rebases the relative paths; opening the copy gives the same bundle.
   QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("elsewhere/deeper")));
   const QString copy = dir.filePath(QStringLiteral("elsewhere/deeper/copy.ragscope.json"));
-  QVERIFY(!again.workbench()->saveProject(copy));
+  QVERIFY(saveAndWait(again.workbench(), copy));
   ui::MainWindow third;
   bool ok = false;
   QVERIFY(openAndWait(third, {copy}, {}, &ok));

@@ -233,11 +233,23 @@ void SelfTest::saveProjectCopy() {
   const QString file = m_projectDir->filePath(QStringLiteral("saved/copy.ragscope.json"));
   check(m_projectDir->isValid() && QDir(m_projectDir->path()).mkpath(QStringLiteral("saved")),
         tr("temporary folder for the project copy"));
-  const auto error = wb->saveProject(file);
-  check(
-      !error,
-      tr("save the project as %1%2").arg(file, error ? QStringLiteral(": ") + *error : QString()));
-  if (error) return;
+  // The save runs off the GUI thread: the tour waits for projectSaved, then checks the file.
+  auto conn = std::make_shared<QMetaObject::Connection>();
+  *conn = connect(wb, &Workbench::projectSaved, this, [this, conn, file, original](bool ok, const QString& fileOrError) {
+    disconnect(*conn);
+    m_waiting = false;
+    check(ok, tr("save the project as %1%2").arg(file, ok ? QString() : QStringLiteral(": ") + fileOrError));
+    if (ok) checkSavedProject(file, original);
+    QTimer::singleShot(0, this, &SelfTest::runSteps);
+  });
+  m_waiting = wb->saveProject(file);
+  if (!m_waiting) {
+    disconnect(*conn);
+    check(false, tr("save the project as %1: could not start").arg(file));
+  }
+}
+
+void SelfTest::checkSavedProject(const QString& file, const core::Project& original) {
   const auto copy = core::readProject(file.toStdString());
   bool same = copy.report.ok() && !copy.report.hasErrors() &&
               copy.value.datasets.size() == original.datasets.size() &&

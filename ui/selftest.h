@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/store/project.h"
+
 class QTemporaryDir;
 
 class QTextStream;
@@ -62,6 +64,7 @@ class SelfTest : public QObject {
   // Saves the open project into a temporary folder and reads it back (paths rebased, every part
   // and run store naming the same file); the tour's later project steps then use the copy.
   void saveProjectCopy();
+  void checkSavedProject(const QString& file, const core::Project& original);
   void finish();
 
   MainWindow* m_window;

@@ -2,6 +2,9 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "ui/jobs/evaljob.h"
 #include "ui/jobs/loadjob.h"
@@ -35,13 +38,17 @@ std::string normalised(const std::filesystem::path& p) {
 
 }  // namespace
 
-Workbench::Workbench(QObject* parent) : QObject(parent), m_job(new LoadJob(this)) {
+Workbench::Workbench(QObject* parent)
+    : QObject(parent), m_job(new LoadJob(this)), m_savePool(new QThreadPool(this)) {
+  m_savePool->setMaxThreadCount(1);  // project saves: small, one at a time, never the global pool
   connect(m_job, &LoadJob::started, this, &Workbench::loadStarted);
   connect(m_job, &LoadJob::progress, this, &Workbench::loadProgress);
   connect(m_job, &LoadJob::finished, this, &Workbench::onLoaded);
 }
 
-Workbench::~Workbench() = default;
+Workbench::~Workbench() {
+  m_savePool->waitForDone();  // a project save in flight finishes writing before we go
+}
 
 bool Workbench::isLoading() const { return m_job->isRunning(); }
 
@@ -130,8 +137,40 @@ QString Workbench::projectFile() const {
   return m_project ? QString::fromStdString(m_project->file.string()) : QString();
 }
 
-std::optional<QString> Workbench::saveProject(const QString& file) {
-  if (!m_dataset) return tr("No dataset is open: open one before saving a project");
+namespace {
+
+struct SaveOutcome {
+  std::optional<core::Project> saved;  // as read back from the file
+  QString error;
+};
+
+// On a worker: the project with `dataset` put in, written atomically (with fsync) and read back,
+// so the in-memory project holds the paths as stored.
+SaveOutcome writeAndReadBack(core::Project project, const std::filesystem::path& target,
+                             std::optional<core::ProjectDataset> dataset) {
+  SaveOutcome out;
+  if (dataset) project.putDataset(std::move(*dataset));
+  if (auto error = core::writeProject(project, target)) {
+    out.error = QString::fromStdString(*error);
+    return out;
+  }
+  core::Loaded<core::Project> saved = core::readProject(target);
+  if (!saved.report.ok() || saved.report.hasErrors()) {
+    out.error = QObject::tr("The project was written but cannot be read back: %1")
+                    .arg(saved.report.diagnostics.empty()
+                             ? QString()
+                             : QString::fromStdString(saved.report.diagnostics.front().toString()));
+    return out;
+  }
+  out.saved = std::move(saved.value);
+  out.saved->file = target;
+  return out;
+}
+
+}  // namespace
+
+bool Workbench::saveProject(const QString& file) {
+  if (!m_dataset || m_saving) return false;
   const std::filesystem::path target = toPath(QFileInfo(file).absoluteFilePath());
   core::Project project = m_project.value_or(core::Project{});
   if (!m_project) {
@@ -141,28 +180,35 @@ std::optional<QString> Workbench::saveProject(const QString& file) {
   }
   // A dataset of this project is in it already; any other bundle joins under its name. Its paths
   // are made relative to the folder the project's other paths are relative to (writeProject
-  // rebases them all when saving elsewhere).
-  if (m_current.project.isEmpty() || toPath(m_current.project) != project.file)
-    project.putDataset(core::makeProjectDataset(m_name.toStdString(), m_currentParts,
-                                                project.file.empty() ? target : project.file));
-  if (auto error = core::writeProject(project, target)) return QString::fromStdString(*error);
-
-  // Read back what was written: the in-memory project then holds the paths as stored.
-  core::Loaded<core::Project> saved = core::readProject(target);
-  if (!saved.report.ok() || saved.report.hasErrors())
-    return tr("The project was written but cannot be read back: %1")
-        .arg(saved.report.diagnostics.empty()
-                 ? QString()
-                 : QString::fromStdString(saved.report.diagnostics.front().toString()));
-  m_project = std::move(saved.value);
-  m_project->file = target;
-  m_current.project = QString::fromStdString(target.string());
-  m_current.projectDataset = m_name;
-  m_current.name = m_name;
-  m_current.parts.clear();
-  Preferences::addRecentDataset(m_current);
-  emit projectChanged();
-  return std::nullopt;
+  // rebases them all when saving elsewhere); that touches the file system, so on the worker too.
+  const std::filesystem::path base = project.file.empty() ? target : project.file;
+  const bool join = m_current.project.isEmpty() || toPath(m_current.project) != project.file;
+  m_saving = true;
+  auto* watcher = new QFutureWatcher<SaveOutcome>(this);
+  connect(watcher, &QFutureWatcher<SaveOutcome>::finished, this, [this, watcher, file, target] {
+    SaveOutcome out = watcher->result();
+    watcher->deleteLater();
+    m_saving = false;
+    if (!out.saved) {
+      emit projectSaved(false, out.error);
+      return;
+    }
+    m_project = std::move(out.saved);
+    m_current.project = QString::fromStdString(target.string());
+    m_current.projectDataset = m_name;
+    m_current.name = m_name;
+    m_current.parts.clear();
+    Preferences::addRecentDataset(m_current);
+    emit projectChanged();
+    emit projectSaved(true, file);
+  });
+  watcher->setFuture(QtConcurrent::run(
+      m_savePool, [project = std::move(project), target, join, name = m_name.toStdString(), parts = m_currentParts, base]() mutable {
+        std::optional<core::ProjectDataset> dataset;
+        if (join) dataset = core::makeProjectDataset(name, parts, base);
+        return writeAndReadBack(std::move(project), target, std::move(dataset));
+      }));
+  return true;
 }
 
 void Workbench::startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 
 #include <memory>
 #include <optional>
@@ -51,10 +52,12 @@ class Workbench : public QObject {
   // Loads another dataset of the current project.
   bool openProjectDataset(const QString& datasetName);
   // Writes the current project, with the loaded dataset in it, to `file` (atomically; paths
-  // relative to the file's folder). Without a project a new one is made, named after the file.
-  // The project is then the current one and is remembered in the recent list. Returns an error
-  // message on failure.
-  std::optional<QString> saveProject(const QString& file);
+  // relative to the file's folder) off the GUI thread. Without a project a new one is made, named
+  // after the file. On success the project is the current one and is remembered in the recent list.
+  // projectSaved() reports the outcome; false (and no signal) when no dataset is open or a save is
+  // already under way.
+  bool saveProject(const QString& file);
+  bool isSaving() const { return m_saving; }
   // The current project's file; empty when none is open.
   QString projectFile() const;
   void cancelLoad();
@@ -79,6 +82,8 @@ class Workbench : public QObject {
   // The report of the latest load attempt (also a failed one) changed: the Issues dock listens.
   void reportChanged();
   void projectChanged();
+  // saveProject() finished: `ok`, and the project file or the error.
+  void projectSaved(bool ok, const QString& fileOrError);
   void evaluationChanged();
 
  private:
@@ -97,6 +102,8 @@ class Workbench : public QObject {
   RecentDataset m_current;                        // how the loaded dataset was opened
   std::vector<core::DatasetPart> m_currentParts;  // its parts, formats resolved
   std::optional<core::Project> m_project;
+  bool m_saving = false;
+  QThreadPool* m_savePool = nullptr;  // owned
   core::OnError m_onError = core::OnError::Skip;
   std::shared_ptr<const EvalOutcome> m_evaluation;
 };

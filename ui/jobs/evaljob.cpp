@@ -44,6 +44,7 @@ void EvalJob::start(EvalRequest request) {
     QElapsedTimer timer;
     timer.start();
     EvalOutcome out;
+    out.docLevel = request.docLevel;
     core::LoadOptions options;
     options.progress = [cancelFlag](std::uint64_t, std::uint64_t) { return !cancelFlag->load(); };
     try {

@@ -36,6 +36,7 @@ struct EvalOutcome {
   std::vector<core::EvalResult> results;
   core::LoadReport report;  // reading problems and evaluation diagnostics
   bool cancelled = false;
+  bool docLevel = false;  // chunks were scored as their documents
   qint64 elapsedMs = 0;
 };
 

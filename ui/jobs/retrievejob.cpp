@@ -47,21 +47,21 @@ bool RetrieveJob::start(std::shared_ptr<const core::Dataset> dataset, int k) {
     };
   };
   core::Bm25RunOptions options;
-  options.indexDir = core::chooseIndexDir(dataset->parts.empty() ? std::filesystem::path(dataset->name)
-                                                                 : dataset->parts.front().path,
-                                          dataset->corpus);
   options.k = std::size_t(k);
   options.threads = 2;
   options.indexProgress = reporter(Phase::Index);
   options.retrieveProgress = reporter(Phase::Retrieve);
   options.stop = m_stop.get_token();
 
-  auto work = [dataset, options, tag = bm25Tag(k)]() {
+  auto work = [dataset, options, tag = bm25Tag(k)]() mutable {
     QElapsedTimer timer;
     timer.start();
     RetrieveOutcome out;
     out.basis = dataset;
     out.tag = tag;
+    // On the worker: choosing the folder checks the file system and may fingerprint the corpus.
+    options.indexDir = core::chooseIndexDir(
+        dataset->parts.empty() ? std::filesystem::path(dataset->name) : dataset->parts.front().path, dataset->corpus);
     core::Bm25RunResult r = core::retrieveWithBm25(*dataset, options);
     out.indexDir = QString::fromStdString(r.index.dir.string());
     out.indexReused = r.index.reused;

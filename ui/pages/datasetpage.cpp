@@ -29,6 +29,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <utility>
 #include <map>
 
 #include "ui/models/documentlistmodel.h"
@@ -198,6 +199,7 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
     m_workbench->openProjectDataset(m_projectDatasets->currentText());
   });
   connect(m_workbench, &Workbench::datasetChanged, this, &DatasetPage::onDatasetChanged);
+  connect(m_workbench, &Workbench::projectSaved, this, &DatasetPage::onProjectSaved);
   connect(m_workbench, &Workbench::loadStarted, this, &DatasetPage::onLoadStarted);
   connect(m_workbench, &Workbench::loadProgress, this, &DatasetPage::onLoadProgress);
   connect(m_workbench, &Workbench::loadFinished, this, &DatasetPage::onLoadFinished);
@@ -388,10 +390,15 @@ void DatasetPage::chooseProject() {
 void DatasetPage::saveProject() {
   const QString current = m_workbench->projectFile();
   if (current.isEmpty()) return saveProjectAs();
-  if (const auto error = m_workbench->saveProject(current))
-    QMessageBox::warning(this, tr("Save project"), *error);
+  m_saveRequested = m_workbench->saveProject(current);  // onProjectSaved reports
+}
+
+void DatasetPage::onProjectSaved(bool ok, const QString& fileOrError) {
+  if (!std::exchange(m_saveRequested, false)) return;
+  if (ok)
+    emit statusMessage(tr("Project saved to %1").arg(fileOrError));
   else
-    emit statusMessage(tr("Project saved to %1").arg(current));
+    QMessageBox::warning(this, tr("Save project"), fileOrError);
 }
 
 void DatasetPage::saveProjectAs() {
@@ -407,10 +414,7 @@ void DatasetPage::saveProjectAs() {
     file += QLatin1String(".ragscope.json");
   }
   Preferences::lastFolder.set(QFileInfo(file).absolutePath());
-  if (const auto error = m_workbench->saveProject(file))
-    QMessageBox::warning(this, tr("Save project"), *error);
-  else
-    emit statusMessage(tr("Project saved to %1").arg(file));
+  m_saveRequested = m_workbench->saveProject(file);  // onProjectSaved reports
 }
 
 void DatasetPage::onLoadStarted(const QString& name) {

@@ -93,6 +93,7 @@ class DatasetPage : public Page {
   void onLoadProgress(quint64 done, quint64 total);
   void onLoadFinished(bool ok, const QString& message);
   void onProjectChanged();
+  void onProjectSaved(bool ok, const QString& fileOrError);
   void showQueryDetail();
   void showDocumentText();
   void updateQueryCount();
@@ -109,6 +110,7 @@ class DatasetPage : public Page {
   QPushButton* m_cancel;
   QToolButton* m_open;
   QTabWidget* m_tabs;
+  bool m_saveRequested = false;  // a save this page started (scripted saves report themselves)
 
   QueryTableModel* m_queryModel;
   QueryFilterProxyModel* m_queryProxy;

@@ -840,7 +840,9 @@ void EragPage::onRetrieved(const RetrieveOutcome& outcome) {
   m_runNote->setVisible(true);
   emit retrieved(true);
   setBusy(false);
-  start();
+  // A refusal after the retrieval (bad measures, unreadable template) ends the job visibly, so
+  // nothing waits for a `finished` that would never come.
+  if (!start()) fail(m_status->text());
 }
 
 bool EragPage::saveRun(int runIndex, const QString& path) {

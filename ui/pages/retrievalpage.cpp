@@ -464,7 +464,6 @@ bool RetrievalPage::evaluate() {
   request.settings.complete = m_complete->isChecked();
   if (m_depth->value() > 0) request.settings.maxDepth = static_cast<std::size_t>(m_depth->value());
 
-  m_evaluatedDocLevel = request.docLevel;
   m_evaluate->setEnabled(false);
   m_cancel->setEnabled(true);
   m_progress->setVisible(true);
@@ -484,6 +483,7 @@ void RetrievalPage::onFinished(const EvalOutcome& outcome) {
   m_ranked->clear();
   m_statsPanel->clear();
   m_outcome = std::make_shared<const EvalOutcome>(outcome);
+  m_evaluatedDocLevel = m_outcome->docLevel;  // what the results on screen were computed with
   m_summary->setResults(&m_outcome->results);
   fitSummaryColumns(m_summaryView, m_summary);
   computeSummaryIntervals();
@@ -552,7 +552,11 @@ void RetrievalPage::onQuerySelected() {
   if (m_evaluatedDocLevel && judgments) {
     // The qrels name documents and the run names chunks: each chunk shows its document's grade.
     std::unordered_map<std::string, int> grades;
-    for (const auto& j : *judgments) grades.emplace(core::chunkDocumentId(j.docId), j.rel);
+    // A document is as relevant as its best-judged chunk, as evaluateRunDocLevel counts it.
+    for (const auto& j : *judgments) {
+      const auto [it, added] = grades.emplace(core::chunkDocumentId(j.docId), j.rel);
+      if (!added) it->second = std::max(it->second, j.rel);
+    }
     m_docJudgments.clear();
     if (ranking)
       for (const auto& e : ranking->entries)
