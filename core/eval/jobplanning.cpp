@@ -11,11 +11,7 @@ std::string passageText(const Document& doc) {
 }
 
 RankedPassages topPassages(const Corpus& corpus, const Ranking& ranking, std::size_t k) {
-  std::vector<const RunEntry*> order;
-  order.reserve(ranking.entries.size());
-  for (const auto& e : ranking.entries) order.push_back(&e);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
+  const std::vector<const RunEntry*> order = trecOrder(ranking);
   RankedPassages out;
   for (const RunEntry* e : order) {
     if (out.docIds.size() >= k) break;

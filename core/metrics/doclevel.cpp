@@ -23,12 +23,7 @@ MeasureColumn docColumn(const char* name, MeasureKind kind, bool integer) {
 // The chunk ids of one ranking in trec_eval's order, cut at the depth.
 std::vector<std::string> orderedChunkIds(const Ranking& ranking,
                                          std::optional<std::size_t> maxDepth) {
-  std::vector<const RunEntry*> order;
-  order.reserve(ranking.entries.size());
-  for (const auto& e : ranking.entries) order.push_back(&e);
-  std::sort(order.begin(), order.end(),
-            [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
-  if (maxDepth && order.size() > *maxDepth) order.resize(*maxDepth);
+  const std::vector<const RunEntry*> order = trecOrder(ranking, maxDepth);
   std::vector<std::string> ids;
   ids.reserve(order.size());
   for (const RunEntry* e : order) ids.emplace_back(e->docId());

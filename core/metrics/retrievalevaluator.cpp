@@ -447,6 +447,16 @@ bool trecRanksBefore(const RunEntry& a, const RunEntry& b) {
   return a.docId() > b.docId();  // docno descending, byte order (strcmp on the reversed pair)
 }
 
+std::vector<const RunEntry*> trecOrder(const Ranking& ranking, std::optional<std::size_t> maxDepth) {
+  std::vector<const RunEntry*> order;
+  order.reserve(ranking.entries.size());
+  for (const auto& e : ranking.entries) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
+  if (maxDepth && order.size() > *maxDepth) order.resize(*maxDepth);
+  return order;
+}
+
 bool EvalResult::ok() const {
   if (cancelled) return false;
   for (const auto& d : diagnostics)
@@ -632,11 +642,7 @@ std::vector<std::string> conventionsText(const EvalSettings& settings) {
 
 std::vector<RankedDoc> rankedList(const Ranking& ranking, const std::vector<Judgment>* judgments,
                                   std::optional<std::size_t> maxDepth) {
-  std::vector<const RunEntry*> order;
-  order.reserve(ranking.entries.size());
-  for (const auto& e : ranking.entries) order.push_back(&e);
-  std::sort(order.begin(), order.end(), [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); });
-  if (maxDepth && order.size() > *maxDepth) order.resize(*maxDepth);
+  const std::vector<const RunEntry*> order = trecOrder(ranking, maxDepth);
   std::unordered_map<std::string_view, int> grades;
   if (judgments)
     for (const auto& j : *judgments) grades.emplace(j.docId, j.rel);

@@ -93,4 +93,8 @@ std::vector<RankedDoc> rankedList(const Ranking& ranking, const std::vector<Judg
 // trec_eval's ranking order: score descending, then docno descending (strcmp).
 bool trecRanksBefore(const RunEntry& a, const RunEntry& b);
 
+// One ranking's entries in trec_eval's order (the file's rank column and line order ignored), cut
+// after `maxDepth`: what "top k" means everywhere (views, document level, LLM jobs).
+std::vector<const RunEntry*> trecOrder(const Ranking& ranking, std::optional<std::size_t> maxDepth = {});
+
 }  // namespace ragscope::core
