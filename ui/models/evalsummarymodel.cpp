@@ -43,7 +43,7 @@ void EvalSummaryModel::setResults(const std::vector<core::EvalResult>* results) 
         auto it = std::find(m_measures.begin(), m_measures.end(), c.name);
         if (it == m_measures.end()) {
           m_measures.push_back(c.name);
-          withInterval.push_back(supportsStatistics(c));
+          withInterval.push_back(core::stats::supportsStatistics(c));
         }
       }
     for (std::size_t m = 0; m < m_measures.size(); ++m) {

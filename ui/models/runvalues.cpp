@@ -12,15 +12,6 @@
 
 namespace ragscope::ui {
 
-bool supportsStatistics(const core::MeasureColumn& column) {
-  return core::stats::supportsStatistics(column);
-}
-
-std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t column,
-                                   std::vector<std::string>* qids) {
-  return core::stats::perQueryValues(result, column, qids);
-}
-
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
   std::vector<RunValues> runs;
   QStringList names = runDisplayNames(outcome.results);
@@ -48,7 +39,7 @@ std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
     run.name = names[static_cast<int>(r)];
     run.source = QString::fromStdString(result.runSource);
     for (std::size_t c = 0; c < result.columns.size(); ++c) {
-      if (!supportsStatistics(result.columns[c])) continue;
+      if (!core::stats::supportsStatistics(result.columns[c])) continue;
       core::stats::QueryValues& values = run.table[result.columns[c].name];
       for (const auto& q : result.queries)
         if (c < q.values.size()) values.emplace(q.qid, q.values[c]);

@@ -22,14 +22,6 @@ struct RunValues {
   core::stats::MeasureTable table;  // measure -> qid -> value
 };
 
-// Whether a column's `all` value is the plain mean of its per-query values, so a bootstrap of the
-// mean and paired tests apply (not counts, sums or geometric means).
-bool supportsStatistics(const core::MeasureColumn& column);
-
-// One measure's per-query values of a result, in the result's query (qid) order.
-std::vector<double> perQueryValues(const core::EvalResult& result, std::size_t column,
-                                   std::vector<std::string>* qids = nullptr);
-
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome);
 
 // Reads `trec_eval -q` files and appends each as a run named "<folder>/<file>" to `runs`. Every

@@ -655,9 +655,9 @@ bool RetrievalPage::openStatistics(int runIndex, const QString& measure) {
   if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome->results.size())) return false;
   const core::EvalResult& r = m_outcome->results[static_cast<std::size_t>(runIndex)];
   const auto col = r.columnIndex(measure.toStdString());
-  if (!col || !supportsStatistics(r.columns[*col])) return false;
+  if (!col || !core::stats::supportsStatistics(r.columns[*col])) return false;
   std::vector<std::string> qids;
-  std::vector<double> values = perQueryValues(r, *col, &qids);
+  std::vector<double> values = core::stats::perQueryValues(r, *col, &qids);
   m_statsPanel->setVisible(true);
   m_statsPanel->setSample(runDisplayNames(m_outcome->results)[runIndex], measure, std::move(qids),
                           std::move(values));
