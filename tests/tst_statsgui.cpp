@@ -394,7 +394,16 @@ void TestStatsGui::compareFromPerQueryFiles() {
                                "ndcg_cut_10\tq4\t0.3000\n");
   ui::Workbench workbench;
   ui::ComparePage page(&workbench);
-  QVERIFY(page.addPerQueryFiles({dir.filePath(QStringLiteral("a.q")), dir.filePath(QStringLiteral("b.q"))}));
+  QSignalSpy added(&page, &ui::ComparePage::perQueryFilesAdded);
+  page.addPerQueryFiles({dir.filePath(QStringLiteral("a.q")), dir.filePath(QStringLiteral("b.q"))});
+  QVERIFY(added.wait(10000));  // read off the GUI thread
+  QVERIFY(added.front().at(0).toBool());
+  QCOMPARE(page.runNames().size(), 2);
+  // A file without per-query values is reported, not added.
+  write(QStringLiteral("empty.q"), "runid\tall\tX\n");
+  page.addPerQueryFiles({dir.filePath(QStringLiteral("empty.q"))});
+  QVERIFY(added.wait(10000));
+  QVERIFY(!added.back().at(0).toBool());
   QCOMPARE(page.runNames().size(), 2);
   QSignalSpy finished(&page, &ui::ComparePage::comparisonFinished);
   QVERIFY(page.compare());

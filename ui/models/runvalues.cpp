@@ -92,23 +92,21 @@ QString measureLabel(const QString& measure) {
   return measure;
 }
 
-bool appendPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
-                        std::vector<RunValues>& runs, QStringList& problems, bool reportEmpty) {
-  bool allOk = true;
+PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options, bool reportEmpty) {
+  PerQueryRuns out;
   for (const QString& file : files) {
     auto loaded = core::stats::loadPerQueryFile(file.toStdString(), options);
-    for (const auto& d : loaded.report.diagnostics) problems << QString::fromStdString(d.toString());
+    for (const auto& d : loaded.report.diagnostics) out.problems << QString::fromStdString(d.toString());
     if (!loaded.report.ok() || loaded.value.empty()) {
-      allOk = false;
+      out.allOk = false;
       if (reportEmpty && loaded.value.empty())
-        problems << QCoreApplication::translate("RunValues", "%1: no per-query values").arg(file);
+        out.problems << QCoreApplication::translate("RunValues", "%1: no per-query values").arg(file);
       continue;
     }
     const QFileInfo info(file);
-    runs.push_back({info.dir().dirName() + QLatin1Char('/') + info.fileName(), file,
-                    std::move(loaded.value)});
+    out.runs.push_back({info.dir().dirName() + QLatin1Char('/') + info.fileName(), file, std::move(loaded.value)});
   }
-  return allOk;
+  return out;
 }
 
 }  // namespace ragscope::ui

@@ -24,11 +24,15 @@ struct RunValues {
 
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome);
 
-// Reads `trec_eval -q` files and appends each as a run named "<folder>/<file>" to `runs`. Every
-// diagnostic goes to `problems`; with `reportEmpty` a file without values adds a line too. Files
-// with errors or without values are left out. Returns whether every file was added.
-bool appendPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
-                        std::vector<RunValues>& runs, QStringList& problems, bool reportEmpty);
+// `trec_eval -q` files read as runs named "<folder>/<file>". Every diagnostic goes to `problems`;
+// with `reportEmpty` a file without values adds a line too. Files with errors or without values
+// are left out (allOk false). Reads files: call off the GUI thread (PerQueryFilesJob).
+struct PerQueryRuns {
+  std::vector<RunValues> runs;
+  QStringList problems;
+  bool allOk = true;
+};
+PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options, bool reportEmpty);
 
 // Measures present in every given run, in the first run's order.
 QStringList commonMeasures(const std::vector<RunValues>& runs);

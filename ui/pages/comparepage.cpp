@@ -24,6 +24,7 @@
 #include "core/stats/multiple.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
+#include "ui/jobs/perqueryfilesjob.h"
 #include "ui/jobs/statsjob.h"
 #include "ui/workbench.h"
 
@@ -91,8 +92,9 @@ std::vector<ComparisonRow> compareAll(const std::vector<RunValues>& runs, const 
 }  // namespace
 
 ComparePage::ComparePage(Workbench* workbench, QWidget* parent)
-    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)) {
+    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)), m_files(new PerQueryFilesJob(this)) {
   buildUi();
+  connect(m_files, &PerQueryFilesJob::loaded, this, &ComparePage::onPerQueryFilesLoaded);
   connect(m_workbench, &Workbench::evaluationChanged, this, &ComparePage::refreshRuns);
   connect(m_job, &StatsJob::finished, this, &ComparePage::onFinished);
   refreshRuns();
@@ -299,14 +301,19 @@ void ComparePage::chooseFiles() {
   if (!files.isEmpty()) addPerQueryFiles(files);
 }
 
-bool ComparePage::addPerQueryFiles(const QStringList& files) {
-  QStringList problems;
+void ComparePage::addPerQueryFiles(const QStringList& files) {
   core::LoadOptions options;
   options.onError = m_workbench->onError();
-  const bool allOk = appendPerQueryRuns(files, options, m_fileRuns, problems, /*reportEmpty=*/true);
+  m_status->setText(tr("Reading %n file(s)…", "", int(files.size())));
+  m_files->start(files, options, /*reportEmpty=*/true);
+}
+
+void ComparePage::onPerQueryFilesLoaded(const PerQueryRuns& loaded) {
+  for (const auto& run : loaded.runs) m_fileRuns.push_back(run);
   refreshRuns();
-  if (!problems.isEmpty()) m_status->setText(problems.mid(0, 5).join(QLatin1Char('\n')));
-  return allOk;
+  m_status->setText(loaded.problems.isEmpty() ? tr("%n run(s) added.", "", int(loaded.runs.size()))
+                                              : loaded.problems.mid(0, 5).join(QLatin1Char('\n')));
+  emit perQueryFilesAdded(loaded.allOk);
 }
 
 bool ComparePage::compare() {

@@ -31,6 +31,7 @@ namespace ragscope::ui {
 namespace charts {
 class ChartWidget;
 }
+class PerQueryFilesJob;
 class StatsJob;
 class Workbench;
 
@@ -44,7 +45,8 @@ class ComparePage : public Page {
   QIcon icon() const override;
 
   // Scripted use (self-test, tests).
-  bool addPerQueryFiles(const QStringList& files);
+  // Reads the files off the GUI thread; perQueryFilesAdded() follows.
+  void addPerQueryFiles(const QStringList& files);
   QStringList runNames() const;
   void setRunsChecked(const QStringList& names);  // empty = all
   void setMeasuresChecked(const QStringList& measures);
@@ -62,12 +64,15 @@ class ComparePage : public Page {
 
  signals:
   void comparisonFinished(bool ok);
+  // addPerQueryFiles() done: `allOk` false when a file had errors or no values (status says which).
+  void perQueryFilesAdded(bool allOk);
 
  protected:
   // Fits the table's height again: before the page is first shown the splitter has no sizes.
   void showEvent(QShowEvent* event) override;
 
  private:
+  void onPerQueryFilesLoaded(const PerQueryRuns& loaded);
   void buildUi();
   void refreshRuns();
   void refreshMeasures();
@@ -80,6 +85,7 @@ class ComparePage : public Page {
 
   Workbench* m_workbench;
   StatsJob* m_job;
+  PerQueryFilesJob* m_files;
   int m_ticket = 0;
   std::shared_ptr<std::vector<ComparisonRow>> m_pending;
   std::vector<RunValues> m_evalRuns;

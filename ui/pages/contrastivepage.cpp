@@ -28,6 +28,7 @@
 
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
+#include "ui/jobs/perqueryfilesjob.h"
 #include "ui/jobs/statsjob.h"
 #include "ui/models/comparisonmodel.h"
 #include "ui/models/evalsummarymodel.h"
@@ -73,8 +74,9 @@ QString signedValue(double v) { return (v > 0 ? QStringLiteral("+") : QString())
 }  // namespace
 
 ContrastivePage::ContrastivePage(Workbench* workbench, QWidget* parent)
-    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)) {
+    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)), m_files(new PerQueryFilesJob(this)) {
   buildUi();
+  connect(m_files, &PerQueryFilesJob::loaded, this, &ContrastivePage::onPerQueryFilesLoaded);
   connect(m_workbench, &Workbench::evaluationChanged, this, &ContrastivePage::refreshRuns);
   connect(m_job, &StatsJob::finished, this, &ContrastivePage::onFinished);
   refreshRuns();
@@ -443,14 +445,19 @@ void ContrastivePage::chooseFiles() {
   if (!files.isEmpty()) addPerQueryFiles(files);
 }
 
-bool ContrastivePage::addPerQueryFiles(const QStringList& files) {
-  QStringList problems;
+void ContrastivePage::addPerQueryFiles(const QStringList& files) {
   core::LoadOptions options;
   options.onError = m_workbench->onError();
-  const bool allOk = appendPerQueryRuns(files, options, m_fileRuns, problems, /*reportEmpty=*/false);
+  m_status->setText(tr("Reading %n file(s)…", "", int(files.size())));
+  m_files->start(files, options, /*reportEmpty=*/false);
+}
+
+void ContrastivePage::onPerQueryFilesLoaded(const PerQueryRuns& loaded) {
+  for (const auto& run : loaded.runs) m_fileRuns.push_back(run);
   refreshRuns();
-  if (!problems.isEmpty()) m_status->setText(problems.mid(0, 5).join(QLatin1Char('\n')));
-  return allOk;
+  m_status->setText(loaded.problems.isEmpty() ? tr("%n run(s) added.", "", int(loaded.runs.size()))
+                                              : loaded.problems.mid(0, 5).join(QLatin1Char('\n')));
+  emit perQueryFilesAdded(loaded.allOk);
 }
 
 void ContrastivePage::setResamples(int b) { m_resamples->setValue(b); }

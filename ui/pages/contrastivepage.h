@@ -32,6 +32,7 @@ namespace charts {
 class ChartWidget;
 }
 class QuerySetModel;
+class PerQueryFilesJob;
 class StatsJob;
 class Workbench;
 
@@ -45,7 +46,8 @@ class ContrastivePage : public Page {
   QIcon icon() const override;
 
   // Scripted use (self-test, tests).
-  bool addPerQueryFiles(const QStringList& files);
+  // Reads the files off the GUI thread; perQueryFilesAdded() follows.
+  void addPerQueryFiles(const QStringList& files);
   QStringList runNames() const;
   bool setSource(int run, const QString& measure);
   // Top half (the ceil(n/2) highest values, ties by qid) vs the rest, by a run's measure.
@@ -75,12 +77,15 @@ class ContrastivePage : public Page {
 
  signals:
   void analysisFinished(bool ok);
+  // addPerQueryFiles() done: `allOk` false when a file had errors or no values (status says which).
+  void perQueryFilesAdded(bool allOk);
 
  protected:
   // Fits the query table again: before the page is first shown its fonts are not yet polished.
   void showEvent(QShowEvent* event) override;
 
  private:
+  void onPerQueryFilesLoaded(const PerQueryRuns& loaded);
   void buildUi();
   void refreshRuns();
   void refreshMeasures();
@@ -95,6 +100,7 @@ class ContrastivePage : public Page {
 
   Workbench* m_workbench;
   StatsJob* m_job;
+  PerQueryFilesJob* m_files;
   int m_ticket = 0;
   std::shared_ptr<core::stats::ContrastiveResult> m_pending;
   core::stats::ContrastiveResult m_result;
