@@ -21,20 +21,24 @@ std::string folderAndFile(const std::string& source) {
 
 }  // namespace
 
-std::vector<std::string> runLabels(const std::vector<EvalResult>& results) {
+std::vector<std::string> runLabels(const std::vector<RunName>& runs) {
   std::vector<std::string> tags;
-  for (const auto& r : results) tags.push_back(r.runId.empty() ? r.runSource : r.runId);
+  for (const auto& r : runs) tags.push_back(r.tag.empty() ? r.source : r.tag);
   std::vector<std::string> labels;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    labels.push_back(countOf(tags, tags[i]) == 1
-                         ? tags[i]
-                         : tags[i] + " (" + folderAndFile(results[i].runSource) + ")");
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    labels.push_back(countOf(tags, tags[i]) == 1 ? tags[i]
+                                                 : tags[i] + " (" + folderAndFile(runs[i].source) + ")");
   // Same tag and same folder/file name under different parents: only the full path is unique.
   const std::vector<std::string> shortLabels = labels;
-  for (std::size_t i = 0; i < results.size(); ++i)
-    if (countOf(shortLabels, shortLabels[i]) > 1)
-      labels[i] = tags[i] + " (" + results[i].runSource + ")";
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (countOf(shortLabels, shortLabels[i]) > 1) labels[i] = tags[i] + " (" + runs[i].source + ")";
   return labels;
+}
+
+std::vector<std::string> runLabels(const std::vector<EvalResult>& results) {
+  std::vector<RunName> runs;
+  for (const auto& r : results) runs.push_back({r.runId, r.runSource});
+  return runLabels(runs);
 }
 
 bool supportsStatistics(const MeasureColumn& column) {

@@ -20,6 +20,13 @@ namespace ragscope::core::stats {
 // path when even that collides.
 std::vector<std::string> runLabels(const std::vector<EvalResult>& results);
 
+// The same for runs not yet evaluated: (tag, source file) per run, e.g. a dataset's runs.
+struct RunName {
+  std::string tag;
+  std::string source;
+};
+std::vector<std::string> runLabels(const std::vector<RunName>& runs);
+
 // Whether a column's `all` value is the plain mean of its per-query values, so a bootstrap of the
 // mean and paired tests apply (not counts, sums or geometric means).
 bool supportsStatistics(const MeasureColumn& column);

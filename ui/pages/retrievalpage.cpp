@@ -342,17 +342,12 @@ void RetrievalPage::refreshDatasetInputs() {
   if (dataset) {
     // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
     // the summary table, or the list shows identical lines.
-    QStringList tags;
-    for (const auto& run : dataset->runs)
-      tags << QString::fromStdString(run.tag.empty() ? run.source : run.tag);
+    std::vector<core::stats::RunName> runNames;
+    for (const auto& run : dataset->runs) runNames.push_back({run.tag, run.source});
+    const std::vector<std::string> labels = core::stats::runLabels(runNames);
     for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
       const auto& run = dataset->runs[i];
-      const QString& tag = tags[int(i)];
-      const QString name = tags.count(tag) > 1
-                               ? tag + QStringLiteral(" (") +
-                                     runFileLabel(QString::fromStdString(run.source)) +
-                                     QLatin1Char(')')
-                               : tag;
+      const QString name = QString::fromStdString(labels[i]);
       auto* item =
           new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
       item->setData(kRunSourceRole, QStringLiteral("dataset"));
