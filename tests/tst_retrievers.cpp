@@ -685,6 +685,16 @@ void TestRetrievers::docugamiBm25() {
   QCOMPARE(whole.mean("recall"), mean.recall);
   QCOMPARE(whole.mean(kDocApTrecEval), mean.apTrecEval);
   QCOMPARE(whole.mean(kDocApRetrievedRelevant), mean.apRetrievedRelevant);
+  // Cancellable like evaluate(): progress is asked once per query, and false stops the run.
+  std::size_t asked = 0;
+  const EvalResult stopped = evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{},
+                                                 [&](std::uint64_t done, std::uint64_t total) {
+                                                   ++asked;
+                                                   return !(total == 193 && done == 10);
+                                                 });
+  QVERIFY(stopped.cancelled);
+  QVERIFY(!stopped.ok());
+  QCOMPARE(asked, std::size_t{11});
 }
 
 void TestRetrievers::esRetriever() {

@@ -95,7 +95,8 @@ DocLevelResult meanDocLevel(const std::vector<DocLevelResult>& perQuery) {
   return m;
 }
 
-EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSettings& settings) {
+EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSettings& settings,
+                               const ProgressFn& progress) {
   EvalResult result;
   result.settings = settings;
   result.runId = run.tag;
@@ -114,7 +115,13 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
     rankings.emplace(r.queryId, &r);
     if (!qrels.byQuery.count(r.queryId)) result.ignoredRunQueries.push_back(r.queryId);
   }
+  std::size_t done = 0;
+  const std::size_t total = qrels.byQuery.size();
   for (const auto& [qid, judgments] : qrels.byQuery) {
+    if (progress && !progress(done++, total)) {
+      result.cancelled = true;
+      return result;
+    }
     const auto it = rankings.find(qid);
     if (it == rankings.end() && !settings.complete) {
       result.skippedQueries.push_back(qid);

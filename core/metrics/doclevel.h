@@ -56,7 +56,9 @@ inline constexpr const char* kDocApRetrievedRelevant = "AP over retrieved releva
 //
 //   EvalResult r = evaluateRunDocLevel(qrels, chunkRun, settings);
 //   double ap = r.mean(kDocApTrecEval);
-EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSettings& settings);
+// `progress(done, total)` per query; returning false cancels (the result is then marked cancelled).
+EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSettings& settings,
+                               const ProgressFn& progress = {});
 
 // Document-level qrels from the queries' gold documents (Docugami's SOURCE(S) line, KILT
 // provenance): grade 1 per gold document; queries without gold documents are left out.

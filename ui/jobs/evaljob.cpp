@@ -76,7 +76,7 @@ void EvalJob::start(EvalRequest request) {
           if (cancelFlag->load()) break;
           core::EvalResult result =
               request.docLevel
-                  ? core::evaluateRunDocLevel(*out.qrels, *run, request.settings)
+                  ? core::evaluateRunDocLevel(*out.qrels, *run, request.settings, options.progress)
                   : core::evaluate(*out.qrels, *run, request.settings, options.progress);
           for (const auto& d : result.diagnostics) out.report.add(d, options.maxStoredDiagnostics);
           out.results.push_back(std::move(result));
