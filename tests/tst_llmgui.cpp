@@ -42,7 +42,6 @@
 #include "ui/charts/chartwidget.h"
 #include "ui/delegates/heatmapdelegate.h"
 #include "ui/jobs/connectiontestjob.h"
-#include "ui/jobs/retrievejob.h"
 #include "ui/jobs/runjob.h"
 #include "ui/jobsdock.h"
 #include "ui/mainwindow.h"
@@ -424,6 +423,8 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
   QVERIFY(dock->startGenerate(settings));
   QPointer<ui::RunJob> job = dock->currentJob();
   QVERIFY(job);
+  // The store is named on the job's worker, as its first stage starts.
+  QTRY_VERIFY_WITH_TIMEOUT(job && !job->storePath().isEmpty(), 10000);
   const QString storePath = job->storePath();
   // Mid-run: some calls done, not all.
   QTRY_VERIFY_WITH_TIMEOUT(job && job->lastProgress().done >= 4, 20000);
@@ -510,9 +511,11 @@ void TestLlmGui::budgetCapPausesTheRun() {
   QVERIFY(dock.startGenerate(settings));
   QPointer<ui::RunJob> job = dock.currentJob();
   QVERIFY(job);
-  const QString storePath = job->storePath();
   QVERIFY(finished.wait(kJobTimeoutMs));
   const auto outcome = finished.front().at(0).value<ui::RunJobOutcome>();
+  // The store is named on the job's worker; the outcome says which.
+  QVERIFY(outcome.result && outcome.result->stages.size() == 1);
+  const QString storePath = QString::fromStdString(outcome.result->stages.front().store.string());
   QCOMPARE(outcome.summary.outcome, core::eval::RunOutcome::PausedBudget);
   QVERIFY2(outcome.status.startsWith(QStringLiteral("paused")), qPrintable(outcome.status));
   QVERIFY(outcome.counts.done > 0 && outcome.counts.done < outcome.counts.total);
@@ -651,11 +654,11 @@ void TestLlmGui::eragPageOnDemo() {
   page.resultTabs()->setCurrentIndex(page.heatmapTab());
   QVERIFY(page.drillDown(row, rank));
   const QString drill = page.drillView()->toPlainText();
-  const auto& pq = results->erag.queries[std::size_t(row)];
+  const auto& pq = results->erag->queries[std::size_t(row)];
   QVERIFY(drill.contains(QStringLiteral("Prompt")));
   QVERIFY(drill.contains(QStringLiteral("Generated output (offline heuristic reader, not an LLM)")));
   QVERIFY(drill.contains(QString::fromStdString(pq.docIds[std::size_t(rank)])));
-  const std::string& output = results->erag.outputs[std::size_t(row)][std::size_t(rank)];
+  const std::string& output = results->erag->outputs[std::size_t(row)][std::size_t(rank)];
   QVERIFY(!output.empty());
   QVERIFY(drill.contains(QString::fromStdString(output).left(30)));
   const std::string& prompt = results->prompts[std::size_t(row)][std::size_t(rank)];
@@ -678,7 +681,7 @@ void TestLlmGui::eragPageOnDemo() {
     const QString summary = page.summaryView()->toPlainText();
     const QStringList tokens = summary.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     QVERIFY(tokens.contains(QStringLiteral("n")));
-    const auto measuresShown = results->erag.aggregate.measures.size() + 1;
+    const auto measuresShown = results->erag->aggregate.measures.size() + 1;
     QVERIFY2(std::size_t(tokens.count(QString::number(withGold))) >= measuresShown + 1, qPrintable(summary));  // + "N queries"
   }
 
@@ -691,13 +694,13 @@ void TestLlmGui::eragPageOnDemo() {
     const QAbstractItemModel* perQuery = page.perQueryView()->model();
     page.perQueryView()->setCurrentIndex(perQuery->index(0, 2));  // the first eRAG measure
     QVERIFY(panel->isVisible());
-    QCOMPARE(panel->measure(), QString::fromStdString(results->erag.aggregate.measures.front()));
+    QCOMPARE(panel->measure(), QString::fromStdString(results->erag->aggregate.measures.front()));
     QVERIFY(computed.wait(60000));
     QVERIFY(computed.takeFirst().first().toBool());
-    QCOMPARE(panel->result().n, results->erag.aggregate.qids.size());
+    QCOMPARE(panel->result().n, results->erag->aggregate.qids.size());
     QCOMPARE(panel->result().resamples, std::size_t(ui::StatsPanel::kDefaultResamples));
     QCOMPARE(panel->result().sampleSize, panel->result().n);  // s = n
-    QVERIFY(std::fabs(panel->result().observedMean - results->erag.aggregate.means.front()) < 1e-12);
+    QVERIFY(std::fabs(panel->result().observedMean - results->erag->aggregate.means.front()) < 1e-12);
     QVERIFY(!panel->chart()->isEmpty());
     panel->useVeraSetting();  // the button's slot
     QVERIFY(computed.wait(60000));
@@ -707,7 +710,7 @@ void TestLlmGui::eragPageOnDemo() {
     QTest::qWait(50);
     shoot(&page, QStringLiteral("erag-stats-panel-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
     // The end-to-end column too.
-    const int e2eColumn = 2 + int(results->erag.aggregate.measures.size());
+    const int e2eColumn = 2 + int(results->erag->aggregate.measures.size());
     QVERIFY(page.openStatistics(e2eColumn));
     QCOMPARE(panel->measure(), QString::fromStdString(results->e2e->metricKey));
     QVERIFY(computed.wait(60000));
@@ -728,12 +731,13 @@ void TestLlmGui::eragPageOnDemo() {
 
   // The stores alone reproduce the results.
   QSignalSpy reopened(&page, &ui::EragPage::finished);
-  const QString eragStore = results->eragStore, e2eStore = results->e2eStore;
-  const double mean = results->erag.aggregate.means.front();
+  const QString eragStore = QString::fromStdString(results->eragStore.string()),
+                e2eStore = QString::fromStdString(results->e2eStore.string());
+  const double mean = results->erag->aggregate.means.front();
   QVERIFY(page.openStores(eragStore, e2eStore));
   QVERIFY(reopened.wait(kJobTimeoutMs));
   QVERIFY(reopened.front().at(0).toBool());
-  QCOMPARE(page.results()->erag.aggregate.means.front(), mean);
+  QCOMPARE(page.results()->erag->aggregate.means.front(), mean);
   QCOMPARE(page.heatmap()->rowCount(), int(withGold));
 }
 
@@ -781,7 +785,7 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QVERIFY(ds != basis);
   QCOMPARE(ds->runs.size(), runsBefore + 1);
   const core::Run& bm25 = ds->runs.back();
-  QCOMPARE(QString::fromStdString(bm25.tag), ui::RetrieveJob::bm25Tag(5));
+  QCOMPARE(QString::fromStdString(bm25.tag), QStringLiteral("bm25-top5"));
   QCOMPARE(bm25.rankings.size(), std::size_t(195));
   for (const auto& r : bm25.rankings) QVERIFY(!r.entries.empty() && r.entries.size() <= 5);
   QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index built in")), qPrintable(page.runNoteLabel()->text()));
@@ -793,7 +797,7 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QVERIFY2(finished.front().at(0).toBool(), qPrintable(page.statusLabel()->text()));
   const auto* results = page.results();
   QVERIFY(results && results->e2e && results->correlation);
-  QCOMPARE(results->erag.aggregate.qids.size(), std::size_t(195));
+  QCOMPARE(results->erag->aggregate.qids.size(), std::size_t(195));
   QCOMPARE(results->e2e->qids.size(), std::size_t(195));
 
   // The correlation table: eRAG P_5 against end-to-end over all 195 questions.
@@ -843,7 +847,7 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QVERIFY(e2e.is_object() && e2e.contains("per_query"));
   QCOMPARE(erag["per_query"].size(), std::size_t(195));
   QCOMPARE(e2e["per_query"].size(), std::size_t(195));
-  const auto& a = results->erag.aggregate;
+  const auto& a = results->erag->aggregate;
   const auto p5 = a.measureIndex("P_5");
   const auto s5 = a.measureIndex("success_5");
   QVERIFY(p5 && s5);
@@ -906,18 +910,18 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   QVERIFY(shown.wait(30000));
   QCOMPARE(fileHash(demoStore), before);  // viewing a stored run never writes into it
   QVERIFY(shown.front().at(0).toBool());
-  const ui::EragResults* res = page.results();
+  const core::eval::EvaluationResults* res = page.results();
   QVERIFY(res);
-  QVERIFY2(res->error.isEmpty(), qPrintable(res->error));
-  QVERIFY(res->eragStore.endsWith(QStringLiteral("erag-good.db")));
-  QVERIFY(res->e2eStore.endsWith(QStringLiteral("e2e-good.db")));  // the same system's e2e run
+  QVERIFY2(res->error.empty(), res->error.c_str());
+  QCOMPARE(QString::fromStdString(res->eragStore.filename().string()), QStringLiteral("erag-good.db"));
+  QCOMPARE(QString::fromStdString(res->e2eStore.filename().string()), QStringLiteral("e2e-good.db"));  // the same system's e2e run
   QVERIFY(res->e2e.has_value());
   QVERIFY(res->correlation.has_value());
-  QCOMPARE(res->erag.queries.size(), std::size_t{29});
+  QCOMPARE(res->erag->queries.size(), std::size_t{29});
   std::size_t outputs = 0;
-  for (const auto& row : res->erag.labels) outputs += std::size_t(std::count_if(row.begin(), row.end(), [](const auto& l) { return l.has_value(); }));
+  for (const auto& row : res->erag->labels) outputs += std::size_t(std::count_if(row.begin(), row.end(), [](const auto& l) { return l.has_value(); }));
   QVERIFY(outputs > 100);
-  QCOMPARE(res->erag.heuristicOutputs, outputs);  // every output is the offline reader's, labelled so
+  QCOMPARE(res->erag->heuristicOutputs, outputs);  // every output is the offline reader's, labelled so
 
   // A fresh run with the store's settings (offline reader, ROUGE-L, k = 5) gives the same means.
   const QString dir = QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/";
@@ -929,7 +933,7 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   QVERIFY(cli.waitForFinished(60000));
   QCOMPARE(cli.exitCode(), 0);
   const auto fresh = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
-  const auto stored = core::eval::eragScoresJson(res->erag);
+  const auto stored = core::eval::eragScoresJson(*res->erag);
   for (const char* m : {"P_5", "success_5"})
     QCOMPARE(stored["mean"][m].get<double>(), fresh["mean"][m].get<double>());
 }

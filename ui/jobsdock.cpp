@@ -25,13 +25,9 @@
 
 #include <cmath>
 
-#include "core/eval/generatejob.h"
-#include "core/llm/cachingprovider.h"
+#include "core/eval/job.h"
 #include "core/llm/llmjson.h"
-#include "core/llm/offline.h"
-#include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
-#include "core/llm/responsecache.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/runlistmodel.h"
 #include "ui/secrets.h"
@@ -41,21 +37,25 @@ namespace ragscope::ui {
 
 namespace {
 
-core::llm::EndpointConfig offlineReader() {
-  core::llm::EndpointConfig c;
-  c.name = "offline reader";
-  c.baseUrl = "offline";
-  c.model = "heuristic-reader";
-  return c;
-}
-
 // The job's title, marked when the offline heuristic providers answer instead of an LLM.
 QString titleOf(const RunJob* job) {
   return job->heuristic() ? QObject::tr("%1 (heuristic)").arg(job->title()) : job->title();
 }
 
-const core::Run* runFor(const core::Dataset& ds, int index) {
-  return index >= 0 && std::size_t(index) < ds.runs.size() ? &ds.runs[std::size_t(index)] : nullptr;
+// The core job a generate dialog describes (SPEC §9: the answers of the dataset's queries).
+core::eval::JobSpec generateSpec(const core::Dataset& ds, const GenerateSettings& settings) {
+  core::eval::JobSpec spec;
+  spec.kind = core::eval::JobKind::Generate;
+  const bool withRun = settings.runIndex >= 0 && std::size_t(settings.runIndex) < ds.runs.size();
+  spec.run.type = withRun ? core::eval::RunSource::Type::DatasetRun : core::eval::RunSource::Type::None;
+  spec.run.datasetRun = withRun ? std::size_t(settings.runIndex) : 0;
+  spec.k = std::size_t(std::max(1, settings.k));
+  spec.endpoint = settings.endpoint;
+  spec.limits.concurrency = std::size_t(std::max(1, settings.endpoint.concurrency));
+  spec.limits.budgetUsd = settings.budgetUsd;
+  spec.storeFolder = runsFolder().toStdString();
+  spec.frontEnd = "gui";
+  return spec;
 }
 
 }  // namespace
@@ -193,9 +193,9 @@ void JobsDock::track(RunJob* job) {
   m_bar->setValue(0);
   m_stats->setText(tr("Starting…"));
   m_stats->setStyleSheet(QString());
-  const QString kind = job->title().section(QLatin1Char(' '), 0, 0);
-  connect(job, &RunJob::progress, this, [this, job, kind](const core::eval::Progress& p) {
-    m_runs->setLive(job->storePath(), kind, p, job->heuristic());
+  connect(job, &RunJob::progress, this, [this, job](const core::eval::Progress& p) {
+    // The stage's kind and store: a chained job (eRAG, then end-to-end) moves to its second store.
+    m_runs->setLive(job->storePath(), job->kind(), p, job->heuristic());
     if (job == m_current) showProgress(job, p);
   });
   connect(job, &RunJob::finished, this, [this, job](const RunJobOutcome& outcome) {
@@ -249,24 +249,13 @@ bool JobsDock::estimateGenerate(const GenerateSettings& settings) {
     watcher->deleteLater();
     emit estimateReady(estimate, problem);
   });
-  watcher->setFuture(QtConcurrent::run(&m_estimatePool, [dataset, settings]() {
-    const auto plan = core::eval::planGenerate(*dataset, runFor(*dataset, settings.runIndex),
-                                               std::size_t(settings.k), core::llm::defaultRagTemplate());
-    std::unique_ptr<core::llm::ResponseCache> cache;
-    std::unique_ptr<core::llm::Provider> provider;
-    if (core::llm::isOfflineEndpoint(settings.endpoint)) {
-      provider = core::llm::makeOfflineProvider(core::llm::OfflineRole::Reader, settings.endpoint);
-    } else {
-      cache = std::make_unique<core::llm::ResponseCache>();
-      std::string why;
-      if (!cache->open(core::llm::ResponseCache::defaultPath(), &why)) cache.reset();
-      provider = core::llm::makeHttpProvider(settings.endpoint);
-    }
-    QString problem;
-    if (plan.missingDocuments)
+  watcher->setFuture(QtConcurrent::run(&m_estimatePool, [dataset, spec = generateSpec(*dataset, settings)]() {
+    const core::eval::JobEstimate e = core::eval::estimateJob(spec, *dataset);
+    QString problem = QString::fromStdString(e.error);
+    if (e.missingDocuments)
       problem = QObject::tr("%n run document(s) are not in the corpus and are left out of the prompts", "",
-                            int(plan.missingDocuments));
-    return std::make_pair(core::eval::estimateItems(plan.items, *provider, cache.get()), problem);
+                            int(e.missingDocuments));
+    return std::make_pair(e.stages.empty() ? core::eval::Estimate{} : e.stages.front().estimate, problem);
   }));
   return true;
 }
@@ -289,40 +278,11 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
       if (isHidden()) show();
       return;
     }
-    const core::Run* run = runFor(*dataset, settings.runIndex);
-    const QString storePath = newRunStorePath(QStringLiteral("generate"));
-    nlohmann::json js;
-    js["job"] = "generate";
-    js["dataset"] = datasetName.toStdString();
-    js["run"] = run ? nlohmann::json(run->tag) : nlohmann::json();
-    js["run_source"] = run ? nlohmann::json(run->source) : nlohmann::json();
-    js["k"] = settings.k;
-    js["template_source"] = "default";
-    js["concurrency"] = settings.endpoint.concurrency;
-    js["budget_usd"] = settings.budgetUsd ? nlohmann::json(*settings.budgetUsd) : nlohmann::json();
-    js["queries"] = dataset->queries.size();
-    js["started_from"] = "gui";
-    core::store::RunRecord record;
-    record.kind = "generate";
-    record.settings = js;
-    record.templateText = core::llm::defaultRagTemplate();
-    record.templateHash = core::llm::templateHash(record.templateText);
-    record.endpoint = core::llm::toJson(settings.endpoint);  // names only, never the key
-
     RunJobRequest request;
     request.title = tr("generate · %1 · %2").arg(datasetName, QString::fromStdString(settings.endpoint.name));
-    request.storePath = storePath;
-    request.endpoint = resolved.config;
-    request.transport = resolved.transport;
-    request.offlineRole = core::llm::OfflineRole::Reader;
-    request.engine.concurrency = std::size_t(std::max(1, settings.endpoint.concurrency));
-    request.engine.budgetUsd = settings.budgetUsd;
-    request.prepare = [dataset, settings, record, path = storePath.toStdString()](core::store::RunStore& store,
-                                                                                    std::string* error) {
-      const auto plan = core::eval::planGenerate(*dataset, runFor(*dataset, settings.runIndex),
-                                                 std::size_t(settings.k), record.templateText);
-      return store.create(path, record, error) && store.addItems(plan.items, error);
-    };
+    request.spec = generateSpec(*dataset, settings);
+    request.dataset = dataset;
+    request.execution.transport = resolved.transport;
     auto* job = new RunJob(this);
     connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
     if (!resolved.message.isEmpty()) emit statusMessage(resolved.message);
@@ -349,9 +309,17 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
       m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
       return;
     }
+    RunJobRequest request;
+    request.title = tr("resume %1 · %2").arg(kind, QFileInfo(path).fileName());
+    request.resumeStore = path;
+    request.overrides.retryErrors = retryErrors;
+    request.overrides.budgetUsd = budget;
+    request.execution.transport = resolved.transport;
+    request.execution.retryErrors = retryErrors;
+    request.heuristic = core::llm::isOfflineEndpoint(resolved.config);
     auto* job = new RunJob(this);
     connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
-    job->start(resumeRequest(path, resolved.config, resolved.transport, kind, retryErrors, budget));
+    job->start(std::move(request));
   });
   return true;
 }
@@ -366,7 +334,7 @@ void JobsDock::openGenerateDialog() {
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->setWindowTitle(tr("Generate answers"));
   auto* endpoint = new QComboBox;
-  std::vector<core::llm::EndpointConfig> endpoints{offlineReader()};
+  std::vector<core::llm::EndpointConfig> endpoints{core::eval::offlineReaderEndpoint()};
   for (const auto& e : EndpointListModel::saved())
     if (e.kind == core::llm::EndpointKind::Chat) endpoints.push_back(e);
   for (const auto& e : endpoints)

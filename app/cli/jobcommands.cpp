@@ -1,6 +1,6 @@
-// ragscope-cli generate / runs / resume: the LLM job plumbing over core/eval's run engine.
-// `generate` is the first real job (one RAG answer per query); `resume` continues any stored run
-// from its store alone; `runs` lists the stores in a folder.
+// ragscope-cli generate / runs / resume over the core job API (core/eval/job.h). `generate` is one
+// RAG answer per query; `resume` continues any stored run from its store alone (its scores then
+// follow as after a run); `runs` lists the stores in a folder.
 
 #include <algorithm>
 #include <cstdio>
@@ -13,18 +13,11 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/eragfinish.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
-#include "core/data/dataset.h"
-#include "core/data/loaders.h"
-#include "core/eval/generatejob.h"
-#include "core/eval/runengine.h"
-#include "core/llm/llmjson.h"
-#include "core/llm/prompts.h"
-#include "core/llm/providerfactory.h"
+#include "app/cli/jobreport.h"
+#include "core/eval/job.h"
 #include "core/store/runstore.h"
-#include "core/util/sha256.h"
 
 namespace ragscope::cli {
 
@@ -64,110 +57,44 @@ Lists the run stores in DIR (default: the current folder) with their job, status
 A run killed mid-way still shows "running"; resume it.
 )";
 
-llm::OfflineRole offlineRoleFor(const std::string& kind) {
-  return kind == "generate" ? llm::OfflineRole::Reader : llm::OfflineRole::Auto;
-}
-
-// What a job does once its calls are through (or stopped): for now, generate's --out file.
-int finishJob(store::RunStore& runStore, const std::string& kind, const std::string& out) {
-  if (kind == "erag" || kind == "e2e") {
-    // eragcommand.cpp: labels and scores from the store; --out (or the stored labels path) is
-    // eRAG's --labels-out.
-    return finishEvaluationRun(runStore, {kind == "erag" ? out : std::string(), false});
-  }
-  if (kind == "generate" && !out.empty()) {
-    std::string err;
-    if (!eval::writeAnswersJsonl(runStore, out, &err)) {
-      std::cerr << "ragscope-cli: " << err << "\n";
-      return 2;
-    }
-    std::cout << "answers:    " << out << "\n";
-  }
-  return 0;
-}
-
-int execute(store::RunStore& runStore, const std::string& kind, const llm::EndpointConfig& endpoint,
-            const JobOptions& jobOptions, bool retryErrors, const std::string& out, bool quiet) {
-  auto cache = llm::isOfflineEndpoint(endpoint) ? nullptr : openCache(jobOptions);
-  auto provider = llm::makeProvider(endpoint, offlineRoleFor(kind), cache.get());
-  if (jobOptions.estimate) {
-    printEstimate(eval::estimateRun(runStore, *provider, retryErrors, cache.get()), endpoint);
-    return 0;
-  }
-  const auto summary = runJobItems(runStore, std::move(provider), jobOptions, retryErrors, quiet);
-  printSummary(summary, runStore);
-  if (summary.outcome == eval::RunOutcome::PausedBudget) {
-    std::cout << "budget:     paused before exceeding $" << jobOptions.budget.value_or(0.0)
-              << "; continue with: ragscope-cli resume " << runStore.path().string()
-              << " --budget USD\n";
-  } else if (summary.outcome == eval::RunOutcome::Cancelled) {
-    std::cout << "continue:   ragscope-cli resume " << runStore.path().string() << "\n";
-  } else if (summary.outcome == eval::RunOutcome::DoneWithErrors) {
-    std::cout << "retry:      ragscope-cli resume " << runStore.path().string()
-              << " --retry-errors\n";
-  }
-  const int finished = finishJob(runStore, kind, out);
-  return finished != 0 ? finished : exitCodeFor(summary.outcome);
-}
-
 }  // namespace
 
 int generateCommand(const Args& args) {
   JobOptions jobOptions;
   JobInputArgs inputs;
-  std::string out;
+  eval::JobSpec spec;
+  spec.kind = eval::JobKind::Generate;
   const auto ended = parseJobArgs(
       args, jobOptions, inputs, 10000, kGenerateHelp, [&](std::size_t& i) -> std::optional<int> {
         const std::string& a = args[i];
+        std::string out;
         if (a != "--out") return usageError("generate: unknown argument '" + a + "'", kGenerateHelp);
         if (!nextValue(args, i, out)) return usageError("--out needs a path", kGenerateHelp);
+        spec.out = out;
         return std::nullopt;
       });
   if (ended) return *ended;
   if (inputs.datasets.empty()) return usageError("generate needs --dataset PATH", kGenerateHelp);
+  spec.k = inputs.k;
+  spec.templatePath = inputs.templatePath;
+  spec.run.type = inputs.runPath.empty() ? eval::RunSource::Type::None : eval::RunSource::Type::File;
+  spec.run.file = inputs.runPath;
+  spec.endpoint = generatorEndpoint(jobOptions);
+  spec.limits = jobLimits(jobOptions);
+  spec.store = jobOptions.store;
+  spec.frontEnd = "cli";
 
-  const auto loaded = loadJobInputs(inputs, "generate", kGenerateHelp);
-  if (!loaded) return 2;
-  const Dataset& dataset = loaded->dataset;
-  const std::string& templateText = loaded->templateText;
-  std::optional<Run> run;
-  if (!inputs.runPath.empty()) {
-    run = loadJobRun(inputs.runPath, LoadOptions{}, "generate");
-    if (!run) return 2;
-  }
-
-  auto plan = eval::planGenerate(dataset, run ? &*run : nullptr, inputs.k, templateText);
-  for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
-  if (plan.missingDocuments > plan.warnings.size()) {
-    std::cerr << "warning: " << plan.missingDocuments << " run documents in all are not in the corpus\n";
-  }
-
-  const llm::EndpointConfig endpoint = generatorEndpoint(jobOptions);
-  if (jobOptions.estimate) {
-    auto cache = llm::isOfflineEndpoint(endpoint) ? nullptr : openCache(jobOptions);
-    printItemsEstimate(plan.items, endpoint, cache.get());
-    return 0;
-  }
-
-  json settings = jobSettings("generate", inputs, out, jobOptions);
-  settings["run"] = inputs.runPath.empty() ? json() : inputEntry(inputs.runPath, "trec-run");
-  settings["queries"] = dataset.queries.size();
-  settings["missing_documents"] = plan.missingDocuments;
-
-  store::RunStore runStore;
-  if (!createJobStore(runStore, "generate", std::move(settings), templateText, endpoint, plan.items,
-                      jobOptions, inputs.quiet)) {
-    return 2;
-  }
-  return execute(runStore, "generate", endpoint, jobOptions, false, out, inputs.quiet);
+  const auto dataset = loadJobInputs(inputs, "generate", kGenerateHelp);
+  if (!dataset) return 2;
+  ReportOptions report;
+  report.budgetUsd = jobOptions.budget;
+  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
 }
 
 int resumeCommand(const Args& args) {
   JobOptions jobOptions;
   std::string storePath;
-  std::string out;
-  bool outGiven = false;
-  bool retryErrors = false;
+  eval::ResumeOverrides overrides;
   bool quiet = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     int exitCode = 0;
@@ -180,13 +107,12 @@ int resumeCommand(const Args& args) {
       return 0;
     }
     if (a == "--retry-errors") {
-      retryErrors = true;
+      overrides.retryErrors = true;
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else if (a == "--out") {
       if (i + 1 >= args.size()) return usageError("--out needs a path", kResumeHelp);
-      out = args[++i];
-      outGiven = true;
+      overrides.out = args[++i];
     } else if (a.rfind("-", 0) == 0) {
       return usageError("resume: unknown option '" + a + "'", kResumeHelp);
     } else if (storePath.empty()) {
@@ -202,49 +128,44 @@ int resumeCommand(const Args& args) {
                         kResumeHelp);
     }
   }
+  // What this command line says overrides the stored settings for this session.
+  const auto& given = jobOptions.given;
+  if (given.count("--api-key-env")) overrides.apiKeyEnv = jobOptions.apiKeyEnv;
+  if (given.count("--concurrency")) overrides.concurrency = jobOptions.concurrency;
+  if (given.count("--rpm")) overrides.requestsPerMinute = jobOptions.rpm;
+  if (given.count("--timeout")) overrides.timeoutSeconds = jobOptions.timeoutSeconds;
+  if (given.count("--max-tokens")) overrides.maxTokens = jobOptions.maxTokens;
+  if (given.count("--price-in")) overrides.pricePer1kInput = jobOptions.priceIn;
+  if (given.count("--price-out")) overrides.pricePer1kOutput = jobOptions.priceOut;
+  if (given.count("--budget")) overrides.budgetUsd = jobOptions.budget;
+  if (given.count("--no-cache")) overrides.useCache = false;
+  if (given.count("--cache")) overrides.cachePath = jobOptions.cache;
 
-  store::RunStore runStore;
   std::string err;
-  if (!runStore.open(storePath, &err)) {
+  auto job = eval::openStoredJob(storePath, overrides, &err);
+  if (!job) {
     std::cerr << "ragscope-cli: " << err << "\n";
     return 2;
   }
-  const auto record = runStore.run();
-  const json& settings = record.settings;
-  llm::EndpointConfig endpoint = llm::endpointFromJson(record.endpoint);
-
-  // Stored settings, overridden by what this command line says.
-  JobOptions effective = jobOptions;
-  if (!jobOptions.given.count("--api-key-env")) effective.apiKeyEnv = endpoint.apiKeyEnv;
-  endpoint.apiKeyEnv = effective.apiKeyEnv;
-  if (!jobOptions.given.count("--concurrency")) {
-    effective.concurrency = settings.value("concurrency", static_cast<std::size_t>(endpoint.concurrency));
+  const auto before = job->store->counts();
+  if (jobOptions.estimate) {
+    std::string note;
+    auto cache = eval::openJobCache(job->settings.endpoint, job->settings.limits, &note);
+    printEstimate(eval::estimateStoredJob(*job, overrides.retryErrors, cache.get()), job->settings.endpoint);
+    return 0;
   }
-  endpoint.concurrency = static_cast<int>(effective.concurrency);
-  if (jobOptions.given.count("--rpm")) endpoint.requestsPerMinute = jobOptions.rpm;
-  if (jobOptions.given.count("--timeout")) endpoint.timeoutSeconds = jobOptions.timeoutSeconds;
-  if (jobOptions.given.count("--max-tokens")) endpoint.maxTokens = jobOptions.maxTokens;
-  if (jobOptions.given.count("--price-in")) endpoint.pricePer1kInput = jobOptions.priceIn;
-  if (jobOptions.given.count("--price-out")) endpoint.pricePer1kOutput = jobOptions.priceOut;
-  if (!jobOptions.given.count("--budget") && settings.contains("budget_usd") &&
-      settings["budget_usd"].is_number()) {
-    effective.budget = settings["budget_usd"].get<double>();
+  if (!quiet) {
+    std::cerr << "resume: " << job->record.kind << " run, status \"" << job->record.status << "\", " << before.done
+              << "/" << before.total << " done, " << before.errors << " errors\n";
   }
-  if (!jobOptions.given.count("--cache") && !jobOptions.given.count("--no-cache") &&
-      settings.contains("cache")) {
-    if (settings["cache"].is_boolean()) effective.noCache = !settings["cache"].get<bool>();
-    if (settings["cache"].is_string()) effective.cache = settings["cache"].get<std::string>();
-  }
-  if (!outGiven && settings.contains("out") && settings["out"].is_string()) {
-    out = settings["out"].get<std::string>();
-  }
-
-  const auto before = runStore.counts();
-  if (!quiet && !effective.estimate) {
-    std::cerr << "resume: " << record.kind << " run, status \"" << record.status << "\", "
-              << before.done << "/" << before.total << " done, " << before.errors << " errors\n";
-  }
-  return execute(runStore, record.kind, endpoint, effective, retryErrors, out, quiet);
+  eval::ExecutionOptions execution;
+  execution.retryErrors = overrides.retryErrors;
+  const auto result = runInterruptible(quiet, [&](const eval::JobCallbacks& callbacks) {
+    return eval::resumeJob(*job, execution, cliResultOptions(), callbacks);
+  });
+  ReportOptions report;
+  report.budgetUsd = job->settings.limits.budgetUsd;
+  return reportJob(result, report);
 }
 
 int runsCommand(const Args& args) {

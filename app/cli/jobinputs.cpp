@@ -3,16 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "core/data/loaders.h"
-#include "core/llm/llmjson.h"
-#include "core/llm/prompts.h"
-#include "core/llm/providerfactory.h"
-#include "core/util/sha256.h"
 
 namespace ragscope::cli {
 
@@ -86,24 +79,6 @@ std::optional<int> parseJobArgs(const Args& args, JobOptions& options, JobInputA
   return std::nullopt;
 }
 
-std::string timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-nlohmann::json inputEntry(const std::filesystem::path& path, const std::string& format) {
-  nlohmann::json j;
-  j["path"] = std::filesystem::absolute(path).string();
-  if (!format.empty()) j["format"] = format;
-  const auto hash = sha256OfPath(path);
-  j["sha256"] = hash ? nlohmann::json(*hash) : nlohmann::json();
-  return j;
-}
-
 void printLoadDiagnostics(const LoadReport& report) {
   std::size_t shown = 0;
   for (const auto& d : report.diagnostics) {
@@ -148,16 +123,6 @@ bool parseFormatOption(const std::string& name, std::optional<Format>& out) {
   return out.has_value();
 }
 
-std::optional<std::string> readTemplateOrDefault(const std::string& path) {
-  if (path.empty()) return llm::defaultRagTemplate();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "ragscope-cli: " << path << ": cannot read\n";
-    return std::nullopt;
-  }
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::optional<Dataset> loadJobDataset(const std::vector<std::string>& paths,
                                       const std::optional<Format>& format,
                                       const LoadOptions& options, const std::string& job) {
@@ -176,72 +141,13 @@ std::optional<Dataset> loadJobDataset(const std::vector<std::string>& paths,
   return std::move(loaded.value);
 }
 
-std::optional<JobInputs> loadJobInputs(const JobInputArgs& args, const std::string& job,
-                                       const char* help) {
+std::optional<Dataset> loadJobInputs(const JobInputArgs& args, const std::string& job, const char* help) {
   std::optional<Format> format;
   if (!parseFormatOption(args.format, format)) {
     usageError("unknown --format '" + args.format + "'", help);
     return std::nullopt;
   }
-  auto templateText = readTemplateOrDefault(args.templatePath);
-  if (!templateText) return std::nullopt;
-  auto dataset = loadJobDataset(args.datasets, format, LoadOptions{}, job);
-  if (!dataset) return std::nullopt;
-  return JobInputs{std::move(*dataset), std::move(*templateText)};
-}
-
-nlohmann::json jobSettings(const std::string& job, const JobInputArgs& args, const std::string& out,
-                           const JobOptions& options) {
-  using nlohmann::json;
-  json settings;
-  settings["job"] = job;
-  settings["datasets"] = json::array();
-  for (const auto& d : args.datasets) settings["datasets"].push_back(inputEntry(d, args.format));
-  settings["k"] = args.k;
-  settings["template_source"] = args.templatePath.empty() ? "default" : args.templatePath;
-  settings["out"] = out.empty() ? json() : json(std::filesystem::absolute(out).string());
-  settings["concurrency"] = options.concurrency;
-  settings["budget_usd"] = options.budget ? json(*options.budget) : json();
-  settings["cache"] = options.noCache ? json(false) : json(options.cache);
-  settings["ragscope_version"] = RAGSCOPE_VERSION;
-  return settings;
-}
-
-bool createJobStore(store::RunStore& runStore, const std::string& job, nlohmann::json settings,
-                    const std::string& templateText, const llm::EndpointConfig& endpoint,
-                    const std::vector<store::NewItem>& items, const JobOptions& options,
-                    bool quiet) {
-  store::RunRecord record;
-  record.kind = job;
-  record.settings = std::move(settings);
-  record.templateText = templateText;
-  record.templateHash = llm::templateHash(templateText);
-  record.endpoint = llm::toJson(endpoint);
-  const std::string storePath =
-      options.store.empty() ? "ragscope-" + job + "-" + timestamp() + ".db" : options.store;
-  std::string err;
-  if (!runStore.create(storePath, record, &err) || !runStore.addItems(items, &err)) {
-    std::cerr << "ragscope-cli: " << err << "\n";
-    return false;
-  }
-  if (!quiet) {
-    std::cerr << job << ": " << items.size() << " calls to "
-              << (llm::isOfflineEndpoint(endpoint) ? std::string("the offline heuristic reader")
-                                                   : endpoint.baseUrl)
-              << ", store " << storePath << "\n";
-  }
-  return true;
-}
-
-std::optional<Run> loadJobRun(const std::string& path, const LoadOptions& options,
-                              const std::string& job) {
-  auto r = readTrecRun(path, options);
-  if (!r.report.ok() || r.report.hasErrors()) {
-    printLoadDiagnostics(r.report);
-    std::cerr << "ragscope-cli: " << job << ": the run has errors\n";
-    return std::nullopt;
-  }
-  return std::move(r.value);
+  return loadJobDataset(args.datasets, format, LoadOptions{}, job);
 }
 
 }  // namespace ragscope::cli

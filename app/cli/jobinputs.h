@@ -1,15 +1,14 @@
 #pragma once
 // Input handling shared by the LLM job commands of ragscope-cli (generate, erag, e2e,
 // erag-correlate): usage errors, the argument walk and inputs generate/erag/e2e share, numeric and
-// --format option values, the prompt template, loading datasets and runs with their diagnostics
-// printed, and the stored settings and run store every job creates. Each helper prints its own
-// "ragscope-cli: ..." line so every command reports the same failure the same way.
+// --format option values, and loading datasets with their diagnostics printed. Each helper prints
+// its own "ragscope-cli: ..." line so every command reports the same failure the same way. What a
+// job records and how it runs is core's (core/eval/job.h).
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +16,6 @@
 #include "core/data/dataset.h"
 #include "core/data/diagnostic.h"
 #include "core/data/model.h"
-#include "core/llm/provider.h"
-#include "core/store/runstore.h"
 #include "app/cli/joboptions.h"
 
 namespace ragscope::cli {
@@ -49,12 +46,6 @@ std::optional<int> parseJobArgs(const Args& args, JobOptions& options, JobInputA
                                 std::size_t maxK, const char* help,
                                 const std::function<std::optional<int>(std::size_t& i)>& own);
 
-// Local time as YYYYMMDD-HHMMSS, for default run store names.
-std::string timestamp();
-
-// The settings entry of one input file: absolute path, format name (if any) and content hash.
-nlohmann::json inputEntry(const std::filesystem::path& path, const std::string& format);
-
 // Prints the first 20 diagnostics of `report` on stderr.
 void printLoadDiagnostics(const core::LoadReport& report);
 
@@ -70,10 +61,6 @@ bool parseCount(const std::string& text, long min, long max, std::size_t& out);
 // Resolves a --format value: empty gives no format (auto-detect); false for an unknown name.
 bool parseFormatOption(const std::string& name, std::optional<core::Format>& out);
 
-// The --template file's text, or the default RAG template when `path` is empty; on a read failure
-// prints the error and returns nothing.
-std::optional<std::string> readTemplateOrDefault(const std::string& path);
-
 // Loads the --dataset parts; on errors or when there are no queries prints the diagnostics and
 // "ragscope-cli: <job>: the dataset has ..." and returns nothing.
 std::optional<core::Dataset> loadJobDataset(const std::vector<std::string>& paths,
@@ -81,31 +68,9 @@ std::optional<core::Dataset> loadJobDataset(const std::vector<std::string>& path
                                             const core::LoadOptions& options,
                                             const std::string& job);
 
-// The dataset (--format resolved, parts loaded) and the prompt template of a job; on a failure
-// prints why (an unknown --format as a usage error with `help`) and returns nothing.
-struct JobInputs {
-  core::Dataset dataset;
-  std::string templateText;
-};
-std::optional<JobInputs> loadJobInputs(const JobInputArgs& args, const std::string& job,
-                                       const char* help);
-
-// The settings every job stores: its job name, datasets (with hashes), k, template source and
-// output file, and the options resume restores (concurrency, budget, cache). The caller adds its
-// own (run, queries, ...).
-nlohmann::json jobSettings(const std::string& job, const JobInputArgs& args, const std::string& out,
-                           const JobOptions& options);
-
-// Creates the run store (--store, default ragscope-<job>-<time>.db) with the run record and the
-// planned items, and unless quiet says "<job>: N calls to ..., store PATH" on stderr; prints the
-// error and returns false on failure.
-bool createJobStore(core::store::RunStore& store, const std::string& job, nlohmann::json settings,
-                    const std::string& templateText, const core::llm::EndpointConfig& endpoint,
-                    const std::vector<core::store::NewItem>& items, const JobOptions& options,
-                    bool quiet);
-
-// Reads a TREC run; on errors prints the diagnostics and "ragscope-cli: <job>: the run has errors".
-std::optional<core::Run> loadJobRun(const std::string& path, const core::LoadOptions& options,
-                                    const std::string& job);
+// The --dataset parts loaded with --format resolved (an unknown --format is a usage error with
+// `help`); on a failure prints why and returns nothing.
+std::optional<core::Dataset> loadJobInputs(const JobInputArgs& args, const std::string& job,
+                                           const char* help);
 
 }  // namespace ragscope::cli

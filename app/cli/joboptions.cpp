@@ -1,18 +1,12 @@
 #include "app/cli/joboptions.h"
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <stop_token>
-#include <thread>
 
 #include "app/cli/jobinputs.h"
-#include "core/llm/providerfactory.h"
 
 namespace ragscope::cli {
 
@@ -33,49 +27,6 @@ bool toCount(const std::string& text, std::size_t& out) {
   out = static_cast<std::size_t>(v);
   return true;
 }
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onInterrupt(int) {
-  g_interrupted = true;
-  std::signal(SIGINT, SIG_DFL);
-}
-
-std::string formatSeconds(double s) {
-  if (s < 0) return "?";
-  char buf[32];
-  if (s < 60) {
-    std::snprintf(buf, sizeof buf, "%.0fs", s);
-  } else if (s < 3600) {
-    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
-                  (static_cast<int>(s) / 60) % 60);
-  }
-  return buf;
-}
-
-class StderrProgress final : public core::eval::ProgressListener {
- public:
-  explicit StderrProgress(bool quiet) : m_quiet(quiet) {}
-  void onProgress(const core::eval::Progress& p) override {
-    if (m_quiet) return;
-    const auto now = std::chrono::steady_clock::now();
-    // One line a second is plenty for a terminal or a log file.
-    if (now - m_last < std::chrono::seconds(1) && p.done < p.total) return;
-    m_last = now;
-    std::fprintf(stderr,
-                 "  %zu/%zu done, %zu errors, %zu cached, %.1f calls/s, %lld+%lld tokens, $%.4f, "
-                 "ETA %s\n",
-                 p.done, p.total, p.errors, p.fromCache, p.callsPerSecond,
-                 static_cast<long long>(p.promptTokens), static_cast<long long>(p.completionTokens),
-                 p.costUsd, formatSeconds(p.etaSeconds).c_str());
-  }
-
- private:
-  bool m_quiet;
-  std::chrono::steady_clock::time_point m_last{};
-};
 
 }  // namespace
 
@@ -197,10 +148,13 @@ const char* jobOptionsHelp() {
 }
 
 EndpointConfig generatorEndpoint(const JobOptions& o) {
-  EndpointConfig c;
-  c.name = "generator";
-  c.baseUrl = o.generator == "offline" ? "offline" : o.generator;
-  c.model = o.model.empty() ? (c.baseUrl == "offline" ? "" : "default") : o.model;
+  // Offline: the one heuristic reader every front end records the same way.
+  EndpointConfig c = core::eval::offlineReaderEndpoint();
+  if (o.generator != "offline") {
+    c.name = "generator";
+    c.baseUrl = o.generator;
+    c.model = o.model.empty() ? "default" : o.model;
+  }
   c.apiKeyEnv = o.apiKeyEnv;
   c.timeoutSeconds = o.timeoutSeconds;
   c.concurrency = static_cast<int>(o.concurrency);
@@ -220,52 +174,13 @@ EndpointConfig judgeEndpoint(const JobOptions& o) {
   return c;
 }
 
-std::unique_ptr<core::llm::ResponseCache> openCache(const JobOptions& o) {
-  if (o.noCache) return nullptr;
-  auto cache = std::make_unique<core::llm::ResponseCache>();
-  const std::filesystem::path path =
-      o.cache.empty() ? core::llm::ResponseCache::defaultPath() : std::filesystem::path(o.cache);
-  std::string err;
-  if (!cache->open(path, &err)) {
-    std::cerr << "ragscope-cli: warning: response cache not used: " << err << "\n";
-    return nullptr;
-  }
-  return cache;
-}
-
-core::eval::RunSummary runWithProgress(core::store::RunStore& store, core::llm::Provider& provider,
-                                       const core::eval::EngineOptions& options, bool quiet) {
-  std::stop_source stopSource;
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, onInterrupt);
-  // The signal handler may only set a flag; this thread turns it into a stop request.
-  std::jthread watcher([&stopSource](std::stop_token own) {
-    while (!own.stop_requested()) {
-      if (g_interrupted) {
-        stopSource.request_stop();
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  StderrProgress progress(quiet);
-  auto summary = core::eval::executeRun(store, provider, options, &progress, stopSource.get_token());
-  watcher.request_stop();
-  watcher.join();
-  std::signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
-  return summary;
-}
-
-core::eval::RunSummary runJobItems(core::store::RunStore& store,
-                                   std::unique_ptr<core::llm::Provider> provider,
-                                   const JobOptions& options, bool retryErrors, bool quiet) {
-  core::eval::EngineOptions engine;
-  engine.concurrency = options.concurrency;
-  engine.budgetUsd = options.budget;
-  engine.retryErrors = retryErrors;
-  auto summary = runWithProgress(store, *provider, engine, quiet);
-  provider.reset();
-  return summary;
+core::eval::JobLimits jobLimits(const JobOptions& o) {
+  core::eval::JobLimits limits;
+  limits.concurrency = o.concurrency;
+  limits.budgetUsd = o.budget;
+  limits.useCache = !o.noCache;
+  limits.cachePath = o.cache;
+  return limits;
 }
 
 int exitCodeFor(core::eval::RunOutcome outcome) {
@@ -282,12 +197,6 @@ int exitCodeFor(core::eval::RunOutcome outcome) {
   return 2;
 }
 
-void printItemsEstimate(const std::vector<core::store::NewItem>& items,
-                        const EndpointConfig& endpoint, core::llm::ResponseCache* cache) {
-  auto provider = core::llm::makeProvider(endpoint, core::llm::OfflineRole::Reader, cache);
-  printEstimate(core::eval::estimateItems(items, *provider, cache), endpoint);
-}
-
 void printEstimate(const core::eval::Estimate& e, const EndpointConfig& endpoint) {
   std::cout << "estimate:\n"
             << "  calls           " << e.calls << " (" << e.alreadyDone << " items already done";
@@ -301,26 +210,6 @@ void printEstimate(const core::eval::Estimate& e, const EndpointConfig& endpoint
   std::cout << "  cost            $" << cost << " (at $" << endpoint.pricePer1kInput << " / $"
             << endpoint.pricePer1kOutput << " per 1k tokens in / out"
             << (endpoint.baseUrl == "offline" ? "; offline heuristics are free" : "") << ")\n";
-}
-
-void printSummary(const core::eval::RunSummary& s, core::store::RunStore& store) {
-  const auto counts = store.counts();
-  char cost[64];
-  std::snprintf(cost, sizeof cost, "%.4f", counts.costUsd);
-  std::cout << "run:        " << store.path().string() << "\n"
-            << "status:     " << core::eval::outcomeStatus(s.outcome)
-            << (s.error.empty() ? "" : ": " + s.error) << "\n"
-            << "items:      " << counts.total << " (" << counts.done << " done, " << counts.errors
-            << " errors, " << counts.pending + counts.cancelled << " not run)\n"
-            << "this run:   " << s.progress.callsThisSession << " calls, " << s.progress.fromCache
-            << " from the cache, " << s.skipped << " already done before\n"
-            << "tokens:     " << counts.promptTokens << " prompt + " << counts.completionTokens
-            << " completion\n"
-            << "cost:       $" << cost << "\n";
-  if (counts.heuristic > 0) {
-    std::cout << "note:       " << counts.heuristic
-              << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
-  }
 }
 
 }  // namespace ragscope::cli

@@ -1,7 +1,7 @@
 #pragma once
 // Options shared by every LLM job of ragscope-cli (generate, erag, e2e, claims, resume): endpoints,
-// key *name*, concurrency and rate, store and cache paths, estimate and budget; plus the pieces
-// every job needs around the engine (a progress line on stderr, Ctrl-C as cancel).
+// key *name*, concurrency and rate, store and cache paths, estimate and budget, turned into the
+// core job API's endpoint and limits (core/eval/jobspec.h).
 
 #include <cstddef>
 #include <memory>
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "core/eval/jobspec.h"
 #include "core/eval/runengine.h"
 #include "core/llm/provider.h"
-#include "core/llm/responsecache.h"
 
 namespace ragscope::cli {
 
@@ -59,30 +59,13 @@ const char* jobOptionsHelp();
 core::llm::EndpointConfig generatorEndpoint(const JobOptions& options);
 core::llm::EndpointConfig judgeEndpoint(const JobOptions& options);
 
-// Opens the response cache unless --no-cache; prints a warning and returns null on failure.
-std::unique_ptr<core::llm::ResponseCache> openCache(const JobOptions& options);
-
-// Runs the engine with a progress line on stderr; Ctrl-C cancels (a second Ctrl-C is left to the
-// default handler).
-core::eval::RunSummary runWithProgress(core::store::RunStore& store, core::llm::Provider& provider,
-                                       const core::eval::EngineOptions& options, bool quiet);
-
-// Runs the store's items with the job's concurrency and budget (runWithProgress), then destroys
-// the provider, so every callback has run and its connections are closed before any report.
-core::eval::RunSummary runJobItems(core::store::RunStore& store,
-                                   std::unique_ptr<core::llm::Provider> provider,
-                                   const JobOptions& options, bool retryErrors, bool quiet);
+// The limits a job records: concurrency, budget and response cache.
+core::eval::JobLimits jobLimits(const JobOptions& options);
 
 // The exit code of a job that ran: 0 done; 1 done with errors, cancelled or paused (resumable);
 // 2 failed.
 int exitCodeFor(core::eval::RunOutcome outcome);
 
 void printEstimate(const core::eval::Estimate& estimate, const core::llm::EndpointConfig& endpoint);
-
-// --estimate for a planned job: the items' calls as the generator (offline: the reader) answers
-// them, cached answers counted through `cache` (may be null).
-void printItemsEstimate(const std::vector<core::store::NewItem>& items,
-                        const core::llm::EndpointConfig& endpoint, core::llm::ResponseCache* cache);
-void printSummary(const core::eval::RunSummary& summary, core::store::RunStore& store);
 
 }  // namespace ragscope::cli

@@ -5,6 +5,7 @@
 
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
+#include "core/eval/jobspec.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -17,31 +18,33 @@ struct StoreInfo {
   std::string system;
 };
 
-// The store's record when all its recorded dataset files are among `names`.
-std::optional<StoreInfo> matchingStore(const std::filesystem::path& path, const std::set<std::string>& names) {
+// The store's record when all its recorded dataset files are among `names` (or, for a record of
+// the GUI's first layout, which named only the dataset, when that name is `datasetName`).
+std::optional<StoreInfo> matchingStore(const std::filesystem::path& path, const std::set<std::string>& names,
+                                       const std::string& datasetName) {
   store::RunStore store;
   std::string err;
   if (!store::RunStore::hasSqliteHeader(path) || !store.open(path, &err)) return std::nullopt;
   const store::RunRecord record = store.run();
-  const auto datasets = record.settings.find("datasets");
-  if (datasets == record.settings.end() || !datasets->is_array() || datasets->empty()) return std::nullopt;
-  for (const auto& entry : *datasets) {
-    if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) return std::nullopt;
-    const auto name = std::filesystem::path(entry["path"].get<std::string>()).filename().string();
-    if (!names.count(name)) return std::nullopt;
+  if (!record.settings.is_object()) return std::nullopt;
+  const RecordedDatasets recorded = recordedDatasets(record.settings);
+  if (recorded.files.empty()) {
+    if (recorded.legacyName.empty() || recorded.legacyName != datasetName) return std::nullopt;
   }
+  for (const auto& file : recorded.files)
+    if (!names.count(file.filename().string())) return std::nullopt;
   return StoreInfo{path, record.kind, record.settings.value("system", std::string())};
 }
 
 }  // namespace
 
 StoredRunPair storedRunsForDataset(const std::vector<std::filesystem::path>& stores,
-                                   const std::vector<DatasetPart>& parts) {
+                                   const std::vector<DatasetPart>& parts, const std::string& datasetName) {
   std::set<std::string> names;
   for (const auto& p : parts) names.insert(p.path.filename().string());
   std::vector<StoreInfo> matched;
   for (const auto& path : stores)
-    if (auto info = matchingStore(path, names)) matched.push_back(std::move(*info));
+    if (auto info = matchingStore(path, names, datasetName)) matched.push_back(std::move(*info));
   StoredRunPair pair;
   for (const auto& s : matched)
     if (s.kind == kEragJobKind) {

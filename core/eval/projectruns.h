@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/data/dataset.h"
@@ -22,8 +23,10 @@ struct StoredRunPair {
 };
 
 // Reads each store's run record (small SQLite reads: call off the GUI thread). Stores that cannot
-// be opened are passed over.
+// be opened are passed over. `datasetName` matches records of the GUI's first layout, which
+// named the dataset (its display name) instead of its files.
 StoredRunPair storedRunsForDataset(const std::vector<std::filesystem::path>& stores,
-                                   const std::vector<DatasetPart>& parts);
+                                   const std::vector<DatasetPart>& parts,
+                                   const std::string& datasetName = {});
 
 }  // namespace ragscope::core::eval

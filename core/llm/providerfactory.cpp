@@ -1,7 +1,6 @@
 #include "core/llm/providerfactory.h"
 
 #include "core/llm/cachingprovider.h"
-#include "core/llm/httpprovider.h"
 #include "core/llm/responsecache.h"
 
 namespace ragscope::core::llm {
@@ -11,9 +10,9 @@ bool isOfflineEndpoint(const EndpointConfig& config) {
 }
 
 std::unique_ptr<Provider> makeProvider(const EndpointConfig& config, OfflineRole offlineRole,
-                                       ResponseCache* cache) {
+                                       ResponseCache* cache, const TransportOptions& transport) {
   if (isOfflineEndpoint(config)) return makeOfflineProvider(offlineRole, config);
-  auto provider = makeHttpProvider(config);
+  auto provider = makeHttpProvider(config, transport);
   if (cache) return std::make_unique<CachingProvider>(std::move(provider), *cache);
   return provider;
 }

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "core/llm/httpprovider.h"
 #include "core/llm/offline.h"
 #include "core/llm/provider.h"
 
@@ -14,8 +15,9 @@ class ResponseCache;
 
 bool isOfflineEndpoint(const EndpointConfig& config);
 
-// `cache` may be null (no caching) and must outlive the provider.
+// `cache` may be null (no caching) and must outlive the provider; `transport` carries what the
+// front end adds to HTTP calls (e.g. the GUI's keychain lookup).
 std::unique_ptr<Provider> makeProvider(const EndpointConfig& config, OfflineRole offlineRole,
-                                       ResponseCache* cache);
+                                       ResponseCache* cache, const TransportOptions& transport = {});
 
 }  // namespace ragscope::core::llm

@@ -1,16 +1,15 @@
 #include "ui/jobs/runjob.h"
 
-#include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
+#include <QPointer>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <chrono>
 #include <exception>
+#include <mutex>
 
-#include "core/llm/cachingprovider.h"
 #include "core/llm/providerfactory.h"
-#include "core/llm/responsecache.h"
 #include "ui/preferences.h"
 
 namespace ragscope::ui {
@@ -31,13 +30,13 @@ class RelayListener final : public core::eval::ProgressListener {
   void onProgress(const core::eval::Progress& p) override { store(p); }
 };
 
-}  // namespace
-
-namespace {
 QString& runsFolderOverride() {
   static QString folder;
   return folder;
 }
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
 }  // namespace
 
 void setRunsFolderOverride(const QString& folder) { runsFolderOverride() = folder; }
@@ -47,40 +46,14 @@ QString runsFolder() {
   if (dir.isEmpty()) dir = Preferences::runsFolder.get();
   if (dir.isEmpty())
     dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("runs"));
-  QDir().mkpath(dir);
   return dir;
-}
-
-QString newRunStorePath(const QString& kind) {
-  const QDir dir(runsFolder());
-  const QString stem = QStringLiteral("%1-%2").arg(kind, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")));
-  QString path = dir.filePath(stem + QStringLiteral(".db"));
-  for (int n = 2; QFileInfo::exists(path); ++n) path = dir.filePath(QStringLiteral("%1-%2.db").arg(stem).arg(n));
-  return path;
-}
-
-RunJobRequest resumeRequest(const QString& storePath, const core::llm::EndpointConfig& endpoint,
-                            const core::llm::TransportOptions& transport, const QString& kind,
-                            bool retryErrors, std::optional<double> budgetUsd) {
-  RunJobRequest r;
-  r.title = QObject::tr("resume %1 · %2").arg(kind, QFileInfo(storePath).fileName());
-  r.storePath = storePath;
-  r.endpoint = endpoint;
-  r.transport = transport;
-  r.offlineRole = kind == QLatin1String("generate") ? core::llm::OfflineRole::Reader : core::llm::OfflineRole::Auto;
-  r.engine.concurrency = std::size_t(std::max(1, endpoint.concurrency));
-  r.engine.retryErrors = retryErrors;
-  r.engine.budgetUsd = budgetUsd;
-  r.prepare = [path = storePath.toStdString()](core::store::RunStore& store, std::string* error) {
-    return store.open(path, error);
-  };
-  return r;
 }
 
 RunJob::RunJob(QObject* parent) : QObject(parent), m_relay(std::make_shared<Relay>()) {
   m_pool.setMaxThreadCount(1);
   qRegisterMetaType<core::eval::Progress>();
   qRegisterMetaType<RunJobOutcome>();
+  qRegisterMetaType<std::shared_ptr<const core::eval::RetrievedRun>>();
 }
 
 RunJob::~RunJob() {
@@ -107,65 +80,88 @@ void RunJob::deliverProgress() {
 }
 
 bool RunJob::start(RunJobRequest request) {
-  if (m_running || !request.prepare) return false;
+  if (m_running || (!request.spec && request.resumeStore.isEmpty())) return false;
+  if (request.spec && !request.dataset) return false;
   m_running = true;
   m_cancelRequested = false;
   m_stop = std::stop_source();
   m_title = request.title;
-  m_storePath = request.storePath;
-  m_budget = request.engine.budgetUsd;
-  m_heuristic = core::llm::isOfflineEndpoint(request.endpoint);
+  m_kind = request.spec ? q(std::string(core::eval::jobKindName(request.spec->kind))) : QString();
+  m_storePath = request.resumeStore;
+  m_budget = request.spec ? request.spec->limits.budgetUsd : request.overrides.budgetUsd;
+  m_heuristic = request.spec ? core::llm::isOfflineEndpoint(request.spec->endpoint) : request.heuristic;
   m_last = {};
-  const std::stop_token token = m_stop.get_token();
-  std::shared_ptr<Relay> relay = m_relay;
 
-  auto work = [this, request = std::move(request), token, relay]() -> RunJobOutcome {
+  // Callbacks run on the worker (or the engine's threads): they only post to this object.
+  QPointer<RunJob> self(this);
+  core::eval::JobCallbacks callbacks;
+  callbacks.stop = m_stop.get_token();
+  callbacks.stageStarted = [self](core::eval::JobKind kind, const std::filesystem::path& store) {
+    const QString k = q(std::string(core::eval::jobKindName(kind))), path = q(store.string());
+    QMetaObject::invokeMethod(self.data(), [self, k, path] {
+      if (!self) return;
+      self->m_kind = k;
+      self->m_storePath = path;
+      emit self->stageStarted(k, path);
+    }, Qt::QueuedConnection);
+  };
+  using Clock = std::chrono::steady_clock;
+  auto reporter = [self](RetrievePhase phase) {
+    return [self, phase, last = Clock::time_point{}](std::uint64_t done, std::uint64_t total) mutable {
+      const auto now = Clock::now();
+      if (now - last >= std::chrono::milliseconds(100) || done >= total) {
+        last = now;
+        QMetaObject::invokeMethod(self.data(), [self, phase, done, total] {
+          if (self) emit self->retrieveProgress(phase, done, total);
+        }, Qt::QueuedConnection);
+      }
+      return true;  // cancel goes through the stop token
+    };
+  };
+  callbacks.indexProgress = reporter(RetrievePhase::Index);
+  callbacks.retrieveProgress = reporter(RetrievePhase::Retrieve);
+  callbacks.retrieved = [self](const core::eval::RetrievedRun& run) {
+    auto copy = std::make_shared<const core::eval::RetrievedRun>(run);
+    QMetaObject::invokeMethod(self.data(), [self, copy] {
+      if (self) emit self->retrieved(copy);
+    }, Qt::QueuedConnection);
+  };
+
+  std::shared_ptr<Relay> relay = m_relay;
+  auto work = [self, request = std::move(request), callbacks, relay]() mutable -> RunJobOutcome {
     RunJobOutcome out;
+    RelayListener listener;
+    listener.store = [self, relay](const core::eval::Progress& p) {
+      std::lock_guard lock(relay->mutex);
+      relay->latest = p;
+      if (relay->pending) return;
+      relay->pending = true;
+      QMetaObject::invokeMethod(self.data(), &RunJob::deliverProgress, Qt::QueuedConnection);
+    };
+    callbacks.listener = &listener;
     try {
-      core::store::RunStore store;
-      std::string error;
-      if (!request.prepare(store, &error)) {
-        out.error = QString::fromStdString(error);
-        return out;
-      }
-      std::unique_ptr<core::llm::ResponseCache> cache;
-      std::unique_ptr<core::llm::Provider> provider;
-      if (request.makeProvider) {
-        provider = request.makeProvider();
-      } else if (core::llm::isOfflineEndpoint(request.endpoint)) {
-        provider = core::llm::makeOfflineProvider(request.offlineRole, request.endpoint);
+      auto result = std::make_shared<core::eval::JobResult>();
+      if (request.spec) {
+        const core::eval::JobPlan plan = core::eval::planJob(*request.spec, *request.dataset, callbacks);
+        if (plan.retrieved) out.retrieved = std::make_shared<const core::eval::RetrievedRun>(*plan.retrieved);
+        out.cancelledBeforeCalls = plan.cancelled;
+        *result = core::eval::runJob(plan, *request.spec, request.execution, request.results, callbacks);
       } else {
-        provider = core::llm::makeHttpProvider(request.endpoint, request.transport);
-        if (request.useCache) {
-          cache = std::make_unique<core::llm::ResponseCache>();
-          const std::filesystem::path path = request.cachePath.isEmpty()
-                                                 ? core::llm::ResponseCache::defaultPath()
-                                                 : std::filesystem::path(request.cachePath.toStdString());
-          std::string why;
-          if (cache->open(path, &why)) {
-            provider = std::make_unique<core::llm::CachingProvider>(std::move(provider), *cache);
-          } else {
-            out.cacheNote = QObject::tr("response cache not used: %1").arg(QString::fromStdString(why));
-            cache.reset();
-          }
-        }
+        std::string error;
+        auto stored = core::eval::openStoredJob(request.resumeStore.toStdString(), request.overrides, &error);
+        if (!stored) result->error = error;
+        else *result = core::eval::resumeJob(*stored, request.execution, request.results, callbacks);
       }
-      RelayListener listener;
-      listener.store = [this, relay](const core::eval::Progress& p) {
-        std::lock_guard lock(relay->mutex);
-        relay->latest = p;
-        if (relay->pending) return;
-        relay->pending = true;
-        QMetaObject::invokeMethod(this, &RunJob::deliverProgress, Qt::QueuedConnection);
-      };
-      out.started = true;
-      out.summary = core::eval::executeRun(store, *provider, request.engine, &listener, token);
-      provider.reset();  // every callback has run; connections close before the results are read
-      if (request.finish) out.extra = request.finish(store, out.summary);
-      out.counts = store.counts();
-      out.status = QString::fromStdString(store.run().status);
-      if (out.summary.outcome == core::eval::RunOutcome::Failed && out.error.isEmpty())
-        out.error = QString::fromStdString(out.summary.error);
+      out.started = result->started();
+      if (out.started) {
+        const auto& last = result->stages.back();
+        out.summary = last.summary;
+        out.counts = last.counts;
+        out.status = q(last.status);
+      }
+      out.error = q(result->error);
+      out.cacheNote = q(result->cacheNote);
+      out.result = std::move(result);
     } catch (const std::exception& e) {
       out.error = QObject::tr("internal error: %1").arg(QString::fromUtf8(e.what()));
     }

@@ -1,16 +1,13 @@
 #pragma once
 // eRAG (SPEC §6, paper 000) in the GUI. Setup: the current dataset, one of its runs or a retriever
-// (BM25 over the dataset's corpus: the run is retrieved in the background first, added to the
-// dataset's runs so every page sees it, and can be saved as a TREC run file), the generator
-// endpoint, the prompt template, k, the downstream metric that turns each output into a document
-// label, and the measures that aggregate the labels; a dry-run estimate (calls, tokens, cost) for
-// eRAG and, optionally, the end-to-end run it is compared with; an optional budget cap. The jobs
-// run as RunJobs (listed in the Jobs dock, resumable). Results: a summary (means with bootstrap
-// CIs), a per-query table, a heatmap of queries x ranks coloured by label whose cells drill down
-// to the document text, the prompt and the generated output, and — with the end-to-end run — the
-// correlation table of every evaluation method against end-to-end quality and a scatter of eRAG
-// vs end-to-end per query. Selecting a measure column of the per-query table opens the statistics
-// panel (bootstrap CI and histogram) on it.
+// (BM25 over the dataset's corpus: retrieved as the job's first step, then added to the dataset's
+// runs so every page sees it, and savable as a TREC run file), the generator endpoint, the prompt
+// template, k, the downstream metric that turns each output into a document label, and the
+// measures that aggregate the labels; a dry-run estimate (calls, tokens, cost) for eRAG and,
+// optionally, the end-to-end run it is compared with; an optional budget cap. The page only
+// gathers a core::eval::JobSpec and hands it to a RunJob (listed in the Jobs dock, resumable):
+// planning, the stores, the engine, the scores and the eRAG-then-end-to-end chain are core's, the
+// same path as `ragscope-cli erag --with-e2e`. Results show in an EragResultsView.
 
 #include <QString>
 
@@ -18,11 +15,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/eval/correlationanalysis.h"
-#include "core/eval/e2ejob.h"
-#include "core/eval/eragjob.h"
-#include "core/llm/provider.h"
+#include "core/eval/job.h"
 #include "core/metrics/downstream.h"
+#include "ui/pages/eragresultsview.h"
 #include "ui/pages/page.h"
 
 class QCheckBox;
@@ -33,8 +28,6 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QSplitter;
-class QStandardItemModel;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -42,28 +35,9 @@ class QThreadPool;
 
 namespace ragscope::ui {
 
-namespace charts {
-class ChartWidget;
-}
-class HeatmapModel;
-class RetrieveJob;
-struct RetrieveOutcome;
 class RunJob;
-class StatsPanel;
+struct RunJobOutcome;
 class Workbench;
-
-// Everything the result views show, computed on a worker from the run stores.
-struct EragResults {
-  QString eragStore;
-  QString e2eStore;
-  core::eval::EragReport erag;
-  std::vector<std::vector<std::string>> prompts;  // [query][rank], from the store's requests
-  std::optional<core::eval::E2eReport> e2e;
-  std::optional<core::eval::CorrelationAnalysis> correlation;
-  std::vector<core::MeasureRequest> measures;
-  QString system;  // the run's name
-  QString error;
-};
 
 class EragPage : public Page {
   Q_OBJECT
@@ -89,33 +63,33 @@ class EragPage : public Page {
   bool start();     // finished() follows
   void cancel();
   bool isRunning() const;
+  // The specification start() would run now (the endpoint's key not yet resolved).
+  std::optional<core::eval::JobSpec> jobSpec(QString* error) const;
   // Writes run `runIndex` of the current dataset as a TREC run file in the background;
   // runSaved() follows.
   bool saveRun(int runIndex, const QString& path);
-  // Opens the statistics panel on a measure column of the per-query table; false when the
-  // column holds no measure.
-  bool openStatistics(int column);
   // Shows the results of stored runs (an eRAG store, optionally its end-to-end store).
   bool openStores(const QString& eragStore, const QString& e2eStore = {});
 
-  const EragResults* results() const { return m_results.get(); }
-  HeatmapModel* heatmap() const { return m_heatmap; }
-  QTableView* heatmapView() const { return m_heatmapView; }
-  QTextBrowser* drillView() const { return m_drill; }
-  QTabWidget* resultTabs() const { return m_tabs; }
-  QTableView* perQueryView() const { return m_perQueryView; }
-  QTextBrowser* summaryView() const { return m_summary; }
-  StatsPanel* statsPanel() const { return m_statsPanel; }
+  const core::eval::EvaluationResults* results() const { return m_view->results(); }
+  EragResultsView* view() const { return m_view; }
+  bool openStatistics(int column) { return m_view->openStatistics(column); }
+  bool drillDown(int queryRow, int rank) { return m_view->drillDown(queryRow, rank); }
+  HeatmapModel* heatmap() const { return m_view->heatmap(); }
+  QTableView* heatmapView() const { return m_view->heatmapView(); }
+  QTextBrowser* drillView() const { return m_view->drillView(); }
+  QTabWidget* resultTabs() const { return m_view->tabs(); }
+  QTableView* perQueryView() const { return m_view->perQueryView(); }
+  QTextBrowser* summaryView() const { return m_view->summaryView(); }
+  StatsPanel* statsPanel() const { return m_view->statsPanel(); }
+  QTableView* correlationView() const { return m_view->correlationView(); }
+  charts::ChartWidget* scatter() const { return m_view->scatter(); }
+  int heatmapTab() const { return m_view->heatmapTab(); }
+  int correlationTab() const { return m_view->correlationTab(); }
   QProgressBar* progressBar() const { return m_progress; }
-  QTableView* correlationView() const { return m_correlationView; }
-  charts::ChartWidget* scatter() const { return m_scatter; }
   QLabel* estimateLabel() const { return m_estimate; }
   QLabel* statusLabel() const { return m_status; }
   QLabel* runNoteLabel() const { return m_runNote; }
-  // Selects a heatmap cell and shows its drill-down; false when out of range.
-  bool drillDown(int queryRow, int rank);
-  int heatmapTab() const { return m_heatmapTab; }
-  int correlationTab() const { return m_correlationTab; }
 
  signals:
   void estimateFinished(bool ok);
@@ -132,14 +106,12 @@ class EragPage : public Page {
   void showProjectRuns();
   core::llm::EndpointConfig endpoint() const;
   std::vector<core::MeasureRequest> parsedMeasures(QString* error) const;
+  core::eval::ResultOptions resultOptions(const std::shared_ptr<const core::Dataset>& dataset) const;
   void scheduleEstimate();
-  bool startRetrieval();
-  void onRetrieved(const RetrieveOutcome& outcome);
-  void startEndToEnd(const std::shared_ptr<const EragResults>& stage);
-  void computeFromStores(const QString& eragStore, const QString& e2eStore);
-  void showResults(std::shared_ptr<const EragResults> results);
+  void onRetrieved(const std::shared_ptr<const core::eval::RetrievedRun>& run);
+  void onFinished(const RunJobOutcome& outcome);
+  void showResults(std::shared_ptr<const core::eval::EvaluationResults> results);
   void fail(const QString& message);
-  void updateScatter();
   void setBusy(bool busy);
 
   Workbench* m_workbench;
@@ -160,27 +132,13 @@ class EragPage : public Page {
   QPushButton* m_saveRun = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_runNote = nullptr;  // how the last retrieved run was made
-  QTabWidget* m_tabs = nullptr;
-  QTextBrowser* m_summary = nullptr;
-  QStandardItemModel* m_perQuery = nullptr;
-  QTableView* m_perQueryView = nullptr;
-  HeatmapModel* m_heatmap = nullptr;
-  QTableView* m_heatmapView = nullptr;
-  QTextBrowser* m_drill = nullptr;
-  QStandardItemModel* m_correlation = nullptr;
-  QTableView* m_correlationView = nullptr;
-  QComboBox* m_scatterMeasure = nullptr;
-  charts::ChartWidget* m_scatter = nullptr;
-  StatsPanel* m_statsPanel = nullptr;
-  int m_heatmapTab = -1;
-  int m_correlationTab = -1;
+  EragResultsView* m_view = nullptr;
   std::vector<core::llm::EndpointConfig> m_endpoints;
-  std::shared_ptr<const EragResults> m_results;
   RunJob* m_job = nullptr;
-  RetrieveJob* m_retrieve = nullptr;
-  QThreadPool* m_pool = nullptr;  // owned: result computation off the GUI thread
+  QThreadPool* m_pool = nullptr;  // owned: estimates and stored results off the GUI thread
   bool m_measuresEdited = false;
   bool m_running = false;
+  bool m_retrievalPending = false;  // the job's BM25 step has not delivered its run yet
   int m_estimateGeneration = 0;
   std::shared_ptr<const core::Dataset> m_runDataset;  // dataset of the job in flight
 };

@@ -1,0 +1,141 @@
+// ragscope-cli erag-correlate (SPEC §6): the correlation of retrieval evaluation methods with
+// end-to-end quality over stored eRAG and end-to-end runs (the eRAG paper's Table 1), one pair of
+// stores per system.
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
+#include "core/data/loaders.h"
+#include "core/eval/correlationanalysis.h"
+#include "core/eval/e2ejob.h"
+#include "core/eval/eragjob.h"
+#include "core/store/runstore.h"
+
+namespace ragscope::cli {
+
+namespace {
+
+using namespace ragscope::core;
+namespace fs = std::filesystem;
+
+constexpr const char* kCorrelateHelp =
+    R"(usage: ragscope-cli erag-correlate --erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]...
+                                   [--qrels QRELS] [--measures LIST] [--resamples N]
+                                   [--json]
+
+The eRAG paper's Table 1: Kendall's tau-b and Spearman's rho between each retrieval evaluation
+method's per-query scores and the end-to-end per-query scores, queries paired by id. Methods:
+qrels (with --qrels), provenance (the gold outputs' source documents; chunks count as their
+document), contains-answer document labels, and eRAG. Each --erag store is paired with the
+--e2e store given in the same position (one pair per system, same downstream metric); with two
+or more systems a table over the systems' means follows.
+
+  --measures LIST   default: the eRAG run's measures
+  --resamples N     bootstrap resamples for the coefficient CIs (default 1000; 0 = none)
+)";
+
+}  // namespace
+
+int eragCorrelateCommand(const Args& args) {
+  std::vector<std::string> eragPaths, e2ePaths;
+  std::string qrelsPath, measuresText;
+  std::size_t resamples = 1000;
+  bool asJson = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& into) { return nextValue(args, i, into); };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      std::cout << kCorrelateHelp;
+      return 0;
+    } else if (a == "--erag") {
+      if (!value(v)) return usageError("--erag needs a run store", kCorrelateHelp);
+      eragPaths.push_back(v);
+    } else if (a == "--e2e") {
+      if (!value(v)) return usageError("--e2e needs a run store", kCorrelateHelp);
+      e2ePaths.push_back(v);
+    } else if (a == "--qrels") {
+      if (!value(qrelsPath)) return usageError("--qrels needs a path", kCorrelateHelp);
+    } else if (a == "--measures") {
+      if (!value(measuresText)) return usageError("--measures needs a list", kCorrelateHelp);
+    } else if (a == "--resamples") {
+      if (!value(v)) return usageError("--resamples needs a number", kCorrelateHelp);
+      if (!parseCount(v, 0, 1000000, resamples))
+        return usageError("--resamples: '" + v + "' is not 0..1000000", kCorrelateHelp);
+    } else if (a == "--json") {
+      asJson = true;
+    } else {
+      return usageError("erag-correlate: unknown argument '" + a + "'", kCorrelateHelp);
+    }
+  }
+  if (eragPaths.empty() || eragPaths.size() != e2ePaths.size()) {
+    return usageError("erag-correlate needs one --e2e store for each --erag store", kCorrelateHelp);
+  }
+  std::vector<MeasureRequest> measures;
+  if (!measuresText.empty()) {
+    auto parsed = eval::parseEragMeasures(measuresText);
+    if (!parsed.ok()) return usageError("--measures: " + parsed.error, kCorrelateHelp);
+    measures = parsed.value;
+  }
+  std::optional<Qrels> qrels;
+  if (!qrelsPath.empty()) {
+    auto q = readTrecQrels(qrelsPath, LoadOptions{});
+    if (!q.report.ok() || q.report.hasErrors()) {
+      printLoadDiagnostics(q.report);
+      std::cerr << "ragscope-cli: erag-correlate: the qrels have errors\n";
+      return 2;
+    }
+    qrels = std::move(q.value);
+  }
+  std::vector<eval::EragReport> eragReports(eragPaths.size());
+  std::vector<eval::E2eReport> e2eReports(e2ePaths.size());
+  std::vector<eval::SystemInput> systems;
+  stats::BootstrapOptions noBootstrap;
+  noBootstrap.resamples = 0;
+  for (std::size_t s = 0; s < eragPaths.size(); ++s) {
+    store::RunStore eragStore, e2eStore;
+    std::string err;
+    if (!eragStore.open(eragPaths[s], &err) || !e2eStore.open(e2ePaths[s], &err)) {
+      std::cerr << "ragscope-cli: " << err << "\n";
+      return 2;
+    }
+    // The eRAG report with continuous-safe measures; refused measures become rows with notes.
+    eragReports[s] = eval::computeEragReport(eragStore, {}, noBootstrap);
+    e2eReports[s] = eval::computeE2eReport(e2eStore, noBootstrap);
+    for (const auto* error : {&eragReports[s].error, &e2eReports[s].error}) {
+      if (!error->empty()) {
+        std::cerr << "ragscope-cli: erag-correlate: " << *error << "\n";
+        return 2;
+      }
+    }
+    const auto settings = eragStore.run().settings;
+    std::string name = settings.value("system", std::string());
+    if (name.empty()) name = fs::path(eragPaths[s]).stem().string();
+    for (const auto& other : systems) {
+      if (other.name == name) name = fs::path(eragPaths[s]).stem().string();
+    }
+    systems.push_back({name, &eragReports[s], &e2eReports[s]});
+  }
+  eval::CorrelationAnalysisOptions options;
+  options.measures = measures;
+  options.qrels = qrels ? &*qrels : nullptr;
+  options.stats.resamples = resamples;
+  const auto analysis = eval::analyseCorrelation(systems, options);
+  if (!analysis.ok()) {
+    std::cerr << "ragscope-cli: erag-correlate: " << analysis.error << "\n";
+    return 2;
+  }
+  if (asJson) {
+    std::cout << eval::correlationAnalysisJson(analysis).dump(2) << "\n";
+  } else {
+    std::cout << eval::formatCorrelationAnalysis(analysis);
+  }
+  return 0;
+}
+
+}  // namespace ragscope::cli

@@ -1,0 +1,500 @@
+#include "core/eval/job.h"
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+
+#include "core/data/loaders.h"
+#include "core/eval/generatejob.h"
+#include "core/eval/jobplanning.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/prompts.h"
+#include "core/llm/providerfactory.h"
+#include "core/llm/responsecache.h"
+#include "core/retrieval/bm25run.h"
+#include "core/retrieval/indexdir.h"
+
+namespace ragscope::core::eval {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool complete(RunOutcome o) { return o == RunOutcome::Done || o == RunOutcome::DoneWithErrors; }
+
+std::optional<std::string> readTemplate(const fs::path& path, std::string* error) {
+  if (path.empty()) return llm::defaultRagTemplate();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    *error = path.string() + ": cannot read the prompt template (not a regular file)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path.string() + ": cannot read the prompt template";
+    return std::nullopt;
+  }
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// eRAG's measures, refused up front when continuous labels cannot give them (rather than after
+// N x k calls).
+std::string checkMeasures(const JobSpec& spec) {
+  const auto parsed = parseEragMeasures(eragMeasuresOrDefault(spec.measures, spec.k));
+  if (!parsed.ok()) return "measures: " + parsed.error;
+  if (isBinaryDownstreamMetric(spec.metric)) return {};
+  for (const auto& m : parsed.value)
+    if (m.name != "P" && m.name != "success")
+      return "measure " + m.name + (m.params ? "_" + *m.params : "") + " with metric " +
+             downstreamMetricKey(spec.metric) + ": " + std::string(continuousLabelRule());
+  return {};
+}
+
+std::string stemOf(const std::string& source) { return fs::path(source).stem().string(); }
+
+// The run a job's lists come from, with how it was made (the record's "run") and its name.
+struct ResolvedRun {
+  std::optional<Run> owned;
+  const Run* run = nullptr;
+  json setting;
+  std::string system;
+};
+
+bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& cb, JobPlan& plan,
+                ResolvedRun& out) {
+  using Type = RunSource::Type;
+  switch (spec.run.type) {
+    case Type::None:
+      if (spec.kind != JobKind::Generate) {
+        plan.error = std::string(jobKindName(spec.kind)) + " needs a run or a retriever";
+        return false;
+      }
+      return true;
+    case Type::File: {
+      auto loaded = readTrecRun(spec.run.file, LoadOptions{});
+      plan.report = std::move(loaded.report);
+      if (!plan.report.ok() || plan.report.hasErrors()) {
+        plan.error = spec.run.file.string() + ": the run has errors";
+        return false;
+      }
+      out.owned = std::move(loaded.value);
+      out.run = &*out.owned;
+      out.setting = inputFileEntry(spec.run.file, "trec-run");
+      out.setting["source"] = "file";
+      out.setting["tag"] = out.run->tag;
+      out.system = out.run->tag.empty() ? spec.run.file.stem().string() : out.run->tag;
+      return true;
+    }
+    case Type::DatasetRun: {
+      if (spec.run.datasetRun >= dataset.runs.size()) {
+        plan.error = "the dataset has no run number " + std::to_string(spec.run.datasetRun + 1);
+        return false;
+      }
+      out.run = &dataset.runs[spec.run.datasetRun];
+      std::error_code ec;
+      // A run read from a file is recorded as that file, as if it had been named on its own.
+      if (!out.run->source.empty() && fs::is_regular_file(out.run->source, ec)) {
+        out.setting = inputFileEntry(out.run->source, "trec-run");
+        out.setting["source"] = "file";
+      } else {
+        out.setting = {{"source", "dataset"}, {"description", out.run->source}};
+      }
+      out.setting["tag"] = out.run->tag;
+      out.system = out.run->tag.empty() ? stemOf(out.run->source) : out.run->tag;
+      return true;
+    }
+    case Type::Bm25: {
+      const auto started = std::chrono::steady_clock::now();
+      Bm25RunOptions bo;
+      bo.indexDir = spec.run.indexDir;
+      if (bo.indexDir.empty())
+        bo.indexDir = chooseIndexDir(dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path,
+                                     dataset.corpus);
+      bo.k = spec.k;
+      bo.threads = 2;
+      bo.params = spec.run.bm25;
+      bo.indexProgress = cb.indexProgress;
+      bo.retrieveProgress = cb.retrieveProgress;
+      bo.stop = cb.stop;
+      auto r = retrieveWithBm25(dataset, bo);
+      if (r.cancelled) {
+        plan.cancelled = true;
+        return false;
+      }
+      if (!r.ok) {
+        plan.error = "bm25: " + r.error;
+        return false;
+      }
+      RetrievedRun retrieved;
+      retrieved.run = std::move(r.run.value);
+      retrieved.run.tag = "bm25-top" + std::to_string(spec.k);
+      retrieved.run.source = "bm25 (Xapian) index " + r.index.dir.string();  // no file: how it was made
+      retrieved.index = r.index;
+      retrieved.queriesFailed = r.run.report.skipped;
+      for (const auto& d : r.run.report.diagnostics) addPlanWarning(plan.warnings, d.toString());
+      retrieved.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      out.setting = std::move(r.setting);
+      out.setting["source"] = "bm25";
+      out.setting["tag"] = retrieved.run.tag;
+      out.system = retrieved.run.tag;
+      plan.retrieved = std::move(retrieved);
+      out.run = &plan.retrieved->run;
+      if (cb.retrieved) cb.retrieved(*plan.retrieved);
+      return true;
+    }
+  }
+  return false;
+}
+
+StagePlan makeStage(const JobSpec& spec, JobKind kind, json settings, const JobPlan& plan,
+                    std::vector<store::NewItem> items, const fs::path& givenStore) {
+  StagePlan stage;
+  stage.kind = kind;
+  stage.store = givenStore.empty() ? freshStorePath(spec.storeFolder, jobKindName(kind)) : givenStore;
+  stage.record.kind = std::string(jobKindName(kind));
+  stage.record.settings = std::move(settings);
+  stage.record.templateText = plan.templateText;
+  stage.record.templateHash = llm::templateHash(plan.templateText);
+  llm::EndpointConfig endpoint = spec.endpoint;
+  endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
+  stage.record.endpoint = llm::toJson(endpoint);  // key names only
+  stage.items = std::move(items);
+  return stage;
+}
+
+// The prompt of every (query, rank) cell of an eRAG report, from the items' stored requests.
+std::vector<std::vector<std::string>> eragPrompts(store::RunStore& store, const EragReport& report) {
+  std::unordered_map<std::string, std::string> byKey;
+  for (const auto& item : store.items()) {
+    if (item.key.rfind(kEragKeyPrefix, 0) != 0) continue;
+    const auto request = llm::requestFromJson(json::parse(item.requestJson, nullptr, false));
+    if (!request) continue;
+    std::string text;
+    for (const auto& m : request->messages) {
+      if (!text.empty()) text += "\n\n";
+      if (request->messages.size() > 1) text += "[" + m.role + "]\n";
+      text += m.content;
+    }
+    byKey.emplace(item.key, std::move(text));
+  }
+  std::vector<std::vector<std::string>> prompts;
+  prompts.reserve(report.queries.size());
+  for (const auto& pq : report.queries) {
+    std::vector<std::string> row;
+    for (std::size_t r = 0; r < pq.docIds.size(); ++r) {
+      const auto it = byKey.find(eragItemKey(pq.qid, r + 1, pq.docIds[r]));
+      row.push_back(it == byKey.end() ? std::string() : it->second);
+    }
+    prompts.push_back(std::move(row));
+  }
+  return prompts;
+}
+
+std::string systemOf(const store::RunRecord& record) {
+  return record.settings.is_object() ? record.settings.value("system", std::string()) : std::string();
+}
+
+// The eRAG and end-to-end results of open stores (either may be null); `labelsOut` non-empty
+// writes the eRAG labels there.
+EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, const ResultOptions& o,
+                                 const fs::path& labelsOut) {
+  EvaluationResults res;
+  res.measures = o.measures;
+  std::string err;
+  if (erag) {
+    res.eragStore = erag->path();
+    const auto record = erag->run();
+    res.system = systemOf(record);
+    if (record.kind != kEragJobKind) {
+      res.error = res.eragStore.filename().string() + " is a " + record.kind + " run, not an eRAG run";
+      return res;
+    }
+    if (res.measures.empty() && record.settings.is_object())
+      res.measures = parseEragMeasures(record.settings.value("measures", std::string("P_5"))).value;
+    res.erag = computeEragReport(*erag, res.measures, o.bootstrap);
+    if (!res.erag->error.empty()) {
+      res.error = "eRAG: " + res.erag->error;
+    } else {
+      if (o.persist && !storeEragScores(erag->path(), *res.erag, &err))
+        res.error = "eRAG: storing the labels: " + err;
+      if (!labelsOut.empty() && !writeJsonFile(labelsOut, labelsJson(*res.erag), &err)) res.error = err;
+      if (o.prompts) res.prompts = eragPrompts(*erag, *res.erag);
+    }
+  }
+  if (e2e) {
+    res.e2eStore = e2e->path();
+    if (res.system.empty()) res.system = systemOf(e2e->run());
+    auto report = computeE2eReport(*e2e, o.bootstrap);
+    if (!report.error.empty()) {
+      if (res.error.empty()) res.error = "end-to-end: " + report.error;
+      return res;
+    }
+    if (o.persist && !storeE2eScores(e2e->path(), report, &err) && res.error.empty())
+      res.error = "end-to-end: storing the scores: " + err;
+    res.e2e = std::move(report);
+  }
+  if (res.erag && res.erag->error.empty() && res.e2e) {
+    CorrelationAnalysisOptions c;
+    c.measures = res.measures;
+    c.qrels = o.qrels && !o.qrels->byQuery.empty() ? o.qrels : nullptr;
+    c.provenance = true;
+    c.stats.resamples = o.correlationResamples;
+    c.stats.threads = o.threads;
+    res.correlation = analyseCorrelation({{res.system, &*res.erag, &*res.e2e}}, c);
+  }
+  return res;
+}
+
+std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint, std::string_view kind,
+                                           llm::ResponseCache* cache, const ExecutionOptions& x) {
+  if (x.makeProvider) return x.makeProvider(endpoint);
+  llm::EndpointConfig call = endpoint;
+  // The front end's key callback (the GUI's keychain secret) wins over the recorded variable.
+  if (x.transport.apiKey) call.apiKeyEnv.clear();
+  return llm::makeProvider(call, offlineRoleFor(kind), cache, x.transport);
+}
+
+StageResult runStage(store::RunStore& store, std::string kindName, const llm::EndpointConfig& endpoint,
+                     const JobLimits& limits, llm::ResponseCache* cache, const ExecutionOptions& x,
+                     const JobCallbacks& cb) {
+  StageResult r;
+  r.kindName = std::move(kindName);
+  r.kind = jobKindFromName(r.kindName).value_or(JobKind::Generate);
+  r.store = store.path();
+  if (cb.stageStarted) cb.stageStarted(r.kind, r.store);
+  EngineOptions engine;
+  engine.concurrency = limits.concurrency;
+  engine.budgetUsd = limits.budgetUsd;
+  engine.retryErrors = x.retryErrors;
+  auto provider = jobProvider(endpoint, r.kindName, cache, x);
+  r.summary = executeRun(store, *provider, engine, cb.listener, cb.stop);
+  provider.reset();  // every callback has run and its connections are closed before the results
+  r.counts = store.counts();
+  r.status = store.run().status;
+  return r;
+}
+
+// After the engine, whatever the outcome: generate's answers file, eRAG / end-to-end scores.
+void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* erag, store::RunStore* e2e,
+                  const fs::path& outFile, const ResultOptions& results) {
+  if (generate && !outFile.empty()) {
+    std::string err;
+    if (writeAnswersJsonl(*generate, outFile, &err)) out.answers = outFile;
+    else if (out.error.empty()) out.error = err;
+  }
+  if (erag || e2e) {
+    ResultOptions o = results;
+    o.persist = true;
+    out.evaluation = evaluateStores(erag, e2e, o, erag ? outFile : fs::path());
+    if (out.error.empty()) out.error = out.evaluation.error;
+    if (erag && !outFile.empty() && out.evaluation.error.empty()) out.labels = outFile;
+  }
+}
+
+}  // namespace
+
+JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks) {
+  JobPlan plan;
+  auto templateText = readTemplate(spec.templatePath, &plan.error);
+  if (!templateText) return plan;
+  plan.templateText = std::move(*templateText);
+  if (spec.kind == JobKind::Erag) {
+    plan.error = checkMeasures(spec);
+    if (!plan.error.empty()) return plan;
+  }
+  if (spec.kind != JobKind::Generate && dataset.queries.empty()) {
+    plan.error = "the dataset has no queries";
+    return plan;
+  }
+  ResolvedRun run;
+  if (!resolveRun(spec, dataset, callbacks, plan, run)) return plan;
+  plan.system = run.system;
+
+  if (spec.kind == JobKind::Generate) {
+    auto g = planGenerate(dataset, run.run, spec.k, plan.templateText);
+    plan.queries = dataset.queries.size();
+    plan.missingDocuments = g.missingDocuments;
+    for (auto& w : g.warnings) addPlanWarning(plan.warnings, std::move(w));
+    json settings = recordSettings(spec, JobKind::Generate, dataset, run.setting, run.system);
+    settings["queries"] = plan.queries;
+    settings["missing_documents"] = plan.missingDocuments;
+    plan.stages.push_back(makeStage(spec, JobKind::Generate, std::move(settings), plan, std::move(g.items), spec.store));
+    return plan;
+  }
+
+  // eRAG and end-to-end share the top-k lists (a document missing from the corpus is skipped, so
+  // both see the same k documents).
+  const bool erag = spec.kind == JobKind::Erag;
+  const bool e2e = spec.kind == JobKind::E2e || spec.withEndToEnd;
+  auto addStage = [&](JobKind kind, std::vector<store::NewItem> items, json planJson, const TopDocuments& top,
+                      const fs::path& store) {
+    json settings = recordSettings(spec, kind, dataset, run.setting, run.system);
+    settings["queries"] = top.lists.size();
+    settings["missing_documents"] = top.missingDocuments;
+    settings["queries_without_gold"] = top.queriesWithoutGold;
+    settings["plan"] = std::move(planJson);
+    plan.stages.push_back(makeStage(spec, kind, std::move(settings), plan, std::move(items), store));
+  };
+  TopDocuments top;
+  if (erag) {
+    auto p = planErag(dataset, *run.run, spec.k, plan.templateText);
+    top = p.top;
+    addStage(JobKind::Erag, std::move(p.items), std::move(p.plan), p.top, spec.store);
+  }
+  if (e2e) {
+    auto p = planE2e(dataset, *run.run, spec.k, plan.templateText);
+    if (!erag) top = p.top;
+    addStage(JobKind::E2e, std::move(p.items), std::move(p.plan), p.top, erag ? spec.e2eStore : spec.store);
+  }
+  plan.queries = top.lists.size();
+  for (const auto& l : top.lists) plan.documents += l.docIds.size();
+  plan.missingDocuments = top.missingDocuments;
+  plan.queriesWithoutGold = top.queriesWithoutGold;
+  for (auto w : top.warnings) addPlanWarning(plan.warnings, std::move(w));
+  if (top.lists.empty()) {
+    plan.error = "no query has a gold answer to score outputs against";
+    plan.stages.clear();
+  }
+  return plan;
+}
+
+std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec, llm::ResponseCache* cache) {
+  std::vector<StageEstimate> out;
+  for (const auto& stage : plan.stages) {
+    auto provider = llm::makeProvider(spec.endpoint, offlineRoleFor(jobKindName(stage.kind)), cache);
+    out.push_back({stage.kind, estimateItems(stage.items, *provider, cache)});
+  }
+  return out;
+}
+
+JobEstimate estimateJob(const JobSpec& spec, const Dataset& dataset) {
+  JobEstimate out;
+  if (spec.run.type == RunSource::Type::Bm25) {
+    out.error = "the BM25 step runs first; its calls are estimated once its run exists";
+    return out;
+  }
+  const JobPlan plan = planJob(spec, dataset);
+  out.error = plan.error;
+  out.queries = plan.queries;
+  out.queriesWithoutGold = plan.queriesWithoutGold;
+  out.missingDocuments = plan.missingDocuments;
+  out.heuristic = llm::isOfflineEndpoint(spec.endpoint);
+  if (!plan.ok()) return out;
+  std::string note;
+  auto cache = openJobCache(spec.endpoint, spec.limits, &note);
+  out.stages = estimatePlan(plan, spec, cache.get());
+  return out;
+}
+
+EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eStore, const ResultOptions& options) {
+  store::RunStore erag, e2e;
+  std::string err;
+  auto fail = [&](const fs::path& p) {
+    EvaluationResults r;
+    r.eragStore = eragStore;
+    r.e2eStore = e2eStore;
+    r.error = err.empty() ? p.string() + ": cannot open" : err;
+    return r;
+  };
+  if (!eragStore.empty() && !erag.open(eragStore, &err)) return fail(eragStore);
+  if (!e2eStore.empty() && !e2e.open(e2eStore, &err)) return fail(e2eStore);
+  return evaluateStores(eragStore.empty() ? nullptr : &erag, e2eStore.empty() ? nullptr : &e2e, options, {});
+}
+
+RunOutcome JobResult::outcome() const {
+  if (stages.empty()) return RunOutcome::Failed;
+  RunOutcome worst = RunOutcome::Done;
+  auto rank = [](RunOutcome o) {
+    switch (o) {
+      case RunOutcome::Done: return 0;
+      case RunOutcome::DoneWithErrors: return 1;
+      case RunOutcome::PausedBudget: return 2;
+      case RunOutcome::Cancelled: return 3;
+      case RunOutcome::Failed: return 4;
+    }
+    return 4;
+  };
+  for (const auto& s : stages)
+    if (rank(s.summary.outcome) > rank(worst)) worst = s.summary.outcome;
+  return worst;
+}
+
+std::unique_ptr<llm::ResponseCache> openJobCache(const llm::EndpointConfig& endpoint, const JobLimits& limits,
+                                                 std::string* note) {
+  if (llm::isOfflineEndpoint(endpoint) || !limits.useCache) return nullptr;
+  auto cache = std::make_unique<llm::ResponseCache>();
+  const fs::path path = limits.cachePath.empty() ? llm::ResponseCache::defaultPath() : limits.cachePath;
+  std::string why;
+  if (!cache->open(path, &why)) {
+    if (note) *note = "response cache not used: " + why;
+    return nullptr;
+  }
+  return cache;
+}
+
+JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOptions& execution,
+                 const ResultOptions& results, const JobCallbacks& callbacks) {
+  JobResult out;
+  if (!plan.ok()) {
+    out.error = plan.cancelled ? "cancelled before the first call" : plan.error;
+    return out;
+  }
+  llm::EndpointConfig endpoint = spec.endpoint;
+  endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
+  auto cache = openJobCache(endpoint, spec.limits, &out.cacheNote);
+  std::vector<std::unique_ptr<store::RunStore>> stores;
+  store::RunStore* byKind[3] = {nullptr, nullptr, nullptr};
+  for (const auto& stage : plan.stages) {
+    auto store = std::make_unique<store::RunStore>();
+    std::string err;
+    std::error_code ec;
+    if (stage.store.has_parent_path()) fs::create_directories(stage.store.parent_path(), ec);
+    if (!store->create(stage.store, stage.record, &err) || !store->addItems(stage.items, &err)) {
+      out.error = err;
+      break;
+    }
+    out.stages.push_back(
+        runStage(*store, std::string(jobKindName(stage.kind)), endpoint, spec.limits, cache.get(), execution, callbacks));
+    byKind[static_cast<int>(stage.kind)] = store.get();
+    stores.push_back(std::move(store));
+    if (!complete(out.stages.back().summary.outcome)) break;
+  }
+  finishStages(out, byKind[0], byKind[1], byKind[2], spec.out, results);
+  if (out.error.empty() && !out.stages.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
+    out.error = out.stages.back().summary.error;
+  return out;
+}
+
+std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrides& overrides, std::string* error) {
+  StoredJob job;
+  job.store = std::make_shared<store::RunStore>();
+  if (!job.store->open(path, error)) return std::nullopt;
+  job.record = job.store->run();
+  job.settings = resumeSettings(job.record.endpoint, job.record.settings, overrides);
+  return job;
+}
+
+Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache* cache) {
+  auto provider = llm::makeProvider(job.settings.endpoint, offlineRoleFor(job.record.kind), cache);
+  return estimateRun(*job.store, *provider, retryErrors, cache);
+}
+
+JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
+                    const JobCallbacks& callbacks) {
+  JobResult out;
+  auto cache = openJobCache(job.settings.endpoint, job.settings.limits, &out.cacheNote);
+  out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint, job.settings.limits,
+                                cache.get(), execution, callbacks));
+  store::RunStore* s = job.store.get();
+  const std::string& kind = job.record.kind;
+  finishStages(out, kind == jobKindName(JobKind::Generate) ? s : nullptr, kind == kEragJobKind ? s : nullptr,
+               kind == kE2eJobKind ? s : nullptr, job.settings.out, results);
+  if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
+    out.error = out.stages.back().summary.error;
+  return out;
+}
+
+}  // namespace ragscope::core::eval

@@ -1,0 +1,188 @@
+#pragma once
+// The evaluation-job API every front end calls (DESIGN: "one job API, one versioned run record"):
+// a JobSpec (jobspec.h) is planned against a loaded dataset (the BM25 retrieval step included),
+// estimated, then run on the run engine stage by stage (eRAG then its end-to-end run is one job),
+// each stage's store created with the one run record, its calls committed as they arrive, and
+// its scores computed and stored; the typed results are read back from the stores. A stopped
+// job is continued from its store alone (openStoredJob + resumeJob). No Qt; progress and
+// cancellation come in through JobCallbacks, on the calling thread or the engine's.
+//
+//   JobPlan plan = planJob(spec, dataset, callbacks);
+//   if (!plan.ok()) fail(plan.error);
+//   for (const auto& e : estimatePlan(plan, spec, nullptr)) show(e);
+//   JobResult result = runJob(plan, spec, {}, callbacks);
+//   result.evaluation.erag->aggregate ...   // read back from the stores
+//
+// The CLI (app/cli/eragcommand.cpp, jobcommands.cpp) and the GUI (ui/jobs/runjob.*) only gather
+// a JobSpec, call these on their own thread, and show what comes back.
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/eval/correlationanalysis.h"
+#include "core/eval/e2ejob.h"
+#include "core/eval/eragjob.h"
+#include "core/eval/jobspec.h"
+#include "core/eval/runengine.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/responsecache.h"
+#include "core/store/runstore.h"
+
+namespace ragscope::core::eval {
+
+// A run the BM25 step made, for the front end to show or keep (the GUI adds it to the dataset).
+struct RetrievedRun {
+  Run run;                 // tag "bm25-top<k>"
+  IndexBuildResult index;  // where the index is, whether it was reused
+  std::size_t queriesFailed = 0;
+  double seconds = 0.0;
+};
+
+struct JobCallbacks {
+  ProgressListener* listener = nullptr;  // engine progress of the stage running (engine thread)
+  std::function<void(JobKind kind, const std::filesystem::path& store)> stageStarted;
+  ProgressFn indexProgress;     // BM25 step: documents indexed / total
+  ProgressFn retrieveProgress;  // BM25 step: queries retrieved / total
+  std::function<void(const RetrievedRun&)> retrieved;
+  std::stop_token stop;
+};
+
+// One store of a job: its kind, record and calls.
+struct StagePlan {
+  JobKind kind = JobKind::Erag;
+  std::filesystem::path store;
+  store::RunRecord record;
+  std::vector<store::NewItem> items;
+};
+
+struct JobPlan {
+  std::string error;    // non-empty: refused (bad measures, unreadable template or run, no gold, ...)
+  LoadReport report;    // diagnostics of the run file read for the job
+  bool cancelled = false;  // the BM25 step was cancelled
+  std::vector<std::string> warnings;   // the first few problems, for people
+  std::string templateText;
+  std::string system;                  // the run's name
+  std::optional<RetrievedRun> retrieved;  // the BM25 step's run
+  std::size_t queries = 0;             // queries planned
+  std::size_t documents = 0;           // documents over all top-k lists
+  std::size_t missingDocuments = 0;    // run entries not in the corpus (skipped)
+  std::size_t queriesWithoutGold = 0;  // eRAG / end-to-end: left out
+  std::vector<StagePlan> stages;       // eRAG then end-to-end when chained
+  bool ok() const { return error.empty() && !cancelled; }
+};
+
+// Reads the template, resolves the run (reads a run file, or retrieves with BM25: the slow step,
+// reported through the callbacks and cancellable), plans every stage and names its store.
+JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks = {});
+
+struct StageEstimate {
+  JobKind kind = JobKind::Erag;
+  Estimate estimate;
+};
+// Calls, tokens and cost of each stage (cached answers counted through `cache`, which may be null).
+std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec,
+                                        llm::ResponseCache* cache);
+
+// A dry run of a job that needs no retrieval step (a run file or a dataset run): the plan's counts
+// and each stage's estimate, with cached answers counted through the user's response cache.
+struct JobEstimate {
+  std::string error;
+  std::size_t queries = 0;
+  std::size_t queriesWithoutGold = 0;
+  std::size_t missingDocuments = 0;
+  std::vector<StageEstimate> stages;
+  bool heuristic = false;  // the offline heuristic provider answers: no cost
+};
+JobEstimate estimateJob(const JobSpec& spec, const Dataset& dataset);
+
+// How a job talks to its endpoint; none of it is recorded.
+struct ExecutionOptions {
+  // With an apiKey callback (the GUI's keychain lookup) the key comes from it, not from the
+  // endpoint's environment variable.
+  llm::TransportOptions transport;
+  bool retryErrors = false;         // resume: redo items whose call failed
+  // Test hook: the provider to use instead of the one the endpoint describes.
+  std::function<std::unique_ptr<llm::Provider>(const llm::EndpointConfig&)> makeProvider;
+};
+
+// How results are read back from the stores.
+struct ResultOptions {
+  std::vector<MeasureRequest> measures;  // eRAG: empty = the run's own
+  stats::BootstrapOptions bootstrap;     // CIs of the means (resamples 0: none)
+  const Qrels* qrels = nullptr;          // correlation's "qrels" method; null: not shown
+  std::size_t correlationResamples = 1000;
+  unsigned threads = 0;                  // 0: all cores
+  bool prompts = false;                  // keep every eRAG prompt (the GUI's drill-down)
+  bool persist = false;                  // write labels and scores into the stores (after a run)
+  std::filesystem::path labelsOut;       // eRAG: the labels as JSON
+};
+
+// eRAG and end-to-end results of one system, read back from its stores.
+struct EvaluationResults {
+  std::string error;  // non-empty: a store could not be read or scored
+  std::filesystem::path eragStore;
+  std::filesystem::path e2eStore;
+  std::string system;
+  std::vector<MeasureRequest> measures;
+  std::optional<EragReport> erag;
+  std::vector<std::vector<std::string>> prompts;  // [query][rank] (ResultOptions::prompts)
+  std::optional<E2eReport> e2e;
+  std::optional<CorrelationAnalysis> correlation;  // with both stores
+};
+// Either store may be empty. Only reads unless options.persist.
+EvaluationResults readEvaluation(const std::filesystem::path& eragStore,
+                                 const std::filesystem::path& e2eStore, const ResultOptions& options);
+
+struct StageResult {
+  JobKind kind = JobKind::Erag;
+  std::string kindName;  // the stored kind (resumes of kinds this build does not define too)
+  std::filesystem::path store;
+  RunSummary summary;
+  store::RunCounts counts;
+  std::string status;    // stored run status afterwards
+};
+
+struct JobResult {
+  std::string error;      // the job could not run or finish (store, provider, scoring)
+  std::string cacheNote;  // "response cache not used: ..."
+  std::vector<StageResult> stages;
+  EvaluationResults evaluation;         // eRAG / end-to-end stages
+  std::filesystem::path answers;        // generate: the answers file written
+  std::filesystem::path labels;         // eRAG: the labels file written
+  bool started() const { return !stages.empty(); }
+  // The last stage's engine outcome (Failed when nothing ran).
+  RunOutcome outcome() const;
+};
+
+// Runs a plan's stages in order; a stage that does not complete (cancelled, paused, failed) ends
+// the job, and a later run continues it with resumeJob.
+JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOptions& execution,
+                 const ResultOptions& results, const JobCallbacks& callbacks = {});
+
+// A stored run, opened to be continued.
+struct StoredJob {
+  std::shared_ptr<store::RunStore> store;
+  store::RunRecord record;
+  ResumeSettings settings;
+};
+std::optional<StoredJob> openStoredJob(const std::filesystem::path& path,
+                                       const ResumeOverrides& overrides, std::string* error);
+
+Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache* cache);
+
+// Continues a stored run: items with a result are skipped; then its scores as after a run.
+JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
+                    const JobCallbacks& callbacks = {});
+
+// The response cache a job uses (null for offline endpoints, when disabled, or when it cannot be
+// opened: then `note` says why).
+std::unique_ptr<llm::ResponseCache> openJobCache(const llm::EndpointConfig& endpoint,
+                                                 const JobLimits& limits, std::string* note);
+
+}  // namespace ragscope::core::eval

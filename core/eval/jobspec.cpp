@@ -1,0 +1,146 @@
+#include "core/eval/jobspec.h"
+
+#include <ctime>
+
+#include "core/llm/offline.h"
+#include "core/llm/llmjson.h"
+#include "core/util/sha256.h"
+
+namespace ragscope::core::eval {
+
+using nlohmann::json;
+
+std::string_view jobKindName(JobKind kind) {
+  switch (kind) {
+    case JobKind::Generate:
+      return "generate";
+    case JobKind::Erag:
+      return "erag";
+    case JobKind::E2e:
+      return "e2e";
+  }
+  return "erag";
+}
+
+std::optional<JobKind> jobKindFromName(std::string_view name) {
+  for (JobKind k : {JobKind::Generate, JobKind::Erag, JobKind::E2e})
+    if (jobKindName(k) == name) return k;
+  return std::nullopt;
+}
+
+llm::EndpointConfig offlineReaderEndpoint() {
+  llm::EndpointConfig c;
+  c.name = "offline reader";
+  c.baseUrl = "offline";
+  c.model = "heuristic-reader";
+  return c;
+}
+
+llm::OfflineRole offlineRoleFor(std::string_view kind) {
+  // Every job defined so far sends RAG prompts, which the reader answers; other kinds (judging)
+  // let the offline provider tell the role from the prompt.
+  return jobKindFromName(kind) ? llm::OfflineRole::Reader : llm::OfflineRole::Auto;
+}
+
+std::string eragMeasuresOrDefault(const std::string& text, std::size_t k) {
+  if (!text.empty()) return text;
+  return "P_" + std::to_string(k) + ",success_" + std::to_string(k);
+}
+
+std::filesystem::path freshStorePath(const std::filesystem::path& folder, std::string_view kind) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  const std::string stem = "ragscope-" + std::string(kind) + "-" + stamp;
+  std::filesystem::path path = folder / (stem + ".db");
+  std::error_code ec;
+  for (int n = 2; std::filesystem::exists(path, ec); ++n)
+    path = folder / (stem + "-" + std::to_string(n) + ".db");
+  return path;
+}
+
+json inputFileEntry(const std::filesystem::path& path, std::string_view format) {
+  json j;
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  j["path"] = (ec ? path : absolute).lexically_normal().string();
+  if (!format.empty()) j["format"] = std::string(format);
+  const auto hash = sha256OfPath(path);
+  j["sha256"] = hash ? json(*hash) : json();
+  return j;
+}
+
+json recordSettings(const JobSpec& spec, JobKind kind, const Dataset& dataset, const json& run,
+                    const std::string& system) {
+  json s;
+  s["record_version"] = kRunRecordVersion;
+  s["job"] = std::string(jobKindName(kind));
+  s["front_end"] = spec.frontEnd;
+  s["ragscope_version"] = RAGSCOPE_VERSION_STRING;
+  s["datasets"] = json::array();
+  for (const auto& part : dataset.parts)
+    s["datasets"].push_back(inputFileEntry(part.path, part.format ? formatName(*part.format) : ""));
+  s["run"] = run;
+  s["system"] = system;
+  s["k"] = spec.k;
+  if (kind != JobKind::Generate) s["metric"] = downstreamMetricKey(spec.metric);
+  if (kind == JobKind::Erag) s["measures"] = eragMeasuresOrDefault(spec.measures, spec.k);
+  s["template_source"] = spec.templatePath.empty() ? std::string("default") : spec.templatePath.string();
+  // The output file belongs to the job that writes it: generate's answers, eRAG's labels.
+  const bool writesOut = kind == JobKind::Generate || kind == JobKind::Erag;
+  s["out"] = writesOut && !spec.out.empty() ? json(std::filesystem::absolute(spec.out).string()) : json();
+  s["concurrency"] = spec.limits.concurrency;
+  s["budget_usd"] = spec.limits.budgetUsd ? json(*spec.limits.budgetUsd) : json();
+  s["cache"] = spec.limits.useCache ? json(spec.limits.cachePath.string()) : json(false);
+  return s;
+}
+
+RecordedDatasets recordedDatasets(const json& settings) {
+  RecordedDatasets out;
+  if (!settings.is_object()) return out;
+  const auto list = settings.find("datasets");
+  if (list != settings.end() && list->is_array()) {
+    for (const auto& entry : *list)
+      if (entry.is_object() && entry.contains("path") && entry["path"].is_string())
+        out.files.emplace_back(entry["path"].get<std::string>());
+    return out;
+  }
+  const auto name = settings.find("dataset");
+  if (name != settings.end() && name->is_string()) out.legacyName = name->get<std::string>();
+  return out;
+}
+
+ResumeSettings resumeSettings(const json& endpoint, const json& settings, const ResumeOverrides& o) {
+  ResumeSettings r;
+  r.endpoint = llm::endpointFromJson(endpoint);
+  const json s = settings.is_object() ? settings : json::object();
+  if (o.apiKeyEnv) r.endpoint.apiKeyEnv = *o.apiKeyEnv;
+  r.limits.concurrency = o.concurrency.value_or(
+      s.contains("concurrency") && s["concurrency"].is_number_unsigned() && s["concurrency"].get<std::size_t>() > 0
+          ? s["concurrency"].get<std::size_t>()
+          : static_cast<std::size_t>(std::max(1, r.endpoint.concurrency)));
+  r.endpoint.concurrency = static_cast<int>(r.limits.concurrency);
+  if (o.requestsPerMinute) r.endpoint.requestsPerMinute = *o.requestsPerMinute;
+  if (o.timeoutSeconds) r.endpoint.timeoutSeconds = *o.timeoutSeconds;
+  if (o.maxTokens) r.endpoint.maxTokens = *o.maxTokens;
+  if (o.pricePer1kInput) r.endpoint.pricePer1kInput = *o.pricePer1kInput;
+  if (o.pricePer1kOutput) r.endpoint.pricePer1kOutput = *o.pricePer1kOutput;
+  if (o.budgetUsd) r.limits.budgetUsd = *o.budgetUsd;
+  else if (s.contains("budget_usd") && s["budget_usd"].is_number()) r.limits.budgetUsd = s["budget_usd"].get<double>();
+  if (s.contains("cache")) {
+    if (s["cache"].is_boolean()) r.limits.useCache = s["cache"].get<bool>();
+    if (s["cache"].is_string()) r.limits.cachePath = s["cache"].get<std::string>();
+  }
+  if (o.useCache) r.limits.useCache = *o.useCache;
+  if (o.cachePath) {
+    r.limits.cachePath = *o.cachePath;
+    r.limits.useCache = true;
+  }
+  if (o.out) r.out = *o.out;
+  else if (s.contains("out") && s["out"].is_string()) r.out = s["out"].get<std::string>();
+  return r;
+}
+
+}  // namespace ragscope::core::eval

@@ -1,0 +1,134 @@
+#pragma once
+// What an LLM evaluation job is (generate, eRAG, end-to-end; judging next), said once for every
+// front end: the specification a CLI command or a GUI page fills in, and the run record a store
+// keeps of it. The record is one schema with a version (kRunRecordVersion), written the same way
+// whichever front end started the job, so a run made anywhere is found, shown and resumed
+// everywhere; records of earlier versions are still read (see recordedDatasets()).
+//
+//   JobSpec spec;
+//   spec.kind = JobKind::Erag;
+//   spec.run.type = RunSource::Type::Bm25;
+//   spec.endpoint = offlineReaderEndpoint();
+//   JobPlan plan = planJob(spec, dataset, callbacks);   // core/eval/job.h
+
+#include <cstddef>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/llm/offline.h"
+#include "core/llm/provider.h"
+#include "core/metrics/downstream.h"
+#include "core/retrieval/xapianindex.h"
+
+namespace ragscope::core::eval {
+
+// Version of the run record's settings layout. 1 (no "record_version" key): the CLI's records with
+// a "datasets" list, and the GUI's with a "dataset" display name; 2: this header's layout.
+inline constexpr int kRunRecordVersion = 2;
+
+enum class JobKind { Generate, Erag, E2e };
+std::string_view jobKindName(JobKind kind);  // "generate", "erag", "e2e"
+std::optional<JobKind> jobKindFromName(std::string_view name);
+
+// Where a job's ranked lists come from.
+struct RunSource {
+  enum class Type {
+    None,        // no documents (generate only: closed book)
+    File,        // a TREC run file
+    DatasetRun,  // one of the dataset's runs (by index)
+    Bm25,        // the embedded BM25 over the dataset's corpus, retrieved as the job's first step
+  };
+  Type type = Type::None;
+  std::filesystem::path file;      // File
+  std::size_t datasetRun = 0;      // DatasetRun
+  std::filesystem::path indexDir;  // Bm25: empty = chooseIndexDir (beside the data, else the user cache)
+  Bm25Params bm25;
+};
+
+// Limits the engine honours; recorded so that a resumed run keeps them.
+struct JobLimits {
+  std::size_t concurrency = 8;
+  std::optional<double> budgetUsd;
+  bool useCache = true;             // HTTP endpoints: the shared response cache
+  std::filesystem::path cachePath;  // empty: ResponseCache::defaultPath()
+};
+
+struct JobSpec {
+  JobKind kind = JobKind::Erag;
+  bool withEndToEnd = false;  // eRAG: the end-to-end run over the same top-k lists follows
+  RunSource run;
+  std::size_t k = 5;
+  DownstreamMetric metric = DownstreamMetric::RougeL;
+  std::string measures;                // eRAG: comma-separated; empty: P_k,success_k
+  std::filesystem::path templatePath;  // empty: the built-in RAG prompt
+  llm::EndpointConfig endpoint;        // the key by name only
+  JobLimits limits;
+  std::filesystem::path store;         // the (first) run store; empty: a fresh name in storeFolder
+  std::filesystem::path e2eStore;      // withEndToEnd: the second store; empty: a fresh name
+  std::filesystem::path storeFolder;   // where fresh names go; empty: the current folder
+  std::filesystem::path out;           // generate: answers JSONL; eRAG: labels JSON
+  std::string frontEnd;                // "cli", "gui": who started it (recorded)
+};
+
+// The heuristic lexical reader standing in for a generator when there is no server; one
+// definition, so runs of the CLI and the GUI record the same endpoint.
+llm::EndpointConfig offlineReaderEndpoint();
+
+// The offline provider role a job kind's calls need (the reader for RAG prompts).
+llm::OfflineRole offlineRoleFor(std::string_view kind);
+
+// The measures an eRAG job aggregates with: `text`, or P_k,success_k when empty.
+std::string eragMeasuresOrDefault(const std::string& text, std::size_t k);
+
+// "ragscope-<kind>-YYYYMMDD-HHMMSS[-n].db" in `folder`, a name no file has yet.
+std::filesystem::path freshStorePath(const std::filesystem::path& folder, std::string_view kind);
+
+// The record's entry of an input file: absolute path, format name (if any) and content hash.
+nlohmann::json inputFileEntry(const std::filesystem::path& path, std::string_view format);
+
+// The run record's settings for `kind` of `spec` over `dataset` (its loaded parts, hashed), with
+// `run` (how the ranked lists were made: inputFileEntry of a file, the BM25 retrieval's
+// settings, ...) and the system name. The planner adds the plan and its counts.
+nlohmann::json recordSettings(const JobSpec& spec, JobKind kind, const Dataset& dataset,
+                              const nlohmann::json& run, const std::string& system);
+
+// The dataset files a record names, from either layout: version 2 and the CLI's version 1 list
+// "datasets" [{"path", ...}]; the GUI's version 1 named only the dataset ("dataset": its display
+// name), returned as `legacyName` with no files.
+struct RecordedDatasets {
+  std::vector<std::filesystem::path> files;
+  std::string legacyName;
+};
+RecordedDatasets recordedDatasets(const nlohmann::json& settings);
+
+// What a resume may change for its session; the rest comes from the store.
+struct ResumeOverrides {
+  bool retryErrors = false;
+  std::optional<std::string> apiKeyEnv;
+  std::optional<std::size_t> concurrency;
+  std::optional<double> requestsPerMinute;
+  std::optional<double> timeoutSeconds;
+  std::optional<int> maxTokens;
+  std::optional<double> pricePer1kInput;
+  std::optional<double> pricePer1kOutput;
+  std::optional<double> budgetUsd;
+  std::optional<bool> useCache;
+  std::optional<std::filesystem::path> cachePath;
+  std::optional<std::filesystem::path> out;
+};
+
+// A stored run's endpoint, limits and output file as the record says, with `overrides` applied.
+struct ResumeSettings {
+  llm::EndpointConfig endpoint;
+  JobLimits limits;
+  std::filesystem::path out;
+};
+ResumeSettings resumeSettings(const nlohmann::json& endpoint, const nlohmann::json& settings,
+                              const ResumeOverrides& overrides);
+
+}  // namespace ragscope::core::eval
