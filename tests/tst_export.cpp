@@ -1,5 +1,5 @@
 // core/export: the CSV writer and the JSON writers, against hand-written expected bytes, a read
-// back through the project's own RFC 4180 reader.
+// back through the project's own RFC 4180 reader, and the CLI commands that print through them.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "core/data/csvreader.h"
 #include "core/export/csv.h"
 #include "core/export/json.h"
@@ -93,6 +94,8 @@ class TstExport : public QObject {
   void jsonDeterministic();
   void jsonFile();
   void jsonFileFailure();
+  void cliEvalCsvNeutralises();
+  void cliEvalJsonUnchanged();
 };
 
 void TstExport::csvText_data() {
@@ -342,6 +345,48 @@ void TstExport::jsonFileFailure() {
   QVERIFY(!exporting::writeJsonFile(path, nlohmann::json::object(), &error));
   QVERIFY2(error.rfind(path.string() + ": ", 0) == 0, error.c_str());
   QVERIFY(!std::filesystem::exists(path));
+}
+
+void TstExport::cliEvalCsvNeutralises() {
+  // Ids and tags come from the input files: a crafted run must not put a formula in a spreadsheet.
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const auto folder = std::filesystem::path(dir.path().toStdString());
+  writeFile(folder / "qrels", "=cmd 0 d1 1\n-1 0 d2 1\n");
+  writeFile(folder / "run", "=cmd Q0 d1 1 2.0 @tag\n-1 Q0 d3 1 1.0 @tag\n");
+  const auto r = ragscope::test::runCli({"eval", "-q", "-m", "P.1", "-m", "num_ret", "--format",
+                                         "csv", QString::fromStdString((folder / "qrels").string()),
+                                         QString::fromStdString((folder / "run").string())});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  // Queries in trec_eval's order (by qid), per-query rows with empty n and CI cells, then `all`:
+  // text neutralised, numbers not.
+  // Measures in trec_eval's order (num_ret before P).
+  QCOMPARE(
+      r.out,
+      QByteArray("run,qid,n,num_ret,num_ret_ci_low,num_ret_ci_high,P_1,P_1_ci_low,P_1_ci_high\n"
+                 "'@tag,'-1,,1,,,0,,\n"
+                 "'@tag,'=cmd,,1,,,1,,\n"
+                 "'@tag,all,2,2,,,0.5,0,1\n"));
+}
+
+void TstExport::cliEvalJsonUnchanged() {
+  // The json format still prints pretty (indent 2), keys in the order the command builds them.
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const auto folder = std::filesystem::path(dir.path().toStdString());
+  writeFile(folder / "qrels", "q1 0 d1 1\n");
+  writeFile(folder / "run", "q1 Q0 d1 1 2.0 tag\n");
+  const auto r = ragscope::test::runCli({"eval", "-m", "P.1", "--format", "json", "--B", "0",
+                                         QString::fromStdString((folder / "qrels").string()),
+                                         QString::fromStdString((folder / "run").string())});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  QVERIFY2(
+      r.out.startsWith(
+          "{\n  \"columns\": [\n    \"run\",\n    \"qid\",\n    \"P_1\"\n  ],\n  \"rows\": [\n"),
+      r.out.constData());
+  QVERIFY(r.out.endsWith("]\n}\n"));
+  const auto doc = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(doc["rows"][0]["P_1"]["mean"].get<double>(), 1.0);
 }
 
 QTEST_GUILESS_MAIN(TstExport)
