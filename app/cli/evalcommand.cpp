@@ -55,7 +55,9 @@ the mean (as trec_eval prints it), a 95% percentile bootstrap CI of the mean (B 
 per-query values, seed 42; only for measures averaged per query, not counts or gm_map) and n, the
 number of queries averaged: csv columns run, qid, n, then M, M_ci_low, M_ci_high per measure
 (empty where undefined); json `all` rows hold {"mean","ci_low","ci_high","n"} per measure (null
-where undefined). Per-query rows (-q) hold the plain values.
+where undefined). Per-query rows (-q) hold the plain values. In csv, a text cell (run label, qid)
+that begins with = + - @, tab or CR gets a leading ' so that spreadsheets do not run it as a
+formula (a qid -1 prints as '-1); numbers are never changed.
 
 Rankings are sorted by score descending with ties broken by docno descending; the rank column is
 ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
