@@ -12,6 +12,7 @@
 
 #include "app/cli/commands.h"
 #include "core/data/dataset.h"
+#include "core/export/json.h"
 
 namespace ragscope::cli {
 
@@ -185,8 +186,8 @@ void printJson(const Dataset& d, const LoadReport& r) {
                                   {"field", diag.field},
                                   {"problem", diag.problem},
                                   {"text", diag.toString()}});
-  // Replace, not throw, on bytes that are not UTF-8: diagnostics may quote raw input.
-  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  // Diagnostics may quote raw input that is not UTF-8: writeJson replaces such bytes.
+  exporting::writeJson(std::cout, out, 2);
 }
 
 }  // namespace

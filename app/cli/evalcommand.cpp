@@ -11,6 +11,8 @@
 
 #include "app/cli/commands.h"
 #include "core/data/loaders.h"
+#include "core/export/csv.h"
+#include "core/export/json.h"
 #include "core/metrics/doclevel.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
@@ -53,7 +55,9 @@ the mean (as trec_eval prints it), a 95% percentile bootstrap CI of the mean (B 
 per-query values, seed 42; only for measures averaged per query, not counts or gm_map) and n, the
 number of queries averaged: csv columns run, qid, n, then M, M_ci_low, M_ci_high per measure
 (empty where undefined); json `all` rows hold {"mean","ci_low","ci_high","n"} per measure (null
-where undefined). Per-query rows (-q) hold the plain values.
+where undefined). Per-query rows (-q) hold the plain values. In csv, a text cell (run label, qid)
+that begins with = + - @, tab or CR gets a leading ' so that spreadsheets do not run it as a
+formula (a qid -1 prints as '-1); numbers are never changed.
 
 Rankings are sorted by score descending with ties broken by docno descending; the rank column is
 ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
@@ -177,27 +181,12 @@ std::string listSome(const std::vector<std::string>& ids, std::size_t max = 20) 
   return out;
 }
 
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
-// %.17g round-trips; empty for NaN (an undefined CI).
-std::string formatReal(double v) {
-  if (std::isnan(v)) return {};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string formatValue(const MeasureColumn& c, double v) {
-  if (!c.integer || std::isnan(v)) return formatReal(v);
-  return std::to_string(static_cast<long>(v));
+// Integer measures (num_ret, ...) print without a fraction; NaN (undefined) is an empty cell.
+void csvValue(exporting::CsvWriter& csv, const MeasureColumn& c, double v) {
+  if (c.integer && !std::isnan(v))
+    csv.number(static_cast<long>(v));
+  else
+    csv.number(v);
 }
 
 }  // namespace
@@ -291,28 +280,34 @@ int evalCommand(const Args& args) {
   std::vector<std::vector<stats::MeasureSummary>> summaries;
   for (const auto& r : results) summaries.push_back(stats::summarizeRun(r, bootstrap));
   if (o.format == "csv") {
-    std::cout << "run,qid,n";
+    exporting::CsvWriter csv(std::cout);
+    csv.text("run").text("qid").text("n");
     for (auto i : shown)
-      std::cout << ',' << csvField(columns[i].name) << ',' << csvField(columns[i].name + "_ci_low")
-                << ',' << csvField(columns[i].name + "_ci_high");
-    std::cout << '\n';
+      csv.text(columns[i].name)
+          .text(columns[i].name + "_ci_low")
+          .text(columns[i].name + "_ci_high");
+    csv.endRow();
     for (std::size_t k = 0; k < results.size(); ++k) {
       const EvalResult& r = results[k];
       if (o.perQuery)
         for (const auto& q : r.queries) {
-          std::cout << csvField(labels[k]) << ',' << csvField(q.qid) << ',';
-          for (auto i : shown)
-            std::cout << ',' << (columns[i].perQuery ? formatValue(columns[i], q.values[i]) : std::string())
-                      << ",,";
-          std::cout << '\n';
+          csv.text(labels[k]).text(q.qid).empty();
+          for (auto i : shown) {
+            if (columns[i].perQuery)
+              csvValue(csv, columns[i], q.values[i]);
+            else
+              csv.empty();
+            csv.empty().empty();
+          }
+          csv.endRow();
         }
-      std::cout << csvField(labels[k]) << ",all," << r.numQueries;
+      csv.text(labels[k]).text("all").number(r.numQueries);
       for (auto i : shown) {
         const stats::MeasureSummary& m = summaries[k][i];
-        std::cout << ',' << formatValue(columns[i], m.mean) << ',' << formatReal(m.ci.low) << ','
-                  << formatReal(m.ci.high);
+        csvValue(csv, columns[i], m.mean);
+        csv.number(m.ci.low).number(m.ci.high);
       }
-      std::cout << '\n';
+      csv.endRow();
     }
     return 0;
   }
@@ -373,7 +368,7 @@ int evalCommand(const Args& args) {
   std::vector<std::string> conventions = o.docLevel ? docLevelConventionsText() : std::vector<std::string>{};
   for (auto& line : conventionsText(o.settings)) conventions.push_back(std::move(line));
   doc["conventions"] = conventions;
-  std::cout << doc.dump(2) << '\n';
+  exporting::writeJson(std::cout, doc, 2);
   return 0;
 }
 

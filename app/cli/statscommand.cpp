@@ -18,6 +18,7 @@
 #include "app/cli/jobinputs.h"
 #include "core/data/loaders.h"
 #include "core/eval/storedscores.h"
+#include "core/export/json.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/stats/bootstrap.h"
@@ -418,7 +419,7 @@ int bootstrapCommand(const Args& args) {
     if (o.histogram) {
       j["histogram"] = {{"low", h.low}, {"high", h.high}, {"counts", h.counts}};
     }
-    std::cout << j.dump() << '\n';
+    exporting::writeJson(std::cout, j);
     return 0;
   }
   std::cout << "measure        " << printedForm(o.measures[0]) << '\n'
@@ -518,7 +519,7 @@ int compareCommand(const Args& args) {
       j["only_in_b"] = r.onlyInB;
       all.push_back(std::move(j));
     }
-    std::cout << (rows.size() == 1 ? all[0].dump() : all.dump()) << '\n';
+    exporting::writeJson(std::cout, rows.size() == 1 ? all[0] : all);
     return rc;
   }
   const bool many = rows.size() > 1;
@@ -583,7 +584,7 @@ int correlateCommand(const Args& args) {
     j["B"] = co.resamples;
     j["seed"] = co.seed;
     j["level"] = co.level;
-    std::cout << j.dump() << '\n';
+    exporting::writeJson(std::cout, j);
     return 0;
   }
   std::cout << "n " << r.n << "  unaligned " << s.unaligned() << "  CI "
