@@ -169,6 +169,11 @@ SaveOutcome writeAndReadBack(core::Project project, const std::filesystem::path&
 
 }  // namespace
 
+void Workbench::addRunStores(const QStringList& stores) {
+  for (const QString& s : stores)
+    if (!s.isEmpty() && !m_sessionRuns.contains(s)) m_sessionRuns << s;
+}
+
 bool Workbench::saveProject(const QString& file) {
   if (!m_dataset || m_saving) return false;
   const std::filesystem::path target = toPath(QFileInfo(file).absoluteFilePath());
@@ -183,6 +188,13 @@ bool Workbench::saveProject(const QString& file) {
   // rebases them all when saving elsewhere); that touches the file system, so on the worker too.
   const std::filesystem::path base = project.file.empty() ? target : project.file;
   const bool join = m_current.project.isEmpty() || toPath(m_current.project) != project.file;
+  // Stores are kept by absolute path: the runs folder is the user's, not the project's.
+  for (const QString& store : m_sessionRuns) {
+    const std::string path = store.toStdString();
+    bool listed = false;
+    for (const auto& known : project.runStores) listed = listed || project.resolve(known) == toPath(store);
+    if (!listed) project.runStores.push_back(path);
+  }
   m_saving = true;
   auto* watcher = new QFutureWatcher<SaveOutcome>(this);
   connect(watcher, &QFutureWatcher<SaveOutcome>::finished, this, [this, watcher, file, target] {

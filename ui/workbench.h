@@ -57,6 +57,10 @@ class Workbench : public QObject {
   // projectSaved() reports the outcome; false (and no signal) when no dataset is open or a save is
   // already under way.
   bool saveProject(const QString& file);
+  // Run stores made in this session (by the pages' jobs): saveProject() lists them in the
+  // project, so a run made in the GUI is found again when the project is reopened.
+  void addRunStores(const QStringList& stores);
+  const QStringList& sessionRunStores() const { return m_sessionRuns; }
   bool isSaving() const { return m_saving; }
   // The current project's file; empty when none is open.
   QString projectFile() const;
@@ -101,6 +105,7 @@ class Workbench : public QObject {
   std::vector<core::DatasetPart> m_pendingParts;
   RecentDataset m_current;                        // how the loaded dataset was opened
   std::vector<core::DatasetPart> m_currentParts;  // its parts, formats resolved
+  QStringList m_sessionRuns;  // absolute paths, in the order the runs were made
   std::optional<core::Project> m_project;
   bool m_saving = false;
   QThreadPool* m_savePool = nullptr;  // owned

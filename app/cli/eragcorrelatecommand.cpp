@@ -14,6 +14,7 @@
 #include "core/eval/correlationanalysis.h"
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
+#include "core/export/json.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::cli {
@@ -131,7 +132,7 @@ int eragCorrelateCommand(const Args& args) {
     return 2;
   }
   if (asJson) {
-    std::cout << eval::correlationAnalysisJson(analysis).dump(2) << "\n";
+    exporting::writeJson(std::cout, eval::correlationAnalysisJson(analysis), 2);
   } else {
     std::cout << eval::formatCorrelationAnalysis(analysis);
   }

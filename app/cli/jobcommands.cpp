@@ -17,6 +17,7 @@
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
 #include "core/eval/job.h"
+#include "core/export/json.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::cli {
@@ -220,7 +221,7 @@ int runsCommand(const Args& args) {
                     {"updated", record.updated}});
   }
   if (asJson) {
-    std::cout << list.dump(2) << "\n";
+    exporting::writeJson(std::cout, list, 2);
     return 0;
   }
   if (list.empty()) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/eval/correlationanalysis.h"
+#include "core/export/json.h"
 
 namespace ragscope::cli {
 
@@ -160,7 +161,7 @@ void printJson(const eval::JobResult& r) {
   } else if (e2e) {
     out = scores(eval::JobKind::E2e);
   }
-  std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  exporting::writeJson(std::cout, out, 2);
 }
 
 }  // namespace

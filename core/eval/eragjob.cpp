@@ -318,14 +318,5 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
   return execOrFail(db, "COMMIT", error);
 }
 
-bool writeJsonFile(const std::filesystem::path& path, const json& value, std::string* error) {
-  return writeFileAtomically(
-      path,
-      [&](std::ostream& out) {
-        out << value.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
-        return true;
-      },
-      error, /*fsyncFile=*/false);
-}
 
 }  // namespace ragscope::core::eval

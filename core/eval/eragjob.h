@@ -120,7 +120,5 @@ nlohmann::json eragScoresJson(const EragReport& report);
 bool storeEragScores(const std::filesystem::path& storePath, const EragReport& report,
                      std::string* error);
 
-// Writes JSON to `path` through a temporary file renamed over it.
-bool writeJsonFile(const std::filesystem::path& path, const nlohmann::json& value, std::string* error);
 
 }  // namespace ragscope::core::eval

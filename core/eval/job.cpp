@@ -7,6 +7,7 @@
 
 #include "core/data/loaders.h"
 #include "core/eval/generatejob.h"
+#include "core/export/json.h"
 #include "core/eval/jobplanning.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
@@ -220,7 +221,7 @@ EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, co
     } else {
       if (o.persist && !storeEragScores(erag->path(), *res.erag, &err))
         res.error = "eRAG: storing the labels: " + err;
-      if (!labelsOut.empty() && !writeJsonFile(labelsOut, labelsJson(*res.erag), &err)) res.error = err;
+      if (!labelsOut.empty() && !exporting::writeJsonFile(labelsOut, labelsJson(*res.erag), &err, 1, false)) res.error = err;
       if (o.prompts) res.prompts = eragPrompts(*erag, *res.erag);
     }
   }

@@ -14,6 +14,7 @@
 
 #include "core/data/dataset.h"
 #include "core/eval/eragjob.h"
+#include "core/export/json.h"
 #include "core/eval/runengine.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
@@ -154,7 +155,7 @@ int main() {
     t[round].report = since(mark);
     mark = Clock::now();
     if (!eval::storeEragScores(runStore.path(), report, &err) ||
-        !eval::writeJsonFile(dir / "labels.json", eval::labelsJson(report), &err)) {
+        !exporting::writeJsonFile(dir / "labels.json", eval::labelsJson(report), &err, 1, false)) {
       std::fprintf(stderr, "%s\n", err.c_str());
       return 2;
     }

@@ -517,8 +517,12 @@ void EragPage::onFinished(const RunJobOutcome& outcome) {
   setBusy(false);
   const bool complete = outcome.summary.outcome == core::eval::RunOutcome::Done ||
                         outcome.summary.outcome == core::eval::RunOutcome::DoneWithErrors;
-  QStringList stores;
-  for (const auto& s : result.stages) stores << QFileInfo(q(s.store.string())).fileName();
+  QStringList stores, paths;
+  for (const auto& s : result.stages) {
+    stores << QFileInfo(q(s.store.string())).fileName();
+    paths << q(std::filesystem::absolute(s.store).string());
+  }
+  m_workbench->addRunStores(paths);  // saved with the project, found again when it reopens
   if (!result.error.empty()) {
     m_status->setText(q(result.error));
     m_status->setStyleSheet(QStringLiteral("color: #b01c1c;"));
