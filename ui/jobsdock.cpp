@@ -199,7 +199,11 @@ void JobsDock::track(RunJob* job) {
     if (job == m_current) showProgress(job, p);
   });
   connect(job, &RunJob::finished, this, [this, job](const RunJobOutcome& outcome) {
-    if (outcome.started) m_runs->setFinished(job->storePath(), outcome.status, outcome.counts);
+    // Every stage's store: a chained job (eRAG, then end-to-end) finished the first one earlier.
+    if (outcome.result)
+      for (const auto& stage : outcome.result->stages)
+        m_runs->setFinished(QString::fromStdString(stage.store.string()), QString::fromStdString(stage.status),
+                            stage.counts);
     if (job == m_current) {
       QString text = outcome.error.isEmpty() ? tr("Finished: %1").arg(outcome.status)
                                              : tr("Failed: %1").arg(outcome.error);

@@ -251,9 +251,11 @@ void SelfTest::saveProjectCopy() {
 
 void SelfTest::checkSavedProject(const QString& file, const core::Project& original) {
   const auto copy = core::readProject(file.toStdString());
+  // The project's runs, then the runs this session made (the eRAG tour's), saved with it.
+  const QStringList& session = m_window->workbench()->sessionRunStores();
   bool same = copy.report.ok() && !copy.report.hasErrors() &&
               copy.value.datasets.size() == original.datasets.size() &&
-              copy.value.runStores.size() == original.runStores.size();
+              copy.value.runStores.size() == original.runStores.size() + std::size_t(session.size());
   namespace fs = std::filesystem;
   auto sameFile = [](const fs::path& a, const fs::path& b) {
     std::error_code ec;
@@ -266,6 +268,9 @@ void SelfTest::checkSavedProject(const QString& file, const core::Project& origi
   for (std::size_t r = 0; same && r < original.runStores.size(); ++r)
     same = sameFile(copy.value.resolve(copy.value.runStores[r]),
                     original.resolve(original.runStores[r]));
+  for (int r = 0; same && r < session.size(); ++r)
+    same = sameFile(copy.value.resolve(copy.value.runStores[original.runStores.size() + std::size_t(r)]),
+                    session[r].toStdString());
   check(same, tr("project read back: %1 datasets, %2 run stores, every path naming the same file")
                   .arg(copy.value.datasets.size())
                   .arg(copy.value.runStores.size()));

@@ -4,7 +4,6 @@
 // scores are core's (core/eval/job.h), the same path the GUI's eRAG page takes. A killed run
 // continues with `ragscope-cli resume RUN.db`.
 
-#include <iostream>
 #include <optional>
 #include <string>
 

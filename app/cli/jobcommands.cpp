@@ -1,10 +1,6 @@
-// ragscope-cli generate / runs / resume over the core job API (core/eval/job.h). `generate` is one
-// RAG answer per query; `resume` continues any stored run from its store alone (its scores then
-// follow as after a run); `runs` lists the stores in a folder.
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
+// ragscope-cli generate and resume over the core job API (core/eval/job.h). `generate` is one RAG
+// answer per query; `resume` continues any stored run from its store alone (its scores then follow
+// as after a run).
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -50,12 +46,6 @@ Continues a stored run with the settings in its store: items with a stored resul
 items pending or in flight when the run stopped are redone. --retry-errors also redoes items
 whose call failed. The API key variable's name is stored; --api-key-env overrides it. The other
 options override the stored ones for this session.
-)";
-
-constexpr const char* kRunsHelp = R"(usage: ragscope-cli runs [DIR] [--json]
-
-Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
-A run killed mid-way still shows "running"; resume it.
 )";
 
 }  // namespace
@@ -167,85 +157,6 @@ int resumeCommand(const Args& args) {
   ReportOptions report;
   report.budgetUsd = job->settings.limits.budgetUsd;
   return reportJob(result, report);
-}
-
-int runsCommand(const Args& args) {
-  std::string dir = ".";
-  bool asJson = false;
-  bool dirGiven = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kRunsHelp;
-      return 0;
-    }
-    if (a == "--json") {
-      asJson = true;
-    } else if (a.rfind("-", 0) == 0 || dirGiven) {
-      return usageError("runs: unexpected argument '" + a + "'", kRunsHelp);
-    } else {
-      dir = a;
-      dirGiven = true;
-    }
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    std::cerr << "ragscope-cli: " << dir << ": not a folder\n";
-    return 2;
-  }
-  std::vector<std::filesystem::path> stores;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec) && store::RunStore::looksLikeRunStore(entry.path())) {
-      stores.push_back(entry.path());
-    }
-  }
-  std::sort(stores.begin(), stores.end());
-  json list = json::array();
-  for (const auto& path : stores) {
-    store::RunStore s;
-    std::string err;
-    if (!s.open(path, &err)) {
-      list.push_back({{"path", path.string()}, {"error", err}});
-      continue;
-    }
-    const auto record = s.run();
-    const auto c = s.counts();
-    list.push_back({{"path", path.string()},
-                    {"kind", record.kind},
-                    {"status", record.status},
-                    {"total", c.total},
-                    {"done", c.done},
-                    {"errors", c.errors},
-                    {"not_run", c.pending + c.cancelled},
-                    {"cost_usd", c.costUsd},
-                    {"updated", record.updated}});
-  }
-  if (asJson) {
-    exporting::writeJson(std::cout, list, 2);
-    return 0;
-  }
-  if (list.empty()) {
-    std::cout << "no run stores in " << dir << "\n";
-    return 0;
-  }
-  std::cout << std::left << std::setw(40) << "run" << std::setw(10) << "job" << std::setw(18)
-            << "status" << std::right << std::setw(8) << "items" << std::setw(8) << "done"
-            << std::setw(8) << "errors" << std::setw(9) << "not run" << "  updated\n";
-  for (const auto& r : list) {
-    if (r.contains("error")) {
-      std::cout << std::left << std::setw(40) << r["path"].get<std::string>() << "unreadable: "
-                << r["error"].get<std::string>() << "\n";
-      continue;
-    }
-    std::cout << std::left << std::setw(40)
-              << std::filesystem::path(r["path"].get<std::string>()).filename().string()
-              << std::setw(10) << r["kind"].get<std::string>() << std::setw(18)
-              << r["status"].get<std::string>() << std::right << std::setw(8)
-              << r["total"].get<std::size_t>() << std::setw(8) << r["done"].get<std::size_t>()
-              << std::setw(8) << r["errors"].get<std::size_t>() << std::setw(9)
-              << r["not_run"].get<std::size_t>() << "  " << r["updated"].get<std::string>() << "\n";
-  }
-  return 0;
 }
 
 }  // namespace ragscope::cli

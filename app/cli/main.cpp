@@ -36,7 +36,9 @@ Commands:
   runs [DIR] [--json] list run stores with their status and item counts
   erag --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M --measures LIST
                       eRAG: one generator call per (query, document), labels from the gold
-                      answers, aggregated per query [--labels-out FILE] [--json] [job options]
+                      answers, aggregated per query [--labels-out FILE] [--with-e2e]
+                      [--json] [job options]; --with-e2e runs end-to-end after it and
+                      correlates the two
   e2e --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M
                       end-to-end: one generator call per query with all top-k documents
   erag-correlate --erag RUN.db --e2e RUN.db [...] [--qrels Q] [--measures LIST] [--json]
