@@ -90,7 +90,7 @@ ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
   probe.maxRetries = 0;
   probe.concurrency = 1;
   probe.timeoutSeconds = std::min(config.timeoutSeconds, 30.0);
-  auto provider = core::llm::makeHttpProvider(probe, transport);
+  auto provider = core::llm::makeProvider(probe, core::llm::OfflineRole::Auto, nullptr, transport);
   core::llm::LlmRequest request;
   request.kind = core::llm::EndpointKind::Chat;
   request.messages = {{"user", "ping"}};
