@@ -125,6 +125,8 @@ class TestGui : public QObject {
   void windowStateRestored();
   void millionRowsStayCheap();
   void selfTestSmoke();
+  void selfTestSameRunTwice();
+  void selfTestExitsAfterAnEarlyFailure();
   void headlessDemo();
   void realDatasets_data();
   void realDatasets();
@@ -576,6 +578,51 @@ void TestGui::selfTestSmoke() {
   QVERIFY2(gui.exitStatus() == QProcess::NormalExit, out.constData());
   QVERIFY2(gui.exitCode() == 0, (out + gui.readAllStandardError()).constData());
   QVERIFY(out.contains("All checks passed."));
+}
+
+void TestGui::selfTestSameRunTwice() {
+  // Issue 12, item 7: the same run file opened twice beside qrels once freed the run names'
+  // memory while the compare page still read it ("malloc(): unaligned tcache chunk detected").
+  // glibc's checks make such a use after free abort here rather than pass by luck.
+  const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo/");
+  QProcess gui;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+  env.insert(QStringLiteral("MALLOC_CHECK_"), QStringLiteral("3"));
+  env.insert(QStringLiteral("MALLOC_PERTURB_"), QStringLiteral("165"));
+  gui.setProcessEnvironment(env);
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH),
+            {QStringLiteral("--self-test"), QStringLiteral("--open"), demo + QStringLiteral("qrels.txt"),
+             QStringLiteral("--open"), demo + QStringLiteral("run-good.trec"), QStringLiteral("--open"),
+             demo + QStringLiteral("run-good.trec")});
+  QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+  QVERIFY(gui.waitForFinished(kLoadTimeoutMs));
+  const QByteArray out = gui.readAllStandardOutput() + gui.readAllStandardError();
+  QVERIFY2(gui.exitStatus() == QProcess::NormalExit, out.constData());
+  QVERIFY2(gui.exitCode() == 0, out.constData());
+}
+
+void TestGui::selfTestExitsAfterAnEarlyFailure() {
+  // Issue 12, item 9: a project that fails to load fails the tour before the event loop runs;
+  // the self-test said "Some checks FAILED." and then never exited.
+  QTemporaryDir dir;
+  const QString project = dir.filePath(QStringLiteral("v2.ragscope.json"));
+  QFile f(project);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(R"({"version": 2, "name": "x", "datasets": []})");
+  f.close();
+  QProcess gui;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+  gui.setProcessEnvironment(env);
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH), {QStringLiteral("--self-test"), QStringLiteral("--open"), project});
+  QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
+  const bool exited = gui.waitForFinished(30000);
+  if (!exited) gui.kill();
+  QVERIFY2(exited, "the self-test did not exit after its failure");
+  const QByteArray out = gui.readAllStandardOutput();
+  QVERIFY2(out.contains("Some checks FAILED."), out.constData());
+  QCOMPARE(gui.exitCode(), 1);
 }
 
 void TestGui::headlessDemo() {

@@ -902,6 +902,9 @@ void TestStats::runLabelsTellRunsApart() {
   QCOMPARE(runLabels(results), expected);
   QCOMPARE(runLabels({result("r", "f.txt"), result("r", "g.txt")}),
            (std::vector<std::string>{"r (f.txt)", "r (g.txt)"}));
+  // The same file opened twice (issue 12, item 7): still one unique label per run.
+  QCOMPARE(runLabels({result("r", "/d/f.txt"), result("r", "/d/f.txt"), result("r", "/d/f.txt")}),
+           (std::vector<std::string>{"r (/d/f.txt)", "r (/d/f.txt) #2", "r (/d/f.txt) #3"}));
 
   // Summary: mean as evaluated, n = queries averaged, a CI only for per-query means.
   EvalResult r = result("t", "t.txt");

@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
       out.flush();
       window.close();
       QApplication::exit(code);
-    });
+    }, Qt::QueuedConnection);  // a tour that fails while starting finishes before exec(): exit() then
+                               // would be lost, so the exit is delivered by the event loop
     tour.start();
     return QApplication::exec();
   }

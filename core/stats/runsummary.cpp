@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 namespace ragscope::core::stats {
 
@@ -32,6 +33,13 @@ std::vector<std::string> runLabels(const std::vector<RunName>& runs) {
   const std::vector<std::string> shortLabels = labels;
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (countOf(shortLabels, shortLabels[i]) > 1) labels[i] = tags[i] + " (" + runs[i].source + ")";
+  // The same file opened twice: a number tells the copies apart, so every label stays unique
+  // (tables, pickers and per-run maps are keyed by it).
+  const std::vector<std::string> fullLabels = labels;
+  std::map<std::string, int> copies;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (countOf(fullLabels, fullLabels[i]) > 1)
+      if (const int n = ++copies[fullLabels[i]]; n > 1) labels[i] += " #" + std::to_string(n);
   return labels;
 }
 

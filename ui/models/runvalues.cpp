@@ -14,11 +14,12 @@ namespace ragscope::ui {
 
 std::vector<RunValues> runValuesFrom(const EvalOutcome& outcome) {
   std::vector<RunValues> runs;
-  QStringList names = runDisplayNames(outcome.results);
+  QStringList names = runDisplayNames(outcome.results);  // unique, one per result
   // Runs told apart only by their file ("rank (BM25/trec_results_dl19.txt)", as rank_llm's runs
   // are) get their folder's name when the folders differ: short names keep tables and chart
-  // titles readable. The full path stays in RunValues::source.
-  if (names.removeDuplicates() == 0) {
+  // titles readable. The full path stays in RunValues::source. (Checked on a copy: removing
+  // duplicates in place would leave fewer names than runs.)
+  if (QStringList(names).removeDuplicates() == 0) {
     QStringList folders;
     for (const auto& r : outcome.results) {
       const QFileInfo file(QString::fromStdString(r.runSource));
