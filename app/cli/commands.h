@@ -25,4 +25,7 @@ int eragCommand(const Args& args);            // erag --dataset PATH (--run R | 
 int e2eCommand(const Args& args);             // e2e --dataset PATH (--run R | --retriever bm25) ...
 int eragCorrelateCommand(const Args& args);   // erag-correlate --erag RUN.db --e2e RUN.db ...
 
+int ragcheckerCommand(const Args& args);  // ragchecker FILE [--mode ragchecker|ragscope] [--json]
+int agreementCommand(const Args& args);   // agreement --human FILE --judge FILE [--name N] [--json]
+
 }  // namespace ragscope::cli

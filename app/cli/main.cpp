@@ -44,6 +44,13 @@ Commands:
   erag-correlate --erag RUN.db --e2e RUN.db [...] [--qrels Q] [--measures LIST] [--json]
                       Kendall/Spearman of qrels, provenance, contains-answer and eRAG scores
                       with end-to-end scores (the eRAG paper's Table 1)
+  ragchecker FILE [--mode ragchecker|ragscope] [--json]
+                      RAGChecker's eleven metrics recomputed from the labels of a checking-
+                      output file (no LLM call); RAGChecker's figures or ragscope's states
+  agreement --human FILE --judge FILE [--name NAME] [--json]
+                      judge vs human agreement: Pearson, Spearman, Kendall tau-b, Cohen's
+                      kappa with bootstrap CIs and the annotator-vs-annotator ceiling
+                      (RAGChecker's meta-evaluation files or qid,label CSVs)
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
@@ -74,6 +81,8 @@ int main(int argc, char** argv) {
   if (command == "erag") return ragscope::cli::eragCommand(args);
   if (command == "e2e") return ragscope::cli::e2eCommand(args);
   if (command == "erag-correlate") return ragscope::cli::eragCorrelateCommand(args);
+  if (command == "ragchecker") return ragscope::cli::ragcheckerCommand(args);
+  if (command == "agreement") return ragscope::cli::agreementCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }
