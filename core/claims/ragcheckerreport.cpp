@@ -137,14 +137,14 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
   out << "labels: " << l.total() << " (" << l.supported() << " supported, " << l.unparsed()
       << " unparsed, " << l.errors() << " error)\n\n";
 
-  out << pad("group", 10, true) << pad("metric", 33, true) << pad("figure", 7);
+  out << pad("group", 10, true) << pad("metric", 44, true) << pad("figure", 7);
   if (!storedCorpus.empty()) out << pad("stored", 8);
-  out << "  " << pad("mean", 22, true);
+  out << "  " << (own ? pad("mean", 22, true) : std::string("mean"));
   if (own) out << pad("examples", 10) << "  unparsed  error  empty";
   out << "\n";
   for (Metric m : allMetrics()) {
     const CorpusMetric& c = scores[m];
-    out << pad(std::string(metricGroup(m)), 10, true) << pad(metricName(m), 33, true)
+    out << pad(std::string(metricGroup(m)), 10, true) << pad(metricName(m), 44, true)
         << pad(c.scored > 0 ? fixed(c.percent, 1) : "-", 7);
     if (!storedCorpus.empty()) {
       std::string stored = "-";
@@ -153,7 +153,8 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
           stored = fixed(v->second, 1);
       out << pad(stored, 8);
     }
-    out << "  " << pad(c.scored > 0 ? shortest(c.mean) : "-", 22, true);
+    const std::string mean = c.scored > 0 ? shortest(c.mean) : "-";
+    out << "  " << (own ? pad(mean, 22, true) : mean);
     if (own)
       out << pad(std::to_string(c.scored) + "/" + std::to_string(c.examples), 10)
           << pad(std::to_string(c.unparsed), 10) << pad(std::to_string(c.errors), 7)
@@ -174,13 +175,13 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
   }
 
   out << "\n" << pad("query_id", 12, true);
-  for (const char* s : kShort) out << pad(s, 8);
+  for (const char* s : kShort) out << pad(s, 9);
   out << "\n";
   for (std::size_t e = 0; e < examples.size() && e < scores.perExample.size(); ++e) {
     out << pad(examples[e].queryId, 12, true);
     for (Metric m : allMetrics()) {
       const MetricScore& s = scores.perExample[e][m];
-      out << pad(s.hasValue() ? fixed(s.value, 4) : std::string(stateName(s.state)), 8);
+      out << pad(s.hasValue() ? fixed(s.value, 4) : std::string(stateName(s.state)), 9);
     }
     out << "\n";
   }
