@@ -24,6 +24,7 @@
 #include "core/claims/ragas.h"
 #include "core/claims/ragchecker.h"
 #include "core/stats/correlation.h"
+#include "core/stats/random.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::claims;
@@ -418,6 +419,55 @@ class TestClaims : public QObject {
     QCOMPARE(scoreExample(makeSynthetic("X", "E", "X", "E", 1), Mode::RagScope)[Metric::Precision].state,
              ScoreState::Error);
     QCOMPARE(scoreExample(ex, Mode::RagChecker)[Metric::Precision].value, 0.5);
+  }
+
+  // Examples with up to 64 chunks and resolved labels take a bit-mask path, the others
+  // three-valued logic: widening an example past 64 chunks with all-Neutral columns must change
+  // nothing but context_precision's denominator, in both modes, with or without holes.
+  void pathsAgree() {
+    stats::Rng rng(7);
+    const Label pool[] = {Label::Entailment, Label::Neutral, Label::Contradiction, Label::Supported,
+                          Label::Unsupported, Label::Unparsed, Label::Error};
+    for (int round = 0; round < 400; ++round) {
+      const std::size_t r = rng.below32(6), g = rng.below32(6), k = rng.below32(12);
+      const bool holes = round % 2 == 1;
+      ClaimExample narrow;
+      narrow.resize(r, g, k);
+      const auto draw = [&] { return pool[rng.below32(holes ? 7 : 5)]; };
+      for (auto& l : narrow.answer2response) l = draw();
+      for (auto& l : narrow.response2answer) l = draw();
+      for (std::size_t i = 0; i < r; ++i)
+        for (std::size_t c = 0; c < k; ++c) narrow.retrieved2response.at(i, c) = draw();
+      for (std::size_t j = 0; j < g; ++j)
+        for (std::size_t c = 0; c < k; ++c) narrow.retrieved2answer.at(j, c) = draw();
+      ClaimExample wide = narrow;
+      wide.retrieved2response = LabelMatrix(r, k + 64, Label::Neutral);
+      wide.retrieved2answer = LabelMatrix(g, k + 64, Label::Neutral);
+      for (std::size_t i = 0; i < r; ++i)
+        for (std::size_t c = 0; c < k; ++c) wide.retrieved2response.at(i, c) = narrow.retrieved2response.at(i, c);
+      for (std::size_t j = 0; j < g; ++j)
+        for (std::size_t c = 0; c < k; ++c) wide.retrieved2answer.at(j, c) = narrow.retrieved2answer.at(j, c);
+      for (Mode mode : {Mode::RagChecker, Mode::RagScope}) {
+        const auto a = scoreExample(narrow, mode), b = scoreExample(wide, mode);
+        for (Metric m : allMetrics()) {
+          const std::string where = "round " + std::to_string(round) + " " + metricName(m) + " " +
+                                    std::string(modeName(mode));
+          if (m == Metric::ContextPrecision) {
+            if (k == 0 || g == 0) continue;  // RAGChecker's guards see K = 0 but not K = 64
+            QVERIFY2(a[m].scored == 0 || b[m].hasValue(), where.c_str());
+            if (a[m].hasValue())
+              QVERIFY2(std::abs(a[m].value * a[m].scored - b[m].value * b[m].scored) < 1e-12, where.c_str());
+            continue;
+          }
+          if (k == 0 && mode == Mode::RagChecker) continue;  // K = 0 forces 0.0 there
+          QVERIFY2(a[m].state == b[m].state, where.c_str());
+          QVERIFY2(a[m].scored == b[m].scored && a[m].unparsed == b[m].unparsed &&
+                       a[m].errors == b[m].errors,
+                   where.c_str());
+          if (a[m].hasValue()) QVERIFY2(a[m].value == b[m].value, where.c_str());
+        }
+      }
+    }
   }
 
   // ---- Writer ------------------------------------------------------------------------------

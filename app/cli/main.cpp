@@ -47,7 +47,7 @@ Commands:
   ragchecker FILE [--mode ragchecker|ragscope] [--json]
                       RAGChecker's eleven metrics recomputed from the labels of a checking-
                       output file (no LLM call); RAGChecker's figures or ragscope's states
-  agreement --human FILE --judge FILE [--name NAME] [--json]
+  agreement --human FILE --judge FILE [--name NAME] [--resamples N] [--seed S] [--json]
                       judge vs human agreement: Pearson, Spearman, Kendall tau-b, Cohen's
                       kappa with bootstrap CIs and the annotator-vs-annotator ceiling
                       (RAGChecker's meta-evaluation files or qid,label CSVs)

@@ -25,6 +25,8 @@ Recomputes RAGChecker's eleven metrics (ragchecker.precision, .recall, .f1, .cla
 .noise_sensitivity_in_irrelevant, .hallucination, .self_knowledge, .faithfulness) from the
 labels of a RAGChecker checking-output file (results[] with response_claims, gt_answer_claims,
 answer2response, response2answer, retrieved2response, retrieved2answer). No LLM is called.
+RAGChecker itself keeps metrics already stored in a file; this command recomputes all of them
+and reports every stored per-example value that differs from its recomputation.
 
   --mode ragchecker  (default) RAGChecker's conventions: only "Entailment" counts, missing or
                      unparsed labels are read as Neutral, a case without claims or chunks is

@@ -1,6 +1,7 @@
 #include "core/claims/ragchecker.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "core/claims/numpycompat.h"
 
@@ -97,26 +98,101 @@ void forceZero(MetricScore& s) {
 // Reused buffers so a corpus allocates once, not per example.
 struct Scratch {
   std::vector<Tri> a2r, r2a, recalled, rel;
+  std::vector<std::uint64_t> respMask, ansMask;  // per claim: the chunks that entail it
 };
 
-ExampleScores score(const ClaimExample& ex, Mode mode, Scratch& w) {
-  const auto& tri = mode == Mode::RagChecker ? kRagCheckerTri : kRagScopeTri;
-  const std::size_t r = ex.responseClaimCount();
-  const std::size_t g = ex.answerClaimCount();
-  const std::size_t k = ex.chunkCount();
-  ExampleScores out;
-  out.labels = countLabels(ex);
+// The item tallies every metric is made of.
+struct Tallies {
+  Tally precision, recall, claimRecall, contextPrecision, utilization;
+  Tally nsRelevant, nsIrrelevant, hallucination, selfKnowledge, faithfulness;
+  std::uint32_t utilizationTotal = 0;
+};
 
+constexpr std::array<std::uint8_t, kLabelCount> kSupportedBit = {1, 0, 0, 1, 0, 0, 0};
+
+// Counts the labels and, for K <= 64, records each claim's entailing chunks as a bit mask.
+LabelCounts countAndMask(const ClaimExample& ex, std::size_t k, Scratch& w) {
+  LabelCounts counts;
+  const bool masks = k <= 64;
+  const auto rowMask = [&](const Label* row) {
+    std::uint64_t m = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      counts.add(row[c]);
+      m |= std::uint64_t(kSupportedBit[std::size_t(row[c])]) << c;
+    }
+    return m;
+  };
+  for (Label l : ex.answer2response) counts.add(l);
+  for (Label l : ex.response2answer) counts.add(l);
+  w.respMask.resize(ex.responseClaimCount());
+  w.ansMask.resize(ex.answerClaimCount());
+  for (std::size_t i = 0; i < w.respMask.size(); ++i) w.respMask[i] = rowMask(ex.retrieved2response.row(i));
+  for (std::size_t j = 0; j < w.ansMask.size(); ++j) w.ansMask[j] = rowMask(ex.retrieved2answer.row(j));
+  if (!masks) {
+    w.respMask.clear();
+    w.ansMask.clear();
+  }
+  return counts;
+}
+
+// Every label resolved (or read RAGChecker's way) and K <= 64: plain booleans over bit masks.
+Tallies booleanTallies(const ClaimExample& ex, std::size_t k, const Scratch& w) {
+  Tallies t;
+  const std::size_t r = ex.responseClaimCount(), g = ex.answerClaimCount();
+  const std::uint64_t all = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+  std::uint32_t correct = 0, recalled = 0, used = 0, supportedGold = 0;
+  std::uint64_t rel = 0;
+  for (std::size_t j = 0; j < g; ++j) {
+    const bool support = kSupportedBit[std::size_t(ex.response2answer[j])];
+    supportedGold += support;
+    rel |= w.ansMask[j];
+    if (w.ansMask[j] != 0) {
+      ++recalled;
+      used += support;
+    }
+  }
+  std::uint32_t nsRel = 0, nsIrr = 0, hal = 0, sk = 0, faithful = 0;
+  for (std::size_t i = 0; i < r; ++i) {
+    const bool ok = kSupportedBit[std::size_t(ex.answer2response[i])];
+    correct += ok;
+    const std::uint64_t m = w.respMask[i];
+    const bool relevantF = (m & rel) != 0;
+    const bool irrelevantF = !relevantF && (m & ~rel & all) != 0;
+    faithful += m != 0;
+    nsRel += relevantF && !ok;
+    nsIrr += irrelevantF && !ok;
+    hal += m == 0 && !ok;
+    sk += m == 0 && ok;
+  }
+  const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+  const auto tally = [&](std::uint32_t yes, std::uint32_t n) { return Tally{yes, n - yes, 0, 0}; };
+  t.precision = tally(correct, u32(r));
+  t.recall = tally(supportedGold, u32(g));
+  t.claimRecall = tally(recalled, u32(g));
+  t.contextPrecision = tally(u32(std::popcount(rel)), u32(k));
+  t.utilization = tally(used, recalled);
+  t.utilizationTotal = recalled;
+  t.nsRelevant = tally(nsRel, u32(r));
+  t.nsIrrelevant = tally(nsIrr, u32(r));
+  t.hallucination = tally(hal, u32(r));
+  t.selfKnowledge = tally(sk, u32(r));
+  t.faithfulness = tally(faithful, u32(r));
+  return t;
+}
+
+// The general case: three-valued logic, undecided items counted by cause.
+Tallies threeValuedTallies(const ClaimExample& ex, Mode mode, std::size_t k, Scratch& w) {
+  const auto& tri = mode == Mode::RagChecker ? kRagCheckerTri : kRagScopeTri;
+  const std::size_t r = ex.responseClaimCount(), g = ex.answerClaimCount();
+  Tallies t;
   w.a2r.resize(r);
   w.r2a.resize(g);
   w.recalled.assign(g, F);
   w.rel.assign(k, F);
-  Tally precision, recall, claimRecall, contextPrecision, utilization;
-  for (std::size_t i = 0; i < r; ++i) precision.add(w.a2r[i] = tri[std::size_t(ex.answer2response[i])]);
-  for (std::size_t j = 0; j < g; ++j) recall.add(w.r2a[j] = tri[std::size_t(ex.response2answer[j])]);
+  for (std::size_t i = 0; i < r; ++i) t.precision.add(w.a2r[i] = tri[std::size_t(ex.answer2response[i])]);
+  for (std::size_t j = 0; j < g; ++j) t.recall.add(w.r2a[j] = tri[std::size_t(ex.response2answer[j])]);
 
   // Gold claims x chunks: which gold claim some chunk entails, which chunk entails some claim.
-  std::uint32_t utilizationTotal = 0;
   for (std::size_t j = 0; j < g; ++j) {
     const Label* row = ex.retrieved2answer.row(j);
     Tri any = F;
@@ -126,16 +202,15 @@ ExampleScores score(const ClaimExample& ex, Mode mode, Scratch& w) {
       w.rel[c] = kOr[w.rel[c]][v];
     }
     w.recalled[j] = any;
-    claimRecall.add(any);
+    t.claimRecall.add(any);
     if (any != F) {
-      ++utilizationTotal;
-      utilization.add(any == T ? w.r2a[j] : any);
+      ++t.utilizationTotal;
+      t.utilization.add(any == T ? w.r2a[j] : any);
     }
   }
-  for (std::size_t c = 0; c < k; ++c) contextPrecision.add(w.rel[c]);
+  for (std::size_t c = 0; c < k; ++c) t.contextPrecision.add(w.rel[c]);
 
   // Response claims x chunks.
-  Tally nsRelevant, nsIrrelevant, hallucination, selfKnowledge, faithfulness;
   for (std::size_t i = 0; i < r; ++i) {
     const Label* row = ex.retrieved2response.row(i);
     Tri faithful = F, relevantF = F, irrelevantF = F;
@@ -148,12 +223,29 @@ ExampleScores score(const ClaimExample& ex, Mode mode, Scratch& w) {
     irrelevantF = kAnd[irrelevantF][kNot[relevantF]];  // exclusive: relevant support wins
     const Tri correct = w.a2r[i];
     const Tri incorrect = kNot[correct];
-    nsRelevant.add(kAnd[relevantF][incorrect]);
-    nsIrrelevant.add(kAnd[irrelevantF][incorrect]);
-    hallucination.add(kAnd[kNot[faithful]][incorrect]);
-    selfKnowledge.add(kAnd[kNot[faithful]][correct]);
-    faithfulness.add(faithful);
+    t.nsRelevant.add(kAnd[relevantF][incorrect]);
+    t.nsIrrelevant.add(kAnd[irrelevantF][incorrect]);
+    t.hallucination.add(kAnd[kNot[faithful]][incorrect]);
+    t.selfKnowledge.add(kAnd[kNot[faithful]][correct]);
+    t.faithfulness.add(faithful);
   }
+  return t;
+}
+
+ExampleScores score(const ClaimExample& ex, Mode mode, Scratch& w) {
+  const std::size_t r = ex.responseClaimCount();
+  const std::size_t g = ex.answerClaimCount();
+  const std::size_t k = ex.chunkCount();
+  ExampleScores out;
+  out.labels = countAndMask(ex, k, w);
+  const bool boolean = k <= 64 && (mode == Mode::RagChecker || out.labels.unresolved() == 0);
+  const Tallies t = boolean ? booleanTallies(ex, k, w) : threeValuedTallies(ex, mode, k, w);
+  const Tally &precision = t.precision, &recall = t.recall, &claimRecall = t.claimRecall,
+              &contextPrecision = t.contextPrecision, &utilization = t.utilization,
+              &nsRelevant = t.nsRelevant, &nsIrrelevant = t.nsIrrelevant,
+              &hallucination = t.hallucination, &selfKnowledge = t.selfKnowledge,
+              &faithfulness = t.faithfulness;
+  const std::uint32_t utilizationTotal = t.utilizationTotal;
 
   const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
   out[Metric::Precision] = fromTally(precision, u32(r));

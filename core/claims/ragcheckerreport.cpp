@@ -140,7 +140,7 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
   out << pad("group", 10, true) << pad("metric", 44, true) << pad("figure", 7);
   if (!storedCorpus.empty()) out << pad("stored", 8);
   out << "  " << (own ? pad("mean", 22, true) : std::string("mean"));
-  if (own) out << pad("examples", 10) << "  unparsed  error  empty";
+  if (own) out << pad("examples", 10) << pad("items", 12) << "  unparsed  error  empty";
   out << "\n";
   for (Metric m : allMetrics()) {
     const CorpusMetric& c = scores[m];
@@ -157,10 +157,14 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
     out << "  " << (own ? pad(mean, 22, true) : mean);
     if (own)
       out << pad(std::to_string(c.scored) + "/" + std::to_string(c.examples), 10)
+          << pad(std::to_string(c.itemsScored) + "/" + std::to_string(c.itemsTotal), 12)
           << pad(std::to_string(c.unparsed), 10) << pad(std::to_string(c.errors), 7)
           << pad(std::to_string(c.empty), 7);
     out << "\n";
   }
+  if (own)
+    out << "(examples and items: scored / all; unparsed, error, empty: examples without a value, "
+           "by reason)\n";
   const StoredCheck check = checkStoredMetrics(examples, scores);
   if (check.compared > 0) {
     out << "\nstored per-example metrics: " << check.compared << " compared, " << check.equal
@@ -177,14 +181,21 @@ std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const
   out << "\n" << pad("query_id", 12, true);
   for (const char* s : kShort) out << pad(s, 9);
   out << "\n";
+  bool partial = false;
   for (std::size_t e = 0; e < examples.size() && e < scores.perExample.size(); ++e) {
     out << pad(examples[e].queryId, 12, true);
     for (Metric m : allMetrics()) {
       const MetricScore& s = scores.perExample[e][m];
-      out << pad(s.hasValue() ? fixed(s.value, 4) : std::string(stateName(s.state)), 9);
+      std::string cell = s.hasValue() ? fixed(s.value, 4) : std::string(stateName(s.state));
+      if (s.hasValue() && s.scored < s.total) {
+        cell += "*";
+        partial = true;
+      }
+      out << pad(cell, 9);
     }
     out << "\n";
   }
+  if (partial) out << "* from some of the items only (the others unparsed or error; see --json)\n";
   return out.str();
 }
 
