@@ -5,7 +5,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -64,11 +63,16 @@ std::string dump(const LoadReport& r) {
 
 Label letter(char c) {
   switch (c) {
-    case 'E': return Label::Entailment;
-    case 'N': return Label::Neutral;
-    case 'C': return Label::Contradiction;
-    case 'U': return Label::Unparsed;
-    default: return Label::Error;
+    case 'E':
+      return Label::Entailment;
+    case 'N':
+      return Label::Neutral;
+    case 'C':
+      return Label::Contradiction;
+    case 'U':
+      return Label::Unparsed;
+    default:
+      return Label::Error;
   }
 }
 
@@ -91,7 +95,7 @@ std::vector<std::vector<Label>> rowsOf(const std::string& spec) {
 
 // An example from CLAIMS.md §2.5's notation (K given for matrices without rows).
 ClaimExample makeSynthetic(const std::string& a2r, const std::string& r2a, const std::string& mResp,
-                       const std::string& mAns, std::size_t k) {
+                           const std::string& mAns, std::size_t k) {
   ClaimExample ex;
   const auto resp = rowsOf(mResp), ans = rowsOf(mAns);
   ex.resize(a2r.size(), r2a.size(), k);
@@ -140,7 +144,12 @@ const Synthetic kSynthetic[] = {
     {"S1 R=0", "", "EN", "", "EN|NN", 2, {0, .5, 0, .5, .5, 1, 0, 0, 0, 0, 0}},
     {"S2 G=0", "NN", "", "E|N", "", 1, {0, 0, 0, 0, 0, 0, 0, 0, .5, 0, .5}},
     {"S3 K=0", "EN", "E", "-", "-", 0, {.5, 1, 2.0 / 3.0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"S4", "ENCN", "EE", "ENN|EEN|NEN|NNC", "ENN|NNC", 3,
+    {"S4",
+     "ENCN",
+     "EE",
+     "ENN|EEN|NEN|NNC",
+     "ENN|NNC",
+     3,
      {.25, 1, .4, .5, 1.0 / 3.0, 1, .25, .25, .25, 0, .75}},
     {"S5", "EE", "E", "N|E", "N", 1, {1, 1, 1, 0, 0, 0, 0, 0, 0, .5, .5}},
 };
@@ -318,7 +327,8 @@ class TestClaims : public QObject {
     // Corpus figure: the five values averaged, 0.0s included.
     double sum = 0;
     for (const auto& s : kSynthetic) sum += s.expected[index(Metric::Faithfulness)];
-    QCOMPARE(out["metrics"]["generator"]["faithfulness"].get<double>(), numpyRound(sum / 5 * 100, 1));
+    QCOMPARE(out["metrics"]["generator"]["faithfulness"].get<double>(),
+             numpyRound(sum / 5 * 100, 1));
   }
 
   // ragscope's mode: empty sets are states, an OR over no chunks is false.
@@ -331,15 +341,17 @@ class TestClaims : public QObject {
     QCOMPARE(s1[Metric::ContextPrecision].value, 0.5);
 
     const auto s3 = scoreExample(makeSynthetic("EN", "E", "-", "-", 0), Mode::RagScope);
-    QCOMPARE(s3[Metric::ContextPrecision].state, ScoreState::Empty);  // no chunk
+    QCOMPARE(s3[Metric::ContextPrecision].state, ScoreState::Empty);    // no chunk
     QCOMPARE(s3[Metric::ContextUtilization].state, ScoreState::Empty);  // nothing recalled
     QCOMPARE(s3[Metric::ClaimRecall].value, 0.0);
     QCOMPARE(s3[Metric::Faithfulness].value, 0.0);
     QCOMPARE(s3[Metric::Hallucination].value, 0.5);
     QCOMPARE(s3[Metric::SelfKnowledge].value, 0.5);  // faithfulness + hallucination + SK = 1
 
-    const auto s4 = scoreExample(makeSynthetic("ENCN", "EE", "ENN|EEN|NEN|NNC", "ENN|NNC", 3), Mode::RagScope);
-    const auto s4c = scoreExample(makeSynthetic("ENCN", "EE", "ENN|EEN|NEN|NNC", "ENN|NNC", 3), Mode::RagChecker);
+    const auto s4 =
+        scoreExample(makeSynthetic("ENCN", "EE", "ENN|EEN|NEN|NNC", "ENN|NNC", 3), Mode::RagScope);
+    const auto s4c = scoreExample(makeSynthetic("ENCN", "EE", "ENN|EEN|NEN|NNC", "ENN|NNC", 3),
+                                  Mode::RagChecker);
     for (Metric m : allMetrics()) QCOMPARE(s4[m].value, s4c[m].value);
   }
 
@@ -350,7 +362,8 @@ class TestClaims : public QObject {
     auto file = readCheckingOutput(path);
     QVERIFY2(file.report.ok() && !file.report.hasErrors(), dump(file.report).c_str());
     QCOMPARE(file.report.warnings, std::uint64_t(4));  // one per label set
-    QVERIFY(dump(file.report).find("retrieved2answer: missing: all 4 labels read as unparsed") != std::string::npos);
+    QVERIFY(dump(file.report).find("retrieved2answer: missing: all 4 labels read as unparsed") !=
+            std::string::npos);
     const ClaimExample& ex = file.value.at(0);
     QCOMPARE(ex.answer2response[1], Label::Unparsed);
     QCOMPARE(ex.response2answer[1], Label::Unparsed);
@@ -381,8 +394,8 @@ class TestClaims : public QObject {
     QCOMPARE(own[Metric::NoiseSensitivityInRelevant].value, 0.0);
     QCOMPARE(own[Metric::NoiseSensitivityInRelevant].scored, 1u);
 
-    const auto r = runCli({"ragchecker", QString::fromStdString(path.string()), "--json", "--mode",
-                           "ragscope"});
+    const auto r = runCli(
+        {"ragchecker", QString::fromStdString(path.string()), "--json", "--mode", "ragscope"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.err.contains("answer2response: 1 of 2 labels missing"));
     const json out = parseOut(r);
@@ -404,7 +417,8 @@ class TestClaims : public QObject {
     QCOMPARE(c["per_example"]["m1"]["ragchecker.claim_recall"].get<double>(), 0.0);
     QCOMPARE(c["metrics"]["overall"]["precision"].get<double>(), 50.0);
 
-    const auto text = runCli({"ragchecker", QString::fromStdString(path.string()), "--mode", "ragscope"});
+    const auto text =
+        runCli({"ragchecker", QString::fromStdString(path.string()), "--mode", "ragscope"});
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.contains("unparsed"));
   }
@@ -416,8 +430,9 @@ class TestClaims : public QObject {
     QCOMPARE(own[Metric::Precision].errors, 1u);
     QCOMPARE(own[Metric::Precision].value, 1.0);
     QCOMPARE(own[Metric::Faithfulness].errors, 1u);
-    QCOMPARE(scoreExample(makeSynthetic("X", "E", "X", "E", 1), Mode::RagScope)[Metric::Precision].state,
-             ScoreState::Error);
+    QCOMPARE(
+        scoreExample(makeSynthetic("X", "E", "X", "E", 1), Mode::RagScope)[Metric::Precision].state,
+        ScoreState::Error);
     QCOMPARE(scoreExample(ex, Mode::RagChecker)[Metric::Precision].value, 0.5);
   }
 
@@ -426,8 +441,9 @@ class TestClaims : public QObject {
   // nothing but context_precision's denominator, in both modes, with or without holes.
   void pathsAgree() {
     stats::Rng rng(7);
-    const Label pool[] = {Label::Entailment, Label::Neutral, Label::Contradiction, Label::Supported,
-                          Label::Unsupported, Label::Unparsed, Label::Error};
+    const Label pool[] = {Label::Entailment, Label::Neutral,     Label::Contradiction,
+                          Label::Supported,  Label::Unsupported, Label::Unparsed,
+                          Label::Error};
     for (int round = 0; round < 400; ++round) {
       const std::size_t r = rng.below32(6), g = rng.below32(6), k = rng.below32(12);
       const bool holes = round % 2 == 1;
@@ -444,9 +460,11 @@ class TestClaims : public QObject {
       wide.retrieved2response = LabelMatrix(r, k + 64, Label::Neutral);
       wide.retrieved2answer = LabelMatrix(g, k + 64, Label::Neutral);
       for (std::size_t i = 0; i < r; ++i)
-        for (std::size_t c = 0; c < k; ++c) wide.retrieved2response.at(i, c) = narrow.retrieved2response.at(i, c);
+        for (std::size_t c = 0; c < k; ++c)
+          wide.retrieved2response.at(i, c) = narrow.retrieved2response.at(i, c);
       for (std::size_t j = 0; j < g; ++j)
-        for (std::size_t c = 0; c < k; ++c) wide.retrieved2answer.at(j, c) = narrow.retrieved2answer.at(j, c);
+        for (std::size_t c = 0; c < k; ++c)
+          wide.retrieved2answer.at(j, c) = narrow.retrieved2answer.at(j, c);
       for (Mode mode : {Mode::RagChecker, Mode::RagScope}) {
         const auto a = scoreExample(narrow, mode), b = scoreExample(wide, mode);
         for (Metric m : allMetrics()) {
@@ -456,7 +474,8 @@ class TestClaims : public QObject {
             if (k == 0 || g == 0) continue;  // RAGChecker's guards see K = 0 but not K = 64
             QVERIFY2(a[m].scored == 0 || b[m].hasValue(), where.c_str());
             if (a[m].hasValue())
-              QVERIFY2(std::abs(a[m].value * a[m].scored - b[m].value * b[m].scored) < 1e-12, where.c_str());
+              QVERIFY2(std::abs(a[m].value * a[m].scored - b[m].value * b[m].scored) < 1e-12,
+                       where.c_str());
             continue;
           }
           if (k == 0 && mode == Mode::RagChecker) continue;  // K = 0 forces 0.0 there
@@ -475,7 +494,8 @@ class TestClaims : public QObject {
     RAGSCOPE_REQUIRE_DATA(kExample);
     auto file = readCheckingOutput(ragscope::test::dataPath(kExample));
     QVERIFY(file.report.ok());
-    file.value[0].answer2response[0] = Label::Supported;  // binary labels are written as RAGChecker's
+    file.value[0].answer2response[0] =
+        Label::Supported;  // binary labels are written as RAGChecker's
     file.value[0].answer2response[1] = Label::Unparsed;
     const CorpusScores scores = scoreCorpus(file.value, Mode::RagChecker);
     QTemporaryDir dir;
@@ -486,7 +506,8 @@ class TestClaims : public QObject {
     QCOMPARE(doc["results"][0]["answer2response"][0].get<std::string>(), std::string("Entailment"));
     QCOMPARE(doc["results"][0]["answer2response"][1].get<std::string>(), std::string("Unparsed"));
     QCOMPARE(doc["results"][0]["response_claims"][0][0].get<std::string>(), std::string("Nile"));
-    QCOMPARE(doc["metrics"]["overall"]["precision"].get<double>(), scores[Metric::Precision].percent);
+    QCOMPARE(doc["metrics"]["overall"]["precision"].get<double>(),
+             scores[Metric::Precision].percent);
 
     auto back = readCheckingOutput(out);
     QVERIFY2(back.report.ok() && !back.report.hasErrors(), dump(back.report).c_str());
@@ -499,7 +520,8 @@ class TestClaims : public QObject {
     const CorpusScores again = scoreCorpus(back.value, Mode::RagChecker);
     for (Metric m : allMetrics()) {
       QCOMPARE(again[m].mean, scores[m].mean);
-      QCOMPARE(back.value[0].storedMetrics.at(std::string(metricKey(m))), scores.perExample[0][m].value);
+      QCOMPARE(back.value[0].storedMetrics.at(std::string(metricKey(m))),
+               scores.perExample[0][m].value);
     }
   }
 
@@ -515,17 +537,21 @@ class TestClaims : public QObject {
         << "bad.json:2: results[0].answer2response[1]: a label must be a string";
     QTest::newRow("matrix with too many rows")
         << R"({"results": [{"query_id": "q7", "response_claims": ["c1", "c2"], "retrieved_context": [{"doc_id": "d", "text": "t"}], "retrieved2response": [["Neutral"], ["Neutral"], ["Entailment"]]}]})"
-        << "results[0].retrieved2response: has 3 rows for 2 response claims: the matrix has the wrong shape (query_id q7)";
+        << "results[0].retrieved2response: has 3 rows for 2 response claims: the matrix has the "
+           "wrong shape (query_id q7)";
     QTest::newRow("matrix row too long")
         << R"({"results": [{"query_id": "q8", "retrieved_context": [{"doc_id": "d", "text": "t"}], "response_claims": ["c1"], "retrieved2response": [["Neutral", "Neutral"]]}]})"
         << "results[0].retrieved2response[0]: has 2 labels for 1 retrieved chunks";
     QTest::newRow("matrix row not a list")
         << R"({"results": [{"query_id": "q9", "retrieved2answer": ["Neutral"]}]})"
         << "results[0].retrieved2answer[0]: must be a list of labels";
-    QTest::newRow("labels not a list") << R"({"results": [{"query_id": "q", "response2answer": "Entailment"}]})"
-                                       << "results[0].response2answer: must be a list of labels";
-    QTest::newRow("record not an object") << R"({"results": [3]})" << "results[0]: must be a JSON object";
-    QTest::newRow("missing query_id") << R"({"results": [{"query": "x"}]})" << "results[0].query_id: missing";
+    QTest::newRow("labels not a list")
+        << R"({"results": [{"query_id": "q", "response2answer": "Entailment"}]})"
+        << "results[0].response2answer: must be a list of labels";
+    QTest::newRow("record not an object") << R"({"results": [3]})"
+                                          << "results[0]: must be a JSON object";
+    QTest::newRow("missing query_id") << R"({"results": [{"query": "x"}]})"
+                                      << "results[0].query_id: missing";
     QTest::newRow("repeated query_id")
         << "{\"results\": [{\"query_id\": \"a\"},\n{\"query_id\": \"a\"}]}"
         << "bad.json:2: results[1].query_id: repeats the query_id of the record at line 1";
@@ -579,7 +605,8 @@ class TestClaims : public QObject {
     QCOMPARE(cov.total, std::size_t(6));
 
     // ragscope's convention: unparsed claims are counted, not scored.
-    const ClaimScore partial = supportScore(std::vector<Label>{S, Label::Unparsed, U, Label::Error});
+    const ClaimScore partial =
+        supportScore(std::vector<Label>{S, Label::Unparsed, U, Label::Error});
     QCOMPARE(partial.value, 0.5);
     QCOMPARE(partial.scored(), std::size_t(2));
     QCOMPARE(partial.unparsed, std::size_t(1));
@@ -588,14 +615,15 @@ class TestClaims : public QObject {
     QCOMPARE(supportScore(std::vector<Label>{Label::Unparsed}).state, ScoreState::Unparsed);
     QVERIFY(!supportScore(std::vector<Label>{Label::Error}).hasValue());
     // Three-way labels: only Entailment is supported.
-    QCOMPARE(supportScore(std::vector<Label>{Label::Entailment, Label::Contradiction, Label::Neutral,
-                                             Label::Entailment})
+    QCOMPARE(supportScore(std::vector<Label>{Label::Entailment, Label::Contradiction,
+                                             Label::Neutral, Label::Entailment})
                  .value,
              0.5);
 
     // The notebook's own count over a whole reply (our text, its format).
     const auto counts = countSupportedMarkers(
-        "- The sky is blue. SUPPORTED=1\n- Grass is red. SUPPORTED=0\n- Water is wet. SUPPORTED=1\n");
+        "- The sky is blue. SUPPORTED=1\n- Grass is red. SUPPORTED=0\n- Water is wet. "
+        "SUPPORTED=1\n");
     QCOMPARE(counts.supported, std::size_t(2));
     QCOMPARE(counts.unsupported, std::size_t(1));
     QCOMPARE(notebookScore(counts), 2.0 / 3.0);
@@ -639,9 +667,8 @@ class TestClaims : public QObject {
 
   void ragasAnswerRelevancy() {
     const std::vector<double> q = {1, 0, 0};
-    std::vector<GeneratedQuestion> gen = {{{2, 0, 0}, true, false},
-                                          {{0, 3, 0}, false, false},
-                                          {{1, 1, 0}, true, false}};
+    std::vector<GeneratedQuestion> gen = {
+        {{2, 0, 0}, true, false}, {{0, 3, 0}, false, false}, {{1, 1, 0}, true, false}};
     const double expected = (1.0 + 0.0 + 1.0 / std::sqrt(2.0)) / 3.0;
     QVERIFY(std::abs(claims::ragasAnswerRelevancy(q, gen) - expected) < 1e-15);
     for (auto& g : gen) g.noncommittal = true;  // all noncommittal: 0
@@ -715,8 +742,8 @@ class TestClaims : public QObject {
     QCOMPARE(out["aspects"]["completeness"]["human_ceiling"]["pearson"].get<double>(), 71.91);
     QCOMPARE(out["aspects"]["overall"]["human_ceiling"]["spearman"].get<double>(), 68.89);
 
-    const auto text = runCli({"agreement", "--human", dataArg(kHuman), "--judge", dataArg(kBaseline),
-                              "--resamples", "0"});
+    const auto text = runCli({"agreement", "--human", dataArg(kHuman), "--judge",
+                              dataArg(kBaseline), "--resamples", "0"});
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.contains("49.66"));
     QVERIFY(text.out.contains("46.95"));
@@ -730,7 +757,8 @@ class TestClaims : public QObject {
     QVERIFY2(!human.report.hasErrors() && !judge.report.hasErrors(), dump(judge.report).c_str());
     QCOMPARE(human.value.records.size(), std::size_t(560));
     QCOMPARE(judge.value.instances.size(), std::size_t(280));
-    QCOMPARE(human.value.aspects, (std::vector<std::string>{"correctness", "completeness", "overall"}));
+    QCOMPARE(human.value.aspects,
+             (std::vector<std::string>{"correctness", "completeness", "overall"}));
     std::vector<double> raw, labels;
     for (const auto& rec : human.value.records) {
       const auto& inst = judge.value.instances.at(std::stoul(rec.instanceId));
@@ -748,11 +776,12 @@ class TestClaims : public QObject {
 
   void pointwise() {
     QTemporaryDir dir;
-    const auto human = writeFile(dir, "human.csv",
-                                 "qid,label\nq1,1\nq1,1\nq2,0\nq2,1\nq3,1\nq3,1\nq4,0\nq4,0\nq5,1\n");
-    const auto judgeCsv = writeFile(dir, "judge.csv", "qid,verdict,score\nq1,1,0.9\nq2,0,0.4\nq3,1,0.8\nq4,0,0.1\n");
-    const auto r = runCli({"agreement", "--human", QString::fromStdString(human.string()), "--judge",
-                           QString::fromStdString(judgeCsv.string()), "--json"});
+    const auto human = writeFile(
+        dir, "human.csv", "qid,label\nq1,1\nq1,1\nq2,0\nq2,1\nq3,1\nq3,1\nq4,0\nq4,0\nq5,1\n");
+    const auto judgeCsv =
+        writeFile(dir, "judge.csv", "qid,verdict,score\nq1,1,0.9\nq2,0,0.4\nq3,1,0.8\nq4,0,0.1\n");
+    const auto r = runCli({"agreement", "--human", QString::fromStdString(human.string()),
+                           "--judge", QString::fromStdString(judgeCsv.string()), "--json"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const json out = parseOut(r);
     QCOMPARE(out["layout"].get<std::string>(), std::string("pointwise"));
@@ -768,8 +797,8 @@ class TestClaims : public QObject {
     // A checking output as the judge: each ragchecker.* metric is an aspect.
     RAGSCOPE_REQUIRE_DATA(kExample);
     const auto labels = writeFile(dir, "labels.csv", "qid,label\n0,0.4\n1,0.9\n");
-    const auto c = runCli({"agreement", "--human", QString::fromStdString(labels.string()), "--judge",
-                           dataArg(kExample), "--json", "--resamples", "0"});
+    const auto c = runCli({"agreement", "--human", QString::fromStdString(labels.string()),
+                           "--judge", dataArg(kExample), "--json", "--resamples", "0"});
     QVERIFY2(c.exitCode == 0, c.err.constData());
     QCOMPARE(parseOut(c)["aspects"]["ragchecker.precision"]["pearson"].get<double>(), 100.0);
   }
@@ -779,15 +808,18 @@ class TestClaims : public QObject {
     const auto human = writeFile(dir, "human.json",
                                  "[{\"instance_id\": 0, \"correctness_label\": 1},\n"
                                  " {\"instance_id\": 0, \"correctness_label\": \"one\"}]");
-    const auto judge = writeFile(dir, "judge.json",
-                                 R"([{"instance_id": 0, "model1": {"ragchecker": {"correctness_label": 0.5}},
+    const auto judge =
+        writeFile(dir, "judge.json",
+                  R"([{"instance_id": 0, "model1": {"ragchecker": {"correctness_label": 0.5}},
                                       "model2": {"ragchecker": {"correctness_label": 0.7}}}])");
     auto r = runCli({"agreement", "--human", QString::fromStdString(human.string()), "--judge",
                      QString::fromStdString(judge.string())});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("human.json:2: [1].correctness_label: must be a number"), r.err.constData());
+    QVERIFY2(r.err.contains("human.json:2: [1].correctness_label: must be a number"),
+             r.err.constData());
 
-    const auto human2 = writeFile(dir, "human2.json", R"([{"instance_id": 0, "correctness_label": 1}])");
+    const auto human2 =
+        writeFile(dir, "human2.json", R"([{"instance_id": 0, "correctness_label": 1}])");
     r = runCli({"agreement", "--human", QString::fromStdString(human2.string()), "--judge",
                 QString::fromStdString(judge.string()), "--name", "ragas"});
     QCOMPARE(r.exitCode, 2);

@@ -20,14 +20,15 @@ struct Values {
   double pearson, spearman, kendall, kappa;
 };
 
-Values coefficients(std::span<const double> x, std::span<const double> y, std::span<const double> xc,
-                    std::span<const double> yc) {
+Values coefficients(std::span<const double> x, std::span<const double> y,
+                    std::span<const double> xc, std::span<const double> yc) {
   Values v{pearson(x, y), stats::spearmanRho(x, y), stats::kendallTauB(x, y), kNaN};
   if (!xc.empty()) v.kappa = cohenKappa(xc, yc);
   return v;
 }
 
-void finish(AgreementStat& s, std::vector<double>& distribution, double level, std::size_t resamples) {
+void finish(AgreementStat& s, std::vector<double>& distribution, double level,
+            std::size_t resamples) {
   s.undefinedResamples = resamples - distribution.size();
   if (distribution.empty()) return;
   s.ci = stats::bootstrapInterval(distribution, s.value, level, stats::CiMethod::Percentile, {});
@@ -85,10 +86,10 @@ Agreement computeAgreement(const AgreementInput& in, const AgreementOptions& opt
   const bool withKappa = in.judgeCategories.size() >= n && in.humanCategories.size() >= n && n > 0;
   out.n = n;
   const std::span<const double> x(in.judge.data(), n), y(in.human.data(), n);
-  const std::span<const double> xc = withKappa ? std::span<const double>(in.judgeCategories.data(), n)
-                                               : std::span<const double>();
-  const std::span<const double> yc = withKappa ? std::span<const double>(in.humanCategories.data(), n)
-                                               : std::span<const double>();
+  const std::span<const double> xc =
+      withKappa ? std::span<const double>(in.judgeCategories.data(), n) : std::span<const double>();
+  const std::span<const double> yc =
+      withKappa ? std::span<const double>(in.humanCategories.data(), n) : std::span<const double>();
   const Values observed = coefficients(x, y, xc, yc);
   out.pearson.value = observed.pearson;
   out.spearman.value = observed.spearman;
@@ -116,8 +117,12 @@ Agreement computeAgreement(const AgreementInput& in, const AgreementOptions& opt
   const auto count = static_cast<std::uint32_t>(units.size());
   const std::uint32_t threshold = stats::Rng::rejectionThreshold(count);
   for (std::size_t b = 0; b < options.resamples; ++b) {
-    stats::Rng rng = stats::streamFor(options.seed, stats::Domain::CorrelationBootstrap, b, kAgreementSalt);
-    rx.clear(); ry.clear(); rxc.clear(); ryc.clear();
+    stats::Rng rng =
+        stats::streamFor(options.seed, stats::Domain::CorrelationBootstrap, b, kAgreementSalt);
+    rx.clear();
+    ry.clear();
+    rxc.clear();
+    ryc.clear();
     for (std::uint32_t u = 0; u < count; ++u) {
       for (std::uint32_t i : units[rng.below32(count, threshold)]) {
         rx.push_back(x[i]);

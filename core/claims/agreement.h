@@ -49,8 +49,8 @@ struct AgreementStat {
 struct AgreementInput {
   std::vector<double> judge;
   std::vector<double> human;
-  std::vector<std::uint32_t> cluster;       // empty, or one id per pair
-  std::vector<double> judgeCategories;      // empty, or one per pair (kappa)
+  std::vector<std::uint32_t> cluster;   // empty, or one id per pair
+  std::vector<double> judgeCategories;  // empty, or one per pair (kappa)
   std::vector<double> humanCategories;
 };
 

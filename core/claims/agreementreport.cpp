@@ -55,9 +55,10 @@ std::string ciCell(const AgreementStat& s) {
 }
 
 void rows(std::ostringstream& out, const char* who, const Agreement& a) {
-  const std::pair<const char*, const AgreementStat*> stats[] = {
-      {"pearson", &a.pearson}, {"spearman", &a.spearman}, {"kendall_tau_b", &a.kendallTauB},
-      {"cohen_kappa", &a.cohenKappa}};
+  const std::pair<const char*, const AgreementStat*> stats[] = {{"pearson", &a.pearson},
+                                                                {"spearman", &a.spearman},
+                                                                {"kendall_tau_b", &a.kendallTauB},
+                                                                {"cohen_kappa", &a.cohenKappa}};
   for (const auto& [name, s] : stats) {
     char head[64];
     std::snprintf(head, sizeof head, "  %-8s %-14s", who, name);
@@ -101,11 +102,12 @@ std::string formatAgreementReport(const MetaEvalResult& result, const std::strin
   std::ostringstream out;
   out << "Agreement of judge '" << judgeName << "' with the human labels (" << result.layout
       << "), coefficients x 100 as RAGChecker's meta_eval.py prints them\n"
-      << "CIs: " << options.level * 100 << "% percentile bootstrap over instances, B = "
-      << options.resamples << ", seed " << options.seed << "; kappa on " << result.kappaOn << "\n";
+      << "CIs: " << options.level * 100
+      << "% percentile bootstrap over instances, B = " << options.resamples << ", seed "
+      << options.seed << "; kappa on " << result.kappaOn << "\n";
   for (const auto& a : result.aspects) {
-    out << "\n" << key(a) << ": n = " << a.judge.n << " labels over " << a.judge.clusters
-        << " instances";
+    out << "\n"
+        << key(a) << ": n = " << a.judge.n << " labels over " << a.judge.clusters << " instances";
     if (a.nanReplaced > 0) out << ", " << a.nanReplaced << " NaN judge score(s) set to the median";
     if (a.unpaired > 0) out << ", " << a.unpaired << " human label(s) without a judge value";
     out << "\n";

@@ -20,7 +20,8 @@ namespace ragscope::core::claims {
 // round(value * 100, 2), numpy's way; NaN stays NaN.
 double asPrinted(double coefficient);
 
-nlohmann::ordered_json agreementReportJson(const MetaEvalResult& result, const std::string& judgeName,
+nlohmann::ordered_json agreementReportJson(const MetaEvalResult& result,
+                                           const std::string& judgeName,
                                            const AgreementOptions& options);
 std::string formatAgreementReport(const MetaEvalResult& result, const std::string& judgeName,
                                   const AgreementOptions& options);

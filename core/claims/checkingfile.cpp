@@ -39,13 +39,13 @@ struct LabelNotes {
   std::string firstUnknown;
 };
 
-constexpr const char* kLabelHelp =
-    "a string (Entailment, Neutral or Contradiction) or null";
+constexpr const char* kLabelHelp = "a string (Entailment, Neutral or Contradiction) or null";
 
 bool readLabelList(const json& v, const std::string& field, std::vector<Label>& out,
                    LabelNotes& notes, RecordContext& ctx, const char* what) {
   if (!v.is_array()) {
-    ctx.error(field, std::string("must be a list of labels (") + what + "), not " + jsonTypeName(v));
+    ctx.error(field,
+              std::string("must be a list of labels (") + what + "), not " + jsonTypeName(v));
     return false;
   }
   out.reserve(v.size());
@@ -63,15 +63,16 @@ bool readLabelList(const json& v, const std::string& field, std::vector<Label>& 
         out.push_back(Label::Unparsed);
       }
     } else {
-      ctx.error(indexed(field, i), std::string("a label must be ") + kLabelHelp + ", not " +
-                                       jsonTypeName(e));
+      ctx.error(indexed(field, i),
+                std::string("a label must be ") + kLabelHelp + ", not " + jsonTypeName(e));
       return false;
     }
   }
   return true;
 }
 
-bool readClaims(const json& v, const std::string& field, std::vector<Claim>& out, RecordContext& ctx) {
+bool readClaims(const json& v, const std::string& field, std::vector<Claim>& out,
+                RecordContext& ctx) {
   if (!v.is_array()) {
     ctx.error(field, "must be a list of claims, not " + jsonTypeName(v));
     return false;
@@ -84,14 +85,16 @@ bool readClaims(const json& v, const std::string& field, std::vector<Claim>& out
     } else if (c.is_array()) {
       for (const json& part : c) {
         if (!part.is_string()) {
-          ctx.error(indexed(field, i), "a claim's parts must be strings, not " + jsonTypeName(part));
+          ctx.error(indexed(field, i),
+                    "a claim's parts must be strings, not " + jsonTypeName(part));
           return false;
         }
         claim.push_back(part.get<std::string>());
       }
     } else {
-      ctx.error(indexed(field, i),
-                "a claim must be a string or a [subject, relation, object] list, not " + jsonTypeName(c));
+      ctx.error(
+          indexed(field, i),
+          "a claim must be a string or a [subject, relation, object] list, not " + jsonTypeName(c));
       return false;
     }
     out.push_back(std::move(claim));
@@ -121,7 +124,8 @@ bool readMatrix(const json& rec, const char* key, RawMatrix& m, RecordContext& c
       return false;
     }
     m.rows.emplace_back();
-    if (!readLabelList(row, indexed(key, i), m.rows.back(), m.notes, ctx, "one per retrieved chunk"))
+    if (!readLabelList(row, indexed(key, i), m.rows.back(), m.notes, ctx,
+                       "one per retrieved chunk"))
       return false;
   }
   return true;
@@ -138,9 +142,11 @@ void noteWarnings(const char* field, bool present, std::size_t expected, const L
     ctx.warning(field, std::to_string(notes.missing) + " of " + std::to_string(expected) +
                            " labels missing (null or absent), read as unparsed");
   if (notes.unknown > 0)
-    ctx.warning(field, "'" + notes.firstUnknown + "'" +
-                           (notes.unknown > 1 ? " and " + std::to_string(notes.unknown - 1) + " more" : "") +
-                           " not a label name (Entailment, Neutral, Contradiction), read as unparsed");
+    ctx.warning(
+        field,
+        "'" + notes.firstUnknown + "'" +
+            (notes.unknown > 1 ? " and " + std::to_string(notes.unknown - 1) + " more" : "") +
+            " not a label name (Entailment, Neutral, Contradiction), read as unparsed");
 }
 
 // Parses one results[] element into `ex`; false (with errors recorded) when it cannot be used.
@@ -156,7 +162,8 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
   ex.queryId = *id;
   ctx.suffix = " (query_id " + ex.queryId + ")";
   if (auto [it, fresh] = seen.emplace(ex.queryId, line); !fresh) {
-    ctx.error("query_id", "repeats the query_id of the record at line " + std::to_string(it->second));
+    ctx.error("query_id",
+              "repeats the query_id of the record at line " + std::to_string(it->second));
     return false;
   }
   if (auto s = jsonString(rec, "query", problems, false)) ex.query = std::move(*s);
@@ -178,8 +185,10 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
       if (c.is_string()) {
         chunk.text = c.get<std::string>();
       } else if (c.is_object()) {
-        if (auto d = jsonId(c, "doc_id", problems, false, field + ".doc_id")) chunk.id = std::move(*d);
-        if (auto t = jsonString(c, "text", problems, false, field + ".text")) chunk.text = std::move(*t);
+        if (auto d = jsonId(c, "doc_id", problems, false, field + ".doc_id"))
+          chunk.id = std::move(*d);
+        if (auto t = jsonString(c, "text", problems, false, field + ".text"))
+          chunk.text = std::move(*t);
       } else {
         ctx.error(field, "must be an object {doc_id, text}, not " + jsonTypeName(c));
         return false;
@@ -213,12 +222,15 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
       return false;
   }
   RawMatrix mResp, mAns;
-  if (!readMatrix(rec, "retrieved2response", mResp, ctx) || !readMatrix(rec, "retrieved2answer", mAns, ctx))
+  if (!readMatrix(rec, "retrieved2response", mResp, ctx) ||
+      !readMatrix(rec, "retrieved2answer", mAns, ctx))
     return false;
 
   // Sizes: from the claims and chunks when given, else from the labels.
-  const std::size_t r = haveResponseClaims ? ex.responseClaims.size() : std::max(a2r.size(), mResp.rows.size());
-  const std::size_t g = haveAnswerClaims ? ex.answerClaims.size() : std::max(r2a.size(), mAns.rows.size());
+  const std::size_t r =
+      haveResponseClaims ? ex.responseClaims.size() : std::max(a2r.size(), mResp.rows.size());
+  const std::size_t g =
+      haveAnswerClaims ? ex.answerClaims.size() : std::max(r2a.size(), mAns.rows.size());
   std::size_t k = ex.retrieved.size();
   if (!haveChunks) {
     k = 0;
@@ -227,11 +239,13 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
   }
   const auto n = [](std::size_t v) { return std::to_string(v); };
   if (a2r.size() > r) {
-    ctx.error("answer2response", "has " + n(a2r.size()) + " labels for " + n(r) + " response claims");
+    ctx.error("answer2response",
+              "has " + n(a2r.size()) + " labels for " + n(r) + " response claims");
     return false;
   }
   if (r2a.size() > g) {
-    ctx.error("response2answer", "has " + n(r2a.size()) + " labels for " + n(g) + " gold-answer claims");
+    ctx.error("response2answer",
+              "has " + n(r2a.size()) + " labels for " + n(g) + " gold-answer claims");
     return false;
   }
   for (auto [m, key, claims, what] :
@@ -255,9 +269,11 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
   std::copy(a2r.begin(), a2r.end(), ex.answer2response.begin());
   std::copy(r2a.begin(), r2a.end(), ex.response2answer.begin());
   for (std::size_t i = 0; i < mResp.rows.size(); ++i)
-    for (std::size_t c = 0; c < mResp.rows[i].size(); ++c) ex.retrieved2response.at(i, c) = mResp.rows[i][c];
+    for (std::size_t c = 0; c < mResp.rows[i].size(); ++c)
+      ex.retrieved2response.at(i, c) = mResp.rows[i][c];
   for (std::size_t j = 0; j < mAns.rows.size(); ++j)
-    for (std::size_t c = 0; c < mAns.rows[j].size(); ++c) ex.retrieved2answer.at(j, c) = mAns.rows[j][c];
+    for (std::size_t c = 0; c < mAns.rows[j].size(); ++c)
+      ex.retrieved2answer.at(j, c) = mAns.rows[j][c];
 
   a2rNotes.missing += r - a2r.size();
   r2aNotes.missing += g - r2a.size();
@@ -273,13 +289,15 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
 
   if (auto it = rec.find("metrics"); it != rec.end() && !it->is_null()) {
     if (!it->is_object()) {
-      ctx.warning("metrics", "must be an object of numbers, not " + jsonTypeName(*it) + "; ignored");
+      ctx.warning("metrics",
+                  "must be an object of numbers, not " + jsonTypeName(*it) + "; ignored");
     } else {
       for (auto m = it->begin(); m != it->end(); ++m) {
         if (m.value().is_number())
           ex.storedMetrics[m.key()] = m.value().get<double>();
         else
-          ctx.warning("metrics." + m.key(), "not a number (" + jsonTypeName(m.value()) + "); ignored");
+          ctx.warning("metrics." + m.key(),
+                      "not a number (" + jsonTypeName(m.value()) + "); ignored");
       }
     }
   }
@@ -288,9 +306,12 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
 
 std::string labelJson(Label l) {
   switch (l) {
-    case Label::Supported: return "Entailment";
-    case Label::Unsupported: return "Neutral";
-    default: return std::string(labelName(l));
+    case Label::Supported:
+      return "Entailment";
+    case Label::Unsupported:
+      return "Neutral";
+    default:
+      return std::string(labelName(l));
   }
 }
 
@@ -352,7 +373,8 @@ std::map<std::string, std::map<std::string, double>> readStoredCorpusMetrics(
   const std::string text = buffer.str();
   if (auto why = checkJsonDepth(text, 256)) return fail(*why);
   // The results are skipped while parsing, so only the small top level is built.
-  const json::parser_callback_t skipResults = [](int depth, json::parse_event_t event, json& parsed) {
+  const json::parser_callback_t skipResults = [](int depth, json::parse_event_t event,
+                                                 json& parsed) {
     return !(depth == 1 && event == json::parse_event_t::key && parsed == "results");
   };
   const json doc = json::parse(text, skipResults, /*allow_exceptions=*/false);

@@ -25,8 +25,8 @@ std::optional<std::string> shapeProblem(const ClaimExample& ex) {
     return "retrieved2response has " + n(ex.retrieved2response.cols()) +
            " columns, retrieved2answer " + n(k);
   if (g > 0 && ex.retrieved2answer.cols() != k)
-    return "retrieved2answer has " + n(ex.retrieved2answer.cols()) + " columns, retrieved2response " +
-           n(k);
+    return "retrieved2answer has " + n(ex.retrieved2answer.cols()) +
+           " columns, retrieved2response " + n(k);
   if (!ex.responseClaims.empty() && ex.responseClaims.size() != r)
     return "response_claims has " + n(ex.responseClaims.size()) + " claims, answer2response " +
            n(r) + " labels";

@@ -19,10 +19,14 @@ std::optional<Label> labelFromName(std::string_view name) {
 
 std::string_view stateName(ScoreState s) {
   switch (s) {
-    case ScoreState::Scored: return "scored";
-    case ScoreState::Empty: return "empty";
-    case ScoreState::Unparsed: return "unparsed";
-    default: return "error";
+    case ScoreState::Scored:
+      return "scored";
+    case ScoreState::Empty:
+      return "empty";
+    case ScoreState::Unparsed:
+      return "unparsed";
+    default:
+      return "error";
   }
 }
 

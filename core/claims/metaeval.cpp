@@ -63,7 +63,8 @@ void ceilingFor(AspectAgreement& a, const std::vector<std::vector<double>>& labe
 
 }  // namespace
 
-Loaded<PairwiseHuman> readPairwiseHuman(const std::filesystem::path& path, const LoadOptions& options) {
+Loaded<PairwiseHuman> readPairwiseHuman(const std::filesystem::path& path,
+                                        const LoadOptions& options) {
   Loaded<PairwiseHuman> out;
   auto& aspects = out.value.aspects;
   auto onRecord = [&](json& rec, const JsonRecordPlace& place, RecordProblems& problems) {
@@ -127,13 +128,15 @@ Loaded<PairwiseJudge> readPairwiseJudge(const std::filesystem::path& path, const
         const std::string field = std::string(model) + "." + name;
         auto m = rec.find(model);
         if (m == rec.end() || !m->is_object()) {
-          problems.error(model, m == rec.end() ? "missing" : "must be an object, not " + jsonTypeName(*m));
+          problems.error(model,
+                         m == rec.end() ? "missing" : "must be an object, not " + jsonTypeName(*m));
           continue;
         }
         auto scores = m->find(name);
         if (scores == m->end() || !scores->is_object()) {
-          problems.error(field, scores == m->end() ? "missing (is --name right?)"
-                                                   : "must be an object of scores, not " + jsonTypeName(*scores));
+          problems.error(field, scores == m->end()
+                                    ? "missing (is --name right?)"
+                                    : "must be an object of scores, not " + jsonTypeName(*scores));
           continue;
         }
         if (metrics.empty()) {
@@ -148,7 +151,8 @@ Loaded<PairwiseJudge> readPairwiseJudge(const std::filesystem::path& path, const
           } else if (v->is_null()) {
             into.push_back(kNaN);
           } else if (!v->is_number()) {
-            problems.error(field + "." + metric, "must be a number or null, not " + jsonTypeName(*v));
+            problems.error(field + "." + metric,
+                           "must be a number or null, not " + jsonTypeName(*v));
           } else {
             into.push_back(v->get<double>());
           }
@@ -169,7 +173,8 @@ Loaded<PairwiseJudge> readPairwiseJudge(const std::filesystem::path& path, const
   return out;
 }
 
-Loaded<PointwiseTable> readPointwiseCsv(const std::filesystem::path& path, const LoadOptions& options) {
+Loaded<PointwiseTable> readPointwiseCsv(const std::filesystem::path& path,
+                                        const LoadOptions& options) {
   Loaded<PointwiseTable> out;
   auto& report = out.report;
   const auto problem = [&](std::uint64_t line, std::string field, std::string text) {
@@ -184,7 +189,8 @@ Loaded<PointwiseTable> readPointwiseCsv(const std::filesystem::path& path, const
   }
   std::vector<std::string> header, fields;
   if (csv.readHeader(header) != CsvReader::Status::Record) {
-    problem(csv.error().line, "header", csv.error().problem.empty() ? "empty file" : csv.error().problem);
+    problem(csv.error().line, "header",
+            csv.error().problem.empty() ? "empty file" : csv.error().problem);
     report.stopped = true;
     return out;
   }
@@ -254,14 +260,15 @@ MetaEvalResult comparePairwise(const PairwiseHuman& human, const PairwiseJudge& 
   out.kappaOn = "preference direction (sign of the label and of the score difference: -1, 0, +1)";
   // Instances in the human file's order, with their annotators' records.
   std::map<std::string, std::size_t> judgeIndex;
-  for (std::size_t i = 0; i < judge.instances.size(); ++i) judgeIndex[judge.instances[i].instanceId] = i;
+  for (std::size_t i = 0; i < judge.instances.size(); ++i)
+    judgeIndex[judge.instances[i].instanceId] = i;
   std::vector<std::string> order;
   std::map<std::string, std::vector<std::size_t>> recordsOf;
   for (std::size_t r = 0; r < human.records.size(); ++r) {
     const auto& id = human.records[r].instanceId;
     if (!judgeIndex.contains(id)) {
-      out.error = "instance_id " + id + " (human record at line " + std::to_string(human.records[r].line) +
-                  ") has no judge record";
+      out.error = "instance_id " + id + " (human record at line " +
+                  std::to_string(human.records[r].line) + ") has no judge record";
       return out;
     }
     auto& list = recordsOf[id];
@@ -277,7 +284,8 @@ MetaEvalResult comparePairwise(const PairwiseHuman& human, const PairwiseJudge& 
   for (std::size_t a = 0; a < human.aspects.size(); ++a) {
     const std::string wanted = human.aspects[a] + std::string(kLabelSuffix);
     for (std::size_t m = 0; m < judge.metrics.size(); ++m)
-      if (judge.metrics[m] == wanted || judge.metrics[m] == human.aspects[a]) pairs.emplace_back(m, a);
+      if (judge.metrics[m] == wanted || judge.metrics[m] == human.aspects[a])
+        pairs.emplace_back(m, a);
   }
   if (pairs.size() != human.aspects.size()) {
     pairs.clear();

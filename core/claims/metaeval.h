@@ -56,7 +56,8 @@ struct PairwiseJudge {
   std::vector<Instance> instances;
 };
 
-Loaded<PairwiseHuman> readPairwiseHuman(const std::filesystem::path& path, const LoadOptions& options = {});
+Loaded<PairwiseHuman> readPairwiseHuman(const std::filesystem::path& path,
+                                        const LoadOptions& options = {});
 Loaded<PairwiseJudge> readPairwiseJudge(const std::filesystem::path& path, const std::string& name,
                                         const LoadOptions& options = {});
 
@@ -70,7 +71,8 @@ struct PointwiseTable {
   std::vector<Row> rows;
 };
 
-Loaded<PointwiseTable> readPointwiseCsv(const std::filesystem::path& path, const LoadOptions& options = {});
+Loaded<PointwiseTable> readPointwiseCsv(const std::filesystem::path& path,
+                                        const LoadOptions& options = {});
 
 struct AspectAgreement {
   std::string aspect;       // the human aspect
@@ -84,10 +86,10 @@ struct AspectAgreement {
 };
 
 struct MetaEvalResult {
-  std::string layout;    // "ragchecker-pairwise" or "pointwise"
-  std::string kappaOn;   // what kappa compares
+  std::string layout;   // "ragchecker-pairwise" or "pointwise"
+  std::string kappaOn;  // what kappa compares
   std::vector<AspectAgreement> aspects;
-  std::string error;     // non-empty: nothing computed (names what is missing)
+  std::string error;  // non-empty: nothing computed (names what is missing)
 
   bool ok() const { return error.empty(); }
 };

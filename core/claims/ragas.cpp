@@ -45,7 +45,8 @@ double ragasFaithfulness(std::size_t statements, std::span<const int> verdicts) 
 
 double ragasContextRecall(std::span<const int> attributed) {
   if (attributed.empty()) return kNaN;
-  const auto yes = std::count_if(attributed.begin(), attributed.end(), [](int v) { return v != 0; });
+  const auto yes =
+      std::count_if(attributed.begin(), attributed.end(), [](int v) { return v != 0; });
   return static_cast<double>(yes) / static_cast<double>(attributed.size());
 }
 
@@ -65,8 +66,9 @@ double cosineSimilarity(std::span<const double> a, std::span<const double> b) {
 double ragasAnswerRelevancy(std::span<const double> question,
                             std::span<const GeneratedQuestion> generated, RagasVersion version) {
   if (generated.empty()) return kNaN;
-  const bool allNoncommittal = std::all_of(generated.begin(), generated.end(),
-                                           [](const GeneratedQuestion& g) { return g.noncommittal; });
+  const bool allNoncommittal =
+      std::all_of(generated.begin(), generated.end(),
+                  [](const GeneratedQuestion& g) { return g.noncommittal; });
   std::vector<double> cosines;
   for (const auto& g : generated) {
     if (version == RagasVersion::V04 && g.empty) continue;

@@ -9,21 +9,29 @@ namespace ragscope::core::claims {
 
 namespace {
 
-constexpr std::array<Metric, kMetricCount> kMetrics = {
-    Metric::Precision,           Metric::Recall,
-    Metric::F1,                  Metric::ClaimRecall,
-    Metric::ContextPrecision,    Metric::ContextUtilization,
-    Metric::NoiseSensitivityInRelevant, Metric::NoiseSensitivityInIrrelevant,
-    Metric::Hallucination,       Metric::SelfKnowledge,
-    Metric::Faithfulness};
+constexpr std::array<Metric, kMetricCount> kMetrics = {Metric::Precision,
+                                                       Metric::Recall,
+                                                       Metric::F1,
+                                                       Metric::ClaimRecall,
+                                                       Metric::ContextPrecision,
+                                                       Metric::ContextUtilization,
+                                                       Metric::NoiseSensitivityInRelevant,
+                                                       Metric::NoiseSensitivityInIrrelevant,
+                                                       Metric::Hallucination,
+                                                       Metric::SelfKnowledge,
+                                                       Metric::Faithfulness};
 
-constexpr std::array<std::string_view, kMetricCount> kKeys = {
-    "precision",          "recall",
-    "f1",                 "claim_recall",
-    "context_precision",  "context_utilization",
-    "noise_sensitivity_in_relevant", "noise_sensitivity_in_irrelevant",
-    "hallucination",      "self_knowledge",
-    "faithfulness"};
+constexpr std::array<std::string_view, kMetricCount> kKeys = {"precision",
+                                                              "recall",
+                                                              "f1",
+                                                              "claim_recall",
+                                                              "context_precision",
+                                                              "context_utilization",
+                                                              "noise_sensitivity_in_relevant",
+                                                              "noise_sensitivity_in_irrelevant",
+                                                              "hallucination",
+                                                              "self_knowledge",
+                                                              "faithfulness"};
 
 // Three-valued logic with the undecided value split by cause: F, T, U (an unparsed label is
 // among the undecided inputs), E (only error labels are). Kleene's AND/OR/NOT; when both causes
@@ -64,10 +72,18 @@ struct Tally {
   std::uint32_t t = 0, f = 0, u = 0, e = 0;
   void add(Tri v) {
     switch (v) {
-      case T: ++t; break;
-      case F: ++f; break;
-      case U: ++u; break;
-      default: ++e; break;
+      case T:
+        ++t;
+        break;
+      case F:
+        ++f;
+        break;
+      case U:
+        ++u;
+        break;
+      default:
+        ++e;
+        break;
     }
   }
 };
@@ -126,8 +142,10 @@ LabelCounts countAndMask(const ClaimExample& ex, std::size_t k, Scratch& w) {
   for (Label l : ex.response2answer) counts.add(l);
   w.respMask.resize(ex.responseClaimCount());
   w.ansMask.resize(ex.answerClaimCount());
-  for (std::size_t i = 0; i < w.respMask.size(); ++i) w.respMask[i] = rowMask(ex.retrieved2response.row(i));
-  for (std::size_t j = 0; j < w.ansMask.size(); ++j) w.ansMask[j] = rowMask(ex.retrieved2answer.row(j));
+  for (std::size_t i = 0; i < w.respMask.size(); ++i)
+    w.respMask[i] = rowMask(ex.retrieved2response.row(i));
+  for (std::size_t j = 0; j < w.ansMask.size(); ++j)
+    w.ansMask[j] = rowMask(ex.retrieved2answer.row(j));
   if (!masks) {
     w.respMask.clear();
     w.ansMask.clear();
@@ -189,8 +207,10 @@ Tallies threeValuedTallies(const ClaimExample& ex, Mode mode, std::size_t k, Scr
   w.r2a.resize(g);
   w.recalled.assign(g, F);
   w.rel.assign(k, F);
-  for (std::size_t i = 0; i < r; ++i) t.precision.add(w.a2r[i] = tri[std::size_t(ex.answer2response[i])]);
-  for (std::size_t j = 0; j < g; ++j) t.recall.add(w.r2a[j] = tri[std::size_t(ex.response2answer[j])]);
+  for (std::size_t i = 0; i < r; ++i)
+    t.precision.add(w.a2r[i] = tri[std::size_t(ex.answer2response[i])]);
+  for (std::size_t j = 0; j < g; ++j)
+    t.recall.add(w.r2a[j] = tri[std::size_t(ex.response2answer[j])]);
 
   // Gold claims x chunks: which gold claim some chunk entails, which chunk entails some claim.
   for (std::size_t j = 0; j < g; ++j) {
@@ -370,9 +390,15 @@ CorpusScores scoreCorpus(std::span<const ClaimExample> examples, Mode mode) {
           ++c.scored;
           values.push_back(s.value);
           break;
-        case ScoreState::Empty: ++c.empty; break;
-        case ScoreState::Unparsed: ++c.unparsed; break;
-        case ScoreState::Error: ++c.errors; break;
+        case ScoreState::Empty:
+          ++c.empty;
+          break;
+        case ScoreState::Unparsed:
+          ++c.unparsed;
+          break;
+        case ScoreState::Error:
+          ++c.errors;
+          break;
       }
     }
     c.mean = numpyMean(values);

@@ -31,7 +31,7 @@ std::string pad(std::string s, std::size_t width, bool left = false) {
   return left ? s + std::string(width - s.size(), ' ') : std::string(width - s.size(), ' ') + s;
 }
 
-constexpr const char* kShort[kMetricCount] = {"P",  "R",     "F1",    "CR",  "CP",   "CU",
+constexpr const char* kShort[kMetricCount] = {"P",     "R",     "F1",  "CR", "CP",   "CU",
                                               "NSrel", "NSirr", "Hal", "SK", "Faith"};
 
 }  // namespace
@@ -89,10 +89,12 @@ ojson ragcheckerReportJson(std::span<const ClaimExample> examples, const CorpusS
     for (Metric m : allMetrics()) {
       const CorpusMetric& c = scores[m];
       nScored[metricName(m)] = c.scored;
-      states[metricName(m)] = {{"scored", c.scored}, {"unparsed", c.unparsed}, {"error", c.errors},
-                               {"empty", c.empty}};
-      items[metricName(m)] = {{"total", c.itemsTotal}, {"scored", c.itemsScored},
-                              {"unparsed", c.itemsUnparsed}, {"error", c.itemsErrors}};
+      states[metricName(m)] = {
+          {"scored", c.scored}, {"unparsed", c.unparsed}, {"error", c.errors}, {"empty", c.empty}};
+      items[metricName(m)] = {{"total", c.itemsTotal},
+                              {"scored", c.itemsScored},
+                              {"unparsed", c.itemsUnparsed},
+                              {"error", c.itemsErrors}};
     }
     doc["n_total"] = examples.size();
     doc["n_scored"] = std::move(nScored);
@@ -113,15 +115,18 @@ ojson ragcheckerReportJson(std::span<const ClaimExample> examples, const CorpusS
   ojson differ = ojson::array();
   for (std::size_t i = 0; i < check.differences.size() && i < 20; ++i) {
     const auto& d = check.differences[i];
-    differ.push_back({{"query_id", d.queryId}, {"metric", d.metric}, {"stored", d.stored},
+    differ.push_back({{"query_id", d.queryId},
+                      {"metric", d.metric},
+                      {"stored", d.stored},
                       {"recomputed", d.recomputed}});
   }
-  doc["stored_check"] = {{"compared", check.compared}, {"equal", check.equal},
-                         {"differ", std::move(differ)}};
+  doc["stored_check"] = {
+      {"compared", check.compared}, {"equal", check.equal}, {"differ", std::move(differ)}};
   return doc;
 }
 
-std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const CorpusScores& scores,
+std::string formatRagCheckerReport(std::span<const ClaimExample> examples,
+                                   const CorpusScores& scores,
                                    const StoredCorpusMetrics& storedCorpus) {
   const bool own = scores.mode == Mode::RagScope;
   std::ostringstream out;

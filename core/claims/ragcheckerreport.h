@@ -48,7 +48,8 @@ nlohmann::ordered_json ragcheckerReportJson(std::span<const ClaimExample> exampl
 // A corpus table (group, metric, RAGChecker's figure, full-precision mean, and in ragscope mode
 // scored/total with the states), the stored-figure check, then one row per example.
 // `storedCorpus` (readStoredCorpusMetrics) adds a "stored" column when not empty.
-std::string formatRagCheckerReport(std::span<const ClaimExample> examples, const CorpusScores& scores,
+std::string formatRagCheckerReport(std::span<const ClaimExample> examples,
+                                   const CorpusScores& scores,
                                    const StoredCorpusMetrics& storedCorpus = {});
 
 }  // namespace ragscope::core::claims

@@ -36,7 +36,8 @@ void timeIt(const char* label, int reps, const std::function<double()>& fn) {
   for (int i = 0; i < reps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     check += fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   std::printf("%-52s best %8.1f ms  median %8.1f ms  (checksum %.6g)\n", label, ms.front(),
@@ -78,15 +79,12 @@ int main(int argc, char** argv) {
   const auto holes = makeCorpus(n, 0.01);
   std::printf("peak RSS after building both corpora: %.1f MB\n", peakRssMb());
 
-  timeIt("scoreCorpus, ragchecker mode (11 metrics + corpus)", 7, [&] {
-    return scoreCorpus(clean, Mode::RagChecker)[Metric::F1].mean;
-  });
-  timeIt("scoreCorpus, ragscope mode (11 metrics + states)", 7, [&] {
-    return scoreCorpus(clean, Mode::RagScope)[Metric::F1].mean;
-  });
-  timeIt("scoreCorpus, ragscope mode, 1% unparsed labels", 7, [&] {
-    return scoreCorpus(holes, Mode::RagScope)[Metric::Faithfulness].mean;
-  });
+  timeIt("scoreCorpus, ragchecker mode (11 metrics + corpus)", 7,
+         [&] { return scoreCorpus(clean, Mode::RagChecker)[Metric::F1].mean; });
+  timeIt("scoreCorpus, ragscope mode (11 metrics + states)", 7,
+         [&] { return scoreCorpus(clean, Mode::RagScope)[Metric::F1].mean; });
+  timeIt("scoreCorpus, ragscope mode, 1% unparsed labels", 7,
+         [&] { return scoreCorpus(holes, Mode::RagScope)[Metric::Faithfulness].mean; });
   std::printf("peak RSS: %.1f MB\n", peakRssMb());
   return 0;
 }
