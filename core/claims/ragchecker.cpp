@@ -129,7 +129,13 @@ constexpr std::array<std::uint8_t, kLabelCount> kSupportedBit = {1, 0, 0, 1, 0, 
 // Counts the labels and, for K <= 64, records each claim's entailing chunks as a bit mask.
 LabelCounts countAndMask(const ClaimExample& ex, std::size_t k, Scratch& w) {
   LabelCounts counts;
-  const bool masks = k <= 64;
+  for (Label l : ex.answer2response) counts.add(l);
+  for (Label l : ex.response2answer) counts.add(l);
+  if (k > 64) {
+    for (Label l : ex.retrieved2response.cells()) counts.add(l);
+    for (Label l : ex.retrieved2answer.cells()) counts.add(l);
+    return counts;
+  }
   const auto rowMask = [&](const Label* row) {
     std::uint64_t m = 0;
     for (std::size_t c = 0; c < k; ++c) {
@@ -138,18 +144,12 @@ LabelCounts countAndMask(const ClaimExample& ex, std::size_t k, Scratch& w) {
     }
     return m;
   };
-  for (Label l : ex.answer2response) counts.add(l);
-  for (Label l : ex.response2answer) counts.add(l);
   w.respMask.resize(ex.responseClaimCount());
   w.ansMask.resize(ex.answerClaimCount());
   for (std::size_t i = 0; i < w.respMask.size(); ++i)
     w.respMask[i] = rowMask(ex.retrieved2response.row(i));
   for (std::size_t j = 0; j < w.ansMask.size(); ++j)
     w.ansMask[j] = rowMask(ex.retrieved2answer.row(j));
-  if (!masks) {
-    w.respMask.clear();
-    w.ansMask.clear();
-  }
   return counts;
 }
 
