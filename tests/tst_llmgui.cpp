@@ -7,7 +7,9 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDateTime>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -88,11 +90,11 @@ int closedPort() {
   return port;
 }
 
-bool openDemo(ui::Workbench& wb) {
+bool openDemo(ui::Workbench& wb, const QString& project = {}) {
   const auto demo = core::findDemoProject();
-  if (!demo) return false;
+  if (!demo && project.isEmpty()) return false;
   QSignalSpy finished(&wb, &ui::Workbench::loadFinished);
-  if (!wb.openProject(QString::fromStdString(demo->string()))) return false;
+  if (!wb.openProject(project.isEmpty() ? QString::fromStdString(demo->string()) : project)) return false;
   if (finished.isEmpty() && !finished.wait(kLoadTimeoutMs)) return false;
   return finished.front().at(0).toBool() && wb.dataset();
 }
@@ -936,6 +938,55 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   const auto stored = core::eval::eragScoresJson(*res->erag);
   for (const char* m : {"P_5", "success_5"})
     QCOMPARE(stored["mean"][m].get<double>(), fresh["mean"][m].get<double>());
+
+  // Issue 12 item 11: viewing opened the stores read-write, which created -wal/-shm files beside
+  // them and changed their times. From a read-only copy of the demo, the page shows the same
+  // results, and no file of the copy is created, written or touched.
+  QTemporaryDir copyDir;
+  const QString copy = copyDir.filePath(QStringLiteral("demo"));
+  QVERIFY(QDir().mkpath(copy + "/runs"));
+  const QString source = QFileInfo(QString::fromStdString(demo->string())).absolutePath();
+  for (const QString& sub : {QString(), QStringLiteral("/runs")})
+    for (const QString& f : QDir(source + sub).entryList(QDir::Files))
+      QVERIFY(QFile::copy(source + sub + "/" + f, copy + sub + "/" + f));
+  auto tree = [&] {
+    std::map<QString, std::pair<QDateTime, QByteArray>> state;
+    QDirIterator it(copy, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+      const QString f = it.next();
+      state[f] = {QFileInfo(f).lastModified(), fileHash(f)};
+    }
+    return state;
+  };
+  auto setWritable = [&](bool writable) {
+    for (const QString& d : {copy, copy + "/runs"}) {
+      for (const QString& f : QDir(d).entryList(QDir::Files))
+        QFile::setPermissions(d + "/" + f, writable ? QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther
+                                                    : QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+      QFile::setPermissions(d, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
+                                   (writable ? QFile::WriteOwner : QFile::Permissions()));
+    }
+  };
+  setWritable(false);
+  const auto copyBefore = tree();
+  {
+    ui::Workbench copyWb;
+    ui::EragPage copyPage(&copyWb);
+    QSignalSpy copyShown(&copyPage, &ui::EragPage::finished);
+    QVERIFY(openDemo(copyWb, copy + "/" + QFileInfo(QString::fromStdString(demo->string())).fileName()));
+    QVERIFY(copyShown.wait(30000));
+    QVERIFY(copyShown.front().at(0).toBool());
+    QVERIFY(copyPage.results() && copyPage.results()->error.empty());
+    QCOMPARE(QString::fromStdString(copyPage.results()->eragStore.string()), copy + "/runs/erag-good.db");
+    QVERIFY(core::eval::eragScoresJson(*copyPage.results()->erag)["mean"] == stored["mean"]);
+  }
+  const auto copyAfter = tree();
+  setWritable(true);
+  QCOMPARE(copyAfter.size(), copyBefore.size());  // no -wal, -shm or anything else created
+  for (const auto& [file, state] : copyBefore) {
+    QVERIFY2(copyAfter.count(file), qPrintable(file));
+    QVERIFY2(copyAfter.at(file) == state, qPrintable(QStringLiteral("changed by viewing: %1").arg(file)));
+  }
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -195,7 +195,8 @@ std::vector<std::vector<std::string>> eragPrompts(store::RunStore& store, const 
 }
 
 std::string systemOf(const store::RunRecord& record) {
-  return record.settings.is_object() ? record.settings.value("system", std::string()) : std::string();
+  const auto it = record.settings.find("system");
+  return it != record.settings.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // The eRAG and end-to-end results of open stores (either may be null); `labelsOut` non-empty
@@ -213,8 +214,11 @@ EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, co
       res.error = res.eragStore.filename().string() + " is a " + record.kind + " run, not an eRAG run";
       return res;
     }
-    if (res.measures.empty() && record.settings.is_object())
-      res.measures = parseEragMeasures(record.settings.value("measures", std::string("P_5"))).value;
+    if (const std::string problem = runRecordProblem(record); !problem.empty()) {
+      res.error = res.eragStore.string() + ": " + problem;
+      return res;
+    }
+    if (res.measures.empty()) res.measures = parseEragMeasures(record.settings["measures"].get<std::string>()).value;
     res.erag = computeEragReport(*erag, res.measures, o.bootstrap);
     if (!res.erag->error.empty()) {
       res.error = "eRAG: " + res.erag->error;
@@ -400,8 +404,13 @@ EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eS
     r.error = err.empty() ? p.string() + ": cannot open" : err;
     return r;
   };
-  if (!eragStore.empty() && !erag.open(eragStore, &err)) return fail(eragStore);
-  if (!e2eStore.empty() && !e2e.open(e2eStore, &err)) return fail(e2eStore);
+  // Viewing opens read-only (nothing written, no -wal/-shm beside the store); persisting the
+  // scores needs the stores writable.
+  auto open = [&](store::RunStore& s, const fs::path& p) {
+    return options.persist ? s.open(p, &err) : s.openReadOnly(p, &err);
+  };
+  if (!eragStore.empty() && !open(erag, eragStore)) return fail(eragStore);
+  if (!e2eStore.empty() && !open(e2e, e2eStore)) return fail(e2eStore);
   return evaluateStores(eragStore.empty() ? nullptr : &erag, e2eStore.empty() ? nullptr : &e2e, options, {});
 }
 
@@ -474,6 +483,10 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
   job.store = std::make_shared<store::RunStore>();
   if (!job.store->open(path, error)) return std::nullopt;
   job.record = job.store->run();
+  if (const std::string problem = runRecordProblem(job.record); !problem.empty()) {
+    if (error) *error = path.string() + ": " + problem;
+    return std::nullopt;
+  }
   job.settings = resumeSettings(job.record.endpoint, job.record.settings, overrides);
   return job;
 }
