@@ -13,6 +13,7 @@
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
 #include "core/llm/responsecache.h"
+#include "core/llm/trustedendpoints.h"
 #include "core/retrieval/bm25run.h"
 #include "core/retrieval/indexdir.h"
 
@@ -454,6 +455,10 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
   }
   llm::EndpointConfig endpoint = spec.endpoint;
   endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
+  // The user chose this endpoint for a job of their own: its stores resume without asking.
+  if (std::string err; !llm::TrustedEndpoints().add(endpoint, "run", &err))
+    out.trustNote = "could not record " + llm::normalizeBaseUrl(endpoint.baseUrl) +
+                    " as trusted (resuming will ask to confirm it): " + err;
   auto cache = openJobCache(endpoint, spec.limits, &out.cacheNote);
   std::vector<std::unique_ptr<store::RunStore>> stores;
   store::RunStore* byKind[3] = {nullptr, nullptr, nullptr};
@@ -488,7 +493,23 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
     return std::nullopt;
   }
   job.settings = resumeSettings(job.record.endpoint, job.record.settings, overrides);
+  const llm::TrustedEndpoints registry;
+  if (overrides.trustEndpoint) {
+    job.endpointTrusted = true;
+    if (std::string err; !registry.add(job.settings.endpoint, "confirmed", &err))
+      job.trustNote = "the confirmation is not recorded: " + err;
+  } else {
+    job.endpointTrusted = registry.isTrusted(job.settings.endpoint, &job.trustNote);
+  }
   return job;
+}
+
+std::string untrustedEndpointMessage(const StoredJob& job) {
+  std::string s = job.store->path().string() + " sends its calls to " +
+                  llm::describeEndpointTrust(job.settings.endpoint) +
+                  ", an endpoint not configured, used or confirmed on this machine";
+  if (!job.trustNote.empty()) s += " (" + job.trustNote + ")";
+  return s;
 }
 
 Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache* cache) {
@@ -499,6 +520,12 @@ Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache*
 JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
                     const JobCallbacks& callbacks) {
   JobResult out;
+  // A store decides nothing about where keys and prompts go (DESIGN): not one request to an
+  // endpoint the user did not choose.
+  if (!job.endpointTrusted) {
+    out.error = untrustedEndpointMessage(job);
+    return out;
+  }
   auto cache = openJobCache(job.settings.endpoint, job.settings.limits, &out.cacheNote);
   out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint, job.settings.limits,
                                 cache.get(), execution, callbacks));

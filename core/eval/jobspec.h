@@ -117,6 +117,9 @@ std::string runRecordProblem(const store::RunRecord& record);
 // What a resume may change for its session; the rest comes from the store.
 struct ResumeOverrides {
   bool retryErrors = false;
+  // The user confirmed the stored endpoint (CLI --trust-endpoint, a yes to the GUI's question):
+  // openStoredJob records it as trusted (core/llm/trustedendpoints.h) and the resume may call it.
+  bool trustEndpoint = false;
   std::optional<std::string> apiKeyEnv;
   std::optional<std::size_t> concurrency;
   std::optional<double> requestsPerMinute;
