@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -405,7 +406,7 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
     m_updateItem.reset();
     // A cancelled call did not complete: it does not count as an attempt.
     m_updateItem.bind(1, itemStatusName(r.status))
-        .bind(2, r.status == ItemStatus::Cancelled ? 0 : 1)
+        .bind(2, r.status == ItemStatus::Cancelled ? 0 : std::max(1, r.attempts))
         .bind(3, r.itemId);
     m_updateItem.step();
     if (!m_updateItem.ok()) {

@@ -67,6 +67,7 @@ struct ItemResult {
   std::string error;
   bool fromCache = false;
   bool heuristic = false;
+  int attempts = 1;  // HTTP attempts the call took (retries included); added to the item's count
 };
 
 struct StoredResult {
@@ -122,8 +123,8 @@ class RunStore {
   std::vector<WorkItem> items(std::optional<ItemStatus> only = std::nullopt);
   // What a (resumed) run still has to do: pending and cancelled items, and errors when asked.
   std::vector<WorkItem> itemsToRun(bool retryErrors);
-  // One transaction: result rows written (replacing an earlier error), item statuses and
-  // attempts updated, run's `updated` stamped.
+  // One transaction: result rows written (replacing an earlier error), item statuses updated and
+  // each call's attempts added to its item's (a cancelled call adds none), run's `updated` stamped.
   bool commitResults(const std::vector<ItemResult>& results, std::string* error);
 
   RunCounts counts();
