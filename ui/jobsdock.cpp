@@ -73,6 +73,7 @@ bool askTrust(QWidget* parent, const QString& store, const QString& endpoint) {
                               "key when it names one.\n\nSend them to this endpoint?")
                       .arg(QFileInfo(store).fileName(), endpoint),
                   QMessageBox::Yes | QMessageBox::No, parent);
+  box.setTextFormat(Qt::PlainText);  // the URL comes from the store: never rendered as rich text
   box.setDefaultButton(QMessageBox::No);
   return box.exec() == QMessageBox::Yes;
 }
@@ -167,6 +168,7 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_bar->setFormat(QStringLiteral("%p %"));
   m_bar->setMinimumWidth(260);
   m_stats = new QLabel;
+  m_stats->setTextFormat(Qt::PlainText);  // shows errors and URLs read from stores
   m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_stats->setWordWrap(true);
 
@@ -333,8 +335,11 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
 void JobsDock::setTrustPrompt(TrustPrompt prompt) { trustPrompt() = std::move(prompt); }
 
 bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
-  const RunRow* row = m_runs->row(rowIndex);
-  if (!row || !row->error.isEmpty() || row->live) return false;
+  const RunRow* listed = m_runs->row(rowIndex);
+  if (!listed || !listed->error.isEmpty() || listed->live) return false;
+  // A copy: the question below runs an event loop, in which the list may be read again.
+  const RunRow copy = *listed;
+  const RunRow* row = &copy;
   if (m_current && m_current->isRunning()) {
     emit statusMessage(tr("A job is already running; cancel it or wait"));
     return false;
