@@ -2,8 +2,12 @@
 // budget and estimate, the offline heuristic providers and prompts, secrets hygiene of the CLI,
 // and a kill -9 crash test of `ragscope-cli generate` against the test server process.
 
+#include "common/cli.h"
 #include "core/eval/generatejob.h"
+#include "core/eval/job.h"
+#include "core/eval/projectruns.h"
 #include "core/eval/runengine.h"
+#include "core/eval/storedscores.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/llmjson.h"
@@ -22,13 +26,19 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QtTest>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <random>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -156,6 +166,73 @@ QByteArray readAll(const QString& path) {
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+QString demoDir() { return QStringLiteral(RAGSCOPE_SOURCE_DIR) + "/resources/demo"; }
+
+// A copy of one of the demo's run stores in `dir`, as `name`.
+QString demoStoreCopy(const QTemporaryDir& dir, const QString& demoStore, const QString& name) {
+  const QString path = dir.filePath(name);
+  QFile::remove(path);
+  return QFile::copy(demoDir() + "/runs/" + demoStore, path) ? path : QString();
+}
+
+// Runs `sql` on the store at `path` through the SQLite C API, as a hand-made or edited store.
+bool execSql(const QString& path, const QString& sql) {
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+  char* msg = nullptr;
+  ok = ok && sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, &msg) == SQLITE_OK;
+  if (!ok) qWarning("sql failed: %s", msg ? msg : (db ? sqlite3_errmsg(db) : "open"));
+  sqlite3_free(msg);
+  sqlite3_close(db);
+  return ok;
+}
+
+// SQLite's own verdict on a store, read without touching it (immutable).
+bool integrityOk(const QString& path) {
+  sqlite3* db = nullptr;
+  const QByteArray uri = "file:" + QUrl::toPercentEncoding(path, "/") + "?mode=ro&immutable=1";
+  bool ok = sqlite3_open_v2(uri.constData(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK;
+  sqlite3_stmt* st = nullptr;
+  ok = ok && sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK;
+  const char* verdict = ok && sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : nullptr;
+  ok = verdict && std::string(verdict) == "ok";
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return ok;
+}
+
+// The bytes of `source` with `flips` random bits flipped (past the 100-byte header), seeded.
+QByteArray flippedBytes(const QByteArray& source, std::uint32_t seed, int flips) {
+  QByteArray b = source;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pos(100, int(b.size()) - 1), bit(0, 7);
+  for (int i = 0; i < flips; ++i) {
+    const int p = pos(rng);
+    b[p] = char(b[p] ^ (1 << bit(rng)));
+  }
+  return b;
+}
+
+bool writeBytes(const QString& path, const QByteArray& bytes) {
+  QFile::remove(path);
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// File names and modification times of a folder's files (nanoseconds), to see that nothing was
+// written or created.
+std::map<QString, std::int64_t> folderState(const QString& dir) {
+  std::map<QString, std::int64_t> state;
+  QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString f = it.next();
+    struct stat st {};
+    if (::stat(QFile::encodeName(f).constData(), &st) == 0)
+      state[f] = std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  }
+  return state;
+}
+
 }  // namespace
 
 class TestEngine : public QObject {
@@ -181,6 +258,12 @@ class TestEngine : public QObject {
   void cliGenerateOffline();
   void secretsNeverWritten();
   void crashAndResume();
+  void brokenStoresAreRefused_data();
+  void brokenStoresAreRefused();
+  void flippedBytesNeverAbortOrMislead();
+  void storeIntegrityCost();
+  void viewingWritesNothing_data();
+  void viewingWritesNothing();
 };
 
 void TestEngine::sha256_data() {
@@ -809,6 +892,271 @@ void TestEngine::crashAndResume() {
   QCOMPARE(s2.counts().fromCache, std::size_t(n));
   server.terminate();
   server.waitForFinished(5000);
+}
+
+void TestEngine::brokenStoresAreRefused_data() {
+  QTest::addColumn<QString>("demoStore");
+  QTest::addColumn<QString>("sql");
+  QTest::addColumn<QString>("problem");  // the error names the field
+  // Issue 12 item 5: resume aborted ("cannot use value()", "type must be string") on these.
+  QTest::newRow("run row missing") << "erag-good.db" << "DELETE FROM run" << "the run's record (table run, row 1) is missing";
+  QTest::newRow("run table missing") << "erag-good.db" << "DROP TABLE run" << "no run table";
+  QTest::newRow("settings a list") << "erag-good.db" << "UPDATE run SET settings = '[1, 2]'" << "run.settings is not a JSON object";
+  QTest::newRow("settings null") << "erag-good.db" << "UPDATE run SET settings = 'null'" << "run.settings is not a JSON object";
+  QTest::newRow("settings not JSON") << "erag-good.db" << "UPDATE run SET settings = '{\"plan\": ['" << "run.settings is not a JSON object";
+  QTest::newRow("settings a number") << "e2e-good.db" << "UPDATE run SET settings = 1e400" << "run.settings is not a JSON object";
+  QTest::newRow("endpoint a number") << "erag-good.db" << "UPDATE run SET endpoint = '5'" << "run.endpoint is not a JSON object";
+  QTest::newRow("base_url a number") << "erag-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.base_url', 5)"
+                                     << "run.endpoint: field \"base_url\" is not a string";
+  QTest::newRow("api_key_env a list") << "e2e-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.api_key_env', json('[1]'))"
+                                      << "run.endpoint: field \"api_key_env\" is not a string";
+  QTest::newRow("concurrency a string") << "erag-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.concurrency', 'x')"
+                                        << "run.endpoint: field \"concurrency\" is not a number";
+  QTest::newRow("system a number") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.system', 5)"
+                                   << "run.settings: \"system\" is not a string";
+  QTest::newRow("out a number") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.out', 5)"
+                                << "run.settings: \"out\" is not a path";
+  QTest::newRow("budget a string") << "e2e-good.db" << "UPDATE run SET settings = json_set(settings, '$.budget_usd', 'lots')"
+                                   << "run.settings: \"budget_usd\" is not a number";
+  QTest::newRow("concurrency negative") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.concurrency', -3)"
+                                        << "run.settings: \"concurrency\" is not a count";
+  // Item 8: a default would score with another metric than the run's, silently (0.0769).
+  QTest::newRow("metric missing") << "erag-good.db" << "UPDATE run SET settings = json_remove(settings, '$.metric')"
+                                  << "run.settings: \"metric\" is missing";
+  QTest::newRow("metric a number") << "e2e-good.db" << "UPDATE run SET settings = json_set(settings, '$.metric', 5)"
+                                   << "run.settings: \"metric\" is not a string";
+  QTest::newRow("metric unknown") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.metric', 'bleu-9')"
+                                  << "run.settings: \"metric\" is not a known metric";
+  QTest::newRow("measures missing") << "erag-good.db" << "UPDATE run SET settings = json_remove(settings, '$.measures')"
+                                    << "run.settings: \"measures\" is missing";
+  QTest::newRow("plan missing") << "e2e-good.db" << "UPDATE run SET settings = json_remove(settings, '$.plan')"
+                                << "run.settings: \"plan\" is missing";
+  QTest::newRow("plan a string") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.plan', 'x')"
+                                 << "run.settings: \"plan\" is not a list";
+  QTest::newRow("schema version") << "erag-good.db" << "PRAGMA user_version = 7" << "not a ragscope run store of schema 1";
+}
+
+void TestEngine::brokenStoresAreRefused() {
+  QFETCH(QString, demoStore);
+  QFETCH(QString, sql);
+  QFETCH(QString, problem);
+  QTemporaryDir dir;
+  const QString path = demoStoreCopy(dir, demoStore, QStringLiteral("broken.db"));
+  QVERIFY(!path.isEmpty());
+  QVERIFY(execSql(path, sql));
+  const std::string p = path.toStdString();
+  auto named = [&](const std::string& error) {
+    return QString::fromStdString(error).contains(path) && QString::fromStdString(error).contains(problem);
+  };
+  try {
+    // The resume path (core), the statistics commands' reader and the eRAG page's reader.
+    std::string err;
+    const auto job = eval::openStoredJob(p, {}, &err);
+    QVERIFY2(!job, "a broken store was opened to be resumed");
+    QVERIFY2(named(err), err.c_str());
+    const auto scores = eval::readStoredScores(p);
+    QVERIFY2(!scores.ok() && named(scores.error), scores.error.c_str());
+    const bool erag = demoStore.startsWith(QStringLiteral("erag"));
+    const auto shown = eval::readEvaluation(erag ? p : "", erag ? "" : p, {});
+    QVERIFY2(!shown.error.empty() && named(shown.error), shown.error.c_str());
+  } catch (const std::exception& e) {
+    QFAIL(qPrintable(QStringLiteral("threw: %1").arg(e.what())));
+  }
+  // The CLI: a clear error naming the store and the field, exit 2, never an abort.
+  const auto resumed = ragscope::test::runCliText({"resume", path, "--quiet"});
+  QVERIFY2(resumed.exitCode == 2, qPrintable(resumed.err));
+  QVERIFY2(resumed.err.contains(path) && resumed.err.contains(problem), qPrintable(resumed.err));
+  QVERIFY(!resumed.err.contains(QStringLiteral("terminate called")));
+  const auto boot = ragscope::test::runCliText({"bootstrap", "--measure", "P_5", path});
+  QVERIFY2(boot.exitCode == 2, qPrintable(boot.out + boot.err));
+  QVERIFY2(boot.err.contains(problem), qPrintable(boot.err));
+}
+
+void TestEngine::flippedBytesNeverAbortOrMislead() {
+  // Issue 12 items 5 and 8: stores with a few flipped bytes. Whatever SQLite makes of them, reading
+  // or resuming one never aborts; and one that fails SQLite's integrity check is refused, not
+  // half-read (it gave `bootstrap --measure P_5` n 1, mean 0.4 instead of n 29).
+  QTemporaryDir dir;
+  const QByteArray pristine = readAll(demoDir() + "/runs/erag-good.db");
+  QVERIFY(!pristine.isEmpty());
+  const QString path = dir.filePath(QStringLiteral("flipped.db"));
+  eval::ResultOptions quick;
+  quick.bootstrap.resamples = 0;
+  int damaged = 0, refused = 0, cliChecked = 0;
+  for (std::uint32_t seed = 1; seed <= 160; ++seed) {
+    const QByteArray bytes = flippedBytes(pristine, seed, 5);
+    QVERIFY(writeBytes(path, bytes));
+    const bool intact = integrityOk(path);
+    if (!intact) ++damaged;
+    const std::string p = path.toStdString();
+    try {
+      const auto scores = eval::readStoredScores(p);
+      QVERIFY(writeBytes(path, bytes));
+      const auto shown = eval::readEvaluation(p, "", quick);
+      QVERIFY(writeBytes(path, bytes));
+      std::string err;
+      const auto job = eval::openStoredJob(p, {}, &err);
+      if (!intact) {
+        QVERIFY2(!scores.ok(), qPrintable(QStringLiteral("seed %1: a damaged store was read").arg(seed)));
+        QVERIFY2(!shown.error.empty(), qPrintable(QStringLiteral("seed %1: a damaged store was shown").arg(seed)));
+        QVERIFY2(!job, qPrintable(QStringLiteral("seed %1: a damaged store was opened to resume").arg(seed)));
+        ++refused;
+      } else if (scores.ok()) {
+        for (const auto& [measure, values] : scores.table) QVERIFY(values.size() <= 29);
+      }
+    } catch (const std::exception& e) {
+      QFAIL(qPrintable(QStringLiteral("seed %1 threw: %2").arg(seed).arg(e.what())));
+    }
+    // The CLI on some of them (a process each: slower): resume and bootstrap end with an exit
+    // code, never an abort.
+    if (seed % 8 == 0) {
+      ++cliChecked;
+      for (const QStringList& args : {QStringList{"bootstrap", "--measure", "P_5", path}, QStringList{"resume", path, "--quiet"}}) {
+        QVERIFY(writeBytes(path, bytes));
+        const auto r = ragscope::test::runCliText(args);
+        QVERIFY2(r.exitCode >= 0 && r.exitCode <= 2, qPrintable(QStringLiteral("seed %1 %2: exit %3: %4")
+                                                                   .arg(seed).arg(args.first()).arg(r.exitCode).arg(r.err)));
+        QVERIFY(!r.err.contains(QStringLiteral("terminate called")));
+        if (!intact) {
+          QCOMPARE(r.exitCode, 2);
+          QVERIFY2(r.err.contains(QStringLiteral("damaged")) || r.err.contains(QStringLiteral("not a")) ||
+                       r.err.contains(QStringLiteral("run.")),
+                   qPrintable(r.err));
+        }
+      }
+    }
+  }
+  qInfo("flipped stores: %d damaged (integrity_check fails), %d refused, %d checked through the CLI", damaged,
+        refused, cliChecked);
+  QVERIFY(damaged > 10);  // the seeds really damaged stores
+  QCOMPARE(refused, damaged);
+}
+
+void TestEngine::storeIntegrityCost() {
+  // What the integrity check on open costs (issue 12 item 8: quick_check or integrity_check?):
+  // a 1,000-item store with 2 kB prompts and their results.
+  QTemporaryDir dir;
+  const std::string path = dir.filePath(QStringLiteral("big.db")).toStdString();
+  std::string err;
+  {
+    RunStore store;
+    QVERIFY2(store.create(path, testRecord(), &err), err.c_str());
+    auto items = makeItems(1000, std::string(2000, 'x'));
+    QVERIFY2(store.addItems(items, &err), err.c_str());
+    std::vector<store::ItemResult> results;
+    for (const auto& item : store.items()) {
+      store::ItemResult r;
+      r.itemId = item.id;
+      r.text = std::string(300, 'a');
+      results.push_back(r);
+    }
+    QVERIFY2(store.commitResults(results, &err), err.c_str());
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < 5; ++i) {
+    QElapsedTimer t;
+    t.start();
+    RunStore store;
+    QVERIFY2(store.open(path, &err), err.c_str());
+    ms.push_back(double(t.nsecsElapsed()) / 1e6);
+  }
+  std::sort(ms.begin(), ms.end());
+  sqlite3* db = nullptr;
+  QCOMPARE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  auto time = [&](const char* sql) {
+    QElapsedTimer t;
+    t.start();
+    for (int i = 0; i < 5; ++i) sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    return double(t.nsecsElapsed()) / 5e6;
+  };
+  const double quick = time("PRAGMA quick_check"), full = time("PRAGMA integrity_check");
+  sqlite3_close(db);
+  qInfo("1,000-item store: open with checks %.1f ms (median); quick_check %.1f ms, integrity_check %.1f ms",
+        ms[ms.size() / 2], quick, full);
+  QVERIFY(ms[ms.size() / 2] < 2000.0);
+}
+
+void TestEngine::viewingWritesNothing_data() {
+  QTest::addColumn<bool>("readOnlyFolder");
+  QTest::newRow("writable copy") << false;
+  // As root the folder stays writable to the process; the check of what was created holds anyway.
+  QTest::newRow("read-only copy") << true;
+}
+
+void TestEngine::viewingWritesNothing() {
+  // Issue 12 item 11: viewing stored runs opened them read-write, which created -wal/-shm files
+  // beside them and changed their modification times. Everything that only views opens them
+  // read-only, and the demo works from a read-only copy.
+  QFETCH(bool, readOnlyFolder);
+  QTemporaryDir dir;
+  const QString demo = dir.filePath(QStringLiteral("demo"));
+  QVERIFY(QDir().mkpath(demo + "/runs"));
+  const QStringList files = QDir(demoDir()).entryList(QDir::Files);
+  for (const QString& f : files) QVERIFY(QFile::copy(demoDir() + "/" + f, demo + "/" + f));
+  const QStringList stores = QDir(demoDir() + "/runs").entryList({QStringLiteral("*.db")}, QDir::Files);
+  QCOMPARE(stores.size(), 4);
+  for (const QString& f : stores) QVERIFY(QFile::copy(demoDir() + "/runs/" + f, demo + "/runs/" + f));
+  auto setWritable = [&](bool writable) {
+    QDirIterator it(demo, QDir::AllEntries | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    QStringList paths{demo};
+    while (it.hasNext()) paths << it.next();
+    for (const QString& p : paths) {
+      const bool isDir = QFileInfo(p).isDir();
+      ::chmod(QFile::encodeName(p).constData(), writable ? (isDir ? 0755 : 0644) : (isDir ? 0555 : 0444));
+    }
+  };
+  setWritable(!readOnlyFolder);
+  const auto before = folderState(demo);
+  QCOMPARE(int(before.size()), int(files.size()) + 4);
+
+  const std::string runs = (demo + "/runs/").toStdString();
+  std::vector<std::filesystem::path> paths;
+  for (const QString& f : stores) paths.push_back(runs + f.toStdString());
+  for (const auto& p : paths) QVERIFY(RunStore::looksLikeRunStore(p));
+  const auto pair = eval::storedRunsForDataset(paths, {{demo.toStdString() + "/collection.tsv", std::nullopt},
+                                                       {demo.toStdString() + "/demo-kilt.jsonl", std::nullopt}});
+  QVERIFY(pair.erag && pair.e2e);
+  const auto shown = eval::readEvaluation(*pair.erag, *pair.e2e, {});
+  QVERIFY2(shown.error.empty(), shown.error.c_str());
+  QVERIFY(shown.erag && shown.e2e);
+  for (const auto& p : paths) {
+    const auto scores = eval::readStoredScores(p);
+    QVERIFY2(scores.ok(), scores.error.c_str());
+  }
+  // Root writes into a read-only folder anyway: the CLI then runs as nobody, for whom the copy
+  // really is read-only media (a read-write open fails there).
+  const bool asNobody = readOnlyFolder && ::geteuid() == 0 && QFile::exists(QStringLiteral("/usr/bin/setpriv"));
+  if (asNobody) ::chmod(QFile::encodeName(dir.path()).constData(), 0755);
+  for (const QStringList& args : {QStringList{"runs", demo + "/runs", "--json"},
+                                  QStringList{"bootstrap", "--measure", "P_5", demo + "/runs/erag-good.db"},
+                                  QStringList{"erag-correlate", "--erag", demo + "/runs/erag-good.db", "--e2e",
+                                              demo + "/runs/e2e-good.db", "--resamples", "50"}}) {
+    ragscope::test::CliText r;
+    if (asNobody) {
+      QProcess p;
+      p.start(QStringLiteral("/usr/bin/setpriv"), QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                                                              QStringLiteral(RAGSCOPE_CLI_PATH)} + args);
+      QVERIFY(p.waitForFinished(60000));
+      r = {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+           QString::fromUtf8(p.readAllStandardError())};
+    } else {
+      r = ragscope::test::runCliText(args);
+    }
+    QVERIFY2(r.exitCode == 0, qPrintable(args.first() + ": " + r.err));
+    QVERIFY2(!r.out.contains(QStringLiteral("unreadable")) && !r.out.contains(QStringLiteral("\"error\"")),
+             qPrintable(r.out));
+    if (args.first() == QLatin1String("runs")) QCOMPARE(r.out.count(QStringLiteral("\"kind\"")), 4);  // all listed
+  }
+  const auto after = folderState(demo);
+  setWritable(true);
+  for (const auto& [file, mtime] : after)
+    QVERIFY2(before.count(file), qPrintable(QStringLiteral("created by viewing: %1").arg(file)));
+  for (const auto& [file, mtime] : before) {
+    QVERIFY2(after.count(file), qPrintable(file));
+    QVERIFY2(after.at(file) == mtime, qPrintable(QStringLiteral("modified by viewing: %1").arg(file)));
+  }
+  for (const QString& f : stores)
+    QCOMPARE(readAll(demo + "/runs/" + f), readAll(demoDir() + "/runs/" + f));
 }
 
 QTEST_GUILESS_MAIN(TestEngine)

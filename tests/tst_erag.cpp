@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 #include "core/eval/correlationanalysis.h"
@@ -128,6 +129,8 @@ class TestErag : public QObject {
   void cliDemo();
   void docugamiPipeline();
   void docugamiKilledAndResumed();
+  void resumeSendsKeysOnlyToTrustedEndpoints();
+  void ownRunResumesWithoutConfirming();
 };
 
 void TestErag::measureNames_data() {
@@ -713,6 +716,135 @@ void TestErag::docugamiKilledAndResumed() {
   }
   server.terminate();
   server.waitForFinished(5000);
+}
+
+namespace {
+
+// A generate store made elsewhere: its endpoint names `baseUrl` and (by name) `keyEnv`, its six
+// calls are still to do. Nothing on this machine chose that endpoint.
+QString foreignStore(const QString& path, const std::string& baseUrl, const std::string& keyEnv) {
+  store::RunRecord r;
+  r.kind = "generate";
+  r.settings = {{"record_version", 2}, {"job", "generate"}, {"front_end", "cli"}, {"concurrency", 2}};
+  r.templateText = llm::defaultRagTemplate();
+  r.templateHash = llm::templateHash(r.templateText);
+  llm::EndpointConfig e;
+  e.name = "their server";
+  e.baseUrl = baseUrl;
+  e.model = "test-model";
+  e.apiKeyEnv = keyEnv;
+  r.endpoint = llm::toJson(e);
+  std::vector<store::NewItem> items;
+  for (int i = 0; i < 6; ++i) {
+    llm::LlmRequest q;
+    q.messages.push_back({"user", "what is in the user's dataset, part " + std::to_string(i) + "?"});
+    items.push_back({"gen:q" + std::to_string(i), "generate", llm::toJson(q).dump()});
+  }
+  store::RunStore st;
+  std::string err;
+  if (!st.create(path.toStdString(), r, &err) || !st.addItems(items, &err)) return {};
+  return path;
+}
+
+std::size_t doneCalls(const QString& path) {
+  store::RunStore st;
+  std::string err;
+  return st.open(path.toStdString(), &err) ? st.counts().done : 0;
+}
+
+}  // namespace
+
+void TestErag::resumeSendsKeysOnlyToTrustedEndpoints() {
+  // Issue 12 item 6: a store received from someone else names OPENAI_API_KEY and their URL;
+  // `resume` must not send the key (or the prompts) there until the user confirms the endpoint.
+  QTemporaryDir dir;
+  qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));  // nothing trusted yet
+  // The stores share their prompts: without a cache each resume's calls reach the server.
+  qputenv("XDG_CACHE_HOME", QFile::encodeName(dir.filePath(QStringLiteral("cache"))));
+  qputenv("OPENAI_API_KEY", "sk-dummy-test-key");
+  qputenv("RAGSCOPE_OTHER_KEY", "sk-other-test-key");
+  ragscope::testserver::TestServer server;
+  QVERIFY(server.start());
+  const QString url = QString::fromStdString(server.baseUrl());
+  const QString registry = dir.filePath(QStringLiteral("config/ragscope/trusted-endpoints.json"));
+
+  // Refused, naming the URL, the key and the flag that confirms it; the server hears nothing.
+  const QString theirs = foreignStore(dir.filePath(QStringLiteral("theirs.db")), server.baseUrl(), "OPENAI_API_KEY");
+  QVERIFY(!theirs.isEmpty());
+  auto refused = ragscope::test::runCliText({"resume", theirs, "--quiet", "--no-cache"});
+  QCOMPARE(refused.exitCode, 2);
+  QVERIFY2(refused.err.contains(url) && refused.err.contains(QStringLiteral("$OPENAI_API_KEY")) &&
+               refused.err.contains(QStringLiteral("--trust-endpoint")),
+           qPrintable(refused.err));
+  QVERIFY(!refused.err.contains(QStringLiteral("sk-dummy")));
+  QCOMPARE(server.requestCount(), std::size_t{0});
+  QCOMPARE(doneCalls(theirs), std::size_t{0});
+  // The dry run sends nothing and is allowed.
+  QCOMPARE(ragscope::test::runCliText({"resume", theirs, "--estimate"}).exitCode, 0);
+  // A store naming no key is refused too: the prompts are the user's data (the choice made here).
+  const QString keyless = foreignStore(dir.filePath(QStringLiteral("keyless.db")), server.baseUrl(), "");
+  refused = ragscope::test::runCliText({"resume", keyless, "--quiet", "--no-cache"});
+  QCOMPARE(refused.exitCode, 2);
+  QVERIFY2(refused.err.contains(url + " (no key)"), qPrintable(refused.err));
+  QCOMPARE(server.requestCount(), std::size_t{0});
+  QVERIFY(!QFile::exists(registry));
+
+  // Confirmed: the calls go out with the key, and the endpoint is recorded as trusted.
+  const auto confirmed = ragscope::test::runCliText({"resume", theirs, "--trust-endpoint", "--quiet", "--no-cache"});
+  QVERIFY2(confirmed.exitCode == 0, qPrintable(confirmed.err));
+  QCOMPARE(server.requestCount(), std::size_t{6});
+  for (const auto& e : server.log()) QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-test-key"));
+  QCOMPARE(doneCalls(theirs), std::size_t{6});
+  QVERIFY(readAll(registry).contains(url.toUtf8()));
+  // Now trusted with that key (and, a fortiori, with none): no flag needed.
+  QVERIFY2(ragscope::test::runCliText({"resume", keyless, "--quiet", "--no-cache"}).exitCode == 0, "keyless after trust");
+  QCOMPARE(server.requestCount(), std::size_t{12});
+  const QString again = foreignStore(dir.filePath(QStringLiteral("again.db")), server.baseUrl(), "OPENAI_API_KEY");
+  QCOMPARE(ragscope::test::runCliText({"resume", again, "--quiet", "--no-cache"}).exitCode, 0);
+  QCOMPARE(server.requestCount(), std::size_t{18});
+  // Another key for the same URL is another decision.
+  const QString other = foreignStore(dir.filePath(QStringLiteral("other.db")), server.baseUrl(), "OPENAI_API_KEY");
+  refused = ragscope::test::runCliText({"resume", other, "--api-key-env", "RAGSCOPE_OTHER_KEY", "--quiet", "--no-cache"});
+  QCOMPARE(refused.exitCode, 2);
+  QVERIFY2(refused.err.contains(QStringLiteral("$RAGSCOPE_OTHER_KEY")), qPrintable(refused.err));
+  QCOMPARE(server.requestCount(), std::size_t{18});
+  // The same URL spelled with a trailing slash or an upper-case host is the same endpoint; another
+  // port is not.
+  const QString slash = foreignStore(dir.filePath(QStringLiteral("slash.db")),
+                                     "HTTP://127.0.0.1:" + std::to_string(server.port()) + "/v1/", "OPENAI_API_KEY");
+  QCOMPARE(ragscope::test::runCliText({"resume", slash, "--quiet", "--no-cache"}).exitCode, 0);
+  const QString port = foreignStore(dir.filePath(QStringLiteral("port.db")),
+                                    "http://127.0.0.1:" + std::to_string(server.port() == 1 ? 2 : 1) + "/v1", "OPENAI_API_KEY");
+  QCOMPARE(ragscope::test::runCliText({"resume", port, "--quiet", "--no-cache"}).exitCode, 2);
+}
+
+void TestErag::ownRunResumesWithoutConfirming() {
+  // "Resuming your own run on your own machine needs no extra step": a run this machine's CLI
+  // started with --generator URL --api-key-env VAR recorded that endpoint as trusted.
+  QTemporaryDir dir;
+  qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));
+  qputenv("OPENAI_API_KEY", "sk-dummy-test-key");
+  ragscope::testserver::TestServer server;
+  ragscope::testserver::Rule unauthorised = ragscope::testserver::rule(ragscope::testserver::Behaviour::Status, 3, "/chat/completions");
+  unauthorised.status = 401;  // three calls fail at once (not retried)
+  server.addRule(unauthorised);
+  QVERIFY(server.start());
+  QFile topics(dir.filePath(QStringLiteral("topics.tsv")));
+  QVERIFY(topics.open(QIODevice::WriteOnly));
+  for (int i = 0; i < 8; ++i) topics.write("t" + QByteArray::number(i) + "\tquestion " + QByteArray::number(i) + "\n");
+  topics.close();
+  const QString store = dir.filePath(QStringLiteral("mine.db"));
+  const auto made = ragscope::test::runCliText(
+      {"generate", "--dataset", topics.fileName(), "--format", "topics-tsv", "--generator",
+       QString::fromStdString(server.baseUrl()), "--model", "test-model", "--api-key-env", "OPENAI_API_KEY",
+       "--store", store, "--cache", dir.filePath(QStringLiteral("cache.sqlite")), "--quiet"});
+  QVERIFY2(made.exitCode == 0 || made.exitCode == 1, qPrintable(made.err));
+  const std::size_t before = server.requestCount();
+  QVERIFY(doneCalls(store) < 8);
+  const auto resumed = ragscope::test::runCliText({"resume", store, "--retry-errors", "--quiet"});
+  QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+  QVERIFY(server.requestCount() > before);
+  QCOMPARE(doneCalls(store), std::size_t{8});
 }
 
 QTEST_GUILESS_MAIN(TestErag)

@@ -7,7 +7,9 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QDateTime>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -88,11 +90,11 @@ int closedPort() {
   return port;
 }
 
-bool openDemo(ui::Workbench& wb) {
+bool openDemo(ui::Workbench& wb, const QString& project = {}) {
   const auto demo = core::findDemoProject();
-  if (!demo) return false;
+  if (!demo && project.isEmpty()) return false;
   QSignalSpy finished(&wb, &ui::Workbench::loadFinished);
-  if (!wb.openProject(QString::fromStdString(demo->string()))) return false;
+  if (!wb.openProject(project.isEmpty() ? QString::fromStdString(demo->string()) : project)) return false;
   if (finished.isEmpty() && !finished.wait(kLoadTimeoutMs)) return false;
   return finished.front().at(0).toBool() && wb.dataset();
 }
@@ -125,6 +127,7 @@ class TestLlmGui : public QObject {
   void eragPageOnDemo();
   void eragBm25OnDocugamiMatchesCli();
   void demoProjectOpensWithStoredErag();
+  void resumeAsksBeforeForeignEndpoint();
 
  private:
   QTemporaryDir m_dir;
@@ -136,8 +139,9 @@ void TestLlmGui::initTestCase() {
   QCoreApplication::setApplicationName(QStringLiteral("tst_llmgui"));
   QSettings().clear();
   QVERIFY(m_dir.isValid());
-  // The response cache and run stores of this test stay in its temporary folder.
+  // The response cache, run stores and trusted endpoints of this test stay in its temporary folder.
   qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
+  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
   ui::setRunsFolderOverride(m_dir.filePath(QStringLiteral("runs")));
   ui::Secrets::setTimeoutMs(3000);
 }
@@ -936,6 +940,129 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   const auto stored = core::eval::eragScoresJson(*res->erag);
   for (const char* m : {"P_5", "success_5"})
     QCOMPARE(stored["mean"][m].get<double>(), fresh["mean"][m].get<double>());
+
+  // Issue 12 item 11: viewing opened the stores read-write, which created -wal/-shm files beside
+  // them and changed their times. From a read-only copy of the demo, the page shows the same
+  // results, and no file of the copy is created, written or touched.
+  QTemporaryDir copyDir;
+  const QString copy = copyDir.filePath(QStringLiteral("demo"));
+  QVERIFY(QDir().mkpath(copy + "/runs"));
+  const QString source = QFileInfo(QString::fromStdString(demo->string())).absolutePath();
+  for (const QString& sub : {QString(), QStringLiteral("/runs")})
+    for (const QString& f : QDir(source + sub).entryList(QDir::Files))
+      QVERIFY(QFile::copy(source + sub + "/" + f, copy + sub + "/" + f));
+  auto tree = [&] {
+    std::map<QString, std::pair<QDateTime, QByteArray>> state;
+    QDirIterator it(copy, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+      const QString f = it.next();
+      state[f] = {QFileInfo(f).lastModified(), fileHash(f)};
+    }
+    return state;
+  };
+  auto setWritable = [&](bool writable) {
+    for (const QString& d : {copy, copy + "/runs"}) {
+      for (const QString& f : QDir(d).entryList(QDir::Files))
+        QFile::setPermissions(d + "/" + f, writable ? QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther
+                                                    : QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+      QFile::setPermissions(d, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
+                                   (writable ? QFile::WriteOwner : QFile::Permissions()));
+    }
+  };
+  setWritable(false);
+  const auto copyBefore = tree();
+  {
+    ui::Workbench copyWb;
+    ui::EragPage copyPage(&copyWb);
+    QSignalSpy copyShown(&copyPage, &ui::EragPage::finished);
+    QVERIFY(openDemo(copyWb, copy + "/" + QFileInfo(QString::fromStdString(demo->string())).fileName()));
+    QVERIFY(copyShown.wait(30000));
+    QVERIFY(copyShown.front().at(0).toBool());
+    QVERIFY(copyPage.results() && copyPage.results()->error.empty());
+    QCOMPARE(QString::fromStdString(copyPage.results()->eragStore.string()), copy + "/runs/erag-good.db");
+    QVERIFY(core::eval::eragScoresJson(*copyPage.results()->erag)["mean"] == stored["mean"]);
+  }
+  const auto copyAfter = tree();
+  setWritable(true);
+  QCOMPARE(copyAfter.size(), copyBefore.size());  // no -wal, -shm or anything else created
+  for (const auto& [file, state] : copyBefore) {
+    QVERIFY2(copyAfter.count(file), qPrintable(file));
+    QVERIFY2(copyAfter.at(file) == state, qPrintable(QStringLiteral("changed by viewing: %1").arg(file)));
+  }
+}
+
+void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
+  // Issue 12 item 6, GUI: a run store from someone else in the runs folder names a server and
+  // OPENAI_API_KEY. Resuming it asks first, naming the URL and the key; declined, nothing is sent.
+  QSettings().clear();  // no endpoints saved on the Endpoints page
+  qputenv("OPENAI_API_KEY", "sk-dummy-gui-test");
+  testserver::TestServer server;
+  QVERIFY(server.start());
+  const QString url = QString::fromStdString(server.baseUrl());
+  QDir().mkpath(ui::runsFolder());
+  auto foreign = [&](const QString& name) {
+    core::store::RunRecord r;
+    r.kind = "generate";
+    r.settings = {{"record_version", 2}, {"job", "generate"}, {"concurrency", 2}};
+    core::llm::EndpointConfig e;
+    e.name = "their server";
+    e.baseUrl = server.baseUrl();
+    e.model = "test-model";
+    e.apiKeyEnv = "OPENAI_API_KEY";
+    r.endpoint = core::llm::toJson(e);
+    std::vector<core::store::NewItem> items;
+    for (int i = 0; i < 4; ++i) {
+      core::llm::LlmRequest q;
+      q.messages.push_back({"user", name.toStdString() + ": a question of the dataset " + std::to_string(i)});
+      items.push_back({"gen:q" + std::to_string(i), "generate", core::llm::toJson(q).dump()});
+    }
+    const QString path = QDir(ui::runsFolder()).filePath(name);
+    core::store::RunStore st;
+    std::string err;
+    if (!st.create(path.toStdString(), r, &err) || !st.addItems(items, &err)) return QString();
+    return path;
+  };
+  const QString theirs = foreign(QStringLiteral("foreign-run.db"));
+  QVERIFY(!theirs.isEmpty());
+  ui::Workbench wb;
+  ui::JobsDock dock(&wb);
+  QSignalSpy finished(&dock, &ui::JobsDock::jobFinished);
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(theirs) >= 0, 10000);
+
+  QStringList asked;
+  bool answer = false;
+  ui::JobsDock::setTrustPrompt([&](QWidget*, const QString& store, const QString& endpoint) {
+    asked << endpoint;
+    return answer && store == theirs;
+  });
+  QVERIFY(!dock.resumeRow(dock.runs()->rowOf(theirs)));
+  QCOMPARE(asked.size(), 1);
+  QVERIFY2(asked.front().contains(url) && asked.front().contains(QStringLiteral("$OPENAI_API_KEY")), qPrintable(asked.front()));
+  QTest::qWait(300);
+  QCOMPARE(server.requestCount(), std::size_t{0});
+  QVERIFY(!dock.currentJob());
+  QVERIFY2(dock.statsLabel()->text().contains(url) && dock.statsLabel()->text().contains(QStringLiteral("nothing was sent")),
+           qPrintable(dock.statsLabel()->text()));
+
+  // Confirmed: resumed with the key, and remembered (the next store naming it is not asked about).
+  answer = true;
+  QVERIFY(dock.resumeRow(dock.runs()->rowOf(theirs)));
+  QCOMPARE(asked.size(), 2);
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  auto outcome = finished.front().at(0).value<ui::RunJobOutcome>();
+  QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
+  QCOMPARE(outcome.counts.done, std::size_t{4});
+  QCOMPARE(server.requestCount(), std::size_t{4});
+  for (const auto& e : server.log()) QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-gui-test"));
+  const QString again = foreign(QStringLiteral("foreign-run-2.db"));
+  dock.runs()->setFolder(ui::runsFolder());
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(again) >= 0, 10000);
+  finished.clear();
+  QVERIFY(dock.resumeRow(dock.runs()->rowOf(again)));
+  QCOMPARE(asked.size(), 2);
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  QCOMPARE(server.requestCount(), std::size_t{8});
+  ui::JobsDock::setTrustPrompt({});
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -13,6 +13,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -28,6 +29,7 @@
 #include "core/eval/job.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
+#include "core/llm/trustedendpoints.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/runlistmodel.h"
 #include "ui/secrets.h"
@@ -56,6 +58,40 @@ core::eval::JobSpec generateSpec(const core::Dataset& ds, const GenerateSettings
   spec.storeFolder = runsFolder().toStdString();
   spec.frontEnd = "gui";
   return spec;
+}
+
+JobsDock::TrustPrompt& trustPrompt() {
+  static JobsDock::TrustPrompt prompt;
+  return prompt;
+}
+
+bool askTrust(QWidget* parent, const QString& store, const QString& endpoint) {
+  QMessageBox box(QMessageBox::Warning, QObject::tr("Send this run's calls to an unknown endpoint?"),
+                  QObject::tr("The run store %1 sends its calls to\n\n%2\n\nYou have not configured, used or "
+                              "confirmed this endpoint on this machine. A store received from someone else "
+                              "can name any server: resuming sends this run's prompts there, and your API "
+                              "key when it names one.\n\nSend them to this endpoint?")
+                      .arg(QFileInfo(store).fileName(), endpoint),
+                  QMessageBox::Yes | QMessageBox::No, parent);
+  box.setTextFormat(Qt::PlainText);  // the URL comes from the store: never rendered as rich text
+  box.setDefaultButton(QMessageBox::No);
+  return box.exec() == QMessageBox::Yes;
+}
+
+enum class Chosen { InRegistry, Saved, No };
+
+// Chosen by this machine's user: in the trust registry (runs started here, confirmations), or
+// one of the endpoints saved on the Endpoints page.
+Chosen endpointChosenHere(const core::llm::EndpointConfig& endpoint) {
+  if (core::llm::TrustedEndpoints().isTrusted(endpoint)) return Chosen::InRegistry;
+  const std::string url = core::llm::normalizeBaseUrl(endpoint.baseUrl);
+  for (const auto& saved : EndpointListModel::saved()) {
+    if (core::llm::normalizeBaseUrl(saved.baseUrl) != url) continue;
+    if (!endpoint.apiKeyEnv.empty() && endpoint.apiKeyEnv != saved.apiKeyEnv) continue;
+    if (!endpoint.keychainEntry.empty() && endpoint.keychainEntry != saved.keychainEntry) continue;
+    return Chosen::Saved;
+  }
+  return Chosen::No;
 }
 
 }  // namespace
@@ -132,6 +168,7 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_bar->setFormat(QStringLiteral("%p %"));
   m_bar->setMinimumWidth(260);
   m_stats = new QLabel;
+  m_stats->setTextFormat(Qt::PlainText);  // shows errors and URLs read from stores
   m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_stats->setWordWrap(true);
 
@@ -295,20 +332,44 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
   return true;
 }
 
+void JobsDock::setTrustPrompt(TrustPrompt prompt) { trustPrompt() = std::move(prompt); }
+
 bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
-  const RunRow* row = m_runs->row(rowIndex);
-  if (!row || !row->error.isEmpty() || row->live) return false;
+  const RunRow* listed = m_runs->row(rowIndex);
+  if (!listed || !listed->error.isEmpty() || listed->live) return false;
+  // A copy: the question below runs an event loop, in which the list may be read again.
+  const RunRow copy = *listed;
+  const RunRow* row = &copy;
   if (m_current && m_current->isRunning()) {
     emit statusMessage(tr("A job is already running; cancel it or wait"));
     return false;
   }
   const core::llm::EndpointConfig endpoint = core::llm::endpointFromJson(row->endpoint);
+  // Before the keychain is even read: a store decides nothing about where keys and prompts go.
+  const Chosen chosen = endpointChosenHere(endpoint);
+  bool confirmed = chosen == Chosen::Saved;  // configured here: recorded as trusted on resume
+  if (chosen == Chosen::No) {
+    const QString where = QString::fromStdString(core::llm::describeEndpointTrust(endpoint));
+    const auto& ask = trustPrompt();
+    const bool yes = ask ? ask(this, row->path, where) : askTrust(this, row->path, where);
+    if (!yes) {
+      m_stats->setText(tr("Not resumed: %1 sends its calls to %2, an endpoint not configured, used or "
+                          "confirmed on this machine; nothing was sent")
+                           .arg(QFileInfo(row->path).fileName(), where));
+      m_stats->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+      emit statusMessage(tr("Not resumed: endpoint not confirmed"));
+      return false;
+    }
+    confirmed = true;
+    std::string err;
+    if (core::llm::TrustedEndpoints().add(endpoint, "confirmed", &err)) confirmed = false;  // recorded
+  }
   std::optional<double> budget;
   if (row->settings.is_object() && row->settings.contains("budget_usd") && row->settings["budget_usd"].is_number())
     budget = row->settings["budget_usd"].get<double>();
   const QString path = row->path;
   const QString kind = row->kind;
-  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget](const ResolvedEndpoint& resolved) {
+  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget, confirmed](const ResolvedEndpoint& resolved) {
     if (!resolved.ok) {
       m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
       return;
@@ -317,6 +378,8 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     request.title = tr("resume %1 · %2").arg(kind, QFileInfo(path).fileName());
     request.resumeStore = path;
     request.overrides.retryErrors = retryErrors;
+    // Confirmed but not recorded (the registry could not be written): trusted for this resume.
+    request.overrides.trustEndpoint = confirmed;
     request.overrides.budgetUsd = budget;
     request.execution.transport = resolved.transport;
     request.execution.retryErrors = retryErrors;

@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QThreadPool>
 
+#include <functional>
 #include <optional>
 
 #include "core/eval/runengine.h"
@@ -58,9 +59,17 @@ class JobsDock : public QDockWidget {
   // Starts a generate job on the current dataset (after resolving the endpoint's key); the job
   // announces itself through RunJobHub and becomes currentJob(). False when it cannot start.
   bool startGenerate(const GenerateSettings& settings);
-  // Continues the stored run of a table row.
+  // Continues the stored run of a table row. When the store's endpoint (its base URL with its
+  // key's variable or keychain entry) was not configured, used or confirmed on this machine, the
+  // user is asked first (trust prompt); declined: nothing is sent and false is returned.
   bool resumeRow(int row, bool retryErrors = false);
   void cancelCurrent();
+
+  // The question before a stored run's calls go to an endpoint this machine's user did not
+  // choose: true sends them (and records the endpoint as trusted). The default asks with a
+  // QMessageBox naming the URL and the key; tests answer through a hook (empty: the default).
+  using TrustPrompt = std::function<bool(QWidget* parent, const QString& store, const QString& endpoint)>;
+  static void setTrustPrompt(TrustPrompt prompt);
 
  signals:
   void estimateReady(const core::eval::Estimate& estimate, const QString& problem);

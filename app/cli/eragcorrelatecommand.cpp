@@ -101,7 +101,7 @@ int eragCorrelateCommand(const Args& args) {
   for (std::size_t s = 0; s < eragPaths.size(); ++s) {
     store::RunStore eragStore, e2eStore;
     std::string err;
-    if (!eragStore.open(eragPaths[s], &err) || !e2eStore.open(e2ePaths[s], &err)) {
+    if (!eragStore.openReadOnly(eragPaths[s], &err) || !e2eStore.openReadOnly(e2ePaths[s], &err)) {
       std::cerr << "ragscope-cli: " << err << "\n";
       return 2;
     }

@@ -40,12 +40,17 @@ cancelled run continues with `ragscope-cli resume RUN.db` and repeats no finishe
 constexpr const char* kResumeHelp =
     R"(usage: ragscope-cli resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
                            [--concurrency N] [--rpm N] [--timeout S] [--cache PATH] [--no-cache]
-                           [--out FILE] [--estimate] [--quiet]
+                           [--out FILE] [--trust-endpoint] [--estimate] [--quiet]
 
 Continues a stored run with the settings in its store: items with a stored result are skipped,
 items pending or in flight when the run stopped are redone. --retry-errors also redoes items
 whose call failed. The API key variable's name is stored; --api-key-env overrides it. The other
 options override the stored ones for this session.
+
+A store names the endpoint its calls go to and where their key comes from. A run started on this
+machine resumes as it is; a store from elsewhere (or one naming an endpoint you never used here
+with that key) is refused until you check its URL and confirm it with --trust-endpoint, which
+records the endpoint in $XDG_CONFIG_HOME/ragscope/trusted-endpoints.json.
 )";
 
 }  // namespace
@@ -99,6 +104,8 @@ int resumeCommand(const Args& args) {
     }
     if (a == "--retry-errors") {
       overrides.retryErrors = true;
+    } else if (a == "--trust-endpoint") {
+      overrides.trustEndpoint = true;
     } else if (a == "--quiet" || a == "-q") {
       quiet = true;
     } else if (a == "--out") {
@@ -138,6 +145,14 @@ int resumeCommand(const Args& args) {
     std::cerr << "ragscope-cli: " << err << "\n";
     return 2;
   }
+  if (!job->endpointTrusted && !jobOptions.estimate) {
+    // Nothing is sent: the store, not the user, chose this endpoint.
+    std::cerr << "ragscope-cli: resume: " << eval::untrustedEndpointMessage(*job)
+              << ".\nNothing was sent. If you know this endpoint and want this run's prompts (and the "
+                 "key) sent there, run again with --trust-endpoint.\n";
+    return 2;
+  }
+  if (!job->trustNote.empty() && !quiet) std::cerr << "ragscope-cli: warning: " << job->trustNote << "\n";
   const auto before = job->store->counts();
   if (jobOptions.estimate) {
     std::string note;

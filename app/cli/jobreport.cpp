@@ -207,6 +207,7 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
       printContinue(s, options);
     }
     if (!result.cacheNote.empty()) std::cerr << "ragscope-cli: warning: " << result.cacheNote << "\n";
+    if (!result.trustNote.empty()) std::cerr << "ragscope-cli: warning: " << result.trustNote << "\n";
   }
   if (!result.error.empty()) {
     std::cerr << "ragscope-cli: " << result.error << "\n";

@@ -65,7 +65,7 @@ int runsCommand(const Args& args) {
   for (const auto& path : stores) {
     store::RunStore s;
     std::string err;
-    if (!s.open(path, &err)) {
+    if (!s.openReadOnly(path, &err)) {
       list.push_back({{"path", path.string()}, {"error", err}});
       continue;
     }

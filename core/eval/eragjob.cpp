@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/eval/jobplanning.h"
+#include "core/eval/jobspec.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/util/atomicfile.h"
@@ -134,10 +135,16 @@ std::optional<StoredPlan> readStoredPlan(store::RunStore& store, std::string_vie
       *error = store.path().string() + ": a '" + out.record.kind + "' run, not " + std::string(kindLabel);
     return std::nullopt;
   }
+  // A record without its metric (or with fields of the wrong type) is refused: a default would
+  // score the outputs with another metric than the run was planned with, silently.
+  if (const std::string problem = runRecordProblem(out.record); !problem.empty()) {
+    if (error) *error = store.path().string() + ": " + problem;
+    return std::nullopt;
+  }
   auto planned = plannedQueries(out.record.settings, error);
   if (!planned) return std::nullopt;
   out.queries = std::move(*planned);
-  out.metricKey = out.record.settings.value("metric", std::string("rouge-l"));
+  out.metricKey = out.record.settings["metric"].get<std::string>();
   const auto metric = parseDownstreamMetric(out.metricKey);
   if (!metric) {
     if (error) *error = "unknown downstream metric '" + out.metricKey + "' in the run's settings";
@@ -158,7 +165,7 @@ EragReport computeEragReport(store::RunStore& store, const std::vector<MeasureRe
   const DownstreamMetric metric = stored->metric;
   std::vector<MeasureRequest> requests = measures;
   if (requests.empty()) {
-    auto parsed = parseEragMeasures(record.settings.value("measures", std::string("P_5,success_5")));
+    auto parsed = parseEragMeasures(record.settings["measures"].get<std::string>());  // checked
     if (!parsed.ok()) {
       report.error = parsed.error;
       return report;

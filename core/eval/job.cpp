@@ -13,6 +13,7 @@
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
 #include "core/llm/responsecache.h"
+#include "core/llm/trustedendpoints.h"
 #include "core/retrieval/bm25run.h"
 #include "core/retrieval/indexdir.h"
 
@@ -195,7 +196,8 @@ std::vector<std::vector<std::string>> eragPrompts(store::RunStore& store, const 
 }
 
 std::string systemOf(const store::RunRecord& record) {
-  return record.settings.is_object() ? record.settings.value("system", std::string()) : std::string();
+  const auto it = record.settings.find("system");
+  return it != record.settings.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 // The eRAG and end-to-end results of open stores (either may be null); `labelsOut` non-empty
@@ -213,8 +215,11 @@ EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, co
       res.error = res.eragStore.filename().string() + " is a " + record.kind + " run, not an eRAG run";
       return res;
     }
-    if (res.measures.empty() && record.settings.is_object())
-      res.measures = parseEragMeasures(record.settings.value("measures", std::string("P_5"))).value;
+    if (const std::string problem = runRecordProblem(record); !problem.empty()) {
+      res.error = res.eragStore.string() + ": " + problem;
+      return res;
+    }
+    if (res.measures.empty()) res.measures = parseEragMeasures(record.settings["measures"].get<std::string>()).value;
     res.erag = computeEragReport(*erag, res.measures, o.bootstrap);
     if (!res.erag->error.empty()) {
       res.error = "eRAG: " + res.erag->error;
@@ -400,8 +405,13 @@ EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eS
     r.error = err.empty() ? p.string() + ": cannot open" : err;
     return r;
   };
-  if (!eragStore.empty() && !erag.open(eragStore, &err)) return fail(eragStore);
-  if (!e2eStore.empty() && !e2e.open(e2eStore, &err)) return fail(e2eStore);
+  // Viewing opens read-only (nothing written, no -wal/-shm beside the store); persisting the
+  // scores needs the stores writable.
+  auto open = [&](store::RunStore& s, const fs::path& p) {
+    return options.persist ? s.open(p, &err) : s.openReadOnly(p, &err);
+  };
+  if (!eragStore.empty() && !open(erag, eragStore)) return fail(eragStore);
+  if (!e2eStore.empty() && !open(e2e, e2eStore)) return fail(e2eStore);
   return evaluateStores(eragStore.empty() ? nullptr : &erag, e2eStore.empty() ? nullptr : &e2e, options, {});
 }
 
@@ -445,6 +455,10 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
   }
   llm::EndpointConfig endpoint = spec.endpoint;
   endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
+  // The user chose this endpoint for a job of their own: its stores resume without asking.
+  if (std::string err; !llm::TrustedEndpoints().add(endpoint, "run", &err))
+    out.trustNote = "could not record " + llm::normalizeBaseUrl(endpoint.baseUrl) +
+                    " as trusted (resuming will ask to confirm it): " + err;
   auto cache = openJobCache(endpoint, spec.limits, &out.cacheNote);
   std::vector<std::unique_ptr<store::RunStore>> stores;
   store::RunStore* byKind[3] = {nullptr, nullptr, nullptr};
@@ -474,8 +488,28 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
   job.store = std::make_shared<store::RunStore>();
   if (!job.store->open(path, error)) return std::nullopt;
   job.record = job.store->run();
+  if (const std::string problem = runRecordProblem(job.record); !problem.empty()) {
+    if (error) *error = path.string() + ": " + problem;
+    return std::nullopt;
+  }
   job.settings = resumeSettings(job.record.endpoint, job.record.settings, overrides);
+  const llm::TrustedEndpoints registry;
+  if (overrides.trustEndpoint) {
+    job.endpointTrusted = true;
+    if (std::string err; !registry.add(job.settings.endpoint, "confirmed", &err))
+      job.trustNote = "the confirmation is not recorded: " + err;
+  } else {
+    job.endpointTrusted = registry.isTrusted(job.settings.endpoint, &job.trustNote);
+  }
   return job;
+}
+
+std::string untrustedEndpointMessage(const StoredJob& job) {
+  std::string s = job.store->path().string() + " sends its calls to " +
+                  llm::describeEndpointTrust(job.settings.endpoint) +
+                  ", an endpoint not configured, used or confirmed on this machine";
+  if (!job.trustNote.empty()) s += " (" + job.trustNote + ")";
+  return s;
 }
 
 Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache* cache) {
@@ -486,6 +520,12 @@ Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache*
 JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
                     const JobCallbacks& callbacks) {
   JobResult out;
+  // A store decides nothing about where keys and prompts go (DESIGN): not one request to an
+  // endpoint the user did not choose.
+  if (!job.endpointTrusted) {
+    out.error = untrustedEndpointMessage(job);
+    return out;
+  }
   auto cache = openJobCache(job.settings.endpoint, job.settings.limits, &out.cacheNote);
   out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint, job.settings.limits,
                                 cache.get(), execution, callbacks));

@@ -151,6 +151,7 @@ struct StageResult {
 struct JobResult {
   std::string error;      // the job could not run or finish (store, provider, scoring)
   std::string cacheNote;  // "response cache not used: ..."
+  std::string trustNote;  // "could not record the endpoint as trusted: ..." (resume then asks)
   std::vector<StageResult> stages;
   EvaluationResults evaluation;         // eRAG / end-to-end stages
   std::filesystem::path answers;        // generate: the answers file written
@@ -161,7 +162,9 @@ struct JobResult {
 };
 
 // Runs a plan's stages in order; a stage that does not complete (cancelled, paused, failed) ends
-// the job, and a later run continues it with resumeJob.
+// the job, and a later run continues it with resumeJob. The job's endpoint, chosen by the user
+// who starts it, is recorded as trusted on this machine first (llm::TrustedEndpoints), so its
+// resume needs no confirmation.
 JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOptions& execution,
                  const ResultOptions& results, const JobCallbacks& callbacks = {});
 
@@ -170,9 +173,21 @@ struct StoredJob {
   std::shared_ptr<store::RunStore> store;
   store::RunRecord record;
   ResumeSettings settings;
+  // The store names where its calls go and which key they carry; they go out only when this
+  // machine's user configured, used or confirmed that endpoint with that key source (offline
+  // endpoints always may). False: resumeJob refuses before any request, and the front end asks
+  // (CLI: --trust-endpoint; GUI: a question naming the URL), then opens it again with
+  // ResumeOverrides::trustEndpoint.
+  bool endpointTrusted = false;
+  std::string trustNote;  // why the trust could not be read or recorded (the registry file)
 };
+// Refuses (nullopt, *error naming the store and the field) a store that is damaged, lacks its run
+// record or has a record whose settings or endpoint are not what its kind needs.
 std::optional<StoredJob> openStoredJob(const std::filesystem::path& path,
                                        const ResumeOverrides& overrides, std::string* error);
+// For people, when !job.endpointTrusted: "RUN.db sends its calls to URL with the key from $VAR,
+// an endpoint not configured, used or confirmed on this machine".
+std::string untrustedEndpointMessage(const StoredJob& job);
 
 Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache* cache);
 

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/eval/eragaggregate.h"
 #include "core/llm/offline.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
@@ -110,6 +111,54 @@ RecordedDatasets recordedDatasets(const json& settings) {
   const auto name = settings.find("dataset");
   if (name != settings.end() && name->is_string()) out.legacyName = name->get<std::string>();
   return out;
+}
+
+std::string runRecordProblem(const store::RunRecord& record) {
+  if (const std::string p = llm::endpointJsonProblem(record.endpoint); !p.empty()) return "run.endpoint: " + p;
+  const json& s = record.settings;
+  if (!s.is_object()) return "run.settings is not a JSON object";
+  auto missing = [](const char* key) { return std::string("run.settings: \"") + key + "\" is missing"; };
+  auto wrong = [](const char* key, const char* what) {
+    return std::string("run.settings: \"") + key + "\" is not " + what;
+  };
+  // Optional fields, when present, have the type their readers expect.
+  struct Typed {
+    const char* key;
+    bool (*ok)(const json&);
+    const char* what;
+  };
+  static const Typed typed[] = {
+      {"system", [](const json& v) { return v.is_string(); }, "a string"},
+      {"job", [](const json& v) { return v.is_string(); }, "a string"},
+      {"record_version", [](const json& v) { return v.is_number_integer(); }, "an integer"},
+      {"concurrency", [](const json& v) { return v.is_number_unsigned() || v.is_null(); }, "a count"},
+      {"k", [](const json& v) { return v.is_number_unsigned(); }, "a count"},
+      {"budget_usd", [](const json& v) { return v.is_number() || v.is_null(); }, "a number"},
+      {"cache", [](const json& v) { return v.is_boolean() || v.is_string(); }, "false or a path"},
+      {"out", [](const json& v) { return v.is_string() || v.is_null(); }, "a path"},
+      {"datasets", [](const json& v) { return v.is_array(); }, "a list"},
+      {"dataset", [](const json& v) { return v.is_string(); }, "a string"},
+      {"plan", [](const json& v) { return v.is_array(); }, "a list"},
+      {"metric", [](const json& v) { return v.is_string(); }, "a string"},
+      {"measures", [](const json& v) { return v.is_string(); }, "a string"},
+  };
+  for (const auto& t : typed) {
+    const auto it = s.find(t.key);
+    if (it != s.end() && !t.ok(*it)) return wrong(t.key, t.what);
+  }
+  const bool erag = record.kind == "erag", e2e = record.kind == "e2e";
+  if (erag || e2e) {
+    for (const char* key : {"plan", "metric"})
+      if (!s.contains(key)) return missing(key);
+    if (!parseDownstreamMetric(s["metric"].get<std::string>()))
+      return "run.settings: \"metric\" is not a known metric ('" + s["metric"].get<std::string>() + "')";
+  }
+  if (erag) {
+    if (!s.contains("measures")) return missing("measures");
+    const auto parsed = parseEragMeasures(s["measures"].get<std::string>());
+    if (!parsed.ok()) return "run.settings: \"measures\": " + parsed.error;
+  }
+  return {};
 }
 
 ResumeSettings resumeSettings(const json& endpoint, const json& settings, const ResumeOverrides& o) {

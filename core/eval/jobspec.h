@@ -24,6 +24,7 @@
 #include "core/llm/provider.h"
 #include "core/metrics/downstream.h"
 #include "core/retrieval/xapianindex.h"
+#include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
 
@@ -106,9 +107,19 @@ struct RecordedDatasets {
 };
 RecordedDatasets recordedDatasets(const nlohmann::json& settings);
 
+// Empty when a stored run record can be used: its endpoint's fields have their types, and its
+// settings hold what its kind needs (erag: "plan", "metric", "measures"; e2e: "plan", "metric")
+// with the fields read elsewhere of the right type. Else the first problem, naming the field
+// ("run.settings: \"metric\" is missing"); callers prefix the store's path. Records of version 1
+// (the CLI's and the GUI's first layouts, the demo stores) pass: they wrote these fields too.
+std::string runRecordProblem(const store::RunRecord& record);
+
 // What a resume may change for its session; the rest comes from the store.
 struct ResumeOverrides {
   bool retryErrors = false;
+  // The user confirmed the stored endpoint (CLI --trust-endpoint, a yes to the GUI's question):
+  // openStoredJob records it as trusted (core/llm/trustedendpoints.h) and the resume may call it.
+  bool trustEndpoint = false;
   std::optional<std::string> apiKeyEnv;
   std::optional<std::size_t> concurrency;
   std::optional<double> requestsPerMinute;

@@ -24,16 +24,19 @@ std::optional<StoreInfo> matchingStore(const std::filesystem::path& path, const 
                                        const std::string& datasetName) {
   store::RunStore store;
   std::string err;
-  if (!store::RunStore::hasSqliteHeader(path) || !store.open(path, &err)) return std::nullopt;
+  // Only viewed: read-only (a project on read-only media, no -wal/-shm beside its stores).
+  if (!store::RunStore::hasSqliteHeader(path) || !store.openReadOnly(path, &err)) return std::nullopt;
   const store::RunRecord record = store.run();
-  if (!record.settings.is_object()) return std::nullopt;
+  if (!runRecordProblem(record).empty()) return std::nullopt;
   const RecordedDatasets recorded = recordedDatasets(record.settings);
   if (recorded.files.empty()) {
     if (recorded.legacyName.empty() || recorded.legacyName != datasetName) return std::nullopt;
   }
   for (const auto& file : recorded.files)
     if (!names.count(file.filename().string())) return std::nullopt;
-  return StoreInfo{path, record.kind, record.settings.value("system", std::string())};
+  const auto system = record.settings.find("system");
+  return StoreInfo{path, record.kind,
+                   system != record.settings.end() && system->is_string() ? system->get<std::string>() : ""};
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ store::ItemResult toItemResult(std::int64_t itemId, const llm::LlmResponse& r,
   if (out.status == store::ItemStatus::Error && out.error.empty()) out.error = "call failed";
   out.fromCache = r.fromCache;
   out.heuristic = r.heuristic;
+  out.attempts = std::max(1, r.attempts);  // retried bad replies count: each attempt is recorded
   return out;
 }
 

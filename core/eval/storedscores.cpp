@@ -9,7 +9,7 @@ namespace ragscope::core::eval {
 StoredScores readStoredScores(const std::filesystem::path& path) {
   StoredScores out;
   store::RunStore runStore;
-  if (!runStore.open(path, &out.error)) {
+  if (!runStore.openReadOnly(path, &out.error)) {
     if (out.error.rfind(path.string(), 0) != 0) out.error = path.string() + ": " + out.error;
     return out;
   }
@@ -19,7 +19,7 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
   if (out.kind == kEragJobKind) {
     const EragReport report = computeEragReport(runStore, {}, noIntervals);
     if (!report.error.empty()) {
-      out.error = path.string() + ": " + report.error;
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
       return out;
     }
     const EragAggregate& a = report.aggregate;
@@ -30,7 +30,7 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
   } else if (out.kind == kE2eJobKind) {
     const E2eReport report = computeE2eReport(runStore, noIntervals);
     if (!report.error.empty()) {
-      out.error = path.string() + ": " + report.error;
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
       return out;
     }
     stats::QueryValues& values = out.table[report.metricKey];

@@ -583,7 +583,9 @@ struct HttpProvider::Impl {
     if (failure.kind == FailureKind::None) {
       ParsedReply parsed = parseReply(config.kind, call->exchange.body, call->expectedItems);
       if (!parsed.ok) {
-        failure = {FailureKind::Malformed, parsed.error};
+        // A body that is not JSON is retried like a cut connection; JSON without the fields
+        // we need is not (another attempt gets the same).
+        failure = {parsed.unreadable ? FailureKind::Unreadable : FailureKind::Malformed, parsed.error};
       } else {
         adaptive.onSuccess();
         publishLimiter();

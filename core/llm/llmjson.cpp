@@ -1,5 +1,8 @@
 #include "core/llm/llmjson.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace ragscope::core::llm {
 
 using nlohmann::json;
@@ -47,10 +50,10 @@ json toJson(const LlmRequest& request) {
 std::optional<LlmRequest> requestFromJson(const json& j) {
   if (!j.is_object()) return std::nullopt;
   LlmRequest r;
-  const auto kind = endpointKindFromName(j.value("kind", std::string("chat")));
-  if (!kind) return std::nullopt;
-  r.kind = *kind;
   try {
+    const auto kind = endpointKindFromName(j.value("kind", std::string("chat")));
+    if (!kind) return std::nullopt;
+    r.kind = *kind;
     if (j.contains("messages")) {
       for (const auto& m : j.at("messages")) {
         r.messages.push_back({m.at("role").get<std::string>(), m.at("content").get<std::string>()});
@@ -128,26 +131,70 @@ json toJson(const EndpointConfig& c) {
   return j;
 }
 
+namespace {
+
+// The endpoint's fields by type; endpointFromJson and endpointJsonProblem share the list.
+constexpr const char* kEndpointStrings[] = {"name", "kind", "base_url", "model", "api_key_env", "keychain_entry"};
+constexpr const char* kEndpointNumbers[] = {"temperature", "max_tokens", "seed", "timeout_s", "concurrency",
+                                            "rpm", "tpm", "price_per_1k_input", "price_per_1k_output",
+                                            "max_retries"};
+
+std::string stringField(const json& j, const char* key, std::string fallback = {}) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+double numberField(const json& j, const char* key, double fallback, double lo, double hi) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) return fallback;
+  return std::clamp(v, lo, hi);
+}
+
+int intField(const json& j, const char* key, int fallback, int lo, int hi) {
+  return static_cast<int>(std::llround(numberField(j, key, fallback, lo, hi)));
+}
+
+}  // namespace
+
 EndpointConfig endpointFromJson(const json& j) {
+  // Never throws: a field of the wrong type (a damaged or hand-made store) reads as its default;
+  // endpointJsonProblem() says which, for callers that refuse such records.
   EndpointConfig c;
   if (!j.is_object()) return c;
-  c.name = j.value("name", std::string());
-  c.kind = endpointKindFromName(j.value("kind", std::string("chat"))).value_or(EndpointKind::Chat);
-  c.baseUrl = j.value("base_url", std::string());
-  c.model = j.value("model", std::string());
-  c.apiKeyEnv = j.value("api_key_env", std::string());
-  c.keychainEntry = j.value("keychain_entry", std::string());
-  c.temperature = j.value("temperature", 0.0);
-  c.maxTokens = j.value("max_tokens", 512);
-  if (j.contains("seed") && j.at("seed").is_number_integer()) c.seed = j.at("seed").get<std::int64_t>();
-  c.timeoutSeconds = j.value("timeout_s", 60.0);
-  c.concurrency = j.value("concurrency", 8);
-  c.requestsPerMinute = j.value("rpm", 0.0);
-  c.tokensPerMinute = j.value("tpm", 0.0);
-  c.pricePer1kInput = j.value("price_per_1k_input", 0.0);
-  c.pricePer1kOutput = j.value("price_per_1k_output", 0.0);
-  c.maxRetries = j.value("max_retries", 5);
+  c.name = stringField(j, "name");
+  c.kind = endpointKindFromName(stringField(j, "kind", "chat")).value_or(EndpointKind::Chat);
+  c.baseUrl = stringField(j, "base_url");
+  c.model = stringField(j, "model");
+  c.apiKeyEnv = stringField(j, "api_key_env");
+  c.keychainEntry = stringField(j, "keychain_entry");
+  c.temperature = numberField(j, "temperature", 0.0, 0.0, 100.0);
+  c.maxTokens = intField(j, "max_tokens", 512, 1, 1 << 24);
+  if (const auto it = j.find("seed"); it != j.end() && it->is_number_integer()) c.seed = it->get<std::int64_t>();
+  c.timeoutSeconds = numberField(j, "timeout_s", 60.0, 0.001, 86400.0);
+  c.concurrency = intField(j, "concurrency", 8, 1, 4096);
+  c.requestsPerMinute = numberField(j, "rpm", 0.0, 0.0, 1e9);
+  c.tokensPerMinute = numberField(j, "tpm", 0.0, 0.0, 1e12);
+  c.pricePer1kInput = numberField(j, "price_per_1k_input", 0.0, 0.0, 1e6);
+  c.pricePer1kOutput = numberField(j, "price_per_1k_output", 0.0, 0.0, 1e6);
+  c.maxRetries = intField(j, "max_retries", 5, 0, 100);
   return c;
+}
+
+std::string endpointJsonProblem(const json& j) {
+  if (!j.is_object()) return "is not a JSON object";
+  for (const char* key : kEndpointStrings) {
+    const auto it = j.find(key);
+    if (it != j.end() && !it->is_string()) return std::string("field \"") + key + "\" is not a string";
+  }
+  for (const char* key : kEndpointNumbers) {
+    const auto it = j.find(key);
+    if (it != j.end() && !it->is_number()) return std::string("field \"") + key + "\" is not a number";
+  }
+  if (const auto it = j.find("kind"); it != j.end() && !endpointKindFromName(it->get<std::string>()))
+    return "field \"kind\" is not chat, embeddings or rerank";
+  return {};
 }
 
 }  // namespace ragscope::core::llm

@@ -15,20 +15,31 @@ using nlohmann::json;
 // Replies come from the network: never let a hostile or broken server blow the parser's stack.
 constexpr int kMaxReplyDepth = 64;
 
-std::optional<json> parseGuarded(std::string_view body, std::string& error) {
+std::optional<json> parseGuarded(std::string_view body, std::string& error);
+
+std::optional<json> parseGuarded(std::string_view body, ParsedReply& out) {
   if (body.empty()) {
-    error = "empty body";
+    out.error = "empty body";
+    out.unreadable = true;
     return std::nullopt;
   }
   if (auto deep = checkJsonDepth(body, kMaxReplyDepth)) {
-    error = *deep;
+    out.error = *deep;
     return std::nullopt;
   }
   json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    error = "invalid JSON";
+    out.error = "invalid JSON";
+    out.unreadable = true;
     return std::nullopt;
   }
+  return j;
+}
+
+std::optional<json> parseGuarded(std::string_view body, std::string& error) {
+  ParsedReply out;
+  auto j = parseGuarded(body, out);
+  if (!j) error = std::move(out.error);
   return j;
 }
 
@@ -118,7 +129,7 @@ std::int64_t estimateRequestTokens(const EndpointConfig& config, std::size_t bod
 
 ParsedReply parseChatReply(std::string_view body) {
   ParsedReply out;
-  auto j = parseGuarded(body, out.error);
+  auto j = parseGuarded(body, out);
   if (!j) return out;
   if (!j->is_object()) {
     out.error = "reply is not a JSON object";
@@ -148,7 +159,7 @@ ParsedReply parseChatReply(std::string_view body) {
 
 ParsedReply parseEmbeddingsReply(std::string_view body, long expected) {
   ParsedReply out;
-  auto j = parseGuarded(body, out.error);
+  auto j = parseGuarded(body, out);
   if (!j) return out;
   auto data = j->is_object() ? j->find("data") : j->end();
   if (!j->is_object() || data == j->end() || !data->is_array()) {
@@ -203,7 +214,7 @@ ParsedReply parseEmbeddingsReply(std::string_view body, long expected) {
 
 ParsedReply parseRerankReply(std::string_view body, long documentCount) {
   ParsedReply out;
-  auto j = parseGuarded(body, out.error);
+  auto j = parseGuarded(body, out);
   if (!j) return out;
   const json* results = nullptr;
   if (j->is_array()) {

@@ -46,6 +46,9 @@ std::int64_t estimateRequestTokens(const EndpointConfig& config, std::size_t bod
 struct ParsedReply {
   bool ok = false;
   std::string error;  // why the reply was rejected (without the "malformed reply: " prefix)
+  // The body is empty or not JSON at all (cut short, an HTML page): a fault on the way, worth
+  // another attempt; false for JSON that lacks what we need, which another attempt repeats.
+  bool unreadable = false;
   std::string text;
   std::vector<std::vector<float>> embeddings;
   std::vector<std::pair<std::size_t, double>> rerank;

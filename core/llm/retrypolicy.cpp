@@ -17,6 +17,7 @@ const char* failureLabel(FailureKind kind) {
     case FailureKind::Refused: return "connection refused";
     case FailureKind::Reset: return "connection reset";
     case FailureKind::Truncated: return "malformed reply";
+    case FailureKind::Unreadable: return "malformed reply";
     case FailureKind::RateLimited: return "rate limited";
     case FailureKind::ServerError: return "server error";
     case FailureKind::HttpError: return "http";
@@ -31,6 +32,7 @@ bool isRetryable(FailureKind kind) {
     case FailureKind::Timeout:
     case FailureKind::Reset:
     case FailureKind::Truncated:
+    case FailureKind::Unreadable:
     case FailureKind::RateLimited:
     case FailureKind::ServerError:
       return true;

@@ -1,8 +1,9 @@
 #pragma once
 // When and how long to wait before retrying a failed call (SPEC §9): exponential backoff with
-// jitter on 429, 5xx, timeouts, connection resets and truncated bodies; `Retry-After` honoured
-// (delta-seconds or an HTTP date); everything else (auth, DNS, TLS, other 4xx, malformed JSON)
-// fails at once because trying again cannot help.
+// jitter on 429, 5xx, timeouts, connection resets, truncated bodies and 2xx bodies that are not
+// JSON (cut short by a proxy, an HTML error page: faults of the way there, not of the request);
+// `Retry-After` honoured (delta-seconds or an HTTP date); everything else (auth, DNS, TLS, other
+// 4xx, well-formed JSON without the fields we need) fails at once because trying again cannot help.
 //
 //   auto wait = backoffDelay(attempt, opts.retryBase, opts.retryMax, uniform01(rng));
 //   if (auto ra = parseRetryAfter(header, std::time(nullptr))) wait = std::max(wait, *ra);
@@ -27,7 +28,8 @@ enum class FailureKind {
   RateLimited,  // HTTP 429
   ServerError,  // HTTP 5xx (and 408)
   HttpError,    // other HTTP status >= 400
-  Malformed,    // 2xx with a body we cannot use
+  Unreadable,   // 2xx whose body is empty or not JSON (e.g. cut short with a matching length)
+  Malformed,    // 2xx with JSON we cannot use (fields missing, too deep, too large)
   Other,        // any other transport error
 };
 

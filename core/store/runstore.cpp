@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -85,6 +86,14 @@ std::string isoNowUtc() {
 }
 
 bool RunStore::create(const std::filesystem::path& path, RunRecord record, std::string* error) {
+  m_readOnly = false;
+  // The record's settings and endpoint are JSON objects (open() refuses anything else).
+  if (record.settings.is_null()) record.settings = nlohmann::json::object();
+  if (record.endpoint.is_null()) record.endpoint = nlohmann::json::object();
+  if (!record.settings.is_object() || !record.endpoint.is_object()) {
+    setError(error, path.string() + ": the run's settings and endpoint must be JSON objects");
+    return false;
+  }
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
     setError(error, path.string() + ": already exists (resume it, or choose another --store)");
@@ -124,21 +133,99 @@ bool RunStore::create(const std::filesystem::path& path, RunRecord record, std::
 
 bool RunStore::open(const std::filesystem::path& path, std::string* error) {
   std::error_code ec;
+  m_readOnly = false;
   if (!std::filesystem::is_regular_file(path, ec)) {
     setError(error, path.string() + ": no such run store");
     return false;
   }
-  if (!m_db.open(path, false, error)) return false;
-  const int version = m_db.userVersion();
-  if (version != kSchemaVersion) {
-    setError(error, path.string() + ": not a ragscope run store of schema " +
-                        std::to_string(kSchemaVersion) + " (user_version " +
-                        std::to_string(version) + ")");
-    m_db.close();
+  // Not a SQLite file: refused before SQLite opens it (and would switch it to WAL).
+  if (!hasSqliteHeader(path)) {
+    setError(error, path.string() + ": not a ragscope run store (not a SQLite database)");
     return false;
   }
+  // Checked before it is opened for writing: a damaged or foreign store is refused untouched
+  // (the read-write open switches the file to WAL).
+  if (!m_db.openReadOnly(path, error) || !checkOpened(path, error)) return false;
+  m_db.close();
+  if (!m_db.open(path, false, error)) return false;
   m_path = path;
   return prepareStatements(error);
+}
+
+bool RunStore::openReadOnly(const std::filesystem::path& path, std::string* error) {
+  std::error_code ec;
+  m_readOnly = true;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    setError(error, path.string() + ": no such run store");
+    return false;
+  }
+  if (!hasSqliteHeader(path)) {
+    setError(error, path.string() + ": not a ragscope run store (not a SQLite database)");
+    return false;
+  }
+  if (!m_db.openReadOnly(path, error)) return false;
+  if (!checkOpened(path, error)) return false;
+  m_path = path;
+  return true;
+}
+
+bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    setError(error, path.string() + ": " + why);
+    m_db.close();
+    return false;
+  };
+  auto version = m_db.prepare("PRAGMA user_version");
+  if (!version.valid() || !version.step()) {
+    return fail("not a readable ragscope run store (" + m_db.lastError() + ")");
+  }
+  if (version.int64(0) != kSchemaVersion) {
+    return fail("not a ragscope run store of schema " + std::to_string(kSchemaVersion) + " (user_version " +
+                std::to_string(version.int64(0)) + ")");
+  }
+  // A damaged file gives wrong answers without any error (rows missing from an index, pages of
+  // another table): check it before reading anything. integrity_check, not quick_check: a flipped
+  // byte in a row's key or status leaves the b-trees well-formed but the row missing from its
+  // index, which only integrity_check's cross-check sees (80 of 400 seeded 5-byte flips of a demo
+  // store), and the engine reads through those indexes (items by status, by key). Its cost is
+  // small: 2-3 ms on a 1,000-item store with 2 kB prompts, about what quick_check takes
+  // (tests/tst_engine.cpp: storeIntegrityCost prints both); it grows linearly with the store.
+  {
+    auto check = m_db.prepare("PRAGMA integrity_check(5)");
+    if (!check.valid()) return fail("the run store is damaged (" + m_db.lastError() + ")");
+    std::string problems;
+    while (check.step()) {
+      const std::string row = check.text(0);
+      if (row == "ok") continue;
+      problems += (problems.empty() ? "" : "; ") + row;
+    }
+    if (!check.ok()) problems += (problems.empty() ? "" : "; ") + m_db.lastError();
+    if (!problems.empty()) {
+      if (problems.size() > 300) problems = problems.substr(0, 300) + "...";
+      return fail("the run store is damaged (SQLite integrity_check: " + problems +
+                  "); it is not read. Use an intact copy of it");
+    }
+  }
+  auto row = m_db.prepare(
+      "SELECT kind, settings, endpoint, typeof(kind), typeof(settings), typeof(endpoint) FROM run "
+      "WHERE id = 1");
+  if (!row.valid()) return fail("not a ragscope run store (no run table: " + m_db.lastError() + ")");
+  if (!row.step()) {
+    return fail(row.ok() ? "the run's record (table run, row 1) is missing"
+                         : "the run's record cannot be read (" + m_db.lastError() + ")");
+  }
+  if (row.text(3) != "text" || row.text(0).empty()) return fail("run.kind is not a job name");
+  const auto settings = nlohmann::json::parse(row.text(1), nullptr, false);
+  if (!settings.is_object()) return fail("run.settings is not a JSON object");
+  const auto endpoint = nlohmann::json::parse(row.text(2), nullptr, false);
+  if (!endpoint.is_object()) return fail("run.endpoint is not a JSON object");
+  return true;
+}
+
+bool RunStore::refuseWrite(std::string* error) const {
+  if (!m_readOnly) return false;
+  setError(error, m_path.string() + ": opened read-only (for viewing)");
+  return true;
 }
 
 bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
@@ -155,17 +242,11 @@ bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
 bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
   // Only SQLite files: don't let sqlite3_open create or touch anything else.
   if (!hasSqliteHeader(path)) return false;
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);
-    return false;
-  }
-  sqlite3_stmt* st = nullptr;
-  bool ok = sqlite3_prepare_v2(db, "SELECT kind FROM run WHERE id = 1", -1, &st, nullptr) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW;
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return ok;
+  SqliteDb db;
+  if (!db.openReadOnly(path, nullptr)) return false;
+  // The run table, even without its row: such a store is listed (as unreadable), not skipped.
+  auto st = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'");
+  return st.valid() && st.step();
 }
 
 bool RunStore::prepareStatements(std::string* error) {
@@ -189,15 +270,22 @@ bool RunStore::prepareStatements(std::string* error) {
 
 RunRecord RunStore::run() {
   RunRecord r;
+  r.settings = nlohmann::json::object();
+  r.endpoint = nlohmann::json::object();
+  r.status.clear();
+  if (!m_db.isOpen()) return r;
   auto st = m_db.prepare(
       "SELECT kind, settings, template_text, template_hash, endpoint, status, created, updated "
       "FROM run WHERE id = 1");
   if (st.valid() && st.step()) {
     r.kind = st.text(0);
-    r.settings = nlohmann::json::parse(st.text(1), nullptr, false);
+    // Never a "discarded" value (json::value() on it throws): what is not an object reads as {}.
+    auto settings = nlohmann::json::parse(st.text(1), nullptr, false);
+    if (settings.is_object()) r.settings = std::move(settings);
     r.templateText = st.text(2);
     r.templateHash = st.text(3);
-    r.endpoint = nlohmann::json::parse(st.text(4), nullptr, false);
+    auto endpoint = nlohmann::json::parse(st.text(4), nullptr, false);
+    if (endpoint.is_object()) r.endpoint = std::move(endpoint);
     r.status = st.text(5);
     r.created = st.text(6);
     r.updated = st.text(7);
@@ -206,6 +294,7 @@ RunRecord RunStore::run() {
 }
 
 bool RunStore::setStatus(std::string_view status, std::string* error) {
+  if (refuseWrite(error)) return false;
   auto st = m_db.prepare("UPDATE run SET status = ?, updated = ? WHERE id = 1");
   st.bind(1, status).bind(2, isoNowUtc());
   st.step();
@@ -214,6 +303,7 @@ bool RunStore::setStatus(std::string_view status, std::string* error) {
 }
 
 bool RunStore::addItems(const std::vector<NewItem>& items, std::string* error) {
+  if (refuseWrite(error)) return false;
   std::string err;
   if (!m_db.exec("BEGIN", &err)) {
     setError(error, m_path.string() + ": " + err);
@@ -276,6 +366,7 @@ std::vector<WorkItem> RunStore::itemsToRun(bool retryErrors) {
 }
 
 bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string* error) {
+  if (refuseWrite(error)) return false;
   if (results.empty()) return true;
   std::string err;
   if (!m_db.exec("BEGIN IMMEDIATE", &err)) {
@@ -315,7 +406,7 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
     m_updateItem.reset();
     // A cancelled call did not complete: it does not count as an attempt.
     m_updateItem.bind(1, itemStatusName(r.status))
-        .bind(2, r.status == ItemStatus::Cancelled ? 0 : 1)
+        .bind(2, r.status == ItemStatus::Cancelled ? 0 : std::max(1, r.attempts))
         .bind(3, r.itemId);
     m_updateItem.step();
     if (!m_updateItem.ok()) {

@@ -67,6 +67,7 @@ struct ItemResult {
   std::string error;
   bool fromCache = false;
   bool heuristic = false;
+  int attempts = 1;  // HTTP attempts the call took (retries included); added to the item's count
 };
 
 struct StoredResult {
@@ -96,14 +97,24 @@ class RunStore {
 
   // Creates a new store; fails when `path` exists (a run is never silently overwritten).
   bool create(const std::filesystem::path& path, RunRecord record, std::string* error);
-  // Opens an existing store (checks the schema version).
+  // Opens an existing store to continue or update it. A store is refused, with an error naming it
+  // and what is wrong, unless it has our schema version, passes SQLite's integrity_check (a damaged
+  // file is never half-read) and holds its run row with settings and endpoint as JSON objects.
   bool open(const std::filesystem::path& path, std::string* error);
-  // True when `path` is a SQLite file with our run table (for `ragscope-cli runs`).
+  // The same checks, for a store that is only viewed: opened read-only, it is never written, no
+  // file is created beside it and its modification time stays (SqliteDb::openReadOnly). The
+  // writing calls (setStatus, addItems, commitResults) then fail.
+  bool openReadOnly(const std::filesystem::path& path, std::string* error);
+  bool isReadOnly() const { return m_readOnly; }
+  // True when `path` is a SQLite file with our run table (for `ragscope-cli runs`); opens it
+  // read-only and writes nothing.
   static bool looksLikeRunStore(const std::filesystem::path& path);
   // True when `path` starts with the 16-byte SQLite header ("SQLite format 3\0"); opens nothing.
   static bool hasSqliteHeader(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const { return m_path; }
+  // The run row (checked when the store was opened). Never throws: should the row have gone since,
+  // the record is empty with settings and endpoint empty objects.
   RunRecord run();
   bool setStatus(std::string_view status, std::string* error = nullptr);
   // Adds the plan's items in one transaction; keys already present are kept as they are.
@@ -112,8 +123,8 @@ class RunStore {
   std::vector<WorkItem> items(std::optional<ItemStatus> only = std::nullopt);
   // What a (resumed) run still has to do: pending and cancelled items, and errors when asked.
   std::vector<WorkItem> itemsToRun(bool retryErrors);
-  // One transaction: result rows written (replacing an earlier error), item statuses and
-  // attempts updated, run's `updated` stamped.
+  // One transaction: result rows written (replacing an earlier error), item statuses updated and
+  // each call's attempts added to its item's (a cancelled call adds none), run's `updated` stamped.
   bool commitResults(const std::vector<ItemResult>& results, std::string* error);
 
   RunCounts counts();
@@ -122,9 +133,13 @@ class RunStore {
 
  private:
   bool prepareStatements(std::string* error);
+  // Schema version, integrity and run row of the store open in m_db; closes it on failure.
+  bool checkOpened(const std::filesystem::path& path, std::string* error);
+  bool refuseWrite(std::string* error) const;
 
   SqliteDb m_db;
   std::filesystem::path m_path;
+  bool m_readOnly = false;
   SqliteStatement m_insertResult;
   SqliteStatement m_updateItem;
 };

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <fstream>
 #include <utility>
 
 namespace ragscope::core {
@@ -107,6 +109,55 @@ bool SqliteDb::open(const std::filesystem::path& path, bool create, std::string*
     close();
     return false;
   }
+  return true;
+}
+
+namespace {
+
+// The path as a `file:` URI path: everything but unreserved characters and '/' percent-encoded.
+std::string uriPath(const std::filesystem::path& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
+// Bytes 18 and 19 of the header are 2 for a WAL database (1: rollback journal).
+bool headerSaysWal(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header)) return false;
+  return header[18] == 2 || header[19] == 2;
+}
+
+}  // namespace
+
+bool SqliteDb::openReadOnly(const std::filesystem::path& path, std::string* error) {
+  close();
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  const std::filesystem::path& p = ec ? path : absolute;
+  auto exists = [](const std::filesystem::path& f) {
+    std::error_code e;
+    return std::filesystem::exists(f, e);
+  };
+  const bool immutable = headerSaysWal(p) && !exists(p.string() + "-wal") && !exists(p.string() + "-shm");
+  const std::string uri = "file:" + uriPath(p) + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(uri.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+    if (error) *error = path.string() + ": " + (m_db ? sqlite3_errmsg(m_db) : "cannot open");
+    close();
+    return false;
+  }
+  sqlite3_busy_timeout(m_db, 10000);
   return true;
 }
 

@@ -65,6 +65,13 @@ class SqliteDb {
   // survives a killed process (it is in the WAL in the OS cache); only power loss may lose the
   // last ones.
   bool open(const std::filesystem::path& path, bool create, std::string* error);
+  // Opens an existing database only to read it: nothing is written, no file is created beside it
+  // and no modification time changes, so a view works from read-only media. A WAL database makes
+  // a read-only connection create its -wal and -shm files (sqlite.org/wal.html, "Read-Only
+  // Databases"); when neither exists, no connection has the database open and all of it is in
+  // the main file, so it is opened `immutable` (no locks, no side files). Otherwise the existing
+  // side files are shared with the writer (`mode=ro`).
+  bool openReadOnly(const std::filesystem::path& path, std::string* error);
   void close();
   bool isOpen() const { return m_db != nullptr; }
 

@@ -27,6 +27,7 @@ namespace {
 void usage() {
   std::fprintf(stderr,
                "usage: ragscope-testserver [--port N] [--latency-ms L] [--log FILE] [--fail-rate P]\n"
+               "                           [--truncated-json-rate P] [--invalid-json-rate P]\n"
                "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
                "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
                "                           [--stdin-eof]\n"
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
       else if (arg == "--latency-ms") options.latencyMs = std::stoi(value());
       else if (arg == "--log") options.logPath = value();
       else if (arg == "--fail-rate") options.failRate = std::stod(value());
+      else if (arg == "--truncated-json-rate") options.truncatedJsonRate = std::stod(value());
+      else if (arg == "--invalid-json-rate") options.invalidJsonRate = std::stod(value());
       else if (arg == "--seed") options.seed = std::stoull(value());
       else if (arg == "--threads") options.threads = std::stoi(value());
       else if (arg == "--rate-limit-first") rateLimitFirst = std::stoi(value());

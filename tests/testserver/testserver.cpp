@@ -90,6 +90,7 @@ const char* behaviourName(Behaviour b) {
     case Behaviour::Truncate: return "truncate";
     case Behaviour::Reset: return "reset";
     case Behaviour::InvalidJson: return "invalid_json";
+    case Behaviour::TruncatedJson: return "truncated_json";
     case Behaviour::MissingContent: return "missing_content";
     case Behaviour::Custom: return "custom";
   }
@@ -155,6 +156,18 @@ struct TestServer::Impl {
       d.rule.status = 500;
       d.rule.body = "random failure";
       d.scripted = true;
+      return d;
+    }
+    // Broken 200s only where a reply has a body to break (not the model list).
+    if (req.method == "POST" && (options.truncatedJsonRate > 0 || options.invalidJsonRate > 0)) {
+      const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+      if (u < options.truncatedJsonRate) {
+        d.rule.behaviour = Behaviour::TruncatedJson;
+        d.scripted = true;
+      } else if (u < options.truncatedJsonRate + options.invalidJsonRate) {
+        d.rule.behaviour = Behaviour::InvalidJson;
+        d.scripted = true;
+      }
     }
     return d;
   }
@@ -348,6 +361,14 @@ struct TestServer::Impl {
         res.status = 200;
         res.set_content("{\"choices\": [{\"message\": {\"content\": \"cut here", "application/json");
         return;
+      case Behaviour::TruncatedJson: {
+        int status = 200;
+        std::string body;
+        normalReply(req, status, body);
+        res.status = status;
+        res.set_content(body.substr(0, std::max<std::size_t>(1, body.size() / 2)), "application/json");
+        return;
+      }
       case Behaviour::MissingContent:
         res.status = 200;
         res.set_content(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant"},"finish_reason":"stop"}]})",

@@ -39,6 +39,8 @@ enum class Behaviour {
   Truncate,        // Content-Length of the full reply, half the bytes, then the connection closes
   Reset,           // the connection is reset (TCP RST) before any reply
   InvalidJson,     // 200 with a body that is not JSON
+  TruncatedJson,   // 200 with the first half of the proper reply (its Content-Length: only a
+                   // JSON parser notices, as after a proxy that cut the upstream body)
   MissingContent,  // 200 with valid JSON lacking choices[0].message.content
   Custom,          // `status` with `body` verbatim (application/json)
 };
@@ -85,7 +87,9 @@ struct Options {
   int port = 0;                    // 0: any free port
   int latencyMs = 0;               // before every reply
   double failRate = 0.0;           // probability of an unscripted HTTP 500
-  std::uint64_t seed = 1;          // for failRate
+  double truncatedJsonRate = 0.0;  // probability of an unscripted TruncatedJson 200
+  double invalidJsonRate = 0.0;    // probability of an unscripted InvalidJson 200
+  std::uint64_t seed = 1;          // for the rates
   std::string logPath;             // JSONL request log (time, path, body hash, status); empty: none
   std::string requiredApiKey;      // non-empty: other Authorization headers get 401
   int threads = 64;                // connection handler threads (concurrent requests)

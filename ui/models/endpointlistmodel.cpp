@@ -7,6 +7,7 @@
 
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
+#include "core/llm/trustedendpoints.h"
 #include "ui/preferences.h"
 
 namespace ragscope::ui {
@@ -172,6 +173,12 @@ bool EndpointListModel::load(QString* message) {
   return why.isEmpty();
 }
 
-void EndpointListModel::save() const { Preferences::llmEndpoints.set(toJsonText(m_endpoints)); }
+void EndpointListModel::save() const {
+  Preferences::llmEndpoints.set(toJsonText(m_endpoints));
+  // Configured by the user: a run store naming one of these may send its calls there (also from
+  // the CLI, which reads the registry, not these settings).
+  const core::llm::TrustedEndpoints registry;
+  for (const auto& e : m_endpoints) registry.add(e, "endpoints page");
+}
 
 }  // namespace ragscope::ui

@@ -112,7 +112,7 @@ std::vector<RunRow> RunListModel::scan(const QString& folder) {
     row.path = f.absoluteFilePath();
     core::store::RunStore store;
     std::string err;
-    if (!store.open(path, &err)) {
+    if (!store.openReadOnly(path, &err)) {
       row.error = QString::fromStdString(err);
     } else {
       const auto record = store.run();
