@@ -62,6 +62,11 @@ class TestDataset : public QObject {
   void cliTextOutput();
   void cliBadFile();
   void cliUsage();
+
+  // Issue 12: hostile inputs end in a diagnostic, never in a crash, a hang or a silent answer.
+  void jsonNumberOverflow_data();
+  void jsonNumberOverflow();
+  void cliJsonNumberOverflow();
 };
 
 void TestDataset::formatNamesRoundTrip() {
@@ -764,6 +769,103 @@ void TestDataset::cliUsage() {
 
   r = runCli({"dataset", "frobnicate"});
   QCOMPARE(r.exitCode, 2);
+}
+
+// ---- issue 12 -----------------------------------------------------------------------------------
+
+void TestDataset::jsonNumberOverflow_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QString>("file");  // the file holding the number (BEIR: inside the folder)
+  QTest::addColumn<QByteArray>("content");
+  QTest::addColumn<int>("line");  // 0: any line
+  // 1e400 overflows a double: nlohmann throws out_of_range (406), not parse_error.
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << "topics.jsonl"
+                                << QByteArray("{\"id\": \"1\", \"title\": \"t\"}\n"
+                                              "{\"id\": \"2\", \"title\": \"t\", \"x\": 1e400}\n")
+                                << 2;
+  QTest::newRow("rank-llm-json")
+      << "rank-llm-json" << "run.json"
+      << QByteArray("[\n{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": "
+                    "[{\"docid\": \"d\", \"score\": 1e400}]}\n]\n")
+      << 2;
+  QTest::newRow("kilt") << "kilt" << "x-kilt.jsonl"
+                        << QByteArray("{\"id\": \"1\", \"input\": \"q\", \"output\": [{\"answer\": "
+                                      "\"a\"}]}\n{\"id\": \"2\", \"input\": \"q\", \"x\": -1e400}\n")
+                        << 2;
+  QTest::newRow("kilt-knowledge-source")
+      << "kilt-knowledge-source" << "ks.jsonl"
+      << QByteArray("{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"t\", \"text\": [\"a\"], "
+                    "\"x\": 1e400}\n")
+      << 1;
+  QTest::newRow("rag-jsonl") << "rag-jsonl" << "rag.jsonl"
+                             << QByteArray("{\"question\": \"q\", \"contexts\": [\"c\"], "
+                                           "\"response\": \"r\", \"x\": 1e400}\n")
+                             << 1;
+  QTest::newRow("ragchecker") << "ragchecker" << "checker.json"
+                              << QByteArray("{\"results\": [\n{\"query_id\": \"1\", \"query\": "
+                                            "\"q\", \"x\": 1e400}\n]}\n")
+                              << 0;
+  QTest::newRow("llama-rag-dataset") << "llama-rag-dataset" << "rag_dataset.json"
+                                     << QByteArray("{\"examples\": [\n{\"query\": \"q\", \"x\": "
+                                                   "1e400}\n]}\n")
+                                     << 0;
+  QTest::newRow("beir") << "beir" << "corpus.jsonl"
+                        << QByteArray("{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"x\", "
+                                      "\"n\": 1e400}\n")
+                        << 1;
+}
+
+void TestDataset::jsonNumberOverflow() {
+  QFETCH(QString, format);
+  QFETCH(QString, file);
+  QFETCH(QByteArray, content);
+  QFETCH(int, line);
+  QTemporaryDir dir;
+  QString part = dir.filePath(file);
+  if (format == "beir") {
+    part = dir.filePath("beir");
+    QVERIFY(QDir().mkpath(part + "/qrels"));
+    writeFile(part + "/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"what\"}\n");
+    writeFile(part + "/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
+    file = part + "/" + file;
+  } else {
+    file = part;
+  }
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  for (const LoadOptions& options : {LoadOptions{}, skip}) {
+    const auto fmt = formatFromName(format.toStdString());
+    QVERIFY(fmt);
+    const auto loaded = loadDataset({{part.toStdString(), fmt}}, options);  // must not throw
+    QVERIFY(loaded.report.hasErrors());
+    bool named = false;
+    for (const auto& d : loaded.report.diagnostics) {
+      if (d.severity != Severity::Error || d.file != file.toStdString()) continue;
+      if (d.problem.find("overflow") == std::string::npos) continue;
+      named = line == 0 ? d.line > 0 : d.line == std::uint64_t(line);
+    }
+    QString all;
+    for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+    QVERIFY2(named, qPrintable(all));
+  }
+}
+
+void TestDataset::cliJsonNumberOverflow() {
+  QTemporaryDir dir;
+  const QString topics = dir.filePath("topics.jsonl");
+  writeFile(topics, "{\"id\": \"1\", \"title\": \"t\", \"x\": 1e400}\n");
+  auto r = runCli({"dataset", "info", topics, "--format", "topics-jsonl"}, 20000);
+  QCOMPARE(r.exitCode, 2);  // an input error, not an abort
+  QVERIFY2(r.out.contains((topics + ":1: record: ").toUtf8()), r.out.constData());
+  QVERIFY2(r.out.contains("number overflow"), r.out.constData());
+
+  const QString run = dir.filePath("retrieve_results_x.json");
+  writeFile(run, "[{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": [{\"docid\": \"d\", "
+                 "\"score\": 1e400}]}]\n");
+  r = runCli({"dataset", "info", run, "--format", "rank-llm-json"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((run + ":1: [0]: ").toUtf8()), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestDataset)

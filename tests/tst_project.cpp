@@ -506,6 +506,24 @@ class TestProject : public QObject {
       QVERIFY(!ex.contexts.empty());
     }
   }
+
+  // ---- issue 12 ---------------------------------------------------------------------------------
+
+  // Item 1: a number that overflows a double is nlohmann's out_of_range, not parse_error.
+  void overflowingNumber() {
+    QTemporaryDir dir;
+    const fs::path file = tempRoot(dir) / "p.ragscope.json";
+    writeText(file, "{\"version\": 1, \"name\": \"n\",\n\"datasets\": [], \"x\": 1e400}\n");
+    const auto loaded = readProject(file);  // must not throw
+    QVERIFY(!loaded.report.ok());
+    QCOMPARE(loaded.report.diagnostics.size(), std::size_t{1});
+    const std::string text = loaded.report.diagnostics[0].toString();
+    QVERIFY2(text.find(file.string() + ":2: ") == 0, text.c_str());
+    QVERIFY2(text.find("number overflow") != std::string::npos, text.c_str());
+
+    writeText(file, "{\"version\": 1e400, \"name\": \"n\", \"datasets\": []}");
+    QVERIFY(!readProject(file).report.ok());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestProject)

@@ -272,6 +272,9 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
         } catch (const json::parse_error& e) {
           const auto place = describeJsonParseError(line, lineNo, e.byte, e.what());
           return sink.error(place.line, "record", place.problem);
+        } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
+          const auto place = describeJsonParseError(line, lineNo, 0, e.what());
+          return sink.error(place.line, "record", place.problem);
         }
         if (!j.is_object()) return sink.error(lineNo, "record", "expected a JSON object");
         // rag25 writes {"id","title"}; BEIR queries use "_id"/"text"; other tools "qid"/"query".
@@ -382,6 +385,9 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
     } catch (const json::parse_error& e) {
       const auto place =
           describeJsonParseError(element, line, e.byte, e.what(), reader.elementColumn());
+      return sink.error(place.line, at, place.problem);
+    } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
+      const auto place = describeJsonParseError(element, line, 0, e.what(), reader.elementColumn());
       return sink.error(place.line, at, place.problem);
     }
     if (!j.is_object())

@@ -307,6 +307,11 @@ Loaded<Project> readProject(const fs::path& file) {
     if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
     check.error({}, "invalid JSON: " + what, lineOfByte(text, at));
     return result;
+  } catch (const json::exception& e) {
+    // out_of_range 406: a number beyond a double ("1e400"), placed at the number it quotes.
+    const auto place = describeJsonParseError(text, 1, 0, e.what());
+    check.error({}, place.problem, place.line);
+    return result;
   }
 
   if (!root.is_object()) {
