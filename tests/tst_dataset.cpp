@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <set>
 
 #include "common/cli.h"
@@ -67,6 +69,14 @@ class TestDataset : public QObject {
   void jsonNumberOverflow_data();
   void jsonNumberOverflow();
   void cliJsonNumberOverflow();
+  void cliRefusesEndlessInput_data();
+  void cliRefusesEndlessInput();
+  void bundleSkipsSpecialFiles();
+  void tooManyErrorsStop_data();
+  void tooManyErrorsStop();
+  void crOnlyLineEnds_data();
+  void crOnlyLineEnds();
+  void cliCrOnlyFile();
 };
 
 void TestDataset::formatNamesRoundTrip() {
@@ -866,6 +876,192 @@ void TestDataset::cliJsonNumberOverflow() {
   r = runCli({"dataset", "info", run, "--format", "rank-llm-json"}, 20000);
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.out.contains((run + ":1: [0]: ").toUtf8()), r.out.constData());
+}
+
+void TestDataset::cliRefusesEndlessInput_data() {
+  QTest::addColumn<QStringList>("args");  // %DIR% is the test's temporary folder
+  QTest::addColumn<QString>("expected");  // in stdout or stderr
+  const QString notRegular = "/dev/zero: is not a regular file (a character device)";
+  for (const char* format :
+       {"trec-qrels", "trec-run", "topics-tsv", "topics-jsonl", "msmarco-collection", "kilt",
+        "rank-llm-json", "rag-jsonl", "ragchecker", "docugami"})
+    QTest::newRow(format) << QStringList{"dataset", "info", "/dev/zero", "--format", format}
+                          << notRegular;
+  QTest::newRow("dataset info detect") << QStringList{"dataset", "info", "/dev/zero"} << notRegular;
+  QTest::newRow("eval qrels") << QStringList{"eval", "/dev/zero", "%DIR%/run"} << notRegular;
+  QTest::newRow("eval run") << QStringList{"eval", "%DIR%/qrels", "/dev/zero"} << notRegular;
+  QTest::newRow("bootstrap") << QStringList{"bootstrap", "/dev/zero"} << notRegular;
+  QTest::newRow("bootstrap qrels")
+      << QStringList{"bootstrap", "%DIR%/run", "--qrels", "/dev/zero", "--measure", "map"}
+      << notRegular;
+  QTest::newRow("retrieve")
+      << QStringList{"retrieve", "--dataset", "/dev/zero", "--format", "msmarco-collection",
+                     "--retriever", "bm25", "--out", "%DIR%/out.trec"}
+      << notRegular;
+  QTest::newRow("fifo") << QStringList{"dataset", "info", "%DIR%/fifo", "--format", "trec-run"}
+                        << "fifo: is not a regular file (a FIFO (named pipe))";
+  QTest::newRow("fifo eval") << QStringList{"eval", "%DIR%/qrels", "%DIR%/fifo"}
+                             << "fifo: is not a regular file (a FIFO (named pipe))";
+  // /proc/kmsg blocks until the kernel logs something: the folder is never scanned.
+  QTest::newRow("/proc") << QStringList{"dataset", "info", "/proc"}
+                         << "/proc: is a system folder";
+  QTest::newRow("/sys/kernel") << QStringList{"dataset", "info", "/sys/kernel"}
+                               << "/sys/kernel: is a system folder";
+  QTest::newRow("/proc file") << QStringList{"dataset", "info", "/proc/self/status", "--format",
+                                             "topics-tsv"}
+                              << "/proc/self/status: is a system file";
+}
+
+void TestDataset::cliRefusesEndlessInput() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, expected);
+  QTemporaryDir dir;
+  writeFile(dir.filePath("run"), "1 Q0 d1 1 1.0 r\n");
+  writeFile(dir.filePath("qrels"), "1 0 d1 1\n");
+  QCOMPARE(::mkfifo(dir.filePath("fifo").toLocal8Bit().constData(), 0600), 0);
+  for (QString& a : args) a.replace("%DIR%", dir.path());
+  // Before the fix these ran for ever (or blocked): the timeout turns that into a failure.
+  const auto r = runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  const QString both = QString::fromUtf8(r.out + r.err);
+  QVERIFY2(both.contains(expected.replace("%DIR%", dir.path())), qPrintable(both));
+}
+
+void TestDataset::bundleSkipsSpecialFiles() {
+  QTemporaryDir dir;
+  const QString bundle = dir.filePath("bundle");
+  QVERIFY(QDir().mkpath(bundle));
+  writeFile(bundle + "/topics.tsv", "1\tfirst question\n");
+  QCOMPARE(::mkfifo((bundle + "/qrels.txt").toLocal8Bit().constData(), 0600), 0);
+  QVERIFY(QFile::link("/dev/zero", bundle + "/run.trec"));
+  QVERIFY(QFile::link("/proc/self/status", bundle + "/topics-proc.tsv"));
+  // /proc/kmsg blocks a reader (as root) until the kernel logs a line.
+  const bool kmsg = QFileInfo::exists("/proc/kmsg");
+  if (kmsg) QVERIFY(QFile::link("/proc/kmsg", bundle + "/collection-kmsg.tsv"));
+
+  // Library: the special files are named and skipped, the rest loads.
+  auto loaded = loadDataset({{bundle.toStdString(), std::nullopt}}, LoadOptions{});
+  QString all;
+  for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+  QVERIFY2(loaded.report.ok() && !loaded.report.hasErrors(), qPrintable(all));
+  QCOMPARE(loaded.value.queries.size(), std::size_t(1));
+  QVERIFY2(all.contains(bundle + "/qrels.txt: is not a regular file (a FIFO (named pipe)); skipped"),
+           qPrintable(all));
+  QVERIFY2(all.contains(bundle + "/run.trec: is not a regular file (a character device); skipped"),
+           qPrintable(all));
+  QVERIFY2(all.contains(bundle + "/topics-proc.tsv: is a system file"), qPrintable(all));
+  if (kmsg) QVERIFY2(all.contains(bundle + "/collection-kmsg.tsv: is a system file"), qPrintable(all));
+  QVERIFY(isBundleFolder(bundle.toStdString()));
+
+  // And from the CLI, bounded in time.
+  const auto r = runCli({"dataset", "info", bundle}, 20000);
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains("queries: 1\n"), r.out.constData());
+  QVERIFY2(r.out.contains("qrels.txt: is not a regular file (a FIFO (named pipe)); skipped (warning)"),
+           r.out.constData());
+}
+
+void TestDataset::tooManyErrorsStop_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QByteArray>("line");
+  QTest::newRow("trec-qrels") << "trec-qrels" << QByteArray("x\n");
+  QTest::newRow("trec-run") << "trec-run" << QByteArray("x\n");
+  QTest::newRow("topics-tsv") << "topics-tsv" << QByteArray("no tab\n");
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << QByteArray("not json\n");
+  QTest::newRow("msmarco-collection") << "msmarco-collection" << QByteArray("no tab\n");
+  QTest::newRow("kilt") << "kilt" << QByteArray("not json\n");
+  QTest::newRow("rag-jsonl") << "rag-jsonl" << QByteArray("{\"x\": 1}\n");
+  QTest::newRow("docugami") << "docugami" << QByteArray("a,b\n");
+}
+
+void TestDataset::tooManyErrorsStop() {
+  QFETCH(QString, format);
+  QFETCH(QByteArray, line);
+  QTemporaryDir dir;
+  const QString file = dir.filePath("garbage.txt");
+  QByteArray content;
+  if (format == "docugami") content = "Question,Source Docs,Question Type,Source Chunk Type,Answer\n";
+  for (int i = 0; i < 5000; ++i) content += line;
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, skip);
+  const auto& r = loaded.report;
+  QVERIFY(r.stopped);  // the file was not read to its end: not ok()
+  QVERIFY2(r.errors <= 1001, qPrintable(QString::number(r.errors)));
+  QVERIFY(!r.diagnostics.empty());
+  const Diagnostic& last = r.diagnostics.back();
+  QVERIFY2(last.problem.find("too many errors (1000); stopped reading this file") == 0,
+           last.toString().c_str());
+  QCOMPARE(last.file, file.toStdString());
+}
+
+void TestDataset::crOnlyLineEnds_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QByteArray>("content");
+  QByteArray run, qrels, topics, jsonl;
+  for (int q = 1; q <= 113; ++q)
+    for (int d = 1; d <= 3; ++d)
+      run += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " +
+             QByteArray::number(d) + " " + QByteArray::number(10 - d) + " r\r";
+  for (int q = 1; q <= 100; ++q) qrels += QByteArray::number(q) + " 0 d1 1\r";
+  for (int q = 1; q <= 100; ++q) topics += QByteArray::number(q) + "\tquestion\r";
+  for (int q = 1; q <= 100; ++q)
+    jsonl += "{\"id\": \"" + QByteArray::number(q) + "\", \"title\": \"t\"}\r";
+  QTest::newRow("trec-run") << "trec-run" << run;  // 339 lines, as in the issue
+  QTest::newRow("trec-qrels") << "trec-qrels" << qrels;
+  QTest::newRow("topics-tsv") << "topics-tsv" << topics;
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << jsonl;
+}
+
+void TestDataset::crOnlyLineEnds() {
+  QFETCH(QString, format);
+  QFETCH(QByteArray, content);
+  QTemporaryDir dir;
+  const QString file = dir.filePath("mac.txt");
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  for (const LoadOptions& options : {LoadOptions{}, skip}) {
+    const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, options);
+    QVERIFY(!loaded.report.ok());
+    QVERIFY(!loaded.report.diagnostics.empty());
+    const QString text = QString::fromStdString(loaded.report.diagnostics.front().toString());
+    QVERIFY2(text.startsWith(file + ": file uses CR-only line ends (classic Mac); convert them"),
+             qPrintable(text));
+  }
+  // CRLF and a last line ending in CR alone are fine.
+  writeFile(file, QByteArray(content).replace("\r", "\r\n"));
+  QVERIFY(loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, {}).report.ok());
+}
+
+void TestDataset::cliCrOnlyFile() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.mac");
+  const QString qrels = dir.filePath("qrels");
+  QByteArray text;
+  for (int q = 1; q <= 113; ++q)
+    for (int d = 1; d <= 3; ++d)
+      text += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " +
+              QByteArray::number(d) + " " + QByteArray::number(10 - d) + " r\r";
+  writeFile(run, text);
+  QByteArray judged;
+  for (int q = 1; q <= 113; ++q) judged += QByteArray::number(q) + " 0 d2 1\n";
+  writeFile(qrels, judged);
+  // Before: one query (qid 1, the rest of the file glued into its fields), map 0.5000, exit 0.
+  auto r = runCli({"eval", qrels, run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.out.isEmpty());
+  QVERIFY2(r.err.contains((run + ": file uses CR-only line ends (classic Mac)").toUtf8()),
+           r.err.constData());
+  r = runCli({"dataset", "info", run, "--format", "trec-run"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((run + ": file uses CR-only line ends (classic Mac)").toUtf8()),
+           r.out.constData());
+  // Without --format, detection names the line ends too instead of "cannot tell the format".
+  r = runCli({"dataset", "info", run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2((r.out + r.err).contains("CR-only line ends"), (r.out + r.err).constData());
 }
 
 QTEST_GUILESS_MAIN(TestDataset)

@@ -4,6 +4,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -523,6 +529,26 @@ class TestProject : public QObject {
 
     writeText(file, "{\"version\": 1e400, \"name\": \"n\", \"datasets\": []}");
     QVERIFY(!readProject(file).report.ok());
+  }
+
+  // Item 3: a project "file" that never ends or blocks is refused before it is read.
+  void specialProjectFileIsRefused() {
+    QTemporaryDir dir;
+    const fs::path fifo = tempRoot(dir) / "fifo.ragscope.json";
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const fs::path& file : {fs::path("/dev/zero"), fifo, fs::path("/proc/self/status")}) {
+      // On a thread: before the fix /dev/zero was read for ever and the FIFO blocked its open.
+      auto result = std::make_shared<std::promise<LoadReport>>();
+      auto future = result->get_future();
+      std::thread([file, result] { result->set_value(readProject(file).report); }).detach();
+      QVERIFY2(future.wait_for(std::chrono::seconds(10)) == std::future_status::ready,
+               file.c_str());
+      const LoadReport report = future.get();
+      QVERIFY(!report.ok());
+      QVERIFY2(report.diagnostics.at(0).problem.find("not a regular file") != std::string::npos ||
+                   report.diagnostics.at(0).problem.find("system file") != std::string::npos,
+               report.diagnostics.at(0).toString().c_str());
+    }
   }
 };
 

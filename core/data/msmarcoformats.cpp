@@ -48,7 +48,7 @@ class Sink {
       return false;
     }
     ++m_report.skipped;
-    return true;
+    return !m_report.tooManyErrors(m_options, m_file, line);
   }
 
   // An error that ends the file whatever the policy (cannot open, truncated or broken
@@ -194,7 +194,7 @@ void forEachLine(const std::filesystem::path& path, const LoadOptions& options, 
                  OnLine&& onLine) {
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    sink.fatal(0, "", "cannot open: " + reader.openError());
+    sink.fatal(0, "", reader.openError());
     return;
   }
   if (!sink.progress(0, reader.fileSize(), true)) return;
@@ -368,7 +368,7 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
   Sink sink(path, options, report);
   JsonArrayReader reader(path, options.maxLineBytes, options.maxJsonDepth);
   if (!reader.isOpen()) {
-    sink.fatal(0, "", "cannot open: " + reader.openError());
+    sink.fatal(0, "", reader.openError());
     return report;
   }
   QueryMerger merger(into);

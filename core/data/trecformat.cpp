@@ -20,8 +20,8 @@
 
 #include "core/data/inputfile.h"
 #include "core/data/linereader.h"
-#include "core/data/trecid.h"
 #include "core/data/loaders.h"
+#include "core/data/trecid.h"
 
 namespace ragscope::core {
 
@@ -86,6 +86,7 @@ struct ChunkResult {
 struct RunParseContext {
   OnError onError;
   std::size_t maxLineBytes;
+  std::size_t maxErrors;  // a chunk stops after this many (LoadOptions::maxErrors; 0: no limit)
 };
 
 // Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
@@ -95,9 +96,10 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
   const char* p = begin;
   std::uint64_t line = 0;
   std::string_view currentQid;
+  std::size_t errors = 0;
   auto fail = [&](const char* field, std::string problem) {
     out.diags.push_back({Severity::Error, line, field, std::move(problem)});
-    if (ctx.onError == OnError::Stop) {
+    if (ctx.onError == OnError::Stop || (ctx.maxErrors != 0 && ++errors >= ctx.maxErrors)) {
       out.stopped = true;
       return true;
     }
@@ -188,11 +190,15 @@ class RunAssembler {
       : m_run(run), m_report(report), m_options(options), m_file(std::move(file)) {}
 
   void append(const ChunkResult& chunk, std::uint64_t lineBase) {
-    for (const auto& d : chunk.diags)
+    const bool skip = m_options.onError == OnError::Skip;
+    for (const auto& d : chunk.diags) {
       m_report.add({d.severity, m_file, lineBase + d.line, d.field, d.problem},
                    m_options.maxStoredDiagnostics);
+      if (!skip || d.severity != Severity::Error) continue;
+      ++m_report.skipped;
+      if (m_report.tooManyErrors(m_options, m_file, lineBase + d.line)) break;
+    }
     m_report.records += chunk.records;
-    m_report.skipped += chunk.skipped;
     if (chunk.stopped) m_report.stopped = true;
     if (m_run.tag.empty() && !chunk.firstTag.empty()) m_run.tag = std::string(chunk.firstTag);
     const auto base = static_cast<std::uint32_t>(lineBase);
@@ -238,12 +244,12 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   std::uint64_t total = 0;
   std::FILE* fp = openForReading(path, openError, total);
   if (!fp) {
-    report.add({Severity::Error, file, 0, "", "cannot open: " + openError}, options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, "", openError}, options.maxStoredDiagnostics);
     report.stopped = true;
     return result;
   }
 
-  const RunParseContext ctx{options.onError, options.maxLineBytes};
+  const RunParseContext ctx{options.onError, options.maxLineBytes, options.maxErrors};
   RunAssembler assembler(run, report, options, file);
   StringArena helperArena;  // the second parser thread's docnos; adopted by the run at the end
   ChunkResult first, second;
@@ -255,6 +261,7 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   bool eof = false;
   bool firstRead = true;
   bool discarding = false;       // skipping the rest of an over-long line
+  bool lineEndsChecked = false;  // the first block was looked at for CR-only line ends
 
   auto parseAndAppend = [&](const char* b, const char* e) {
     const std::size_t size = static_cast<std::size_t>(e - b);
@@ -305,6 +312,16 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
       }
       have += n;
       if (!eof && have < buf.size()) continue;  // short read: fill the block first
+    }
+    if (!lineEndsChecked) {
+      lineEndsChecked = true;
+      constexpr std::size_t kSniff = std::size_t{64} << 10;
+      if (looksCrOnly(std::string_view(buf.data(), std::min(have, kSniff)))) {
+        // Read as is, the whole file would be one line: one query, and a wrong answer.
+        report.add({Severity::Error, file, 0, "", crOnlyProblem(path)}, options.maxStoredDiagnostics);
+        report.stopped = true;
+        break;
+      }
     }
     if (discarding) {
       const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', have));
@@ -385,7 +402,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
     return recordLineError(report, options, file, at, field, std::move(problem));
   };
-  readLoaderLines(path, options, report, "cannot open: ", [&](std::uint64_t at,
+  readLoaderLines(path, options, report, [&](std::uint64_t at,
                                                                std::string_view line) {
     if (line.find('\0') != std::string_view::npos)
       return !fail(at, "line", "contains a NUL byte (binary data?)");

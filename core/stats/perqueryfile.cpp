@@ -38,7 +38,7 @@ Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const L
     return recordLineError(report, options, file, at, field, std::move(problem));
   };
   std::vector<std::string_view> fields;
-  readLoaderLines(path, options, report, "", [&](std::uint64_t at, std::string_view line) {
+  readLoaderLines(path, options, report, [&](std::uint64_t at, std::string_view line) {
     splitWhitespace(line, fields);
     if (fields.empty() || fields[0].front() == '#') return true;
     if (fields.size() != 3) {

@@ -1,6 +1,7 @@
 #include "core/store/project.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/util/atomicfile.h"
 
@@ -95,23 +97,28 @@ bool readWholeFile(const fs::path& file, std::string& out, Checker& check) {
     check.error({}, "is a folder, not a project file");
     return false;
   }
-  const auto size = fs::file_size(file, ec);
-  if (!ec && size > kMaxProjectBytes) {
+  // Refuses devices, FIFOs and /proc files (which never end or block) before reading a byte.
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* in = openForReading(file, error, size);
+  if (!in) {
+    check.error({}, error);
+    return false;
+  }
+  if (size > kMaxProjectBytes) {
+    std::fclose(in);
     check.error({}, "too large for a project file (" + std::to_string(size) + " bytes)");
     return false;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    check.error({}, "cannot open: " + errnoText(errno));
+  out.assign(static_cast<std::size_t>(size), '\0');
+  out.resize(std::fread(out.data(), 1, out.size(), in));
+  const bool failed = std::ferror(in) != 0;
+  const int err = errno;
+  std::fclose(in);
+  if (failed) {
+    check.error({}, "read error: " + errnoText(err));
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    check.error({}, "read error: " + errnoText(errno));
-    return false;
-  }
-  out = std::move(buffer).str();
   // A UTF-8 BOM is common from Windows editors; the JSON parser would reject it.
   if (out.size() >= 3 && static_cast<unsigned char>(out[0]) == 0xEF &&
       static_cast<unsigned char>(out[1]) == 0xBB && static_cast<unsigned char>(out[2]) == 0xBF)
