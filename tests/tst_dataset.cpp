@@ -16,6 +16,7 @@
 #include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
+#include "core/data/loaders.h"
 
 using namespace ragscope::core;
 using ragscope::test::dataPath;
@@ -77,6 +78,8 @@ class TestDataset : public QObject {
   void crOnlyLineEnds_data();
   void crOnlyLineEnds();
   void cliCrOnlyFile();
+  void cliDuplicateRunDocno();
+  void invalidUtf8IdsAreNamed();
 };
 
 void TestDataset::formatNamesRoundTrip() {
@@ -1062,6 +1065,55 @@ void TestDataset::cliCrOnlyFile() {
   r = runCli({"dataset", "info", run}, 20000);
   QCOMPARE(r.exitCode, 2);
   QVERIFY2((r.out + r.err).contains("CR-only line ends"), (r.out + r.err).constData());
+}
+
+void TestDataset::cliDuplicateRunDocno() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.trec");
+  writeFile(run, "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 a 3 1 r\n2 Q0 a 1 1 r\n");
+  const QString expected = run + ":3: docno: 'a' retrieved twice for query '1' (lines 1 and 3)";
+  // eval rejects it (tst_retrieval's cliDuplicateDocno); dataset info must agree.
+  auto r = runCli({"dataset", "info", run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains(expected.toUtf8()), r.out.constData());
+  r = runCli({"dataset", "info", run, "--skip-bad", "--json"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+  QCOMPARE(o["errors"].toInt(), 1);
+  QCOMPARE(o["skipped"].toInt(), 1);
+  QCOMPARE(o["runs"].toArray().at(0).toObject()["entries"].toInt(), 3);  // the repeat is dropped
+
+  const QString qrels = dir.filePath("qrels");
+  writeFile(qrels, "1 0 a 1\n");
+  r = runCli({"eval", qrels, run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+}
+
+void TestDataset::invalidUtf8IdsAreNamed() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.trec");
+  writeFile(run, "1 Q0 d1 1 2 tag\nq\xff Q0 d\xfe 1 1 t\xfd\n");
+  const auto loaded = readTrecRun(run.toStdString(), {});
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(loaded.report.errors, std::uint64_t(0));
+  std::set<std::string> fields;
+  for (const auto& d : loaded.report.diagnostics) {
+    QCOMPARE(d.severity, Severity::Warning);
+    QCOMPARE(d.line, std::uint64_t(2));
+    QVERIFY2(d.problem.find("invalid UTF-8") != std::string::npos, d.toString().c_str());
+    fields.insert(d.field);
+  }
+  QCOMPARE(fields, (std::set<std::string>{"qid", "docno", "tag"}));
+
+  const QString qrels = dir.filePath("qrels");
+  writeFile(qrels, "1 0 d1 1\nq\xff 0 d\xfe 1\n");
+  const auto judged = readTrecQrels(qrels.toStdString(), {});
+  QVERIFY(judged.report.ok());
+  QCOMPARE(judged.report.warnings, std::uint64_t(2));
+  QCOMPARE(judged.report.diagnostics.at(0).toString().substr(0, qrels.size() + 8),
+           (qrels + ":2: qid:").toStdString());
+  QCOMPARE(judged.report.diagnostics.at(1).field, std::string("docno"));
 }
 
 QTEST_GUILESS_MAIN(TestDataset)

@@ -126,6 +126,7 @@ class TstRetrieval : public QObject {
   void cliTrecDlLevel2();
   void cliDuplicateDocno();
   void cliUnknownMeasure();
+  void cliInvalidUtf8Json();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -787,6 +788,30 @@ void TstRetrieval::cliUnknownMeasure() {
     QVERIFY2(r.err.contains(c.message), qPrintable(r.err));
     QVERIFY2(r.err.contains("--help"), qPrintable(r.err));
   }
+}
+
+// Issue 12 item 2: bytes that are not UTF-8 in a qid, docno or run tag are named by the readers
+// (warnings) and come out of `eval --format json` as U+FFFD, never as an abort.
+void TstRetrieval::cliInvalidUtf8Json() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"q\xff" "1 Q0 d\xfe" "1 1 3 t\xfd", "q\xff" "1 Q0 d2 2 2 t\xfd", "q2 Q0 d2 1 1 t\xfd"});
+  writeLines(base / "qrels", {"q\xff" "1 0 d\xfe" "1 1", "q2 0 d2 1"});
+  const QString run = QString::fromStdString((base / "run").string());
+  const QString qrels = QString::fromStdString((base / "qrels").string());
+  const CliRun r = runCli({"eval", "-q", "--format", "json", "--B", "100", qrels, run});
+  QCOMPARE(r.exitCode, 0);
+  const auto doc = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+  QVERIFY2(!doc.is_discarded(), r.out.constData());
+  QCOMPARE(doc["runs"][0]["tag"].get<std::string>(), std::string("t\xef\xbf\xbd"));
+  bool badQid = false;
+  for (const auto& row : doc["rows"]) badQid = badQid || row["qid"] == "q\xef\xbf\xbd" "1";
+  QVERIFY(badQid);
+  QVERIFY2(r.err.contains(run + ":1: qid: invalid UTF-8"), qPrintable(r.err));
+  QVERIFY2(r.err.contains(run + ":1: tag: invalid UTF-8"), qPrintable(r.err));
+  QVERIFY2(r.err.contains(qrels + ":1: docno: invalid UTF-8"), qPrintable(r.err));
+  // CSV passes the bytes through untouched (a byte stream, as trec_eval's own output).
+  QCOMPARE(runCli({"eval", "--format", "csv", "--B", "0", qrels, run}).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,7 @@ class TestStats : public QObject {
   void cliBootstrapAndCorrelate();
   void cliUnalignedAndErrors();
   void cliRunStores();
+  void cliInvalidUtf8Json();
   void runLabelsTellRunsApart();
 };
 
@@ -928,6 +930,55 @@ void TestStats::runLabelsTellRunsApart() {
   BootstrapOptions none;
   none.resamples = 0;
   QVERIFY(std::isnan(summarizeRun(r, none)[1].ci.low));
+}
+
+// Issue 12 item 2: a byte that is not UTF-8 in a measure name or qid is named by the reader (a
+// warning) and replaced in JSON output (U+FFFD), never an abort (nlohmann type_error 316).
+void TestStats::cliInvalidUtf8Json() {
+  QTemporaryDir dir;
+  const QString a = dir.filePath("a.txt"), b = dir.filePath("b.txt");
+  writeFile(a, "P\xff" "5 q\xfe" "1 0.5\nP\xff" "5 q2 0.6\nP\xff" "5 q3 0.7\nP\xff" "5 q4 0.1\n");
+  writeFile(b, "P\xff" "5 q\xfe" "1 0.1\nP\xff" "5 q2 0.2\nP\xff" "5 q3 0.4\nP\xff" "5 q4 0.3\n");
+  const std::string replaced = "P\xef\xbf\xbd" "5";  // U+FFFD
+  auto check = [&](const QStringList& args) -> nlohmann::json {
+    const CliResult r = runCli(args, 20000);
+    if (r.exitCode != 0) {
+      qWarning("%s: exit %d: %s", qPrintable(args.join(' ')), r.exitCode, r.err.constData());
+      return {};
+    }
+    // The sole measure (with its bad byte) is picked from the file: the output stays valid UTF-8.
+    auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+    if (j.is_discarded()) qWarning("not valid JSON: %s", r.out.constData());
+    if (!r.err.contains((a + ":1: measure: invalid UTF-8").toUtf8()) ||
+        !r.err.contains((a + ":1: qid: invalid UTF-8").toUtf8())) {
+      qWarning("the reader did not name the bad bytes: %s", r.err.constData());
+      return {};
+    }
+    return j;
+  };
+  const auto boot = check({"bootstrap", a, "--json", "--B", "200"});
+  QVERIFY(boot.is_object());
+  QCOMPARE(boot["measure"].get<std::string>(), replaced);
+  const auto cmp = check({"compare", a, b, "--json", "--B", "200", "--permutations", "200"});
+  QVERIFY(cmp.is_object());
+  QCOMPARE(cmp["measure"].get<std::string>(), replaced);
+  QCOMPARE(cmp["n"].get<int>(), 4);
+  QVERIFY(check({"correlate", a, b, "--json", "--B", "200"}).is_object());
+
+  // A run store whose file name holds a bad byte: `runs --json` lists it as valid JSON.
+  const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
+  const QString db = dir.filePath("e2e.db");
+  const CliResult e2e = runCli({"e2e", "--dataset", demo + "collection.tsv", "--dataset",
+                                demo + "demo-kilt.jsonl", "--run", demo + "run-good.trec", "--k",
+                                "2", "--metric", "contains", "--quiet", "--store", db});
+  QVERIFY2(e2e.exitCode == 0, e2e.err.constData());
+  const std::filesystem::path bad = dir.filePath("e2e").toStdString() + "\xff.db";
+  std::filesystem::rename(db.toStdString(), bad);
+  const CliResult runs = runCli({"runs", dir.path(), "--json"}, 20000);
+  QCOMPARE(runs.exitCode, 0);
+  const auto list = nlohmann::json::parse(runs.out.toStdString(), nullptr, false);
+  QVERIFY2(list.is_array() && list.size() == 1, runs.out.constData());
+  QVERIFY(list[0]["path"].get<std::string>().find("e2e\xef\xbf\xbd.db") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestStats)

@@ -59,9 +59,10 @@ where undefined). Per-query rows (-q) hold the plain values. In csv, a text cell
 that begins with = + - @, tab or CR gets a leading ' so that spreadsheets do not run it as a
 formula (a qid -1 prints as '-1); numbers are never changed.
 
-Rankings are sorted by score descending with ties broken by docno descending; the rank column is
-ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
-file:line: field: problem).
+QRELS or one RUN may be - (standard input). A docno retrieved twice for a query (within the -M
+depth) is an input error, as `dataset info` reports it. Rankings are sorted by score descending
+with ties broken by docno descending; the rank column is ignored. Exit codes: 0 ok, 1 nothing to
+evaluate, 2 usage or input errors (messages on stderr as file:line: field: problem).
 )";
 
 struct Options {
