@@ -127,6 +127,8 @@ class TstRetrieval : public QObject {
   void cliDuplicateDocno();
   void cliUnknownMeasure();
   void cliInvalidUtf8Json();
+  void cliHugeCounts_data();
+  void cliHugeCounts();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -812,6 +814,46 @@ void TstRetrieval::cliInvalidUtf8Json() {
   QVERIFY2(r.err.contains(qrels + ":1: docno: invalid UTF-8"), qPrintable(r.err));
   // CSV passes the bytes through untouched (a byte stream, as trec_eval's own output).
   QCOMPARE(runCli({"eval", "--format", "csv", "--B", "0", qrels, run}).exitCode, 0);
+}
+
+// Issue 12 item 4: count options are bounded with a message naming the range (exit 2).
+void TstRetrieval::cliHugeCounts_data() {
+  QTest::addColumn<QStringList>("args");  // %D% is the test's folder (qrels, run, topics)
+  QTest::addColumn<QString>("message");
+  QTest::newRow("eval --B") << QStringList{"eval", "--format", "json", "--B", "4000000000", "%D%/qrels", "%D%/run"}
+                            << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
+  QTest::newRow("eval --B 2^64-1")
+      << QStringList{"eval", "--format", "csv", "--B", "18446744073709551615", "%D%/qrels", "%D%/run"}
+      << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
+  QTest::newRow("eval -l") << QStringList{"eval", "-l", "4000000000", "%D%/qrels", "%D%/run"}
+                           << "option -l: expected an integer from -1000000000 to 1000000000";
+  QTest::newRow("eval -M") << QStringList{"eval", "-M", "99999999999999999999", "%D%/qrels", "%D%/run"}
+                           << "option -M: expected an integer from 0 to";
+  const QStringList retrieve = {"retrieve", "--dataset", "%D%/topics.tsv", "--retriever", "bm25",
+                                "--out", "%D%/out.trec"};
+  QTest::newRow("retrieve --k") << retrieve + QStringList{"--k", "4000000000"}
+                                << "--k: expected an integer from 1 to 100000, got '4000000000'";
+  QTest::newRow("retrieve --k 2^64") << retrieve + QStringList{"--k", "18446744073709551616"}
+                                     << "--k: expected an integer from 1 to 100000";
+  QTest::newRow("retrieve --threads") << retrieve + QStringList{"--threads", "4000000000"}
+                                      << "--threads: expected an integer from 1 to 256";
+  QTest::newRow("retrieve --timeout-ms") << retrieve + QStringList{"--timeout-ms", "99999999999"}
+                                         << "--timeout-ms: expected an integer from 1 to 3600000";
+}
+
+void TstRetrieval::cliHugeCounts() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, message);
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 2 r"});
+  writeLines(base / "qrels", {"1 0 a 1"});
+  writeLines(base / "topics.tsv", {"1\tquestion"});
+  for (QString& a : args) a.replace("%D%", dir.path());
+  const auto r = ragscope::test::runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+  QVERIFY(!QFile::exists(dir.filePath("out.trec")));
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

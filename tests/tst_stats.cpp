@@ -119,6 +119,8 @@ class TestStats : public QObject {
   void cliUnalignedAndErrors();
   void cliRunStores();
   void cliInvalidUtf8Json();
+  void cliHugeCounts_data();
+  void cliHugeCounts();
   void runLabelsTellRunsApart();
 };
 
@@ -979,6 +981,51 @@ void TestStats::cliInvalidUtf8Json() {
   const auto list = nlohmann::json::parse(runs.out.toStdString(), nullptr, false);
   QVERIFY2(list.is_array() && list.size() == 1, runs.out.constData());
   QVERIFY(list[0]["path"].get<std::string>().find("e2e\xef\xbf\xbd.db") != std::string::npos);
+}
+
+// Issue 12 item 4: a count option beyond its range is a usage error naming the range (exit 2),
+// not a length_error / bad_alloc abort or an endless run.
+void TestStats::cliHugeCounts_data() {
+  QTest::addColumn<QStringList>("args");  // %A% and %B% are two per-query files
+  QTest::addColumn<QString>("message");
+  const QString boot = "bootstrap";
+  QTest::newRow("--B 2^64-1") << QStringList{boot, "%A%", "--B", "18446744073709551615"}
+                              << "--B: expected an integer from 2 to 1000000, got '18446744073709551615'";
+  QTest::newRow("--B 2^64") << QStringList{boot, "%A%", "--B", "18446744073709551616"}
+                            << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("--B 4e9") << QStringList{boot, "%A%", "--B", "4000000000"}
+                           << "--B: expected an integer from 2 to 1000000, got '4000000000'";
+  QTest::newRow("--B=4e9") << QStringList{boot, "%A%", "--B=4000000000"}
+                           << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("--histogram") << QStringList{boot, "%A%", "--histogram", "4000000000"}
+                               << "--histogram: expected an integer from 1 to 10000";
+  QTest::newRow("--size") << QStringList{boot, "%A%", "--size", "4000000000"}
+                          << "--size: expected an integer from 1 to 1000000";
+  QTest::newRow("--threads") << QStringList{boot, "%A%", "--threads", "4000000000"}
+                             << "--threads: expected an integer from 0 to 256";
+  QTest::newRow("compare --permutations")
+      << QStringList{"compare", "%A%", "%B%", "--permutations", "4000000000"}
+      << "--permutations: expected an integer from 1 to 10000000";
+  QTest::newRow("compare --B") << QStringList{"compare", "%A%", "%B%", "--B", "4000000000"}
+                               << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("correlate --B") << QStringList{"correlate", "%A%", "%B%", "--B", "4000000000"}
+                                 << "--B: expected an integer from 2 to 1000000";
+}
+
+void TestStats::cliHugeCounts() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, message);
+  QTemporaryDir dir;
+  writeFile(dir.filePath("a.txt"), "map 1 0.5\nmap 2 0.6\nmap 3 0.7\nmap 4 0.2\n");
+  writeFile(dir.filePath("b.txt"), "map 1 0.1\nmap 2 0.3\nmap 3 0.3\nmap 4 0.1\n");
+  for (QString& arg : args) {
+    arg.replace("%A%", dir.filePath("a.txt"));
+    arg.replace("%B%", dir.filePath("b.txt"));
+  }
+  const CliResult r = runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+  QVERIFY(r.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestStats)
