@@ -1,5 +1,6 @@
 #include "core/store/project.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -223,6 +224,47 @@ fs::path Project::resolve(const std::string& path) const {
   return (file.parent_path() / p).lexically_normal();
 }
 
+PartCheck Project::checkPart(const std::string& path) const {
+  PartCheck out;
+  const fs::path where = resolve(path);
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(where, ec);
+  out.resolved = fs::weakly_canonical(ec ? where : absolute, ec);
+  if (ec) out.resolved = absolute.lexically_normal();
+  if (fs::is_directory(where, ec)) {
+    if (isSystemPath(where)) {
+      out.place = PartPlace::Special;
+      out.problem = "is a system folder; ragscope never reads under /proc, /sys or /dev";
+      return out;
+    }
+  } else if (auto why = specialFileProblem(where)) {
+    out.place = PartPlace::Special;
+    out.problem = *why;
+    return out;
+  } else if (isSystemPath(where)) {  // not there (yet): still never read
+    out.place = PartPlace::Special;
+    out.problem = "is under /proc, /sys or /dev; ragscope never reads there";
+    return out;
+  }
+  // The folder as the file system has it, so a symlink inside it that leads out counts as out.
+  const fs::path base = file.empty() ? fs::current_path(ec) : file.parent_path();
+  fs::path folder = fs::weakly_canonical(fs::absolute(base, ec), ec);
+  if (ec) folder = fs::absolute(base).lexically_normal();
+  const auto [f, r] = std::mismatch(folder.begin(), folder.end(), out.resolved.begin(),
+                                    out.resolved.end());
+  out.place = f == folder.end() ? PartPlace::Inside : PartPlace::Outside;
+  return out;
+}
+
+std::vector<fs::path> Project::outsideParts(const ProjectDataset& ds) const {
+  std::vector<fs::path> out;
+  for (const auto& part : ds.parts) {
+    PartCheck check = checkPart(part.path);
+    if (check.place == PartPlace::Outside) out.push_back(std::move(check.resolved));
+  }
+  return out;
+}
+
 std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadReport& report) const {
   // Name the dataset by its index when it belongs to this project, so the message points at the
   // field in the file.
@@ -250,6 +292,13 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
         continue;
       }
     }
+    const PartCheck where = checkPart(part.path);
+    if (where.place == PartPlace::Special) {
+      report.add({Severity::Error, fileName, 0, field + ".path",
+                  "not read: " + path.string() + " " + where.problem},
+                 maxStored);
+      continue;
+    }
     // A missing file is reported against the project field that names it, which tells the user
     // what to fix better than a loader's "cannot open" would.
     std::error_code ec;
@@ -258,6 +307,10 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
                  maxStored);
       continue;
     }
+    if (where.place == PartPlace::Outside)
+      report.add({Severity::Warning, fileName, 0, field + ".path",
+                  "outside the project folder: " + where.resolved.string()},
+                 maxStored);
     // No format named: left empty, so loadDataset() detects it (and treats folders as bundles).
     out.push_back(DatasetPart{path, format});
   }
