@@ -9,11 +9,14 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <set>
 
 #include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
+#include "core/data/loaders.h"
 
 using namespace ragscope::core;
 using ragscope::test::dataPath;
@@ -62,6 +65,21 @@ class TestDataset : public QObject {
   void cliTextOutput();
   void cliBadFile();
   void cliUsage();
+
+  // Issue 12: hostile inputs end in a diagnostic, never in a crash, a hang or a silent answer.
+  void jsonNumberOverflow_data();
+  void jsonNumberOverflow();
+  void cliJsonNumberOverflow();
+  void cliRefusesEndlessInput_data();
+  void cliRefusesEndlessInput();
+  void bundleSkipsSpecialFiles();
+  void tooManyErrorsStop_data();
+  void tooManyErrorsStop();
+  void crOnlyLineEnds_data();
+  void crOnlyLineEnds();
+  void cliCrOnlyFile();
+  void cliDuplicateRunDocno();
+  void invalidUtf8IdsAreNamed();
 };
 
 void TestDataset::formatNamesRoundTrip() {
@@ -764,6 +782,338 @@ void TestDataset::cliUsage() {
 
   r = runCli({"dataset", "frobnicate"});
   QCOMPARE(r.exitCode, 2);
+}
+
+// ---- issue 12 -----------------------------------------------------------------------------------
+
+void TestDataset::jsonNumberOverflow_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QString>("file");  // the file holding the number (BEIR: inside the folder)
+  QTest::addColumn<QByteArray>("content");
+  QTest::addColumn<int>("line");  // 0: any line
+  // 1e400 overflows a double: nlohmann throws out_of_range (406), not parse_error.
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << "topics.jsonl"
+                                << QByteArray("{\"id\": \"1\", \"title\": \"t\"}\n"
+                                              "{\"id\": \"2\", \"title\": \"t\", \"x\": 1e400}\n")
+                                << 2;
+  QTest::newRow("rank-llm-json")
+      << "rank-llm-json" << "run.json"
+      << QByteArray("[\n{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": "
+                    "[{\"docid\": \"d\", \"score\": 1e400}]}\n]\n")
+      << 2;
+  QTest::newRow("kilt") << "kilt" << "x-kilt.jsonl"
+                        << QByteArray("{\"id\": \"1\", \"input\": \"q\", \"output\": [{\"answer\": "
+                                      "\"a\"}]}\n{\"id\": \"2\", \"input\": \"q\", \"x\": -1e400}\n")
+                        << 2;
+  QTest::newRow("kilt-knowledge-source")
+      << "kilt-knowledge-source" << "ks.jsonl"
+      << QByteArray("{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"t\", \"text\": [\"a\"], "
+                    "\"x\": 1e400}\n")
+      << 1;
+  QTest::newRow("rag-jsonl") << "rag-jsonl" << "rag.jsonl"
+                             << QByteArray("{\"question\": \"q\", \"contexts\": [\"c\"], "
+                                           "\"response\": \"r\", \"x\": 1e400}\n")
+                             << 1;
+  QTest::newRow("ragchecker") << "ragchecker" << "checker.json"
+                              << QByteArray("{\"results\": [\n{\"query_id\": \"1\", \"query\": "
+                                            "\"q\", \"x\": 1e400}\n]}\n")
+                              << 0;
+  QTest::newRow("llama-rag-dataset") << "llama-rag-dataset" << "rag_dataset.json"
+                                     << QByteArray("{\"examples\": [\n{\"query\": \"q\", \"x\": "
+                                                   "1e400}\n]}\n")
+                                     << 0;
+  QTest::newRow("beir") << "beir" << "corpus.jsonl"
+                        << QByteArray("{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"x\", "
+                                      "\"n\": 1e400}\n")
+                        << 1;
+}
+
+void TestDataset::jsonNumberOverflow() {
+  QFETCH(QString, format);
+  QFETCH(QString, file);
+  QFETCH(QByteArray, content);
+  QFETCH(int, line);
+  QTemporaryDir dir;
+  QString part = dir.filePath(file);
+  if (format == "beir") {
+    part = dir.filePath("beir");
+    QVERIFY(QDir().mkpath(part + "/qrels"));
+    writeFile(part + "/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"what\"}\n");
+    writeFile(part + "/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\n");
+    file = part + "/" + file;
+  } else {
+    file = part;
+  }
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  for (const LoadOptions& options : {LoadOptions{}, skip}) {
+    const auto fmt = formatFromName(format.toStdString());
+    QVERIFY(fmt);
+    const auto loaded = loadDataset({{part.toStdString(), fmt}}, options);  // must not throw
+    QVERIFY(loaded.report.hasErrors());
+    bool named = false;
+    for (const auto& d : loaded.report.diagnostics) {
+      if (d.severity != Severity::Error || d.file != file.toStdString()) continue;
+      if (d.problem.find("overflow") == std::string::npos) continue;
+      named = line == 0 ? d.line > 0 : d.line == std::uint64_t(line);
+    }
+    QString all;
+    for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+    QVERIFY2(named, qPrintable(all));
+  }
+}
+
+void TestDataset::cliJsonNumberOverflow() {
+  QTemporaryDir dir;
+  const QString topics = dir.filePath("topics.jsonl");
+  writeFile(topics, "{\"id\": \"1\", \"title\": \"t\", \"x\": 1e400}\n");
+  auto r = runCli({"dataset", "info", topics, "--format", "topics-jsonl"}, 20000);
+  QCOMPARE(r.exitCode, 2);  // an input error, not an abort
+  QVERIFY2(r.out.contains((topics + ":1: record: ").toUtf8()), r.out.constData());
+  QVERIFY2(r.out.contains("number overflow"), r.out.constData());
+
+  const QString run = dir.filePath("retrieve_results_x.json");
+  writeFile(run, "[{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": [{\"docid\": \"d\", "
+                 "\"score\": 1e400}]}]\n");
+  r = runCli({"dataset", "info", run, "--format", "rank-llm-json"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((run + ":1: [0]: ").toUtf8()), r.out.constData());
+}
+
+void TestDataset::cliRefusesEndlessInput_data() {
+  QTest::addColumn<QStringList>("args");  // %DIR% is the test's temporary folder
+  QTest::addColumn<QString>("expected");  // in stdout or stderr
+  const QString notRegular = "/dev/zero: is not a regular file (a character device)";
+  for (const char* format :
+       {"trec-qrels", "trec-run", "topics-tsv", "topics-jsonl", "msmarco-collection", "kilt",
+        "rank-llm-json", "rag-jsonl", "ragchecker", "docugami"})
+    QTest::newRow(format) << QStringList{"dataset", "info", "/dev/zero", "--format", format}
+                          << notRegular;
+  QTest::newRow("dataset info detect") << QStringList{"dataset", "info", "/dev/zero"} << notRegular;
+  QTest::newRow("eval qrels") << QStringList{"eval", "/dev/zero", "%DIR%/run"} << notRegular;
+  QTest::newRow("eval run") << QStringList{"eval", "%DIR%/qrels", "/dev/zero"} << notRegular;
+  QTest::newRow("bootstrap") << QStringList{"bootstrap", "/dev/zero"} << notRegular;
+  QTest::newRow("bootstrap qrels")
+      << QStringList{"bootstrap", "%DIR%/run", "--qrels", "/dev/zero", "--measure", "map"}
+      << notRegular;
+  QTest::newRow("retrieve")
+      << QStringList{"retrieve", "--dataset", "/dev/zero", "--format", "msmarco-collection",
+                     "--retriever", "bm25", "--out", "%DIR%/out.trec"}
+      << notRegular;
+  QTest::newRow("fifo") << QStringList{"dataset", "info", "%DIR%/fifo", "--format", "trec-run"}
+                        << "fifo: is not a regular file (a FIFO (named pipe))";
+  QTest::newRow("fifo eval") << QStringList{"eval", "%DIR%/qrels", "%DIR%/fifo"}
+                             << "fifo: is not a regular file (a FIFO (named pipe))";
+  // /proc/kmsg blocks until the kernel logs something: the folder is never scanned.
+  QTest::newRow("/proc") << QStringList{"dataset", "info", "/proc"}
+                         << "/proc: is a system folder";
+  QTest::newRow("/sys/kernel") << QStringList{"dataset", "info", "/sys/kernel"}
+                               << "/sys/kernel: is a system folder";
+  QTest::newRow("/proc file") << QStringList{"dataset", "info", "/proc/self/status", "--format",
+                                             "topics-tsv"}
+                              << "/proc/self/status: is a system file";
+}
+
+void TestDataset::cliRefusesEndlessInput() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, expected);
+  QTemporaryDir dir;
+  writeFile(dir.filePath("run"), "1 Q0 d1 1 1.0 r\n");
+  writeFile(dir.filePath("qrels"), "1 0 d1 1\n");
+  QCOMPARE(::mkfifo(dir.filePath("fifo").toLocal8Bit().constData(), 0600), 0);
+  for (QString& a : args) a.replace("%DIR%", dir.path());
+  // Before the fix these ran for ever (or blocked): the timeout turns that into a failure.
+  const auto r = runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  const QString both = QString::fromUtf8(r.out + r.err);
+  QVERIFY2(both.contains(expected.replace("%DIR%", dir.path())), qPrintable(both));
+}
+
+void TestDataset::bundleSkipsSpecialFiles() {
+  QTemporaryDir dir;
+  const QString bundle = dir.filePath("bundle");
+  QVERIFY(QDir().mkpath(bundle));
+  writeFile(bundle + "/topics.tsv", "1\tfirst question\n");
+  QCOMPARE(::mkfifo((bundle + "/qrels.txt").toLocal8Bit().constData(), 0600), 0);
+  QVERIFY(QFile::link("/dev/zero", bundle + "/run.trec"));
+  QVERIFY(QFile::link("/proc/self/status", bundle + "/topics-proc.tsv"));
+  // /proc/kmsg blocks a reader (as root) until the kernel logs a line.
+  const bool kmsg = QFileInfo::exists("/proc/kmsg");
+  if (kmsg) QVERIFY(QFile::link("/proc/kmsg", bundle + "/collection-kmsg.tsv"));
+
+  // Library: the special files are named and skipped, the rest loads.
+  auto loaded = loadDataset({{bundle.toStdString(), std::nullopt}}, LoadOptions{});
+  QString all;
+  for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+  QVERIFY2(loaded.report.ok() && !loaded.report.hasErrors(), qPrintable(all));
+  QCOMPARE(loaded.value.queries.size(), std::size_t(1));
+  QVERIFY2(all.contains(bundle + "/qrels.txt: is not a regular file (a FIFO (named pipe)); skipped"),
+           qPrintable(all));
+  QVERIFY2(all.contains(bundle + "/run.trec: is not a regular file (a character device); skipped"),
+           qPrintable(all));
+  QVERIFY2(all.contains(bundle + "/topics-proc.tsv: is a system file"), qPrintable(all));
+  if (kmsg) QVERIFY2(all.contains(bundle + "/collection-kmsg.tsv: is a system file"), qPrintable(all));
+  QVERIFY(isBundleFolder(bundle.toStdString()));
+
+  // And from the CLI, bounded in time.
+  const auto r = runCli({"dataset", "info", bundle}, 20000);
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains("queries: 1\n"), r.out.constData());
+  QVERIFY2(r.out.contains("qrels.txt: is not a regular file (a FIFO (named pipe)); skipped (warning)"),
+           r.out.constData());
+}
+
+void TestDataset::tooManyErrorsStop_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QByteArray>("line");
+  QTest::newRow("trec-qrels") << "trec-qrels" << QByteArray("x\n");
+  QTest::newRow("trec-run") << "trec-run" << QByteArray("x\n");
+  QTest::newRow("topics-tsv") << "topics-tsv" << QByteArray("no tab\n");
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << QByteArray("not json\n");
+  QTest::newRow("msmarco-collection") << "msmarco-collection" << QByteArray("no tab\n");
+  QTest::newRow("kilt") << "kilt" << QByteArray("not json\n");
+  QTest::newRow("rag-jsonl") << "rag-jsonl" << QByteArray("{\"x\": 1}\n");
+  QTest::newRow("docugami") << "docugami" << QByteArray("a,b\n");
+}
+
+void TestDataset::tooManyErrorsStop() {
+  QFETCH(QString, format);
+  QFETCH(QByteArray, line);
+  QTemporaryDir dir;
+  const QString file = dir.filePath("garbage.txt");
+  QByteArray content;
+  if (format == "docugami") content = "Question,Source Docs,Question Type,Source Chunk Type,Answer\n";
+  for (int i = 0; i < 5000; ++i) content += line;
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, skip);
+  const auto& r = loaded.report;
+  QVERIFY(r.stopped);  // the file was not read to its end: not ok()
+  QVERIFY2(r.errors <= 1001, qPrintable(QString::number(r.errors)));
+  QVERIFY(!r.diagnostics.empty());
+  const Diagnostic& last = r.diagnostics.back();
+  QVERIFY2(last.problem.find("too many errors (1000); stopped reading this file") == 0,
+           last.toString().c_str());
+  QCOMPARE(last.file, file.toStdString());
+}
+
+void TestDataset::crOnlyLineEnds_data() {
+  QTest::addColumn<QString>("format");
+  QTest::addColumn<QByteArray>("content");
+  QByteArray run, qrels, topics, jsonl;
+  for (int q = 1; q <= 113; ++q)
+    for (int d = 1; d <= 3; ++d)
+      run += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " +
+             QByteArray::number(d) + " " + QByteArray::number(10 - d) + " r\r";
+  for (int q = 1; q <= 100; ++q) qrels += QByteArray::number(q) + " 0 d1 1\r";
+  for (int q = 1; q <= 100; ++q) topics += QByteArray::number(q) + "\tquestion\r";
+  for (int q = 1; q <= 100; ++q)
+    jsonl += "{\"id\": \"" + QByteArray::number(q) + "\", \"title\": \"t\"}\r";
+  QTest::newRow("trec-run") << "trec-run" << run;  // 339 lines, as in the issue
+  QTest::newRow("trec-qrels") << "trec-qrels" << qrels;
+  QTest::newRow("topics-tsv") << "topics-tsv" << topics;
+  QTest::newRow("topics-jsonl") << "topics-jsonl" << jsonl;
+}
+
+void TestDataset::crOnlyLineEnds() {
+  QFETCH(QString, format);
+  QFETCH(QByteArray, content);
+  QTemporaryDir dir;
+  const QString file = dir.filePath("mac.txt");
+  writeFile(file, content);
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  for (const LoadOptions& options : {LoadOptions{}, skip}) {
+    const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, options);
+    QVERIFY(!loaded.report.ok());
+    QVERIFY(!loaded.report.diagnostics.empty());
+    const QString text = QString::fromStdString(loaded.report.diagnostics.front().toString());
+    QVERIFY2(text.startsWith(file + ": file uses CR-only line ends (classic Mac); convert them"),
+             qPrintable(text));
+  }
+  // CRLF and a last line ending in CR alone are fine.
+  writeFile(file, QByteArray(content).replace("\r", "\r\n"));
+  QVERIFY(loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, {}).report.ok());
+}
+
+void TestDataset::cliCrOnlyFile() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.mac");
+  const QString qrels = dir.filePath("qrels");
+  QByteArray text;
+  for (int q = 1; q <= 113; ++q)
+    for (int d = 1; d <= 3; ++d)
+      text += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " +
+              QByteArray::number(d) + " " + QByteArray::number(10 - d) + " r\r";
+  writeFile(run, text);
+  QByteArray judged;
+  for (int q = 1; q <= 113; ++q) judged += QByteArray::number(q) + " 0 d2 1\n";
+  writeFile(qrels, judged);
+  // Before: one query (qid 1, the rest of the file glued into its fields), map 0.5000, exit 0.
+  auto r = runCli({"eval", qrels, run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.out.isEmpty());
+  QVERIFY2(r.err.contains((run + ": file uses CR-only line ends (classic Mac)").toUtf8()),
+           r.err.constData());
+  r = runCli({"dataset", "info", run, "--format", "trec-run"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains((run + ": file uses CR-only line ends (classic Mac)").toUtf8()),
+           r.out.constData());
+  // Without --format, detection names the line ends too instead of "cannot tell the format".
+  r = runCli({"dataset", "info", run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2((r.out + r.err).contains("CR-only line ends"), (r.out + r.err).constData());
+}
+
+void TestDataset::cliDuplicateRunDocno() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.trec");
+  writeFile(run, "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 a 3 1 r\n2 Q0 a 1 1 r\n");
+  const QString expected = run + ":3: docno: 'a' retrieved twice for query '1' (lines 1 and 3)";
+  // eval rejects it (tst_retrieval's cliDuplicateDocno); dataset info must agree.
+  auto r = runCli({"dataset", "info", run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.out.contains(expected.toUtf8()), r.out.constData());
+  r = runCli({"dataset", "info", run, "--skip-bad", "--json"}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+  QCOMPARE(o["errors"].toInt(), 1);
+  QCOMPARE(o["skipped"].toInt(), 1);
+  QCOMPARE(o["runs"].toArray().at(0).toObject()["entries"].toInt(), 3);  // the repeat is dropped
+
+  const QString qrels = dir.filePath("qrels");
+  writeFile(qrels, "1 0 a 1\n");
+  r = runCli({"eval", qrels, run}, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
+}
+
+void TestDataset::invalidUtf8IdsAreNamed() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run.trec");
+  writeFile(run, "1 Q0 d1 1 2 tag\nq\xff Q0 d\xfe 1 1 t\xfd\n");
+  const auto loaded = readTrecRun(run.toStdString(), {});
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(loaded.report.errors, std::uint64_t(0));
+  std::set<std::string> fields;
+  for (const auto& d : loaded.report.diagnostics) {
+    QCOMPARE(d.severity, Severity::Warning);
+    QCOMPARE(d.line, std::uint64_t(2));
+    QVERIFY2(d.problem.find("invalid UTF-8") != std::string::npos, d.toString().c_str());
+    fields.insert(d.field);
+  }
+  QCOMPARE(fields, (std::set<std::string>{"qid", "docno", "tag"}));
+
+  const QString qrels = dir.filePath("qrels");
+  writeFile(qrels, "1 0 d1 1\nq\xff 0 d\xfe 1\n");
+  const auto judged = readTrecQrels(qrels.toStdString(), {});
+  QVERIFY(judged.report.ok());
+  QCOMPARE(judged.report.warnings, std::uint64_t(2));
+  QCOMPARE(judged.report.diagnostics.at(0).toString().substr(0, qrels.size() + 8),
+           (qrels + ":2: qid:").toStdString());
+  QCOMPARE(judged.report.diagnostics.at(1).field, std::string("docno"));
 }
 
 QTEST_GUILESS_MAIN(TestDataset)

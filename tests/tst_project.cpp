@@ -1,8 +1,15 @@
 // Project files: versioned JSON, atomic writes, relative paths, diagnostics for bad files, and the
 // bundled demo project.
 
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +22,8 @@
 #include "core/eval/eragjob.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
+#include "ui/preferences.h"
+#include "ui/workbench.h"
 
 using namespace ragscope::core;
 namespace fs = std::filesystem;
@@ -505,6 +514,247 @@ class TestProject : public QObject {
       QVERIFY(!ex.reference.empty());
       QVERIFY(!ex.contexts.empty());
     }
+  }
+
+  // ---- issue 12 ---------------------------------------------------------------------------------
+
+  // Item 1: a number that overflows a double is nlohmann's out_of_range, not parse_error.
+  void overflowingNumber() {
+    QTemporaryDir dir;
+    const fs::path file = tempRoot(dir) / "p.ragscope.json";
+    writeText(file, "{\"version\": 1, \"name\": \"n\",\n\"datasets\": [], \"x\": 1e400}\n");
+    const auto loaded = readProject(file);  // must not throw
+    QVERIFY(!loaded.report.ok());
+    QCOMPARE(loaded.report.diagnostics.size(), std::size_t{1});
+    const std::string text = loaded.report.diagnostics[0].toString();
+    QVERIFY2(text.find(file.string() + ":2: ") == 0, text.c_str());
+    QVERIFY2(text.find("number overflow") != std::string::npos, text.c_str());
+
+    writeText(file, "{\"version\": 1e400, \"name\": \"n\", \"datasets\": []}");
+    QVERIFY(!readProject(file).report.ok());
+  }
+
+  // Item 3: a project "file" that never ends or blocks is refused before it is read.
+  void specialProjectFileIsRefused() {
+    QTemporaryDir dir;
+    const fs::path fifo = tempRoot(dir) / "fifo.ragscope.json";
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    for (const fs::path& file : {fs::path("/dev/zero"), fifo, fs::path("/proc/self/status")}) {
+      // On a thread: before the fix /dev/zero was read for ever and the FIFO blocked its open.
+      auto result = std::make_shared<std::promise<LoadReport>>();
+      auto future = result->get_future();
+      std::thread([file, result] { result->set_value(readProject(file).report); }).detach();
+      QVERIFY2(future.wait_for(std::chrono::seconds(10)) == std::future_status::ready,
+               file.c_str());
+      const LoadReport report = future.get();
+      QVERIFY(!report.ok());
+      QVERIFY2(report.diagnostics.at(0).problem.find("not a regular file") != std::string::npos ||
+                   report.diagnostics.at(0).problem.find("system file") != std::string::npos,
+               report.diagnostics.at(0).toString().c_str());
+    }
+  }
+
+  // Item 10: parts are classified as inside or outside the project's folder; special files
+  // (devices, FIFOs, /proc, /sys, /dev) are never returned for reading.
+  void partsOutsideTheFolderAreReported() {
+    QTemporaryDir dir;
+    const fs::path root = tempRoot(dir);
+    const fs::path file = root / "proj" / "p.ragscope.json";
+    writeText(root / "proj" / "topics.tsv", "1\tq\n");
+    writeText(root / "outside.tsv", "1 0 d 1\n");
+    fs::create_symlink(root / "outside.tsv", root / "proj" / "link.tsv");  // leads outside
+    QCOMPARE(::mkfifo((root / "proj" / "fifo.trec").c_str(), 0600), 0);
+    writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
+        {"path": "topics.tsv"},
+        {"path": "../outside.tsv"},
+        {"path": "../../../../../../../../../../etc/passwd"},
+        {"path": "/etc/shadow"},
+        {"path": "/proc/self/environ"},
+        {"path": "link.tsv"},
+        {"path": "fifo.trec"},
+        {"path": "/dev/zero", "format": "trec-run"},
+        {"path": "."}]}]})");
+    const auto loaded = readProject(file);
+    QVERIFY(loaded.report.ok());
+    const Project& project = loaded.value;
+    const ProjectDataset& ds = project.datasets.at(0);
+
+    QCOMPARE(project.checkPart("topics.tsv").place, PartPlace::Inside);
+    QCOMPARE(project.checkPart(".").place, PartPlace::Inside);
+    QCOMPARE(project.checkPart("../outside.tsv").place, PartPlace::Outside);
+    QCOMPARE(project.checkPart("../outside.tsv").resolved, root / "outside.tsv");
+    QCOMPARE(project.checkPart("link.tsv").place, PartPlace::Outside);
+    QCOMPARE(project.checkPart("link.tsv").resolved, root / "outside.tsv");
+    QCOMPARE(project.checkPart("../../../../../../../../../../etc/passwd").resolved,
+             fs::path("/etc/passwd"));
+    QCOMPARE(project.checkPart("/etc/passwd").place, PartPlace::Outside);
+    QCOMPARE(project.checkPart("/proc/self/environ").place, PartPlace::Special);
+    QCOMPARE(project.checkPart("fifo.trec").place, PartPlace::Special);
+    QCOMPARE(project.checkPart("/dev/zero").place, PartPlace::Special);
+    QCOMPARE(project.checkPart("/dev").place, PartPlace::Special);
+
+    const auto outside = project.outsideParts(ds);
+    QCOMPARE(outside.size(), std::size_t{4});
+    QCOMPARE(outside[0], root / "outside.tsv");
+    QCOMPARE(outside[1], fs::path("/etc/passwd"));
+    QCOMPARE(outside[2], fs::path("/etc/shadow"));
+    QCOMPARE(outside[3], root / "outside.tsv");
+
+    LoadReport report;
+    const auto parts = project.datasetParts(ds, report);
+    const QString all = diagnosticsText(report);
+    // Special files: errors, never handed to a loader.
+    for (const auto& part : parts) {
+      QVERIFY2(part.path != "/proc/self/environ" && part.path != "/dev/zero" &&
+                   part.path.filename() != "fifo.trec",
+               part.path.c_str());
+    }
+    const std::string f = file.string() + ": datasets[0].parts[";
+    QVERIFY2(all.contains(QString::fromStdString(f + "4].path: not read: /proc/self/environ is a system file")),
+             qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(f + "6].path: not read: " + (root / "proj" / "fifo.trec").string() +
+                                                 " is not a regular file (a FIFO (named pipe))")),
+             qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(f + "7].path: not read: /dev/zero is not a regular file")),
+             qPrintable(all));
+    // Outside parts: a warning naming the part and where it leads.
+    QVERIFY2(all.contains(QString::fromStdString(f + "1].path: outside the project folder: " +
+                                                 (root / "outside.tsv").string())),
+             qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(f + "2].path: outside the project folder: /etc/passwd")),
+             qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(f + "5].path: outside the project folder: " +
+                                                 (root / "outside.tsv").string())),
+             qPrintable(all));
+    QCOMPARE(report.errors, std::uint64_t{3});
+  }
+
+  // Item 10 in the GUI: a project naming parts outside its folder is read only when the user
+  // agrees (asked once per project and path), never from /proc, and never silently.
+  void workbenchAsksBeforeReadingOutsideParts() {
+    using ragscope::ui::Workbench;
+    QTemporaryDir dir;
+    const fs::path root = tempRoot(dir);
+    const fs::path file = root / "proj" / "p.ragscope.json";
+    writeText(root / "proj" / "topics.tsv", "1\tq\n");
+    writeText(root / "outside.tsv", "1 0 d 1\n");
+    writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
+        {"path": "topics.tsv", "format": "topics-tsv"},
+        {"path": "../outside.tsv", "format": "trec-qrels"}]}]})");
+    const QString projectFile = QString::fromStdString(file.string());
+    const QString outside = QString::fromStdString((root / "outside.tsv").string());
+    ragscope::ui::Preferences::confirmedOutsideParts.set({});
+
+    auto open = [&](Workbench& wb, bool expectStart) {
+      QSignalSpy finished(&wb, &Workbench::loadFinished);
+      const bool started = wb.openProject(projectFile);
+      if (started != expectStart) return false;
+      if (finished.isEmpty() && !finished.wait(20000)) return false;
+      return finished.front().at(0).toBool();
+    };
+    {  // Refuse: nothing is read, and the report says why.
+      Workbench wb;
+      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Refuse);
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, true; });
+      QVERIFY(!open(wb, false));
+      QCOMPARE(asked, 0);
+      QVERIFY(!wb.dataset());
+      const QString all = diagnosticsText(wb.report());
+      QVERIFY2(all.contains("datasets[0].parts[1].path: outside the project folder: " + outside +
+                            "; not read"),
+               qPrintable(all));
+    }
+    {  // Ask, declined.
+      Workbench wb;
+      QStringList seen;
+      QString seenProject;
+      wb.setOutsidePartsAsker([&](const QString& project, const QStringList& paths) {
+        seenProject = project;
+        seen = paths;
+        return false;
+      });
+      QVERIFY(!open(wb, false));
+      QCOMPARE(seenProject, projectFile);
+      QCOMPARE(seen, QStringList{outside});
+      QVERIFY(!wb.dataset());
+    }
+    {  // Ask, accepted: loaded, with the warning kept in the report.
+      Workbench wb;
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, true; });
+      QVERIFY(open(wb, true));
+      QCOMPARE(asked, 1);
+      QVERIFY(wb.dataset());
+      QCOMPARE(wb.dataset()->qrels.judgmentCount(), std::size_t{1});
+      QVERIFY(diagnosticsText(wb.report()).contains("outside the project folder: " + outside));
+    }
+    {  // Remembered for this project and path: not asked again.
+      Workbench wb;
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      QVERIFY(open(wb, true));
+      QCOMPARE(asked, 0);
+    }
+    ragscope::ui::Preferences::confirmedOutsideParts.set({});
+    {  // Allow (tests, scripted use): read without asking.
+      Workbench wb;
+      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Allow);
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      QVERIFY(open(wb, true));
+      QCOMPARE(asked, 0);
+    }
+    {  // The default asker never blocks a headless run: offscreen, nobody can answer.
+      Workbench wb;
+      QVERIFY(!open(wb, false));
+    }
+    {  // A special file is refused whatever the policy.
+      writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
+          {"path": "topics.tsv", "format": "topics-tsv"},
+          {"path": "/proc/self/status", "format": "topics-tsv"}]}]})");
+      Workbench wb;
+      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Allow);
+      QVERIFY(!open(wb, false));
+      QVERIFY(diagnosticsText(wb.report()).contains("not read: /proc/self/status is a system file"));
+    }
+    {  // Parts inside the folder: never asked.
+      writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
+          {"path": "topics.tsv", "format": "topics-tsv"}]}]})");
+      Workbench wb;
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      QVERIFY(open(wb, true));
+      QCOMPARE(asked, 0);
+    }
+    {  // "Save as" into another folder: what the user trusted (parts inside the folder saved
+       // from) stays trusted, so switching to the project's other dataset asks nothing.
+      writeText(file, R"({"version": 1, "name": "n", "datasets": [
+          {"name": "d", "parts": [{"path": "topics.tsv", "format": "topics-tsv"}]},
+          {"name": "e", "parts": [{"path": "topics.tsv", "format": "topics-tsv"}]}]})");
+      Workbench wb;
+      int asked = 0;
+      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      QVERIFY(open(wb, true));
+      fs::create_directories(root / "elsewhere");
+      const QString copy = QString::fromStdString((root / "elsewhere" / "copy.ragscope.json").string());
+      QSignalSpy saved(&wb, &Workbench::projectSaved);
+      QVERIFY(wb.saveProject(copy));
+      QVERIFY(saved.wait(20000));
+      QVERIFY(saved.front().at(0).toBool());
+      QCOMPARE(wb.projectFile(), copy);
+      QSignalSpy finished(&wb, &Workbench::loadFinished);
+      QVERIFY(wb.openProjectDataset("e"));
+      QVERIFY(finished.wait(20000));
+      QVERIFY(finished.front().at(0).toBool());
+      QCOMPARE(asked, 0);
+      // A fresh workbench opening the copy: not asked either (remembered).
+      Workbench again;
+      again.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      QVERIFY(again.openProject(copy, "e"));
+      QCOMPARE(asked, 0);
+    }
+    ragscope::ui::Preferences::confirmedOutsideParts.set({});
   }
 };
 

@@ -126,6 +126,9 @@ class TstRetrieval : public QObject {
   void cliTrecDlLevel2();
   void cliDuplicateDocno();
   void cliUnknownMeasure();
+  void cliInvalidUtf8Json();
+  void cliHugeCounts_data();
+  void cliHugeCounts();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -787,6 +790,70 @@ void TstRetrieval::cliUnknownMeasure() {
     QVERIFY2(r.err.contains(c.message), qPrintable(r.err));
     QVERIFY2(r.err.contains("--help"), qPrintable(r.err));
   }
+}
+
+// Issue 12 item 2: bytes that are not UTF-8 in a qid, docno or run tag are named by the readers
+// (warnings) and come out of `eval --format json` as U+FFFD, never as an abort.
+void TstRetrieval::cliInvalidUtf8Json() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"q\xff" "1 Q0 d\xfe" "1 1 3 t\xfd", "q\xff" "1 Q0 d2 2 2 t\xfd", "q2 Q0 d2 1 1 t\xfd"});
+  writeLines(base / "qrels", {"q\xff" "1 0 d\xfe" "1 1", "q2 0 d2 1"});
+  const QString run = QString::fromStdString((base / "run").string());
+  const QString qrels = QString::fromStdString((base / "qrels").string());
+  const CliRun r = runCli({"eval", "-q", "--format", "json", "--B", "100", qrels, run});
+  QCOMPARE(r.exitCode, 0);
+  const auto doc = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+  QVERIFY2(!doc.is_discarded(), r.out.constData());
+  QCOMPARE(doc["runs"][0]["tag"].get<std::string>(), std::string("t\xef\xbf\xbd"));
+  bool badQid = false;
+  for (const auto& row : doc["rows"]) badQid = badQid || row["qid"] == "q\xef\xbf\xbd" "1";
+  QVERIFY(badQid);
+  QVERIFY2(r.err.contains(run + ":1: qid: invalid UTF-8"), qPrintable(r.err));
+  QVERIFY2(r.err.contains(run + ":1: tag: invalid UTF-8"), qPrintable(r.err));
+  QVERIFY2(r.err.contains(qrels + ":1: docno: invalid UTF-8"), qPrintable(r.err));
+  // CSV passes the bytes through untouched (a byte stream, as trec_eval's own output).
+  QCOMPARE(runCli({"eval", "--format", "csv", "--B", "0", qrels, run}).exitCode, 0);
+}
+
+// Issue 12 item 4: count options are bounded with a message naming the range (exit 2).
+void TstRetrieval::cliHugeCounts_data() {
+  QTest::addColumn<QStringList>("args");  // %D% is the test's folder (qrels, run, topics)
+  QTest::addColumn<QString>("message");
+  QTest::newRow("eval --B") << QStringList{"eval", "--format", "json", "--B", "4000000000", "%D%/qrels", "%D%/run"}
+                            << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
+  QTest::newRow("eval --B 2^64-1")
+      << QStringList{"eval", "--format", "csv", "--B", "18446744073709551615", "%D%/qrels", "%D%/run"}
+      << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
+  QTest::newRow("eval -l") << QStringList{"eval", "-l", "4000000000", "%D%/qrels", "%D%/run"}
+                           << "option -l: expected an integer from -1000000000 to 1000000000";
+  QTest::newRow("eval -M") << QStringList{"eval", "-M", "99999999999999999999", "%D%/qrels", "%D%/run"}
+                           << "option -M: expected an integer from 0 to";
+  const QStringList retrieve = {"retrieve", "--dataset", "%D%/topics.tsv", "--retriever", "bm25",
+                                "--out", "%D%/out.trec"};
+  QTest::newRow("retrieve --k") << retrieve + QStringList{"--k", "4000000000"}
+                                << "--k: expected an integer from 1 to 100000, got '4000000000'";
+  QTest::newRow("retrieve --k 2^64") << retrieve + QStringList{"--k", "18446744073709551616"}
+                                     << "--k: expected an integer from 1 to 100000";
+  QTest::newRow("retrieve --threads") << retrieve + QStringList{"--threads", "4000000000"}
+                                      << "--threads: expected an integer from 1 to 256";
+  QTest::newRow("retrieve --timeout-ms") << retrieve + QStringList{"--timeout-ms", "99999999999"}
+                                         << "--timeout-ms: expected an integer from 1 to 3600000";
+}
+
+void TstRetrieval::cliHugeCounts() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, message);
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 2 r"});
+  writeLines(base / "qrels", {"1 0 a 1"});
+  writeLines(base / "topics.tsv", {"1\tquestion"});
+  for (QString& a : args) a.replace("%D%", dir.path());
+  const auto r = ragscope::test::runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+  QVERIFY(!QFile::exists(dir.filePath("out.trec")));
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

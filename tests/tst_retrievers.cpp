@@ -990,7 +990,7 @@ void TestRetrievers::cliUsageErrors() {
         Case{{"retrieve", "--dataset", topics, "--retriever", "solr:x", "--out", out},
              "unknown retriever 'solr:x'"},
         Case{{"retrieve", "--dataset", topics, "--retriever", "bm25", "--out", out, "--k", "0"},
-             "--k needs a positive integer"},
+             "--k: expected an integer from 1 to 100000, got '0'"},
         Case{{"retrieve", "--dataset", "/no/such/file", "--retriever", "bm25", "--out", out},
              "no such file or folder"}}) {
     auto r = runCli(c.args);

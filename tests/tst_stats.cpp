@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -117,6 +118,9 @@ class TestStats : public QObject {
   void cliBootstrapAndCorrelate();
   void cliUnalignedAndErrors();
   void cliRunStores();
+  void cliInvalidUtf8Json();
+  void cliHugeCounts_data();
+  void cliHugeCounts();
   void runLabelsTellRunsApart();
 };
 
@@ -931,6 +935,100 @@ void TestStats::runLabelsTellRunsApart() {
   BootstrapOptions none;
   none.resamples = 0;
   QVERIFY(std::isnan(summarizeRun(r, none)[1].ci.low));
+}
+
+// Issue 12 item 2: a byte that is not UTF-8 in a measure name or qid is named by the reader (a
+// warning) and replaced in JSON output (U+FFFD), never an abort (nlohmann type_error 316).
+void TestStats::cliInvalidUtf8Json() {
+  QTemporaryDir dir;
+  const QString a = dir.filePath("a.txt"), b = dir.filePath("b.txt");
+  writeFile(a, "P\xff" "5 q\xfe" "1 0.5\nP\xff" "5 q2 0.6\nP\xff" "5 q3 0.7\nP\xff" "5 q4 0.1\n");
+  writeFile(b, "P\xff" "5 q\xfe" "1 0.1\nP\xff" "5 q2 0.2\nP\xff" "5 q3 0.4\nP\xff" "5 q4 0.3\n");
+  const std::string replaced = "P\xef\xbf\xbd" "5";  // U+FFFD
+  auto check = [&](const QStringList& args) -> nlohmann::json {
+    const CliResult r = runCli(args, 20000);
+    if (r.exitCode != 0) {
+      qWarning("%s: exit %d: %s", qPrintable(args.join(' ')), r.exitCode, r.err.constData());
+      return {};
+    }
+    // The sole measure (with its bad byte) is picked from the file: the output stays valid UTF-8.
+    auto j = nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+    if (j.is_discarded()) qWarning("not valid JSON: %s", r.out.constData());
+    if (!r.err.contains((a + ":1: measure: invalid UTF-8").toUtf8()) ||
+        !r.err.contains((a + ":1: qid: invalid UTF-8").toUtf8())) {
+      qWarning("the reader did not name the bad bytes: %s", r.err.constData());
+      return {};
+    }
+    return j;
+  };
+  const auto boot = check({"bootstrap", a, "--json", "--B", "200"});
+  QVERIFY(boot.is_object());
+  QCOMPARE(boot["measure"].get<std::string>(), replaced);
+  const auto cmp = check({"compare", a, b, "--json", "--B", "200", "--permutations", "200"});
+  QVERIFY(cmp.is_object());
+  QCOMPARE(cmp["measure"].get<std::string>(), replaced);
+  QCOMPARE(cmp["n"].get<int>(), 4);
+  QVERIFY(check({"correlate", a, b, "--json", "--B", "200"}).is_object());
+
+  // A run store whose file name holds a bad byte: `runs --json` lists it as valid JSON.
+  const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
+  const QString db = dir.filePath("e2e.db");
+  const CliResult e2e = runCli({"e2e", "--dataset", demo + "collection.tsv", "--dataset",
+                                demo + "demo-kilt.jsonl", "--run", demo + "run-good.trec", "--k",
+                                "2", "--metric", "contains", "--quiet", "--store", db});
+  QVERIFY2(e2e.exitCode == 0, e2e.err.constData());
+  const std::filesystem::path bad = dir.filePath("e2e").toStdString() + "\xff.db";
+  std::filesystem::rename(db.toStdString(), bad);
+  const CliResult runs = runCli({"runs", dir.path(), "--json"}, 20000);
+  QCOMPARE(runs.exitCode, 0);
+  const auto list = nlohmann::json::parse(runs.out.toStdString(), nullptr, false);
+  QVERIFY2(list.is_array() && list.size() == 1, runs.out.constData());
+  QVERIFY(list[0]["path"].get<std::string>().find("e2e\xef\xbf\xbd.db") != std::string::npos);
+}
+
+// Issue 12 item 4: a count option beyond its range is a usage error naming the range (exit 2),
+// not a length_error / bad_alloc abort or an endless run.
+void TestStats::cliHugeCounts_data() {
+  QTest::addColumn<QStringList>("args");  // %A% and %B% are two per-query files
+  QTest::addColumn<QString>("message");
+  const QString boot = "bootstrap";
+  QTest::newRow("--B 2^64-1") << QStringList{boot, "%A%", "--B", "18446744073709551615"}
+                              << "--B: expected an integer from 2 to 1000000, got '18446744073709551615'";
+  QTest::newRow("--B 2^64") << QStringList{boot, "%A%", "--B", "18446744073709551616"}
+                            << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("--B 4e9") << QStringList{boot, "%A%", "--B", "4000000000"}
+                           << "--B: expected an integer from 2 to 1000000, got '4000000000'";
+  QTest::newRow("--B=4e9") << QStringList{boot, "%A%", "--B=4000000000"}
+                           << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("--histogram") << QStringList{boot, "%A%", "--histogram", "4000000000"}
+                               << "--histogram: expected an integer from 1 to 10000";
+  QTest::newRow("--size") << QStringList{boot, "%A%", "--size", "4000000000"}
+                          << "--size: expected an integer from 1 to 1000000";
+  QTest::newRow("--threads") << QStringList{boot, "%A%", "--threads", "4000000000"}
+                             << "--threads: expected an integer from 0 to 256";
+  QTest::newRow("compare --permutations")
+      << QStringList{"compare", "%A%", "%B%", "--permutations", "4000000000"}
+      << "--permutations: expected an integer from 1 to 10000000";
+  QTest::newRow("compare --B") << QStringList{"compare", "%A%", "%B%", "--B", "4000000000"}
+                               << "--B: expected an integer from 2 to 1000000";
+  QTest::newRow("correlate --B") << QStringList{"correlate", "%A%", "%B%", "--B", "4000000000"}
+                                 << "--B: expected an integer from 2 to 1000000";
+}
+
+void TestStats::cliHugeCounts() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, message);
+  QTemporaryDir dir;
+  writeFile(dir.filePath("a.txt"), "map 1 0.5\nmap 2 0.6\nmap 3 0.7\nmap 4 0.2\n");
+  writeFile(dir.filePath("b.txt"), "map 1 0.1\nmap 2 0.3\nmap 3 0.3\nmap 4 0.1\n");
+  for (QString& arg : args) {
+    arg.replace("%A%", dir.filePath("a.txt"));
+    arg.replace("%B%", dir.filePath("b.txt"));
+  }
+  const CliResult r = runCli(args, 20000);
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+  QVERIFY(r.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestStats)

@@ -1,8 +1,10 @@
 #include "ui/workbench.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QMessageBox>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -28,6 +30,41 @@ core::Diagnostic diag(const QString& file, const QString& field, const QString& 
 template <class F>
 std::optional<core::Format> formatOf(const F& f) {
   return std::optional<core::Format>(f);
+}
+
+QString confirmationKey(const QString& projectFile, const QString& path) {
+  return projectFile + QLatin1Char('\n') + path;
+}
+
+// Remembers that the user agreed to read `paths` for `projectFile` (a bounded list, newest last).
+void rememberOutsideParts(const QString& projectFile, const QStringList& paths) {
+  constexpr int kMaxConfirmations = 1000;
+  QStringList confirmed = Preferences::confirmedOutsideParts.get();
+  for (const QString& path : paths) {
+    const QString key = confirmationKey(projectFile, path);
+    confirmed.removeAll(key);
+    confirmed << key;
+  }
+  while (confirmed.size() > kMaxConfirmations) confirmed.removeFirst();
+  Preferences::confirmedOutsideParts.set(confirmed);
+}
+
+// The default asker: a question over the active window; declines where nobody can answer.
+bool askWithDialog(const QString& projectFile, const QStringList& paths) {
+  const QString platform = QGuiApplication::platformName();
+  if (!qobject_cast<QApplication*>(QCoreApplication::instance()) ||
+      platform == QLatin1String("offscreen") || platform == QLatin1String("minimal"))
+    return false;
+  constexpr int kShown = 15;
+  QStringList shown = paths.mid(0, kShown);
+  if (paths.size() > kShown) shown << QObject::tr("... and %1 more").arg(paths.size() - kShown);
+  const QString text =
+      QObject::tr("The project %1 names files outside its folder:\n\n%2\n\nA project from "
+                  "someone else can point anywhere on this computer. Read these files?")
+          .arg(QDir::toNativeSeparators(projectFile), shown.join(QLatin1Char('\n')));
+  return QMessageBox::question(QApplication::activeWindow(), QObject::tr("Files outside the project"),
+                               text, QMessageBox::Yes | QMessageBox::No,
+                               QMessageBox::No) == QMessageBox::Yes;
 }
 
 std::string normalised(const std::filesystem::path& p) {
@@ -125,12 +162,73 @@ bool Workbench::openProjectDataset(const QString& datasetName) {
          std::move(report));
     return false;
   }
+  if (!consentToOutsideParts(*chosen, report)) {
+    fail(tr("Dataset %1 names files outside the project folder: not read")
+             .arg(QString::fromStdString(chosen->name)),
+         std::move(report));
+    return false;
+  }
   RecentDataset spec;
   spec.name = QString::fromStdString(chosen->name);
   spec.project = projectFile;
   spec.projectDataset = spec.name;
   startLoad(spec, std::move(parts), std::move(report));
   return true;
+}
+
+bool Workbench::consentToOutsideParts(const core::ProjectDataset& ds, core::LoadReport& report) {
+  const std::vector<std::filesystem::path> outside = m_project->outsideParts(ds);
+  if (outside.empty() || m_outsidePolicy == OutsidePartsPolicy::Allow) return true;
+  const QString projectFile = QString::fromStdString(m_project->file.string());
+  if (m_outsidePolicy == OutsidePartsPolicy::Ask) {
+    const QStringList confirmed = Preferences::confirmedOutsideParts.get();
+    QStringList ask;
+    for (const auto& p : outside) {
+      const QString path = QString::fromStdString(p.string());
+      if (!confirmed.contains(confirmationKey(projectFile, path)) && !ask.contains(path)) ask << path;
+    }
+    if (ask.isEmpty()) return true;
+    if (m_asker ? m_asker(projectFile, ask) : askWithDialog(projectFile, ask)) {
+      rememberOutsideParts(projectFile, ask);
+      return true;
+    }
+  }
+  // Not read: each such part named where the Issues dock shows it.
+  std::string prefix = "dataset '" + ds.name + "'";
+  for (std::size_t i = 0; i < m_project->datasets.size(); ++i)
+    if (&m_project->datasets[i] == &ds) prefix = "datasets[" + std::to_string(i) + "]";
+  const std::string why = m_outsidePolicy == OutsidePartsPolicy::Refuse
+                              ? "reading outside the project folder is not allowed"
+                              : "not confirmed";
+  for (std::size_t j = 0; j < ds.parts.size(); ++j) {
+    const core::PartCheck check = m_project->checkPart(ds.parts[j].path);
+    if (check.place != core::PartPlace::Outside) continue;
+    report.add({core::Severity::Error, m_project->file.string(), 0,
+                prefix + ".parts[" + std::to_string(j) + "].path",
+                "outside the project folder: " + check.resolved.string() + "; not read (" + why + ")"},
+               core::LoadOptions{}.maxStoredDiagnostics);
+  }
+  return false;
+}
+
+void Workbench::rememberSavedParts(const std::optional<core::Project>& before,
+                                   const QString& savedFile) {
+  // Files outside the saved project's folder that the user already trusted need no question when
+  // it is reopened: those of the dataset just saved (the user opened them), and those that were
+  // inside the project saved from or confirmed for it ("save as" into another folder).
+  const QString beforeFile = before ? QString::fromStdString(before->file.string()) : QString();
+  const QStringList confirmed = Preferences::confirmedOutsideParts.get();
+  QStringList trusted;
+  for (const auto& ds : m_project->datasets) {
+    const bool loaded = QString::fromStdString(ds.name) == m_name;
+    for (const auto& p : m_project->outsideParts(ds)) {
+      const QString path = QString::fromStdString(p.string());
+      const bool known = before && (before->checkPart(p.string()).place == core::PartPlace::Inside ||
+                                    confirmed.contains(confirmationKey(beforeFile, path)));
+      if (loaded || known) trusted << path;
+    }
+  }
+  if (!trusted.isEmpty()) rememberOutsideParts(savedFile, trusted);
 }
 
 QString Workbench::projectFile() const {
@@ -205,7 +303,8 @@ bool Workbench::saveProject(const QString& file) {
       emit projectSaved(false, out.error);
       return;
     }
-    m_project = std::move(out.saved);
+    const std::optional<core::Project> before = std::exchange(m_project, std::move(out.saved));
+    rememberSavedParts(before, QString::fromStdString(target.string()));
     m_current.project = QString::fromStdString(target.string());
     m_current.projectDataset = m_name;
     m_current.name = m_name;

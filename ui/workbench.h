@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <QThreadPool>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -39,6 +40,23 @@ class Workbench : public QObject {
   core::OnError onError() const { return m_onError; }
   void setOnError(core::OnError mode) { m_onError = mode; }
 
+  // Parts of a project that lie outside its folder (core::Project::outsideParts) are read only
+  // with the user's consent, since a project from someone else could name ../../etc/passwd or
+  // ~/.ssh/id_rsa. Ask (the default) asks through the asker, once per project and path (answers
+  // are remembered in Preferences, and a project saved from this GUI counts as confirmed for the
+  // dataset saved); Allow reads them (scripted use); Refuse never does. Special files (/proc,
+  // devices, FIFOs) are never read, whatever the policy.
+  enum class OutsidePartsPolicy { Ask, Allow, Refuse };
+  void setOutsidePartsPolicy(OutsidePartsPolicy policy) { m_outsidePolicy = policy; }
+  OutsidePartsPolicy outsidePartsPolicy() const { return m_outsidePolicy; }
+  // How Ask asks: returns true to read `paths` (resolved, absolute). The default shows a
+  // QMessageBox question naming them over the active window; where nobody can answer (no
+  // QApplication, or the offscreen/minimal platform of the self-test and headless demo) it
+  // declines instead of blocking. Tests set their own.
+  using OutsidePartsAsker =
+      std::function<bool(const QString& projectFile, const QStringList& paths)>;
+  void setOutsidePartsAsker(OutsidePartsAsker asker) { m_asker = std::move(asker); }
+
   // Resolves each part's format: a named format, else detectFormat(). Paths whose format cannot be
   // detected are returned in `undetected` (the caller asks the user and fills them in).
   static std::vector<core::DatasetPart> resolveParts(const RecentDataset& spec,
@@ -55,7 +73,9 @@ class Workbench : public QObject {
   // relative to the file's folder) off the GUI thread. Without a project a new one is made, named
   // after the file. On success the project is the current one and is remembered in the recent list.
   // projectSaved() reports the outcome; false (and no signal) when no dataset is open or a save is
-  // already under way.
+  // already under way. Parts that end up outside the file's folder but that the user trusted (the
+  // saved dataset's, and those inside the project saved from or confirmed for it) count as
+  // confirmed for the new file: reopening it asks nothing.
   bool saveProject(const QString& file);
   // Run stores made in this session (by the pages' jobs): saveProject() lists them in the
   // project, so a run made in the GUI is found again when the project is reopened.
@@ -95,6 +115,12 @@ class Workbench : public QObject {
                  core::LoadReport preReport);
   void onLoaded(const LoadResult& result);
   void fail(const QString& message, core::LoadReport report);
+  // Applies the outside-parts policy to `ds` of the current project; false (with an error per
+  // outside part in `report`) when they are not to be read.
+  bool consentToOutsideParts(const core::ProjectDataset& ds, core::LoadReport& report);
+  // After a save to `savedFile`: the current project's outside parts the user already trusted
+  // (see saveProject) are remembered as confirmed for it.
+  void rememberSavedParts(const std::optional<core::Project>& before, const QString& savedFile);
 
   LoadJob* m_job = nullptr;
   std::shared_ptr<const core::Dataset> m_dataset;
@@ -110,6 +136,8 @@ class Workbench : public QObject {
   bool m_saving = false;
   QThreadPool* m_savePool = nullptr;  // owned
   core::OnError m_onError = core::OnError::Skip;
+  OutsidePartsPolicy m_outsidePolicy = OutsidePartsPolicy::Ask;
+  OutsidePartsAsker m_asker;
   std::shared_ptr<const EvalOutcome> m_evaluation;
 };
 

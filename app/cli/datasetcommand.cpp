@@ -12,6 +12,8 @@
 
 #include "app/cli/commands.h"
 #include "core/data/dataset.h"
+#include "core/data/inputfile.h"
+#include "core/data/linereader.h"
 #include "core/export/json.h"
 
 namespace ragscope::cli {
@@ -29,7 +31,10 @@ every diagnostic as "file:line: field: problem".
 
 A folder is loaded as a unit when it is BEIR (corpus.jsonl + queries.jsonl) or Docugami
 (qna_data.csv + docs/); any other folder is a bundle whose recognised files are each loaded
-(e.g. an MS MARCO / TREC DL folder with topics/, qrels/, runs/).
+(e.g. an MS MARCO / TREC DL folder with topics/, qrels/, runs/). PATH - reads standard input
+(with --format). Devices, FIFOs and anything under /proc, /sys or /dev are never read (in a
+bundle they are named and skipped), nor files with CR-only line ends; with --skip-bad a file
+stops after 1000 errors.
 
 Options:
   --format F   format of every PATH (default: detected from names and first bytes); one of:
@@ -242,8 +247,10 @@ int datasetCommand(const Args& args) {
   std::vector<DatasetPart> parts;
   for (const auto& p : paths) {
     DatasetPart part{p, format};
-    // Say so up front when we cannot tell a file's format, rather than as one more diagnostic.
-    if (!format && std::filesystem::is_regular_file(p) && !detectFormat(p))
+    // Say so up front when we cannot tell a file's format, rather than as one more diagnostic
+    // (a special file or CR-only line ends are the loader's to name: the format is not the issue).
+    if (!format && std::filesystem::is_regular_file(p) && !specialFileProblem(p) &&
+        !checkLineEnds(p) && !detectFormat(p))
       return usageError("cannot tell the format of '" + p +
                         "'; give it with --format, one of: " + formatNames(", "));
     parts.push_back(std::move(part));

@@ -45,7 +45,8 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      relevant, P and recall (-m is not used). QRELS: document-level qrels, or a
                      dataset naming gold documents (Docugami qna_data.csv, KILT)
   --format F         trec (default: trec_eval's layout), csv or json (one table for all runs)
-  --B N              bootstrap resamples for the csv/json summary CIs (default 10000; 0 = none)
+  --B N              bootstrap resamples for the csv/json summary CIs (default 10000; 0 = none;
+                     at most 1000000)
   --skip-bad         skip malformed input lines (reported) instead of stopping at the first
   -h, --help         this text
 
@@ -59,10 +60,17 @@ where undefined). Per-query rows (-q) hold the plain values. In csv, a text cell
 that begins with = + - @, tab or CR gets a leading ' so that spreadsheets do not run it as a
 formula (a qid -1 prints as '-1); numbers are never changed.
 
-Rankings are sorted by score descending with ties broken by docno descending; the rank column is
-ignored. Exit codes: 0 ok, 1 nothing to evaluate, 2 usage or input errors (messages on stderr as
-file:line: field: problem).
+QRELS or one RUN may be - (standard input). A docno retrieved twice for a query (within the -M
+depth) is an input error, as `dataset info` reports it. Rankings are sorted by score descending
+with ties broken by docno descending; the rank column is ignored. Exit codes: 0 ok, 1 nothing to
+evaluate, 2 usage or input errors (messages on stderr as file:line: field: problem).
 )";
+
+// Bounds of the numeric options: --B beyond this would exhaust memory (the CI keeps B means per
+// measure), and a relevance level or depth beyond these means nothing.
+constexpr long kMaxResamples = 1'000'000;
+constexpr long kMaxLevel = 1'000'000'000;
+constexpr long kMaxDepth = 1'000'000'000;
 
 struct Options {
   bool perQuery = false;
@@ -111,8 +119,10 @@ std::string parseArgs(const Args& args, Options& o, bool& help) {
     }
     if (a == "--B") {
       long v = 0;
-      if (i + 1 >= args.size() || !parseLong(args[i + 1], v) || v < 0 || v == 1)
-        return "--B needs a number of resamples: 0 (no CIs) or at least 2";
+      if (i + 1 >= args.size()) return "--B needs a number of resamples: 0 (no CIs) or 2 to 1000000";
+      if (!parseLong(args[i + 1], v) || v < 0 || v == 1 || v > kMaxResamples)
+        return "--B: expected 0 (no CIs) or an integer from 2 to " + std::to_string(kMaxResamples) +
+               ", got '" + args[i + 1].substr(0, 40) + "'";
       o.ciResamples = static_cast<std::size_t>(v);
       ++i;
       continue;
@@ -145,13 +155,15 @@ std::string parseArgs(const Args& args, Options& o, bool& help) {
           o.measureArgs.push_back(value);
         } else {
           long v = 0;
-          if (!parseLong(value, v)) return std::string("option -") + c + ": not an integer: '" + value + "'";
-          if (c == 'l') {
+          const long min = c == 'l' ? -kMaxLevel : 0;
+          const long max = c == 'l' ? kMaxLevel : kMaxDepth;
+          if (!parseLong(value, v) || v < min || v > max)
+            return std::string("option -") + c + ": expected an integer from " + std::to_string(min) +
+                   " to " + std::to_string(max) + ", got '" + value.substr(0, 40) + "'";
+          if (c == 'l')
             o.settings.relevanceLevel = static_cast<int>(v);
-          } else {
-            if (v < 0) return "option -M: depth must be >= 0";
+          else
             o.settings.maxDepth = static_cast<std::size_t>(v);
-          }
         }
         break;
       } else {

@@ -116,6 +116,14 @@ bool parseCount(const std::string& text, long min, long max, std::size_t& out) {
   return true;
 }
 
+std::string countRangeError(const std::string& option, std::uint64_t min, std::uint64_t max,
+                            const std::string& text) {
+  // A pasted megabyte of digits is not echoed back whole.
+  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+  return option + ": expected an integer from " + std::to_string(min) + " to " +
+         std::to_string(max) + ", got '" + shown + "'";
+}
+
 bool parseFormatOption(const std::string& name, std::optional<Format>& out) {
   out.reset();
   if (name.empty()) return true;

@@ -58,6 +58,11 @@ bool parseFiniteDouble(const std::string& text, double& out);
 // Parses a whole decimal integer in [min, max]; false on anything else.
 bool parseCount(const std::string& text, long min, long max, std::size_t& out);
 
+// "OPTION: expected an integer from MIN to MAX, got 'TEXT'": the one wording of the usage error
+// of every count option whose value is out of its range (or not a number at all).
+std::string countRangeError(const std::string& option, std::uint64_t min, std::uint64_t max,
+                            const std::string& text);
+
 // Resolves a --format value: empty gives no format (auto-detect); false for an unknown name.
 bool parseFormatOption(const std::string& name, std::optional<core::Format>& out);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
 #include "core/data/dataset.h"
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
@@ -45,10 +46,10 @@ Options:
   --dataset PATH...   files or folders loaded as one dataset (as 'dataset info'); paths may
                       also be given without the option
   --format F          format of every dataset PATH (default: detected)
-  --k K               documents per query (default 100)
+  --k K               documents per query (default 100, at most 100000)
   --out FILE          run file to write (required)
   --tag T             run tag (default: the retriever's name)
-  --threads N         queries in flight at once (default: 4)
+  --threads N         queries in flight at once (default: 4, at most 256)
   --index DIR         bm25: index folder
   --rebuild           bm25: rebuild the index even when it matches the corpus
   --bm25-k1 X         bm25: k1 (default 1.0, Xapian's; Anserini's MS MARCO setting is 0.9)
@@ -56,7 +57,7 @@ Options:
   --field F           es: text field to match, repeatable for multi_match (default "text")
   --id-field F        es: _source field holding the document id (default: the hit's _id)
   --api-key-env VAR   es/http: environment variable holding the key or token (never printed)
-  --timeout-ms N      es/http: per-request timeout (default 30000)
+  --timeout-ms N      es/http: per-request timeout (default 30000, at most 3600000)
   --skip-bad          skip bad dataset records instead of stopping at the first
   -h, --help          this help
 
@@ -80,15 +81,24 @@ bool parseDouble(const std::string& s, double* out) {
   }
 }
 
-bool parseCount(const std::string& s, long long* out) {
+// A whole decimal integer in [min, max].
+bool parseCount(const std::string& s, long long min, long long max, long long* out) {
   try {
     std::size_t used = 0;
-    *out = std::stoll(s, &used);
-    return used == s.size() && *out > 0;
+    const long long v = std::stoll(s, &used);
+    if (used != s.size() || v < min || v > max) return false;
+    *out = v;
+    return true;
   } catch (...) {
     return false;
   }
 }
+
+// Bounds of the count options: beyond them a run is not a retrieval run but a way to exhaust
+// memory (a ranking of 4e9 documents per query) or threads.
+constexpr long long kMaxK = 100'000;
+constexpr long long kMaxThreads = 256;
+constexpr long long kMaxTimeoutMs = 3'600'000;
 
 std::string humanBytes(std::uint64_t b) {
   char buf[32];
@@ -154,13 +164,16 @@ int retrieveCommand(const Args& args) {
       if (!value(&v)) return usageError("--api-key-env needs a variable name");
       keyEnv = v;
     } else if (a == "--k") {
-      if (!value(&v) || !parseCount(v, &k)) return usageError("--k needs a positive integer");
+      if (!value(&v)) return usageError("--k needs a number of documents");
+      if (!parseCount(v, 1, kMaxK, &k)) return usageError(countRangeError(a, 1, kMaxK, v));
     } else if (a == "--threads") {
-      if (!value(&v) || !parseCount(v, &threads))
-        return usageError("--threads needs a positive integer");
+      if (!value(&v)) return usageError("--threads needs a number");
+      if (!parseCount(v, 1, kMaxThreads, &threads))
+        return usageError(countRangeError(a, 1, kMaxThreads, v));
     } else if (a == "--timeout-ms") {
-      if (!value(&v) || !parseCount(v, &timeoutMs))
-        return usageError("--timeout-ms needs a positive integer");
+      if (!value(&v)) return usageError("--timeout-ms needs a number of milliseconds");
+      if (!parseCount(v, 1, kMaxTimeoutMs, &timeoutMs))
+        return usageError(countRangeError(a, 1, kMaxTimeoutMs, v));
     } else if (a == "--bm25-k1") {
       if (!value(&v) || !parseDouble(v, &bm25.k1) || bm25.k1 < 0)
         return usageError("--bm25-k1 needs a number >= 0");

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -77,6 +78,18 @@ ranks; p from Student's t with n-2 df), with percentile bootstrap CIs (B default
 --measure-y takes Y's values from another measure (X and Y may then be the same file).
 )";
 
+// Bounds of the count options (usage errors beyond them). Far above what a test needs (B 10^4
+// gives CI ends to about 0.01 standard errors), far below what exhausts memory or patience.
+constexpr std::uint64_t kMaxResamples = 1'000'000;
+constexpr std::uint64_t kMaxSampleSize = 1'000'000;
+constexpr std::uint64_t kMaxPermutations = 10'000'000;
+constexpr std::uint64_t kMaxThreads = 256;
+constexpr std::uint64_t kMaxHistogramBins = 10'000;
+
+constexpr const char* kLimitsHelp = R"(Counts are bounded: --B 2..1000000, --size 1..1000000, --permutations 1..10000000,
+--histogram 1..10000, --threads 0..256 (0: one per core).
+)";
+
 struct CommonOptions {
   std::vector<std::string> files;
   std::vector<std::string> measures;
@@ -127,11 +140,13 @@ std::string parseCommon(const Args& args, CommonOptions& o) {
       out = args[++i];
       return {};
     };
-    auto number = [&](std::uint64_t& out, std::uint64_t min) -> std::string {
+    // Every count is bounded: a huge --B or --histogram would otherwise end in bad_alloc, a
+    // huge --permutations or --size in a run that never finishes.
+    auto number = [&](std::uint64_t& out, std::uint64_t min, std::uint64_t max) -> std::string {
       std::string text;
       if (auto e = value(text); !e.empty()) return e;
-      if (!parseUnsigned(text, out) || out < min)
-        return a + ": expected an integer >= " + std::to_string(min) + ", got '" + text + "'";
+      if (!parseUnsigned(text, out) || out < min || out > max)
+        return countRangeError(a, min, max, text);
       return {};
     };
     std::string err;
@@ -154,17 +169,17 @@ std::string parseCommon(const Args& args, CommonOptions& o) {
       err = value(q);
       o.qrels = q;
     } else if (a == "--B" || a == "-B" || a == "--resamples") {
-      if ((err = number(u, 2)).empty()) o.resamples = u;
+      if ((err = number(u, 2, kMaxResamples)).empty()) o.resamples = u;
     } else if (a == "--size") {
-      if ((err = number(u, 1)).empty()) o.size = u;
+      if ((err = number(u, 1, kMaxSampleSize)).empty()) o.size = u;
     } else if (a == "--seed") {
-      if ((err = number(u, 0)).empty()) o.seed = u;
+      if ((err = number(u, 0, std::numeric_limits<std::uint64_t>::max())).empty()) o.seed = u;
     } else if (a == "--permutations") {
-      if ((err = number(u, 1)).empty()) o.permutations = u;
+      if ((err = number(u, 1, kMaxPermutations)).empty()) o.permutations = u;
     } else if (a == "--threads") {
-      if ((err = number(u, 0)).empty()) o.threads = static_cast<unsigned>(u);
+      if ((err = number(u, 0, kMaxThreads)).empty()) o.threads = static_cast<unsigned>(u);
     } else if (a == "--histogram") {
-      if ((err = number(u, 1)).empty()) {
+      if ((err = number(u, 1, kMaxHistogramBins)).empty()) {
         o.histogram = true;
         o.histogramBins = u;
       }
@@ -345,11 +360,12 @@ std::string joined(const std::vector<std::string>& v, std::size_t max = 20) {
 int prepare(const Args& args, const char* help, std::size_t minFiles, std::size_t maxFiles,
             CommonOptions& o, std::optional<Inputs>& inputs) {
   if (const std::string err = parseCommon(args, o); !err.empty()) {
-    std::cerr << "ragscope-cli " << args[0] << ": " << err << "\n\n" << help << '\n' << kInputHelp;
+    std::cerr << "ragscope-cli " << args[0] << ": " << err << "\n\n"
+              << help << '\n' << kInputHelp << '\n' << kLimitsHelp;
     return 2;
   }
   if (o.help) {
-    std::cout << help << '\n' << kInputHelp;
+    std::cout << help << '\n' << kInputHelp << '\n' << kLimitsHelp;
     return 0;
   }
   if (o.files.size() < minFiles || o.files.size() > maxFiles) {

@@ -77,7 +77,7 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
   const std::string file = path.string();
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    addDiag(report, options, Severity::Error, file, 0, {}, "cannot open: " + reader.openError());
+    addDiag(report, options, Severity::Error, file, 0, {}, reader.openError());
     report.stopped = true;
     return report;
   }
@@ -85,7 +85,7 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
     addDiag(report, options, Severity::Error, file, line, std::move(field), std::move(problem));
     if (options.onError == OnError::Skip) {
       ++report.skipped;
-      return true;
+      return !report.tooManyErrors(options, file, line);
     }
     report.stopped = true;
     return false;

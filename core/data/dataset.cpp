@@ -11,6 +11,7 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"
@@ -20,6 +21,9 @@ namespace ragscope::core {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr std::string_view kSystemFolder =
+    "is a system folder; ragscope never reads under /proc, /sys or /dev";
 
 struct FormatInfo {
   Format format;
@@ -73,7 +77,10 @@ constexpr std::size_t kSniffBytes = std::size_t{64} << 10;
 std::string readHead(const fs::path& path, bool& whole) {
   std::string buf;
   whole = false;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
+  // Never a device, a FIFO or a /proc file: reading one may block or never end.
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* f = openForReading(path, error, size);
   if (!f) return buf;
   buf.resize(kSniffBytes);
   const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
@@ -299,9 +306,16 @@ class Planner {
   // Adds the jobs for one part; false when the load must stop (OnError::Stop).
   bool plan(const DatasetPart& part, std::vector<Job>& jobs) {
     const fs::path& path = part.path;
+    if (isStdinPath(path)) {
+      // Standard input can be read once: no sniffing, the format must be named.
+      if (!part.format) return error(path, "standard input needs a format; name one of: " + formatList());
+      jobs.push_back({path, *part.format});
+      return true;
+    }
     std::error_code ec;
     if (!fs::exists(path, ec)) return error(path, "does not exist");
     if (isDir(path)) {
+      if (isSystemPath(path)) return error(path, std::string(kSystemFolder));
       const auto own = detectFolder(path);
       if (part.format && (*part.format == Format::Beir || *part.format == Format::Docugami)) {
         jobs.push_back({path, *part.format});
@@ -313,6 +327,7 @@ class Planner {
       }
       return planBundle(path, part.format, jobs);
     }
+    if (auto why = specialFileProblem(path)) return error(path, *why);
     if (part.format) {
       jobs.push_back({path, *part.format});
       return true;
@@ -321,6 +336,7 @@ class Planner {
       jobs.push_back({path, *detected});
       return true;
     }
+    if (auto crOnly = checkLineEnds(path)) return error(path, *crOnly);
     return error(path, "cannot tell the format; name one of: " + formatList());
   }
 
@@ -330,6 +346,7 @@ class Planner {
   bool planBundle(const fs::path& folder, std::optional<Format> only, std::vector<Job>& jobs) {
     std::vector<Job> found;
     std::vector<std::pair<fs::path, std::string>> ignored;
+    std::vector<std::pair<fs::path, std::string>> skipped;  // special files, never read
     std::error_code ec;
     fs::recursive_directory_iterator it(folder, ec), end;
     if (ec) return error(folder, "cannot read folder: " + ec.message());
@@ -341,10 +358,21 @@ class Planner {
         continue;
       }
       if (isDir(p)) {
+        if (isSystemPath(p)) {  // a link into /proc or /sys: never scanned
+          it.disable_recursion_pending();
+          skipped.push_back({p, "is a system folder; skipped"});
+          continue;
+        }
         if (const auto own = detectFolder(p)) {
           it.disable_recursion_pending();
           if (!only || *only == *own) found.push_back({p, *own});
         }
+        continue;
+      }
+      // Devices, FIFOs, sockets and system files (links to /dev/zero, /proc/kmsg) would block
+      // the scan or never end: named and passed over unread.
+      if (auto why = specialFileProblem(p)) {
+        skipped.push_back({p, why->substr(0, why->find("; ")) + "; skipped"});  // what it is
         continue;
       }
       if (!isFile(p)) continue;
@@ -363,6 +391,8 @@ class Planner {
       return ra != rb ? ra < rb : a.path < b.path;
     });
     std::sort(ignored.begin(), ignored.end());
+    std::sort(skipped.begin(), skipped.end());
+    ignored.insert(ignored.begin(), skipped.begin(), skipped.end());
     // Files we pass over are named, so nothing in a bundle is dropped without a word.
     for (const auto& [p, why] : ignored)
       m_report.add({Severity::Warning, p.string(), 0, "", why}, m_options.maxStoredDiagnostics);
@@ -540,13 +570,13 @@ const Query* Dataset::findQuery(std::string_view id) const {
 }
 
 std::optional<Format> detectFormat(const std::filesystem::path& path) {
-  if (isDir(path)) return detectFolder(path);
-  if (!isFile(path)) return std::nullopt;
+  if (isDir(path)) return isSystemPath(path) ? std::nullopt : detectFolder(path);
+  if (!isFile(path) || specialFileProblem(path)) return std::nullopt;
   return detectFile(path);
 }
 
 bool isBundleFolder(const std::filesystem::path& path) {
-  if (!isDir(path) || detectFolder(path)) return false;
+  if (!isDir(path) || isSystemPath(path) || detectFolder(path)) return false;
   std::error_code ec;
   std::size_t seen = 0;
   // Bounded: a huge unrelated folder is not worth sniffing file by file.
@@ -558,7 +588,12 @@ bool isBundleFolder(const std::filesystem::path& path) {
       if (isDir(p)) it.disable_recursion_pending();
       continue;
     }
-    if (isDir(p) ? detectFolder(p).has_value() : (isFile(p) && detectFile(p).has_value()))
+    if (isDir(p) && isSystemPath(p)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (isDir(p) ? detectFolder(p).has_value()
+                 : (isFile(p) && !specialFileProblem(p) && detectFile(p).has_value()))
       return true;
   }
   return false;

@@ -22,6 +22,18 @@ void LoadReport::add(Diagnostic d, std::size_t maxStored) {
     ++unstoredDiagnostics;
 }
 
+bool LoadReport::tooManyErrors(const LoadOptions& options, const std::string& file,
+                               std::uint64_t line) {
+  if (options.maxErrors == 0 || errors < options.maxErrors) return false;
+  // Stored even past maxStoredDiagnostics: it is the one line that says why the file ended.
+  diagnostics.push_back({Severity::Error, file, line, "",
+                         "too many errors (" + std::to_string(options.maxErrors) +
+                             "); stopped reading this file"});
+  ++errors;
+  stopped = true;
+  return true;
+}
+
 void LoadReport::merge(const LoadReport& other, std::size_t maxStored) {
   for (const auto& d : other.diagnostics) {
     if (diagnostics.size() < maxStored)

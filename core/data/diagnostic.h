@@ -35,6 +35,10 @@ struct LoadOptions {
   int maxJsonDepth = 256;
   // Diagnostics beyond this many are counted but not stored.
   std::size_t maxStoredDiagnostics = 10000;
+  // Under OnError::Skip a file with this many errors is not read further ("too many errors"):
+  // a file of garbage (a binary, the wrong format) ends soon instead of producing millions of
+  // diagnostics. 0: no limit.
+  std::size_t maxErrors = 1000;
   ProgressFn progress;
   // Docugami and other PDF corpora: chunking of page text (characters).
   std::size_t chunkSize = 1500;
@@ -56,6 +60,11 @@ struct LoadReport {
 
   void add(Diagnostic d, std::size_t maxStored);
   void merge(const LoadReport& other, std::size_t maxStored);
+
+  // After an error skipped under OnError::Skip: true once the report holds options.maxErrors
+  // errors, after adding "too many errors (N); stopped reading this file" about `file` (at
+  // `line`) and setting `stopped`. The loader then stops reading the file.
+  bool tooManyErrors(const LoadOptions& options, const std::string& file, std::uint64_t line);
 };
 
 template <class T>

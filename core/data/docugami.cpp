@@ -79,7 +79,7 @@ class Reporter {
       return true;
     }
     ++m_report.skipped;
-    return false;
+    return m_report.tooManyErrors(m_options, file, line);
   }
   // An error that ends this file whatever onError says (no header, cannot open).
   void fatal(const std::string& file, std::uint64_t line, std::string field, std::string problem) {
@@ -361,7 +361,7 @@ LoadReport loadDocugami(const fs::path& path, Dataset& into, const LoadOptions& 
 
   CsvReader csv(csvPath, options.maxLineBytes);
   if (!csv.isOpen()) {
-    rep.fatal(file, 0, "", "cannot open: " + csv.openError());
+    rep.fatal(file, 0, "", csv.openError());
     return report;
   }
   std::vector<std::string> header;

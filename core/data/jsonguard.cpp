@@ -50,6 +50,18 @@ JsonErrorPlace describeJsonParseError(std::string_view text, std::uint64_t first
                                       std::size_t byte, std::string_view what,
                                       std::uint64_t firstColumn) {
   JsonErrorPlace place;
+  if (byte == 0) {
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'": find the token.
+    const std::string_view marker = "parsing '";
+    if (const auto at = what.find(marker); at != std::string_view::npos) {
+      const auto start = at + marker.size();
+      const auto end = what.find('\'', start);
+      const std::string_view token = what.substr(start, end == std::string_view::npos ? end : end - start);
+      if (const auto pos = token.empty() ? std::string_view::npos : text.find(token);
+          pos != std::string_view::npos)
+        byte = pos + 1;
+    }
+  }
   const std::size_t upto = std::min(byte > 0 ? byte - 1 : 0, text.size());
   std::size_t lineStart = 0;
   place.line = firstLine;

@@ -81,6 +81,8 @@ struct JsonErrorPlace {
   std::string problem;
 };
 // `firstColumn` is the 1-based column of text[0] on its line (an array element may start mid-line).
+// For nlohmann's other parse exceptions (out_of_range 406: a number beyond a double, such as
+// 1e400) pass byte 0: the place is then that of the number the message quotes.
 JsonErrorPlace describeJsonParseError(std::string_view text, std::uint64_t firstLine,
                                       std::size_t byte, std::string_view what,
                                       std::uint64_t firstColumn = 1);

@@ -84,7 +84,7 @@ class Sink {
     }
     if (m_options.onError == OnError::Skip) {
       ++m_report.skipped;
-      return true;
+      return !m_report.tooManyErrors(m_options, m_file, problems.line());
     }
     m_report.stopped = true;
     return false;
@@ -500,7 +500,7 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
 void streamDocument(Sink& sink, const std::filesystem::path& path, std::string_view arrayKey) {
   StreamSource source(path);
   if (!source.isOpen()) {
-    sink.fatal(0, {}, "cannot open: " + source.openError());
+    sink.fatal(0, {}, source.openError());
     return;
   }
   source.setTokenLimit(sink.options().maxLineBytes);
@@ -527,7 +527,7 @@ void streamDocument(Sink& sink, const std::filesystem::path& path, std::string_v
 void readConcatenated(Sink& sink, const std::filesystem::path& path) {
   ByteSource source(path);
   if (!source.isOpen()) {
-    sink.fatal(0, {}, "cannot open: " + source.openError());
+    sink.fatal(0, {}, source.openError());
     return;
   }
   const std::uint64_t total = source.size();
@@ -614,7 +614,7 @@ void readLines(Sink& sink, const std::filesystem::path& path) {
   const LoadOptions& options = sink.options();
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    sink.fatal(0, {}, "cannot open: " + reader.openError());
+    sink.fatal(0, {}, reader.openError());
     return;
   }
   std::size_t index = 0;
@@ -741,7 +741,9 @@ LoadReport readJsonRecords(const std::filesystem::path& path, const LoadOptions&
                            const JsonRecordFn& fn, JsonLayout layout) {
   LoadReport report;
   Sink sink(options, report, path.string(), fn);
-  if (layout == JsonLayout::Auto) layout = detectLayout(path, options.maxLineBytes);
+  // Standard input can be read only once: it is taken as JSON lines, never sniffed.
+  if (layout == JsonLayout::Auto)
+    layout = isStdinPath(path) ? JsonLayout::Lines : detectLayout(path, options.maxLineBytes);
   switch (layout) {
     case JsonLayout::ConcatenatedObjects:
       readConcatenated(sink, path);

@@ -9,6 +9,34 @@ namespace ragscope::core {
 
 namespace {
 constexpr std::size_t kMinBuffer = std::size_t{1} << 20;
+// How much of a file's start is looked at for CR-only line ends.
+constexpr std::size_t kLineEndSniff = std::size_t{64} << 10;
+}
+
+bool looksCrOnly(std::string_view head) {
+  if (head.find('\n') != std::string_view::npos) return false;
+  const auto cr = head.find('\r');
+  // A CR that ends the text may be the first half of a CRLF cut by the sniff window.
+  return cr != std::string_view::npos && cr + 1 < head.size();
+}
+
+std::string crOnlyProblem(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  return "file uses CR-only line ends (classic Mac); convert them to LF first, e.g. tr '\\r' "
+         "'\\n' < '" + name + "' > '" + name + ".txt'";
+}
+
+std::optional<std::string> checkLineEnds(const std::filesystem::path& path) {
+  if (isStdinPath(path)) return std::nullopt;  // reading it here would consume it
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* file = openForReading(path, error, size);
+  if (!file) return std::nullopt;
+  std::string head(kLineEndSniff, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), file));
+  std::fclose(file);
+  if (looksCrOnly(head)) return crOnlyProblem(path);
+  return std::nullopt;
 }
 
 LineReader::LineReader(const std::filesystem::path& path, std::size_t maxLineBytes)
@@ -17,6 +45,15 @@ LineReader::LineReader(const std::filesystem::path& path, std::size_t maxLineByt
   if (!m_file) return;
   // Starts small and grows (up to one maximal line) only when a long line needs it.
   m_buf.resize(std::min(kMinBuffer, maxLineBytes + 2));
+  // The first block tells CR-only line ends apart: refused, since every line would run into one.
+  refill();
+  if (!std::ferror(m_file) &&
+      looksCrOnly(std::string_view(m_buf.data() + m_begin,
+                                   std::min(m_end - m_begin, kLineEndSniff)))) {
+    m_openError = crOnlyProblem(path);
+    std::fclose(m_file);
+    m_file = nullptr;
+  }
 }
 
 LineReader::~LineReader() {
@@ -51,8 +88,27 @@ bool LineReader::refill() {
   return true;
 }
 
+bool LineReader::discardLine() {
+  for (;;) {
+    const void* nl = std::memchr(m_buf.data() + m_begin, '\n', m_end - m_begin);
+    if (nl) {
+      const std::size_t pos = static_cast<const char*>(nl) - m_buf.data();
+      m_consumed += pos + 1 - m_begin;
+      m_begin = pos + 1;
+      return true;
+    }
+    m_consumed += m_end - m_begin;
+    m_begin = m_end = 0;
+    if (!refill()) return false;
+  }
+}
+
 LineReader::Status LineReader::next(std::string_view& line) {
   if (!m_file) return Status::IoError;
+  if (m_discarding) {
+    m_discarding = false;
+    if (!discardLine()) return std::ferror(m_file) ? Status::IoError : Status::End;
+  }
   std::size_t scanFrom = m_begin;
   for (;;) {
     const char* start = m_buf.data() + scanFrom;
@@ -73,20 +129,10 @@ LineReader::Status LineReader::next(std::string_view& line) {
     }
     std::size_t pending = m_end - m_begin;
     if (pending > m_maxLine) {
-      // Discard the over-long line up to its end without buffering it.
+      // The over-long line is skipped to its end by the next call, never buffered.
       ++m_lineNumber;
-      for (;;) {
-        m_consumed += m_end - m_begin;
-        m_begin = m_end = 0;
-        if (!refill()) return std::ferror(m_file) ? Status::IoError : Status::TooLong;
-        const void* nl2 = std::memchr(m_buf.data(), '\n', m_end);
-        if (nl2) {
-          std::size_t pos = static_cast<const char*>(nl2) - m_buf.data();
-          m_consumed += pos + 1;
-          m_begin = pos + 1;
-          return Status::TooLong;
-        }
-      }
+      m_discarding = true;
+      return Status::TooLong;
     }
     std::size_t scanned = m_end - m_begin;
     if (!refill()) {
@@ -135,7 +181,7 @@ bool recordLineError(LoadReport& report, const LoadOptions& options, const std::
     return true;
   }
   ++report.skipped;
-  return false;
+  return report.tooManyErrors(options, file, at);
 }
 
 }  // namespace ragscope::core

@@ -1,12 +1,15 @@
 #pragma once
 // Streaming line reader for the text formats: fixed-size buffer, UTF-8 BOM skipped, CRLF and a
 // missing final newline handled, and a hard cap on line length so a hostile file cannot make us
-// buffer hundreds of MB. Lines are returned as views valid until the next call.
+// buffer hundreds of MB. Lines are returned as views valid until the next call. A file that is
+// not a regular file, or whose line ends are CR alone (classic Mac: the whole file would read as
+// one line), does not open: openError() says why.
 
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,10 +28,13 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   bool isOpen() const { return m_file != nullptr; }
+  // Why the file did not open, as a whole sentence ("cannot open: No such file or directory",
+  // "is not a regular file (a FIFO (named pipe)); ...", "file uses CR-only line ends ...").
   std::string openError() const { return m_openError; }
 
-  // Next line without its terminator ("\n" or "\r\n"). On TooLong the rest of the line is
-  // skipped, lineNumber() names it, and reading may continue with the next line.
+  // Next line without its terminator ("\n" or "\r\n"). On TooLong lineNumber() names the line,
+  // which is skipped to its end by the next call (so a caller that stops there reads no further),
+  // and reading may continue with the next line.
   Status next(std::string_view& line);
 
   std::uint64_t lineNumber() const { return m_lineNumber; }
@@ -37,6 +43,8 @@ class LineReader {
 
  private:
   bool refill();
+  // Skips the rest of an over-long line; false at the end of the file or on a read error.
+  bool discardLine();
 
   std::FILE* m_file = nullptr;
   std::string m_openError;
@@ -49,26 +57,36 @@ class LineReader {
   std::uint64_t m_fileSize = 0;
   bool m_eof = false;
   bool m_first = true;
+  bool m_discarding = false;  // the rest of an over-long line is still to be skipped
 };
 
+// CR-only line ends (classic Mac OS): `head`, the first bytes of a file, holds a CR followed by
+// more text and no LF at all. Such a file would be read as one long line.
+bool looksCrOnly(std::string_view head);
+// The problem sentence for such a file, naming a command that converts it.
+std::string crOnlyProblem(const std::filesystem::path& path);
+// Reads the first 64 KiB of a regular file and returns crOnlyProblem() when they look CR-only.
+std::optional<std::string> checkLineEnds(const std::filesystem::path& path);
+
 // Records an error about line `at` of a line-based loader's file. Returns true when the load stops
-// there (OnError::Stop); with Skip the line counts as skipped and the caller goes on.
+// there (OnError::Stop, or options.maxErrors reached); with Skip the line counts as skipped and
+// the caller goes on.
 bool recordLineError(LoadReport& report, const LoadOptions& options, const std::string& file,
                      std::uint64_t at, const char* field, std::string problem);
 
 // The read loop of the whitespace-field loaders (qrels, `trec_eval -q` files), so they report
-// files alike: the file not opening (`openPrefix` + the reason) and a read error stop the load, a
+// files alike: the file not opening (LineReader::openError()) and a read error stop the load, a
 // line over options.maxLineBytes is a "line" error, progress is called every 4 MiB (false
 // cancels). Every other line goes to `onLine(at, line)` (`at` 1-based), which returns false to
 // stop.
 template <class OnLine>
 void readLoaderLines(const std::filesystem::path& path, const LoadOptions& options,
-                     LoadReport& report, std::string_view openPrefix, OnLine&& onLine) {
+                     LoadReport& report, OnLine&& onLine) {
   constexpr std::uint64_t kProgressStep = std::uint64_t{4} << 20;
   const std::string file = path.string();
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    report.add({Severity::Error, file, 0, "", std::string(openPrefix) + reader.openError()},
+    report.add({Severity::Error, file, 0, "", reader.openError()},
                options.maxStoredDiagnostics);
     report.stopped = true;
     return;

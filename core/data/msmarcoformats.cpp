@@ -48,7 +48,7 @@ class Sink {
       return false;
     }
     ++m_report.skipped;
-    return true;
+    return !m_report.tooManyErrors(m_options, m_file, line);
   }
 
   // An error that ends the file whatever the policy (cannot open, truncated or broken
@@ -194,7 +194,7 @@ void forEachLine(const std::filesystem::path& path, const LoadOptions& options, 
                  OnLine&& onLine) {
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    sink.fatal(0, "", "cannot open: " + reader.openError());
+    sink.fatal(0, "", reader.openError());
     return;
   }
   if (!sink.progress(0, reader.fileSize(), true)) return;
@@ -271,6 +271,9 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
           j = json::parse(line);
         } catch (const json::parse_error& e) {
           const auto place = describeJsonParseError(line, lineNo, e.byte, e.what());
+          return sink.error(place.line, "record", place.problem);
+        } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
+          const auto place = describeJsonParseError(line, lineNo, 0, e.what());
           return sink.error(place.line, "record", place.problem);
         }
         if (!j.is_object()) return sink.error(lineNo, "record", "expected a JSON object");
@@ -365,7 +368,7 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
   Sink sink(path, options, report);
   JsonArrayReader reader(path, options.maxLineBytes, options.maxJsonDepth);
   if (!reader.isOpen()) {
-    sink.fatal(0, "", "cannot open: " + reader.openError());
+    sink.fatal(0, "", reader.openError());
     return report;
   }
   QueryMerger merger(into);
@@ -382,6 +385,9 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
     } catch (const json::parse_error& e) {
       const auto place =
           describeJsonParseError(element, line, e.byte, e.what(), reader.elementColumn());
+      return sink.error(place.line, at, place.problem);
+    } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
+      const auto place = describeJsonParseError(element, line, 0, e.what(), reader.elementColumn());
       return sink.error(place.line, at, place.problem);
     }
     if (!j.is_object())

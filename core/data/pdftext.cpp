@@ -1,4 +1,5 @@
 #include "core/data/pdftext.h"
+#include "core/data/inputfile.h"
 
 #include <poppler-document.h>
 #include <poppler-global.h>
@@ -124,6 +125,10 @@ PdfText extractPdfText(const std::filesystem::path& path, const PdfTextOptions& 
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     result.error = "not a regular file";
+    return result;
+  }
+  if (auto why = specialFileProblem(path)) {  // a link to /proc or /dev: never handed to poppler
+    result.error = *why;
     return result;
   }
   if (std::filesystem::file_size(path, ec) == 0 && !ec) {

@@ -20,8 +20,9 @@
 
 #include "core/data/inputfile.h"
 #include "core/data/linereader.h"
-#include "core/data/trecid.h"
 #include "core/data/loaders.h"
+#include "core/data/textcheck.h"
+#include "core/data/trecid.h"
 
 namespace ragscope::core {
 
@@ -86,7 +87,16 @@ struct ChunkResult {
 struct RunParseContext {
   OnError onError;
   std::size_t maxLineBytes;
+  std::size_t maxErrors;  // a chunk stops after this many (LoadOptions::maxErrors; 0: no limit)
 };
+
+// Ids are bytes to trec_eval, but JSON and the views show text: an id that is not UTF-8 is named
+// (a warning) so that the U+FFFD it becomes in JSON output is no surprise.
+constexpr std::size_t kMaxUtf8WarningsPerChunk = 100;
+
+std::string utf8Problem(const std::string& why) {
+  return why + "; JSON output shows U+FFFD in its place";
+}
 
 // Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
 void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx,
@@ -95,9 +105,11 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
   const char* p = begin;
   std::uint64_t line = 0;
   std::string_view currentQid;
+  std::size_t errors = 0;
+  std::size_t utf8Warnings = 0;
   auto fail = [&](const char* field, std::string problem) {
     out.diags.push_back({Severity::Error, line, field, std::move(problem)});
-    if (ctx.onError == OnError::Stop) {
+    if (ctx.onError == OnError::Stop || (ctx.maxErrors != 0 && ++errors >= ctx.maxErrors)) {
       out.stopped = true;
       return true;
     }
@@ -163,6 +175,12 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
       out.diags.push_back({Severity::Warning, line, "line",
                            std::to_string(extra) + " extra field(s) after the run tag ignored "
                                                    "(as trec_eval does)"});
+    if (utf8Warnings < kMaxUtf8WarningsPerChunk && checkText(text)) {
+      static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
+      for (int k : {0, 2, 5})
+        if (auto bad = checkText(f[k]); bad && utf8Warnings++ < kMaxUtf8WarningsPerChunk)
+          out.diags.push_back({Severity::Warning, line, names[k], utf8Problem(*bad)});
+    }
     if (out.firstTag.empty()) out.firstTag = f[5];
     if (f[0] != currentQid) {
       if (!out.segments.empty()) out.segments.back().end = out.entries.size();
@@ -188,11 +206,15 @@ class RunAssembler {
       : m_run(run), m_report(report), m_options(options), m_file(std::move(file)) {}
 
   void append(const ChunkResult& chunk, std::uint64_t lineBase) {
-    for (const auto& d : chunk.diags)
+    const bool skip = m_options.onError == OnError::Skip;
+    for (const auto& d : chunk.diags) {
       m_report.add({d.severity, m_file, lineBase + d.line, d.field, d.problem},
                    m_options.maxStoredDiagnostics);
+      if (!skip || d.severity != Severity::Error) continue;
+      ++m_report.skipped;
+      if (m_report.tooManyErrors(m_options, m_file, lineBase + d.line)) break;
+    }
     m_report.records += chunk.records;
-    m_report.skipped += chunk.skipped;
     if (chunk.stopped) m_report.stopped = true;
     if (m_run.tag.empty() && !chunk.firstTag.empty()) m_run.tag = std::string(chunk.firstTag);
     const auto base = static_cast<std::uint32_t>(lineBase);
@@ -238,12 +260,12 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   std::uint64_t total = 0;
   std::FILE* fp = openForReading(path, openError, total);
   if (!fp) {
-    report.add({Severity::Error, file, 0, "", "cannot open: " + openError}, options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, "", openError}, options.maxStoredDiagnostics);
     report.stopped = true;
     return result;
   }
 
-  const RunParseContext ctx{options.onError, options.maxLineBytes};
+  const RunParseContext ctx{options.onError, options.maxLineBytes, options.maxErrors};
   RunAssembler assembler(run, report, options, file);
   StringArena helperArena;  // the second parser thread's docnos; adopted by the run at the end
   ChunkResult first, second;
@@ -255,6 +277,7 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   bool eof = false;
   bool firstRead = true;
   bool discarding = false;       // skipping the rest of an over-long line
+  bool lineEndsChecked = false;  // the first block was looked at for CR-only line ends
 
   auto parseAndAppend = [&](const char* b, const char* e) {
     const std::size_t size = static_cast<std::size_t>(e - b);
@@ -305,6 +328,16 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
       }
       have += n;
       if (!eof && have < buf.size()) continue;  // short read: fill the block first
+    }
+    if (!lineEndsChecked) {
+      lineEndsChecked = true;
+      constexpr std::size_t kSniff = std::size_t{64} << 10;
+      if (looksCrOnly(std::string_view(buf.data(), std::min(have, kSniff)))) {
+        // Read as is, the whole file would be one line: one query, and a wrong answer.
+        report.add({Severity::Error, file, 0, "", crOnlyProblem(path)}, options.maxStoredDiagnostics);
+        report.stopped = true;
+        break;
+      }
     }
     if (discarding) {
       const char* nl = static_cast<const char*>(std::memchr(buf.data(), '\n', have));
@@ -385,7 +418,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
     return recordLineError(report, options, file, at, field, std::move(problem));
   };
-  readLoaderLines(path, options, report, "cannot open: ", [&](std::uint64_t at,
+  readLoaderLines(path, options, report, [&](std::uint64_t at,
                                                                std::string_view line) {
     if (line.find('\0') != std::string_view::npos)
       return !fail(at, "line", "contains a NUL byte (binary data?)");
@@ -430,6 +463,11 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
                        printable(fields[0]) + "' (lines " + std::to_string(it->second) + " and " +
                        std::to_string(at) + ")");
     }
+    for (int k : {0, 2})
+      if (auto bad = checkText(fields[k]))
+        report.add({Severity::Warning, file, at, k == 0 ? "qid" : "docno",
+                    *bad + "; JSON output shows U+FFFD in its place"},
+                   options.maxStoredDiagnostics);
     auto& judgments = qrels.byQuery[std::string(fields[0])];
     judgments.push_back(Judgment{decodeTrecId(fields[2]), static_cast<int>(rel), at});
     ++report.records;
@@ -438,8 +476,79 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   return result;
 }
 
+void checkRunDocnos(Run& run, LoadReport& report, const LoadOptions& options) {
+  struct Repeat {
+    std::uint64_t line;
+    std::uint64_t firstLine;
+    std::size_t ranking;
+    std::size_t entry;
+  };
+  std::vector<Repeat> repeats;
+  // Per ranking, an open-addressing table of entry indices (reused, no allocation per entry): a
+  // hash map of views cost a third of the load time of a 2M-line run.
+  constexpr std::uint32_t kEmpty = 0xffffffffu;
+  std::vector<std::uint32_t> slots;
+  const std::hash<std::string_view> hash;
+  for (std::size_t r = 0; r < run.rankings.size(); ++r) {
+    const auto& entries = run.rankings[r].entries;
+    std::size_t capacity = 16;
+    while (capacity < 2 * entries.size()) capacity *= 2;
+    slots.assign(capacity, kEmpty);
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      const std::string_view doc = entries[k].docId();
+      for (std::size_t at = hash(doc) & (capacity - 1);; at = (at + 1) & (capacity - 1)) {
+        if (slots[at] == kEmpty) {
+          slots[at] = static_cast<std::uint32_t>(k);
+          break;
+        }
+        const RunEntry& first = entries[slots[at]];
+        if (first.docId() == doc) {
+          repeats.push_back({entries[k].line, first.line, r, k});
+          break;
+        }
+      }
+    }
+  }
+  if (repeats.empty()) return;
+  std::sort(repeats.begin(), repeats.end(),
+            [](const Repeat& a, const Repeat& b) { return a.line < b.line; });
+  std::vector<std::vector<std::size_t>> drop(run.rankings.size());
+  for (const Repeat& rep : repeats) {
+    const Ranking& ranking = run.rankings[rep.ranking];
+    // The words of eval's evaluator (core/metrics/retrievalevaluator.cpp), so both agree.
+    report.add({Severity::Error, run.source, rep.line, "docno",
+                "'" + std::string(ranking.entries[rep.entry].docId()) +
+                    "' retrieved twice for query '" + ranking.queryId + "' (lines " +
+                    std::to_string(rep.firstLine) + " and " + std::to_string(rep.line) + ")"},
+               options.maxStoredDiagnostics);
+    if (options.onError == OnError::Stop) {
+      report.stopped = true;
+      return;
+    }
+    ++report.skipped;
+    drop[rep.ranking].push_back(rep.entry);
+    if (report.tooManyErrors(options, run.source, rep.line)) return;
+  }
+  for (std::size_t r = 0; r < drop.size(); ++r) {
+    if (drop[r].empty()) continue;
+    std::sort(drop[r].begin(), drop[r].end());
+    auto& entries = run.rankings[r].entries;
+    std::size_t out = 0, d = 0;
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      if (d < drop[r].size() && drop[r][d] == k) {
+        ++d;
+        continue;
+      }
+      entries[out++] = entries[k];
+    }
+    entries.resize(out);
+    report.records -= std::min<std::uint64_t>(report.records, drop[r].size());
+  }
+}
+
 LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
   auto loaded = readTrecRun(path, options);
+  if (loaded.report.ok()) checkRunDocnos(loaded.value, loaded.report, options);
   if (loaded.report.ok()) into.runs.push_back(std::move(loaded.value));
   return std::move(loaded.report);
 }

@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/data/linereader.h"
+#include "core/data/textcheck.h"
 
 namespace ragscope::core::stats {
 
@@ -38,7 +40,8 @@ Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const L
     return recordLineError(report, options, file, at, field, std::move(problem));
   };
   std::vector<std::string_view> fields;
-  readLoaderLines(path, options, report, "", [&](std::uint64_t at, std::string_view line) {
+  std::set<std::pair<std::string, std::string>> notUtf8;  // (field, text) already warned about
+  readLoaderLines(path, options, report, [&](std::uint64_t at, std::string_view line) {
     splitWhitespace(line, fields);
     if (fields.empty() || fields[0].front() == '#') return true;
     if (fields.size() != 3) {
@@ -55,6 +58,12 @@ Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const L
     if (!parseDouble(fields[2], value)) return !fail(at, "value", "not a number: " + shown(fields[2]));
     if (!std::isfinite(value))
       return !fail(at, "value", "not a finite number: " + shown(fields[2]));
+    // Named (once per distinct id) so the U+FFFD these bytes become in JSON is no surprise.
+    for (const auto& [field, text] : {std::pair{"measure", measure}, std::pair{"qid", qid}})
+      if (auto bad = checkText(text); bad && notUtf8.emplace(field, text).second)
+        report.add({Severity::Warning, file, at, field,
+                    *bad + "; JSON output shows U+FFFD in its place"},
+                   options.maxStoredDiagnostics);
     auto& perQuery = result.value[std::string(measure)];
     auto [it, inserted] = perQuery.try_emplace(std::string(qid), value);
     if (!inserted) {

@@ -1,6 +1,8 @@
 #include "core/store/project.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -8,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/util/atomicfile.h"
 
@@ -95,23 +98,28 @@ bool readWholeFile(const fs::path& file, std::string& out, Checker& check) {
     check.error({}, "is a folder, not a project file");
     return false;
   }
-  const auto size = fs::file_size(file, ec);
-  if (!ec && size > kMaxProjectBytes) {
+  // Refuses devices, FIFOs and /proc files (which never end or block) before reading a byte.
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* in = openForReading(file, error, size);
+  if (!in) {
+    check.error({}, error);
+    return false;
+  }
+  if (size > kMaxProjectBytes) {
+    std::fclose(in);
     check.error({}, "too large for a project file (" + std::to_string(size) + " bytes)");
     return false;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    check.error({}, "cannot open: " + errnoText(errno));
+  out.assign(static_cast<std::size_t>(size), '\0');
+  out.resize(std::fread(out.data(), 1, out.size(), in));
+  const bool failed = std::ferror(in) != 0;
+  const int err = errno;
+  std::fclose(in);
+  if (failed) {
+    check.error({}, "read error: " + errnoText(err));
     return false;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    check.error({}, "read error: " + errnoText(errno));
-    return false;
-  }
-  out = std::move(buffer).str();
   // A UTF-8 BOM is common from Windows editors; the JSON parser would reject it.
   if (out.size() >= 3 && static_cast<unsigned char>(out[0]) == 0xEF &&
       static_cast<unsigned char>(out[1]) == 0xBB && static_cast<unsigned char>(out[2]) == 0xBF)
@@ -216,6 +224,47 @@ fs::path Project::resolve(const std::string& path) const {
   return (file.parent_path() / p).lexically_normal();
 }
 
+PartCheck Project::checkPart(const std::string& path) const {
+  PartCheck out;
+  const fs::path where = resolve(path);
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(where, ec);
+  out.resolved = fs::weakly_canonical(ec ? where : absolute, ec);
+  if (ec) out.resolved = absolute.lexically_normal();
+  if (fs::is_directory(where, ec)) {
+    if (isSystemPath(where)) {
+      out.place = PartPlace::Special;
+      out.problem = "is a system folder; ragscope never reads under /proc, /sys or /dev";
+      return out;
+    }
+  } else if (auto why = specialFileProblem(where)) {
+    out.place = PartPlace::Special;
+    out.problem = *why;
+    return out;
+  } else if (isSystemPath(where)) {  // not there (yet): still never read
+    out.place = PartPlace::Special;
+    out.problem = "is under /proc, /sys or /dev; ragscope never reads there";
+    return out;
+  }
+  // The folder as the file system has it, so a symlink inside it that leads out counts as out.
+  const fs::path base = file.empty() ? fs::current_path(ec) : file.parent_path();
+  fs::path folder = fs::weakly_canonical(fs::absolute(base, ec), ec);
+  if (ec) folder = fs::absolute(base).lexically_normal();
+  const auto [f, r] = std::mismatch(folder.begin(), folder.end(), out.resolved.begin(),
+                                    out.resolved.end());
+  out.place = f == folder.end() ? PartPlace::Inside : PartPlace::Outside;
+  return out;
+}
+
+std::vector<fs::path> Project::outsideParts(const ProjectDataset& ds) const {
+  std::vector<fs::path> out;
+  for (const auto& part : ds.parts) {
+    PartCheck check = checkPart(part.path);
+    if (check.place == PartPlace::Outside) out.push_back(std::move(check.resolved));
+  }
+  return out;
+}
+
 std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadReport& report) const {
   // Name the dataset by its index when it belongs to this project, so the message points at the
   // field in the file.
@@ -243,6 +292,13 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
         continue;
       }
     }
+    const PartCheck where = checkPart(part.path);
+    if (where.place == PartPlace::Special) {
+      report.add({Severity::Error, fileName, 0, field + ".path",
+                  "not read: " + path.string() + " " + where.problem},
+                 maxStored);
+      continue;
+    }
     // A missing file is reported against the project field that names it, which tells the user
     // what to fix better than a loader's "cannot open" would.
     std::error_code ec;
@@ -251,6 +307,10 @@ std::vector<DatasetPart> Project::datasetParts(const ProjectDataset& ds, LoadRep
                  maxStored);
       continue;
     }
+    if (where.place == PartPlace::Outside)
+      report.add({Severity::Warning, fileName, 0, field + ".path",
+                  "outside the project folder: " + where.resolved.string()},
+                 maxStored);
     // No format named: left empty, so loadDataset() detects it (and treats folders as bundles).
     out.push_back(DatasetPart{path, format});
   }
@@ -306,6 +366,11 @@ Loaded<Project> readProject(const fs::path& file) {
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix: the user needs the sentence.
     if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
     check.error({}, "invalid JSON: " + what, lineOfByte(text, at));
+    return result;
+  } catch (const json::exception& e) {
+    // out_of_range 406: a number beyond a double ("1e400"), placed at the number it quotes.
+    const auto place = describeJsonParseError(text, 1, 0, e.what());
+    check.error({}, place.problem, place.line);
     return result;
   }
 

@@ -24,6 +24,18 @@ struct ProjectDataset {
   std::vector<Part> parts;
 };
 
+// Where a part's path leads, symlinks resolved: inside the project's folder, outside it (read only
+// when the user agrees: a project from someone else must not make ragscope read /etc/passwd or
+// ~/.ssh), or to a special file that is never read (a device, FIFO or socket, or anything under
+// /proc, /sys or /dev).
+enum class PartPlace { Inside, Outside, Special };
+
+struct PartCheck {
+  std::filesystem::path resolved;  // absolute, symlinks resolved as far as the path exists
+  PartPlace place = PartPlace::Inside;
+  std::string problem;  // Special: why it is not read ("is not a regular file (a FIFO ...)")
+};
+
 struct Project {
   static constexpr int kVersion = 1;
   int version = kVersion;
@@ -38,7 +50,15 @@ struct Project {
   // Resolves a part's (or run store's) path against the project file's folder.
   std::filesystem::path resolve(const ProjectDataset::Part& part) const;
   std::filesystem::path resolve(const std::string& path) const;
-  // DatasetParts for loadDataset(); an unknown format name is reported in `report`.
+  // Where `path` (a part's or run store's path as written in the file) leads.
+  PartCheck checkPart(const std::string& path) const;
+  // The resolved paths of `ds`'s parts outside the project's folder, in part order (special files
+  // are not listed: they are never read).
+  std::vector<std::filesystem::path> outsideParts(const ProjectDataset& ds) const;
+  // DatasetParts for loadDataset(). Reported in `report`: an unknown format name or a missing
+  // file (errors; the part is left out), a special file (an error "not read: ..."; left out) and
+  // a part outside the project's folder (a warning "outside the project folder: <resolved>"; the
+  // part is kept, the caller decides whether to read it: see outsideParts()).
   std::vector<DatasetPart> datasetParts(const ProjectDataset& ds, LoadReport& report) const;
   // Adds a dataset, replacing one of the same name (saving the same bundle twice keeps one entry).
   void putDataset(ProjectDataset dataset);
