@@ -7,6 +7,7 @@
 #include "core/eval/job.h"
 #include "core/eval/projectruns.h"
 #include "core/eval/runengine.h"
+#include "core/export/json.h"
 #include "core/eval/storedscores.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/httpprovider.h"
@@ -239,6 +240,7 @@ class TestEngine : public QObject {
   Q_OBJECT
 
  private slots:
+  void invalidUtf8InRecordsIsStored();
   void sha256_data();
   void sha256();
   void prompts();
@@ -892,6 +894,25 @@ void TestEngine::crashAndResume() {
   QCOMPARE(s2.counts().fromCache, std::size_t(n));
   server.terminate();
   server.waitForFinished(5000);
+}
+
+void TestEngine::invalidUtf8InRecordsIsStored() {
+  // Issue 12, item 2 (write side): a run file path or query text with a 0xFF byte ends up in the
+  // run record and in prompts; writing them once aborted with nlohmann's type_error 316.
+  QTemporaryDir dir;
+  store::RunRecord record;
+  record.kind = "generate";
+  record.settings = {{"run", {{"path", std::string("/data/r\xff.trec")}}}, {"k", 5}};
+  record.endpoint = {{"name", std::string("gen\xfe")}};
+  store::RunStore s;
+  std::string err;
+  QVERIFY2(s.create(dir.filePath("u.db").toStdString(), record, &err), err.c_str());
+  llm::LlmRequest request;
+  request.messages.push_back({"user", std::string("question \xff?")});
+  QVERIFY2(s.addItems({{"gen:q\xff", "generate", exporting::jsonText(llm::toJson(request))}}, &err), err.c_str());
+  const auto back = s.run();
+  QCOMPARE(back.settings["run"]["path"].get<std::string>(), std::string("/data/r\xef\xbf\xbd.trec"));
+  QCOMPARE(s.items().size(), std::size_t(1));
 }
 
 void TestEngine::brokenStoresAreRefused_data() {

@@ -1,4 +1,5 @@
 #include "core/eval/e2ejob.h"
+#include "core/export/json.h"
 
 #include <cmath>
 #include <limits>
@@ -24,7 +25,7 @@ E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::stri
     const std::string prompt = llm::renderTemplate(
         templateText, {{"question", q.text}, {"documents", llm::formatPassages(plan.top.lists[i].texts)}});
     plan.items.push_back(
-        {e2eItemKey(q.id), std::string(kE2eJobKind), llm::toJson(chatRequest(prompt)).dump()});
+        {e2eItemKey(q.id), std::string(kE2eJobKind), exporting::jsonText(llm::toJson(chatRequest(prompt)))});
   }
   return plan;
 }

@@ -1,4 +1,5 @@
 #include "core/eval/eragjob.h"
+#include "core/export/json.h"
 
 #include <cmath>
 #include <unordered_map>
@@ -93,7 +94,7 @@ EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k, std::st
       const std::string prompt = llm::renderTemplate(
           templateText, {{"question", q.text}, {"documents", llm::formatPassages({list.texts[j]})}});
       plan.items.push_back({eragItemKey(q.id, j + 1, list.docIds[j]), std::string(kEragJobKind),
-                            llm::toJson(chatRequest(prompt)).dump()});
+                            exporting::jsonText(llm::toJson(chatRequest(prompt)))});
     }
   }
   return plan;

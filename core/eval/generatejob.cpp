@@ -1,4 +1,5 @@
 #include "core/eval/generatejob.h"
+#include "core/export/json.h"
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -34,7 +35,7 @@ GeneratePlan planGenerate(const Dataset& dataset, const Run* run, std::size_t k,
     const std::string prompt = llm::renderTemplate(
         templateText, {{"question", q.text}, {"documents", llm::formatPassages(passages)}});
     plan.items.push_back({std::string(kGenerateKeyPrefix) + q.id, "generate",
-                          llm::toJson(chatRequest(prompt)).dump()});
+                          exporting::jsonText(llm::toJson(chatRequest(prompt)))});
   }
   return plan;
 }

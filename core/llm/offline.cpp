@@ -1,4 +1,5 @@
 #include "core/llm/offline.h"
+#include "core/export/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -429,7 +430,7 @@ class OfflineProvider final : public WorkerProvider {
     return "offline/" + std::string(offlineRoleName(m_role)) + "/v1";
   }
   std::string requestBody(const LlmRequest& request) const override {
-    return toJson(request).dump();
+    return exporting::jsonText(toJson(request));
   }
 
   bool isHeuristic() const override { return true; }

@@ -1,4 +1,5 @@
 #include "core/llm/responsecache.h"
+#include "core/export/json.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -102,7 +103,7 @@ std::optional<LlmResponse> ResponseCache::lookup(const std::string& key) {
 bool ResponseCache::store(const std::string& key, std::string_view identity,
                           const LlmResponse& response) {
   if (response.status != CallStatus::Ok) return false;
-  const std::string body = responseToJson(response).dump();
+  const std::string body = exporting::jsonText(responseToJson(response));
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();

@@ -1,4 +1,5 @@
 #include "core/store/runstore.h"
+#include "core/export/json.h"
 
 #include <sqlite3.h>
 
@@ -113,10 +114,10 @@ bool RunStore::create(const std::filesystem::path& path, RunRecord record, std::
       "INSERT INTO run(id, kind, settings, template_text, template_hash, endpoint, status, "
       "created, updated) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)");
   st.bind(1, record.kind)
-      .bind(2, record.settings.dump())
+      .bind(2, exporting::jsonText(record.settings))
       .bind(3, record.templateText)
       .bind(4, record.templateHash)
-      .bind(5, record.endpoint.dump())
+      .bind(5, exporting::jsonText(record.endpoint))
       .bind(6, record.status)
       .bind(7, record.created)
       .bind(8, record.updated);
@@ -381,7 +382,7 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
       if (r.extra.is_null()) {
         m_insertResult.bindNull(3);
       } else {
-        m_insertResult.bind(3, r.extra.dump());
+        m_insertResult.bind(3, exporting::jsonText(r.extra));
       }
       m_insertResult.bind(4, r.usage.promptTokens)
           .bind(5, r.usage.completionTokens)
