@@ -1,7 +1,7 @@
 // Docugami KG-RAG qna_data.csv (core/data/docugami.cpp: loadDocugami, through core/data/csvreader):
 // RFC 4180 records `Question,Source Docs,Question Type,Source Chunk Type,Answer` with multi-line
 // quoted answers. Loaded without a docs/ folder: the PDF text extraction is poppler's, not ours.
-// max_len: 65536
+// max_len: 16384
 // seed: data/docugami/KG-RAG-datasets/sec-10-q/data/v1/qna_data.csv
 // seed: data/docugami/KG-RAG-datasets/sec-10-q/data/v1/qna_data_mini.csv
 // seed: data/docugami/KG-RAG-datasets/sec-10-q/data/raw_questions

@@ -1,6 +1,6 @@
 // KILT task files (core/data/kiltformat.cpp: loadKilt): JSONL `{"id", "input", "output": [...]}`,
 // or a stream of pretty-printed objects (guess3_1.json).
-// max_len: 65536
+// max_len: 32768
 // dict: json
 // seed: data/kilt/hf_dummy_data
 // seed: data/kilt/tests/test_data

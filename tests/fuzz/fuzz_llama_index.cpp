@@ -1,7 +1,7 @@
 // llama-index LabelledRagDataset JSON (core/data/ragformats.cpp: loadLlamaRagDataset):
 // `{"examples": [{"query", "reference_contexts", "reference_answer", ...}]}`. The shared data has
 // no rag_dataset.json (an LFS pointer upstream), so the seed is written from its documented shape.
-// max_len: 65536
+// max_len: 32768
 // dict: json
 // seed: tests/fuzz/seeds/llama_index
 

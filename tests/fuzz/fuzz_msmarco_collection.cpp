@@ -1,5 +1,5 @@
 // MS MARCO collection.tsv (core/data/msmarcoformats.cpp: loadMsmarcoCollection): `pid<TAB>text`.
-// max_len: 65536
+// max_len: 16384
 // seed: data/msmarco_trecdl/collection_subset
 // seed: resources/demo/collection.tsv
 

@@ -1,6 +1,6 @@
 // Generic RAG JSONL (core/data/ragformats.cpp: loadRagJsonl): one example per line
 // `{"id", "question", "contexts", "answer", "gold" ...}`.
-// max_len: 65536
+// max_len: 32768
 // dict: json
 // seed: resources/demo/rag-examples.jsonl
 // seed: data/kilt/tests/test_data

@@ -1,6 +1,6 @@
 // RAGChecker input/output JSON (core/data/ragformats.cpp: loadRagChecker):
 // `{"results": [{"query_id", "query", "gt_answer", "response", "retrieved_context": [...]}]}`.
-// max_len: 65536
+// max_len: 32768
 // dict: json
 // seed: data/ragchecker/examples
 // seed: data/ragchecker/data/meta_evaluation/baseline_ragchecker.json

@@ -1,6 +1,6 @@
 // rank_llm retrieve_results JSON (core/data/msmarcoformats.cpp: loadRankLlmJson):
 // `[{"query": ..., "hits": [{"content", "qid", "docid", "rank", "score"}]}]`.
-// max_len: 65536
+// max_len: 32768
 // dict: json
 // seed: data/msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl19.json
 // seed: data/msmarco_trecdl/runs/rank_llm/BM25/retrieve_results_dl20.json

@@ -1,5 +1,5 @@
 // Topics TSV (core/data/msmarcoformats.cpp: loadTopicsTsv): `qid<TAB>query`.
-// max_len: 32768
+// max_len: 16384
 // seed: data/msmarco_trecdl/topics
 // seed: resources/demo/topics.tsv
 

@@ -1,6 +1,6 @@
 // `trec_eval -q` output files (core/stats/perqueryfile.cpp: loadPerQueryFile):
 // `measure<TAB>qid<TAB>value`, read by the statistics commands.
-// max_len: 65536
+// max_len: 16384
 // seed: data/trec_eval/test
 
 #include "core/stats/perqueryfile.h"

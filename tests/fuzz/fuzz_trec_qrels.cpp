@@ -1,5 +1,5 @@
 // TREC qrels (core/data/trecformat.cpp: readTrecQrels): `qid iter docno rel`.
-// max_len: 65536
+// max_len: 16384
 // seed: data/msmarco_trecdl/qrels
 // seed: data/trec_eval/test/qrels.test
 // seed: data/trec_eval/test/qrels.rel_level

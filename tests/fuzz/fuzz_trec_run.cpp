@@ -1,5 +1,5 @@
 // TREC run files (core/data/trecformat.cpp: readTrecRun): `qid Q0 docno rank score tag`.
-// max_len: 65536
+// max_len: 16384
 // seed: data/msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt
 // seed: data/msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt
 // seed: data/trec_eval/test/results.test

@@ -76,7 +76,7 @@ void removeScratch(const fs::path& relative) {
 core::LoadOptions loadOptions() {
   core::LoadOptions options;
   options.onError = core::OnError::Skip;
-  options.maxLineBytes = 64 << 10;
+  options.maxLineBytes = 16 << 10;
   options.maxStoredDiagnostics = 64;
   return options;
 }
