@@ -194,6 +194,11 @@ void TestLlmTransport::parseChat_data() {
                                 << "missing choices[0].message.content" << 0 << 0;
   QTest::newRow("not object") << "[1,2]" << false << "reply is not a JSON object" << 0 << 0;
   QTest::newRow("too deep") << QString(200, '[') << false << "JSON nested deeper" << 0 << 0;
+  // Found by fuzz_openai_reply: a count beyond int64 was converted with undefined behaviour
+  // (INT64_MIN tokens on x86). Counts no int64 holds are ignored like negative ones.
+  QTest::newRow("huge usage") << R"({"choices":[{"message":{"content":"x"}}],)"
+                                 R"("usage":{"prompt_tokens":1e24,"completion_tokens":9223372036854775808}})"
+                              << true << "x" << 0 << 0;
 }
 
 void TestLlmTransport::parseChat() {
@@ -226,6 +231,12 @@ void TestLlmTransport::parseEmbeddings() {
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]})", 2).ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":["x"]}]})", 1).ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":5,"embedding":[1]}]})", 1).ok);
+  // Found by fuzz_openai_reply (the input it saved, abridged): total_tokens beyond int64.
+  auto huge = parseEmbeddingsReply(
+      R"({"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_dokens":13,"total_tokens":1111111111111111111111112}})", 1);
+  QVERIFY2(huge.ok, huge.error.c_str());
+  QVERIFY(!huge.hasUsage);
+  QCOMPARE(huge.promptTokens, std::int64_t(0));
 }
 
 void TestLlmTransport::parseRerank() {
@@ -243,6 +254,12 @@ void TestLlmTransport::parseRerank() {
   QVERIFY(!parseRerankReply(R"({"results":[{"index":3,"relevance_score":1}]})", 3).ok);
   QVERIFY(!parseRerankReply(R"({"results":[{"index":0}]})", 3).ok);
   QVERIFY(!parseRerankReply(R"({"foo":1})", 3).ok);
+  // Billed units beyond int64 are not a (negative) token count.
+  auto huge = parseRerankReply(
+      R"({"results":[{"index":0,"relevance_score":1}],"meta":{"billed_units":{"search_units":18446744073709551615}}})", 1);
+  QVERIFY2(huge.ok, huge.error.c_str());
+  QVERIFY(!huge.hasUsage);
+  QCOMPARE(huge.promptTokens, std::int64_t(0));
 }
 
 void TestLlmTransport::errorExcerptRedacts() {
