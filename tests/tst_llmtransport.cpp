@@ -644,11 +644,20 @@ void TestLlmTransport::requestsPerMinute() {
   // 20 at once, then 30 more at 20/s: at least 1.5 s.
   QVERIFY2(seconds >= 1.45, qPrintable(QString::number(seconds)));
   // Any window of W seconds saw at most burst + W * rate arrivals (+1 for the window edge).
+  // The server stamps a request when one of its workers picks it up; under TSan (scripts/sanitize
+  // tsan) its handlers run many times slower, the burst queues there, and the next paced requests
+  // are stamped right behind it. The limiter is checked strictly in the other builds; under TSan
+  // the edge allows for that queue.
+#if defined(__SANITIZE_THREAD__)
+  constexpr double kEdge = 6;
+#else
+  constexpr double kEdge = 1;
+#endif
   const auto log = server.log();
   for (std::size_t i = 0; i < log.size(); ++i) {
     for (std::size_t j = i; j < log.size(); ++j) {
       const double w = (log[j].startMs - log[i].startMs) / 1000.0;
-      const double allowed = 20 + w * 20 + 1;
+      const double allowed = 20 + w * 20 + kEdge;
       QVERIFY2(double(j - i + 1) <= allowed, qPrintable(QStringLiteral("%1 requests in %2 s").arg(j - i + 1).arg(w)));
     }
   }
