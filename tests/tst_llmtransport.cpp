@@ -198,6 +198,11 @@ void TestLlmTransport::parseChat_data() {
                                 << "missing choices[0].message.content" << 0 << 0;
   QTest::newRow("not object") << "[1,2]" << false << "reply is not a JSON object" << 0 << 0;
   QTest::newRow("too deep") << QString(200, '[') << false << "JSON nested deeper" << 0 << 0;
+  // Found by fuzz_openai_reply: a count beyond int64 was converted with undefined behaviour
+  // (INT64_MIN tokens on x86). Counts no int64 holds are ignored like negative ones.
+  QTest::newRow("huge usage") << R"({"choices":[{"message":{"content":"x"}}],)"
+                                 R"("usage":{"prompt_tokens":1e24,"completion_tokens":9223372036854775808}})"
+                              << true << "x" << 0 << 0;
 }
 
 void TestLlmTransport::parseChat() {
@@ -230,6 +235,12 @@ void TestLlmTransport::parseEmbeddings() {
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]})", 2).ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":["x"]}]})", 1).ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":5,"embedding":[1]}]})", 1).ok);
+  // Found by fuzz_openai_reply (the input it saved, abridged): total_tokens beyond int64.
+  auto huge = parseEmbeddingsReply(
+      R"({"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_dokens":13,"total_tokens":1111111111111111111111112}})", 1);
+  QVERIFY2(huge.ok, huge.error.c_str());
+  QVERIFY(!huge.hasUsage);
+  QCOMPARE(huge.promptTokens, std::int64_t(0));
 }
 
 void TestLlmTransport::parseRerank() {
@@ -247,6 +258,12 @@ void TestLlmTransport::parseRerank() {
   QVERIFY(!parseRerankReply(R"({"results":[{"index":3,"relevance_score":1}]})", 3).ok);
   QVERIFY(!parseRerankReply(R"({"results":[{"index":0}]})", 3).ok);
   QVERIFY(!parseRerankReply(R"({"foo":1})", 3).ok);
+  // Billed units beyond int64 are not a (negative) token count.
+  auto huge = parseRerankReply(
+      R"({"results":[{"index":0,"relevance_score":1}],"meta":{"billed_units":{"search_units":18446744073709551615}}})", 1);
+  QVERIFY2(huge.ok, huge.error.c_str());
+  QVERIFY(!huge.hasUsage);
+  QCOMPARE(huge.promptTokens, std::int64_t(0));
 }
 
 void TestLlmTransport::errorExcerptRedacts() {
@@ -686,11 +703,20 @@ void TestLlmTransport::requestsPerMinute() {
   // 20 at once, then 30 more at 20/s: at least 1.5 s.
   QVERIFY2(seconds >= 1.45, qPrintable(QString::number(seconds)));
   // Any window of W seconds saw at most burst + W * rate arrivals (+1 for the window edge).
+  // The server stamps a request when one of its workers picks it up; under TSan (scripts/sanitize
+  // tsan) its handlers run many times slower, the burst queues there, and the next paced requests
+  // are stamped right behind it. The limiter is checked strictly in the other builds; under TSan
+  // the edge allows for that queue.
+#if defined(__SANITIZE_THREAD__)
+  constexpr double kEdge = 6;
+#else
+  constexpr double kEdge = 1;
+#endif
   const auto log = server.log();
   for (std::size_t i = 0; i < log.size(); ++i) {
     for (std::size_t j = i; j < log.size(); ++j) {
       const double w = (log[j].startMs - log[i].startMs) / 1000.0;
-      const double allowed = 20 + w * 20 + 1;
+      const double allowed = 20 + w * 20 + kEdge;
       QVERIFY2(double(j - i + 1) <= allowed, qPrintable(QStringLiteral("%1 requests in %2 s").arg(j - i + 1).arg(w)));
     }
   }

@@ -50,7 +50,9 @@ void readUsage(const json& j, ParsedReply& out) {
     auto f = it->find(key);
     if (f == it->end() || !f->is_number()) return std::nullopt;
     double v = f->get<double>();
-    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    // A count that no int64 holds is as meaningless as a negative one (and converting it would
+    // be undefined behaviour): the server's usage is ignored, as when it sends none.
+    if (!std::isfinite(v) || v < 0 || v >= 0x1p63) return std::nullopt;
     return static_cast<std::int64_t>(v);
   };
   auto prompt = num("prompt_tokens");
@@ -269,7 +271,8 @@ ParsedReply parseRerankReply(std::string_view body, long documentCount) {
       auto units = meta->find("billed_units");
       if (units != meta->end() && units->is_object()) {
         auto s = units->find("search_units");
-        if (s != units->end() && s->is_number_unsigned()) {
+        if (s != units->end() && s->is_number_unsigned() &&
+            s->get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
           out.hasUsage = true;
           out.promptTokens = static_cast<std::int64_t>(s->get<std::uint64_t>());
         }

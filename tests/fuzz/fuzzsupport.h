@@ -1,0 +1,65 @@
+#pragma once
+// Shared pieces of the libFuzzer targets (one fuzz_<parser>.cpp per parser, built with
+// -DRAGSCOPE_FUZZ=ON, run by scripts/fuzz).
+//
+// Most loaders read a path, so a target writes the input into a private scratch folder first
+// (in /dev/shm when there is one: no disk traffic per execution) and loads it from there:
+//
+//   extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+//     const auto path = fuzz::writeScratch("run.trec", fuzz::bytes(data, size));
+//     auto loaded = core::readTrecRun(path, fuzz::loadOptions());
+//     fuzz::checkReport(loaded.report);
+//     return 0;
+//   }
+//
+// Inputs that stand for several files (a BEIR folder, qrels + run) hold them one after the other
+// with kPartSeparator between them; seeds of that shape live in tests/fuzz/seeds/<target>/ or are
+// joined by scripts/fuzz from the shared data (`// seed-join:` lines of a target).
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include "core/data/diagnostic.h"
+
+namespace ragscope::fuzz {
+
+inline constexpr std::string_view kPartSeparator = "\n%%ragscope-fuzz-part%%\n";
+
+inline std::string_view bytes(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// The input cut at each kPartSeparator, at most maxParts pieces (the last keeps the rest).
+std::vector<std::string_view> splitParts(std::string_view input, std::size_t maxParts);
+
+// This process's scratch folder, created on first use and removed at exit.
+const std::filesystem::path& scratchDir();
+// Writes `content` to scratchDir()/relative (parent folders created), replacing it; returns the path.
+std::filesystem::path writeScratch(const std::filesystem::path& relative, std::string_view content);
+// Removes scratchDir()/relative (file or folder) if present.
+void removeScratch(const std::filesystem::path& relative);
+
+// What the targets load with: errors skipped so a loader walks the whole input, small caps on line
+// length and stored diagnostics so the caps themselves are exercised.
+core::LoadOptions loadOptions();
+
+// True when `text` holds a number literal that overflows a double (`1e400`, 400 digits). Issue 12
+// item 1 (nlohmann's out_of_range escaping the topics-JSONL and rank_llm loaders and the project
+// reader) is being fixed on another branch; until it lands, those three targets pass over such
+// inputs so they keep fuzzing everything else. Remove the guard with that fix.
+bool hasOverflowingNumber(std::string_view text);
+
+// Reads every byte of `s` (so ASan sees a view into freed or foreign memory).
+void touch(std::string_view s);
+
+// Aborts (a finding for libFuzzer) with `what` when `ok` is false.
+void check(bool ok, const char* what);
+
+// Invariants every loader's report keeps: counts agree with the diagnostics, a stopped load says
+// why (an error), every stored diagnostic names its file and a problem.
+void checkReport(const core::LoadReport& report);
+
+}  // namespace ragscope::fuzz

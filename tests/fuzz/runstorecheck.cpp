@@ -1,0 +1,48 @@
+#include "runstorecheck.h"
+
+#include "core/eval/job.h"
+#include "core/eval/jobspec.h"
+#include "core/eval/projectruns.h"
+#include "core/eval/storedscores.h"
+#include "core/llm/llmjson.h"
+#include "core/store/runstore.h"
+#include "fuzzsupport.h"
+
+namespace ragscope::fuzz {
+
+void exerciseRunStore(const std::filesystem::path& path) {
+  using namespace ragscope::core;
+  store::RunStore::looksLikeRunStore(path);
+
+  std::string error;
+  if (auto job = eval::openStoredJob(path, {}, &error)) {
+    fuzz::touch(job->settings.endpoint.baseUrl);
+    fuzz::touch(job->settings.out.native());
+    eval::recordedDatasets(job->record.settings);
+    job->store->counts();
+    for (const auto& item : job->store->itemsToRun(true)) {
+      const auto request = nlohmann::json::parse(item.requestJson, nullptr, false);
+      if (!request.is_discarded()) llm::requestFromJson(request);
+    }
+    job->store->results();
+  } else {
+    check(!error.empty(), "openStoredJob failed without saying why");
+  }
+
+  const auto scores = eval::readStoredScores(path);
+  check(scores.ok() || !scores.error.empty(), "readStoredScores: no scores and no error");
+
+  eval::ResultOptions options;
+  options.bootstrap.resamples = 0;
+  options.bootstrap.threads = 1;
+  options.threads = 1;
+  options.correlationResamples = 0;
+  options.prompts = true;
+  eval::readEvaluation(path, {}, options);
+  eval::readEvaluation({}, path, options);
+
+  eval::storedRunsForDataset({path}, {{path.parent_path() / "collection.tsv", std::nullopt}},
+                             "Harbor City demo");
+}
+
+}  // namespace ragscope::fuzz
