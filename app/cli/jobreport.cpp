@@ -135,6 +135,38 @@ void printE2e(const eval::E2eReport& report) {
   endSummaryLine(report.incomplete.size(), report.heuristicOutputs);
 }
 
+void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsOut) {
+  std::cout << "judging:    " << r.queries.size() << " answers, mode " << eval::judgeModeName(r.settings.mode);
+  if (r.settings.repeats > 1) std::cout << ", " << r.settings.repeats << " repeats (majority label)";
+  std::cout << "\n";
+  if (r.heuristic) std::cout << "            verdicts from the offline heuristic judge (heuristic, not an LLM)\n";
+  if (r.pendingItems > 0) std::cout << "            " << r.pendingItems << " calls not made yet: the figures are partial\n";
+  char line[320];
+  std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %9s  %s\n", "metric", "mean", "95% CI", "queries",
+                "claims scored/total; queries unparsed, error, empty");
+  std::cout << line;
+  for (const auto& m : r.metrics) {
+    const std::string ci = m.ci95 ? "[" + fmt(m.ci95->low) + ", " + fmt(m.ci95->high) + "]" : "-";
+    std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %4zu/%-4zu  %llu/%llu; %zu, %zu, %zu\n", m.name.c_str(),
+                  fmt(m.mean).c_str(), ci.c_str(), m.queries, r.queries.size(),
+                  static_cast<unsigned long long>(m.itemsScored), static_cast<unsigned long long>(m.itemsTotal),
+                  m.unparsed, m.errors, m.empty);
+    std::cout << line;
+  }
+  if (r.repairs > 0) std::cout << "repairs:    " << r.repairs << " replies asked again once (recorded in the store)\n";
+  if (r.settings.repeats > 1) {
+    std::snprintf(line, sizeof line, "reliability: flip rate %.4f over %zu claim verdicts (%zu not unanimous)\n",
+                  r.reliability.flipRate, r.reliability.cells, r.reliability.flippedCells);
+    std::cout << line;
+    for (const auto& m : r.metrics) {
+      std::snprintf(line, sizeof line, "  %-42s variance within answers %.6f, across answers %.6f\n", m.name.c_str(),
+                    m.withinVariance, m.acrossVariance);
+      std::cout << line;
+    }
+  }
+  if (!claimsOut.empty()) std::cout << "claims:     " << claimsOut.string() << " (RAGChecker checking-output layout)\n";
+}
+
 json runInfo(const eval::StageResult& s) {
   return {{"path", s.store.string()},      {"kind", s.kindName},
           {"status", s.status},            {"items", s.counts.total},
@@ -213,7 +245,17 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
     std::cerr << "ragscope-cli: " << result.error << "\n";
     return 2;
   }
-  if (options.json && (result.evaluation.erag || result.evaluation.e2e)) {
+  if (result.judge) {
+    if (options.json) {
+      json j = eval::judgeReportJson(*result.judge);
+      for (const auto& s : result.stages)
+        if (s.kind == eval::JobKind::Judge) j["run"] = runInfo(s);
+      if (!result.claimsOut.empty()) j["claims_out"] = result.claimsOut.string();
+      exporting::writeJson(std::cout, j, 2);
+    } else {
+      printJudge(*result.judge, result.claimsOut);
+    }
+  } else if (options.json && (result.evaluation.erag || result.evaluation.e2e)) {
     printJson(result);
   } else if (!options.json) {
     if (result.evaluation.erag) printErag(*result.evaluation.erag, result.labels);
@@ -242,7 +284,11 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
     if (plan.missingDocuments > plan.warnings.size())
       std::cerr << "warning: " << plan.missingDocuments << " run documents in all are not in the corpus\n";
     if (!plan.ok() || estimate) return eval::JobResult{};
-    if (!quiet && spec.kind != eval::JobKind::Generate) {
+    if (!quiet && spec.kind == eval::JobKind::Judge) {
+      std::cerr << job << ": " << plan.queries << " answers; the first phase makes "
+                << (plan.stages.empty() ? 0 : plan.stages.front().items.size())
+                << " calls, the claims it extracts decide the rest\n";
+    } else if (!quiet && spec.kind != eval::JobKind::Generate) {
       // SPEC §6: both costs before a run starts.
       std::size_t calls = 0;
       for (const auto& s : plan.stages) calls += s.items.size();
@@ -262,11 +308,15 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
   }
   if (estimate) {
     std::string note;
-    auto cache = eval::openJobCache(spec.endpoint, spec.limits, &note);
+    const auto& endpoint = spec.kind == eval::JobKind::Judge ? spec.judge.judge : spec.endpoint;
+    auto cache = eval::openJobCache(endpoint, spec.limits, &note);
     for (const auto& e : eval::estimatePlan(plan, spec, cache.get())) {
       if (plan.stages.size() > 1) std::cout << eval::jobKindName(e.kind) << " ";
-      printEstimate(e.estimate, spec.endpoint);
+      printEstimate(e.estimate, endpoint);
     }
+    if (spec.kind == eval::JobKind::Judge)
+      std::cout << "note:       the first phase only (answers, claim extraction); the verdict calls depend on "
+                   "the claims extracted\n";
     return 0;
   }
   return reportJob(result, report);

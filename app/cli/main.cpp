@@ -44,6 +44,12 @@ Commands:
   erag-correlate --erag RUN.db --e2e RUN.db [...] [--qrels Q] [--measures LIST] [--json]
                       Kendall/Spearman of qrels, provenance, contains-answer and eRAG scores
                       with end-to-end scores (the eRAG paper's Table 1)
+  judge --dataset PATH [--answers FILE | --run RUNFILE | --retriever bm25] [--k K]
+        [--metrics LIST] [--mode ragscope|ragchecker|ragas] [--repeats R] [--judge URL]
+        [--claims-out FILE] [--json] [job options]
+                      claim-level judging: claims extracted from each answer, each labelled
+                      against the chunks, the gold answer or the answer; notebook, RAGChecker
+                      and RAGAS metrics with parse states, repeats and flip rates
   ragchecker FILE [--mode ragchecker|ragscope] [--json]
                       RAGChecker's eleven metrics recomputed from the labels of a checking-
                       output file (no LLM call); RAGChecker's figures or ragscope's states
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
   if (command == "erag") return ragscope::cli::eragCommand(args);
   if (command == "e2e") return ragscope::cli::e2eCommand(args);
   if (command == "erag-correlate") return ragscope::cli::eragCorrelateCommand(args);
+  if (command == "judge") return ragscope::cli::judgeCommand(args);
   if (command == "ragchecker") return ragscope::cli::ragcheckerCommand(args);
   if (command == "agreement") return ragscope::cli::agreementCommand(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "core/data/jsonlines.h"
 #include "core/eval/jobplanning.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
@@ -65,6 +66,39 @@ bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path
     return true;
   };
   return writeFileAtomically(path, write, error, /*fsyncFile=*/false);
+}
+
+Loaded<std::vector<StoredAnswer>> readAnswersJsonl(const std::filesystem::path& path) {
+  Loaded<std::vector<StoredAnswer>> out;
+  LoadOptions options;
+  options.onError = OnError::Stop;
+  std::unordered_map<std::string, std::uint64_t> seen;
+  out.report = readJsonRecords(
+      path, options,
+      [&](nlohmann::json& record, const JsonRecordPlace& place, RecordProblems& problems) {
+        if (!record.is_object()) {
+          problems.error("record", "is not a JSON object");
+          return;
+        }
+        StoredAnswer a;
+        a.line = place.line;
+        auto qid = jsonId(record, "qid", problems, true);
+        auto answer = jsonString(record, "answer", problems, true);
+        if (const auto it = record.find("error"); it != record.end() && !it->is_null()) {
+          if (it->is_string()) a.error = it->get<std::string>();
+          else problems.error("error", "is not a string or null");
+        }
+        if (qid) {
+          if (const auto [it, added] = seen.emplace(*qid, place.line); !added)
+            problems.error("qid", "'" + *qid + "' is answered again (first on line " + std::to_string(it->second) + ")");
+        }
+        if (problems.hasErrors() || !qid || !answer) return;
+        a.qid = std::move(*qid);
+        a.answer = std::move(*answer);
+        out.value.push_back(std::move(a));
+      },
+      JsonLayout::Lines);
+  return out;
 }
 
 }  // namespace ragscope::core::eval

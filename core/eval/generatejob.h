@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/data/diagnostic.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -30,5 +31,16 @@ GeneratePlan planGenerate(const Dataset& dataset, const Run* run, std::size_t k,
 // JSONL, one line per item in plan order: {"qid","answer","heuristic","error"}; items without a
 // result carry error "not run (<status>)". Written to a temporary file and renamed.
 bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path, std::string* error);
+
+// An answers file read back (what writeAnswersJsonl writes; "heuristic" and "error" optional).
+// Each line needs "qid" (string or integer) and "answer" (string); a line whose "error" is a
+// string keeps it as `error` (its answer is not judged). Problems name file, line and field.
+struct StoredAnswer {
+  std::string qid;
+  std::string answer;
+  std::string error;
+  std::uint64_t line = 0;
+};
+Loaded<std::vector<StoredAnswer>> readAnswersJsonl(const std::filesystem::path& path);
 
 }  // namespace ragscope::core::eval

@@ -11,7 +11,9 @@
 #include "core/eval/jobplanning.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
+#include "core/claims/checkingfile.h"
 #include "core/llm/providerfactory.h"
+#include "core/llm/routingprovider.h"
 #include "core/llm/responsecache.h"
 #include "core/llm/trustedendpoints.h"
 #include "core/retrieval/bm25run.h"
@@ -26,8 +28,9 @@ namespace {
 
 bool complete(RunOutcome o) { return o == RunOutcome::Done || o == RunOutcome::DoneWithErrors; }
 
-std::optional<std::string> readTemplate(const fs::path& path, std::string* error) {
-  if (path.empty()) return llm::defaultRagTemplate();
+std::optional<std::string> readTemplate(const fs::path& path, std::string* error,
+                                        const std::string& fallback = llm::defaultRagTemplate()) {
+  if (path.empty()) return fallback;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) {
     *error = path.string() + ": cannot read the prompt template (not a regular file)";
@@ -69,7 +72,7 @@ bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
   using Type = RunSource::Type;
   switch (spec.run.type) {
     case Type::None:
-      if (spec.kind != JobKind::Generate) {
+      if (spec.kind != JobKind::Generate && spec.kind != JobKind::Judge) {
         plan.error = std::string(jobKindName(spec.kind)) + " needs a run or a retriever";
         return false;
       }
@@ -283,6 +286,77 @@ StageResult runStage(store::RunStore& store, std::string kindName, const llm::En
   return r;
 }
 
+// The judging job's phases: each pass adds the items that the replies so far allow (answers,
+// then claims, then verdicts, then repairs) and runs them, until a pass adds nothing new or the
+// engine stops short (cancelled, paused, failed). A resume runs the same loop.
+StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& judge,
+                          const std::optional<llm::EndpointConfig>& generator, const JobLimits& limits,
+                          llm::ResponseCache* cache, const ExecutionOptions& x, const JobCallbacks& cb) {
+  StageResult r;
+  r.kind = JobKind::Judge;
+  r.kindName = std::string(kJudgeJobKind);
+  r.store = store.path();
+  if (cb.stageStarted) cb.stageStarted(r.kind, r.store);
+  auto routing = std::make_unique<llm::RoutingProvider>(jobProvider(judge, kJudgeJobKind, cache, x));
+  if (generator) routing->addRoute("generator", jobProvider(*generator, jobKindName(JobKind::Generate), cache, x));
+  EngineOptions engine;
+  engine.concurrency = limits.concurrency;
+  engine.budgetUsd = limits.budgetUsd;
+  std::size_t calls = 0, cached = 0;
+  for (int pass = 0;; ++pass) {
+    const std::size_t before = store.counts().total;
+    std::string err;
+    if (!store.addItems(nextJudgeItems(store), &err)) {
+      r.summary.outcome = RunOutcome::Failed;
+      r.summary.error = err;
+      break;
+    }
+    if (pass > 0 && store.counts().total == before) break;
+    engine.retryErrors = x.retryErrors && pass == 0;
+    RunSummary s = executeRun(store, *routing, engine, cb.listener, cb.stop);
+    calls += s.progress.callsThisSession;
+    cached += s.progress.fromCache;
+    if (pass == 0) r.summary.skipped = s.skipped;
+    const std::size_t skipped = r.summary.skipped;
+    r.summary = std::move(s);
+    r.summary.skipped = skipped;
+    if (!complete(r.summary.outcome)) break;
+  }
+  r.summary.progress.callsThisSession = calls;
+  r.summary.progress.fromCache = cached;
+  routing.reset();
+  r.counts = store.counts();
+  r.status = store.run().status;
+  return r;
+}
+
+std::optional<llm::EndpointConfig> recordedGenerator(const json& settings) {
+  const auto it = settings.find("generator");
+  if (it == settings.end() || !it->is_object()) return std::nullopt;
+  return llm::endpointFromJson(*it);
+}
+
+// After a judging run: the metrics from the store, and the claims file when the job names one.
+void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& results) {
+  auto report = computeJudgeReport(store, results.bootstrap);
+  if (!report.error.empty()) {
+    if (out.error.empty()) out.error = report.error;
+    return;
+  }
+  const json& settings = store.run().settings;
+  if (const auto it = settings.find("claims_out"); it != settings.end() && it->is_string()) {
+    const fs::path path = it->get<std::string>();
+    const auto examples = judgeClaimExamples(report);
+    const auto scores = claims::scoreCorpus(examples, report.settings.mode == JudgeMode::RagChecker
+                                                          ? claims::Mode::RagChecker
+                                                          : claims::Mode::RagScope);
+    std::string err;
+    if (claims::writeCheckingOutput(path, examples, &scores, &err)) out.claimsOut = path;
+    else if (out.error.empty()) out.error = err;
+  }
+  out.judge = std::move(report);
+}
+
 // After the engine, whatever the outcome: generate's answers file, eRAG / end-to-end scores.
 void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* erag, store::RunStore* e2e,
                   const fs::path& outFile, const ResultOptions& results) {
@@ -300,6 +374,149 @@ void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* er
   }
 }
 
+// The answers a judging job judges (JudgeJobOptions says where they come from), each with its
+// question, gold answer and chunks.
+bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun& run, JobPlan& plan,
+                 std::vector<JudgeInput>& inputs, json& source) {
+  const JudgeJobOptions& o = spec.judge;
+  auto goldOf = [](const Query* q) {
+    if (!q) return std::string();
+    for (const auto& a : q->goldAnswers())
+      if (!a.empty()) return a;
+    return std::string();
+  };
+  auto chunksOf = [&](const std::string& qid) {
+    std::vector<claims::Chunk> chunks;
+    if (!run.run) return chunks;
+    if (const Ranking* ranking = run.run->find(qid)) {
+      auto top = topPassages(dataset.corpus, *ranking, spec.k);
+      for (std::size_t i = 0; i < top.docIds.size(); ++i) chunks.push_back({top.docIds[i], top.texts[i]});
+      for (const auto& id : top.missing) {
+        ++plan.missingDocuments;
+        addPlanWarning(plan.warnings, "query " + qid + ": document " + id + " is not in the corpus (left out)");
+      }
+    }
+    return chunks;
+  };
+  if (!o.inputs.empty()) {
+    inputs = o.inputs;
+    source = {{"source", "given"}};
+  } else if (!o.answers.empty()) {
+    auto answers = readAnswersJsonl(o.answers);
+    plan.report = answers.report;
+    if (!answers.report.ok() || answers.report.hasErrors()) {
+      plan.error = o.answers.string() + ": the answers file has errors";
+      return false;
+    }
+    for (const auto& a : answers.value) {
+      const Query* q = dataset.findQuery(a.qid);
+      if (!q) {
+        plan.error = o.answers.string() + ":" + std::to_string(a.line) + ": qid: '" + a.qid + "' is not a query of the dataset";
+        return false;
+      }
+      if (!a.error.empty()) {
+        addPlanWarning(plan.warnings, o.answers.string() + ":" + std::to_string(a.line) + ": query " + a.qid +
+                                          " has no answer (" + a.error + "): not judged");
+        continue;
+      }
+      inputs.push_back({a.qid, q->text, a.answer, goldOf(q), chunksOf(a.qid), {}});
+    }
+    source = inputFileEntry(o.answers, "answers-jsonl");
+    source["source"] = "answers";
+  } else if (run.run) {
+    for (const auto& q : dataset.queries) {
+      if (!run.run->find(q.id)) {
+        addPlanWarning(plan.warnings, "query " + q.id + ": no ranking in the run (not judged)");
+        continue;
+      }
+      JudgeInput in{q.id, q.text, std::nullopt, goldOf(&q), chunksOf(q.id), {}};
+      std::vector<std::string> passages;
+      for (const auto& c : in.chunks) passages.push_back(c.text);
+      in.generatePrompt = llm::renderTemplate(plan.templateText, {{"question", q.text}, {"documents", llm::formatPassages(passages)}});
+      inputs.push_back(std::move(in));
+    }
+    source = {{"source", "generated"}};
+  } else if (!dataset.examples.empty()) {
+    for (const auto& ex : dataset.examples) {
+      JudgeInput in{ex.id, ex.query, ex.response, ex.reference, {}, {}};
+      for (const auto& d : ex.contexts) in.chunks.push_back({d.id, passageText(d)});
+      inputs.push_back(std::move(in));
+    }
+    source = {{"source", "dataset"}};
+  } else {
+    plan.error = "judge needs answers: an answers file, a run (or retriever) to generate them from, or a dataset "
+                 "whose records hold responses";
+    return false;
+  }
+  if (inputs.empty()) {
+    plan.error = "there is no answer to judge";
+    return false;
+  }
+  return true;
+}
+
+void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks, JobPlan& plan) {
+  const JudgeJobOptions& o = spec.judge;
+  JudgeSettings js;
+  const auto metrics = parseJudgeMetrics(o.metrics, &plan.error);
+  if (!metrics) return;
+  js.metrics = *metrics;
+  const auto mode = judgeModeFromName(o.mode);
+  if (!mode) {
+    plan.error = "mode '" + o.mode + "' is not one of ragscope, ragchecker, ragas";
+    return;
+  }
+  js.mode = *mode;
+  if (o.repeats < 1 || o.repeats > 100) {
+    plan.error = "repeats must be between 1 and 100";
+    return;
+  }
+  js.repeats = o.repeats;
+  js.matrices = !o.claimsOut.empty();
+  js.seed = o.judge.seed;
+  auto extract = readTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
+  if (!extract) return;
+  js.extractTemplate = std::move(*extract);
+  auto judgeText = readTemplate(o.judgeTemplate, &plan.error, llm::defaultClaimJudgeTemplate());
+  if (!judgeText) return;
+  js.judgeTemplate = std::move(*judgeText);
+
+  ResolvedRun run;
+  if (o.inputs.empty() && !resolveRun(spec, dataset, callbacks, plan, run)) return;
+  std::vector<JudgeInput> inputs;
+  json source;
+  if (!judgeInputs(spec, dataset, run, plan, inputs, source)) return;
+  plan.system = run.system;
+  plan.queries = inputs.size();
+  const bool generates = std::any_of(inputs.begin(), inputs.end(), [](const JudgeInput& in) { return !in.response; });
+
+  json settings = recordSettings(spec, JobKind::Judge, dataset, run.setting, run.system);
+  settings["answers"] = std::move(source);
+  settings["judge"] = judgeSettingsJson(js);
+  settings["inputs"] = judgeInputsJson(inputs);
+  settings["queries"] = inputs.size();
+  settings["missing_documents"] = plan.missingDocuments;
+  settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
+  if (generates) {
+    llm::EndpointConfig generator = spec.endpoint;
+    generator.concurrency = static_cast<int>(spec.limits.concurrency);
+    settings["generator"] = llm::toJson(generator);
+    settings["generator_template_sha256"] = llm::templateHash(plan.templateText);
+  }
+  StagePlan stage;
+  stage.kind = JobKind::Judge;
+  stage.store = spec.store.empty() ? freshStorePath(spec.storeFolder, "judge") : spec.store;
+  stage.record.kind = std::string(kJudgeJobKind);
+  stage.record.settings = std::move(settings);
+  stage.record.templateText = js.judgeTemplate;
+  stage.record.templateHash = llm::templateHash(js.judgeTemplate);
+  llm::EndpointConfig judge = o.judge;
+  judge.concurrency = static_cast<int>(spec.limits.concurrency);
+  stage.record.endpoint = llm::toJson(judge);
+  stage.items = firstJudgeItems(js, inputs);
+  plan.stages.push_back(std::move(stage));
+}
+
 }  // namespace
 
 JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks) {
@@ -310,6 +527,10 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
   if (spec.kind == JobKind::Erag) {
     plan.error = checkMeasures(spec);
     if (!plan.error.empty()) return plan;
+  }
+  if (spec.kind == JobKind::Judge) {
+    planJudge(spec, dataset, callbacks, plan);
+    return plan;
   }
   if (spec.kind != JobKind::Generate && dataset.queries.empty()) {
     plan.error = "the dataset has no queries";
@@ -370,7 +591,8 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
 std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec, llm::ResponseCache* cache) {
   std::vector<StageEstimate> out;
   for (const auto& stage : plan.stages) {
-    auto provider = llm::makeProvider(spec.endpoint, offlineRoleFor(jobKindName(stage.kind)), cache);
+    const llm::EndpointConfig& endpoint = stage.kind == JobKind::Judge ? spec.judge.judge : spec.endpoint;
+    auto provider = llm::makeProvider(endpoint, offlineRoleFor(jobKindName(stage.kind)), cache);
     out.push_back({stage.kind, estimateItems(stage.items, *provider, cache)});
   }
   return out;
@@ -459,7 +681,16 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
   if (std::string err; !llm::TrustedEndpoints().add(endpoint, "run", &err))
     out.trustNote = "could not record " + llm::normalizeBaseUrl(endpoint.baseUrl) +
                     " as trusted (resuming will ask to confirm it): " + err;
-  auto cache = openJobCache(endpoint, spec.limits, &out.cacheNote);
+  llm::EndpointConfig judgeEndpoint = spec.judge.judge;
+  judgeEndpoint.concurrency = endpoint.concurrency;
+  if (spec.kind == JobKind::Judge) {
+    if (std::string err; !llm::TrustedEndpoints().add(judgeEndpoint, "run", &err) && out.trustNote.empty())
+      out.trustNote = "could not record " + llm::normalizeBaseUrl(judgeEndpoint.baseUrl) +
+                      " as trusted (resuming will ask to confirm it): " + err;
+  }
+  // The cache serves HTTP endpoints; a judging job's judge may be one while its generator is not.
+  auto cache = openJobCache(spec.kind == JobKind::Judge && llm::isOfflineEndpoint(endpoint) ? judgeEndpoint : endpoint,
+                            spec.limits, &out.cacheNote);
   std::vector<std::unique_ptr<store::RunStore>> stores;
   store::RunStore* byKind[3] = {nullptr, nullptr, nullptr};
   for (const auto& stage : plan.stages) {
@@ -469,6 +700,13 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
     if (stage.store.has_parent_path()) fs::create_directories(stage.store.parent_path(), ec);
     if (!store->create(stage.store, stage.record, &err) || !store->addItems(stage.items, &err)) {
       out.error = err;
+      break;
+    }
+    if (stage.kind == JobKind::Judge) {
+      out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedGenerator(stage.record.settings), spec.limits,
+                                         cache.get(), execution, callbacks));
+      finishJudge(out, *store, results);
+      stores.push_back(std::move(store));
       break;
     }
     out.stages.push_back(
@@ -501,12 +739,22 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
   } else {
     job.endpointTrusted = registry.isTrusted(job.settings.endpoint, &job.trustNote);
   }
+  // A judging run that generates its answers calls a second endpoint: the same rule.
+  if (auto generator = recordedGenerator(job.record.settings)) {
+    if (overrides.trustEndpoint) {
+      if (std::string err; !registry.add(*generator, "confirmed", &err))
+        job.trustNote = "the confirmation is not recorded: " + err;
+    } else if (!registry.isTrusted(*generator, &job.trustNote)) {
+      job.endpointTrusted = false;
+      job.untrustedGenerator = *generator;
+    }
+  }
   return job;
 }
 
 std::string untrustedEndpointMessage(const StoredJob& job) {
-  std::string s = job.store->path().string() + " sends its calls to " +
-                  llm::describeEndpointTrust(job.settings.endpoint) +
+  const llm::EndpointConfig& endpoint = job.untrustedGenerator ? *job.untrustedGenerator : job.settings.endpoint;
+  std::string s = job.store->path().string() + " sends its calls to " + llm::describeEndpointTrust(endpoint) +
                   ", an endpoint not configured, used or confirmed on this machine";
   if (!job.trustNote.empty()) s += " (" + job.trustNote + ")";
   return s;
@@ -527,6 +775,16 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
     return out;
   }
   auto cache = openJobCache(job.settings.endpoint, job.settings.limits, &out.cacheNote);
+  if (job.record.kind == kJudgeJobKind) {
+    const auto generator = recordedGenerator(job.record.settings);
+    if (!cache && generator) cache = openJobCache(*generator, job.settings.limits, &out.cacheNote);
+    out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, generator, job.settings.limits, cache.get(),
+                                       execution, callbacks));
+    finishJudge(out, *job.store, results);
+    if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
+      out.error = out.stages.back().summary.error;
+    return out;
+  }
   out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint, job.settings.limits,
                                 cache.get(), execution, callbacks));
   store::RunStore* s = job.store.get();

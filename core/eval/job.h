@@ -29,6 +29,7 @@
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
 #include "core/eval/jobspec.h"
+#include "core/eval/judgejob.h"
 #include "core/eval/runengine.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/responsecache.h"
@@ -156,6 +157,8 @@ struct JobResult {
   EvaluationResults evaluation;         // eRAG / end-to-end stages
   std::filesystem::path answers;        // generate: the answers file written
   std::filesystem::path labels;         // eRAG: the labels file written
+  std::optional<JudgeReport> judge;     // judging: the metrics, read back from the store
+  std::filesystem::path claimsOut;      // judging: the RAGChecker checking-output file written
   bool started() const { return !stages.empty(); }
   // The last stage's engine outcome (Failed when nothing ran).
   RunOutcome outcome() const;
@@ -179,6 +182,8 @@ struct StoredJob {
   // (CLI: --trust-endpoint; GUI: a question naming the URL), then opens it again with
   // ResumeOverrides::trustEndpoint.
   bool endpointTrusted = false;
+  // A judging run's generator endpoint when it is the one not trusted (the message names it).
+  std::optional<llm::EndpointConfig> untrustedGenerator;
   std::string trustNote;  // why the trust could not be read or recorded (the registry file)
 };
 // Refuses (nullopt, *error naming the store and the field) a store that is damaged, lacks its run

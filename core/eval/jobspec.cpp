@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "core/eval/eragaggregate.h"
+#include "core/eval/judgejob.h"
 #include "core/llm/offline.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
@@ -19,12 +20,14 @@ std::string_view jobKindName(JobKind kind) {
       return "erag";
     case JobKind::E2e:
       return "e2e";
+    case JobKind::Judge:
+      return "judge";
   }
   return "erag";
 }
 
 std::optional<JobKind> jobKindFromName(std::string_view name) {
-  for (JobKind k : {JobKind::Generate, JobKind::Erag, JobKind::E2e})
+  for (JobKind k : {JobKind::Generate, JobKind::Erag, JobKind::E2e, JobKind::Judge})
     if (jobKindName(k) == name) return k;
   return std::nullopt;
 }
@@ -37,10 +40,19 @@ llm::EndpointConfig offlineReaderEndpoint() {
   return c;
 }
 
+llm::EndpointConfig offlineJudgeEndpoint() {
+  llm::EndpointConfig c;
+  c.name = "offline judge";
+  c.baseUrl = "offline";
+  c.model = "heuristic-judge";
+  return c;
+}
+
 llm::OfflineRole offlineRoleFor(std::string_view kind) {
-  // Every job defined so far sends RAG prompts, which the reader answers; other kinds (judging)
-  // let the offline provider tell the role from the prompt.
-  return jobKindFromName(kind) ? llm::OfflineRole::Reader : llm::OfflineRole::Auto;
+  // Generation sends RAG prompts, which the reader answers; judging sends extraction and
+  // assessment prompts, told apart by their sections.
+  const auto k = jobKindFromName(kind);
+  return k && *k != JobKind::Judge ? llm::OfflineRole::Reader : llm::OfflineRole::Auto;
 }
 
 std::string eragMeasuresOrDefault(const std::string& text, std::size_t k) {
@@ -86,7 +98,7 @@ json recordSettings(const JobSpec& spec, JobKind kind, const Dataset& dataset, c
   s["run"] = run;
   s["system"] = system;
   s["k"] = spec.k;
-  if (kind != JobKind::Generate) s["metric"] = downstreamMetricKey(spec.metric);
+  if (kind == JobKind::Erag || kind == JobKind::E2e) s["metric"] = downstreamMetricKey(spec.metric);
   if (kind == JobKind::Erag) s["measures"] = eragMeasuresOrDefault(spec.measures, spec.k);
   s["template_source"] = spec.templatePath.empty() ? std::string("default") : spec.templatePath.string();
   // The output file belongs to the job that writes it: generate's answers, eRAG's labels.
@@ -153,6 +165,8 @@ std::string runRecordProblem(const store::RunRecord& record) {
     if (!parseDownstreamMetric(s["metric"].get<std::string>()))
       return "run.settings: \"metric\" is not a known metric ('" + s["metric"].get<std::string>() + "')";
   }
+  if (record.kind == "judge")
+    if (std::string p = judgeRecordProblem(s); !p.empty()) return p;
   if (erag) {
     if (!s.contains("measures")) return missing("measures");
     const auto parsed = parseEragMeasures(s["measures"].get<std::string>());

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/eval/judgejob.h"
 #include "core/llm/offline.h"
 #include "core/llm/provider.h"
 #include "core/metrics/downstream.h"
@@ -32,8 +33,8 @@ namespace ragscope::core::eval {
 // a "datasets" list, and the GUI's with a "dataset" display name; 2: this header's layout.
 inline constexpr int kRunRecordVersion = 2;
 
-enum class JobKind { Generate, Erag, E2e };
-std::string_view jobKindName(JobKind kind);  // "generate", "erag", "e2e"
+enum class JobKind { Generate, Erag, E2e, Judge };
+std::string_view jobKindName(JobKind kind);  // "generate", "erag", "e2e", "judge"
 std::optional<JobKind> jobKindFromName(std::string_view name);
 
 // Where a job's ranked lists come from.
@@ -59,6 +60,22 @@ struct JobLimits {
   std::filesystem::path cachePath;  // empty: ResponseCache::defaultPath()
 };
 
+// Claim judging (core/eval/judgejob.h): the answers come from `inputs` when given, else from an
+// answers file of `generate` (chunks: the run's top k when a run is given), else are generated
+// from the run's top k with the job's endpoint, else are the dataset's own (responses of
+// rag-jsonl / RAGChecker / llama-index records, with their contexts).
+struct JudgeJobOptions {
+  std::string metrics = "notebook";  // parseJudgeMetrics
+  std::string mode = "ragscope";     // ragscope | ragchecker | ragas
+  std::size_t repeats = 1;
+  llm::EndpointConfig judge;         // the judge (offline: the heuristic splitter and judge)
+  std::filesystem::path answers;     // generate's JSONL {"qid","answer"}
+  std::filesystem::path extractTemplate;  // empty: the built-in extraction prompt
+  std::filesystem::path judgeTemplate;    // empty: the built-in SUPPORTED=1/0 prompt
+  std::filesystem::path claimsOut;   // RAGChecker checking-output file of every claim and verdict
+  std::vector<JudgeInput> inputs;    // answers given directly (tests, GUI)
+};
+
 struct JobSpec {
   JobKind kind = JobKind::Erag;
   bool withEndToEnd = false;  // eRAG: the end-to-end run over the same top-k lists follows
@@ -74,7 +91,11 @@ struct JobSpec {
   std::filesystem::path storeFolder;   // where fresh names go; empty: the current folder
   std::filesystem::path out;           // generate: answers JSONL; eRAG: labels JSON
   std::string frontEnd;                // "cli", "gui": who started it (recorded)
+  JudgeJobOptions judge;               // kind Judge
 };
+
+// The offline judge (heuristic claim splitter and lexical judge), for jobs with no server.
+llm::EndpointConfig offlineJudgeEndpoint();
 
 // The heuristic lexical reader standing in for a generator when there is no server; one
 // definition, so runs of the CLI and the GUI record the same endpoint.

@@ -44,6 +44,8 @@ json toJson(const LlmRequest& request) {
       j["documents"] = request.documents;
       break;
   }
+  if (request.seed) j["seed"] = *request.seed;
+  if (!request.route.empty()) j["route"] = request.route;
   return j;
 }
 
@@ -62,6 +64,8 @@ std::optional<LlmRequest> requestFromJson(const json& j) {
     if (j.contains("inputs")) r.inputs = j.at("inputs").get<std::vector<std::string>>();
     if (j.contains("query")) r.query = j.at("query").get<std::string>();
     if (j.contains("documents")) r.documents = j.at("documents").get<std::vector<std::string>>();
+    if (j.contains("seed")) r.seed = j.at("seed").get<std::int64_t>();
+    if (j.contains("route")) r.route = j.at("route").get<std::string>();
   } catch (const json::exception&) {
     return std::nullopt;
   }

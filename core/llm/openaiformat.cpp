@@ -87,7 +87,8 @@ std::string joinUrl(std::string_view baseUrl, std::string_view path) {
   return url;
 }
 
-std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages) {
+std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages,
+                          std::optional<std::int64_t> seed) {
   json msgs = json::array();
   for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
   json body = {{"model", config.model},
@@ -95,7 +96,8 @@ std::string buildChatBody(const EndpointConfig& config, const std::vector<Messag
                {"temperature", config.temperature},
                {"max_tokens", config.maxTokens},
                {"stream", false}};
-  if (config.seed) body["seed"] = *config.seed;
+  if (seed) body["seed"] = *seed;
+  else if (config.seed) body["seed"] = *config.seed;
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -112,7 +114,7 @@ std::string buildRerankBody(const EndpointConfig& config, std::string_view query
 
 std::string buildRequestBody(const EndpointConfig& config, const LlmRequest& request) {
   switch (config.kind) {
-    case EndpointKind::Chat: return buildChatBody(config, request.messages);
+    case EndpointKind::Chat: return buildChatBody(config, request.messages, request.seed);
     case EndpointKind::Embeddings: return buildEmbeddingsBody(config, request.inputs);
     case EndpointKind::Rerank: return buildRerankBody(config, request.query, request.documents);
   }

@@ -26,8 +26,10 @@ std::string endpointPath(EndpointKind kind);
 // baseUrl without trailing slashes + path. "http://h/v1/" + "/models" -> "http://h/v1/models".
 std::string joinUrl(std::string_view baseUrl, std::string_view path);
 
-// {"max_tokens","messages","model","seed"?,"stream":false,"temperature"}
-std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages);
+// {"max_tokens","messages","model","seed"?,"stream":false,"temperature"}; `seed` (a request's
+// own) wins over the endpoint's.
+std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages,
+                          std::optional<std::int64_t> seed = std::nullopt);
 // {"input":[...],"model"}
 std::string buildEmbeddingsBody(const EndpointConfig& config, const std::vector<std::string>& inputs);
 // {"documents":[...],"model","query"} (Cohere/Jina/TEI-compatible)

@@ -52,6 +52,12 @@ struct LlmRequest {
   std::vector<std::string> inputs;      // Embeddings
   std::string query;                    // Rerank
   std::vector<std::string> documents;   // Rerank
+  // Chat: the seed sent for this call instead of the endpoint's (a judge's repeated assessments
+  // each have their own, so each is a distinct call and cached on its own).
+  std::optional<std::int64_t> seed;
+  // Which of a job's endpoints answers (llm::RoutingProvider); empty: the job's main one. Never
+  // sent to a server.
+  std::string route;
 };
 
 struct Usage {

@@ -1,0 +1,146 @@
+// ragscope-cli judge (SPEC §7): claim-level judging of RAG answers. The command turns its
+// arguments into a core job specification (kind judge); planning, the phases of calls, the run
+// store, the parse states and the metrics are core's (core/eval/job.h, core/eval/judgejob.h).
+
+#include <optional>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
+#include "app/cli/joboptions.h"
+#include "app/cli/jobreport.h"
+#include "core/eval/job.h"
+
+namespace ragscope::cli {
+
+namespace {
+
+using namespace ragscope::core;
+
+constexpr const char* kJudgeHelp =
+    R"(usage: ragscope-cli judge --dataset PATH [--dataset PATH]... [--format F]
+                          [--answers FILE] [--run RUNFILE | --retriever bm25 [--index DIR]]
+                          [--k K] [--metrics LIST] [--mode ragscope|ragchecker|ragas]
+                          [--repeats R] [--judge URL|offline] [--claims-out FILE]
+                          [--extract-template FILE] [--judge-template FILE] [--template FILE]
+                          [--json] [--quiet] [LLM job options]
+
+Claim-level judging (SPEC §7): the judge extracts the claims of each answer (and of its gold
+answer), then labels each claim SUPPORTED=1/0 (or Entailment/Neutral/Contradiction) against a
+premise: the retrieved chunks joined, each chunk alone, the gold answer or the answer. Replies
+are read strictly: a claim with no line, two lines, a line out of order or no verdict is
+"unparsed", a failed call "error", an answer without claims "empty"; one repair call restating
+the problem is made and recorded. In ragscope mode these never count as 0 or 1: each metric
+shows claims scored / total and the queries in each state.
+
+Answers, in this order: --answers FILE (generate's JSONL {"qid","answer"}; chunks from --run's
+top k when a run is given), else generated first from the run's top k (--run or --retriever
+bm25; the generator is --generator, default the offline reader), else the dataset's own
+responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and contexts).
+
+  --metrics LIST      comma-separated (default notebook):
+                        notebook = faithfulness, correctness, coverage (response claims vs
+                        the chunks joined; response claims vs the gold answer; gold-answer
+                        claims vs the response)
+                        ragchecker = all eleven ragchecker.* metrics (claim x chunk matrix)
+                        ragas.faithfulness, ragas.context_recall
+  --mode M            ragscope (default): unparsed/error never 0 or 1, empty has no value;
+                      ragchecker: RAGChecker's numbers (unresolved labels not entailed, empty
+                      cases 0.0 and averaged); ragas: RAGAS's (a failed row NaN, nanmean, the
+                      denominator is the verdicts returned)
+  --repeats R         ask every assessment R times (seeds seed..seed+R-1, each cached on its
+                      own); the majority label scores, with per-claim flip rate and within- and
+                      across-answer variance (default 1, at most 100)
+  --judge URL         the judge endpoint (default offline: the heuristic claim splitter and
+                      lexical judge, labelled heuristic); --judge-model NAME its model
+  --claims-out FILE   every claim with its verdicts in RAGChecker's checking-output layout
+                      (also judges each chunk alone, for the claim x chunk matrix)
+  --extract-template FILE   the extraction prompt ({text}); default: the built-in one
+  --judge-template FILE     the assessment prompt ({documents}, {claims}); default built-in
+  --template FILE     the RAG prompt when answers are generated
+  --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
+
+A killed run continues with `ragscope-cli resume RUN.db`; no finished call is repeated.
+Not in this build yet: ragas.answer_relevancy, ragas.context_precision,
+ragas.context_relevance_paper, vera.consolidated.
+
+)";
+
+}  // namespace
+
+int judgeCommand(const Args& args) {
+  JobOptions jobOptions;
+  JobInputArgs inputs;
+  eval::JobSpec spec;
+  spec.kind = eval::JobKind::Judge;
+  std::string retriever, value, repeatsText;
+  bool asJson = false;
+  const auto ended = parseJobArgs(args, jobOptions, inputs, 1000, kJudgeHelp, [&](std::size_t& i) -> std::optional<int> {
+    const std::string& a = args[i];
+    auto take = [&](const char* what) -> bool {
+      return nextValue(args, i, value) || (usageError(a + " needs " + what, kJudgeHelp), false);
+    };
+    if (a == "--retriever") {
+      if (!take("a name (bm25)")) return 2;
+      retriever = value;
+      if (retriever != "bm25") return usageError("--retriever: only bm25 is supported here", kJudgeHelp);
+    } else if (a == "--index") {
+      if (!take("a folder")) return 2;
+      spec.run.indexDir = value;
+    } else if (a == "--answers") {
+      if (!take("a file")) return 2;
+      spec.judge.answers = value;
+    } else if (a == "--metrics") {
+      if (!take("a list")) return 2;
+      spec.judge.metrics = value;
+    } else if (a == "--mode") {
+      if (!take("ragscope, ragchecker or ragas")) return 2;
+      spec.judge.mode = value;
+    } else if (a == "--repeats") {
+      if (!take("a count")) return 2;
+      if (!parseCount(value, 1, 100, spec.judge.repeats))
+        return usageError("--repeats must be a whole number from 1 to 100", kJudgeHelp);
+    } else if (a == "--claims-out") {
+      if (!take("a path")) return 2;
+      spec.judge.claimsOut = value;
+    } else if (a == "--extract-template") {
+      if (!take("a file")) return 2;
+      spec.judge.extractTemplate = value;
+    } else if (a == "--judge-template") {
+      if (!take("a file")) return 2;
+      spec.judge.judgeTemplate = value;
+    } else if (a == "--json") {
+      asJson = true;
+    } else {
+      return usageError("judge: unknown argument '" + a + "'", kJudgeHelp);
+    }
+    return std::nullopt;
+  });
+  if (ended) return *ended;
+  if (inputs.datasets.empty()) return usageError("judge needs --dataset PATH", kJudgeHelp);
+  if (!inputs.runPath.empty() && !retriever.empty())
+    return usageError("judge takes --run or --retriever, not both", kJudgeHelp);
+  if (std::string err; !eval::parseJudgeMetrics(spec.judge.metrics, &err)) return usageError("--metrics: " + err, kJudgeHelp);
+  if (!eval::judgeModeFromName(spec.judge.mode))
+    return usageError("--mode must be ragscope, ragchecker or ragas", kJudgeHelp);
+  spec.k = inputs.k;
+  spec.templatePath = inputs.templatePath;
+  spec.run.type = !retriever.empty()           ? eval::RunSource::Type::Bm25
+                  : !inputs.runPath.empty()    ? eval::RunSource::Type::File
+                                               : eval::RunSource::Type::None;
+  spec.run.file = inputs.runPath;
+  spec.endpoint = generatorEndpoint(jobOptions);
+  spec.judge.judge = jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
+  spec.limits = jobLimits(jobOptions);
+  spec.store = jobOptions.store;
+  spec.frontEnd = "cli";
+
+  const auto dataset = loadJobInputs(inputs, "judge", kJudgeHelp);
+  if (!dataset) return 2;
+  ReportOptions report;
+  report.json = asJson;
+  report.budgetUsd = jobOptions.budget;
+  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
+}
+
+}  // namespace ragscope::cli

@@ -1,0 +1,734 @@
+#include "core/eval/judgejob.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "core/claims/judgeparse.h"
+#include "core/claims/notebook.h"
+#include "core/claims/numpycompat.h"
+#include "core/claims/ragchecker.h"
+#include "core/eval/jobplanning.h"
+#include "core/export/json.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/prompts.h"
+
+namespace ragscope::core::eval {
+
+using nlohmann::json;
+using claims::Label;
+using claims::ScoreState;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<std::string>& notebookMetrics() {
+  static const std::vector<std::string> names = {"faithfulness", "correctness", "coverage"};
+  return names;
+}
+
+bool isRagChecker(std::string_view m) { return m.rfind("ragchecker.", 0) == 0; }
+
+// Which premises the metrics need.
+struct Needs {
+  bool faith = false, correct = false, cover = false, recall = false, respChunks = false, goldChunks = false;
+  bool responseClaims() const { return faith || correct || respChunks; }
+  bool goldClaims() const { return cover || recall || goldChunks; }
+};
+
+Needs needsOf(const JudgeSettings& s) {
+  Needs n;
+  for (const auto& m : s.metrics) {
+    if (m == "faithfulness" || m == "ragas.faithfulness") n.faith = true;
+    if (m == "correctness") n.correct = true;
+    if (m == "coverage") n.cover = true;
+    if (m == "ragas.context_recall") n.recall = true;
+    if (isRagChecker(m)) n.correct = n.cover = n.respChunks = n.goldChunks = true;
+  }
+  if (s.matrices) n.correct = n.cover = n.respChunks = n.goldChunks = true;
+  return n;
+}
+
+std::string requestText(const llm::LlmRequest& r) { return exporting::jsonText(llm::toJson(r)); }
+
+// The store's results (done and failed) by key, and its items not finished.
+struct Stored {
+  std::unordered_map<std::string, store::ItemResult> byKey;
+  std::unordered_map<std::string, llm::LlmRequest> requests;  // of items with a result
+  std::size_t pending = 0;
+  bool heuristic = false;
+};
+
+Stored readStored(store::RunStore& store, bool withRequests) {
+  Stored s;
+  for (auto& r : store.results()) {
+    if (r.result.heuristic) s.heuristic = true;
+    s.byKey.emplace(r.key, std::move(r.result));
+  }
+  for (const auto& item : store.items()) {
+    if (item.status == store::ItemStatus::Pending || item.status == store::ItemStatus::Cancelled) ++s.pending;
+    else if (withRequests)
+      if (auto req = llm::requestFromJson(json::parse(item.requestJson, nullptr, false))) s.requests.emplace(item.key, std::move(*req));
+  }
+  return s;
+}
+
+// Walks the inputs against the stored results: what is known of each query, and the items that
+// can be planned now. One function for planning and reporting, so both read the replies alike.
+class Walker {
+ public:
+  Walker(const JudgeSettings& settings, const Stored& stored, std::vector<store::NewItem>* items)
+      : m_s(settings), m_stored(stored), m_items(items), m_needs(needsOf(settings)) {}
+
+  JudgedQuery walk(const JudgeInput& in) {
+    JudgedQuery q;
+    q.qid = in.qid;
+    q.question = in.question;
+    q.gold = in.gold;
+    q.chunks = in.chunks;
+    if (in.response) {
+      q.response = *in.response;
+    } else {
+      const std::string key = "gen:" + in.qid;
+      llm::LlmRequest r = chatRequest(in.generatePrompt);
+      r.route = "generator";
+      plan(key, "generate", r);
+      const store::ItemResult* res = result(key);
+      if (!res) {
+        q.responseFailed = ScoreState::Error;  // not answered yet
+        q.responseClaims.problem = "the answer is not generated yet";
+      } else if (res->status != store::ItemStatus::Done) {
+        q.responseFailed = ScoreState::Error;
+        q.responseClaims.problem = "generating the answer failed: " + res->error;
+      } else {
+        q.response = res->text;
+      }
+    }
+    if (m_needs.responseClaims()) {
+      if (q.responseFailed) q.responseClaims.failed = q.responseFailed;
+      else q.responseClaims = extract("response", in.qid, q.response);
+    }
+    if (m_needs.goldClaims()) {
+      q.goldClaims = extract("gold", in.qid, q.gold);
+    }
+    std::vector<std::string> chunkTexts;
+    for (const auto& c : in.chunks) chunkTexts.push_back(c.text);
+    if (m_needs.faith) q.verdicts.push_back(assess("faith", in.qid, q.responseClaims, chunkTexts, !chunkTexts.empty()));
+    if (m_needs.correct) q.verdicts.push_back(assess("correct", in.qid, q.responseClaims, {q.gold}, true));
+    if (m_needs.cover) {
+      JudgedClaims gold = q.goldClaims;
+      if (q.responseFailed && !gold.failed && !gold.claims.empty()) gold.failed = q.responseFailed;
+      q.verdicts.push_back(assess("cover", in.qid, gold, {q.response}, true));
+    }
+    if (m_needs.recall) q.verdicts.push_back(assess("recall", in.qid, q.goldClaims, chunkTexts, !chunkTexts.empty()));
+    for (std::size_t k = 0; k < chunkTexts.size(); ++k) {
+      if (m_needs.respChunks)
+        q.verdicts.push_back(assess("respchunk." + std::to_string(k), in.qid, q.responseClaims, {chunkTexts[k]}, true));
+      if (m_needs.goldChunks)
+        q.verdicts.push_back(assess("goldchunk." + std::to_string(k), in.qid, q.goldClaims, {chunkTexts[k]}, true));
+    }
+    return q;
+  }
+
+ private:
+  const store::ItemResult* result(const std::string& key) const {
+    const auto it = m_stored.byKey.find(key);
+    return it == m_stored.byKey.end() ? nullptr : &it->second;
+  }
+  void plan(const std::string& key, const char* kind, const llm::LlmRequest& r) {
+    if (m_items) m_items->push_back({key, kind, requestText(r)});
+  }
+  static llm::LlmRequest repairRequest(llm::LlmRequest r, const std::string& reply, const std::vector<std::string>& problems) {
+    r.messages.push_back({"assistant", reply});
+    r.messages.push_back({"user", claims::repairInstruction(problems)});
+    return r;
+  }
+
+  JudgedClaims extract(const std::string& which, const std::string& qid, const std::string& text) {
+    JudgedClaims c;
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) return c;  // nothing to claim
+    const std::string key = "extract:" + which + ":" + qid;
+    const llm::LlmRequest r = chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}}));
+    plan(key, "extract", r);
+    const store::ItemResult* res = result(key);
+    if (!res || res->status != store::ItemStatus::Done) {
+      c.failed = ScoreState::Error;
+      c.problem = res ? "extraction failed: " + res->error : "not extracted yet";
+      return c;
+    }
+    auto parsed = claims::parseClaimList(res->text);
+    if (!parsed.problem.empty()) {
+      const std::string repairKey = "repair:" + key;
+      plan(repairKey, "repair", repairRequest(r, res->text, {parsed.problem}));
+      const store::ItemResult* rep = result(repairKey);
+      c.repaired = true;
+      if (!rep || rep->status != store::ItemStatus::Done) {
+        c.failed = rep ? ScoreState::Error : ScoreState::Unparsed;
+        c.problem = parsed.problem + (rep ? "; the repair failed: " + rep->error : "; not repaired yet");
+        return c;
+      }
+      parsed = claims::parseClaimList(rep->text);
+      if (!parsed.problem.empty()) {
+        c.failed = ScoreState::Unparsed;
+        c.problem = parsed.problem + " (after the repair)";
+        return c;
+      }
+    }
+    c.claims = std::move(parsed.claims);
+    return c;
+  }
+
+  PremiseVerdicts assess(const std::string& premise, const std::string& qid, const JudgedClaims& claimsOf,
+                         const std::vector<std::string>& documents, bool hasPremise) {
+    PremiseVerdicts v;
+    v.premise = premise;
+    const std::size_t n = claimsOf.claims.size();
+    const std::size_t repeats = std::max<std::size_t>(1, m_s.repeats);
+    v.repeats.assign(repeats, std::vector<Label>(n, Label::Unparsed));
+    if (claimsOf.failed || n == 0) {
+      v.labels.assign(n, Label::Unparsed);
+      return v;
+    }
+    const bool emptyPremise = !hasPremise || std::all_of(documents.begin(), documents.end(), [](const std::string& d) {
+                                return d.find_first_not_of(" \t\r\n") == std::string::npos;
+                              });
+    if (emptyPremise) {
+      // Nothing to support a claim (no chunk, no gold answer): not supported, and no call made.
+      for (auto& row : v.repeats) row.assign(n, Label::Unsupported);
+      v.labels.assign(n, Label::Unsupported);
+      v.problems.push_back("no premise: nothing supports the claims");
+      return v;
+    }
+    const std::string prompt = llm::renderTemplate(
+        m_s.judgeTemplate, {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(claimsOf.claims)}});
+    for (std::size_t rep = 0; rep < repeats; ++rep) {
+      const std::string key = "assess:" + premise + ":" + std::to_string(rep) + ":" + qid;
+      llm::LlmRequest r = chatRequest(prompt);
+      if (repeats > 1) r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(rep);
+      plan(key, "assess", r);
+      const store::ItemResult* res = result(key);
+      auto& row = v.repeats[rep];
+      if (!res || res->status != store::ItemStatus::Done) {
+        row.assign(n, Label::Error);
+        v.problems.push_back(res ? "the judge call failed: " + res->error : "not judged yet");
+        continue;
+      }
+      v.replies.push_back(res->text);
+      auto parsed = claims::parseVerdicts(res->text, claimsOf.claims);
+      if (parsed.unparsed() > 0) {
+        const std::string repairKey = "repair:" + key;
+        plan(repairKey, "repair", repairRequest(r, res->text, parsed.problems));
+        ++v.repairs;
+        const store::ItemResult* rep2 = result(repairKey);
+        if (rep2 && rep2->status == store::ItemStatus::Done) {
+          v.replies.push_back(rep2->text);
+          const auto again = claims::parseVerdicts(rep2->text, claimsOf.claims);
+          // The claims read the first time keep their verdict; the repair decides the others.
+          for (std::size_t i = 0; i < n; ++i)
+            if (!claims::isResolved(parsed.labels[i])) parsed.labels[i] = again.labels[i];
+          parsed.problems = again.problems;
+        } else {
+          parsed.problems.push_back(rep2 ? "the repair failed: " + rep2->error : "not repaired yet");
+        }
+      }
+      row = parsed.labels;
+      for (auto& p : parsed.problems) v.problems.push_back(std::move(p));
+    }
+    v.labels.assign(n, Label::Unparsed);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::unordered_map<int, std::size_t> counts;
+      bool anyError = false;
+      for (const auto& row : v.repeats) {
+        if (claims::isResolved(row[i])) ++counts[static_cast<int>(row[i])];
+        else if (row[i] == Label::Error) anyError = true;
+      }
+      std::size_t best = 0, ties = 0;
+      Label bestLabel = anyError ? Label::Error : Label::Unparsed;
+      for (const auto& [l, c] : counts) {
+        if (c > best) {
+          best = c;
+          ties = 1;
+          bestLabel = static_cast<Label>(l);
+        } else if (c == best) {
+          ++ties;
+        }
+      }
+      v.labels[i] = ties > 1 ? Label::Unparsed : bestLabel;  // a tie decides nothing
+    }
+    return v;
+  }
+
+  const JudgeSettings& m_s;
+  const Stored& m_stored;
+  std::vector<store::NewItem>* m_items;
+  Needs m_needs;
+};
+
+struct Loaded {
+  std::string error;
+  JudgeSettings settings;
+  std::vector<JudgeInput> inputs;
+};
+
+Loaded loadRecord(store::RunStore& store) {
+  Loaded l;
+  const auto record = store.run();
+  if (record.kind != kJudgeJobKind) {
+    l.error = store.path().filename().string() + " is a " + record.kind + " run, not a judging run";
+    return l;
+  }
+  const json& s = record.settings;
+  if (!s.contains("judge") || !s["judge"].is_object() || !s.contains("inputs") || !s["inputs"].is_array()) {
+    l.error = store.path().string() + ": run.settings lacks \"judge\" or \"inputs\"";
+    return l;
+  }
+  try {
+    l.settings = judgeSettingsFromJson(s["judge"]);
+    l.settings.judgeTemplate = record.templateText;
+    l.inputs = judgeInputsFromJson(s["inputs"]);
+  } catch (const json::exception& e) {
+    l.error = store.path().string() + ": run.settings: " + e.what();
+  }
+  return l;
+}
+
+// Supported share in a mode (notebook metrics, ragas.faithfulness, ragas.context_recall).
+MetricValue supportValue(const JudgedClaims& c, const PremiseVerdicts* v, std::span<const Label> labels,
+                         JudgeMode mode) {
+  MetricValue m;
+  if (c.failed) {
+    m.state = *c.failed;
+    if (mode == JudgeMode::RagChecker) m.value = 0.0;  // RAGChecker: no claims, 0.0
+    return m;
+  }
+  if (c.claims.empty() || !v) {
+    m.state = ScoreState::Empty;
+    if (mode == JudgeMode::RagChecker) m.value = 0.0;
+    return m;
+  }
+  const claims::ClaimScore s = claims::supportScore(labels);
+  m.total = s.total;
+  m.scored = s.scored();
+  switch (mode) {
+    case JudgeMode::RagScope:
+      m.state = s.state;
+      if (s.hasValue()) m.value = s.value;
+      break;
+    case JudgeMode::RagChecker:  // unresolved labels are not entailed
+      m.state = s.hasValue() ? ScoreState::Scored : s.state;
+      m.value = static_cast<double>(s.supported) / static_cast<double>(s.total);
+      break;
+    case JudgeMode::Ragas:  // a failed call is a NaN row; otherwise over the verdicts returned
+      m.state = s.state;
+      if (s.errors == 0 && s.scored() > 0) m.value = s.value;
+      break;
+  }
+  return m;
+}
+
+MetricValue fromMetricScore(const claims::MetricScore& s, bool ragcheckerMode) {
+  MetricValue m;
+  m.state = s.state;
+  m.total = s.total;
+  m.scored = s.scored;
+  if (s.hasValue() || ragcheckerMode) m.value = std::isnan(s.value) ? 0.0 : s.value;
+  return m;
+}
+
+claims::ClaimExample exampleOf(const JudgedQuery& q) {
+  claims::ClaimExample ex;
+  ex.queryId = q.qid;
+  ex.query = q.question;
+  ex.response = q.response;
+  ex.goldAnswer = q.gold;
+  ex.retrieved = q.chunks;
+  for (const auto& c : q.responseClaims.claims) ex.responseClaims.push_back({c});
+  for (const auto& c : q.goldClaims.claims) ex.answerClaims.push_back({c});
+  const std::size_t r = ex.responseClaims.size(), g = ex.answerClaims.size(), k = q.chunks.size();
+  ex.resize(r, g, k);
+  auto copy = [](const PremiseVerdicts* v, std::vector<Label>& into) {
+    if (v && v->labels.size() == into.size()) into = v->labels;
+  };
+  copy(q.find("correct"), ex.answer2response);
+  copy(q.find("cover"), ex.response2answer);
+  for (std::size_t c = 0; c < k; ++c) {
+    if (const auto* v = q.find("respchunk." + std::to_string(c)); v && v->labels.size() == r)
+      for (std::size_t i = 0; i < r; ++i) ex.retrieved2response.at(i, c) = v->labels[i];
+    if (const auto* v = q.find("goldchunk." + std::to_string(c)); v && v->labels.size() == g)
+      for (std::size_t j = 0; j < g; ++j) ex.retrieved2answer.at(j, c) = v->labels[j];
+  }
+  return ex;
+}
+
+// The labels of `premise` in repeat `rep` (or the majority when rep is npos).
+std::span<const Label> labelsOf(const PremiseVerdicts* v, std::size_t rep) {
+  if (!v) return {};
+  if (rep == std::string::npos) return v->labels;
+  return v->repeats[rep];
+}
+
+MetricValue metricValue(const std::string& name, const JudgedQuery& q, JudgeMode mode, std::size_t rep) {
+  auto support = [&](const JudgedClaims& c, const char* premise, JudgeMode m) {
+    const PremiseVerdicts* v = q.find(premise);
+    return supportValue(c, v, labelsOf(v, rep), m);
+  };
+  if (name == "faithfulness") return support(q.responseClaims, "faith", mode);
+  if (name == "correctness") return support(q.responseClaims, "correct", mode);
+  if (name == "coverage") {
+    JudgedClaims gold = q.goldClaims;
+    if (q.responseFailed && !gold.failed && !gold.claims.empty()) gold.failed = q.responseFailed;
+    return support(gold, "cover", mode);
+  }
+  if (name == "ragas.faithfulness") return support(q.responseClaims, "faith", JudgeMode::Ragas);
+  if (name == "ragas.context_recall") return support(q.goldClaims, "recall", JudgeMode::Ragas);
+  if (isRagChecker(name)) {
+    const bool rc = mode == JudgeMode::RagChecker;
+    const auto metric = claims::metricFromName(name);
+    if (!rc) {
+      for (const JudgedClaims* c : {&q.responseClaims, &q.goldClaims})
+        if (c->failed) {
+          MetricValue m;
+          m.state = *c->failed;
+          return m;
+        }
+    }
+    claims::ClaimExample ex = exampleOf(q);
+    if (rep != std::string::npos) {
+      // One repeat's labels instead of the majority.
+      JudgedQuery one = q;
+      for (auto& v : one.verdicts) v.labels = v.repeats[rep];
+      ex = exampleOf(one);
+    }
+    const auto scores = claims::scoreExample(ex, rc ? claims::Mode::RagChecker : claims::Mode::RagScope);
+    return fromMetricScore(scores[*metric], rc);
+  }
+  return {};
+}
+
+double variance(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  double mean = 0.0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  double s = 0.0;
+  for (double x : v) s += (x - mean) * (x - mean);
+  return s / static_cast<double>(v.size() - 1);
+}
+
+}  // namespace
+
+std::string_view judgeModeName(JudgeMode m) {
+  switch (m) {
+    case JudgeMode::RagScope: return "ragscope";
+    case JudgeMode::RagChecker: return "ragchecker";
+    case JudgeMode::Ragas: return "ragas";
+  }
+  return "ragscope";
+}
+
+std::optional<JudgeMode> judgeModeFromName(std::string_view name) {
+  for (JudgeMode m : {JudgeMode::RagScope, JudgeMode::RagChecker, JudgeMode::Ragas})
+    if (judgeModeName(m) == name) return m;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& judgeMetricNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = notebookMetrics();
+    for (claims::Metric m : claims::allMetrics()) n.push_back(claims::metricName(m));
+    n.push_back("ragas.faithfulness");
+    n.push_back("ragas.context_recall");
+    return n;
+  }();
+  return names;
+}
+
+std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list, std::string* error) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& m) {
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    std::string name(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (!name.empty()) {
+      const auto& known = judgeMetricNames();
+      if (name == "notebook") {
+        for (const auto& m : notebookMetrics()) add(m);
+      } else if (name == "ragchecker") {
+        for (claims::Metric m : claims::allMetrics()) add(claims::metricName(m));
+      } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+        add(name);
+      } else if (name == "ragas.answer_relevancy" || name == "ragas.context_precision" ||
+                 name == "ragas.context_relevance_paper" || name == "vera.consolidated") {
+        *error = "metric " + name + " is not computed by this build's judging yet (it needs " +
+                 (name == "ragas.answer_relevancy"  ? "an embeddings endpoint"
+                  : name == "vera.consolidated"     ? "a rerank endpoint"
+                                                    : "its own RAGAS prompt") +
+                 ")";
+        return std::nullopt;
+      } else {
+        *error = "unknown metric '" + name + "' (known: notebook, ragchecker, and each of";
+        for (const auto& k : known) *error += " " + k;
+        *error += ")";
+        return std::nullopt;
+      }
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (out.empty()) {
+    *error = "no metric named";
+    return std::nullopt;
+  }
+  return out;
+}
+
+json judgeSettingsJson(const JudgeSettings& s) {
+  json j;
+  j["metrics"] = s.metrics;
+  j["mode"] = std::string(judgeModeName(s.mode));
+  j["repeats"] = s.repeats;
+  j["matrices"] = s.matrices;
+  j["extract_template"] = s.extractTemplate;
+  j["extract_template_sha256"] = llm::templateHash(s.extractTemplate);
+  j["seed"] = s.seed ? json(*s.seed) : json();
+  return j;
+}
+
+JudgeSettings judgeSettingsFromJson(const json& j) {
+  JudgeSettings s;
+  s.metrics = j.at("metrics").get<std::vector<std::string>>();
+  const auto mode = judgeModeFromName(j.at("mode").get<std::string>());
+  if (!mode) throw json::other_error::create(501, "\"judge.mode\" is not a known mode", &j);
+  s.mode = *mode;
+  s.repeats = std::max<std::size_t>(1, j.at("repeats").get<std::size_t>());
+  s.matrices = j.value("matrices", false);
+  s.extractTemplate = j.at("extract_template").get<std::string>();
+  if (j.contains("seed") && j["seed"].is_number_integer()) s.seed = j["seed"].get<std::int64_t>();
+  return s;
+}
+
+json judgeInputsJson(const std::vector<JudgeInput>& inputs) {
+  json a = json::array();
+  for (const auto& in : inputs) {
+    json chunks = json::array();
+    for (const auto& c : in.chunks) chunks.push_back({{"id", c.id}, {"text", c.text}});
+    json j = {{"qid", in.qid}, {"question", in.question}, {"gold", in.gold}, {"chunks", std::move(chunks)}};
+    j["response"] = in.response ? json(*in.response) : json();
+    if (!in.response) j["generate_prompt"] = in.generatePrompt;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+std::vector<JudgeInput> judgeInputsFromJson(const json& a) {
+  std::vector<JudgeInput> out;
+  for (const auto& j : a) {
+    JudgeInput in;
+    in.qid = j.at("qid").get<std::string>();
+    in.question = j.at("question").get<std::string>();
+    in.gold = j.at("gold").get<std::string>();
+    if (j.at("response").is_string()) in.response = j["response"].get<std::string>();
+    else in.generatePrompt = j.at("generate_prompt").get<std::string>();
+    for (const auto& c : j.at("chunks")) in.chunks.push_back({c.at("id").get<std::string>(), c.at("text").get<std::string>()});
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const std::vector<JudgeInput>& inputs) {
+  std::vector<store::NewItem> items;
+  const Stored none;
+  Walker walker(settings, none, &items);
+  for (const auto& in : inputs) walker.walk(in);
+  return items;
+}
+
+std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) {
+  std::vector<store::NewItem> items;
+  const Loaded l = loadRecord(store);
+  if (!l.error.empty()) return items;
+  const Stored stored = readStored(store, false);
+  Walker walker(l.settings, stored, &items);
+  for (const auto& in : l.inputs) walker.walk(in);
+  return items;
+}
+
+const PremiseVerdicts* JudgedQuery::find(std::string_view premise) const {
+  for (const auto& v : verdicts)
+    if (v.premise == premise) return &v;
+  return nullptr;
+}
+
+JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap) {
+  JudgeReport report;
+  Loaded l = loadRecord(store);
+  if (!l.error.empty()) {
+    report.error = l.error;
+    return report;
+  }
+  report.settings = l.settings;
+  const Stored stored = readStored(store, false);
+  report.pendingItems = stored.pending;
+  report.heuristic = stored.heuristic;
+  Walker walker(l.settings, stored, nullptr);
+  const std::size_t repeats = std::max<std::size_t>(1, l.settings.repeats);
+  for (const auto& in : l.inputs) {
+    JudgedQuery q = walker.walk(in);
+    for (const auto& name : l.settings.metrics) {
+      MetricValue v = metricValue(name, q, l.settings.mode, std::string::npos);
+      if (repeats > 1)
+        for (std::size_t r = 0; r < repeats; ++r) v.perRepeat.push_back(metricValue(name, q, l.settings.mode, r).value);
+      q.values.push_back(std::move(v));
+    }
+    for (const auto& v : q.verdicts) {
+      report.repairs += v.repairs;
+      if (repeats < 2) continue;
+      for (std::size_t i = 0; i < v.labels.size(); ++i) {
+        std::unordered_map<int, std::size_t> counts;
+        std::size_t resolved = 0;
+        for (const auto& row : v.repeats)
+          if (claims::isResolved(row[i])) {
+            ++counts[static_cast<int>(row[i])];
+            ++resolved;
+          }
+        if (resolved < 2) continue;
+        std::size_t best = 0;
+        for (const auto& [label, c] : counts) best = std::max(best, c);
+        ++report.reliability.cells;
+        if (counts.size() > 1) ++report.reliability.flippedCells;
+        report.reliability.flipRate += 1.0 - static_cast<double>(best) / static_cast<double>(resolved);
+      }
+    }
+    report.queries.push_back(std::move(q));
+  }
+  report.reliability.repeats = repeats;
+  if (report.reliability.cells > 0) report.reliability.flipRate /= static_cast<double>(report.reliability.cells);
+
+  for (std::size_t m = 0; m < l.settings.metrics.size(); ++m) {
+    JudgeMetricSummary s;
+    s.name = l.settings.metrics[m];
+    std::vector<double> values, repeatMeans;
+    std::vector<double> within;
+    for (const auto& q : report.queries) {
+      const MetricValue& v = q.values[m];
+      switch (v.state) {
+        case ScoreState::Scored: ++s.scored; break;
+        case ScoreState::Unparsed: ++s.unparsed; break;
+        case ScoreState::Error: ++s.errors; break;
+        case ScoreState::Empty: ++s.empty; break;
+      }
+      s.itemsScored += v.scored;
+      s.itemsTotal += v.total;
+      if (v.value) values.push_back(*v.value);
+      std::vector<double> reps;
+      for (const auto& r : v.perRepeat)
+        if (r) reps.push_back(*r);
+      if (reps.size() >= 2) within.push_back(variance(reps));
+      if (!reps.empty()) {
+        double sum = 0.0;
+        for (double x : reps) sum += x;
+        repeatMeans.push_back(sum / static_cast<double>(reps.size()));
+      }
+    }
+    s.queries = values.size();
+    s.mean = values.empty() ? kNaN : claims::numpyMean(values);
+    if (!values.empty() && bootstrap.resamples > 0) {
+      stats::BootstrapOptions o = bootstrap;
+      o.keepDistribution = false;
+      const auto b = stats::bootstrap(values, o);
+      if (b.ok()) s.ci95 = b.ci;
+    }
+    if (!within.empty()) {
+      double sum = 0.0;
+      for (double x : within) sum += x;
+      s.withinVariance = sum / static_cast<double>(within.size());
+    }
+    s.acrossVariance = variance(repeatMeans);
+    report.metrics.push_back(std::move(s));
+  }
+  return report;
+}
+
+JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::BootstrapOptions& bootstrap) {
+  store::RunStore store;
+  std::string err;
+  if (!store.openReadOnly(path, &err)) {
+    JudgeReport r;
+    r.error = err;
+    return r;
+  }
+  return computeJudgeReport(store, bootstrap);
+}
+
+std::string judgeRecordProblem(const json& s) {
+  if (!s.contains("judge") || !s["judge"].is_object()) return "run.settings: \"judge\" is missing or not an object";
+  if (!s.contains("inputs") || !s["inputs"].is_array()) return "run.settings: \"inputs\" is missing or not a list";
+  try {
+    const JudgeSettings js = judgeSettingsFromJson(s["judge"]);
+    std::string err;
+    for (const auto& m : js.metrics)
+      if (std::find(judgeMetricNames().begin(), judgeMetricNames().end(), m) == judgeMetricNames().end())
+        return "run.settings: \"judge.metrics\": unknown metric '" + m + "'";
+    judgeInputsFromJson(s["inputs"]);
+  } catch (const json::exception& e) {
+    return std::string("run.settings: ") + e.what();
+  }
+  return {};
+}
+
+json judgeReportJson(const JudgeReport& r) {
+  json j;
+  j["n"] = r.queries.size();
+  j["mode"] = std::string(judgeModeName(r.settings.mode));
+  json mean = json::object(), ci = json::object(), states = json::object(), nScored = json::object(),
+       nTotal = json::object();
+  for (const auto& s : r.metrics) {
+    mean[s.name] = std::isnan(s.mean) ? json() : json(s.mean);
+    ci[s.name] = s.ci95 ? json::array({s.ci95->low, s.ci95->high}) : json();
+    states[s.name] = {{"scored", s.scored}, {"unparsed", s.unparsed}, {"error", s.errors}, {"empty", s.empty}};
+    nScored[s.name] = s.itemsScored;
+    nTotal[s.name] = s.itemsTotal;
+  }
+  j["mean"] = std::move(mean);
+  j["ci95"] = std::move(ci);
+  j["states"] = std::move(states);
+  j["n_scored"] = std::move(nScored);
+  j["n_total"] = std::move(nTotal);
+  json perQuery = json::object();
+  for (const auto& q : r.queries) {
+    json row = json::object();
+    for (std::size_t m = 0; m < r.metrics.size(); ++m)
+      row[r.metrics[m].name] = q.values[m].value ? json(*q.values[m].value) : json();
+    perQuery[q.qid] = std::move(row);
+  }
+  j["per_query"] = std::move(perQuery);
+  j["repairs"] = r.repairs;
+  j["pending_calls"] = r.pendingItems;
+  j["heuristic"] = r.heuristic;
+  if (r.reliability.repeats > 1) {
+    json variance = json::object();
+    for (const auto& s : r.metrics) variance[s.name] = {{"within", s.withinVariance}, {"across", s.acrossVariance}};
+    j["reliability"] = {{"repeats", r.reliability.repeats},
+                        {"cells", r.reliability.cells},
+                        {"flipped_cells", r.reliability.flippedCells},
+                        {"flip_rate", r.reliability.flipRate},
+                        {"variance", std::move(variance)}};
+  }
+  return j;
+}
+
+std::vector<claims::ClaimExample> judgeClaimExamples(const JudgeReport& report) {
+  std::vector<claims::ClaimExample> out;
+  out.reserve(report.queries.size());
+  for (const auto& q : report.queries) out.push_back(exampleOf(q));
+  return out;
+}
+
+}  // namespace ragscope::core::eval

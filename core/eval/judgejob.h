@@ -1,0 +1,169 @@
+#pragma once
+// The claim-judging job (SPEC §7, CLAIMS.md): for each answer, the judge extracts the claims of
+// the response and of the gold answer, then labels them against premises (the retrieved chunks
+// joined, each chunk alone, the gold answer, the response), R times when asked; the metrics are
+// computed from the stored replies. Every call is a work item of one run store (kind "judge"),
+// in phases that depend on earlier replies:
+//
+//   gen:<qid>                              the answer, when the job generates it (route "generator")
+//   extract:<response|gold>:<qid>          the claims of a text
+//   assess:<premise>:<repeat>:<qid>        claims vs a premise: faith (chunks joined), correct
+//                                          (gold answer), cover (gold claims vs the response),
+//                                          recall (gold claims vs the chunks joined),
+//                                          respchunk.<k>, goldchunk.<k> (one chunk alone)
+//   repair:<key>                           the one repair retry of an unreadable reply
+//
+// nextJudgeItems() derives, from what the store holds, every item that can be planned now; the
+// job adds them and runs the engine until no new item appears (judgejob's driver in job.cpp).
+// So a killed or cancelled job resumes from its store alone and repeats no finished call.
+//
+//   JudgeReport r = computeJudgeReport(store, {});
+//   r.metrics[i].mean, r.metrics[i].states, r.perQuery[q].values[i] ...
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/claims/claimexample.h"
+#include "core/claims/labels.h"
+#include "core/stats/bootstrap.h"
+#include "core/store/runstore.h"
+
+namespace ragscope::core::eval {
+
+inline constexpr std::string_view kJudgeJobKind = "judge";
+
+// What one answer is judged with. `response` unset: the job generates it (gen:<qid>).
+struct JudgeInput {
+  std::string qid;
+  std::string question;
+  std::optional<std::string> response;
+  std::string gold;  // empty: no gold answer (gold-based metrics are empty)
+  std::vector<claims::Chunk> chunks;
+  std::string generatePrompt;  // the RAG prompt, when the job generates the answer
+};
+
+// "ragscope" (unparsed/error never 0 or 1, empty has no value), "ragchecker" (unresolved labels
+// not entailed, empty cases 0.0 and averaged), "ragas" (failures NaN, nanmean; the denominator
+// is the verdicts returned).
+enum class JudgeMode { RagScope, RagChecker, Ragas };
+std::string_view judgeModeName(JudgeMode m);
+std::optional<JudgeMode> judgeModeFromName(std::string_view name);
+
+// The metrics this build computes, by their SPEC §7 names, in report order.
+const std::vector<std::string>& judgeMetricNames();
+// Expands "ragchecker" (all eleven) and "notebook" (faithfulness,correctness,coverage) and checks
+// each name; *error names the first unknown one (and says which metrics need an endpoint kind
+// this build's judging does not call yet).
+std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list, std::string* error);
+
+struct JudgeSettings {
+  std::vector<std::string> metrics;
+  JudgeMode mode = JudgeMode::RagScope;
+  std::size_t repeats = 1;
+  bool matrices = false;            // judge every chunk alone (the claim x chunk matrix) even
+                                    // when no metric needs it (--claims-out)
+  std::string extractTemplate;      // {text}
+  std::string judgeTemplate;        // {documents}, {claims}
+  std::optional<std::int64_t> seed; // the judge endpoint's; repeat r sends seed + r
+};
+
+// settings["judge"] of the run record, and back.
+nlohmann::json judgeSettingsJson(const JudgeSettings& s);
+JudgeSettings judgeSettingsFromJson(const nlohmann::json& j);
+nlohmann::json judgeInputsJson(const std::vector<JudgeInput>& inputs);
+std::vector<JudgeInput> judgeInputsFromJson(const nlohmann::json& j);
+
+// The items that can be planned before any call: the answers to generate, the extractions of
+// given texts (what a plan stores first, and what an estimate counts).
+std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const std::vector<JudgeInput>& inputs);
+
+// The items that can be planned from what `store` holds now (its record's settings hold
+// "judge" and "inputs"); keys already present are returned too (addItems keeps them).
+std::vector<store::NewItem> nextJudgeItems(store::RunStore& store);
+
+// A claim list or a verdict list with its state.
+struct JudgedClaims {
+  std::vector<std::string> claims;
+  std::optional<claims::ScoreState> failed;  // Error / Unparsed: the extraction gave no claims
+  std::string problem;
+  bool repaired = false;
+};
+
+struct PremiseVerdicts {
+  std::string premise;                             // "faith", "correct", "respchunk.0", ...
+  std::vector<std::vector<claims::Label>> repeats; // [repeat][claim]
+  std::vector<claims::Label> labels;               // the majority over the repeats
+  std::vector<std::string> replies;                // raw judge replies, per repeat (repair appended)
+  std::vector<std::string> problems;               // parse problems left after the repair
+  std::size_t repairs = 0;
+};
+
+struct MetricValue {
+  std::optional<double> value;
+  claims::ScoreState state = claims::ScoreState::Empty;
+  std::size_t scored = 0;  // claims (items) decided
+  std::size_t total = 0;
+  std::vector<std::optional<double>> perRepeat;  // repeats > 1
+};
+
+struct JudgedQuery {
+  std::string qid;
+  std::string question;
+  std::string response;
+  std::string gold;
+  std::vector<claims::Chunk> chunks;
+  std::optional<claims::ScoreState> responseFailed;  // the answer could not be generated
+  JudgedClaims responseClaims;
+  JudgedClaims goldClaims;
+  std::vector<PremiseVerdicts> verdicts;
+  std::vector<MetricValue> values;  // per report metric
+  const PremiseVerdicts* find(std::string_view premise) const;
+};
+
+struct JudgeMetricSummary {
+  std::string name;
+  double mean = 0.0;  // NaN when no query has a value
+  std::optional<stats::Interval> ci95;
+  std::size_t queries = 0;  // with a value
+  std::size_t scored = 0, unparsed = 0, errors = 0, empty = 0;  // queries by state
+  std::uint64_t itemsScored = 0, itemsTotal = 0;
+  double withinVariance = 0.0, acrossVariance = 0.0;  // repeats > 1
+};
+
+struct JudgeReliability {
+  std::size_t repeats = 1;
+  std::size_t cells = 0;         // claim verdicts asked more than once with two resolved answers
+  std::size_t flippedCells = 0;  // of which not all the same
+  double flipRate = 0.0;         // mean over the cells of 1 - (majority count / resolved answers)
+};
+
+struct JudgeReport {
+  std::string error;
+  JudgeSettings settings;
+  std::vector<JudgedQuery> queries;
+  std::vector<JudgeMetricSummary> metrics;
+  JudgeReliability reliability;
+  std::size_t pendingItems = 0;  // calls not made yet: the figures are partial
+  std::size_t repairs = 0;
+  bool heuristic = false;        // an offline heuristic judged
+};
+
+JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap);
+// The same from a store opened read-only (viewing writes nothing).
+JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::BootstrapOptions& bootstrap);
+
+// Empty when a judging run's settings hold what computeJudgeReport reads; else the problem.
+std::string judgeRecordProblem(const nlohmann::json& settings);
+
+// {"n","mode","mean":{m:v},"ci95":{m:[lo,hi]},"states":{m:{"scored","unparsed","error","empty"}},
+//  "n_scored":{m:k},"n_total":{m:n},"per_query":{qid:{m:v|null}}, "reliability":{...}}.
+nlohmann::json judgeReportJson(const JudgeReport& report);
+
+// The report's claims and verdicts as RAGChecker checking examples (labels: the majority).
+std::vector<claims::ClaimExample> judgeClaimExamples(const JudgeReport& report);
+
+}  // namespace ragscope::core::eval
