@@ -7,6 +7,8 @@
 
 #include "testserver/testserver.h"
 
+#include "core/llm/offline.h"
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +32,7 @@ void usage() {
                "                           [--truncated-json-rate P] [--invalid-json-rate P]\n"
                "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
                "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
-               "                           [--stdin-eof]\n"
+               "                           [--offline-answers] [--stdin-eof]\n"
                "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
                "/v1/models on 127.0.0.1 and prints the port on stdout.\n");
 }
@@ -76,6 +78,12 @@ int main(int argc, char** argv) {
         if (!modelsGiven) options.models.clear();
         modelsGiven = true;
         options.models.push_back(value());
+      } else if (arg == "--offline-answers") {
+        // A scripted judge and reader: ragscope's own offline heuristics answer every chat call
+        // (claim lists to extraction prompts, SUPPORTED lines to judge prompts), deterministically.
+        options.answer = [](const std::string& lastUserMessage) {
+          return ragscope::core::llm::offlineAnswer(ragscope::core::llm::OfflineRole::Auto, lastUserMessage);
+        };
       } else if (arg == "--stdin-eof") stdinEof = true;
       else if (arg == "--help" || arg == "-h") {
         usage();

@@ -1,0 +1,552 @@
+// Claim judging as a job (core/eval/judgejob.h, `ragscope-cli judge`): the strict reading of judge
+// replies into states with the repair retry, the notebook's worked example through a scripted
+// judge server (CLAIMS.md §1), repeats, the offline judge over all Docugami questions from the
+// CLI, and a judging run killed mid-way and resumed with no finished call repeated (counted at
+// the server), then re-run from the cache with no request.
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/cli.h"
+#include "common/testdata.h"
+#include "core/claims/judgeparse.h"
+#include "core/eval/job.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/offline.h"
+#include "core/llm/prompts.h"
+#include "core/store/runstore.h"
+#include "testserver/testserver.h"
+
+using namespace ragscope::core;
+using namespace ragscope::core::claims;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSec10q = "docugami/KG-RAG-datasets/sec-10-q/data/v1";
+
+// The notebook's example (CLAIMS.md §1.2): the claims as its judge extracted them.
+const std::vector<std::string> kResponseClaims = {
+    "Apple's total net sales experienced a decline over the last year.",
+    "The three-month period ended July 1, 2023, saw a total net sale of $81,797 million.",
+    "This was a 1% decrease from the same period in 2022.",
+    "The nine-month period ended July 1, 2023, had a 3% decrease in net sales compared to the first nine months of 2022.",
+    "The downward trend continued into the three and six-month periods ending April 1, 2023.",
+    "Apple's total net sales decreased by 3% and 4% respectively, compared to the same periods in 2022."};
+const std::vector<std::string> kGoldClaims = {
+    "For the quarterly period ended June 25, 2022, the total net sales were $82,959 million.",
+    "For the quarterly period ended December 31, 2022, the total net sales were $117,154 million.",
+    "For the quarterly period ended April 1, 2023, the total net sales were $94,836 million.",
+    "For the quarterly period ended July 1, 2023, the total net sales were $81,797 million.",
+    "There was an increase in total net sales from the quarter ended June 25, 2022, to the quarter ended December 31, 2022.",
+    "There was a decrease in total net sales in the quarters ended April 1, 2023, and July 1, 2023."};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+std::string replace2022(std::string s) {
+  for (auto at = s.find("2022"); at != std::string::npos; at = s.find("2022", at + 4)) s.replace(at, 4, "1922");
+  return s;
+}
+
+std::vector<std::string> claimsOfPrompt(const std::string& prompt) {
+  return llm::parsePromptSections(prompt).claims;
+}
+
+// The notebook's judge, scripted: the claims it extracted and the labels it printed.
+std::string notebookJudge(const std::string& prompt) {
+  if (prompt.rfind("Break the text", 0) == 0) {
+    std::vector<std::string> claims = prompt.find("82,959") != std::string::npos ? kGoldClaims : kResponseClaims;
+    if (prompt.find("1922") != std::string::npos)
+      for (auto& c : claims) c = replace2022(c);
+    std::string out;
+    for (const auto& c : claims) out += "- " + c + "\n";
+    return out;
+  }
+  const auto sections = llm::parsePromptSections(prompt);
+  std::string docs;
+  for (const auto& p : sections.passages) docs += p;
+  const bool vsChunks = docs.find("Total net sales") != std::string::npos;  // the 10-Q passages
+  const bool vsGold = docs.find("SOURCE(S)") != std::string::npos;
+  std::string out;
+  for (const auto& c : sections.claims) {
+    bool supported;
+    if (vsChunks) {
+      supported = c.find("1922") == std::string::npos;  // Faithfulness 1.0, then R3, R4, R6 fail
+    } else if (vsGold) {
+      supported = c != kResponseClaims[2] && c != kResponseClaims[3] && c != kResponseClaims[5];
+    } else {
+      supported = c == kGoldClaims[3] || c == kGoldClaims[5];  // Coverage 2/6
+    }
+    out += "- " + c + (supported ? " SUPPORTED=1\n" : " SUPPORTED=0\n");
+  }
+  return out;
+}
+
+eval::JudgeInput notebookInput(const std::string& response) {
+  eval::JudgeInput in;
+  in.qid = "apple-net-sales";
+  in.question = "How has Apple's total net sales changed over time?";
+  in.response = response;
+  in.gold = joined(kGoldClaims) + "\nSOURCE(S): 2022 Q3 AAPL.pdf, 2022 Q4 AAPL.pdf, 2023 Q1 AAPL.pdf, 2023 Q2 AAPL.pdf, 2023 Q3 AAPL.pdf";
+  in.chunks = {{"2023 Q2 AAPL.pdf#16", "Total net sales for the three months ended April 1, 2023 were $94,836 million and $117,154 million for the quarter before."},
+               {"2023 Q3 AAPL.pdf#16", "Total net sales for the three months ended July 1, 2023 were $81,797 million."}};
+  return in;
+}
+
+eval::JobSpec judgeSpec(const std::string& baseUrl, const fs::path& store, std::vector<eval::JudgeInput> inputs) {
+  eval::JobSpec spec;
+  spec.kind = eval::JobKind::Judge;
+  spec.judge.metrics = "notebook";
+  spec.judge.inputs = std::move(inputs);
+  spec.judge.judge.name = "scripted";
+  spec.judge.judge.baseUrl = baseUrl;
+  spec.judge.judge.model = "test-model";
+  spec.limits.useCache = false;
+  spec.limits.concurrency = 1;
+  spec.store = store;
+  spec.frontEnd = "test";
+  return spec;
+}
+
+eval::JobResult runSpec(const eval::JobSpec& spec) {
+  const Dataset none;
+  const auto plan = eval::planJob(spec, none);
+  if (!plan.ok()) {
+    eval::JobResult r;
+    r.error = "plan: " + plan.error;
+    return r;
+  }
+  eval::ResultOptions results;
+  results.bootstrap.resamples = 200;
+  return eval::runJob(plan, spec, {}, results);
+}
+
+double metricMean(const eval::JudgeReport& r, const std::string& name) {
+  for (const auto& m : r.metrics)
+    if (m.name == name) return m.mean;
+  return -1.0;
+}
+
+const eval::JudgeMetricSummary* metric(const eval::JudgeReport& r, const std::string& name) {
+  for (const auto& m : r.metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestJudge : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void claimListParsing();
+  void verdictParsing_data();
+  void verdictParsing();
+  void notebookThroughAScriptedJudge();
+  void repairRetryIsRecorded();
+  void unparsedNeverCountsInRagscopeMode();
+  void repeatsGiveFlipRates();
+  void badInputNamesFileLineField();
+  void docugamiOfflineFromTheCli();
+  void killedJudgingResumesWithoutRepeats();
+
+ private:
+  QTemporaryDir m_dir;
+};
+
+void TestJudge::initTestCase() {
+  QVERIFY(m_dir.isValid());
+  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
+}
+
+void TestJudge::claimListParsing() {
+  auto p = parseClaimList("Here are the claims:\n- Apple's sales fell.\n* Sales were $81,797 million.\n2. A third one.\n\nThanks");
+  QCOMPARE(p.claims.size(), std::size_t{3});
+  QCOMPARE(QString::fromStdString(p.claims[1]), QString("Sales were $81,797 million."));
+  QCOMPARE(QString::fromStdString(p.claims[2]), QString("A third one."));
+  QVERIFY(p.problem.empty());
+  QVERIFY(parseClaimList("").noClaims());
+  QVERIFY(parseClaimList("None.").noClaims());
+  const auto bad = parseClaimList("Apple's sales fell. Sales were $81,797 million.");
+  QVERIFY(bad.claims.empty());
+  QVERIFY(!bad.problem.empty());
+}
+
+void TestJudge::verdictParsing_data() {
+  QTest::addColumn<QString>("reply");
+  QTest::addColumn<QString>("labels");   // S/U (binary), E/N/C, ? unparsed; one per claim a, b, c
+  QTest::addColumn<int>("problems");
+  QTest::newRow("well formed") << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim c. SUPPORTED=1" << "SUS" << 0;
+  QTest::newRow("missing line") << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=1" << "S?S" << 1;
+  QTest::newRow("reordered") << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=0\n- Claim b. SUPPORTED=1" << "S??" << 2;
+  QTest::newRow("duplicated") << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim b. SUPPORTED=1\n- Claim c. SUPPORTED=0"
+                              << "S?U" << 1;
+  QTest::newRow("label-less line") << "- Claim a. SUPPORTED=1\n- Claim b.\n- Claim c. SUPPORTED=0" << "S?U" << 1;
+  QTest::newRow("extra chatter") << "Sure! Here are the verdicts.\n\n- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n"
+                                    "- Claim c. SUPPORTED=1\nLet me know if you need more."
+                                 << "SUS" << 0;
+  QTest::newRow("three-way, odd case") << "1. Claim a: ENTAILMENT\n2. Claim b - neutral\n3. Claim c (Contradiction)" << "ENC" << 0;
+  QTest::newRow("spaces around =") << "- Claim a. SUPPORTED = 1\n- claim B SUPPORTED =0\n- CLAIM C. supported=1" << "SUS" << 0;
+  QTest::newRow("numbered verdicts alone") << "1. SUPPORTED=0\n2. SUPPORTED=1\n3. SUPPORTED=1" << "USS" << 0;
+  QTest::newRow("a line for no claim") << "- Claim a. SUPPORTED=1\n- Claim x. SUPPORTED=1\n- Claim c. SUPPORTED=1" << "S?S" << 2;
+  QTest::newRow("empty reply") << "" << "???" << 3;
+}
+
+void TestJudge::verdictParsing() {
+  QFETCH(QString, reply);
+  QFETCH(QString, labels);
+  QFETCH(int, problems);
+  const auto parsed = parseVerdicts(reply.toStdString(), {"Claim a.", "Claim b.", "Claim c."});
+  QString got;
+  for (Label l : parsed.labels) {
+    switch (l) {
+      case Label::Supported: got += 'S'; break;
+      case Label::Unsupported: got += 'U'; break;
+      case Label::Entailment: got += 'E'; break;
+      case Label::Neutral: got += 'N'; break;
+      case Label::Contradiction: got += 'C'; break;
+      default: got += '?'; break;
+    }
+  }
+  QCOMPARE(got, labels);
+  QCOMPARE(static_cast<int>(parsed.problems.size()), problems);
+  if (problems > 0) QVERIFY(repairInstruction(parsed.problems).find(parsed.problems.front()) != std::string::npos);
+}
+
+void TestJudge::notebookThroughAScriptedJudge() {
+  ragscope::testserver::Options options;
+  options.answer = notebookJudge;
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  const std::string response = joined(kResponseClaims);
+
+  const auto original = runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("notebook.db").toStdString(), {notebookInput(response)}));
+  QVERIFY2(original.error.empty(), original.error.c_str());
+  QVERIFY(original.judge.has_value());
+  const auto& r = *original.judge;
+  QCOMPARE(metricMean(r, "faithfulness"), 1.0);
+  QCOMPARE(metricMean(r, "correctness"), 0.5);
+  QCOMPARE(metricMean(r, "coverage"), 1.0 / 3.0);  // 2/6 = 0.3333333333333333
+  QCOMPARE(r.queries.front().responseClaims.claims.size(), std::size_t{6});
+  QCOMPARE(metric(r, "coverage")->itemsTotal, std::uint64_t{6});
+  QCOMPARE(r.repairs, std::size_t{0});
+  QVERIFY(!r.heuristic);
+  // Two extractions and three assessments, each once.
+  QCOMPARE(server.requestCount(), std::size_t{5});
+
+  // The notebook's corruption: the claims re-extracted from the changed response, judged again.
+  const auto corrupted = runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("notebook-1922.db").toStdString(),
+                                           {notebookInput(replace2022(response))}));
+  QVERIFY2(corrupted.error.empty(), corrupted.error.c_str());
+  QCOMPARE(metricMean(*corrupted.judge, "faithfulness"), 0.5);
+
+  // The stored record names the templates by hash, and viewing the store reads the same figures.
+  const auto viewed = eval::readJudgeReport(m_dir.filePath("notebook.db").toStdString(), {});
+  QVERIFY2(viewed.error.empty(), viewed.error.c_str());
+  QCOMPARE(metricMean(viewed, "correctness"), 0.5);
+  store::RunStore s;
+  std::string err;
+  QVERIFY(s.openReadOnly(m_dir.filePath("notebook.db").toStdString(), &err));
+  QCOMPARE(QString::fromStdString(s.run().templateHash), QString::fromStdString(llm::templateHash(llm::defaultClaimJudgeTemplate())));
+  QCOMPARE(QString::fromStdString(s.run().settings["judge"]["extract_template_sha256"].get<std::string>()),
+           QString::fromStdString(llm::templateHash(llm::defaultClaimExtractionTemplate())));
+}
+
+// A judge that leaves out claim 2's line the first time; the repair call (its last message
+// states the problem) is answered in full or, with `repairFails`, badly again.
+struct ForgetfulJudge {
+  bool repairFails = false;
+  std::mutex mutex;
+  std::vector<std::string> lastClaims;
+  std::size_t repairs = 0;
+
+  std::string operator()(const std::string& prompt) {
+    std::lock_guard lock(mutex);
+    if (prompt.rfind("Break the text", 0) == 0) return "- The sky is blue.\n- Grass is green.\n- Snow is black.";
+    const bool repair = prompt.rfind("Your reply could not be read", 0) == 0;
+    if (!repair) lastClaims = claimsOfPrompt(prompt);
+    else ++repairs;
+    std::string out = "Verdicts:\n";
+    for (std::size_t i = 0; i < lastClaims.size(); ++i) {
+      if (i == 1 && (!repair || repairFails)) continue;
+      out += "- " + lastClaims[i] + (i == 2 ? " SUPPORTED=0\n" : " SUPPORTED=1\n");
+    }
+    return out;
+  }
+};
+
+void TestJudge::repairRetryIsRecorded() {
+  auto judge = std::make_shared<ForgetfulJudge>();
+  ragscope::testserver::Options options;
+  options.answer = [judge](const std::string& p) { return (*judge)(p); };
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  eval::JudgeInput in{"q1", "What colours?", std::string("The sky is blue, grass is green and snow is black."), "", {{"d1", "The sky is blue. Grass is green."}}, {}};
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("repair.db").toStdString(), {in});
+  spec.judge.metrics = "faithfulness";
+  const auto result = runSpec(spec);
+  QVERIFY2(result.error.empty(), result.error.c_str());
+  const auto& r = *result.judge;
+  QCOMPARE(r.repairs, std::size_t{1});
+  QCOMPARE(judge->repairs, std::size_t{1});
+  QCOMPARE(metricMean(r, "faithfulness"), 2.0 / 3.0);  // every claim decided after the repair
+  QCOMPARE(metric(r, "faithfulness")->itemsScored, std::uint64_t{3});
+  // The repair is a call of its own in the store, with the problem stated.
+  store::RunStore s;
+  std::string err;
+  QVERIFY(s.openReadOnly(m_dir.filePath("repair.db").toStdString(), &err));
+  bool found = false;
+  for (const auto& item : s.items()) {
+    if (item.key != "repair:assess:faith:0:q1") continue;
+    found = true;
+    QCOMPARE(item.status, store::ItemStatus::Done);
+    QVERIFY(item.requestJson.find("claim 2: no line") != std::string::npos);
+  }
+  QVERIFY(found);
+}
+
+void TestJudge::unparsedNeverCountsInRagscopeMode() {
+  auto judge = std::make_shared<ForgetfulJudge>();
+  judge->repairFails = true;
+  ragscope::testserver::Options options;
+  options.answer = [judge](const std::string& p) { return (*judge)(p); };
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  eval::JudgeInput in{"q1", "What colours?", std::string("The sky is blue, grass is green and snow is black."), "", {{"d1", "The sky is blue."}}, {}};
+  for (const char* mode : {"ragscope", "ragchecker", "ragas"}) {
+    auto spec = judgeSpec(server.baseUrl(), m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), {in});
+    spec.judge.metrics = "faithfulness";
+    spec.judge.mode = mode;
+    spec.limits.useCache = true;  // the second and third modes are served from the cache
+    spec.limits.cachePath = m_dir.filePath("unparsed-cache.sqlite").toStdString();
+    const auto result = runSpec(spec);
+    QVERIFY2(result.error.empty(), result.error.c_str());
+    const auto* m = metric(*result.judge, "faithfulness");
+    QCOMPARE(m->itemsTotal, std::uint64_t{3});
+    QCOMPARE(m->itemsScored, std::uint64_t{2});  // claim 2 stays unparsed after the repair
+    QVERIFY(!result.judge->queries.front().verdicts.front().problems.empty());
+    const std::string name = mode;
+    // ragscope and ragas: over the two decided claims (1 of 2); ragchecker: the unparsed claim
+    // is "not entailed", as RefChecker pads a missing label with Neutral (1 of 3).
+    QCOMPARE(m->mean, name == "ragchecker" ? 1.0 / 3.0 : 0.5);
+  }
+  // One extraction, one assessment and one repair reached the server, for all three modes.
+  QCOMPARE(server.requestCount(), std::size_t{3});
+}
+
+void TestJudge::repeatsGiveFlipRates() {
+  // A judge that says snow is not black, except with seed 1: one flip in three asks.
+  ragscope::testserver::Options scripted;
+  scripted.answer = [](const std::string& prompt) -> std::string {
+    if (prompt.rfind("Break the text", 0) == 0) return "- The sky is blue.\n- Snow is black.";
+    return "- The sky is blue. SUPPORTED=1\n- Snow is black. SUPPORTED=0";
+  };
+  ragscope::testserver::TestServer judgeServer(scripted);
+  ragscope::testserver::Rule seedOne;
+  seedOne.behaviour = ragscope::testserver::Behaviour::Custom;
+  seedOne.status = 200;
+  seedOne.pathSuffix = "/chat/completions";
+  seedOne.bodyContains = "\"seed\":1,";
+  seedOne.body = R"({"choices":[{"message":{"role":"assistant","content":"- The sky is blue. SUPPORTED=1\n- Snow is black. SUPPORTED=1"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}})";
+  judgeServer.addRule(seedOne);
+  QVERIFY(judgeServer.start());
+  eval::JudgeInput in{"q1", "Colours?", std::string("The sky is blue and snow is black."), "", {{"d1", "The sky is blue."}}, {}};
+  auto spec = judgeSpec(judgeServer.baseUrl(), m_dir.filePath("repeats.db").toStdString(), {in});
+  spec.judge.metrics = "faithfulness";
+  spec.judge.repeats = 3;  // seeds 0, 1, 2: seed 1 says snow is black
+  const auto result = runSpec(spec);
+  QVERIFY2(result.error.empty(), result.error.c_str());
+  const auto& r = *result.judge;
+  QCOMPARE(r.reliability.repeats, std::size_t{3});
+  QCOMPARE(r.reliability.cells, std::size_t{2});
+  QCOMPARE(r.reliability.flippedCells, std::size_t{1});
+  QCOMPARE(r.reliability.flipRate, (0.0 + 1.0 / 3.0) / 2.0);
+  QCOMPARE(metricMean(r, "faithfulness"), 0.5);  // the majority: snow is not black
+  // Per repeat 0.5, 1.0, 0.5: the within-answer variance is their sample variance.
+  QCOMPARE(metric(r, "faithfulness")->withinVariance, 1.0 / 12.0);
+  // Each repeat is its own call: one extraction and three assessments.
+  QCOMPARE(judgeServer.requestCount(), std::size_t{4});
+}
+
+void TestJudge::badInputNamesFileLineField() {
+  const QString answers = m_dir.filePath("bad-answers.jsonl");
+  QFile f(answers);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("{\"qid\": \"q1\", \"answer\": \"Paris.\"}\n{\"qid\": \"q2\", \"answer\": 7}\n");
+  f.close();
+  const QString demo = QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
+  const auto r = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--answers", answers,
+                                              "--store", m_dir.filePath("bad.db")});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains("bad-answers.jsonl:2") && r.err.contains("answer"), qPrintable(r.err));
+  const auto unknown = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "faithfulness,fluency"});
+  QCOMPARE(unknown.exitCode, 2);
+  QVERIFY2(unknown.err.contains("fluency"), qPrintable(unknown.err));
+  const auto later = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "ragas.answer_relevancy"});
+  QCOMPARE(later.exitCode, 2);
+  QVERIFY2(later.err.contains("embeddings endpoint"), qPrintable(later.err));
+  QCOMPARE(ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--repeats", "0"}).exitCode, 2);
+}
+
+void TestJudge::docugamiOfflineFromTheCli() {
+  RAGSCOPE_REQUIRE_DATA(kSec10q);
+  const QString store = m_dir.filePath("docugami-judge.db");
+  const auto r = ragscope::test::runCliText(
+      {"judge", "--dataset", QString::fromStdString(ragscope::test::dataPath(kSec10q).string()), "--retriever", "bm25",
+       "--k", "5", "--metrics", "notebook", "--store", store, "--json", "--quiet"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const json j = json::parse(r.out.toStdString());
+  QCOMPARE(j["n"].get<int>(), 195);
+  QCOMPARE(j["per_query"].size(), std::size_t{195});
+  QVERIFY(j["heuristic"].get<bool>());
+  for (const char* m : {"faithfulness", "correctness", "coverage"}) {
+    const auto& st = j["states"][m];
+    QCOMPARE(st["scored"].get<int>() + st["unparsed"].get<int>() + st["error"].get<int>() + st["empty"].get<int>(), 195);
+    QCOMPARE(st["unparsed"].get<int>(), 0);  // the heuristics always answer in form
+    QCOMPARE(st["error"].get<int>(), 0);
+  }
+  // Independently: each answer's faithfulness is the share of its heuristic claims that the
+  // lexical judge finds in its five chunks (offline.h), recomputed here from the stored answer.
+  const auto report = eval::readJudgeReport(store.toStdString(), {});
+  QVERIFY2(report.error.empty(), report.error.c_str());
+  QCOMPARE(report.queries.size(), std::size_t{195});
+  std::size_t checked = 0;
+  double sum = 0.0;
+  std::size_t withValue = 0;
+  for (const auto& q : report.queries) {
+    QCOMPARE(q.chunks.size(), std::size_t{5});
+    const auto claims = llm::lexicalSplitClaims(q.response);
+    QCOMPARE(q.responseClaims.claims, claims);
+    std::vector<std::string> passages;
+    for (const auto& c : q.chunks) passages.push_back(c.text);
+    const std::string verdicts = llm::lexicalJudge(claims, passages);
+    std::size_t s = 0, u = 0;
+    for (auto at = verdicts.find("SUPPORTED="); at != std::string::npos; at = verdicts.find("SUPPORTED=", at + 1))
+      (verdicts[at + 10] == '1' ? s : u) += 1;
+    const auto& v = j["per_query"][q.qid]["faithfulness"];
+    if (s + u == 0) {
+      QVERIFY(v.is_null());
+      continue;
+    }
+    QCOMPARE(v.get<double>(), static_cast<double>(s) / static_cast<double>(s + u));
+    sum += v.get<double>();
+    ++withValue;
+    ++checked;
+  }
+  QVERIFY(checked > 150);
+  QCOMPARE(j["mean"]["faithfulness"].get<double>(), sum / static_cast<double>(withValue));
+}
+
+void TestJudge::killedJudgingResumesWithoutRepeats() {
+  RAGSCOPE_REQUIRE_DATA(kSec10q);
+  const QString log = m_dir.filePath("judge-server.log");
+  QProcess server;
+  server.start(RAGSCOPE_TESTSERVER_PATH, {"--port", "0", "--latency-ms", "15", "--log", log, "--offline-answers"});
+  QVERIFY(server.waitForStarted());
+  QVERIFY(server.waitForReadyRead(10000));
+  const int port = server.readLine().trimmed().toInt();
+  QVERIFY(port > 0);
+  const QString base = QString("http://127.0.0.1:%1/v1").arg(port);
+  const QString store = m_dir.filePath("killed-judge.db");
+  const QString cache = m_dir.filePath("judge-cache.sqlite");
+  const int concurrency = 4;
+  auto countLines = [&] { return readAll(log).count('\n'); };
+  const QStringList args = {"judge", "--dataset", QString::fromStdString(ragscope::test::dataPath(kSec10q).string()),
+                            "--retriever", "bm25", "--k", "5", "--metrics", "notebook", "--judge", base,
+                            "--judge-model", "test-model", "--concurrency", QString::number(concurrency),
+                            "--cache", cache, "--quiet"};
+  QProcess cli;
+  cli.start(RAGSCOPE_CLI_PATH, args + QStringList{"--store", store});
+  QVERIFY(cli.waitForStarted());
+  QElapsedTimer timer;
+  timer.start();
+  // Killed in the second phase: some assessments made, most not.
+  while (countLines() < 420 && timer.elapsed() < 120000 && cli.state() == QProcess::Running) QTest::qWait(5);
+  QCOMPARE(cli.state(), QProcess::Running);
+  cli.kill();
+  QVERIFY(cli.waitForFinished(10000));
+  std::set<std::string> doneAtKill;
+  {
+    store::RunStore s;
+    std::string err;
+    QVERIFY2(s.open(store.toStdString(), &err), err.c_str());
+    for (const auto& item : s.items())
+      if (item.status == store::ItemStatus::Done && item.key.rfind("gen:", 0) != 0) doneAtKill.insert(item.key);
+    qInfo("killed after %d server requests, %zu judge calls committed", countLines(), doneAtKill.size());
+    QVERIFY(!doneAtKill.empty());
+  }
+  QProcess resume;
+  resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--quiet"});
+  QVERIFY(resume.waitForFinished(180000));
+  QVERIFY2(resume.exitCode() == 0, (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
+  QTest::qWait(100);
+
+  store::RunStore s;
+  std::string err;
+  QVERIFY(s.open(store.toStdString(), &err));
+  QCOMPARE(QString::fromStdString(s.run().status), QString("done"));
+  const auto items = s.items();
+  std::size_t judgeCalls = 0;
+  for (const auto& item : items) {
+    QCOMPARE(item.status, store::ItemStatus::Done);
+    if (item.key.rfind("gen:", 0) != 0) ++judgeCalls;
+  }
+  // 195 answers: two extractions each, then faithfulness, correctness and coverage.
+  QVERIFY2(judgeCalls >= 195 * 4, qPrintable(QString::number(judgeCalls)));
+  const QList<QByteArray> lines = readAll(log).trimmed().split('\n');
+  std::map<std::string, int> byHash;
+  for (const auto& line : lines) ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
+  llm::EndpointConfig ep;
+  ep.baseUrl = base.toStdString();
+  ep.model = "test-model";
+  auto http = llm::makeHttpProvider(ep);
+  int redone = 0;
+  for (const auto& item : items) {
+    if (item.key.rfind("gen:", 0) == 0) continue;  // the offline reader: no server call
+    const auto hash = ragscope::testserver::TestServer::hashBody(http->requestBody(*llm::requestFromJson(json::parse(item.requestJson))));
+    QVERIFY2(byHash.count(hash), item.key.c_str());
+    if (doneAtKill.count(item.key)) QVERIFY2(byHash[hash] == 1, item.key.c_str());
+    if (byHash[hash] > 1) ++redone;
+  }
+  qInfo("server requests %lld for %zu judge calls; sent twice (in flight at the kill): %d",
+        static_cast<long long>(lines.size()), judgeCalls, redone);
+  QVERIFY(redone <= concurrency);
+  QVERIFY(lines.size() <= static_cast<qsizetype>(judgeCalls) + concurrency);
+
+  // The same job in a new store with the same cache sends no request.
+  const int before = countLines();
+  const auto again = ragscope::test::runCliText(args + QStringList{"--store", m_dir.filePath("again.db"), "--json"});
+  QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+  QTest::qWait(100);
+  QCOMPARE(countLines(), before);
+  const auto viewed = eval::readJudgeReport(store.toStdString(), {});
+  QCOMPARE(json::parse(again.out.toStdString())["mean"]["faithfulness"].get<double>(), metricMean(viewed, "faithfulness"));
+  server.terminate();
+  server.waitForFinished(5000);
+}
+
+QTEST_GUILESS_MAIN(TestJudge)
+#include "tst_judge.moc"
