@@ -11,6 +11,8 @@
 #include "core/claims/checkingfile.h"
 #include "core/claims/metaeval.h"
 #include "core/claims/ragchecker.h"
+#include "core/eval/judgejob.h"
+#include "core/store/runstore.h"
 #include "core/export/json.h"
 
 namespace ragscope::cli {
@@ -35,9 +37,10 @@ Inputs (by extension):
                      difference is compared, as meta_eval.py does (NaN -> median, rescaled
                      to [-2, 2]); kappa compares the preference direction (-1, 0, +1)
   --human FILE.csv   qid,label (rows with the same qid are several annotators); --judge is a
-                     CSV qid,<value columns> (each column an aspect) or a RAGChecker
-                     checking-output JSON (each ragchecker.* metric an aspect); kappa when
-                     both sides are whole numbers
+                     CSV qid,<value columns> (each column an aspect), a judging run store of
+                     `ragscope-cli judge` (each of its metrics an aspect; a query without a
+                     value is left out) or a RAGChecker checking-output JSON (each
+                     ragchecker.* metric an aspect); kappa when both sides are whole numbers
   --name NAME        the judge's key in a baseline file (default: ragchecker)
   --resamples N      bootstrap resamples (default 1000; 0 = no CIs)
   --seed S           bootstrap seed (default 42)
@@ -55,8 +58,17 @@ bool failed(const LoadReport& report, const std::string& path) {
   return true;
 }
 
-// The judge of a pointwise comparison: a CSV, or a checking output's per-example metrics.
+// The judge of a pointwise comparison: a CSV, a judging run store's per-query metrics, or a
+// checking output's per-example metrics.
 std::optional<claims::PointwiseTable> pointwiseJudge(const std::string& path) {
+  if (store::RunStore::hasSqliteHeader(path)) {
+    const auto report = eval::readJudgeReport(path, {.resamples = 0});
+    if (!report.error.empty()) {
+      std::cerr << "ragscope-cli: agreement: " << report.error << "\n";
+      return std::nullopt;
+    }
+    return eval::judgePointwiseTable(report);
+  }
   if (path.ends_with(".csv")) {
     auto table = claims::readPointwiseCsv(path);
     if (failed(table.report, path)) return std::nullopt;

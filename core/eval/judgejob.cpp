@@ -724,6 +724,17 @@ json judgeReportJson(const JudgeReport& r) {
   return j;
 }
 
+claims::PointwiseTable judgePointwiseTable(const JudgeReport& report) {
+  claims::PointwiseTable table;
+  for (const auto& m : report.metrics) table.columns.push_back(m.name);
+  for (const auto& q : report.queries) {
+    claims::PointwiseTable::Row row{q.qid, {}, 0};
+    for (const auto& v : q.values) row.values.push_back(v.value.value_or(kNaN));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
 std::vector<claims::ClaimExample> judgeClaimExamples(const JudgeReport& report) {
   std::vector<claims::ClaimExample> out;
   out.reserve(report.queries.size());

@@ -29,6 +29,7 @@
 
 #include "core/claims/claimexample.h"
 #include "core/claims/labels.h"
+#include "core/claims/metaeval.h"
 #include "core/stats/bootstrap.h"
 #include "core/store/runstore.h"
 
@@ -162,6 +163,10 @@ std::string judgeRecordProblem(const nlohmann::json& settings);
 // {"n","mode","mean":{m:v},"ci95":{m:[lo,hi]},"states":{m:{"scored","unparsed","error","empty"}},
 //  "n_scored":{m:k},"n_total":{m:n},"per_query":{qid:{m:v|null}}, "reliability":{...}}.
 nlohmann::json judgeReportJson(const JudgeReport& report);
+
+// Per-query metric values as a pointwise judge table (a column per metric, NaN where a query
+// has no value), for `agreement` against human qid,label files.
+claims::PointwiseTable judgePointwiseTable(const JudgeReport& report);
 
 // The report's claims and verdicts as RAGChecker checking examples (labels: the majority).
 std::vector<claims::ClaimExample> judgeClaimExamples(const JudgeReport& report);
