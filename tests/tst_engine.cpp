@@ -5,6 +5,7 @@
 #include "common/cli.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/job.h"
+#include "core/eval/judgejob.h"
 #include "core/eval/projectruns.h"
 #include "core/eval/runengine.h"
 #include "core/export/json.h"
@@ -1115,7 +1116,7 @@ void TestEngine::viewingWritesNothing() {
   const QStringList files = QDir(demoDir()).entryList(QDir::Files);
   for (const QString& f : files) QVERIFY(QFile::copy(demoDir() + "/" + f, demo + "/" + f));
   const QStringList stores = QDir(demoDir() + "/runs").entryList({QStringLiteral("*.db")}, QDir::Files);
-  QCOMPARE(stores.size(), 4);
+  QCOMPARE(stores.size(), 5);  // eRAG and end-to-end of two runs, and the claims run
   for (const QString& f : stores) QVERIFY(QFile::copy(demoDir() + "/runs/" + f, demo + "/runs/" + f));
   auto setWritable = [&](bool writable) {
     QDirIterator it(demo, QDir::AllEntries | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
@@ -1128,7 +1129,7 @@ void TestEngine::viewingWritesNothing() {
   };
   setWritable(!readOnlyFolder);
   const auto before = folderState(demo);
-  QCOMPARE(int(before.size()), int(files.size()) + 4);
+  QCOMPARE(int(before.size()), int(files.size()) + 5);
 
   const std::string runs = (demo + "/runs/").toStdString();
   std::vector<std::filesystem::path> paths;
@@ -1144,12 +1145,15 @@ void TestEngine::viewingWritesNothing() {
     const auto scores = eval::readStoredScores(p);
     QVERIFY2(scores.ok(), scores.error.c_str());
   }
+  const auto claims = eval::readJudgeReport(runs + "claims-offline.db", {});
+  QVERIFY2(claims.error.empty(), claims.error.c_str());
   // Root writes into a read-only folder anyway: the CLI then runs as nobody, for whom the copy
   // really is read-only media (a read-write open fails there).
   const bool asNobody = readOnlyFolder && ::geteuid() == 0 && QFile::exists(QStringLiteral("/usr/bin/setpriv"));
   if (asNobody) ::chmod(QFile::encodeName(dir.path()).constData(), 0755);
   for (const QStringList& args : {QStringList{"runs", demo + "/runs", "--json"},
                                   QStringList{"bootstrap", "--measure", "P_5", demo + "/runs/erag-good.db"},
+                                  QStringList{"bootstrap", "--measure", "faithfulness", demo + "/runs/claims-offline.db"},
                                   QStringList{"erag-correlate", "--erag", demo + "/runs/erag-good.db", "--e2e",
                                               demo + "/runs/e2e-good.db", "--resamples", "50"}}) {
     ragscope::test::CliText r;
@@ -1166,7 +1170,7 @@ void TestEngine::viewingWritesNothing() {
     QVERIFY2(r.exitCode == 0, qPrintable(args.first() + ": " + r.err));
     QVERIFY2(!r.out.contains(QStringLiteral("unreadable")) && !r.out.contains(QStringLiteral("\"error\"")),
              qPrintable(r.out));
-    if (args.first() == QLatin1String("runs")) QCOMPARE(r.out.count(QStringLiteral("\"kind\"")), 4);  // all listed
+    if (args.first() == QLatin1String("runs")) QCOMPARE(r.out.count(QStringLiteral("\"kind\"")), 5);  // all listed
   }
   const auto after = folderState(demo);
   setWritable(true);

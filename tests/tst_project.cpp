@@ -375,7 +375,7 @@ class TestProject : public QObject {
     QCOMPARE(p.datasets[0].parts.size(), std::size_t{6});
     QCOMPARE(p.datasets[1].name, std::string("Harbor City RAG answers"));
     QCOMPARE(p.datasets[1].parts.size(), std::size_t{1});
-    QCOMPARE(p.runStores.size(), std::size_t{4});
+    QCOMPARE(p.runStores.size(), std::size_t{5});
     for (const auto& store : p.runStores)
       QVERIFY2(fs::is_regular_file(p.resolve(store)), store.c_str());
     for (const auto& ds : p.datasets) {

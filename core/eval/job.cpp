@@ -18,6 +18,7 @@
 #include "core/llm/trustedendpoints.h"
 #include "core/retrieval/bm25run.h"
 #include "core/retrieval/indexdir.h"
+#include "core/util/sha256.h"
 
 namespace ragscope::core::eval {
 
@@ -493,7 +494,8 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   json settings = recordSettings(spec, JobKind::Judge, dataset, run.setting, run.system);
   settings["answers"] = std::move(source);
   settings["judge"] = judgeSettingsJson(js);
-  settings["inputs"] = judgeInputsJson(inputs);
+  const std::string inputsText = exporting::jsonText(judgeInputsJson(inputs));
+  settings["inputs"] = {{"count", inputs.size()}, {"sha256", sha256Hex(inputsText)}, {"stored_as", kJudgeInputsData}};
   settings["queries"] = inputs.size();
   settings["missing_documents"] = plan.missingDocuments;
   settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
@@ -514,6 +516,7 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   judge.concurrency = static_cast<int>(spec.limits.concurrency);
   stage.record.endpoint = llm::toJson(judge);
   stage.items = firstJudgeItems(js, inputs);
+  stage.data.emplace_back(kJudgeInputsData, inputsText);
   plan.stages.push_back(std::move(stage));
 }
 
@@ -698,7 +701,10 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
     std::string err;
     std::error_code ec;
     if (stage.store.has_parent_path()) fs::create_directories(stage.store.parent_path(), ec);
-    if (!store->create(stage.store, stage.record, &err) || !store->addItems(stage.items, &err)) {
+    bool created = store->create(stage.store, stage.record, &err);
+    for (const auto& [name, value] : stage.data)
+      if (created) created = store->putData(name, value, &err);
+    if (!created || !store->addItems(stage.items, &err)) {
       out.error = err;
       break;
     }

@@ -60,6 +60,7 @@ struct StagePlan {
   std::filesystem::path store;
   store::RunRecord record;
   std::vector<store::NewItem> items;
+  std::vector<std::pair<std::string, std::string>> data;  // RunStore::putData after creating it
 };
 
 struct JobPlan {

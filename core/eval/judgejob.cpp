@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/claims/judgeparse.h"
 #include "core/claims/notebook.h"
@@ -53,24 +54,23 @@ Needs needsOf(const JudgeSettings& s) {
 
 std::string requestText(const llm::LlmRequest& r) { return exporting::jsonText(llm::toJson(r)); }
 
-// The store's results (done and failed) by key, and its items not finished.
+// The store's results (done and failed) by key, its item keys, and how many are not finished.
 struct Stored {
   std::unordered_map<std::string, store::ItemResult> byKey;
-  std::unordered_map<std::string, llm::LlmRequest> requests;  // of items with a result
+  std::unordered_set<std::string> keys;  // every planned item
   std::size_t pending = 0;
   bool heuristic = false;
 };
 
-Stored readStored(store::RunStore& store, bool withRequests) {
+Stored readStored(store::RunStore& store) {
   Stored s;
   for (auto& r : store.results()) {
     if (r.result.heuristic) s.heuristic = true;
     s.byKey.emplace(r.key, std::move(r.result));
   }
-  for (const auto& item : store.items()) {
-    if (item.status == store::ItemStatus::Pending || item.status == store::ItemStatus::Cancelled) ++s.pending;
-    else if (withRequests)
-      if (auto req = llm::requestFromJson(json::parse(item.requestJson, nullptr, false))) s.requests.emplace(item.key, std::move(*req));
+  for (auto& [key, status] : store.itemKeys()) {
+    if (status == store::ItemStatus::Pending || status == store::ItemStatus::Cancelled) ++s.pending;
+    s.keys.insert(std::move(key));
   }
   return s;
 }
@@ -92,9 +92,11 @@ class Walker {
       q.response = *in.response;
     } else {
       const std::string key = "gen:" + in.qid;
-      llm::LlmRequest r = chatRequest(in.generatePrompt);
-      r.route = "generator";
-      plan(key, "generate", r);
+      plan(key, "generate", [&] {
+        llm::LlmRequest r = chatRequest(in.generatePrompt);
+        r.route = "generator";
+        return r;
+      });
       const store::ItemResult* res = result(key);
       if (!res) {
         q.responseFailed = ScoreState::Error;  // not answered yet
@@ -137,8 +139,10 @@ class Walker {
     const auto it = m_stored.byKey.find(key);
     return it == m_stored.byKey.end() ? nullptr : &it->second;
   }
-  void plan(const std::string& key, const char* kind, const llm::LlmRequest& r) {
-    if (m_items) m_items->push_back({key, kind, requestText(r)});
+  // Plans an item unless the store has it (its request is only built for a new item).
+  template <typename MakeRequest>
+  void plan(const std::string& key, const char* kind, const MakeRequest& make) {
+    if (m_items && !m_stored.keys.count(key)) m_items->push_back({key, kind, requestText(make())});
   }
   static llm::LlmRequest repairRequest(llm::LlmRequest r, const std::string& reply, const std::vector<std::string>& problems) {
     r.messages.push_back({"assistant", reply});
@@ -150,8 +154,8 @@ class Walker {
     JudgedClaims c;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return c;  // nothing to claim
     const std::string key = "extract:" + which + ":" + qid;
-    const llm::LlmRequest r = chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}}));
-    plan(key, "extract", r);
+    auto request = [&] { return chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}})); };
+    plan(key, "extract", request);
     const store::ItemResult* res = result(key);
     if (!res || res->status != store::ItemStatus::Done) {
       c.failed = ScoreState::Error;
@@ -161,7 +165,7 @@ class Walker {
     auto parsed = claims::parseClaimList(res->text);
     if (!parsed.problem.empty()) {
       const std::string repairKey = "repair:" + key;
-      plan(repairKey, "repair", repairRequest(r, res->text, {parsed.problem}));
+      plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, {parsed.problem}); });
       const store::ItemResult* rep = result(repairKey);
       c.repaired = true;
       if (!rep || rep->status != store::ItemStatus::Done) {
@@ -201,13 +205,16 @@ class Walker {
       v.problems.push_back("no premise: nothing supports the claims");
       return v;
     }
-    const std::string prompt = llm::renderTemplate(
-        m_s.judgeTemplate, {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(claimsOf.claims)}});
     for (std::size_t rep = 0; rep < repeats; ++rep) {
       const std::string key = "assess:" + premise + ":" + std::to_string(rep) + ":" + qid;
-      llm::LlmRequest r = chatRequest(prompt);
-      if (repeats > 1) r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(rep);
-      plan(key, "assess", r);
+      auto request = [&] {
+        llm::LlmRequest r = chatRequest(llm::renderTemplate(
+            m_s.judgeTemplate,
+            {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(claimsOf.claims)}}));
+        if (repeats > 1) r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(rep);
+        return r;
+      };
+      plan(key, "assess", request);
       const store::ItemResult* res = result(key);
       auto& row = v.repeats[rep];
       if (!res || res->status != store::ItemStatus::Done) {
@@ -219,7 +226,7 @@ class Walker {
       auto parsed = claims::parseVerdicts(res->text, claimsOf.claims);
       if (parsed.unparsed() > 0) {
         const std::string repairKey = "repair:" + key;
-        plan(repairKey, "repair", repairRequest(r, res->text, parsed.problems));
+        plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, parsed.problems); });
         ++v.repairs;
         const store::ItemResult* rep2 = result(repairKey);
         if (rep2 && rep2->status == store::ItemStatus::Done) {
@@ -279,17 +286,21 @@ Loaded loadRecord(store::RunStore& store) {
     l.error = store.path().filename().string() + " is a " + record.kind + " run, not a judging run";
     return l;
   }
-  const json& s = record.settings;
-  if (!s.contains("judge") || !s["judge"].is_object() || !s.contains("inputs") || !s["inputs"].is_array()) {
-    l.error = store.path().string() + ": run.settings lacks \"judge\" or \"inputs\"";
+  if (const std::string p = judgeRecordProblem(record.settings); !p.empty()) {
+    l.error = store.path().string() + ": " + p;
+    return l;
+  }
+  const auto inputs = store.data(kJudgeInputsData);
+  if (!inputs) {
+    l.error = store.path().string() + ": run_data lacks \"" + std::string(kJudgeInputsData) + "\" (the answers judged)";
     return l;
   }
   try {
-    l.settings = judgeSettingsFromJson(s["judge"]);
+    l.settings = judgeSettingsFromJson(record.settings["judge"]);
     l.settings.judgeTemplate = record.templateText;
-    l.inputs = judgeInputsFromJson(s["inputs"]);
+    l.inputs = judgeInputsFromJson(json::parse(*inputs));
   } catch (const json::exception& e) {
-    l.error = store.path().string() + ": run.settings: " + e.what();
+    l.error = store.path().string() + ": run_data \"" + std::string(kJudgeInputsData) + "\": " + e.what();
   }
   return l;
 }
@@ -554,7 +565,7 @@ std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) {
   std::vector<store::NewItem> items;
   const Loaded l = loadRecord(store);
   if (!l.error.empty()) return items;
-  const Stored stored = readStored(store, false);
+  const Stored stored = readStored(store);
   Walker walker(l.settings, stored, &items);
   for (const auto& in : l.inputs) walker.walk(in);
   return items;
@@ -574,7 +585,7 @@ JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOpt
     return report;
   }
   report.settings = l.settings;
-  const Stored stored = readStored(store, false);
+  const Stored stored = readStored(store);
   report.pendingItems = stored.pending;
   report.heuristic = stored.heuristic;
   Walker walker(l.settings, stored, nullptr);
@@ -669,14 +680,12 @@ JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::Boot
 
 std::string judgeRecordProblem(const json& s) {
   if (!s.contains("judge") || !s["judge"].is_object()) return "run.settings: \"judge\" is missing or not an object";
-  if (!s.contains("inputs") || !s["inputs"].is_array()) return "run.settings: \"inputs\" is missing or not a list";
   try {
     const JudgeSettings js = judgeSettingsFromJson(s["judge"]);
     std::string err;
     for (const auto& m : js.metrics)
       if (std::find(judgeMetricNames().begin(), judgeMetricNames().end(), m) == judgeMetricNames().end())
         return "run.settings: \"judge.metrics\": unknown metric '" + m + "'";
-    judgeInputsFromJson(s["inputs"]);
   } catch (const json::exception& e) {
     return std::string("run.settings: ") + e.what();
   }

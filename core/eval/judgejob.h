@@ -13,6 +13,8 @@
 //                                          respchunk.<k>, goldchunk.<k> (one chunk alone)
 //   repair:<key>                           the one repair retry of an unreadable reply
 //
+// The answers, gold answers and chunks are kept in the store's run_data (kJudgeInputsData), not
+// in its settings, which the store rewrites on every commit.
 // nextJudgeItems() derives, from what the store holds, every item that can be planned now; the
 // job adds them and runs the engine until no new item appears (judgejob's driver in job.cpp).
 // So a killed or cancelled job resumes from its store alone and repeats no finished call.
@@ -36,6 +38,8 @@
 namespace ragscope::core::eval {
 
 inline constexpr std::string_view kJudgeJobKind = "judge";
+// The store's run_data entry holding judgeInputsJson (the answers, gold answers and chunks).
+inline constexpr const char* kJudgeInputsData = "judge_inputs";
 
 // What one answer is judged with. `response` unset: the job generates it (gen:<qid>).
 struct JudgeInput {

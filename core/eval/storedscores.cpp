@@ -2,6 +2,7 @@
 
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
+#include "core/eval/judgejob.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -35,9 +36,20 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
     }
     stats::QueryValues& values = out.table[report.metricKey];
     for (std::size_t q = 0; q < report.qids.size(); ++q) values.emplace(report.qids[q], report.values[q]);
+  } else if (out.kind == kJudgeJobKind) {
+    const JudgeReport report = computeJudgeReport(runStore, noIntervals);
+    if (!report.error.empty()) {
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
+      return out;
+    }
+    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+      stats::QueryValues& values = out.table[report.metrics[m].name];
+      for (const auto& q : report.queries)
+        if (q.values[m].value) values.emplace(q.qid, *q.values[m].value);
+    }
   } else {
     out.error = path.string() + ": a '" + out.kind +
-                "' run store has no per-query scores (erag and e2e stores have)";
+                "' run store has no per-query scores (erag, e2e and judge stores have)";
     return out;
   }
   if (out.table.empty() || out.table.begin()->second.empty())

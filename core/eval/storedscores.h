@@ -4,7 +4,9 @@
 // Values are recomputed from the store's outputs exactly as `ragscope-cli erag/e2e --json` print
 // them (complete queries only, keyed by qid):
 //  - an eRAG store holds its run's measures, named as printed ("P_5", "success_5", "map");
-//  - an end-to-end store holds one measure named by its downstream metric ("rouge-l", "f1", ...).
+//  - an end-to-end store holds one measure named by its downstream metric ("rouge-l", "f1", ...);
+//  - a judging store holds its metrics ("faithfulness", "ragchecker.precision", ...), each over
+//    the queries that have a value in the run's mode.
 //
 //   if (store::RunStore::hasSqliteHeader(path)) {
 //     StoredScores s = readStoredScores(path);
@@ -19,7 +21,7 @@
 namespace ragscope::core::eval {
 
 struct StoredScores {
-  std::string kind;          // "erag" or "e2e"
+  std::string kind;          // "erag", "e2e" or "judge"
   stats::MeasureTable table;  // measure -> qid -> value
   std::string error;         // non-empty: nothing read (not a run store, other job kind, ...)
   bool ok() const { return error.empty(); }

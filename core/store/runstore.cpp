@@ -46,6 +46,10 @@ CREATE TABLE results (
   heuristic INTEGER NOT NULL,
   created TEXT NOT NULL
 );
+CREATE TABLE run_data (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
 )";
 
 void setError(std::string* error, std::string text) {
@@ -294,6 +298,35 @@ RunRecord RunStore::run() {
   return r;
 }
 
+bool RunStore::putData(std::string_view name, std::string_view value, std::string* error) {
+  if (refuseWrite(error)) return false;
+  std::string err;
+  // Stores made before the table existed get it when first written.
+  if (!m_db.exec("CREATE TABLE IF NOT EXISTS run_data (name TEXT PRIMARY KEY, value TEXT NOT NULL)", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    return false;
+  }
+  auto st = m_db.prepare("INSERT OR REPLACE INTO run_data(name, value) VALUES (?, ?)");
+  st.bind(1, name).bind(2, value);
+  st.step();
+  if (!st.ok()) {
+    setError(error, m_path.string() + ": " + m_db.lastError());
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> RunStore::data(std::string_view name) {
+  if (!m_db.isOpen()) return std::nullopt;
+  auto has = m_db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_data'");
+  if (!has.valid() || !has.step()) return std::nullopt;
+  auto st = m_db.prepare("SELECT value FROM run_data WHERE name = ?");
+  if (!st.valid()) return std::nullopt;
+  st.bind(1, name);
+  if (!st.step()) return std::nullopt;
+  return st.text(0);
+}
+
 bool RunStore::setStatus(std::string_view status, std::string* error) {
   if (refuseWrite(error)) return false;
   auto st = m_db.prepare("UPDATE run SET status = ?, updated = ? WHERE id = 1");
@@ -352,6 +385,13 @@ std::vector<WorkItem> RunStore::items(std::optional<ItemStatus> only) {
                                 "ORDER BY id");
   if (only) st.bind(1, itemStatusName(*only));
   while (st.step()) out.push_back(readItem(st));
+  return out;
+}
+
+std::vector<std::pair<std::string, ItemStatus>> RunStore::itemKeys() {
+  std::vector<std::pair<std::string, ItemStatus>> out;
+  auto st = m_db.prepare("SELECT key, status FROM items ORDER BY id");
+  while (st.step()) out.emplace_back(st.text(0), itemStatusFromName(st.text(1)).value_or(ItemStatus::Pending));
   return out;
 }
 

@@ -117,10 +117,16 @@ class RunStore {
   // the record is empty with settings and endpoint empty objects.
   RunRecord run();
   bool setStatus(std::string_view status, std::string* error = nullptr);
+  // Named documents of a run that are too big for its settings (the run row is rewritten on every
+  // commit): a judging run's answers and chunks. Table run_data; a store without it has none.
+  bool putData(std::string_view name, std::string_view value, std::string* error);
+  std::optional<std::string> data(std::string_view name);
   // Adds the plan's items in one transaction; keys already present are kept as they are.
   bool addItems(const std::vector<NewItem>& items, std::string* error);
 
   std::vector<WorkItem> items(std::optional<ItemStatus> only = std::nullopt);
+  // Every item's key and status, in item order, without the requests.
+  std::vector<std::pair<std::string, ItemStatus>> itemKeys();
   // What a (resumed) run still has to do: pending and cancelled items, and errors when asked.
   std::vector<WorkItem> itemsToRun(bool retryErrors);
   // One transaction: result rows written (replacing an earlier error), item statuses updated and

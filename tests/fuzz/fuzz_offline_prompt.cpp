@@ -1,7 +1,6 @@
 // Prompt parsing of the offline heuristic providers (core/llm/offline.cpp: parsePromptSections,
 // offlineAnswer). A resumed run store hands its stored prompts to them, so they read text from a
-// file like any loader. (There is no judge-reply parser in core yet: the claim judge's
-// "SUPPORTED=1/0" lines are only written, by the offline judge, not read back.)
+// file like any loader. (Judge replies are read by core/claims/judgeparse: fuzz_judge_reply.)
 // max_len: 16384
 // seed: tests/fuzz/seeds/offline_prompt
 
