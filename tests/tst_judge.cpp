@@ -170,6 +170,7 @@ class TestJudge : public QObject {
   void unparsedNeverCountsInRagscopeMode();
   void repeatsGiveFlipRates();
   void badInputNamesFileLineField();
+  void agreementWithAJudgingStore();
   void docugamiOfflineFromTheCli();
   void killedJudgingResumesWithoutRepeats();
 
@@ -409,6 +410,40 @@ void TestJudge::badInputNamesFileLineField() {
   QCOMPARE(later.exitCode, 2);
   QVERIFY2(later.err.contains("embeddings endpoint"), qPrintable(later.err));
   QCOMPARE(ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--repeats", "0"}).exitCode, 2);
+}
+
+void TestJudge::agreementWithAJudgingStore() {
+  // Human labels that are an increasing affine map of the judge's faithfulness (plus one query
+  // the judge never saw): Pearson and Spearman are exactly 100, and the stray row is unpaired.
+  const QString demo = QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
+  const QString store = m_dir.filePath("agreement.db");
+  const auto judged = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics",
+                                                   "faithfulness", "--store", store, "--json", "--quiet"});
+  QVERIFY2(judged.exitCode == 0, qPrintable(judged.err));
+  const json j = json::parse(judged.out.toStdString());
+  const QString human = m_dir.filePath("human.csv");
+  QFile f(human);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("qid,label\n");
+  std::size_t paired = 0;
+  for (const auto& [qid, v] : j["per_query"].items()) {
+    if (v["faithfulness"].is_null()) continue;
+    f.write(QByteArray::fromStdString(qid + "," + std::to_string(2.0 * v["faithfulness"].get<double>() + 1.0) + "\n"));
+    ++paired;
+  }
+  f.write("not-judged,3\n");
+  f.close();
+  const auto r = ragscope::test::runCliText({"agreement", "--human", human, "--judge", store, "--json", "--resamples", "100"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const json a = json::parse(r.out.toStdString());
+  const auto& faith = a["aspects"]["faithfulness"];
+  QCOMPARE(faith["pearson"].get<double>(), 100.0);
+  QCOMPARE(faith["spearman"].get<double>(), 100.0);
+  QCOMPARE(faith["instances"].get<std::size_t>(), paired);
+  // The statistics commands read a judging store's per-query metrics too.
+  const auto b = ragscope::test::runCliText({"bootstrap", store, "--measure", "faithfulness", "--json"});
+  QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+  QCOMPARE(json::parse(b.out.toStdString())["n"].get<std::size_t>(), paired);
 }
 
 void TestJudge::docugamiOfflineFromTheCli() {
