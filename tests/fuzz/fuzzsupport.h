@@ -3,7 +3,7 @@
 // -DRAGSCOPE_FUZZ=ON, run by scripts/fuzz).
 //
 // Most loaders read a path, so a target writes the input into a private scratch folder first
-// (in /dev/shm when there is one: no disk traffic per execution) and loads it from there:
+// (in the temporary folder, never under /dev, whose files the loaders refuse) and loads it from there:
 //
 //   extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 //     const auto path = fuzz::writeScratch("run.trec", fuzz::bytes(data, size));
