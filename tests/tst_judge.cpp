@@ -353,9 +353,17 @@ void TestJudge::unparsedNeverCountsInRagscopeMode() {
     // ragscope and ragas: over the two decided claims (1 of 2); ragchecker: the unparsed claim
     // is "not entailed", as RefChecker pads a missing label with Neutral (1 of 3).
     QCOMPARE(m->mean, name == "ragchecker" ? 1.0 / 3.0 : 0.5);
+    // RAGChecker's mode asks for its three-way verdicts by default (binary ones are read too).
+    store::RunStore s;
+    std::string err;
+    QVERIFY(s.openReadOnly(m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), &err));
+    QCOMPARE(s.run().templateText, name == "ragchecker" ? llm::defaultClaimJudgeThreeWayTemplate()
+                                                        : llm::defaultClaimJudgeTemplate());
   }
-  // One extraction, one assessment and one repair reached the server, for all three modes.
-  QCOMPARE(server.requestCount(), std::size_t{3});
+  // One extraction, one assessment and one repair reached the server for the ragscope and ragas
+  // modes (the same prompts, so the second is served from the cache); ragchecker's three-way
+  // prompt is an assessment and a repair of its own.
+  QCOMPARE(server.requestCount(), std::size_t{5});
 }
 
 void TestJudge::repeatsGiveFlipRates() {

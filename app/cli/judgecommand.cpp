@@ -56,7 +56,8 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
   --claims-out FILE   every claim with its verdicts in RAGChecker's checking-output layout
                       (also judges each chunk alone, for the claim x chunk matrix)
   --extract-template FILE   the extraction prompt ({text}); default: the built-in one
-  --judge-template FILE     the assessment prompt ({documents}, {claims}); default built-in
+  --judge-template FILE     the assessment prompt ({documents}, {claims}); default: the built-in
+                      SUPPORTED=1/0 prompt (in ragchecker mode: Entailment/Neutral/Contradiction)
   --template FILE     the RAG prompt when answers are generated
   --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
 

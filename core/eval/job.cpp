@@ -478,7 +478,10 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   auto extract = readTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
   if (!extract) return;
   js.extractTemplate = std::move(*extract);
-  auto judgeText = readTemplate(o.judgeTemplate, &plan.error, llm::defaultClaimJudgeTemplate());
+  // RAGChecker's numbers come from three-way verdicts; the notebook's and RAGAS's from binary ones.
+  auto judgeText = readTemplate(o.judgeTemplate, &plan.error,
+                                js.mode == JudgeMode::RagChecker ? llm::defaultClaimJudgeThreeWayTemplate()
+                                                                 : llm::defaultClaimJudgeTemplate());
   if (!judgeText) return;
   js.judgeTemplate = std::move(*judgeText);
 

@@ -32,21 +32,21 @@ std::optional<JobKind> jobKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
-llm::EndpointConfig offlineReaderEndpoint() {
+namespace {
+
+llm::EndpointConfig offlineEndpoint(std::string name, std::string model) {
   llm::EndpointConfig c;
-  c.name = "offline reader";
+  c.name = std::move(name);
   c.baseUrl = "offline";
-  c.model = "heuristic-reader";
+  c.model = std::move(model);
   return c;
 }
 
-llm::EndpointConfig offlineJudgeEndpoint() {
-  llm::EndpointConfig c;
-  c.name = "offline judge";
-  c.baseUrl = "offline";
-  c.model = "heuristic-judge";
-  return c;
-}
+}  // namespace
+
+llm::EndpointConfig offlineReaderEndpoint() { return offlineEndpoint("offline reader", "heuristic-reader"); }
+
+llm::EndpointConfig offlineJudgeEndpoint() { return offlineEndpoint("offline judge", "heuristic-judge"); }
 
 llm::OfflineRole offlineRoleFor(std::string_view kind) {
   // Generation sends RAG prompts, which the reader answers; judging sends extraction and

@@ -48,6 +48,23 @@ const std::string& defaultClaimJudgeTemplate() {
   return text;
 }
 
+const std::string& defaultClaimJudgeThreeWayTemplate() {
+  static const std::string text =
+      "For each claim below, decide what the documents say about it. Copy every claim on its own "
+      "line, in the same order, starting with \"- \", and end the line with Entailment if the "
+      "documents state or directly imply it, Contradiction if they state its opposite, or Neutral "
+      "otherwise. Write nothing else.\n"
+      "\n"
+      "Documents:\n"
+      "{documents}\n"
+      "\n"
+      "Claims:\n"
+      "{claims}\n"
+      "\n"
+      "Verdicts:";
+  return text;
+}
+
 std::string templateHash(std::string_view templateText) { return sha256Hex(templateText); }
 
 std::string renderTemplate(std::string_view templateText,

@@ -24,6 +24,9 @@ const std::string& defaultClaimExtractionTemplate();
 // Check claims against documents: each claim back with SUPPORTED=1 or SUPPORTED=0 (SPEC §7).
 const std::string& defaultClaimJudgeTemplate();
 
+// The same with RAGChecker's three-way verdicts: Entailment, Neutral or Contradiction per claim.
+const std::string& defaultClaimJudgeThreeWayTemplate();
+
 // Hex SHA-256 of a template's text.
 std::string templateHash(std::string_view templateText);
 
