@@ -169,6 +169,7 @@ class TestJudge : public QObject {
   void repairRetryIsRecorded();
   void unparsedNeverCountsInRagscopeMode();
   void repeatsGiveFlipRates();
+  void ragasContextPrecisionInRankOrder();
   void badInputNamesFileLineField();
   void agreementWithAJudgingStore();
   void docugamiOfflineFromTheCli();
@@ -398,6 +399,32 @@ void TestJudge::repeatsGiveFlipRates() {
   QCOMPARE(metric(r, "faithfulness")->withinVariance, 1.0 / 12.0);
   // Each repeat is its own call: one extraction and three assessments.
   QCOMPARE(judgeServer.requestCount(), std::size_t{4});
+}
+
+void TestJudge::ragasContextPrecisionInRankOrder() {
+  // The judge finds the gold answer useful in chunks 1 and 3: verdicts [1, 0, 1], RAGAS's AP with
+  // its 1e-10 is 0.8333333332916666 (CLAIMS.md §3); chunk order is rank order.
+  ragscope::testserver::Options options;
+  options.answer = [](const std::string& prompt) -> std::string {
+    const auto sections = llm::parsePromptSections(prompt);
+    if (sections.claims.empty()) return "- The answer.";
+    const bool useful = !sections.passages.empty() && sections.passages.front().find("useful") != std::string::npos;
+    return "- " + sections.claims.front() + (useful ? " SUPPORTED=1" : " SUPPORTED=0");
+  };
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  eval::JudgeInput in{"q1", "Which?", std::string("The answer."), "The gold answer.",
+                      {{"c1", "A useful chunk."}, {"c2", "Another chunk."}, {"c3", "A useful one again."}}, {}};
+  eval::JudgeInput noGold{"q2", "Which?", std::string("The answer."), "", {{"c1", "A useful chunk."}}, {}};
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("context-precision.db").toStdString(), {in, noGold});
+  spec.judge.metrics = "ragas.context_precision";
+  const auto result = runSpec(spec);
+  QVERIFY2(result.error.empty(), result.error.c_str());
+  const auto& r = *result.judge;
+  QCOMPARE(*r.queries[0].values[0].value, 0.8333333332916666);
+  QVERIFY(!r.queries[1].values[0].value.has_value());  // no gold answer: empty, not 0
+  QCOMPARE(r.metrics[0].empty, std::size_t{1});
+  QCOMPARE(r.metrics[0].mean, 0.8333333332916666);
 }
 
 void TestJudge::badInputNamesFileLineField() {

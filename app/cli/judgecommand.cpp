@@ -43,7 +43,10 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
                         the chunks joined; response claims vs the gold answer; gold-answer
                         claims vs the response)
                         ragchecker = all eleven ragchecker.* metrics (claim x chunk matrix)
-                        ragas.faithfulness, ragas.context_recall
+                        ragas.faithfulness (response claims vs the chunks joined, over
+                        the verdicts returned), ragas.context_recall (gold-answer claims vs
+                        the chunks joined), ragas.context_precision (the gold answer vs each
+                        chunk alone: RAGAS's rank-aware AP with its 1e-10)
   --mode M            ragscope (default): unparsed/error never 0 or 1, empty has no value;
                       ragchecker: RAGChecker's numbers (unresolved labels not entailed, empty
                       cases 0.0 and averaged); ragas: RAGAS's (a failed row NaN, nanmean, the
@@ -62,8 +65,8 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
   --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
 
 A killed run continues with `ragscope-cli resume RUN.db`; no finished call is repeated.
-Not in this build yet: ragas.answer_relevancy, ragas.context_precision,
-ragas.context_relevance_paper, vera.consolidated.
+Not in this build yet: ragas.answer_relevancy (embeddings endpoint),
+ragas.context_relevance_paper, vera.consolidated (rerank endpoint).
 
 )";
 

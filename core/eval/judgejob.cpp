@@ -9,6 +9,7 @@
 #include "core/claims/judgeparse.h"
 #include "core/claims/notebook.h"
 #include "core/claims/numpycompat.h"
+#include "core/claims/ragas.h"
 #include "core/claims/ragchecker.h"
 #include "core/eval/jobplanning.h"
 #include "core/export/json.h"
@@ -35,6 +36,7 @@ bool isRagChecker(std::string_view m) { return m.rfind("ragchecker.", 0) == 0; }
 // Which premises the metrics need.
 struct Needs {
   bool faith = false, correct = false, cover = false, recall = false, respChunks = false, goldChunks = false;
+  bool useful = false;  // ragas.context_precision: each chunk alone vs the gold answer
   bool responseClaims() const { return faith || correct || respChunks; }
   bool goldClaims() const { return cover || recall || goldChunks; }
 };
@@ -46,6 +48,7 @@ Needs needsOf(const JudgeSettings& s) {
     if (m == "correctness") n.correct = true;
     if (m == "coverage") n.cover = true;
     if (m == "ragas.context_recall") n.recall = true;
+    if (m == "ragas.context_precision") n.useful = true;
     if (isRagChecker(m)) n.correct = n.cover = n.respChunks = n.goldChunks = true;
   }
   if (s.matrices) n.correct = n.cover = n.respChunks = n.goldChunks = true;
@@ -125,7 +128,18 @@ class Walker {
       q.verdicts.push_back(assess("cover", in.qid, gold, {q.response}, true));
     }
     if (m_needs.recall) q.verdicts.push_back(assess("recall", in.qid, q.goldClaims, chunkTexts, !chunkTexts.empty()));
+    // ragas.context_precision: the gold answer, as one claim, against each chunk alone (RAGAS
+    // asks whether the chunk was useful in arriving at the reference answer).
+    JudgedClaims reference;
+    if (m_needs.useful && q.gold.find_first_not_of(" \t\r\n") != std::string::npos) {
+      std::string line = q.gold;
+      std::replace(line.begin(), line.end(), '\n', ' ');
+      std::replace(line.begin(), line.end(), '\r', ' ');
+      reference.claims.push_back(std::move(line));
+    }
     for (std::size_t k = 0; k < chunkTexts.size(); ++k) {
+      if (m_needs.useful)
+        q.verdicts.push_back(assess("useful." + std::to_string(k), in.qid, reference, {chunkTexts[k]}, true));
       if (m_needs.respChunks)
         q.verdicts.push_back(assess("respchunk." + std::to_string(k), in.qid, q.responseClaims, {chunkTexts[k]}, true));
       if (m_needs.goldChunks)
@@ -394,6 +408,34 @@ MetricValue metricValue(const std::string& name, const JudgedQuery& q, JudgeMode
   }
   if (name == "ragas.faithfulness") return support(q.responseClaims, "faith", JudgeMode::Ragas);
   if (name == "ragas.context_recall") return support(q.goldClaims, "recall", JudgeMode::Ragas);
+  if (name == "ragas.context_precision") {
+    MetricValue m;
+    if (q.gold.find_first_not_of(" \t\r\n") == std::string::npos) {
+      m.state = ScoreState::Empty;  // no reference to be useful for
+      return m;
+    }
+    std::vector<Label> verdicts;  // rank order
+    for (std::size_t k = 0; k < q.chunks.size(); ++k) {
+      const PremiseVerdicts* v = q.find("useful." + std::to_string(k));
+      const auto labels = labelsOf(v, rep);
+      verdicts.push_back(labels.size() == 1 ? labels[0] : Label::Error);
+    }
+    m.total = verdicts.size();
+    for (Label l : verdicts) m.scored += claims::isResolved(l) ? 1 : 0;
+    if (const auto ap = claims::ragasContextPrecision(std::span<const Label>(verdicts))) {
+      m.state = ScoreState::Scored;  // no chunk: 0.0, as RAGAS
+      m.value = *ap;
+    } else {
+      const bool anyUnparsed = std::any_of(verdicts.begin(), verdicts.end(), [](Label l) { return l == Label::Unparsed; });
+      m.state = anyUnparsed ? ScoreState::Unparsed : ScoreState::Error;
+      if (mode == JudgeMode::RagChecker) {  // unresolved verdicts read as not useful
+        std::vector<int> asInts;
+        for (Label l : verdicts) asInts.push_back(claims::isSupported(l) ? 1 : 0);
+        m.value = claims::ragasContextPrecision(std::span<const int>(asInts));
+      }
+    }
+    return m;
+  }
   if (isRagChecker(name)) {
     const bool rc = mode == JudgeMode::RagChecker;
     const auto metric = claims::metricFromName(name);
@@ -450,6 +492,7 @@ const std::vector<std::string>& judgeMetricNames() {
     std::vector<std::string> n = notebookMetrics();
     for (claims::Metric m : claims::allMetrics()) n.push_back(claims::metricName(m));
     n.push_back("ragas.faithfulness");
+    n.push_back("ragas.context_precision");
     n.push_back("ragas.context_recall");
     return n;
   }();
@@ -475,8 +518,8 @@ std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list,
         for (claims::Metric m : claims::allMetrics()) add(claims::metricName(m));
       } else if (std::find(known.begin(), known.end(), name) != known.end()) {
         add(name);
-      } else if (name == "ragas.answer_relevancy" || name == "ragas.context_precision" ||
-                 name == "ragas.context_relevance_paper" || name == "vera.consolidated") {
+      } else if (name == "ragas.answer_relevancy" || name == "ragas.context_relevance_paper" ||
+                 name == "vera.consolidated") {
         *error = "metric " + name + " is not computed by this build's judging yet (it needs " +
                  (name == "ragas.answer_relevancy"  ? "an embeddings endpoint"
                   : name == "vera.consolidated"     ? "a rerank endpoint"
