@@ -170,6 +170,7 @@ class TestJudge : public QObject {
   void unparsedNeverCountsInRagscopeMode();
   void repeatsGiveFlipRates();
   void ragasContextPrecisionInRankOrder();
+  void endpointMetrics();
   void badInputNamesFileLineField();
   void agreementWithAJudgingStore();
   void docugamiOfflineFromTheCli();
@@ -427,6 +428,84 @@ void TestJudge::ragasContextPrecisionInRankOrder() {
   QCOMPARE(r.metrics[0].mean, 0.8333333332916666);
 }
 
+void TestJudge::endpointMetrics() {
+  // ragas.answer_relevancy (questions from the judge, vectors from the embeddings endpoint),
+  // vera.consolidated (the rerank endpoint's score) and ragas.context_relevance_paper, all from
+  // the test server, checked against what it returns for the same texts.
+  ragscope::testserver::Options options;
+  options.answer = [](const std::string& prompt) -> std::string {
+    if (prompt.rfind("Write the question", 0) == 0) {
+      if (prompt.find("do not know") != std::string::npos) return R"({"question": "What is it?", "noncommittal": 1})";
+      if (prompt.find("garbled") != std::string::npos) return "a question, I think";
+      return R"(Here it is: {"question": "When was the tunnel completed?", "noncommittal": 0})";
+    }
+    if (prompt.rfind("Copy from the documents", 0) == 0) {
+      if (prompt.find("Question: Unrelated?") != std::string::npos) return "Insufficient Information.";
+      return "The tunnel was completed in 2020.";
+    }
+    if (prompt.rfind("Your reply could not be read", 0) == 0) return "still no JSON";
+    return "- claim SUPPORTED=1";
+  };
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  const std::vector<claims::Chunk> chunks = {{"c1", "The tunnel was completed in 2020. It cost 610 million dollars."},
+                                             {"c2", "Overflows fell by 80 percent. The bay is cleaner. Fish returned."}};
+  eval::JudgeInput q1{"q1", "When was the tunnel finished?", std::string("The tunnel was completed in 2020."), "2020", chunks, {}};
+  eval::JudgeInput q2{"q2", "Unrelated?", std::string("I do not know."), "2020", chunks, {}};
+  eval::JudgeInput q3{"q3", "Garbled?", std::string("A garbled answer."), "2020", chunks, {}};
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("endpoint-metrics.db").toStdString(), {q1, q2, q3});
+  spec.judge.metrics = "ragas.answer_relevancy,vera.consolidated,ragas.context_relevance_paper";
+  llm::EndpointConfig embedder = spec.judge.judge, reranker = spec.judge.judge;
+  embedder.kind = llm::EndpointKind::Embeddings;
+  reranker.kind = llm::EndpointKind::Rerank;
+  // Without the embeddings endpoint the job is refused before any call.
+  {
+    const Dataset none;
+    const auto refused = eval::planJob(spec, none);
+    QVERIFY(refused.error.find("--embedder") != std::string::npos);
+  }
+  spec.judge.embedder = embedder;
+  spec.judge.reranker = reranker;
+  const auto result = runSpec(spec);
+  QVERIFY2(result.error.empty(), result.error.c_str());
+  const auto& r = *result.judge;
+  auto cosine = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double dot = 0, na = 0, nb = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      dot += double(a[i]) * double(b[i]);
+      na += double(a[i]) * double(a[i]);
+      nb += double(b[i]) * double(b[i]);
+    }
+    return dot / std::sqrt(na * nb);
+  };
+  using ragscope::testserver::TestServer;
+  const double expected = cosine(TestServer::embed(q1.question, 8), TestServer::embed("When was the tunnel completed?", 8));
+  QVERIFY(qFuzzyCompare(*r.queries[0].values[0].value, expected));
+  QCOMPARE(r.queries[0].generatedQuestions.size(), eval::kRagasQuestions);
+  QCOMPARE(*r.queries[1].values[0].value, 0.0);  // every generation noncommittal
+  QVERIFY(!r.queries[2].values[0].value.has_value());  // no JSON, even after the repair
+  QCOMPARE(r.queries[2].values[0].state, ScoreState::Unparsed);
+  QCOMPARE(r.metrics[0].unparsed, std::size_t{1});
+  for (int q = 0; q < 3; ++q) {
+    const eval::JudgeInput& in = q == 0 ? q1 : q == 1 ? q2 : q3;
+    QCOMPARE(*r.queries[q].values[1].value, TestServer::overlapScore(in.question, *in.response));
+  }
+  QCOMPARE(*r.queries[0].values[2].value, 1.0 / 5.0);  // one sentence of the chunks' five
+  QCOMPARE(*r.queries[1].values[2].value, 0.0);        // "Insufficient Information."
+  // The store names all three endpoints, and resuming the finished run makes no call.
+  store::RunStore s;
+  std::string err;
+  QVERIFY(s.openReadOnly(m_dir.filePath("endpoint-metrics.db").toStdString(), &err));
+  QVERIFY(s.run().settings.contains("embedder") && s.run().settings.contains("reranker"));
+  const std::size_t before = server.requestCount();
+  auto job = eval::openStoredJob(m_dir.filePath("endpoint-metrics.db").toStdString(), {}, &err);
+  QVERIFY2(job.has_value(), err.c_str());
+  QVERIFY(job->endpointTrusted);
+  const auto resumed = eval::resumeJob(*job, {}, {});
+  QVERIFY2(resumed.error.empty(), resumed.error.c_str());
+  QCOMPARE(server.requestCount(), before);
+}
+
 void TestJudge::badInputNamesFileLineField() {
   const QString answers = m_dir.filePath("bad-answers.jsonl");
   QFile f(answers);
@@ -441,9 +520,9 @@ void TestJudge::badInputNamesFileLineField() {
   const auto unknown = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "faithfulness,fluency"});
   QCOMPARE(unknown.exitCode, 2);
   QVERIFY2(unknown.err.contains("fluency"), qPrintable(unknown.err));
-  const auto later = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "ragas.answer_relevancy"});
-  QCOMPARE(later.exitCode, 2);
-  QVERIFY2(later.err.contains("embeddings endpoint"), qPrintable(later.err));
+  const auto noEmbedder = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "ragas.answer_relevancy"});
+  QCOMPARE(noEmbedder.exitCode, 2);
+  QVERIFY2(noEmbedder.err.contains("--embedder"), qPrintable(noEmbedder.err));
   QCOMPARE(ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--repeats", "0"}).exitCode, 2);
 }
 

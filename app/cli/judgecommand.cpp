@@ -10,6 +10,7 @@
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
 #include "core/eval/job.h"
+#include "core/llm/provider.h"
 
 namespace ragscope::cli {
 
@@ -22,6 +23,7 @@ constexpr const char* kJudgeHelp =
                           [--answers FILE] [--run RUNFILE | --retriever bm25 [--index DIR]]
                           [--k K] [--metrics LIST] [--mode ragscope|ragchecker|ragas]
                           [--repeats R] [--judge URL|offline] [--claims-out FILE]
+                          [--embedder URL [--embedder-model M]] [--reranker URL [--reranker-model M]]
                           [--extract-template FILE] [--judge-template FILE] [--template FILE]
                           [--json] [--quiet] [LLM job options]
 
@@ -43,6 +45,13 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
                         the chunks joined; response claims vs the gold answer; gold-answer
                         claims vs the response)
                         ragchecker = all eleven ragchecker.* metrics (claim x chunk matrix)
+                        ragas.answer_relevancy (3 questions written from the answer by the
+                        judge, embedded with the question by --embedder: mean cosine, 0 when
+                        all are noncommittal; RAGAS v0.4 rules)
+                        ragas.context_relevance_paper (sentences of the chunks the judge
+                        copies as helpful, over all their sentences, at most 1)
+                        vera.consolidated (the --reranker score of the answer for the
+                        question)
                         ragas.faithfulness (response claims vs the chunks joined, over
                         the verdicts returned), ragas.context_recall (gold-answer claims vs
                         the chunks joined), ragas.context_precision (the gold answer vs each
@@ -65,8 +74,10 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
   --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
 
 A killed run continues with `ragscope-cli resume RUN.db`; no finished call is repeated.
-Not in this build yet: ragas.answer_relevancy (embeddings endpoint),
-ragas.context_relevance_paper, vera.consolidated (rerank endpoint).
+  --embedder URL      OpenAI-compatible embeddings endpoint (/embeddings), for
+                      ragas.answer_relevancy; --embedder-model its model
+  --reranker URL      rerank endpoint (/rerank, Cohere/Jina/TEI shape), for vera.consolidated;
+                      --reranker-model its model. Both take the judge's --api-key-env.
 
 )";
 
@@ -77,7 +88,7 @@ int judgeCommand(const Args& args) {
   JobInputArgs inputs;
   eval::JobSpec spec;
   spec.kind = eval::JobKind::Judge;
-  std::string retriever, value, repeatsText;
+  std::string retriever, value, repeatsText, embedder, embedderModel, reranker, rerankerModel;
   bool asJson = false;
   const auto ended = parseJobArgs(args, jobOptions, inputs, 1000, kJudgeHelp, [&](std::size_t& i) -> std::optional<int> {
     const std::string& a = args[i];
@@ -113,6 +124,9 @@ int judgeCommand(const Args& args) {
     } else if (a == "--judge-template") {
       if (!take("a file")) return 2;
       spec.judge.judgeTemplate = value;
+    } else if (a == "--embedder" || a == "--embedder-model" || a == "--reranker" || a == "--reranker-model") {
+      if (!take(a.ends_with("model") ? "a model name" : "a base URL")) return 2;
+      (a == "--embedder" ? embedder : a == "--embedder-model" ? embedderModel : a == "--reranker" ? reranker : rerankerModel) = value;
     } else if (a == "--json") {
       asJson = true;
     } else {
@@ -135,6 +149,21 @@ int judgeCommand(const Args& args) {
   spec.run.file = inputs.runPath;
   spec.endpoint = generatorEndpoint(jobOptions);
   spec.judge.judge = jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
+  // The embeddings and rerank endpoints share the judge's key variable and limits.
+  auto other = [&](const std::string& url, const std::string& model, llm::EndpointKind kind, const char* name) {
+    llm::EndpointConfig c = judgeEndpoint(jobOptions);
+    c.name = name;
+    c.kind = kind;
+    c.baseUrl = url;
+    c.model = model.empty() ? "default" : model;
+    return c;
+  };
+  if (!embedder.empty()) spec.judge.embedder = other(embedder, embedderModel, llm::EndpointKind::Embeddings, "embedder");
+  if (!reranker.empty()) spec.judge.reranker = other(reranker, rerankerModel, llm::EndpointKind::Rerank, "reranker");
+  if (embedder.empty() != embedderModel.empty() && embedder.empty())
+    return usageError("--embedder-model goes with --embedder URL", kJudgeHelp);
+  if (reranker.empty() != rerankerModel.empty() && reranker.empty())
+    return usageError("--reranker-model goes with --reranker URL", kJudgeHelp);
   spec.limits = jobLimits(jobOptions);
   spec.store = jobOptions.store;
   spec.frontEnd = "cli";

@@ -291,15 +291,18 @@ StageResult runStage(store::RunStore& store, std::string kindName, const llm::En
 // then claims, then verdicts, then repairs) and runs them, until a pass adds nothing new or the
 // engine stops short (cancelled, paused, failed). A resume runs the same loop.
 StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& judge,
-                          const std::optional<llm::EndpointConfig>& generator, const JobLimits& limits,
-                          llm::ResponseCache* cache, const ExecutionOptions& x, const JobCallbacks& cb) {
+                          const std::vector<std::pair<std::string, llm::EndpointConfig>>& routes,
+                          const JobLimits& limits, llm::ResponseCache* cache, const ExecutionOptions& x,
+                          const JobCallbacks& cb) {
   StageResult r;
   r.kind = JobKind::Judge;
   r.kindName = std::string(kJudgeJobKind);
   r.store = store.path();
   if (cb.stageStarted) cb.stageStarted(r.kind, r.store);
   auto routing = std::make_unique<llm::RoutingProvider>(jobProvider(judge, kJudgeJobKind, cache, x));
-  if (generator) routing->addRoute("generator", jobProvider(*generator, jobKindName(JobKind::Generate), cache, x));
+  for (const auto& [route, endpoint] : routes)
+    routing->addRoute(route, jobProvider(endpoint, route == "generator" ? jobKindName(JobKind::Generate) : kJudgeJobKind,
+                                         cache, x));
   EngineOptions engine;
   engine.concurrency = limits.concurrency;
   engine.budgetUsd = limits.budgetUsd;
@@ -331,10 +334,14 @@ StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& jud
   return r;
 }
 
-std::optional<llm::EndpointConfig> recordedGenerator(const json& settings) {
-  const auto it = settings.find("generator");
-  if (it == settings.end() || !it->is_object()) return std::nullopt;
-  return llm::endpointFromJson(*it);
+// A judging run's endpoints besides its judge, by route: "generator", "embedder", "reranker".
+std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const json& settings) {
+  std::vector<std::pair<std::string, llm::EndpointConfig>> out;
+  for (const char* route : {"generator", "embedder", "reranker"}) {
+    const auto it = settings.find(route);
+    if (it != settings.end() && it->is_object()) out.emplace_back(route, llm::endpointFromJson(*it));
+  }
+  return out;
 }
 
 // After a judging run: the metrics from the store, and the claims file when the job names one.
@@ -478,6 +485,24 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   auto extract = readTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
   if (!extract) return;
   js.extractTemplate = std::move(*extract);
+  js.questionTemplate = llm::defaultQuestionGenerationTemplate();
+  js.contextRelevanceTemplate = llm::defaultContextRelevanceTemplate();
+  auto wants = [&](const char* m) { return std::find(js.metrics.begin(), js.metrics.end(), m) != js.metrics.end(); };
+  if (wants("ragas.answer_relevancy")) {
+    if (!o.embedder) {
+      plan.error = "ragas.answer_relevancy needs an embeddings endpoint (--embedder URL)";
+      return;
+    }
+    if (llm::isOfflineEndpoint(o.judge)) {
+      plan.error = "ragas.answer_relevancy needs an LLM judge to write the questions (--judge URL); the offline "
+                   "judge writes none";
+      return;
+    }
+  }
+  if (wants("vera.consolidated") && !o.reranker) {
+    plan.error = "vera.consolidated needs a rerank endpoint (--reranker URL)";
+    return;
+  }
   // RAGChecker's numbers come from three-way verdicts; the notebook's and RAGAS's from binary ones.
   auto judgeText = readTemplate(o.judgeTemplate, &plan.error,
                                 js.mode == JudgeMode::RagChecker ? llm::defaultClaimJudgeThreeWayTemplate()
@@ -502,6 +527,9 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   settings["queries"] = inputs.size();
   settings["missing_documents"] = plan.missingDocuments;
   settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
+  // The other endpoints a judging run calls, each by its route, recorded without secrets.
+  if (o.embedder && wants("ragas.answer_relevancy")) settings["embedder"] = llm::toJson(*o.embedder);
+  if (o.reranker && wants("vera.consolidated")) settings["reranker"] = llm::toJson(*o.reranker);
   if (generates) {
     llm::EndpointConfig generator = spec.endpoint;
     generator.concurrency = static_cast<int>(spec.limits.concurrency);
@@ -690,9 +718,13 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
   llm::EndpointConfig judgeEndpoint = spec.judge.judge;
   judgeEndpoint.concurrency = endpoint.concurrency;
   if (spec.kind == JobKind::Judge) {
-    if (std::string err; !llm::TrustedEndpoints().add(judgeEndpoint, "run", &err) && out.trustNote.empty())
-      out.trustNote = "could not record " + llm::normalizeBaseUrl(judgeEndpoint.baseUrl) +
-                      " as trusted (resuming will ask to confirm it): " + err;
+    std::vector<llm::EndpointConfig> chosen = {judgeEndpoint};
+    if (spec.judge.embedder) chosen.push_back(*spec.judge.embedder);
+    if (spec.judge.reranker) chosen.push_back(*spec.judge.reranker);
+    for (const auto& e : chosen)
+      if (std::string err; !llm::TrustedEndpoints().add(e, "run", &err) && out.trustNote.empty())
+        out.trustNote = "could not record " + llm::normalizeBaseUrl(e.baseUrl) +
+                        " as trusted (resuming will ask to confirm it): " + err;
   }
   // The cache serves HTTP endpoints; a judging job's judge may be one while its generator is not.
   auto cache = openJobCache(spec.kind == JobKind::Judge && llm::isOfflineEndpoint(endpoint) ? judgeEndpoint : endpoint,
@@ -712,7 +744,7 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
       break;
     }
     if (stage.kind == JobKind::Judge) {
-      out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedGenerator(stage.record.settings), spec.limits,
+      out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedRoutes(stage.record.settings), spec.limits,
                                          cache.get(), execution, callbacks));
       finishJudge(out, *store, results);
       stores.push_back(std::move(store));
@@ -748,21 +780,21 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
   } else {
     job.endpointTrusted = registry.isTrusted(job.settings.endpoint, &job.trustNote);
   }
-  // A judging run that generates its answers calls a second endpoint: the same rule.
-  if (auto generator = recordedGenerator(job.record.settings)) {
+  // A judging run may call more endpoints (its generator, embedder, reranker): the same rule.
+  for (const auto& [route, endpoint] : recordedRoutes(job.record.settings)) {
     if (overrides.trustEndpoint) {
-      if (std::string err; !registry.add(*generator, "confirmed", &err))
+      if (std::string err; !registry.add(endpoint, "confirmed", &err))
         job.trustNote = "the confirmation is not recorded: " + err;
-    } else if (!registry.isTrusted(*generator, &job.trustNote)) {
+    } else if (!registry.isTrusted(endpoint, &job.trustNote) && !job.untrustedRoute) {
       job.endpointTrusted = false;
-      job.untrustedGenerator = *generator;
+      job.untrustedRoute = endpoint;
     }
   }
   return job;
 }
 
 std::string untrustedEndpointMessage(const StoredJob& job) {
-  const llm::EndpointConfig& endpoint = job.untrustedGenerator ? *job.untrustedGenerator : job.settings.endpoint;
+  const llm::EndpointConfig& endpoint = job.untrustedRoute ? *job.untrustedRoute : job.settings.endpoint;
   std::string s = job.store->path().string() + " sends its calls to " + llm::describeEndpointTrust(endpoint) +
                   ", an endpoint not configured, used or confirmed on this machine";
   if (!job.trustNote.empty()) s += " (" + job.trustNote + ")";
@@ -785,9 +817,10 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
   }
   auto cache = openJobCache(job.settings.endpoint, job.settings.limits, &out.cacheNote);
   if (job.record.kind == kJudgeJobKind) {
-    const auto generator = recordedGenerator(job.record.settings);
-    if (!cache && generator) cache = openJobCache(*generator, job.settings.limits, &out.cacheNote);
-    out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, generator, job.settings.limits, cache.get(),
+    const auto routes = recordedRoutes(job.record.settings);
+    for (const auto& [route, endpoint] : routes)
+      if (!cache) cache = openJobCache(endpoint, job.settings.limits, &out.cacheNote);
+    out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes, job.settings.limits, cache.get(),
                                        execution, callbacks));
     finishJudge(out, *job.store, results);
     if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)

@@ -183,8 +183,9 @@ struct StoredJob {
   // (CLI: --trust-endpoint; GUI: a question naming the URL), then opens it again with
   // ResumeOverrides::trustEndpoint.
   bool endpointTrusted = false;
-  // A judging run's generator endpoint when it is the one not trusted (the message names it).
-  std::optional<llm::EndpointConfig> untrustedGenerator;
+  // A judging run's other endpoint (generator, embedder, reranker) when it is the one not
+  // trusted (the message names it).
+  std::optional<llm::EndpointConfig> untrustedRoute;
   std::string trustNote;  // why the trust could not be read or recorded (the registry file)
 };
 // Refuses (nullopt, *error naming the store and the field) a store that is damaged, lacks its run

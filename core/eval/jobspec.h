@@ -69,6 +69,8 @@ struct JudgeJobOptions {
   std::string mode = "ragscope";     // ragscope | ragchecker | ragas
   std::size_t repeats = 1;
   llm::EndpointConfig judge;         // the judge (offline: the heuristic splitter and judge)
+  std::optional<llm::EndpointConfig> embedder;  // ragas.answer_relevancy (kind Embeddings)
+  std::optional<llm::EndpointConfig> reranker;  // vera.consolidated (kind Rerank)
   std::filesystem::path answers;     // generate's JSONL {"qid","answer"}
   std::filesystem::path extractTemplate;  // empty: the built-in extraction prompt
   std::filesystem::path judgeTemplate;    // empty: the built-in SUPPORTED=1/0 prompt

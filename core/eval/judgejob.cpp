@@ -14,6 +14,7 @@
 #include "core/eval/jobplanning.h"
 #include "core/export/json.h"
 #include "core/llm/llmjson.h"
+#include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 
 namespace ragscope::core::eval {
@@ -37,6 +38,7 @@ bool isRagChecker(std::string_view m) { return m.rfind("ragchecker.", 0) == 0; }
 struct Needs {
   bool faith = false, correct = false, cover = false, recall = false, respChunks = false, goldChunks = false;
   bool useful = false;  // ragas.context_precision: each chunk alone vs the gold answer
+  bool questions = false, rerank = false, contextRelevance = false;
   bool responseClaims() const { return faith || correct || respChunks; }
   bool goldClaims() const { return cover || recall || goldChunks; }
 };
@@ -49,6 +51,9 @@ Needs needsOf(const JudgeSettings& s) {
     if (m == "coverage") n.cover = true;
     if (m == "ragas.context_recall") n.recall = true;
     if (m == "ragas.context_precision") n.useful = true;
+    if (m == "ragas.answer_relevancy") n.questions = true;
+    if (m == "vera.consolidated") n.rerank = true;
+    if (m == "ragas.context_relevance_paper") n.contextRelevance = true;
     if (isRagChecker(m)) n.correct = n.cover = n.respChunks = n.goldChunks = true;
   }
   if (s.matrices) n.correct = n.cover = n.respChunks = n.goldChunks = true;
@@ -76,6 +81,63 @@ Stored readStored(store::RunStore& store) {
     s.keys.insert(std::move(key));
   }
   return s;
+}
+
+struct GeneratedQuestionParse {
+  std::string question;
+  bool noncommittal = false;
+  std::string problem;
+};
+
+// {"question": "...", "noncommittal": 0|1|true|false}, possibly with text around the object.
+GeneratedQuestionParse parseGeneratedQuestion(const std::string& reply) {
+  GeneratedQuestionParse out;
+  const auto open = reply.find('{'), close = reply.rfind('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) {
+    out.problem = "the reply holds no JSON object";
+    return out;
+  }
+  const json j = json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
+    out.problem = "the JSON object has no \"question\" string";
+    return out;
+  }
+  out.question = j["question"].get<std::string>();
+  const auto nc = j.find("noncommittal");
+  if (nc == j.end() || !(nc->is_boolean() || (nc->is_number_integer() && (*nc == 0 || *nc == 1)))) {
+    out.problem = "\"noncommittal\" is not 0 or 1";
+    return out;
+  }
+  out.noncommittal = nc->is_boolean() ? nc->get<bool>() : nc->get<int>() == 1;
+  return out;
+}
+
+std::vector<std::vector<double>> embeddingsOf(const json& extra) {
+  std::vector<std::vector<double>> out;
+  const auto it = extra.find("embeddings");
+  if (it == extra.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (!v.is_array()) return {};
+    std::vector<double> row;
+    for (const auto& x : v) {
+      if (!x.is_number()) return {};
+      row.push_back(x.get<double>());
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto nl = text.find('\n', start);
+    out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
 }
 
 // Walks the inputs against the stored results: what is known of each query, and the items that
@@ -145,6 +207,9 @@ class Walker {
       if (m_needs.goldChunks)
         q.verdicts.push_back(assess("goldchunk." + std::to_string(k), in.qid, q.goldClaims, {chunkTexts[k]}, true));
     }
+    if (m_needs.questions) answerRelevancy(in, q);
+    if (m_needs.rerank) consolidated(in, q);
+    if (m_needs.contextRelevance) contextRelevance(in, q, chunkTexts);
     return q;
   }
 
@@ -281,6 +346,160 @@ class Walker {
     return v;
   }
 
+  // A finished result of `key`, or the state its metric takes (error: failed or not run yet).
+  const store::ItemResult* doneOr(const std::string& key, MetricValue& m, const char* what) {
+    const store::ItemResult* res = result(key);
+    if (res && res->status == store::ItemStatus::Done) return res;
+    m.state = ScoreState::Error;
+    m.problem = res ? std::string(what) + " failed: " + res->error : std::string(what) + " not made yet";
+    return nullptr;
+  }
+
+  // RAGAS's answer relevancy: kRagasQuestions questions generated from the answer (each with its
+  // noncommittal flag), embedded with the question; mean cosine, 0 when all are noncommittal.
+  void answerRelevancy(const JudgeInput& in, JudgedQuery& q) {
+    MetricValue& m = q.answerRelevancy;
+    m.total = kRagasQuestions;
+    if (q.responseFailed) {
+      m.state = *q.responseFailed;
+      return;
+    }
+    if (q.response.find_first_not_of(" \t\r\n") == std::string::npos) {
+      m.state = ScoreState::Empty;
+      return;
+    }
+    std::vector<claims::GeneratedQuestion> generated;
+    std::vector<std::string> texts;
+    bool failed = false, unparsed = false;
+    for (std::size_t g = 0; g < kRagasQuestions; ++g) {
+      const std::string key = "question:" + std::to_string(g) + ":" + in.qid;
+      auto request = [&] {
+        llm::LlmRequest r = chatRequest(llm::renderTemplate(m_s.questionTemplate, {{"text", q.response}}));
+        r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(g);
+        return r;
+      };
+      plan(key, "question", request);
+      const store::ItemResult* res = doneOr(key, m, "question generation");
+      if (!res) {
+        failed = true;
+        continue;
+      }
+      auto parsed = parseGeneratedQuestion(res->text);
+      if (!parsed.problem.empty()) {
+        const std::string repairKey = "repair:" + key;
+        plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, {parsed.problem}); });
+        const store::ItemResult* rep = result(repairKey);
+        if (rep && rep->status == store::ItemStatus::Done) parsed = parseGeneratedQuestion(rep->text);
+        if (!rep || rep->status != store::ItemStatus::Done || !parsed.problem.empty()) {
+          unparsed = unparsed || (rep && rep->status == store::ItemStatus::Done);
+          failed = failed || !rep || rep->status != store::ItemStatus::Done;
+          m.problem = parsed.problem;
+          continue;
+        }
+      }
+      q.generatedQuestions.push_back(parsed.question);
+      texts.push_back(parsed.question);
+      generated.push_back({{}, parsed.noncommittal, parsed.question.empty()});
+    }
+    if (failed || unparsed) {
+      m.state = failed ? ScoreState::Error : ScoreState::Unparsed;
+      return;
+    }
+    const std::string key = "embed:" + in.qid;
+    plan(key, "embed", [&] {
+      llm::LlmRequest r;
+      r.kind = llm::EndpointKind::Embeddings;
+      r.inputs.push_back(in.question);
+      for (const auto& t : texts) r.inputs.push_back(t);
+      r.route = "embedder";
+      return r;
+    });
+    const store::ItemResult* res = doneOr(key, m, "embedding");
+    if (!res) return;
+    const auto vectors = embeddingsOf(res->extra);
+    if (vectors.size() != texts.size() + 1) {
+      m.state = ScoreState::Unparsed;
+      m.problem = "the embeddings reply has " + std::to_string(vectors.size()) + " vectors for " +
+                  std::to_string(texts.size() + 1) + " inputs";
+      return;
+    }
+    for (std::size_t g = 0; g < generated.size(); ++g) generated[g].embedding = vectors[g + 1];
+    m.scored = generated.size();
+    const double v = claims::ragasAnswerRelevancy(vectors[0], generated, claims::RagasVersion::V04);
+    if (std::isnan(v)) {
+      m.state = ScoreState::Unparsed;
+      m.problem = "a zero or mismatched embedding";
+      return;
+    }
+    m.state = ScoreState::Scored;
+    m.value = v;
+  }
+
+  // VERA's consolidation: the rerank endpoint's score of the answer for the question.
+  void consolidated(const JudgeInput& in, JudgedQuery& q) {
+    MetricValue& m = q.consolidated;
+    m.total = 1;
+    if (q.responseFailed) {
+      m.state = *q.responseFailed;
+      return;
+    }
+    const std::string key = "rerank:" + in.qid;
+    plan(key, "rerank", [&] {
+      llm::LlmRequest r;
+      r.kind = llm::EndpointKind::Rerank;
+      r.query = in.question;
+      r.documents = {q.response};
+      r.route = "reranker";
+      return r;
+    });
+    const store::ItemResult* res = doneOr(key, m, "reranking");
+    if (!res) return;
+    const auto it = res->extra.find("rerank");
+    if (it != res->extra.end() && it->is_array())
+      for (const auto& pair : *it)
+        if (pair.is_array() && pair.size() == 2 && pair[0] == 0 && pair[1].is_number()) {
+          m.value = pair[1].get<double>();
+          m.scored = 1;
+          m.state = ScoreState::Scored;
+          return;
+        }
+    m.state = ScoreState::Unparsed;
+    m.problem = "the rerank reply has no score for the answer";
+  }
+
+  // The RAGAS paper's context relevance: sentences the judge copied out of the chunks, over the
+  // chunks' sentences, at most 1; "Insufficient Information." is 0.
+  void contextRelevance(const JudgeInput& in, JudgedQuery& q, const std::vector<std::string>& chunks) {
+    MetricValue& m = q.contextRelevance;
+    std::size_t total = 0;
+    for (const auto& c : chunks) total += llm::splitSentences(c).size();
+    m.total = total;
+    if (total == 0) {
+      m.state = ScoreState::Empty;
+      return;
+    }
+    const std::string key = "relevant:" + in.qid;
+    plan(key, "relevant", [&] {
+      return chatRequest(llm::renderTemplate(m_s.contextRelevanceTemplate,
+                                             {{"question", in.question}, {"documents", llm::formatPassages(chunks)}}));
+    });
+    const store::ItemResult* res = doneOr(key, m, "sentence extraction");
+    if (!res) return;
+    const std::string reply = claims::normalizeClaimText(res->text);
+    if (reply.empty()) {
+      m.state = ScoreState::Unparsed;
+      m.problem = "an empty reply";
+      return;
+    }
+    std::size_t extracted = 0;
+    if (reply != "insufficient information") {
+      for (const auto& line : splitLines(res->text)) extracted += llm::splitSentences(line).size();
+    }
+    m.scored = total;
+    m.state = ScoreState::Scored;
+    m.value = std::min(1.0, static_cast<double>(extracted) / static_cast<double>(total));
+  }
+
   const JudgeSettings& m_s;
   const Stored& m_stored;
   std::vector<store::NewItem>* m_items;
@@ -408,6 +627,9 @@ MetricValue metricValue(const std::string& name, const JudgedQuery& q, JudgeMode
   }
   if (name == "ragas.faithfulness") return support(q.responseClaims, "faith", JudgeMode::Ragas);
   if (name == "ragas.context_recall") return support(q.goldClaims, "recall", JudgeMode::Ragas);
+  if (name == "ragas.answer_relevancy") return q.answerRelevancy;
+  if (name == "vera.consolidated") return q.consolidated;
+  if (name == "ragas.context_relevance_paper") return q.contextRelevance;
   if (name == "ragas.context_precision") {
     MetricValue m;
     if (q.gold.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -492,8 +714,11 @@ const std::vector<std::string>& judgeMetricNames() {
     std::vector<std::string> n = notebookMetrics();
     for (claims::Metric m : claims::allMetrics()) n.push_back(claims::metricName(m));
     n.push_back("ragas.faithfulness");
+    n.push_back("ragas.answer_relevancy");
     n.push_back("ragas.context_precision");
     n.push_back("ragas.context_recall");
+    n.push_back("ragas.context_relevance_paper");
+    n.push_back("vera.consolidated");
     return n;
   }();
   return names;
@@ -518,14 +743,6 @@ std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list,
         for (claims::Metric m : claims::allMetrics()) add(claims::metricName(m));
       } else if (std::find(known.begin(), known.end(), name) != known.end()) {
         add(name);
-      } else if (name == "ragas.answer_relevancy" || name == "ragas.context_relevance_paper" ||
-                 name == "vera.consolidated") {
-        *error = "metric " + name + " is not computed by this build's judging yet (it needs " +
-                 (name == "ragas.answer_relevancy"  ? "an embeddings endpoint"
-                  : name == "vera.consolidated"     ? "a rerank endpoint"
-                                                    : "its own RAGAS prompt") +
-                 ")";
-        return std::nullopt;
       } else {
         *error = "unknown metric '" + name + "' (known: notebook, ragchecker, and each of";
         for (const auto& k : known) *error += " " + k;
@@ -551,6 +768,10 @@ json judgeSettingsJson(const JudgeSettings& s) {
   j["matrices"] = s.matrices;
   j["extract_template"] = s.extractTemplate;
   j["extract_template_sha256"] = llm::templateHash(s.extractTemplate);
+  j["question_template"] = s.questionTemplate;
+  j["question_template_sha256"] = llm::templateHash(s.questionTemplate);
+  j["context_relevance_template"] = s.contextRelevanceTemplate;
+  j["context_relevance_template_sha256"] = llm::templateHash(s.contextRelevanceTemplate);
   j["seed"] = s.seed ? json(*s.seed) : json();
   return j;
 }
@@ -564,6 +785,8 @@ JudgeSettings judgeSettingsFromJson(const json& j) {
   s.repeats = std::max<std::size_t>(1, j.at("repeats").get<std::size_t>());
   s.matrices = j.value("matrices", false);
   s.extractTemplate = j.at("extract_template").get<std::string>();
+  s.questionTemplate = j.value("question_template", llm::defaultQuestionGenerationTemplate());
+  s.contextRelevanceTemplate = j.value("context_relevance_template", llm::defaultContextRelevanceTemplate());
   if (j.contains("seed") && j["seed"].is_number_integer()) s.seed = j["seed"].get<std::int64_t>();
   return s;
 }

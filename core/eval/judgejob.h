@@ -12,6 +12,12 @@
 //                                          recall (gold claims vs the chunks joined),
 //                                          respchunk.<k>, goldchunk.<k> (one chunk alone)
 //   repair:<key>                           the one repair retry of an unreadable reply
+//   question:<g>:<qid>                     ragas.answer_relevancy: a question generated from the
+//                                          answer (seed g), then embed:<qid> (route "embedder")
+//   rerank:<qid>                           vera.consolidated: the (question, answer) pair scored
+//                                          by the rerank endpoint (route "reranker")
+//   relevant:<qid>                         ragas.context_relevance_paper: the sentences of the
+//                                          chunks that help answer the question
 //
 // The answers, gold answers and chunks are kept in the store's run_data (kJudgeInputsData), not
 // in its settings, which the store rewrites on every commit.
@@ -73,8 +79,13 @@ struct JudgeSettings {
                                     // when no metric needs it (--claims-out)
   std::string extractTemplate;      // {text}
   std::string judgeTemplate;        // {documents}, {claims}
+  std::string questionTemplate;     // {text}: ragas.answer_relevancy's question generation
+  std::string contextRelevanceTemplate;  // {question}, {documents}: ragas.context_relevance_paper
   std::optional<std::int64_t> seed; // the judge endpoint's; repeat r sends seed + r
 };
+
+// RAGAS's number of generated questions per answer (its `strictness`).
+inline constexpr std::size_t kRagasQuestions = 3;
 
 // settings["judge"] of the run record, and back.
 nlohmann::json judgeSettingsJson(const JudgeSettings& s);
@@ -109,6 +120,7 @@ struct PremiseVerdicts {
 
 struct MetricValue {
   std::optional<double> value;
+  std::string problem;  // why there is no value (the calls of metrics outside the claim verdicts)
   claims::ScoreState state = claims::ScoreState::Empty;
   std::size_t scored = 0;  // claims (items) decided
   std::size_t total = 0;
@@ -125,6 +137,10 @@ struct JudgedQuery {
   JudgedClaims responseClaims;
   JudgedClaims goldClaims;
   std::vector<PremiseVerdicts> verdicts;
+  std::vector<std::string> generatedQuestions;  // ragas.answer_relevancy
+  MetricValue answerRelevancy;                   // ragas.answer_relevancy
+  MetricValue consolidated;                      // vera.consolidated
+  MetricValue contextRelevance;                  // ragas.context_relevance_paper
   std::vector<MetricValue> values;  // per report metric
   const PremiseVerdicts* find(std::string_view premise) const;
 };

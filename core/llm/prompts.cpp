@@ -65,6 +65,31 @@ const std::string& defaultClaimJudgeThreeWayTemplate() {
   return text;
 }
 
+const std::string& defaultQuestionGenerationTemplate() {
+  static const std::string text =
+      "Write the question that the answer below answers. Also say whether the answer is "
+      "noncommittal: 1 if it is evasive or vague or says it does not know, 0 if it commits to an "
+      "answer. Reply with one JSON object and nothing else: {\"question\": \"...\", "
+      "\"noncommittal\": 0}\n"
+      "\n"
+      "Answer:\n"
+      "{text}";
+  return text;
+}
+
+const std::string& defaultContextRelevanceTemplate() {
+  static const std::string text =
+      "Copy from the documents below every sentence that helps answer the question, unchanged, "
+      "one per line. Do not change or add anything. If no sentence helps, reply exactly: "
+      "Insufficient Information.\n"
+      "\n"
+      "Documents:\n"
+      "{documents}\n"
+      "\n"
+      "Question: {question}";
+  return text;
+}
+
 std::string templateHash(std::string_view templateText) { return sha256Hex(templateText); }
 
 std::string renderTemplate(std::string_view templateText,

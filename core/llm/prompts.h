@@ -27,6 +27,13 @@ const std::string& defaultClaimJudgeTemplate();
 // The same with RAGChecker's three-way verdicts: Entailment, Neutral or Contradiction per claim.
 const std::string& defaultClaimJudgeThreeWayTemplate();
 
+// Generate the question an answer answers, with RAGAS's noncommittal flag, as one JSON object
+// {"question": "...", "noncommittal": 0|1} ({text}: the answer). ragas.answer_relevancy.
+const std::string& defaultQuestionGenerationTemplate();
+// Copy the sentences of the documents that help answer the question, or reply "Insufficient
+// Information." ({question}, {documents}). ragas.context_relevance_paper.
+const std::string& defaultContextRelevanceTemplate();
+
 // Hex SHA-256 of a template's text.
 std::string templateHash(std::string_view templateText);
 
