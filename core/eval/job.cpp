@@ -293,7 +293,7 @@ StageResult runStage(store::RunStore& store, std::string kindName, const llm::En
 StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& judge,
                           const std::vector<std::pair<std::string, llm::EndpointConfig>>& routes,
                           const JobLimits& limits, llm::ResponseCache* cache, const ExecutionOptions& x,
-                          const JobCallbacks& cb) {
+                          const JobCallbacks& cb, std::optional<JudgeWalk>* finalWalk) {
   StageResult r;
   r.kind = JobKind::Judge;
   r.kindName = std::string(kJudgeJobKind);
@@ -307,15 +307,24 @@ StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& jud
   engine.concurrency = limits.concurrency;
   engine.budgetUsd = limits.budgetUsd;
   std::size_t calls = 0, cached = 0;
+  std::optional<JudgeRecordInputs> record;  // read once for all passes
   for (int pass = 0;; ++pass) {
-    const std::size_t before = store.counts().total;
+    const store::RunCounts counts = store.counts();
+    const std::size_t before = counts.total;
+    // A store with no result yet holds its first phase already (the plan added it).
+    const bool fresh = pass == 0 && counts.done == 0 && counts.errors == 0;
+    JudgeWalk walk = fresh ? JudgeWalk{} : walkJudgeStore(store, true, &record);
     std::string err;
-    if (!store.addItems(nextJudgeItems(store), &err)) {
+    if (!walk.error.empty() || !store.addItems(walk.items, &err)) {
       r.summary.outcome = RunOutcome::Failed;
-      r.summary.error = err;
+      r.summary.error = walk.error.empty() ? err : walk.error;
       break;
     }
-    if (pass > 0 && store.counts().total == before) break;
+    if (pass > 0 && store.counts().total == before) {
+      // Nothing new: every phase is done, and this pass saw the final replies.
+      *finalWalk = std::move(walk);
+      break;
+    }
     engine.retryErrors = x.retryErrors && pass == 0;
     RunSummary s = executeRun(store, *routing, engine, cb.listener, cb.stop);
     calls += s.progress.callsThisSession;
@@ -345,8 +354,10 @@ std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const js
 }
 
 // After a judging run: the metrics from the store, and the claims file when the job names one.
-void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& results) {
-  auto report = computeJudgeReport(store, results.bootstrap);
+void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& results,
+                 std::optional<JudgeWalk> finalWalk) {
+  auto report = finalWalk ? summarizeJudgeWalk(std::move(*finalWalk), results.bootstrap)
+                          : computeJudgeReport(store, results.bootstrap);
   if (!report.error.empty()) {
     if (out.error.empty()) out.error = report.error;
     return;
@@ -744,9 +755,10 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
       break;
     }
     if (stage.kind == JobKind::Judge) {
+      std::optional<JudgeWalk> finalWalk;
       out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedRoutes(stage.record.settings), spec.limits,
-                                         cache.get(), execution, callbacks));
-      finishJudge(out, *store, results);
+                                         cache.get(), execution, callbacks, &finalWalk));
+      finishJudge(out, *store, results, std::move(finalWalk));
       stores.push_back(std::move(store));
       break;
     }
@@ -820,9 +832,10 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
     const auto routes = recordedRoutes(job.record.settings);
     for (const auto& [route, endpoint] : routes)
       if (!cache) cache = openJobCache(endpoint, job.settings.limits, &out.cacheNote);
+    std::optional<JudgeWalk> finalWalk;
     out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes, job.settings.limits, cache.get(),
-                                       execution, callbacks));
-    finishJudge(out, *job.store, results);
+                                       execution, callbacks, &finalWalk));
+    finishJudge(out, *job.store, results, std::move(finalWalk));
     if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
       out.error = out.stages.back().summary.error;
     return out;

@@ -506,11 +506,7 @@ class Walker {
   Needs m_needs;
 };
 
-struct Loaded {
-  std::string error;
-  JudgeSettings settings;
-  std::vector<JudgeInput> inputs;
-};
+using Loaded = JudgeRecordInputs;
 
 Loaded loadRecord(store::RunStore& store) {
   Loaded l;
@@ -827,15 +823,27 @@ std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const
   return items;
 }
 
-std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) {
-  std::vector<store::NewItem> items;
-  const Loaded l = loadRecord(store);
-  if (!l.error.empty()) return items;
+JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems, std::optional<JudgeRecordInputs>* cache) {
+  JudgeWalk w;
+  std::optional<Loaded> own;
+  std::optional<Loaded>& slot = cache ? *cache : own;
+  if (!slot) slot = loadRecord(store);
+  const Loaded& l = *slot;
+  if (!l.error.empty()) {
+    w.error = l.error;
+    return w;
+  }
+  w.settings = l.settings;
   const Stored stored = readStored(store);
-  Walker walker(l.settings, stored, &items);
-  for (const auto& in : l.inputs) walker.walk(in);
-  return items;
+  w.pendingItems = stored.pending;
+  w.heuristic = stored.heuristic;
+  Walker walker(w.settings, stored, planItems ? &w.items : nullptr);
+  w.queries.reserve(l.inputs.size());
+  for (const auto& in : l.inputs) w.queries.push_back(walker.walk(in));
+  return w;
 }
+
+std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) { return walkJudgeStore(store, true).items; }
 
 const PremiseVerdicts* JudgedQuery::find(std::string_view premise) const {
   for (const auto& v : verdicts)
@@ -844,24 +852,25 @@ const PremiseVerdicts* JudgedQuery::find(std::string_view premise) const {
 }
 
 JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap) {
+  return summarizeJudgeWalk(walkJudgeStore(store, false), bootstrap);
+}
+
+JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bootstrap) {
   JudgeReport report;
-  Loaded l = loadRecord(store);
-  if (!l.error.empty()) {
-    report.error = l.error;
+  if (!walk.error.empty()) {
+    report.error = walk.error;
     return report;
   }
-  report.settings = l.settings;
-  const Stored stored = readStored(store);
-  report.pendingItems = stored.pending;
-  report.heuristic = stored.heuristic;
-  Walker walker(l.settings, stored, nullptr);
-  const std::size_t repeats = std::max<std::size_t>(1, l.settings.repeats);
-  for (const auto& in : l.inputs) {
-    JudgedQuery q = walker.walk(in);
-    for (const auto& name : l.settings.metrics) {
-      MetricValue v = metricValue(name, q, l.settings.mode, std::string::npos);
+  report.settings = std::move(walk.settings);
+  const JudgeSettings& settings = report.settings;
+  report.pendingItems = walk.pendingItems;
+  report.heuristic = walk.heuristic;
+  const std::size_t repeats = std::max<std::size_t>(1, settings.repeats);
+  for (auto& q : walk.queries) {
+    for (const auto& name : settings.metrics) {
+      MetricValue v = metricValue(name, q, settings.mode, std::string::npos);
       if (repeats > 1)
-        for (std::size_t r = 0; r < repeats; ++r) v.perRepeat.push_back(metricValue(name, q, l.settings.mode, r).value);
+        for (std::size_t r = 0; r < repeats; ++r) v.perRepeat.push_back(metricValue(name, q, settings.mode, r).value);
       q.values.push_back(std::move(v));
     }
     for (const auto& v : q.verdicts) {
@@ -888,9 +897,9 @@ JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOpt
   report.reliability.repeats = repeats;
   if (report.reliability.cells > 0) report.reliability.flipRate /= static_cast<double>(report.reliability.cells);
 
-  for (std::size_t m = 0; m < l.settings.metrics.size(); ++m) {
+  for (std::size_t m = 0; m < settings.metrics.size(); ++m) {
     JudgeMetricSummary s;
-    s.name = l.settings.metrics[m];
+    s.name = settings.metrics[m];
     std::vector<double> values, repeatMeans;
     std::vector<double> within;
     for (const auto& q : report.queries) {

@@ -174,6 +174,28 @@ struct JudgeReport {
 };
 
 JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap);
+
+// One pass over a judging store, the two above in one: what is known of every query and (with
+// `planItems`) the items that can be planned now. The job's last pass, which plans nothing new,
+// is summarized into the report without reading the store again.
+struct JudgeWalk {
+  std::string error;
+  JudgeSettings settings;
+  std::vector<store::NewItem> items;
+  std::vector<JudgedQuery> queries;
+  std::size_t pendingItems = 0;
+  bool heuristic = false;
+};
+// A store's judging settings and inputs as a walk reads them; they never change during a run, so
+// the passes of one run share them through `cache` (read on the first walk).
+struct JudgeRecordInputs {
+  std::string error;
+  JudgeSettings settings;
+  std::vector<JudgeInput> inputs;
+};
+JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems,
+                         std::optional<JudgeRecordInputs>* cache = nullptr);
+JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bootstrap);
 // The same from a store opened read-only (viewing writes nothing).
 JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::BootstrapOptions& bootstrap);
 

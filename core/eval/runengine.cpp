@@ -115,15 +115,25 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
     return summary;
   }
 
+  std::size_t inFlight = 0;  // submitted, not yet committed (engine thread only)
   std::mutex mutex;
   std::condition_variable arrived;
   std::vector<Arrival> inbox;
+  // Answers from the response cache waiting for their commit. They hold no concurrency slot: no
+  // transfer is open for them and a kill loses nothing the cache does not give back. So a cached
+  // re-run commits up to maxBatch results per transaction instead of `concurrency`.
+  std::size_t cachedWaiting = 0;  // under `mutex`
   auto deliver = [&](std::size_t index, llm::LlmResponse response) {
     // Notify under the lock: once the engine sees the last arrival it returns and these
     // locals die, so nothing may touch them after the lock is released.
     std::lock_guard lock(mutex);
+    if (response.fromCache) ++cachedWaiting;
     inbox.push_back({index, std::move(response)});
     arrived.notify_one();
+  };
+  auto slotsTaken = [&] {
+    std::lock_guard lock(mutex);
+    return inFlight - std::min(inFlight, cachedWaiting);
   };
   // Cancel from whichever thread asks; the provider then answers every call Cancelled.
   std::stop_callback onStop(stop, [&] {
@@ -135,7 +145,6 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
   const auto start = Clock::now();
   auto lastReport = start - std::chrono::hours(1);
   std::size_t next = 0;
-  std::size_t inFlight = 0;
   std::vector<double> estimateOf(items.size(), 0.0);
   double inFlightEstimate = 0.0;
   std::int64_t observedCompletion = 0;
@@ -169,7 +178,7 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
   for (;;) {
     // Fill the free slots.
     while (!failed && !budgetPaused && !stop.stop_requested() && next < items.size() &&
-           inFlight < concurrency) {
+           slotsTaken() < concurrency && inFlight < concurrency + options.maxBatch) {
       const std::size_t index = next;
       auto request = llm::requestFromJson(nlohmann::json::parse(items[index].requestJson, nullptr, false));
       if (!request) {
@@ -220,6 +229,11 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
     }
     batch.clear();
     batchIndex.clear();
+    {
+      std::lock_guard lock(mutex);
+      for (const auto& a : got)
+        if (a.response.fromCache) --cachedWaiting;
+    }
     for (auto& a : got) {
       batch.push_back(toItemResult(items[a.index].id, a.response, config));
       batchIndex.push_back(a.index);
