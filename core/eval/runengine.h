@@ -3,6 +3,8 @@
 // RunStore) with a bounded number of calls in flight, committing every result to the store
 // before it counts as done. A call's slot is only freed once its result is committed, so a
 // killed process loses at most `concurrency` calls; a resumed run skips every stored result.
+// Answers from the response cache hold no slot (nothing is in flight for them, and a kill loses
+// nothing the cache does not give back), so a cached re-run commits up to maxBatch per transaction.
 //
 //   RunStore store; store.open("run.db", &err);
 //   auto summary = executeRun(store, provider, {.concurrency = 8}, &listener, stopToken);
