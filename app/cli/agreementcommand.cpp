@@ -8,11 +8,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/claims/agreementreport.h"
-#include "core/claims/checkingfile.h"
 #include "core/claims/metaeval.h"
-#include "core/claims/ragchecker.h"
-#include "core/eval/judgejob.h"
-#include "core/store/runstore.h"
+#include "core/eval/agreementinputs.h"
 #include "core/export/json.h"
 
 namespace ragscope::cli {
@@ -58,35 +55,6 @@ bool failed(const LoadReport& report, const std::string& path) {
   return true;
 }
 
-// The judge of a pointwise comparison: a CSV, a judging run store's per-query metrics, or a
-// checking output's per-example metrics.
-std::optional<claims::PointwiseTable> pointwiseJudge(const std::string& path) {
-  if (store::RunStore::hasSqliteHeader(path)) {
-    const auto report = eval::readJudgeReport(path, {.resamples = 0});
-    if (!report.error.empty()) {
-      std::cerr << "ragscope-cli: agreement: " << report.error << "\n";
-      return std::nullopt;
-    }
-    return eval::judgePointwiseTable(report);
-  }
-  if (path.ends_with(".csv")) {
-    auto table = claims::readPointwiseCsv(path);
-    if (failed(table.report, path)) return std::nullopt;
-    return std::move(table.value);
-  }
-  auto file = claims::readCheckingOutput(path);
-  if (failed(file.report, path)) return std::nullopt;
-  const auto scores = claims::scoreCorpus(file.value, claims::Mode::RagChecker);
-  claims::PointwiseTable table;
-  for (auto m : claims::allMetrics()) table.columns.push_back(claims::metricName(m));
-  for (std::size_t e = 0; e < file.value.size(); ++e) {
-    claims::PointwiseTable::Row row{file.value[e].queryId, {}, file.value[e].line};
-    for (auto m : claims::allMetrics()) row.values.push_back(scores.perExample[e][m].value);
-    table.rows.push_back(std::move(row));
-  }
-  return table;
-}
-
 }  // namespace
 
 int agreementCommand(const Args& args) {
@@ -116,24 +84,13 @@ int agreementCommand(const Args& args) {
   if (humanPath.empty() || judgePath.empty())
     return usageError("agreement needs --human FILE and --judge FILE", kAgreementHelp);
 
-  claims::MetaEvalResult result;
-  if (humanPath.ends_with(".csv")) {
-    auto human = claims::readPointwiseCsv(humanPath);
-    if (failed(human.report, humanPath)) return 2;
-    auto judge = pointwiseJudge(judgePath);
-    if (!judge) return 2;
-    result = claims::comparePointwise(human.value, *judge, options);
-  } else {
-    auto human = claims::readPairwiseHuman(humanPath);
-    if (failed(human.report, humanPath)) return 2;
-    auto judge = claims::readPairwiseJudge(judgePath, name);
-    if (failed(judge.report, judgePath)) return 2;
-    result = claims::comparePairwise(human.value, judge.value, options);
-  }
-  if (!result.ok()) {
-    std::cerr << "ragscope-cli: agreement: " << result.error << "\n";
+  const auto outcome = eval::compareAgreementFiles(humanPath, judgePath, name, options);
+  if (!outcome.failedFile.empty() && failed(outcome.report, outcome.failedFile)) return 2;
+  if (!outcome.ok()) {
+    std::cerr << "ragscope-cli: agreement: " << outcome.error << "\n";
     return 2;
   }
+  const claims::MetaEvalResult& result = outcome.result;
   if (asJson)
     exporting::writeJson(std::cout, claims::agreementReportJson(result, name, options), 2);
   else

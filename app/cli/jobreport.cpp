@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "core/claims/numpycompat.h"
 #include "core/eval/correlationanalysis.h"
 #include "core/export/json.h"
 
@@ -145,10 +146,19 @@ void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsO
   std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %9s  %s\n", "metric", "mean", "95% CI", "queries",
                 "claims scored/total; queries unparsed, error, empty");
   std::cout << line;
+  if (r.settings.mode == eval::JudgeMode::RagChecker)
+    std::cout << "  (ragchecker mode: unresolved labels count as not entailed, empty cases as 0.0; "
+                 "RAGChecker's own figure, round(mean x 100, 1), in brackets after the mean)\n";
   for (const auto& m : r.metrics) {
     const std::string ci = m.ci95 ? "[" + fmt(m.ci95->low) + ", " + fmt(m.ci95->high) + "]" : "-";
+    std::string mean = fmt(m.mean);
+    if (r.settings.mode == eval::JudgeMode::RagChecker && !std::isnan(m.mean)) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, " (%.1f)", claims::ragcheckerPercent(m.mean));
+      mean += pct;
+    }
     std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %4zu/%-4zu  %llu/%llu; %zu, %zu, %zu\n", m.name.c_str(),
-                  fmt(m.mean).c_str(), ci.c_str(), m.queries, r.queries.size(),
+                  mean.c_str(), ci.c_str(), m.queries, r.queries.size(),
                   static_cast<unsigned long long>(m.itemsScored), static_cast<unsigned long long>(m.itemsTotal),
                   m.unparsed, m.errors, m.empty);
     std::cout << line;

@@ -22,9 +22,10 @@ constexpr const char* kJudgeHelp =
     R"(usage: ragscope-cli judge --dataset PATH [--dataset PATH]... [--format F]
                           [--answers FILE] [--run RUNFILE | --retriever bm25 [--index DIR]]
                           [--k K] [--metrics LIST] [--mode ragscope|ragchecker|ragas]
-                          [--repeats R] [--judge URL|offline] [--claims-out FILE]
+                          [--repeats R] [--judge URL|offline] [--claims-out FILE] [--matrix]
                           [--embedder URL [--embedder-model M]] [--reranker URL [--reranker-model M]]
                           [--extract-template FILE] [--judge-template FILE] [--template FILE]
+                          [--question-template FILE] [--relevance-template FILE]
                           [--json] [--quiet] [LLM job options]
 
 Claim-level judging (SPEC §7): the judge extracts the claims of each answer (and of its gold
@@ -67,10 +68,16 @@ responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and 
                       lexical judge, labelled heuristic); --judge-model NAME its model
   --claims-out FILE   every claim with its verdicts in RAGChecker's checking-output layout
                       (also judges each chunk alone, for the claim x chunk matrix)
+  --matrix            judge every claim against each chunk alone as well (the claim x chunk
+                      matrix of the GUI's Claims page; --claims-out implies it)
   --extract-template FILE   the extraction prompt ({text}); default: the built-in one
   --judge-template FILE     the assessment prompt ({documents}, {claims}); default: the built-in
                       SUPPORTED=1/0 prompt (in ragchecker mode: Entailment/Neutral/Contradiction)
+  --question-template FILE  ragas.answer_relevancy's question prompt ({text}: the answer; the
+                      reply must be {"question": ..., "noncommittal": 0|1})
+  --relevance-template FILE ragas.context_relevance_paper's prompt ({question}, {documents})
   --template FILE     the RAG prompt when answers are generated
+                      (every prompt is recorded in the run store with its SHA-256)
   --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
 
 A killed run continues with `ragscope-cli resume RUN.db`; no finished call is repeated.
@@ -124,9 +131,17 @@ int judgeCommand(const Args& args) {
     } else if (a == "--judge-template") {
       if (!take("a file")) return 2;
       spec.judge.judgeTemplate = value;
+    } else if (a == "--question-template") {
+      if (!take("a file")) return 2;
+      spec.judge.questionTemplate = value;
+    } else if (a == "--relevance-template") {
+      if (!take("a file")) return 2;
+      spec.judge.relevanceTemplate = value;
     } else if (a == "--embedder" || a == "--embedder-model" || a == "--reranker" || a == "--reranker-model") {
       if (!take(a.ends_with("model") ? "a model name" : "a base URL")) return 2;
       (a == "--embedder" ? embedder : a == "--embedder-model" ? embedderModel : a == "--reranker" ? reranker : rerankerModel) = value;
+    } else if (a == "--matrix") {
+      spec.judge.matrices = true;
     } else if (a == "--json") {
       asJson = true;
     } else {

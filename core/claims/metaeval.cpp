@@ -327,6 +327,8 @@ MetaEvalResult comparePairwise(const PairwiseHuman& human, const PairwiseJudge& 
       }
     }
     result.judge = computeAgreement(in, options);
+    result.judgeValues = in.judge;
+    result.humanValues = in.human;
     ceilingFor(result, labelsPerInstance, /*signs=*/true, options);
     out.aspects.push_back(std::move(result));
   }
@@ -392,6 +394,8 @@ MetaEvalResult comparePointwise(const PointwiseTable& human, const PointwiseTabl
       in.humanCategories = in.human;
     }
     result.judge = computeAgreement(in, options);
+    result.judgeValues = in.judge;
+    result.humanValues = in.human;
     ceilingFor(result, labelsPerInstance, /*signs=*/false, options);
     out.aspects.push_back(std::move(result));
   }

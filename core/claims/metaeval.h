@@ -83,6 +83,8 @@ struct AspectAgreement {
   Agreement judge;
   bool hasCeiling = false;
   Agreement ceiling;  // first vs second annotator (n = instances with two)
+  // The pairs compared (judge score, human label), one per human label, for a scatter.
+  std::vector<double> judgeValues, humanValues;
 };
 
 struct MetaEvalResult {

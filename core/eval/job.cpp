@@ -491,13 +491,17 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
     return;
   }
   js.repeats = o.repeats;
-  js.matrices = !o.claimsOut.empty();
+  js.matrices = o.matrices || !o.claimsOut.empty();
   js.seed = o.judge.seed;
   auto extract = readTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
   if (!extract) return;
   js.extractTemplate = std::move(*extract);
-  js.questionTemplate = llm::defaultQuestionGenerationTemplate();
-  js.contextRelevanceTemplate = llm::defaultContextRelevanceTemplate();
+  auto question = readTemplate(o.questionTemplate, &plan.error, llm::defaultQuestionGenerationTemplate());
+  if (!question) return;
+  js.questionTemplate = std::move(*question);
+  auto relevance = readTemplate(o.relevanceTemplate, &plan.error, llm::defaultContextRelevanceTemplate());
+  if (!relevance) return;
+  js.contextRelevanceTemplate = std::move(*relevance);
   auto wants = [&](const char* m) { return std::find(js.metrics.begin(), js.metrics.end(), m) != js.metrics.end(); };
   if (wants("ragas.answer_relevancy")) {
     if (!o.embedder) {

@@ -74,7 +74,10 @@ struct JudgeJobOptions {
   std::filesystem::path answers;     // generate's JSONL {"qid","answer"}
   std::filesystem::path extractTemplate;  // empty: the built-in extraction prompt
   std::filesystem::path judgeTemplate;    // empty: the built-in SUPPORTED=1/0 prompt
+  std::filesystem::path questionTemplate;   // empty: the built-in question generation prompt
+  std::filesystem::path relevanceTemplate;  // empty: the built-in context relevance prompt
   std::filesystem::path claimsOut;   // RAGChecker checking-output file of every claim and verdict
+  bool matrices = false;             // judge every chunk alone (claim x chunk matrix); implied by claimsOut
   std::vector<JudgeInput> inputs;    // answers given directly (tests, GUI)
 };
 

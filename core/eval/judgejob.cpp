@@ -980,6 +980,12 @@ json judgeReportJson(const JudgeReport& r) {
     nScored[s.name] = s.itemsScored;
     nTotal[s.name] = s.itemsTotal;
   }
+  if (r.settings.mode == JudgeMode::RagChecker) {
+    // As RAGChecker prints its corpus figures: round(mean * 100, 1), numpy's way.
+    json percent = json::object();
+    for (const auto& s : r.metrics) percent[s.name] = std::isnan(s.mean) ? json() : json(claims::ragcheckerPercent(s.mean));
+    j["percent"] = std::move(percent);
+  }
   j["mean"] = std::move(mean);
   j["ci95"] = std::move(ci);
   j["states"] = std::move(states);

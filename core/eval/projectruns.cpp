@@ -62,4 +62,16 @@ StoredRunPair storedRunsForDataset(const std::vector<std::filesystem::path>& sto
   return pair;
 }
 
+std::vector<std::filesystem::path> storedJudgeRuns(const std::vector<std::filesystem::path>& stores) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& path : stores) {
+    store::RunStore store;
+    std::string err;
+    if (!store::RunStore::hasSqliteHeader(path) || !store.openReadOnly(path, &err)) continue;
+    const store::RunRecord record = store.run();
+    if (record.kind == kJudgeJobKind && judgeRecordProblem(record.settings).empty()) out.push_back(path);
+  }
+  return out;
+}
+
 }  // namespace ragscope::core::eval

@@ -7,6 +7,16 @@
 
 namespace ragscope::core::eval {
 
+stats::MeasureTable judgeMeasureTable(const JudgeReport& report) {
+  stats::MeasureTable table;
+  for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+    stats::QueryValues& values = table[report.metrics[m].name];
+    for (const auto& q : report.queries)
+      if (m < q.values.size() && q.values[m].value) values.emplace(q.qid, *q.values[m].value);
+  }
+  return table;
+}
+
 StoredScores readStoredScores(const std::filesystem::path& path) {
   StoredScores out;
   store::RunStore runStore;
@@ -42,11 +52,7 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
       out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
       return out;
     }
-    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
-      stats::QueryValues& values = out.table[report.metrics[m].name];
-      for (const auto& q : report.queries)
-        if (q.values[m].value) values.emplace(q.qid, *q.values[m].value);
-    }
+    out.table = judgeMeasureTable(report);
   } else {
     out.error = path.string() + ": a '" + out.kind +
                 "' run store has no per-query scores (erag, e2e and judge stores have)";

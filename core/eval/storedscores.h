@@ -29,4 +29,8 @@ struct StoredScores {
 
 StoredScores readStoredScores(const std::filesystem::path& path);
 
+struct JudgeReport;
+// A judging report's metrics as per-query values: the queries with a value in the run's mode.
+stats::MeasureTable judgeMeasureTable(const JudgeReport& report);
+
 }  // namespace ragscope::core::eval
