@@ -19,6 +19,7 @@
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/endpointspage.h"
+#include "ui/pages/claimspage.h"
 #include "ui/pages/eragpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
@@ -75,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent)
   addPage(new ContrastivePage(m_workbench, this));
   addPage(new EndpointsPage(this));
   addPage(new EragPage(m_workbench, this));
+  addPage(new ClaimsPage(m_workbench, this));
   // Later pages (statistics, endpoints, eRAG...) join here, one line each.
 
   connect(m_datasetPage, &DatasetPage::statusMessage, this,

@@ -26,6 +26,8 @@
 #include "ui/models/heatmapmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/models/textmatch.h"
+#include "ui/pages/claiminspector.h"
+#include "ui/pages/claimspage.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
@@ -214,6 +216,7 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
     if (!ds->qrels.byQuery.empty() && !ds->runs.empty()) evaluateRetrieval();
   });
   m_steps.push_back([this] { tourLlmPages(); });
+  m_steps.push_back([this] { tourClaimsPage(); });
   m_steps.push_back([this] {
     for (Page* p : m_window->pages()) {
       m_window->showPage(p);
@@ -480,6 +483,70 @@ void SelfTest::tourLlmPages() {
   }, Qt::SingleShotConnection);
   m_waiting = erag->start();
   check(m_waiting, tr("start eRAG"));
+}
+
+void SelfTest::tourClaimsPage() {
+  ClaimsPage* page = nullptr;
+  for (Page* p : m_window->pages())
+    if (auto* c = qobject_cast<ClaimsPage*>(p)) page = c;
+  check(page != nullptr, tr("claims page present"));
+  if (!page) return;
+  m_window->showPage(page);
+  const auto& project = m_window->workbench()->project();
+  const bool hasClaimsRun = project && m_options.openPaths.isEmpty() &&
+                            std::any_of(project->runStores.begin(), project->runStores.end(),
+                                        [](const std::filesystem::path& p) { return p.filename() == "claims-offline.db"; });
+  if (!hasClaimsRun) {
+    m_log << tr("claims page: no stored claims run in the project, skipped");
+    shoot(QStringLiteral("11-claims"));
+    return;
+  }
+  // The project's claims run opens by itself; wait for it when it is still being read.
+  auto tour = [this, page] {
+    const auto* report = page->report();
+    check(report && !report->queries.empty() && !report->metrics.empty(),
+          tr("claims page shows the project's claims run: %1 answers").arg(report ? report->queries.size() : 0));
+    if (!report || report->queries.empty()) {
+      m_waiting = false;
+      runSteps();
+      return;
+    }
+    ClaimsResultsView* view = page->view();
+    check(view->summaryModel()->rowCount() == int(report->metrics.size()), tr("claims summary: one row per metric"));
+    QTimer::singleShot(50, this, [this, page, view] {
+      shoot(QStringLiteral("11-claims-summary"));
+      view->setUnsupportedFilter(true);
+      const QString qid = view->answersView()->model()->index(0, 0).data().toString();
+      check(view->visibleAnswers() > 0 && view->selectAnswer(qid), tr("an answer with unsupported claims: %1").arg(qid));
+      view->tabs()->setCurrentIndex(view->answersTab());
+      int unsupported = -1;
+      for (int c = 0; view->inspector()->query() && c < int(view->inspector()->query()->responseClaims.claims.size()); ++c)
+        if (view->inspector()->claimState(c) == ClaimInspector::ClaimState::Unsupported) unsupported = c;
+      check(unsupported >= 0, tr("the inspector marks an unsupported claim"));
+      view->inspector()->selectClaim(std::max(0, unsupported));
+      page->setSetupVisible(false);  // the results at the height an analyst gives them
+      QTimer::singleShot(80, this, [this, page, view] {
+        shoot(QStringLiteral("12-claims-inspector"));
+        view->tabs()->setCurrentIndex(view->unsupportedTab());
+        check(view->unsupportedModel()->rowCount() > 0, tr("unsupported claims listed across the run"));
+        QTimer::singleShot(50, this, [this, page, view] {
+          shoot(QStringLiteral("13-claims-unsupported"));
+          view->setUnsupportedFilter(false);
+          view->tabs()->setCurrentIndex(0);
+          page->setSetupVisible(true);
+          m_window->showPage(m_window->datasetPage());
+          m_waiting = false;
+          runSteps();
+        });
+      });
+    });
+  };
+  m_waiting = true;
+  if (page->report()) {
+    QTimer::singleShot(0, this, tour);
+  } else {
+    connect(page, &ClaimsPage::finished, this, tour, Qt::SingleShotConnection);
+  }
 }
 
 void SelfTest::runSteps() {

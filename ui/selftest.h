@@ -61,6 +61,9 @@ class SelfTest : public QObject {
   // The endpoints page, then eRAG with the offline reader (k = 5, contains-answer labels, with
   // end-to-end): heatmap, drill-down and correlation. Run stores go to a temporary folder.
   void tourLlmPages();
+  // The Claims page on the project's stored claims run: summary, an answer in the inspector, the
+  // unsupported claims.
+  void tourClaimsPage();
   // Saves the open project into a temporary folder and reads it back (paths rebased, every part
   // and run store naming the same file); the tour's later project steps then use the copy.
   void saveProjectCopy();

@@ -10,12 +10,19 @@ namespace {
 
 bool isWordByte(unsigned char c) { return std::isalnum(c) || c >= 0x80; }
 
-// Lower-cased words of at least three bytes (short function words say little about a match).
+// Words too common to tell sentences apart.
+bool isStopWord(const std::string& w) {
+  static const std::set<std::string> stop = {"the", "and", "was", "were", "for", "with", "that", "this",
+                                             "from", "are", "has", "have", "its", "had", "but", "not"};
+  return stop.count(w) > 0;
+}
+
+// Lower-cased words of at least three bytes, common ones left out (they say little about a match).
 std::set<std::string> contentWords(std::string_view s) {
   std::set<std::string> words;
   std::string w;
   auto flush = [&] {
-    if (w.size() >= 3) words.insert(w);
+    if (w.size() >= 3 && !isStopWord(w)) words.insert(w);
     w.clear();
   };
   for (unsigned char c : s) {
@@ -26,6 +33,11 @@ std::set<std::string> contentWords(std::string_view s) {
   }
   flush();
   return words;
+}
+
+// Numbers (years, amounts) tell statements apart better than words: they count double.
+std::size_t weight(const std::string& w) {
+  return std::any_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; }) ? 2 : 1;
 }
 
 // The text folded for a verbatim search: lower case, runs of white space as one space, with a map
@@ -95,16 +107,28 @@ std::vector<std::optional<ClaimSpan>> locateClaims(std::string_view text,
   const auto ranges = sentences(text);
   std::vector<std::set<std::string>> sentenceWords;
   for (const auto& [b, e] : ranges) sentenceWords.push_back(contentWords(text.substr(b, e - b)));
+  for (std::size_t i = 0; i < claims.size(); ++i) out[i] = verbatim(folded, claims[i]);
+  // A sentence that another claim's own words already cover is not a reworded claim's home.
+  auto taken = [&](std::size_t s) {
+    for (const auto& span : out)
+      if (span && span->exact && span->begin <= ranges[s].first && span->end + 1 >= ranges[s].second) return true;
+    return false;
+  };
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    if ((out[i] = verbatim(folded, claims[i]))) continue;
+    if (out[i]) continue;
     const auto words = contentWords(claims[i]);
     if (words.empty()) continue;
-    std::size_t best = ranges.size(), bestShared = 0;
+    std::size_t best = ranges.size(), bestScore = 0, bestShared = 0;
     for (std::size_t s = 0; s < ranges.size(); ++s) {
-      const auto shared = static_cast<std::size_t>(
-          std::count_if(words.begin(), words.end(),
-                        [&](const std::string& w) { return sentenceWords[s].count(w) > 0; }));
-      if (shared > bestShared) {
+      if (taken(s)) continue;
+      std::size_t shared = 0, score = 0;
+      for (const auto& w : words)
+        if (sentenceWords[s].count(w)) {
+          ++shared;
+          score += weight(w);
+        }
+      if (score > bestScore) {
+        bestScore = score;
         bestShared = shared;
         best = s;
       }

@@ -1,0 +1,458 @@
+#include "ui/pages/claiminspector.h"
+
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/claims/claimspans.h"
+#include "core/eval/claimverdicts.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+using core::claims::Label;
+using State = ClaimInspector::ClaimState;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+QString html(std::string_view s) {
+  return QString::fromUtf8(s.data(), qsizetype(s.size()))
+      .toHtmlEscaped()
+      .replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+}
+
+// When claims share text, the span shows the most serious verdict.
+int severity(State s) {
+  switch (s) {
+    case State::Contradiction:
+      return 6;
+    case State::Unsupported:
+      return 5;
+    case State::Neutral:
+      return 4;
+    case State::Error:
+      return 3;
+    case State::Unparsed:
+      return 2;
+    case State::Supported:
+      return 1;
+    case State::NotJudged:
+      return 0;
+  }
+  return 0;
+}
+
+QTableWidgetItem* cell(const QString& text, const QString& tip = {}) {
+  auto* item = new QTableWidgetItem(text);
+  item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+  if (!tip.isEmpty()) item->setToolTip(tip);
+  return item;
+}
+
+QTableWidgetItem* verdictCell(std::optional<Label> label) {
+  const State s = ClaimInspector::stateOf(label);
+  auto* item = cell(ClaimInspector::marker(s) + QLatin1Char(' ') + ClaimInspector::stateName(s));
+  item->setBackground(ClaimInspector::colour(s));
+  item->setForeground(s == State::Contradiction ? QColor(Qt::white) : QColor(0x10, 0x10, 0x10));
+  return item;
+}
+
+QTableWidget* makeTable(const QStringList& headers) {
+  auto* t = new QTableWidget(0, int(headers.size()));
+  t->setHorizontalHeaderLabels(headers);
+  t->verticalHeader()->hide();
+  t->setSelectionBehavior(QAbstractItemView::SelectRows);
+  t->setSelectionMode(QAbstractItemView::SingleSelection);
+  t->setWordWrap(false);
+  t->verticalHeader()->setDefaultSectionSize(22);
+  t->horizontalHeader()->setStretchLastSection(true);
+  return t;
+}
+
+}  // namespace
+
+ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("ClaimInspector"));
+  m_heading = new QLabel(tr("Select an answer to inspect its claims."));
+  m_heading->setWordWrap(true);
+  m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* legend = new QLabel;
+  QStringList parts;
+  for (State s : {State::Supported, State::Unsupported, State::Contradiction, State::Neutral,
+                  State::Unparsed, State::Error})
+    parts << QStringLiteral("<span style='background:%1;color:%2'>&nbsp;%3 %4&nbsp;</span>")
+                 .arg(colour(s).name(),
+                      s == State::Contradiction ? QStringLiteral("white") : QStringLiteral("black"),
+                      marker(s), stateName(s));
+  legend->setText(tr("Claims vs the retrieved chunks: %1").arg(parts.join(QLatin1Char(' '))));
+  legend->setWordWrap(true);
+  m_response = new QTextBrowser;
+  m_response->setObjectName(QStringLiteral("ClaimResponse"));
+  m_response->setPlaceholderText(tr("The answer, with each claim's span marked."));
+
+  m_claims = makeTable({tr("#"), tr("vs chunks"), tr("vs gold answer"), tr("votes"), tr("claim")});
+  m_claims->setObjectName(QStringLiteral("ClaimList"));
+  connect(m_claims, &QTableWidget::currentCellChanged, this,
+          [this](int row) { showEvidence(row); });
+
+  m_evidence = new QTextBrowser;
+  m_evidence->setObjectName(QStringLiteral("ClaimEvidence"));
+  m_evidence->setPlaceholderText(
+      tr("Click a claim: the premise passages, with the chunks that support it marked."));
+  m_gold = new QTextBrowser;
+  m_goldClaims = makeTable({tr("#"), tr("in the answer"), tr("in the chunks"), tr("gold claim")});
+  auto* goldSplit = new QSplitter(Qt::Vertical);
+  goldSplit->addWidget(m_gold);
+  goldSplit->addWidget(m_goldClaims);
+  m_calls = new QListWidget;
+  m_callText = new QTextBrowser;
+  m_callText->setObjectName(QStringLiteral("JudgeCallText"));
+  connect(m_calls, &QListWidget::currentRowChanged, this, &ClaimInspector::showCall);
+  auto* callSplit = new QSplitter(Qt::Horizontal);
+  callSplit->addWidget(m_calls);
+  callSplit->addWidget(m_callText);
+  callSplit->setStretchFactor(0, 1);
+  callSplit->setStretchFactor(1, 3);
+  m_tabs = new QTabWidget;
+  m_tabs->addTab(m_evidence, tr("Evidence"));
+  m_tabs->addTab(goldSplit, tr("Gold answer"));
+  m_tabs->addTab(callSplit, tr("Judge calls"));
+
+  auto* top = new QWidget;
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->addWidget(m_heading);
+  topLayout->addWidget(legend);
+  topLayout->addWidget(m_response, 1);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(top);
+  split->addWidget(m_claims);
+  split->addWidget(m_tabs);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setStretchFactor(2, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+}
+
+ClaimInspector::ClaimState ClaimInspector::stateOf(std::optional<Label> label) {
+  if (!label) return State::NotJudged;
+  switch (*label) {
+    case Label::Supported:
+    case Label::Entailment:
+      return State::Supported;
+    case Label::Unsupported:
+      return State::Unsupported;
+    case Label::Contradiction:
+      return State::Contradiction;
+    case Label::Neutral:
+      return State::Neutral;
+    case Label::Unparsed:
+      return State::Unparsed;
+    case Label::Error:
+      return State::Error;
+  }
+  return State::NotJudged;
+}
+
+QColor ClaimInspector::colour(ClaimState s) {
+  switch (s) {
+    case State::Supported:
+      return QColor(0xb9, 0xe4, 0xb4);
+    case State::Unsupported:
+      return QColor(0xf5, 0xa3, 0xa3);
+    case State::Contradiction:
+      return QColor(0x8e, 0x10, 0x10);
+    case State::Neutral:
+      return QColor(0xf7, 0xd6, 0x8f);
+    case State::Unparsed:
+    case State::Error:
+      return QColor(0xcf, 0xcf, 0xcf);
+    case State::NotJudged:
+      return QColor(0xf0, 0xf0, 0xf0);
+  }
+  return {};
+}
+
+QString ClaimInspector::marker(ClaimState s) {
+  switch (s) {
+    case State::Supported:
+      return QStringLiteral("✓");
+    case State::Unsupported:
+      return QStringLiteral("✗");
+    case State::Contradiction:
+      return QStringLiteral("⊘");
+    case State::Neutral:
+      return QStringLiteral("~");
+    case State::Unparsed:
+      return QStringLiteral("?");
+    case State::Error:
+      return QStringLiteral("!");
+    case State::NotJudged:
+      return QStringLiteral("–");
+  }
+  return {};
+}
+
+QString ClaimInspector::stateName(ClaimState s) {
+  switch (s) {
+    case State::Supported:
+      return tr("supported");
+    case State::Unsupported:
+      return tr("unsupported");
+    case State::Contradiction:
+      return tr("contradiction");
+    case State::Neutral:
+      return tr("neutral");
+    case State::Unparsed:
+      return tr("unparsed");
+    case State::Error:
+      return tr("error");
+    case State::NotJudged:
+      return tr("not judged");
+  }
+  return {};
+}
+
+ClaimInspector::ClaimState ClaimInspector::claimState(int claim) const {
+  if (!m_query || claim < 0 || std::size_t(claim) >= m_query->responseClaims.claims.size())
+    return State::NotJudged;
+  return stateOf(core::eval::responseClaimVsChunks(*m_query, std::size_t(claim)));
+}
+
+void ClaimInspector::setQuery(const core::eval::JudgedQuery* query, const QString& store) {
+  m_query = query;
+  m_store = store;
+  ++m_generation;
+  m_callData.clear();
+  m_calls->clear();
+  m_callText->clear();
+  m_evidence->clear();
+  if (!query) {
+    m_heading->setText(tr("Select an answer to inspect its claims."));
+    m_response->clear();
+    m_claims->setRowCount(0);
+    m_goldClaims->setRowCount(0);
+    m_gold->clear();
+    return;
+  }
+  m_heading->setText(
+      tr("<b>%1</b> · %2").arg(q(query->qid).toHtmlEscaped(), q(query->question).toHtmlEscaped()));
+  showResponse();
+  showClaims();
+  showGold();
+  loadCalls();
+}
+
+void ClaimInspector::showResponse() {
+  const auto& text = m_query->response;
+  const auto& claimTexts = m_query->responseClaims.claims;
+  if (m_query->responseFailed) {
+    m_response->setHtml(tr("<i>No answer: its generation %1.</i>")
+                            .arg(*m_query->responseFailed == core::claims::ScoreState::Error
+                                     ? tr("failed")
+                                     : tr("gave nothing")));
+    return;
+  }
+  const auto spans = core::claims::locateClaims(text, claimTexts);
+  // Elementary segments between every span boundary, each shown with the most serious verdict of
+  // the claims covering it; after a span's last segment, the markers of the claims ending there.
+  std::set<std::size_t> cuts = {0, text.size()};
+  for (const auto& s : spans)
+    if (s) cuts.insert({s->begin, s->end});
+  std::map<std::size_t, QStringList> endMarkers;
+  QString body;
+  for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+    const std::size_t a = *it, b = *std::next(it);
+    State worst = State::NotJudged;
+    bool covered = false;
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      if (!spans[i] || spans[i]->begin > a || spans[i]->end < b) continue;
+      covered = true;
+      const State s = claimState(int(i));
+      if (severity(s) >= severity(worst)) worst = s;
+    }
+    const QString segment = html(std::string_view(text).substr(a, b - a));
+    if (covered)
+      body += QStringLiteral("<span style='background-color:%1;color:%2'>%3</span>")
+                  .arg(colour(worst).name(),
+                       worst == State::Contradiction ? QStringLiteral("#ffffff")
+                                                     : QStringLiteral("#101010"),
+                       segment);
+    else
+      body += segment;
+    for (std::size_t i = 0; i < spans.size(); ++i)
+      if (spans[i] && spans[i]->end == b)
+        body += QStringLiteral("<sup><b>[%1&nbsp;%2]</b></sup>")
+                    .arg(i + 1)
+                    .arg(marker(claimState(int(i))));
+  }
+  QStringList loose;
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    if (!spans[i])
+      loose << QStringLiteral("<li>[%1 %2] %3</li>")
+                   .arg(i + 1)
+                   .arg(marker(claimState(int(i))), html(claimTexts[i]));
+  if (!loose.isEmpty())
+    body += tr("<p><i>Claims not found in the text (the judge reworded them):</i></p><ul>%1</ul>")
+                .arg(loose.join(QString()));
+  if (m_query->responseClaims.failed)
+    body += tr("<p><i>No claims: the extraction %1 (%2).</i></p>")
+                .arg(*m_query->responseClaims.failed == core::claims::ScoreState::Error
+                         ? tr("failed")
+                         : tr("could not be read"),
+                     html(m_query->responseClaims.problem));
+  else if (claimTexts.empty())
+    body += tr("<p><i>The judge found no claim in this answer.</i></p>");
+  m_response->setHtml(body);
+}
+
+void ClaimInspector::showClaims() {
+  const auto& claimTexts = m_query->responseClaims.claims;
+  m_claims->setRowCount(int(claimTexts.size()));
+  for (std::size_t i = 0; i < claimTexts.size(); ++i) {
+    const int row = int(i);
+    m_claims->setItem(row, 0, cell(QString::number(i + 1)));
+    m_claims->setItem(row, 1, verdictCell(core::eval::responseClaimVsChunks(*m_query, i)));
+    m_claims->setItem(row, 2, verdictCell(core::eval::responseClaimVsGold(*m_query, i)));
+    const auto votes =
+        core::eval::claimVotes(*m_query, m_query->find("faith") ? "faith" : "correct", i);
+    QStringList v;
+    for (const Label l : votes.votes) v << marker(stateOf(l));
+    auto* voteCell =
+        cell(v.isEmpty() ? QStringLiteral("–")
+                         : v.join(QLatin1Char(' ')) + (votes.flipped ? tr("  ⚑ flip") : QString()),
+             votes.flipped ? tr("The repeated asks disagree on this claim") : QString());
+    if (votes.flipped) voteCell->setForeground(QColor(0xa0, 0x40, 0x00));
+    m_claims->setItem(row, 3, voteCell);
+    m_claims->setItem(row, 4, cell(q(claimTexts[i]), q(claimTexts[i])));
+  }
+  m_claims->resizeColumnsToContents();
+  m_claims->horizontalHeader()->setStretchLastSection(true);
+}
+
+void ClaimInspector::showGold() {
+  m_gold->setHtml(
+      m_query->gold.empty()
+          ? tr("<i>This query has no gold answer: correctness and coverage are empty.</i>")
+          : tr("<b>Gold answer</b><br>%1").arg(html(m_query->gold)));
+  const auto& gold = m_query->goldClaims.claims;
+  m_goldClaims->setRowCount(int(gold.size()));
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    m_goldClaims->setItem(int(i), 0, cell(QString::number(i + 1)));
+    m_goldClaims->setItem(int(i), 1, verdictCell(core::eval::goldClaimVsResponse(*m_query, i)));
+    m_goldClaims->setItem(int(i), 2, verdictCell(core::eval::goldClaimVsChunks(*m_query, i)));
+    m_goldClaims->setItem(int(i), 3, cell(q(gold[i]), q(gold[i])));
+  }
+  m_goldClaims->resizeColumnsToContents();
+  m_goldClaims->horizontalHeader()->setStretchLastSection(true);
+}
+
+void ClaimInspector::selectClaim(int claim) { m_claims->setCurrentCell(claim, 4); }
+
+void ClaimInspector::showEvidence(int claim) {
+  if (!m_query || claim < 0 || std::size_t(claim) >= m_query->responseClaims.claims.size()) {
+    m_evidence->clear();
+    return;
+  }
+  const std::size_t c = std::size_t(claim);
+  const State overall = claimState(claim);
+  QString body =
+      tr("<p><b>Claim %1</b> %2 %3<br>%4</p>")
+          .arg(claim + 1)
+          .arg(marker(overall), stateName(overall), html(m_query->responseClaims.claims[c]));
+  const bool matrix = core::eval::hasClaimChunkMatrix(*m_query);
+  std::vector<std::string> passages;
+  for (const auto& ch : m_query->chunks) passages.push_back(ch.text);
+  const auto closest = core::claims::closestPassage(m_query->responseClaims.claims[c], passages);
+  if (m_query->chunks.empty())
+    body += tr("<p><i>This answer was judged without retrieved chunks.</i></p>");
+  else if (!matrix)
+    body += tr("<p><i>The claim was judged against the %1 chunks joined; chunks were not judged "
+               "one by one "
+               "(turn on the claim × chunk matrix for that). The chunk sharing most of its words "
+               "is marked.</i></p>")
+                .arg(m_query->chunks.size());
+  for (std::size_t k = 0; k < m_query->chunks.size(); ++k) {
+    QString tag;
+    QString style = QStringLiteral("border-left:4px solid #bbbbbb;");
+    if (matrix) {
+      const State s = stateOf(core::eval::claimVsChunk(*m_query, c, k));
+      tag = QStringLiteral("%1 %2").arg(
+          marker(s), s == State::Supported ? tr("supports this claim") : stateName(s));
+      if (s == State::Supported)
+        style = QStringLiteral("background-color:%1;").arg(colour(s).name());
+    } else if (closest && *closest == k) {
+      tag = tr("closest in wording");
+    }
+    body += QStringLiteral("<div style='%1'><p><b>%2. %3</b> %4<br>%5</p></div>")
+                .arg(style)
+                .arg(k + 1)
+                .arg(html(m_query->chunks[k].id),
+                     tag.isEmpty() ? QString() : QStringLiteral("— <b>%1</b>").arg(tag),
+                     html(m_query->chunks[k].text));
+  }
+  if (const auto gold = core::eval::responseClaimVsGold(*m_query, c))
+    body += tr("<p><b>Against the gold answer:</b> %1 %2<br>%3</p>")
+                .arg(marker(stateOf(gold)), stateName(stateOf(gold)), html(m_query->gold));
+  m_evidence->setHtml(body);
+  m_tabs->setCurrentWidget(m_evidence);
+}
+
+void ClaimInspector::loadCalls() {
+  if (m_store.isEmpty()) return;
+  const int generation = m_generation;
+  auto* watcher = new QFutureWatcher<std::pair<std::vector<core::eval::JudgeCall>, QString>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    auto [calls, error] = watcher->result();
+    watcher->deleteLater();
+    if (generation != m_generation) return;  // another answer was selected meanwhile
+    m_callData = std::move(calls);
+    m_calls->clear();
+    for (const auto& c : m_callData) {
+      QString label = q(c.key);
+      if (c.key.rfind("repair:", 0) == 0) label = tr("↻ %1 (repair retry)").arg(label);
+      if (c.status != "done") label += QStringLiteral(" [%1]").arg(q(c.status));
+      m_calls->addItem(label);
+    }
+    if (!error.isEmpty())
+      m_callText->setPlainText(tr("The judge's calls could not be read: %1").arg(error));
+    emit callsLoaded(error.isEmpty());
+  });
+  watcher->setFuture(QtConcurrent::run([path = m_store.toStdString(), qid = m_query->qid] {
+    std::string error;
+    auto calls = core::eval::judgeCallsOf(path, qid, &error);
+    return std::make_pair(std::move(calls), q(error));
+  }));
+}
+
+void ClaimInspector::showCall(int row) {
+  if (row < 0 || std::size_t(row) >= m_callData.size()) return;
+  const auto& c = m_callData[std::size_t(row)];
+  QString head =
+      tr("<p><b>%1</b> · %2 · %n attempt(s)", "", c.attempts).arg(html(c.key), html(c.status));
+  if (c.fromCache) head += tr(" · from the cache");
+  if (c.heuristic) head += tr(" · offline heuristic judge");
+  head += QStringLiteral("</p>");
+  if (!c.error.empty())
+    head += tr("<p style='color:#b01c1c'><b>Error:</b> %1</p>").arg(html(c.error));
+  m_callText->setHtml(
+      head +
+      tr("<p><b>Prompt</b></p><pre style='white-space:pre-wrap'>%1</pre><p><b>Raw reply</b></p>"
+         "<pre style='white-space:pre-wrap'>%2</pre>")
+          .arg(html(c.prompt).replace(QStringLiteral("<br>"), QStringLiteral("\n")),
+               html(c.reply).replace(QStringLiteral("<br>"), QStringLiteral("\n"))));
+}
+
+}  // namespace ragscope::ui
