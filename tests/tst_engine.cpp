@@ -16,6 +16,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/llm/responsecache.h"
+#include "core/llm/routingprovider.h"
 #include "core/llm/workerprovider.h"
 #include "core/store/runstore.h"
 #include "core/util/sha256.h"
@@ -247,6 +248,8 @@ class TestEngine : public QObject {
   void prompts();
   void cacheHitMiss();
   void cacheOnlySuccess();
+  void cachedAnswersInWindows();
+  void routedKnownAnswers();
   void storeRoundTrip();
   void resumeAfterStop();
   void retryErrors();
@@ -374,6 +377,92 @@ void TestEngine::cacheOnlySuccess() {
   // The failed calls were asked again; the good ones came from the cache.
   QCOMPARE(counter->submitted, 12);
   QCOMPARE(cache.entryCount(), std::uint64_t{8});
+}
+
+// The engine reads calls a window at a time and takes the cache's answers for the whole window
+// (CachingProvider::knownAnswers): a run of more calls than one window, every other one cached,
+// sends exactly the others, and each item gets its own answer.
+void TestEngine::cachedAnswersInWindows() {
+  QTemporaryDir dir;
+  ResponseCache cache;
+  std::string err;
+  QVERIFY(cache.open((dir.path() + "/c.sqlite").toStdString(), &err));
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  const int n = 9000;  // more than two windows of 4096
+  const auto all = makeItems(n);
+  std::vector<store::NewItem> even;
+  for (int i = 0; i < n; i += 2) even.push_back(all[static_cast<std::size_t>(i)]);
+  {
+    RunStore store;
+    QVERIFY(store.create((dir.path() + "/even.db").toStdString(), testRecord(), &err));
+    QVERIFY(store.addItems(even, &err));
+    CachingProvider provider(std::make_unique<FakeProvider>(counter), cache);
+    QCOMPARE(eval::executeRun(store, provider, engineOptions(8), nullptr, {}).outcome, eval::RunOutcome::Done);
+  }
+  QCOMPARE(counter->submitted, n / 2);
+  const auto hitsBefore = cache.hits();
+  RunStore store;
+  QVERIFY(store.create((dir.path() + "/all.db").toStdString(), testRecord(), &err));
+  QVERIFY(store.addItems(all, &err));
+  CachingProvider provider(std::make_unique<FakeProvider>(counter), cache);
+  const auto summary = eval::executeRun(store, provider, engineOptions(8), nullptr, {});
+  QCOMPARE(summary.outcome, eval::RunOutcome::Done);
+  QCOMPARE(summary.progress.done, std::size_t(n));
+  QCOMPARE(summary.progress.fromCache, std::size_t(n / 2));
+  QCOMPARE(counter->submitted, n);  // the odd half, once each
+  QCOMPARE(cache.hits() - hitsBefore, std::uint64_t(n / 2));
+  int checked = 0;
+  for (const auto& r : store.results()) {
+    const int i = std::stoi(r.key.substr(1));
+    QCOMPARE(QString::fromStdString(r.result.text), QString("answer to p%1").arg(i));
+    QCOMPARE(r.result.fromCache, i % 2 == 0);
+    QCOMPARE(r.result.usage.costUsd, 0.0);
+    ++checked;
+  }
+  QCOMPARE(checked, n);
+}
+
+// A routed job asks each endpoint's cache for its own calls; the answers go back to their slots.
+void TestEngine::routedKnownAnswers() {
+  QTemporaryDir dir;
+  ResponseCache cache;
+  std::string err;
+  QVERIFY(cache.open((dir.path() + "/c.sqlite").toStdString(), &err));
+  auto counter = std::make_shared<FakeProvider::Counter>();
+  auto mainFake = std::make_unique<FakeProvider>(counter);
+  auto genFake = std::make_unique<FakeProvider>(counter);
+  genFake->mutableConfig().model = "generator-model";
+  FakeProvider mainId(counter), genId(counter);
+  genId.mutableConfig().model = "generator-model";
+  auto request = [](const std::string& text, const std::string& route) {
+    LlmRequest r;
+    r.messages.push_back({"user", text});
+    r.route = route;
+    return r;
+  };
+  const std::vector<LlmRequest> asked = {request("b", "generator"), request("a", ""), request("b", ""),
+                                         request("a", "generator"), request("a", "unknown-route")};
+  LlmResponse answer;
+  answer.status = CallStatus::Ok;
+  // Cached: "b" by the generator, "a" and the unknown route's "a" by the main endpoint.
+  answer.text = "generator b";
+  QVERIFY(cache.store(ResponseCache::key(genId, asked[0]), genId.cacheIdentity(), answer));
+  answer.text = "main a";
+  QVERIFY(cache.store(ResponseCache::key(mainId, asked[1]), mainId.cacheIdentity(), answer));
+  answer.text = "main, unknown route";
+  QVERIFY(cache.store(ResponseCache::key(mainId, asked[4]), mainId.cacheIdentity(), answer));
+  RoutingProvider routing(std::make_unique<CachingProvider>(std::move(mainFake), cache));
+  routing.addRoute("generator", std::make_unique<CachingProvider>(std::move(genFake), cache));
+  std::vector<const LlmRequest*> pointers;
+  for (const auto& r : asked) pointers.push_back(&r);
+  const auto known = routing.knownAnswers(pointers);
+  QCOMPARE(known.size(), asked.size());
+  QVERIFY(known[0] && known[0]->text == "generator b" && known[0]->fromCache);
+  QVERIFY(known[1] && known[1]->text == "main a");
+  QVERIFY(!known[2]);  // "b" was never answered by the main endpoint
+  QVERIFY(!known[3]);  // nor "a" by the generator
+  QVERIFY(known[4] && known[4]->text == "main, unknown route");  // an unknown route is the main endpoint's
+  QCOMPARE(counter->submitted, 0);
 }
 
 void TestEngine::storeRoundTrip() {

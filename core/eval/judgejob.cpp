@@ -1,6 +1,7 @@
 #include "core/eval/judgejob.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
+#include "core/stats/parallel.h"
 
 namespace ragscope::core::eval {
 
@@ -815,11 +817,32 @@ std::vector<JudgeInput> judgeInputsFromJson(const json& a) {
   return out;
 }
 
+namespace {
+
+// Walks every input, on all cores: each chunk of the inputs has its own Walker and item list,
+// joined in input order, so the items and queries do not depend on the number of threads.
+void walkAll(const JudgeSettings& settings, const Stored& stored, const std::vector<JudgeInput>& inputs,
+             std::vector<store::NewItem>* items, std::vector<JudgedQuery>* queries) {
+  // A query's walk parses a few replies and may build requests: tens of microseconds.
+  const unsigned threads = stats::resolveThreads(0, inputs.size(), 500);
+  std::vector<std::vector<store::NewItem>> planned(threads);
+  if (queries) queries->resize(inputs.size());
+  stats::forChunks(inputs.size(), threads, [&](unsigned chunk, std::size_t begin, std::size_t end) {
+    Walker walker(settings, stored, items ? &planned[chunk] : nullptr);
+    for (std::size_t i = begin; i < end; ++i) {
+      JudgedQuery q = walker.walk(inputs[i]);
+      if (queries) (*queries)[i] = std::move(q);
+    }
+  });
+  if (items)
+    for (auto& part : planned) std::move(part.begin(), part.end(), std::back_inserter(*items));
+}
+
+}  // namespace
+
 std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const std::vector<JudgeInput>& inputs) {
   std::vector<store::NewItem> items;
-  const Stored none;
-  Walker walker(settings, none, &items);
-  for (const auto& in : inputs) walker.walk(in);
+  walkAll(settings, Stored{}, inputs, &items, nullptr);
   return items;
 }
 
@@ -837,9 +860,7 @@ JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems, std::optional<J
   const Stored stored = readStored(store);
   w.pendingItems = stored.pending;
   w.heuristic = stored.heuristic;
-  Walker walker(w.settings, stored, planItems ? &w.items : nullptr);
-  w.queries.reserve(l.inputs.size());
-  for (const auto& in : l.inputs) w.queries.push_back(walker.walk(in));
+  walkAll(w.settings, stored, l.inputs, planItems ? &w.items : nullptr, &w.queries);
   return w;
 }
 

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <utility>
 
 #include "core/llm/llmjson.h"
 #include "core/llm/responsecache.h"
+#include "core/stats/parallel.h"
 
 namespace ragscope::core::eval {
 
@@ -62,6 +64,41 @@ store::ItemResult toItemResult(std::int64_t itemId, const llm::LlmResponse& r,
   out.attempts = std::max(1, r.attempts);  // retried bad replies count: each attempt is recorded
   return out;
 }
+
+// A window of a session's items: their requests, parsed, and the answers the provider knows.
+struct Window {
+  static constexpr std::size_t kSize = 4096;
+  std::size_t begin = 0, end = 0;
+  std::vector<std::optional<llm::LlmRequest>> requests;
+  std::vector<std::optional<llm::LlmResponse>> known;
+
+  static Window read(const std::vector<store::WorkItem>& items, std::size_t from, llm::Provider& provider) {
+    Window w;
+    w.load(items, from, provider);
+    return w;
+  }
+
+  void load(const std::vector<store::WorkItem>& items, std::size_t from, llm::Provider& provider) {
+    begin = from;
+    end = std::min(items.size(), from + kSize);
+    requests.assign(end - begin, std::nullopt);
+    const unsigned threads = stats::resolveThreads(0, end - begin, 256);
+    stats::forChunks(end - begin, threads, [&](unsigned, std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i)
+        requests[i] = llm::requestFromJson(nlohmann::json::parse(items[begin + i].requestJson, nullptr, false));
+    });
+    std::vector<const llm::LlmRequest*> valid;
+    std::vector<std::size_t> slot;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      if (requests[i]) {
+        valid.push_back(&*requests[i]);
+        slot.push_back(i);
+      }
+    known.assign(end - begin, std::nullopt);
+    auto answers = provider.knownAnswers(valid);
+    for (std::size_t k = 0; k < slot.size() && k < answers.size(); ++k) known[slot[k]] = std::move(answers[k]);
+  }
+};
 
 }  // namespace
 
@@ -173,6 +210,15 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
     if (listener) listener->onProgress(progress);
   };
 
+  // The calls are read and offered to the provider's known answers (the response cache) a window
+  // at a time: parsed on all cores, looked up together. Known answers are delivered without a
+  // call; only the rest are submitted. The next window is read while this one is committed.
+  Window window;
+  std::future<Window> ahead;
+  auto loadAhead = [&](std::size_t from) {
+    if (from < items.size())
+      ahead = std::async(std::launch::async, [&items, &provider, from] { return Window::read(items, from, provider); });
+  };
   std::vector<store::ItemResult> batch;
   std::vector<std::size_t> batchIndex;
   for (;;) {
@@ -180,7 +226,17 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
     while (!failed && !budgetPaused && !stop.stop_requested() && next < items.size() &&
            slotsTaken() < concurrency && inFlight < concurrency + options.maxBatch) {
       const std::size_t index = next;
-      auto request = llm::requestFromJson(nlohmann::json::parse(items[index].requestJson, nullptr, false));
+      if (index >= window.end) {
+        window = ahead.valid() ? ahead.get() : Window::read(items, index, provider);
+        loadAhead(window.end);
+      }
+      if (auto& known = window.known[index - window.begin]) {
+        ++next;
+        ++inFlight;
+        deliver(index, std::move(*known));
+        continue;
+      }
+      auto& request = window.requests[index - window.begin];
       if (!request) {
         llm::LlmResponse bad;
         bad.status = llm::CallStatus::Error;
@@ -268,6 +324,7 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
     report(false);
   }
   if (inFlightEstimate < 0) inFlightEstimate = 0;
+  if (ahead.valid()) ahead.wait();  // a window read ahead and not needed (cancel, budget, failure)
 
   if (failed) {
     summary.outcome = RunOutcome::Failed;

@@ -59,7 +59,7 @@ struct EngineOptions {
   std::size_t concurrency = 8;  // calls submitted and not yet committed, at most
   std::optional<double> budgetUsd;
   bool retryErrors = false;     // redo items whose earlier call failed
-  std::size_t maxBatch = 512;   // results per store transaction, at most
+  std::size_t maxBatch = 4096;  // results per store transaction, at most
   double progressIntervalSeconds = 0.1;
 };
 

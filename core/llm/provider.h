@@ -101,6 +101,14 @@ class Provider {
   virtual void cancelAll() = 0;
   // Blocks until every submitted call has had its callback.
   virtual void waitIdle() = 0;
+  // Answers known without a call, one slot per request in order (the response cache's, through
+  // CachingProvider); the engine asks for a window of calls at once and submits only the empty
+  // slots. A cached re-run is then one read transaction and parallel parsing per window instead
+  // of a lookup per call. Known answers have fromCache set and cost nothing.
+  virtual std::vector<std::optional<LlmResponse>> knownAnswers(
+      const std::vector<const LlmRequest*>& requests) {
+    return std::vector<std::optional<LlmResponse>>(requests.size());
+  }
   virtual bool isHeuristic() const { return false; }
   virtual const EndpointConfig& config() const = 0;
 };

@@ -87,17 +87,38 @@ std::optional<LlmResponse> ResponseCache::lookup(const std::string& key) {
       return std::nullopt;
     }
   }
-  const auto j = nlohmann::json::parse(stored, nullptr, false);
-  auto response = responseFromJson(j);
+  auto response = fromStored(stored);
   if (!response) {
     ++m_misses;
     return std::nullopt;
   }
   ++m_hits;
+  return response;
+}
+
+std::optional<LlmResponse> ResponseCache::fromStored(const std::string& stored) {
+  auto response = responseFromJson(nlohmann::json::parse(stored, nullptr, false));
+  if (!response) return std::nullopt;  // unreadable: asked again, and replaced when answered
   response->fromCache = true;
   response->usage.costUsd = 0.0;
   response->attempts = 0;
   return response;
+}
+
+std::vector<std::optional<std::string>> ResponseCache::lookupStored(const std::vector<std::string>& keys) {
+  std::vector<std::optional<std::string>> out(keys.size());
+  std::lock_guard lock(m_mutex);
+  if (!m_db.isOpen()) return out;
+  // One read transaction for the window: a lock and a snapshot check instead of one per key.
+  const bool inTransaction = m_db.exec("BEGIN", nullptr);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    m_select.reset();
+    m_select.bind(1, keys[i]);
+    if (m_select.step()) out[i] = m_select.text(0);
+  }
+  m_select.reset();
+  if (inTransaction) m_db.exec("COMMIT", nullptr);
+  return out;
 }
 
 bool ResponseCache::store(const std::string& key, std::string_view identity,

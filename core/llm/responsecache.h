@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/llm/provider.h"
 #include "core/util/sqlitedb.h"
@@ -34,6 +35,14 @@ class ResponseCache {
 
   // Thread-safe. The returned response has fromCache = true and no cost (nothing was spent).
   std::optional<LlmResponse> lookup(const std::string& key);
+  // The stored replies of many keys in one read transaction, unparsed (fromStored() parses one,
+  // on any thread). Hits and misses are counted by the caller through countLookups().
+  std::vector<std::optional<std::string>> lookupStored(const std::vector<std::string>& keys);
+  static std::optional<LlmResponse> fromStored(const std::string& stored);
+  void countLookups(std::uint64_t hits, std::uint64_t misses) {
+    m_hits += hits;
+    m_misses += misses;
+  }
   // Stores an Ok response; anything else is ignored. Thread-safe.
   bool store(const std::string& key, std::string_view identity, const LlmResponse& response);
 

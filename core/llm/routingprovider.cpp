@@ -29,6 +29,22 @@ void RoutingProvider::submit(LlmRequest request, ResponseCallback done) {
   p.submit(std::move(request), std::move(done));
 }
 
+std::vector<std::optional<LlmResponse>> RoutingProvider::knownAnswers(
+    const std::vector<const LlmRequest*>& requests) {
+  // Each provider is asked once, for its own requests; the answers go back to their slots.
+  std::map<Provider*, std::vector<std::size_t>> slots;
+  for (std::size_t i = 0; i < requests.size(); ++i) slots[&target(*requests[i])].push_back(i);
+  std::vector<std::optional<LlmResponse>> out(requests.size());
+  for (const auto& [provider, indices] : slots) {
+    std::vector<const LlmRequest*> mine;
+    mine.reserve(indices.size());
+    for (const std::size_t i : indices) mine.push_back(requests[i]);
+    auto answers = provider->knownAnswers(mine);
+    for (std::size_t k = 0; k < indices.size() && k < answers.size(); ++k) out[indices[k]] = std::move(answers[k]);
+  }
+  return out;
+}
+
 void RoutingProvider::cancelAll() {
   m_main->cancelAll();
   for (auto& [route, p] : m_routes) p->cancelAll();

@@ -103,8 +103,13 @@ bool SqliteDb::open(const std::filesystem::path& path, bool create, std::string*
   }
   sqlite3_busy_timeout(m_db, 10000);
   std::string err;
+  // A page cache of up to 64 MiB (allocated as pages are read) and a checkpoint every 64 MiB of
+  // WAL rather than 4: a run store of 50,000 calls is then written once instead of being copied
+  // back from the WAL every few hundred commits (bench_judge: 1.9 -> 1.7 s). The WAL file is
+  // removed when the last connection closes.
   if (!exec("PRAGMA journal_mode=WAL", &err) || !exec("PRAGMA synchronous=NORMAL", &err) ||
-      !exec("PRAGMA foreign_keys=ON", &err)) {
+      !exec("PRAGMA foreign_keys=ON", &err) || !exec("PRAGMA cache_size=-65536", &err) ||
+      !exec("PRAGMA wal_autocheckpoint=16384", &err)) {
     if (error) *error = path.string() + ": " + err;
     close();
     return false;
