@@ -27,6 +27,7 @@ int eragCorrelateCommand(const Args& args);   // erag-correlate --erag RUN.db --
 
 int judgeCommand(const Args& args);       // judge --dataset PATH [--answers F | --run R] --metrics LIST ...
 int ragcheckerCommand(const Args& args);  // ragchecker FILE [--mode ragchecker|ragscope] [--json]
-int agreementCommand(const Args& args);   // agreement --human FILE --judge FILE [--name N] [--json]
+int agreementCommand(const Args& args);
+int reportCommand(const Args& args);      // report (--project P | --store RUN.db...) --out FILE.json|.csv ...   // agreement --human FILE --judge FILE [--name N] [--json]
 
 }  // namespace ragscope::cli

@@ -1,0 +1,135 @@
+// ragscope-cli report (SPEC §12): a project's or run stores' results written as CSV (one grain)
+// or one JSON document, through core/eval/resultsreport.h and core/export, the same code as the
+// GUI's File > Export.
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "app/cli/jobinputs.h"
+#include "core/eval/resultsreport.h"
+#include "core/export/json.h"
+#include "core/export/reportcsv.h"
+#include "core/export/reportjson.h"
+#include "core/util/atomicfile.h"
+
+namespace ragscope::cli {
+
+namespace {
+
+using namespace ragscope::core;
+namespace fs = std::filesystem;
+
+constexpr const char* kReportHelp =
+    R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.json|FILE.csv
+                           [--grain summary|query|document|claim] [--B N] [--seed S]
+                           [--read-outside]
+
+Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
+with trec_eval's official measures, and its run stores) or of run stores (eRAG, end-to-end,
+claim judging; --store may be given more than once, and with --project) to FILE:
+  .json  everything in one document: {"schema": "ragscope-report", "schema_version": 1,
+         "ragscope_version", "title", "datasets", "problems", "runs": [{"name", "kind",
+         "source", "mode", "settings", "conventions", "method", "notes", "summary",
+         "per_query", "documents", "claims"}]}
+  .csv   one table, the grain chosen with --grain (default summary); columns:
+           summary   run, kind, mode, metric, mean, ci_low, ci_high, n, total, scored,
+                     unparsed, error, empty, incomplete
+           query     run, kind, qid, metric, value, state
+           document  run, qid, rank, doc_id, label, output   (eRAG)
+           claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
+         RFC 4180 (CRLF), UTF-8, text cells beginning with = + - @ tab or CR prefixed with '
+         so that spreadsheets show them as text; numbers stay numbers; a missing value is an
+         empty cell and its state says why
+The same inputs give the same bytes. PDF reports are not available from the CLI yet.
+
+  --B N            bootstrap resamples for the 95% CIs (default 1000; 0: no intervals)
+  --seed S         bootstrap seed (default ragscope's)
+  --read-outside   read project dataset parts outside the project's folder (otherwise they
+                   are listed as problems and not read)
+
+Exit codes: 0 ok, 1 written but a source could not be read (named on stderr), 2 bad arguments
+or nothing could be written.
+)";
+
+}  // namespace
+
+int reportCommand(const Args& args) {
+  eval::ReportSources sources;
+  eval::ReportOptions options;
+  options.bootstrap.resamples = 1000;
+  std::string out, grainText = "summary", value;
+  bool grainGiven = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kReportHelp;
+      return 0;
+    } else if (a == "--project") {
+      if (!nextValue(args, i, value)) return usageError("--project needs a project file", kReportHelp);
+      if (sources.project) return usageError("--project is given twice", kReportHelp);
+      sources.project = value;
+    } else if (a == "--store") {
+      if (!nextValue(args, i, value)) return usageError("--store needs a run store", kReportHelp);
+      sources.stores.emplace_back(value);
+    } else if (a == "--out") {
+      if (!nextValue(args, i, out)) return usageError("--out needs a file", kReportHelp);
+    } else if (a == "--grain") {
+      if (!nextValue(args, i, grainText)) return usageError("--grain needs a value", kReportHelp);
+      grainGiven = true;
+    } else if (a == "--B") {
+      std::size_t b = 0;
+      if (!nextValue(args, i, value) || !parseCount(value, 0, 1000000, b))
+        return usageError("--B needs a number of resamples from 0 to 1000000", kReportHelp);
+      options.bootstrap.resamples = b;
+    } else if (a == "--seed") {
+      std::uint64_t s = 0;
+      if (!nextValue(args, i, value) || !parseUnsigned(value, s)) return usageError("--seed needs a number", kReportHelp);
+      options.bootstrap.seed = s;
+    } else if (a == "--read-outside") {
+      options.readOutsideParts = true;
+    } else {
+      return usageError("report: unexpected argument '" + a + "'", kReportHelp);
+    }
+  }
+  if (!sources.project && sources.stores.empty()) return usageError("report needs --project or --store", kReportHelp);
+  if (out.empty()) return usageError("report needs --out FILE.json or FILE.csv", kReportHelp);
+  const std::string ext = fs::path(out).extension().string();
+  if (ext == ".pdf") {
+    std::cerr << "ragscope-cli: report: " << out << ": PDF reports are not available from the CLI yet; write .json or .csv\n";
+    return 2;
+  }
+  if (ext != ".json" && ext != ".csv") return usageError("--out: " + out + " must end in .json or .csv", kReportHelp);
+  const auto grain = exporting::csvGrainFromName(grainText);
+  if (!grain) return usageError("--grain: '" + grainText + "' is not summary, query, document or claim", kReportHelp);
+  if (grainGiven && ext != ".csv") return usageError("--grain applies to .csv output only", kReportHelp);
+  if (sources.project && !fs::is_regular_file(*sources.project)) {
+    std::cerr << "ragscope-cli: report: " << sources.project->string() << ": no such project file\n";
+    return 2;
+  }
+
+  const exporting::Report report = eval::collectReport(sources, options);
+  for (const auto& p : report.problems) std::cerr << "ragscope-cli: report: " << p << "\n";
+  if (report.runs.empty()) {
+    std::cerr << "ragscope-cli: report: nothing to report: no source could be read\n";
+    return 2;
+  }
+  std::string err;
+  const bool written = writeFileAtomically(
+      out,
+      [&](std::ostream& os) {
+        return ext == ".json" ? exporting::writeJson(os, exporting::reportJson(report), 2)
+                              : exporting::writeReportCsv(os, report, *grain);
+      },
+      &err);
+  if (!written) {
+    std::cerr << "ragscope-cli: report: " << err << "\n";
+    return 2;
+  }
+  std::cerr << "ragscope-cli: report: " << report.runs.size() << " run(s) written to " << out << "\n";
+  return report.problems.empty() ? 0 : 1;
+}
+
+}  // namespace ragscope::cli

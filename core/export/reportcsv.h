@@ -1,0 +1,32 @@
+#pragma once
+// A report as CSV, one table per grain (SPEC §12), through the one CsvWriter (csv.h: RFC 4180
+// quoting, UTF-8, formula-injection-safe text cells, numbers as numbers). Rows end with CRLF, as
+// RFC 4180 has it: these files are meant for spreadsheets. The columns, in this order (README,
+// "Export"):
+//   summary   run, kind, mode, metric, mean, ci_low, ci_high, n, total, scored, unparsed, error,
+//             empty, incomplete
+//   query     run, kind, qid, metric, value, state
+//   document  run, qid, rank, doc_id, label, output
+//   claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
+// A missing value is an empty cell; `state` (query) and `verdict` (claim) say why.
+//
+//   std::ofstream out(path, std::ios::binary);
+//   writeReportCsv(out, report, CsvGrain::Query);
+
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+#include "core/export/reportmodel.h"
+
+namespace ragscope::core::exporting {
+
+enum class CsvGrain { Summary, Query, Document, Claim };
+
+std::string_view csvGrainName(CsvGrain grain);
+std::optional<CsvGrain> csvGrainFromName(std::string_view name);
+
+// False when the stream failed.
+bool writeReportCsv(std::ostream& out, const Report& report, CsvGrain grain);
+
+}  // namespace ragscope::core::exporting

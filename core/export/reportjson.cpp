@@ -1,0 +1,93 @@
+#include "core/export/reportjson.h"
+
+#include <map>
+
+namespace ragscope::core::exporting {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson optionalNumber(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+ojson metricJson(const ReportMetric& m) {
+  ojson j;
+  j["metric"] = m.name;
+  j["mean"] = optionalNumber(m.mean);
+  j["ci95"] = m.ciLow && m.ciHigh ? ojson::array({*m.ciLow, *m.ciHigh}) : ojson(nullptr);
+  j["n"] = m.n;
+  j["total"] = m.total;
+  j["states"] = {{"scored", m.scored},
+                 {"unparsed", m.unparsed},
+                 {"error", m.errors},
+                 {"empty", m.empty},
+                 {"incomplete", m.incomplete}};
+  return j;
+}
+
+// Per-query values grouped by query, in the order the queries first appear.
+ojson perQueryJson(const std::vector<ReportValue>& values) {
+  ojson out = ojson::array();
+  std::map<std::string, std::size_t> at;
+  for (const auto& v : values) {
+    auto [it, fresh] = at.emplace(v.qid, out.size());
+    if (fresh) out.push_back({{"qid", v.qid}, {"values", ojson::object()}, {"states", ojson::object()}});
+    ojson& q = out[it->second];
+    q["values"][v.metric] = optionalNumber(v.value);
+    q["states"][v.metric] = v.state;
+  }
+  return out;
+}
+
+ojson runJson(const ReportRun& run) {
+  ojson j;
+  j["name"] = run.name;
+  j["kind"] = run.kind;
+  j["source"] = run.source;
+  j["mode"] = run.mode;
+  j["settings"] = ojson(run.settings);
+  j["conventions"] = run.conventions;
+  ojson method = ojson::object();
+  for (const auto& [k, v] : run.method) method[k] = v;
+  j["method"] = std::move(method);
+  j["notes"] = run.notes;
+  ojson summary = ojson::array();
+  for (const auto& m : run.metrics) summary.push_back(metricJson(m));
+  j["summary"] = std::move(summary);
+  j["per_query"] = perQueryJson(run.values);
+  ojson documents = ojson::array();
+  for (const auto& d : run.documents)
+    documents.push_back(
+        {{"qid", d.qid}, {"rank", d.rank}, {"doc_id", d.docId}, {"label", optionalNumber(d.label)}, {"output", d.output}});
+  j["documents"] = std::move(documents);
+  ojson claims = ojson::array();
+  for (const auto& c : run.claims)
+    claims.push_back({{"qid", c.qid},
+                      {"side", c.side},
+                      {"index", c.index},
+                      {"claim", c.claim},
+                      {"premise", c.premise},
+                      {"verdict", c.verdict},
+                      {"repeats", c.repeats},
+                      {"flipped", c.flipped}});
+  j["claims"] = std::move(claims);
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json reportJson(const Report& report) {
+  ojson j;
+  j["schema"] = "ragscope-report";
+  j["schema_version"] = kReportSchemaVersion;
+  j["ragscope_version"] = report.version;
+  j["title"] = report.title;
+  j["datasets"] = report.datasets;
+  j["problems"] = report.problems;
+  ojson runs = ojson::array();
+  for (const auto& run : report.runs) runs.push_back(runJson(run));
+  j["runs"] = std::move(runs);
+  return j;
+}
+
+}  // namespace ragscope::core::exporting

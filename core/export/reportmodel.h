@@ -1,0 +1,85 @@
+#pragma once
+// What a report holds (SPEC §12), as plain data: every result of ragscope (retrieval, eRAG,
+// end-to-end, claims) flattened to the four grains the exports write (a run's summary, its
+// per-query values, its per-document eRAG labels, its per-claim verdicts), with the settings,
+// conventions and notes that say how the figures were made. core/eval/resultsreport.h fills it
+// from run stores and evaluations; reportcsv.h, reportjson.h and ui/report (PDF) write it. Rows
+// are in a fixed order (runs as given, then qid, rank or claim order), so the same inputs give
+// the same bytes.
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ragscope::core::exporting {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// One metric of one run: its mean over the queries that have a value, with the bootstrap CI.
+struct ReportMetric {
+  std::string name;                     // "map", "P_5", "rouge-l", "faithfulness", ...
+  std::optional<double> mean;           // nullopt: no query has a value
+  std::optional<double> ciLow, ciHigh;  // nullopt: no interval (too few queries, B = 0)
+  std::size_t n = 0;                    // queries with a value
+  std::size_t total = 0;                // queries in the run
+  // Queries by state: scored, and why the others have no value. Retrieval and eRAG values are
+  // always scored or "incomplete" (a missing output), claim metrics also unparsed or empty.
+  std::size_t scored = 0, unparsed = 0, errors = 0, empty = 0, incomplete = 0;
+};
+
+// One query's value of one metric; `state` says why there is none ("scored" when there is).
+struct ReportValue {
+  std::string qid;
+  std::string metric;
+  std::optional<double> value;
+  std::string state;  // "scored", "unparsed", "error", "empty", "incomplete"
+};
+
+// One retrieved document of an eRAG run: its rank, the RAG's output from it alone, its label.
+struct ReportDocument {
+  std::string qid;
+  std::size_t rank = 0;  // 1-based
+  std::string docId;
+  std::optional<double> label;  // nullopt: no output yet
+  std::string output;
+};
+
+// One claim against one premise ("chunks", "gold", "response", "chunk 2").
+struct ReportClaim {
+  std::string qid;
+  std::string side;        // "response" (a claim of the answer) or "gold" (of the gold answer)
+  std::size_t index = 0;   // 1-based, in the side's claim order
+  std::string claim;
+  std::string premise;
+  std::string verdict;     // "supported", "unsupported", "neutral", "contradiction", "unparsed", "error"
+  std::string repeats;     // the repeats' verdicts, "1 1 0" (empty when asked once)
+  bool flipped = false;    // the repeats disagree
+};
+
+struct ReportRun {
+  std::string name;    // the store's or run's name
+  std::string kind;    // "retrieval", "erag", "e2e", "judge"
+  std::string source;  // the file it was read from
+  std::string mode;    // claim judging: "ragscope", "ragchecker", "ragas"; else empty
+  nlohmann::json settings = nlohmann::json::object();  // as recorded (never a secret)
+  std::vector<std::string> conventions;                // one sentence each
+  std::vector<ReportMetric> metrics;
+  std::vector<ReportValue> values;        // per query: qid order of the run, then metric order
+  std::vector<ReportDocument> documents;  // eRAG
+  std::vector<ReportClaim> claims;        // claim judging
+  std::vector<std::string> notes;         // partial figures, heuristic providers, failures
+  // Method appendix: models, templates with hashes, seeds, B, repeats, call counts.
+  std::vector<std::pair<std::string, std::string>> method;
+};
+
+struct Report {
+  std::string title;                  // the project's name, else "ragscope report"
+  std::vector<std::string> datasets;  // names or files
+  std::string version;                // ragscope's
+  std::vector<ReportRun> runs;
+  std::vector<std::string> problems;  // sources that could not be read (each named)
+};
+
+}  // namespace ragscope::core::exporting
