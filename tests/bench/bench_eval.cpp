@@ -27,23 +27,7 @@ double peakRssMiB() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-bool generate(const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
-  std::vector<std::vector<std::string>> relevant;
-  const auto bytes = ragscope::bench::writeRun((dir / "run.txt").string(), 6980, 1000, 7, &relevant);
-  std::FILE* q = std::fopen((dir / "qrels.txt").c_str(), "wb");
-  if (!q || !bytes) return false;
-  std::size_t n = 0;
-  for (const auto& rels : relevant)
-    for (const auto& r : rels) {
-      const auto space = r.find(' ');
-      std::fprintf(q, "%s 0 %s 1\n", r.substr(0, space).c_str(), r.substr(space + 1).c_str());
-      ++n;
-    }
-  std::fclose(q);
-  std::printf("wrote %s: run %llu bytes, qrels %zu judgments\n", dir.c_str(), static_cast<unsigned long long>(bytes), n);
-  return true;
-}
+bool generate(const std::filesystem::path& dir) { return ragscope::bench::writeEvalFiles(dir); }
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <random>
 #include <string>
@@ -59,6 +60,26 @@ inline std::uint64_t writeRun(const std::string& path, int queries, int depth, s
   std::fwrite(buf.data(), 1, used, f);
   std::fclose(f);
   return total;
+}
+
+// The retrieval benchmark's files in `dir`: run.txt (6,980 queries x 1,000 documents, as the MS
+// MARCO dev subset) and qrels.txt judging its relevant documents. Prints what it wrote.
+inline bool writeEvalFiles(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::vector<std::vector<std::string>> relevant;
+  const auto bytes = writeRun((dir / "run.txt").string(), 6980, 1000, 7, &relevant);
+  std::FILE* q = std::fopen((dir / "qrels.txt").c_str(), "wb");
+  if (!q || !bytes) return false;
+  std::size_t n = 0;
+  for (const auto& rels : relevant)
+    for (const auto& r : rels) {
+      const auto space = r.find(' ');
+      std::fprintf(q, "%s 0 %s 1\n", r.substr(0, space).c_str(), r.substr(space + 1).c_str());
+      ++n;
+    }
+  std::fclose(q);
+  std::printf("wrote %s: run %llu bytes, qrels %zu judgments\n", dir.c_str(), static_cast<unsigned long long>(bytes), n);
+  return true;
 }
 
 }  // namespace ragscope::bench
