@@ -14,6 +14,9 @@
 #include "core/export/reportcsv.h"
 #include "core/export/reportjson.h"
 #include "core/util/atomicfile.h"
+#include "ui/report/pdfreport.h"
+
+#include <QGuiApplication>
 
 namespace ragscope::cli {
 
@@ -23,13 +26,18 @@ using namespace ragscope::core;
 namespace fs = std::filesystem;
 
 constexpr const char* kReportHelp =
-    R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.json|FILE.csv
+    R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv
                            [--grain summary|query|document|claim] [--B N] [--seed S]
                            [--read-outside]
 
 Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
 with trec_eval's official measures, and its run stores) or of run stores (eRAG, end-to-end,
 claim judging; --store may be given more than once, and with --project) to FILE:
+  .pdf   a report to read: title page, per run its settings, conventions and notes, the
+         summary table with 95% CIs, charts (intervals, bootstrap distribution, eRAG heatmap,
+         eRAG vs end-to-end scatter, claim verdicts), the lowest-scoring queries and the
+         unsupported claims with their closest evidence, and a method appendix (written with
+         Qt's offscreen platform: no display needed)
   .json  everything in one document: {"schema": "ragscope-report", "schema_version": 1,
          "ragscope_version", "title", "datasets", "problems", "runs": [{"name", "kind",
          "source", "mode", "settings", "conventions", "method", "notes", "summary",
@@ -43,7 +51,7 @@ claim judging; --store may be given more than once, and with --project) to FILE:
          RFC 4180 (CRLF), UTF-8, text cells beginning with = + - @ tab or CR prefixed with '
          so that spreadsheets show them as text; numbers stay numbers; a missing value is an
          empty cell and its state says why
-The same inputs give the same bytes. PDF reports are not available from the CLI yet.
+JSON and CSV: the same inputs give the same bytes.
 
   --B N            bootstrap resamples for the 95% CIs (default 1000; 0: no intervals)
   --seed S         bootstrap seed (default ragscope's)
@@ -97,11 +105,8 @@ int reportCommand(const Args& args) {
   if (!sources.project && sources.stores.empty()) return usageError("report needs --project or --store", kReportHelp);
   if (out.empty()) return usageError("report needs --out FILE.json or FILE.csv", kReportHelp);
   const std::string ext = fs::path(out).extension().string();
-  if (ext == ".pdf") {
-    std::cerr << "ragscope-cli: report: " << out << ": PDF reports are not available from the CLI yet; write .json or .csv\n";
-    return 2;
-  }
-  if (ext != ".json" && ext != ".csv") return usageError("--out: " + out + " must end in .json or .csv", kReportHelp);
+  if (ext != ".json" && ext != ".csv" && ext != ".pdf")
+    return usageError("--out: " + out + " must end in .pdf, .json or .csv", kReportHelp);
   const auto grain = exporting::csvGrainFromName(grainText);
   if (!grain) return usageError("--grain: '" + grainText + "' is not summary, query, document or claim", kReportHelp);
   if (grainGiven && ext != ".csv") return usageError("--grain applies to .csv output only", kReportHelp);
@@ -110,6 +115,7 @@ int reportCommand(const Args& args) {
     return 2;
   }
 
+  options.keepDistributions = ext == ".pdf";  // the PDF charts the bootstrap distributions
   const exporting::Report report = eval::collectReport(sources, options);
   for (const auto& p : report.problems) std::cerr << "ragscope-cli: report: " << p << "\n";
   if (report.runs.empty()) {
@@ -117,6 +123,26 @@ int reportCommand(const Args& args) {
     return 2;
   }
   std::string err;
+  if (ext == ".pdf") {
+    // Qt's offscreen platform: fonts and painting without a display.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "ragscope-cli";
+    static char* argv[] = {name, nullptr};
+    QGuiApplication app(argc, argv);
+    // Written beside the target and renamed over it: a reader never sees half a PDF.
+    const fs::path part = fs::path(out).concat(".part");
+    std::error_code ec;
+    if (!ui::report::writePdfReport(report, QString::fromStdString(part.string()), {}, &err) ||
+        (fs::rename(part, out, ec), ec)) {
+      if (err.empty()) err = out + ": " + ec.message();
+      fs::remove(part, ec);
+      std::cerr << "ragscope-cli: report: " << err << "\n";
+      return 2;
+    }
+    std::cerr << "ragscope-cli: report: " << report.runs.size() << " run(s) written to " << out << "\n";
+    return report.problems.empty() ? 0 : 1;
+  }
   const bool written = writeFileAtomically(
       out,
       [&](std::ostream& os) {

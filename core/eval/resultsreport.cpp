@@ -225,6 +225,16 @@ ReportRun judgeRun(const fs::path& path, const store::RunRecord& record, const s
       claimRow(run, q, "gold", i, claim, "chunks", "recall", goldClaimVsChunks(q, i));
     }
   }
+  // The evidence of each unsupported response claim: the chunk sharing most of its words.
+  for (const auto& u : unsupportedClaims(r)) {
+    if (!u.closestChunk) continue;
+    const auto& q = r.queries[u.query];
+    const std::string& chunk = q.chunks[*u.closestChunk].text;
+    std::string excerpt = chunk.size() > 400 ? chunk.substr(0, 400) + "..." : chunk;
+    for (auto& c : run.claims)
+      if (c.qid == q.qid && c.side == "response" && c.index == u.claim + 1 && c.premise == "chunks")
+        c.evidence = "chunk " + std::to_string(*u.closestChunk + 1) + ": " + excerpt;
+  }
   run.conventions.push_back("Claims are extracted from each answer and judged " +
                             std::string(r.settings.mode == JudgeMode::RagChecker ? "Entailment/Neutral/Contradiction"
                                                                                  : "SUPPORTED=1/0") +
@@ -244,9 +254,26 @@ ReportRun judgeRun(const fs::path& path, const store::RunRecord& record, const s
   return run;
 }
 
+// Each metric's bootstrap resample means over its per-query values, with the options its
+// interval was made with (the same resamples, so the chart shows the interval's distribution).
+void keepDistributions(ReportRun& run, const stats::BootstrapOptions& bootstrap) {
+  if (bootstrap.resamples == 0) return;
+  std::map<std::string, std::vector<double>> values;
+  for (const auto& v : run.values)
+    if (v.value) values[v.metric].push_back(*v.value);
+  for (auto& m : run.metrics) {
+    const auto it = values.find(m.name);
+    if (!m.ciLow || it == values.end() || it->second.size() < 2) continue;
+    stats::BootstrapOptions b = bootstrap;
+    b.keepDistribution = true;
+    m.distribution = stats::bootstrap(it->second, b).distribution;
+  }
+}
+
 }  // namespace
 
-std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error) {
+std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error,
+                                       bool distributions) {
   store::RunStore store;
   std::string err;
   if (!store.openReadOnly(path, &err)) {
@@ -275,10 +302,11 @@ std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::Bootst
   run.source = path.string();
   run.settings = record.settings;
   llmMethod(run, record, bootstrap);
+  if (distributions) keepDistributions(run, bootstrap);
   return run;
 }
 
-ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap) {
+ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap, bool distributions) {
   ReportRun run;
   run.name = result.runId.empty() ? fs::path(result.runSource).stem().string() : result.runId;
   run.kind = "retrieval";
@@ -326,6 +354,7 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   for (const auto& d : result.diagnostics) run.notes.push_back(d.toString());
   run.method.emplace_back("bootstrap", std::to_string(bootstrap.resamples) + " resamples, seed " +
                                            std::to_string(bootstrap.seed) + ", percentile 95% CI");
+  if (distributions) keepDistributions(run, bootstrap);
   return run;
 }
 
@@ -363,14 +392,16 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
         if (d.severity == Severity::Error) report.problems.push_back(d.toString());
       if (dataset.value.qrels.byQuery.empty()) continue;  // nothing to evaluate runs against
       for (const auto& run : dataset.value.runs)
-        report.runs.push_back(reportOfRetrieval(evaluate(dataset.value.qrels, run, options.retrieval), options.bootstrap));
+        report.runs.push_back(reportOfRetrieval(evaluate(dataset.value.qrels, run, options.retrieval), options.bootstrap,
+                                                options.keepDistributions));
     }
     for (const auto& s : project.runStores) stores.push_back(project.resolve(s));
   }
   for (const auto& s : sources.stores) stores.push_back(s);
   for (const auto& path : stores) {
     std::string err;
-    if (auto run = reportOfStore(path, options.bootstrap, &err)) report.runs.push_back(std::move(*run));
+    if (auto run = reportOfStore(path, options.bootstrap, &err, options.keepDistributions))
+      report.runs.push_back(std::move(*run));
     else report.problems.push_back(err);
   }
   return report;

@@ -30,16 +30,19 @@ struct ReportOptions {
   stats::BootstrapOptions bootstrap;  // B = 0: no intervals
   EvalSettings retrieval;             // measures and conventions of retrieval evaluations
   bool readOutsideParts = false;      // read project parts outside the project's folder
+  bool keepDistributions = false;     // keep each metric's bootstrap resample means (PDF charts)
 };
 
 // The report of one run store (eRAG, end-to-end or claim judging), opened read-only; nullopt
 // with *error set when it cannot be read.
 std::optional<exporting::ReportRun> reportOfStore(const std::filesystem::path& path,
-                                                  const stats::BootstrapOptions& bootstrap, std::string* error);
+                                                  const stats::BootstrapOptions& bootstrap, std::string* error,
+                                                  bool keepDistributions = false);
 
 // The report of one retrieval evaluation: every measure's per-query values and its mean with
 // a bootstrap CI over the evaluated queries.
-exporting::ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap);
+exporting::ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap,
+                                       bool keepDistributions = false);
 
 exporting::Report collectReport(const ReportSources& sources, const ReportOptions& options);
 

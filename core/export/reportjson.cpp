@@ -69,7 +69,8 @@ ojson runJson(const ReportRun& run) {
                       {"premise", c.premise},
                       {"verdict", c.verdict},
                       {"repeats", c.repeats},
-                      {"flipped", c.flipped}});
+                      {"flipped", c.flipped},
+                      {"evidence", c.evidence}});
   j["claims"] = std::move(claims);
   return j;
 }

@@ -9,7 +9,8 @@
 //  "total", "states": {"scored", "unparsed", "error", "empty", "incomplete"}}],
 //  "per_query": [{"qid", "values": {metric: v | null}, "states": {metric: state}}],
 //  "documents": [{"qid", "rank", "doc_id", "label", "output"}],
-//  "claims": [{"qid", "side", "index", "claim", "premise", "verdict", "repeats", "flipped"}]}]}
+//  "claims": [{"qid", "side", "index", "claim", "premise", "verdict", "repeats", "flipped",
+//  "evidence"}]}]}
 
 #include <nlohmann/json.hpp>
 

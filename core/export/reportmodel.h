@@ -27,6 +27,9 @@ struct ReportMetric {
   // Queries by state: scored, and why the others have no value. Retrieval and eRAG values are
   // always scored or "incomplete" (a missing output), claim metrics also unparsed or empty.
   std::size_t scored = 0, unparsed = 0, errors = 0, empty = 0, incomplete = 0;
+  // The bootstrap resample means, for the PDF's distribution charts; filled only on request
+  // (ReportOptions::keepDistributions) and not written to CSV or JSON.
+  std::vector<double> distribution;
 };
 
 // One query's value of one metric; `state` says why there is none ("scored" when there is).
@@ -56,6 +59,9 @@ struct ReportClaim {
   std::string verdict;     // "supported", "unsupported", "neutral", "contradiction", "unparsed", "error"
   std::string repeats;     // the repeats' verdicts, "1 1 0" (empty when asked once)
   bool flipped = false;    // the repeats disagree
+  // A response claim not supported by the chunks: the chunk sharing most of its words, as the
+  // evidence a reader checks it against ("chunk 2: <text>"); empty otherwise.
+  std::string evidence;
 };
 
 struct ReportRun {
