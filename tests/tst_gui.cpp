@@ -3,8 +3,12 @@
 // every real dataset format opened through the page.
 
 #include <QAbstractItemModelTester>
+#include <filesystem>
 #include <QAction>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
+#include <QListWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
@@ -38,6 +42,7 @@
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
+#include "ui/reportdialog.h"
 #include "ui/workbench.h"
 
 using namespace ragscope;
@@ -128,6 +133,7 @@ class TestGui : public QObject {
   void selfTestSameRunTwice();
   void selfTestExitsAfterAnEarlyFailure();
   void headlessDemo();
+  void reportDialogWritesWhatTheCliWrites();
   void realDatasets_data();
   void realDatasets();
 };
@@ -564,6 +570,67 @@ void TestGui::millionRowsStayCheap() {
         scrollMs, filterMs, sortMs);
   QVERIFY(scrollMs < 2000);
   QVERIFY(filterMs < 10000);
+}
+
+// File > Report… on the demo project: the JSON is byte for byte what `ragscope-cli report`
+// writes for the same project (one collector, one writer), the PDF is written, and a write
+// cancelled at once writes nothing.
+void TestGui::reportDialogWritesWhatTheCliWrites() {
+  QTemporaryDir dir;
+  const std::filesystem::path root = dir.path().toStdString();
+  std::filesystem::copy(test::sourceRoot() / "resources/demo", root / "demo", std::filesystem::copy_options::recursive);
+  const QString project = QString::fromStdString((root / "demo/demo.ragscope.json").string());
+  ui::MainWindow window;
+  QSignalSpy finished(window.workbench(), &ui::Workbench::loadFinished);
+  QVERIFY(window.workbench()->openProject(project));
+  QVERIFY(!finished.isEmpty() || finished.wait(kLoadTimeoutMs));
+  QVERIFY(window.findChild<QAction*>(QStringLiteral("actionReport")));
+
+  ui::ReportDialog dialog(window.workbench(), &window);
+  dialog.setOpenWhenDone(false);
+  dialog.setResamples(200);
+  QCOMPARE(dialog.findChild<QListWidget*>(QStringLiteral("reportSources"))->count(), 6);  // retrieval + 5 stores
+  const QString json = dir.path() + "/gui.json";
+  dialog.setOutput(json, QStringLiteral("json"));
+  QSignalSpy written(&dialog, &ui::ReportDialog::written);
+  QVERIFY(dialog.write());
+  QVERIFY(written.wait(kLoadTimeoutMs));
+  QVERIFY2(written.front().at(0).toBool(), qPrintable(dialog.statusText()));
+  QProcess cli;
+  cli.start(QStringLiteral(RAGSCOPE_CLI_PATH), {"report", "--project", project, "--B", "200", "--out", dir.path() + "/cli.json"});
+  QVERIFY(cli.waitForFinished(kLoadTimeoutMs) && cli.exitCode() == 0);
+  QFile a(json), b(dir.path() + "/cli.json");
+  QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+  const QByteArray gui = a.readAll();
+  QVERIFY(gui.size() > 10000);
+  const QByteArray cliBytes = b.readAll();
+  QVERIFY(gui == cliBytes);
+
+  const QString pdf = dir.path() + "/gui.pdf";
+  dialog.setOutput(pdf, QStringLiteral("pdf"));
+  written.clear();
+  QVERIFY(dialog.write());
+  if (const QString shots = qEnvironmentVariable("RAGSCOPE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    QDir().mkpath(shots);
+    dialog.show();
+    QVERIFY(dialog.grab().save(QDir(shots).filePath("report-dialog.png")));
+  }
+  QVERIFY(written.wait(kLoadTimeoutMs));
+  QVERIFY2(written.front().at(0).toBool(), qPrintable(dialog.statusText()));
+  QFile p(pdf);
+  QVERIFY(p.open(QIODevice::ReadOnly) && p.read(5) == "%PDF-");
+
+  // Cancelled as soon as it starts: reported, nothing written.
+  const QString cancelled = dir.path() + "/cancelled.pdf";
+  dialog.setOutput(cancelled, QStringLiteral("pdf"));
+  dialog.setResamples(100000);
+  written.clear();
+  QVERIFY(dialog.write());
+  dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Close)->click();
+  QVERIFY(written.wait(kLoadTimeoutMs));
+  QCOMPARE(written.front().at(0).toBool(), false);
+  QVERIFY2(dialog.statusText().startsWith("Cancelled"), qPrintable(dialog.statusText()));
+  QVERIFY(!QFile::exists(cancelled));
 }
 
 void TestGui::selfTestSmoke() {

@@ -15,6 +15,7 @@
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
 #include "ui/jobsdock.h"
+#include "ui/reportdialog.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
@@ -157,6 +158,14 @@ void MainWindow::buildMenus() {
     save->setEnabled(m_workbench->dataset() != nullptr);
     saveAs->setEnabled(m_workbench->dataset() != nullptr);
   });
+  file->addSeparator();
+  QAction* report = file->addAction(tr("&Report…"), this, [this] {
+    ReportDialog dialog(m_workbench, this);
+    dialog.exec();
+  });
+  report->setObjectName(QStringLiteral("actionReport"));
+  report->setStatusTip(tr("Write the project's results as a PDF report, JSON or CSV"));
+  file->addSeparator();
   file->addAction(tr("Open the &demo project"), this, &MainWindow::openDemo);
   m_recentMenu = file->addMenu(tr("&Recent datasets and projects"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);

@@ -358,7 +358,10 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   return run;
 }
 
-exporting::Report collectReport(const ReportSources& sources, const ReportOptions& options) {
+exporting::Report collectReport(const ReportSources& sources, const ReportOptions& optionsIn) {
+  ReportOptions options = optionsIn;
+  if (options.cancel) options.bootstrap.cancel = options.cancel;
+  const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
   exporting::Report report;
   report.title = "ragscope report";
   report.version = RAGSCOPE_VERSION_STRING;
@@ -370,6 +373,7 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
     const Project& project = loaded.value;
     if (!project.name.empty()) report.title = project.name;
     for (const ProjectDataset& listed : project.datasets) {
+      if (cancelled()) return report;
       report.datasets.push_back(listed.name);
       // Parts outside the project's folder are read only when the user said so (the project may
       // come from someone else); they are named among the problems instead.
@@ -395,10 +399,12 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
         report.runs.push_back(reportOfRetrieval(evaluate(dataset.value.qrels, run, options.retrieval), options.bootstrap,
                                                 options.keepDistributions));
     }
-    for (const auto& s : project.runStores) stores.push_back(project.resolve(s));
+    if (sources.projectStores)
+      for (const auto& s : project.runStores) stores.push_back(project.resolve(s));
   }
   for (const auto& s : sources.stores) stores.push_back(s);
   for (const auto& path : stores) {
+    if (cancelled()) return report;
     std::string err;
     if (auto run = reportOfStore(path, options.bootstrap, &err, options.keepDistributions))
       report.runs.push_back(std::move(*run));

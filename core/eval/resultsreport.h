@@ -10,6 +10,7 @@
 //   exporting::Report r = collectReport(s, options);   // reads files: call off the GUI thread
 //   for (const auto& p : r.problems) ...                // a source that could not be read
 
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -23,7 +24,8 @@ namespace ragscope::core::eval {
 
 struct ReportSources {
   std::optional<std::filesystem::path> project;   // its datasets' runs (retrieval) and its stores
-  std::vector<std::filesystem::path> stores;      // more run stores
+  bool projectStores = true;                      // false: the project's retrieval runs only
+  std::vector<std::filesystem::path> stores;      // more run stores, after the project's
 };
 
 struct ReportOptions {
@@ -31,6 +33,9 @@ struct ReportOptions {
   EvalSettings retrieval;             // measures and conventions of retrieval evaluations
   bool readOutsideParts = false;      // read project parts outside the project's folder
   bool keepDistributions = false;     // keep each metric's bootstrap resample means (PDF charts)
+  // Set from another thread to stop: checked between sources and by the bootstrap. What was
+  // collected by then is returned incomplete; the caller, who set it, discards it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The report of one run store (eRAG, end-to-end or claim judging), opened read-only; nullopt
