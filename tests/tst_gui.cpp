@@ -4,6 +4,8 @@
 
 #include <QAbstractItemModelTester>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -21,6 +23,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QSet>
 #include <QSettings>
@@ -31,6 +34,7 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 #include "ui/issuesdock.h"
@@ -50,6 +54,11 @@ using namespace ragscope;
 namespace {
 
 constexpr int kLoadTimeoutMs = 180000;
+
+std::string readText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 // A small dataset built by hand: ids that sort differently as text and as numbers, a non-ASCII
 // query, gold answers with provenance, judgments and a corpus.
@@ -134,6 +143,8 @@ class TestGui : public QObject {
   void selfTestExitsAfterAnEarlyFailure();
   void headlessDemo();
   void reportDialogWritesWhatTheCliWrites();
+  void pdfHoldsTheSummaryNumbers();
+  void pdfShowsHostileTextLiterally();
   void realDatasets_data();
   void realDatasets();
 };
@@ -631,6 +642,75 @@ void TestGui::reportDialogWritesWhatTheCliWrites() {
   QCOMPARE(written.front().at(0).toBool(), false);
   QVERIFY2(dialog.statusText().startsWith("Cancelled"), qPrintable(dialog.statusText()));
   QVERIFY(!QFile::exists(cancelled));
+}
+
+// pdftotext of the demo project's PDF holds every summary mean of the JSON export, as the table
+// prints it (four decimals), and the page count in its footers.
+void TestGui::pdfHoldsTheSummaryNumbers() {
+  QTemporaryDir dir;
+  const std::filesystem::path project = std::filesystem::path(dir.path().toStdString()) / "demo";
+  std::filesystem::copy(ragscope::test::sourceRoot() / "resources/demo", project, std::filesystem::copy_options::recursive);
+  const QString projectFile = QString::fromStdString((project / "demo.ragscope.json").string());
+  const QString pdf = dir.path() + "/demo.pdf", json = dir.path() + "/demo.json";
+  auto r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", pdf});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", json});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QProcess text;
+  text.start("pdftotext", {"-layout", pdf, "-"});
+  QVERIFY(text.waitForFinished(60000) && text.exitCode() == 0);
+  const QString pages = QString::fromUtf8(text.readAllStandardOutput());
+  const auto j = nlohmann::json::parse(readText(json.toStdString()));
+  int checked = 0;
+  for (const auto& run : j["runs"]) {
+    QVERIFY2(pages.contains(QString::fromStdString(run["name"].get<std::string>())), run["name"].dump().c_str());
+    for (const auto& m : run["summary"]) {
+      if (m["mean"].is_null()) continue;
+      const QString mean = QString::number(m["mean"].get<double>(), 'f', 4);
+      const QString metric = QString::fromStdString(m["metric"].get<std::string>());
+      // The row: the metric's name, then its mean.
+      const QRegularExpression row(QRegularExpression::escape(metric) + "\\s+" + QRegularExpression::escape(mean));
+      QVERIFY2(pages.contains(row), qPrintable(metric + " " + mean));
+      ++checked;
+    }
+  }
+  QVERIFY(checked >= 70);  // 2 x 28 retrieval, 2 x 2 eRAG, 2 end-to-end, 16 claim metrics
+  QProcess info;
+  info.start("pdfinfo", {pdf});
+  QVERIFY(info.waitForFinished(60000));
+  const auto count = QRegularExpression("Pages:\\s+(\\d+)").match(QString::fromUtf8(info.readAllStandardOutput()));
+  QVERIFY(count.hasMatch());
+  QVERIFY(pages.contains(QString("page %1 of %1").arg(count.captured(1))));
+  QVERIFY(pages.contains("Method appendix"));
+  QVERIFY(pages.contains("Lowest-scoring queries by map"));
+}
+
+// A judging run over answers full of markup and formulas: the PDF shows them as the text they are.
+void TestGui::pdfShowsHostileTextLiterally() {
+  QTemporaryDir dir;
+  const std::filesystem::path root = dir.path().toStdString();
+  nlohmann::json line = {{"id", "<b>q1</b>"},
+                         {"question", "What does the plant do?"},
+                         {"contexts", {"The plant treats water for the city. It opened in 1973."}},
+                         {"response", "The plant sells tickets to <script>alert('x')</script> visitors. "
+                                      "=HYPERLINK(\"http://evil.example\",\"click\") is the plant's web page."},
+                         {"reference", "The plant treats water."}};
+  std::ofstream(root / "hostile.jsonl") << line.dump() << "\n";
+  const QString store = QString::fromStdString((root / "judge.db").string());
+  auto r = ragscope::test::runCliText({"judge", "--dataset", QString::fromStdString((root / "hostile.jsonl").string()),
+                                       "--format", "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const QString pdf = dir.path() + "/hostile.pdf";
+  r = ragscope::test::runCliText({"report", "--store", store, "--out", pdf});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QProcess text;
+  text.start("pdftotext", {pdf, "-"});
+  QVERIFY(text.waitForFinished(60000) && text.exitCode() == 0);
+  // Table cells wrap: the text is compared with the line breaks taken out.
+  const QString pages = QString::fromUtf8(text.readAllStandardOutput()).remove('\n');
+  QVERIFY2(pages.contains("<script>alert('x')</script>"), qPrintable(pages.left(3000)));
+  QVERIFY(pages.contains("=HYPERLINK(\"http://evil.example\""));
+  QVERIFY(pages.contains("<b>q1</b>"));
 }
 
 void TestGui::selfTestSmoke() {

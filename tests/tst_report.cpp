@@ -1,7 +1,8 @@
 // Reports and export (core/eval/resultsreport, core/export/reportcsv and reportjson, and
 // `ragscope-cli report`): figures checked against values recomputed from the report's own rows
 // and against trec_eval's expected output; hostile text read back through Python's csv module (an
-// independent RFC 4180 reader); the same inputs giving the same bytes; bad sources named.
+// independent RFC 4180 reader); the same inputs giving the same bytes; bad sources named. The
+// PDF (which needs Qt GUI) is tested in tst_gui with the report dialog.
 
 #include <QFile>
 #include <QProcess>
@@ -82,8 +83,6 @@ class TstReport : public QObject {
   void sameInputsSameBytes();
   void cliReport();
   void cliReportErrors();
-  void pdfHoldsTheSummaryNumbers();
-  void pdfShowsHostileTextLiterally();
 };
 
 // Each eRAG query's P_k and success_k are recomputed here from the document rows (the labels at
@@ -407,75 +406,6 @@ void TstReport::cliReportErrors() {
   QCOMPARE(ragscope::test::runCliText({"report", "--out", out}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", out, "--B", "-1"}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--grain", "claim"}).exitCode, 2);
-}
-
-// pdftotext of the demo project's PDF holds every summary mean of the JSON export, as the table
-// prints it (four decimals), and the page count in its footers.
-void TstReport::pdfHoldsTheSummaryNumbers() {
-  QTemporaryDir dir;
-  const fs::path project = fs::path(dir.path().toStdString()) / "demo";
-  fs::copy(ragscope::test::sourceRoot() / "resources/demo", project, fs::copy_options::recursive);
-  const QString projectFile = QString::fromStdString((project / "demo.ragscope.json").string());
-  const QString pdf = dir.path() + "/demo.pdf", json = dir.path() + "/demo.json";
-  auto r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", pdf});
-  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", json});
-  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  QProcess text;
-  text.start("pdftotext", {"-layout", pdf, "-"});
-  QVERIFY(text.waitForFinished(60000) && text.exitCode() == 0);
-  const QString pages = QString::fromUtf8(text.readAllStandardOutput());
-  const auto j = nlohmann::json::parse(readAll(json.toStdString()));
-  int checked = 0;
-  for (const auto& run : j["runs"]) {
-    QVERIFY2(pages.contains(QString::fromStdString(run["name"].get<std::string>())), run["name"].dump().c_str());
-    for (const auto& m : run["summary"]) {
-      if (m["mean"].is_null()) continue;
-      const QString mean = QString::number(m["mean"].get<double>(), 'f', 4);
-      const QString metric = QString::fromStdString(m["metric"].get<std::string>());
-      // The row: the metric's name, then its mean.
-      const QRegularExpression row(QRegularExpression::escape(metric) + "\\s+" + QRegularExpression::escape(mean));
-      QVERIFY2(pages.contains(row), qPrintable(metric + " " + mean));
-      ++checked;
-    }
-  }
-  QVERIFY(checked >= 70);  // 2 x 28 retrieval, 2 x 2 eRAG, 2 end-to-end, 16 claim metrics
-  QProcess info;
-  info.start("pdfinfo", {pdf});
-  QVERIFY(info.waitForFinished(60000));
-  const auto count = QRegularExpression("Pages:\\s+(\\d+)").match(QString::fromUtf8(info.readAllStandardOutput()));
-  QVERIFY(count.hasMatch());
-  QVERIFY(pages.contains(QString("page %1 of %1").arg(count.captured(1))));
-  QVERIFY(pages.contains("Method appendix"));
-  QVERIFY(pages.contains("Lowest-scoring queries by map"));
-}
-
-// A judging run over answers full of markup and formulas: the PDF shows them as the text they are.
-void TstReport::pdfShowsHostileTextLiterally() {
-  QTemporaryDir dir;
-  const fs::path root = dir.path().toStdString();
-  nlohmann::json line = {{"id", "<b>q1</b>"},
-                         {"question", "What does the plant do?"},
-                         {"contexts", {"The plant treats water for the city. It opened in 1973."}},
-                         {"response", "The plant sells tickets to <script>alert('x')</script> visitors. "
-                                      "=HYPERLINK(\"http://evil.example\",\"click\") is the plant's web page."},
-                         {"reference", "The plant treats water."}};
-  std::ofstream(root / "hostile.jsonl") << line.dump() << "\n";
-  const QString store = QString::fromStdString((root / "judge.db").string());
-  auto r = ragscope::test::runCliText({"judge", "--dataset", QString::fromStdString((root / "hostile.jsonl").string()),
-                                       "--format", "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
-  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  const QString pdf = dir.path() + "/hostile.pdf";
-  r = ragscope::test::runCliText({"report", "--store", store, "--out", pdf});
-  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  QProcess text;
-  text.start("pdftotext", {pdf, "-"});
-  QVERIFY(text.waitForFinished(60000) && text.exitCode() == 0);
-  // Table cells wrap: the text is compared with the line breaks taken out.
-  const QString pages = QString::fromUtf8(text.readAllStandardOutput()).remove('\n');
-  QVERIFY2(pages.contains("<script>alert('x')</script>"), qPrintable(pages.left(3000)));
-  QVERIFY(pages.contains("=HYPERLINK(\"http://evil.example\""));
-  QVERIFY(pages.contains("<b>q1</b>"));
 }
 
 QTEST_GUILESS_MAIN(TstReport)
