@@ -135,13 +135,17 @@ void paintIntervals(QPainter& p, const QRectF& rect, const std::vector<const cor
 void paintDistribution(QPainter& p, const QRectF& rect, const core::exporting::ReportMetric& m) {
   const auto& d = m.distribution;
   if (d.empty()) return;
-  const auto [mn, mx] = std::minmax_element(d.begin(), d.end());
+  const auto [lowest, highest] = std::minmax_element(d.begin(), d.end());
   const int bins = 30;
   std::vector<int> counts(bins, 0);
-  const double width = (*mx - *mn) > 0 ? (*mx - *mn) / bins : 1.0;
-  for (const double v : d) counts[std::min(bins - 1, static_cast<int>((v - *mn) / width))]++;
+  // Every resample the same (all queries scored alike): one bar in the middle of a narrow axis.
+  const double spread = *highest - *lowest;
+  const double pad = spread > 0 ? 0.0 : std::max(0.01, std::abs(*lowest) * 0.02);
+  const double lo = *lowest - pad, width = (spread > 0 ? spread : 2 * pad) / bins;
+  for (const double v : d) counts[std::clamp(static_cast<int>((v - lo) / width), 0, bins - 1)]++;
   const int top = *std::max_element(counts.begin(), counts.end());
-  Axis x{*mn, *mn + width * bins, rect.left() + 10, rect.right() - 10};
+  const double* mn = &lo;
+  Axis x{lo, lo + width * bins, rect.left() + 10, rect.right() - 10};
   const double base = rect.bottom() - 14, height = rect.height() - 42;
   p.setPen(QPen(Qt::white, 0.5));
   p.setBrush(QColor(31, 119, 180, 160));
