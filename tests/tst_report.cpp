@@ -246,6 +246,25 @@ void TstReport::retrievalMatchesTrecEval() {
     QVERIFY2(m.ciLow.has_value() == isMean, m.name.c_str());
   }
   QVERIFY(!run.notes.empty() && run.notes.front().find("gm_map") != std::string::npos);
+  // -l 2 from the CLI: the same map as `eval -l 2`, and the conventions say so.
+  const QString json = QString::fromStdString((root / "l2.json").string());
+  const auto r = ragscope::test::runCliText({"report", "--project", QString::fromStdString((root / "p.ragscope.json").string()),
+                                             "-l", "2", "--B", "0", "--out", json});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const auto e = ragscope::test::runCliText({"eval", "-l", "2", "-m", "map", QString::fromStdString((root / "qrels.test").string()),
+                                             QString::fromStdString((root / "results.test").string())});
+  QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+  const double map2 = e.out.section('\t', 2, 2).trimmed().toDouble();
+  const auto j = nlohmann::json::parse(readAll(json.toStdString()));
+  bool found = false;
+  for (const auto& m : j["runs"][0]["summary"])
+    if (m["metric"] == "map") {
+      QCOMPARE(QString::number(m["mean"].get<double>(), 'f', 4).toDouble(), map2);
+      QVERIFY(map2 != *std::find_if(run.metrics.begin(), run.metrics.end(), [](const auto& x) { return x.name == "map"; })->mean);
+      found = true;
+    }
+  QVERIFY(found);
+  QVERIFY(j["runs"][0]["conventions"].dump().find("grade >= 2") != std::string::npos);
 }
 
 // Queries, answers and claims made of what breaks spreadsheets and readers: every grain parses

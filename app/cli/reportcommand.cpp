@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 constexpr const char* kReportHelp =
     R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv
                            [--grain summary|query|document|claim] [--B N] [--seed S]
-                           [--read-outside]
+                           [-l LEVEL] [-c] [--read-outside]
 
 Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
 with trec_eval's official measures, and its run stores) or of run stores (eRAG, end-to-end,
@@ -53,6 +53,9 @@ claim judging; --store may be given more than once, and with --project) to FILE:
          empty cell and its state says why
 JSON and CSV: the same inputs give the same bytes.
 
+  -l LEVEL         retrieval runs: the lowest qrels grade that counts as relevant (trec_eval's
+                   -l; default 1; TREC DL uses 2 for AP and recall)
+  -c               retrieval runs: qrels queries missing from a run count as 0 (trec_eval's -c)
   --B N            bootstrap resamples for the 95% CIs (default 1000; 0: no intervals)
   --seed S         bootstrap seed (default ragscope's)
   --read-outside   read project dataset parts outside the project's folder (otherwise they
@@ -96,6 +99,13 @@ int reportCommand(const Args& args) {
       std::uint64_t s = 0;
       if (!nextValue(args, i, value) || !parseUnsigned(value, s)) return usageError("--seed needs a number", kReportHelp);
       options.bootstrap.seed = s;
+    } else if (a == "-l") {
+      std::size_t level = 0;
+      if (!nextValue(args, i, value) || !parseCount(value, 0, 1000, level))
+        return usageError("-l needs a relevance level from 0 to 1000", kReportHelp);
+      options.retrieval.relevanceLevel = static_cast<int>(level);
+    } else if (a == "-c") {
+      options.retrieval.complete = true;
     } else if (a == "--read-outside") {
       options.readOutsideParts = true;
     } else {
