@@ -28,6 +28,9 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -47,6 +50,7 @@
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
 #include "ui/reportdialog.h"
+#include "ui/viewexport.h"
 #include "ui/workbench.h"
 
 using namespace ragscope;
@@ -143,6 +147,7 @@ class TestGui : public QObject {
   void selfTestExitsAfterAnEarlyFailure();
   void headlessDemo();
   void reportDialogWritesWhatTheCliWrites();
+  void exportViewAsShown();
   void pdfHoldsTheSummaryNumbers();
   void pdfShowsHostileTextLiterally();
   void realDatasets_data();
@@ -642,6 +647,54 @@ void TestGui::reportDialogWritesWhatTheCliWrites() {
   QCOMPARE(written.front().at(0).toBool(), false);
   QVERIFY2(dialog.statusText().startsWith("Cancelled"), qPrintable(dialog.statusText()));
   QVERIFY(!QFile::exists(cancelled));
+}
+
+// File > Export view…: the table as the user sees it (sorted, filtered), text neutralised, numbers
+// as numbers; JSON keyed by the headers.
+void TestGui::exportViewAsShown() {
+  QStandardItemModel model(0, 2);
+  model.setHorizontalHeaderLabels({"qid", "map"});
+  const std::vector<std::pair<QString, double>> rows = {{"q2", 0.25}, {"=HYPERLINK(\"x\")", 0.5}, {"q1", 0.125}};
+  for (const auto& [id, v] : rows) {
+    auto* value = new QStandardItem;
+    value->setData(v, Qt::EditRole);
+    model.appendRow({new QStandardItem(id), value});
+  }
+  QSortFilterProxyModel sorted;
+  sorted.setSourceModel(&model);
+  sorted.setFilterFixedString("q");  // the formula row contains no "q": filtered out as on screen
+  sorted.setFilterKeyColumn(0);
+  sorted.sort(0);
+  QWidget page;
+  auto* layout = new QVBoxLayout(&page);
+  auto* view = new QTableView(&page);
+  view->setModel(&sorted);
+  layout->addWidget(view);
+  page.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&page));
+  QCOMPARE(ui::exportableView(&page), static_cast<QAbstractItemView*>(view));
+  QTemporaryDir dir;
+  bool ok = false;
+  QString message;
+  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.csv", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty(), 10000);
+  QVERIFY2(ok, qPrintable(message));
+  QCOMPARE(QByteArray::fromStdString(readText((dir.path() + "/t.csv").toStdString())),
+           QByteArray("qid,map\r\nq1,0.125\r\nq2,0.25\r\n"));
+  // Unfiltered, as JSON: the formula is kept as text (JSON is not a spreadsheet).
+  sorted.setFilterFixedString(QString());
+  message.clear();
+  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.json", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty(), 10000);
+  const auto j = nlohmann::json::parse(readText((dir.path() + "/t.json").toStdString()));
+  QCOMPARE(j.size(), std::size_t{3});
+  QCOMPARE(j[0]["qid"].get<std::string>(), std::string("=HYPERLINK(\"x\")"));
+  QCOMPARE(j[0]["map"].get<double>(), 0.5);
+  // A page without a table: said so, nothing written.
+  QWidget empty;
+  QVERIFY(!ui::exportPageView(&empty, &empty, dir.path() + "/none.csv", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QVERIFY(!ok && message.contains("no table"));
+  QVERIFY(!QFile::exists(dir.path() + "/none.csv"));
 }
 
 // pdftotext of the demo project's PDF holds every summary mean of the JSON export, as the table

@@ -16,6 +16,7 @@
 #include "ui/issuesdock.h"
 #include "ui/jobsdock.h"
 #include "ui/reportdialog.h"
+#include "ui/viewexport.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
@@ -165,6 +166,12 @@ void MainWindow::buildMenus() {
   });
   report->setObjectName(QStringLiteral("actionReport"));
   report->setStatusTip(tr("Write the project's results as a PDF report, JSON or CSV"));
+  QAction* exportView = file->addAction(tr("&Export view…"), this, [this] {
+    exportPageView(currentPage(), this, QString(),
+                   [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+  });
+  exportView->setObjectName(QStringLiteral("actionExportView"));
+  exportView->setStatusTip(tr("Write the table on screen, as sorted and filtered, as CSV or JSON"));
   file->addSeparator();
   file->addAction(tr("Open the &demo project"), this, &MainWindow::openDemo);
   m_recentMenu = file->addMenu(tr("&Recent datasets and projects"));
