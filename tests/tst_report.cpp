@@ -83,6 +83,7 @@ class TstReport : public QObject {
   void sameInputsSameBytes();
   void cliReport();
   void cliReportErrors();
+  void pairedComparisonsAsCompare();
 };
 
 // Each eRAG query's P_k and success_k are recomputed here from the document rows (the labels at
@@ -425,6 +426,35 @@ void TstReport::cliReportErrors() {
   QCOMPARE(ragscope::test::runCliText({"report", "--out", out}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", out, "--B", "-1"}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--grain", "claim"}).exitCode, 2);
+}
+
+// The report's paired comparison of the demo's two TREC runs is `ragscope-cli compare`'s, figure
+// for figure (the same resamples and seed).
+void TstReport::pairedComparisonsAsCompare() {
+  QTemporaryDir dir;
+  const fs::path project = fs::path(dir.path().toStdString()) / "demo";
+  fs::copy(ragscope::test::sourceRoot() / "resources/demo", project, fs::copy_options::recursive);
+  const QString json = dir.path() + "/r.json";
+  auto r = ragscope::test::runCliText({"report", "--project", QString::fromStdString((project / "demo.ragscope.json").string()),
+                                       "--B", "10000", "--out", json});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const auto j = nlohmann::json::parse(readAll(json.toStdString()));
+  QCOMPARE(j["comparisons"].size(), std::size_t{3});  // retrieval, eRAG, end-to-end
+  const auto& c = j["comparisons"][0];
+  QCOMPARE(c["a"].get<std::string>(), std::string("bm25-tuned"));
+  QCOMPARE(c["metric"].get<std::string>(), std::string("map"));
+  const QString dp = QString::fromStdString(project.string());
+  r = ragscope::test::runCliText({"compare", dp + "/run-good.trec", dp + "/run-weak.trec", "--qrels", dp + "/qrels.txt",
+                                  "--measure", "map", "--json"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const auto cmp = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(c["n"].get<int>(), cmp["n"].get<int>());
+  QCOMPARE(c["mean_diff"].get<double>(), cmp["mean_diff"].get<double>());
+  QCOMPARE(c["ci95"][0].get<double>(), cmp["ci_low"].get<double>());
+  QCOMPARE(c["ci95"][1].get<double>(), cmp["ci_high"].get<double>());
+  QCOMPARE(c["p_randomization"].get<double>(), cmp["p_randomization"].get<double>());
+  QCOMPARE(c["p_t"].get<double>(), cmp["p_ttest"].get<double>());
+  QCOMPARE(c["wins"].get<int>(), cmp["wins"].get<int>());
 }
 
 QTEST_GUILESS_MAIN(TstReport)

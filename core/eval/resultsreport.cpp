@@ -13,6 +13,7 @@
 #include "core/eval/eragjob.h"
 #include "core/eval/judgejob.h"
 #include "core/store/project.h"
+#include "core/stats/paired.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -270,6 +271,56 @@ void keepDistributions(ReportRun& run, const stats::BootstrapOptions& bootstrap)
   }
 }
 
+// The first run of each kind against each later one (a = the first), on the first's main metric.
+std::vector<exporting::ReportComparison> compareRuns(const std::vector<ReportRun>& runs, const ReportOptions& options) {
+  std::vector<exporting::ReportComparison> out;
+  std::map<std::string, const ReportRun*> firstOfKind;
+  for (const auto& run : runs) {
+    auto [it, fresh] = firstOfKind.emplace(run.kind, &run);
+    if (fresh) continue;
+    const ReportRun& base = *it->second;
+    const std::string metric = exporting::mainMetric(base);
+    auto valuesOf = [&](const ReportRun& r) {
+      stats::QueryValues v;
+      for (const auto& x : r.values)
+        if (x.metric == metric && x.value) v[x.qid] = *x.value;
+      return v;
+    };
+    const stats::QueryValues a = valuesOf(base), b = valuesOf(run);
+    if (metric.empty() || a.empty() || b.empty()) continue;
+    const stats::PairedSample sample = stats::alignByQid(a, b);
+    if (sample.qids.size() < 2) continue;
+    stats::PairedOptions po;
+    po.resamples = std::max<std::size_t>(options.bootstrap.resamples, 1);
+    po.seed = options.bootstrap.seed;
+    po.keepDistribution = options.keepDistributions;
+    po.cancel = options.cancel;
+    const stats::PairedResult r = stats::comparePaired(sample, po);
+    if (!r.ok()) continue;
+    exporting::ReportComparison c;
+    c.runA = base.name;
+    c.runB = run.name;
+    c.metric = metric;
+    c.n = r.n;
+    c.unaligned = r.unaligned();
+    c.meanA = r.meanA;
+    c.meanB = r.meanB;
+    c.meanDiff = r.meanDiff;
+    if (options.bootstrap.resamples > 0) {
+      c.ciLow = finite(r.ci.low);
+      c.ciHigh = finite(r.ci.high);
+    }
+    c.pRandomization = r.randomization.p;
+    c.pT = r.ttest.p;
+    c.wins = r.wins;
+    c.ties = r.ties;
+    c.losses = r.losses;
+    c.distribution = r.distribution;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error,
@@ -410,6 +461,7 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
       report.runs.push_back(std::move(*run));
     else report.problems.push_back(err);
   }
+  report.comparisons = compareRuns(report.runs, options);
   return report;
 }
 

@@ -88,6 +88,23 @@ nlohmann::ordered_json reportJson(const Report& report) {
   ojson runs = ojson::array();
   for (const auto& run : report.runs) runs.push_back(runJson(run));
   j["runs"] = std::move(runs);
+  ojson comparisons = ojson::array();
+  for (const auto& c : report.comparisons)
+    comparisons.push_back({{"a", c.runA},
+                           {"b", c.runB},
+                           {"metric", c.metric},
+                           {"n", c.n},
+                           {"unaligned", c.unaligned},
+                           {"mean_a", c.meanA},
+                           {"mean_b", c.meanB},
+                           {"mean_diff", c.meanDiff},
+                           {"ci95", c.ciLow && c.ciHigh ? ojson::array({*c.ciLow, *c.ciHigh}) : ojson(nullptr)},
+                           {"p_randomization", c.pRandomization},
+                           {"p_t", c.pT},
+                           {"wins", c.wins},
+                           {"ties", c.ties},
+                           {"losses", c.losses}});
+  j["comparisons"] = std::move(comparisons);
   return j;
 }
 

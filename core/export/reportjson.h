@@ -10,7 +10,8 @@
 //  "per_query": [{"qid", "values": {metric: v | null}, "states": {metric: state}}],
 //  "documents": [{"qid", "rank", "doc_id", "label", "output"}],
 //  "claims": [{"qid", "side", "index", "claim", "premise", "verdict", "repeats", "flipped",
-//  "evidence"}]}]}
+//  "evidence"}]}], "comparisons": [{"a", "b", "metric", "n", "unaligned", "mean_a", "mean_b",
+//  "mean_diff", "ci95", "p_randomization", "p_t", "wins", "ties", "losses"}]}
 
 #include <nlohmann/json.hpp>
 

@@ -64,6 +64,11 @@ struct ReportClaim {
   std::string evidence;
 };
 
+struct ReportRun;
+// The metric a run is read by first: map for retrieval, else its first mean with an interval,
+// else its first metric; empty when it has none. Comparisons and the PDF's charts use it.
+std::string mainMetric(const ReportRun& run);
+
 struct ReportRun {
   std::string name;    // the store's or run's name
   std::string kind;    // "retrieval", "erag", "e2e", "judge"
@@ -80,11 +85,26 @@ struct ReportRun {
   std::vector<std::pair<std::string, std::string>> method;
 };
 
+// Two runs of the same kind compared on their main metric over the queries both have: the mean
+// difference (a - b) with its paired-bootstrap CI, the sign-flip randomization test and the
+// paired t-test (core/stats/paired.h, as `ragscope-cli compare`).
+struct ReportComparison {
+  std::string runA, runB, metric;
+  std::size_t n = 0;          // queries in both
+  std::size_t unaligned = 0;  // in one run only: left out
+  double meanA = 0, meanB = 0, meanDiff = 0;
+  std::optional<double> ciLow, ciHigh;
+  double pRandomization = 1, pT = 1;
+  std::size_t wins = 0, ties = 0, losses = 0;
+  std::vector<double> distribution;  // bootstrap mean differences (PDF only, as for metrics)
+};
+
 struct Report {
   std::string title;                  // the project's name, else "ragscope report"
   std::vector<std::string> datasets;  // names or files
   std::string version;                // ragscope's
   std::vector<ReportRun> runs;
+  std::vector<ReportComparison> comparisons;  // the first run of each kind against each later one
   std::vector<std::string> problems;  // sources that could not be read (each named)
 };
 

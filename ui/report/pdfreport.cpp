@@ -140,13 +140,41 @@ std::vector<const ReportMetric*> headlineMetrics(const ReportRun& run) {
   return out;
 }
 
-// The metric a run is read by first: map for retrieval, else its first mean with an interval.
-const ReportMetric* mainMetric(const ReportRun& run) {
+// The run's main metric (core::exporting::mainMetric), or null.
+const ReportMetric* mainMetricOf(const ReportRun& run) {
+  const std::string name = core::exporting::mainMetric(run);
   for (const auto& m : run.metrics)
-    if (m.name == "map") return &m;
-  for (const auto& m : run.metrics)
-    if (m.ciLow) return &m;
-  return run.metrics.empty() ? nullptr : &run.metrics.front();
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+void writeComparisons(Writer& w, const Report& report) {
+  if (report.comparisons.empty()) return;
+  w.pageBreak();
+  w.heading("Paired comparisons", 1);
+  w.paragraph("The first run of each kind (a) against each later one (b), on a's main metric, over the queries both "
+              "have: the mean difference (a - b) with its paired bootstrap 95% CI, the sign-flip randomization "
+              "test and the paired t-test (two-sided p).",
+              true);
+  std::vector<QStringList> rows;
+  for (const auto& c : report.comparisons)
+    rows.push_back({q(c.runA) + " - " + q(c.runB), q(c.metric), QString::number(c.n), QString::number(c.meanA, 'f', 4),
+                    QString::number(c.meanB, 'f', 4), QString::number(c.meanDiff, 'f', 4),
+                    c.ciLow && c.ciHigh ? "[" + number(c.ciLow) + ", " + number(c.ciHigh) + "]" : "-",
+                    QString::number(c.pRandomization, 'g', 3), QString::number(c.pT, 'g', 3),
+                    QString("%1/%2/%3").arg(c.wins).arg(c.ties).arg(c.losses)});
+  w.table({"a - b", "metric", "n", "mean a", "mean b", "a - b", "95% CI", "p (rand.)", "p (t)", "wins/ties/losses"},
+          rows, {18, 9, 5, 8, 8, 9, 15, 9, 8, 11});
+  for (const auto& c : report.comparisons) {
+    if (c.distribution.empty()) continue;
+    ReportMetric m;
+    m.name = c.runA + " - " + c.runB + " (" + c.metric + ")";
+    m.mean = c.meanDiff;
+    m.ciLow = c.ciLow;
+    m.ciHigh = c.ciHigh;
+    m.distribution = c.distribution;
+    w.chart({500, 130}, [m](QPainter& p, const QRectF& r) { paintDistribution(p, r, m); });
+  }
 }
 
 // The per-query values of `metric` in a run, by qid.
@@ -203,7 +231,7 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
   if (!headline.empty())
     w.chart({500, 18.0 * static_cast<double>(headline.size()) + 22},
             [headline](QPainter& p, const QRectF& r) { paintIntervals(p, r, headline); });
-  const ReportMetric* main = mainMetric(run);
+  const ReportMetric* main = mainMetricOf(run);
   if (main && !main->distribution.empty()) {  // the main metric's; the others are in the table
     const ReportMetric metric = *main;
     w.chart({500, 150}, [metric](QPainter& p, const QRectF& r) { paintDistribution(p, r, metric); });
@@ -314,6 +342,7 @@ bool writePdfReport(const Report& report, const QString& path, const PdfReportOp
     w.pageBreak();
     writeRun(w, report, run, options);
   }
+  writeComparisons(w, report);
   // Method appendix.
   w.pageBreak();
   w.heading("Method appendix", 1);
