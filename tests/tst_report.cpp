@@ -426,6 +426,11 @@ void TstReport::cliReportErrors() {
   QCOMPARE(ragscope::test::runCliText({"report", "--out", out}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", out, "--B", "-1"}).exitCode, 2);
   QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--grain", "claim"}).exitCode, 2);
+  const auto badSection = ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--sections", "charts,nope"});
+  QCOMPARE(badSection.exitCode, 2);
+  QVERIFY(badSection.err.contains("'nope'"));
+  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.json", "--sections", "charts"}).exitCode, 2);
+  QVERIFY(!QFile::exists(dir.path() + "/r.pdf"));
 }
 
 // The report's paired comparison of the demo's two TREC runs is `ragscope-cli compare`'s, figure

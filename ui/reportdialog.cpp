@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -19,6 +20,7 @@
 #include <QtConcurrent>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/eval/resultsreport.h"
 #include "core/export/json.h"
@@ -89,6 +91,26 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
   m_resamples->setValue(1000);
   m_resamples->setToolTip(tr("Bootstrap resamples for the 95% confidence intervals (0: none)"));
   form->addRow(tr("Bootstrap resamples:"), m_resamples);
+  // The PDF's optional parts (the title page and the summary tables are always there).
+  m_sectionBox = new QWidget(this);
+  auto* sectionGrid = new QGridLayout(m_sectionBox);
+  sectionGrid->setContentsMargins(0, 0, 0, 0);
+  const std::map<std::string, QString> labels = {{"settings", tr("Settings and conventions")},
+                                                 {"charts", tr("Charts")},
+                                                 {"lowest", tr("Lowest-scoring queries")},
+                                                 {"claims", tr("Unsupported claims")},
+                                                 {"comparisons", tr("Paired comparisons")},
+                                                 {"appendix", tr("Method appendix")}};
+  for (const auto& name : report::pdfSections()) {
+    auto* check = new QCheckBox(labels.at(name), m_sectionBox);
+    check->setObjectName(QString::fromStdString("section-" + name));
+    check->setProperty("section", QString::fromStdString(name));
+    check->setChecked(true);
+    const int i = static_cast<int>(m_sectionChecks.size());
+    sectionGrid->addWidget(check, i / 2, i % 2);
+    m_sectionChecks.push_back(check);
+  }
+  form->addRow(tr("PDF parts:"), m_sectionBox);
   m_open = new QCheckBox(tr("Open the file when it is written"), this);
   m_open->setChecked(true);
   form->addRow(QString(), m_open);
@@ -119,6 +141,7 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
   });
   connect(&m_watcher, &QFutureWatcherBase::finished, this, &ReportDialog::finish);
   connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
+    m_sectionBox->setEnabled(m_format->currentData().toString() == QLatin1String("pdf"));
     // Keep the file's name, change its extension.
     const QString file = m_file->text();
     if (file.isEmpty()) return;
@@ -147,6 +170,9 @@ void ReportDialog::setOutput(const QString& file, const QString& format) {
 }
 
 void ReportDialog::setResamples(int resamples) { m_resamples->setValue(resamples); }
+void ReportDialog::setSections(const QStringList& sections) {
+  for (auto* check : m_sectionChecks) check->setChecked(sections.contains(check->property("section").toString()));
+}
 void ReportDialog::setOpenWhenDone(bool open) { m_open->setChecked(open); }
 bool ReportDialog::isWriting() const { return m_watcher.isRunning(); }
 QString ReportDialog::statusText() const { return m_status->text(); }
@@ -167,6 +193,7 @@ void ReportDialog::setBusy(bool busy) {
   m_format->setEnabled(!busy);
   m_file->setEnabled(!busy);
   m_resamples->setEnabled(!busy);
+  m_sectionBox->setEnabled(!busy && m_format->currentData().toString() == QLatin1String("pdf"));
   m_open->setEnabled(!busy);
   m_buttons->button(QDialogButtonBox::Close)->setText(busy ? tr("Cancel") : tr("Close"));
 }
@@ -198,11 +225,15 @@ bool ReportDialog::write() {
   options.readOutsideParts = false;
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   options.cancel = m_cancel.get();
+  report::PdfReportOptions pdf;
+  pdf.sections.clear();
+  for (const auto* check : m_sectionChecks)
+    if (check->isChecked()) pdf.sections.insert(check->property("section").toString().toStdString());
   const auto cancel = m_cancel;  // kept alive by the worker
   const std::string path = file.toStdString();
   m_status->setText(tr("Writing %1…").arg(QFileInfo(file).fileName()));
   setBusy(true);
-  m_watcher.setFuture(QtConcurrent::run([sources, options, format, path, cancel]() -> Outcome {
+  m_watcher.setFuture(QtConcurrent::run([sources, options, format, path, cancel, pdf]() -> Outcome {
     Outcome out;
     const auto report = core::eval::collectReport(sources, options);
     if (cancel->load()) {
@@ -219,7 +250,7 @@ bool ReportDialog::write() {
       // Written beside the target and renamed over it: a reader never sees half a file.
       const std::filesystem::path part = std::filesystem::path(path).concat(".part");
       std::error_code ec;
-      if (!report::writePdfReport(report, QString::fromStdString(part.string()), {}, &out.error) ||
+      if (!report::writePdfReport(report, QString::fromStdString(part.string()), pdf, &out.error) ||
           (std::filesystem::rename(part, path, ec), ec)) {
         if (out.error.empty()) out.error = path + ": " + ec.message();
         std::filesystem::remove(part, ec);

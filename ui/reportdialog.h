@@ -12,6 +12,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 class QComboBox;
 class QDialogButtonBox;
@@ -39,6 +40,8 @@ class ReportDialog : public QDialog {
   void setOutput(const QString& file, const QString& format);
   void setResamples(int resamples);
   void setOpenWhenDone(bool open);
+  // PDF parts to include (ui/report/pdfreport.h's pdfSections()); all by default.
+  void setSections(const QStringList& sections);
   // Starts writing; false (with the reason shown) when nothing is chosen or no file is named.
   bool write();
   bool isWriting() const;
@@ -64,6 +67,8 @@ class ReportDialog : public QDialog {
   QLineEdit* m_file;
   QSpinBox* m_resamples;
   QCheckBox* m_open;
+  QWidget* m_sectionBox;
+  std::vector<QCheckBox*> m_sectionChecks;
   QProgressBar* m_progress;
   QLabel* m_status;
   QDialogButtonBox* m_buttons;

@@ -2,6 +2,7 @@
 // or one JSON document, through core/eval/resultsreport.h and core/export, the same code as the
 // GUI's File > Export.
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,7 +29,7 @@ namespace fs = std::filesystem;
 constexpr const char* kReportHelp =
     R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv
                            [--grain summary|query|document|claim] [--B N] [--seed S]
-                           [-l LEVEL] [-c] [--read-outside]
+                           [-l LEVEL] [-c] [--sections LIST] [--read-outside]
 
 Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
 with trec_eval's official measures, and its run stores) or of run stores (eRAG, end-to-end,
@@ -53,6 +54,10 @@ claim judging; --store may be given more than once, and with --project) to FILE:
          empty cell and its state says why
 JSON and CSV: the same inputs give the same bytes.
 
+  --sections LIST  PDF: the parts to include, comma-separated, from settings (conventions,
+                   notes, settings), charts, lowest (lowest-scoring queries), claims
+                   (unsupported claims), comparisons, appendix; default all (the title page
+                   and the summary tables are always there)
   -l LEVEL         retrieval runs: the lowest qrels grade that counts as relevant (trec_eval's
                    -l; default 1; TREC DL uses 2 for AP and recall)
   -c               retrieval runs: qrels queries missing from a run count as 0 (trec_eval's -c)
@@ -72,7 +77,8 @@ int reportCommand(const Args& args) {
   eval::ReportOptions options;
   options.bootstrap.resamples = 1000;
   std::string out, grainText = "summary", value;
-  bool grainGiven = false;
+  bool grainGiven = false, sectionsGiven = false;
+  ui::report::PdfReportOptions pdf;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -104,6 +110,21 @@ int reportCommand(const Args& args) {
       if (!nextValue(args, i, value) || !parseCount(value, 0, 1000, level))
         return usageError("-l needs a relevance level from 0 to 1000", kReportHelp);
       options.retrieval.relevanceLevel = static_cast<int>(level);
+    } else if (a == "--sections") {
+      if (!nextValue(args, i, value)) return usageError("--sections needs a list", kReportHelp);
+      pdf.sections.clear();
+      std::size_t start = 0;
+      while (start <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', start), value.size());
+        const std::string name = value.substr(start, comma - start);
+        const auto& known = ui::report::pdfSections();
+        if (std::find(known.begin(), known.end(), name) == known.end())
+          return usageError("--sections: '" + name + "' is not one of settings, charts, lowest, claims, comparisons, appendix",
+                            kReportHelp);
+        pdf.sections.insert(name);
+        start = comma + 1;
+      }
+      sectionsGiven = true;
     } else if (a == "-c") {
       options.retrieval.complete = true;
     } else if (a == "--read-outside") {
@@ -120,6 +141,7 @@ int reportCommand(const Args& args) {
   const auto grain = exporting::csvGrainFromName(grainText);
   if (!grain) return usageError("--grain: '" + grainText + "' is not summary, query, document or claim", kReportHelp);
   if (grainGiven && ext != ".csv") return usageError("--grain applies to .csv output only", kReportHelp);
+  if (sectionsGiven && ext != ".pdf") return usageError("--sections applies to .pdf output only", kReportHelp);
   if (sources.project && !fs::is_regular_file(*sources.project)) {
     std::cerr << "ragscope-cli: report: " << sources.project->string() << ": no such project file\n";
     return 2;
@@ -143,7 +165,7 @@ int reportCommand(const Args& args) {
     // Written beside the target and renamed over it: a reader never sees half a PDF.
     const fs::path part = fs::path(out).concat(".part");
     std::error_code ec;
-    if (!ui::report::writePdfReport(report, QString::fromStdString(part.string()), {}, &err) ||
+    if (!ui::report::writePdfReport(report, QString::fromStdString(part.string()), pdf, &err) ||
         (fs::rename(part, out, ec), ec)) {
       if (err.empty()) err = out + ": " + ec.message();
       fs::remove(part, ec);

@@ -198,19 +198,25 @@ const ReportRun* e2eFor(const Report& report, const ReportRun& erag) {
   return e2e.size() == 1 ? e2e.front() : nullptr;
 }
 
+void writeCharts(Writer& w, const Report& report, const ReportRun& run, const ReportMetric* main,
+                 const PdfReportOptions& options);
+void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main, const PdfReportOptions& options);
+void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& options);
+
 void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfReportOptions& options) {
+  const auto has = [&](const char* section) { return options.sections.count(section) > 0; };
   w.heading(q(run.name) + "  (" + q(run.kind) + (run.mode.empty() ? "" : ", " + q(run.mode) + " mode") + ")", 1);
   w.paragraph("Source: " + cell(run.source), true);
-  if (!run.conventions.empty()) {
+  if (has("settings") && !run.conventions.empty()) {
     w.heading("Conventions", 3);
     for (const auto& c : run.conventions) w.paragraph(cell(c), true);
   }
-  if (!run.notes.empty()) {
+  if (has("settings") && !run.notes.empty()) {
     w.heading("Notes", 3);
     for (const auto& n : run.notes) w.paragraph(cell(n), true);
   }
   const QStringList settings = settingLines(run.settings);
-  if (!settings.isEmpty()) {
+  if (has("settings") && !settings.isEmpty()) {
     w.heading("Settings", 3);
     w.paragraph(settings.join("\n"), true);
   }
@@ -227,11 +233,18 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
   }
   w.table({"metric", "mean", "95% CI", "n / total", "queries by state"}, rows, {40, 10, 20, 10, 20});
 
+  const ReportMetric* main = mainMetricOf(run);
+  if (has("charts")) writeCharts(w, report, run, main, options);
+  if (has("lowest")) writeLowest(w, run, main, options);
+  if (has("claims")) writeUnsupported(w, run, options);
+}
+
+void writeCharts(Writer& w, const Report& report, const ReportRun& run, const ReportMetric* main,
+                 const PdfReportOptions& options) {
   const auto headline = headlineMetrics(run);
   if (!headline.empty())
     w.chart({500, 18.0 * static_cast<double>(headline.size()) + 22},
             [headline](QPainter& p, const QRectF& r) { paintIntervals(p, r, headline); });
-  const ReportMetric* main = mainMetricOf(run);
   if (main && !main->distribution.empty()) {  // the main metric's; the others are in the table
     const ReportMetric metric = *main;
     w.chart({500, 150}, [metric](QPainter& p, const QRectF& r) { paintDistribution(p, r, metric); });
@@ -260,7 +273,9 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
     const auto claims = run.claims;
     w.chart({500, 110}, [claims](QPainter& p, const QRectF& r) { paintVerdicts(p, r, claims); });
   }
+}
 
+void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main, const PdfReportOptions& options) {
   if (main && options.lowestQueries > 0) {
     const std::string metric = main->name;
     std::vector<std::pair<double, std::string>> scored;
@@ -274,7 +289,9 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
       w.table({"query", q(metric)}, low, {70, 30});
     }
   }
+}
 
+void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& options) {
   std::vector<const core::exporting::ReportClaim*> unsupported;
   for (const auto& c : run.claims)
     if (c.side == "response" && c.premise == "chunks" && c.verdict != "supported") unsupported.push_back(&c);
@@ -292,6 +309,11 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
 }
 
 }  // namespace
+
+const std::vector<std::string>& pdfSections() {
+  static const std::vector<std::string> sections = {"settings", "charts", "lowest", "claims", "comparisons", "appendix"};
+  return sections;
+}
 
 bool writePdfReport(const Report& report, const QString& path, const PdfReportOptions& options, std::string* error) {
   const QString date = options.date.isEmpty() ? QDate::currentDate().toString(Qt::ISODate) : options.date;
@@ -342,11 +364,15 @@ bool writePdfReport(const Report& report, const QString& path, const PdfReportOp
     w.pageBreak();
     writeRun(w, report, run, options);
   }
-  writeComparisons(w, report);
+  if (options.sections.count("comparisons")) writeComparisons(w, report);
   // Method appendix.
-  w.pageBreak();
-  w.heading("Method appendix", 1);
+  const bool appendix = options.sections.count("appendix") > 0;
+  if (appendix) {
+    w.pageBreak();
+    w.heading("Method appendix", 1);
+  }
   for (const auto& run : report.runs) {
+    if (!appendix) break;
     w.heading(q(run.name) + " (" + q(run.kind) + ")", 3);
     std::vector<QStringList> rows;
     for (const auto& [k, v] : run.method) rows.push_back({q(k), cell(v, 300)});

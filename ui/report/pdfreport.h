@@ -12,13 +12,21 @@
 //   if (!writePdfReport(report, "report.pdf", {}, &error)) ...
 
 #include <QString>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/export/reportmodel.h"
 
 namespace ragscope::ui::report {
 
+// The parts a report may leave out (the title page and the summary tables are always there):
+// "settings" (conventions, notes, settings), "charts", "lowest" (lowest-scoring queries),
+// "claims" (unsupported claims), "comparisons", "appendix".
+const std::vector<std::string>& pdfSections();
+
 struct PdfReportOptions {
+  std::set<std::string> sections{pdfSections().begin(), pdfSections().end()};
   QString date;                    // shown on the title page and in the header (default: today)
   std::size_t lowestQueries = 10;  // per run
   std::size_t maxClaims = 100;     // unsupported claims listed per run (the rest: CSV/JSON)
