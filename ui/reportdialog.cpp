@@ -18,16 +18,12 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent>
-#include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "core/eval/resultsreport.h"
-#include "core/export/json.h"
 #include "core/export/reportcsv.h"
-#include "core/export/reportjson.h"
-#include "core/util/atomicfile.h"
 #include "ui/report/pdfreport.h"
+#include "ui/report/reportfile.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -246,25 +242,13 @@ bool ReportDialog::write() {
       out.error = "nothing to report: no source could be read";
       return out;
     }
-    if (format == "pdf") {
-      // Written beside the target and renamed over it: a reader never sees half a file.
-      const std::filesystem::path part = std::filesystem::path(path).concat(".part");
-      std::error_code ec;
-      if (!report::writePdfReport(report, QString::fromStdString(part.string()), pdf, &out.error) ||
-          (std::filesystem::rename(part, path, ec), ec)) {
-        if (out.error.empty()) out.error = path + ": " + ec.message();
-        std::filesystem::remove(part, ec);
-      }
-      return out;
-    }
-    const auto grain = format == "json" ? std::nullopt : core::exporting::csvGrainFromName(format.substr(4));
-    core::writeFileAtomically(
-        path,
-        [&](std::ostream& os) {
-          return grain ? core::exporting::writeReportCsv(os, report, *grain)
-                       : core::exporting::writeJson(os, core::exporting::reportJson(report), 2);
-        },
-        &out.error);
+    report::ReportFileFormat file;
+    file.kind = format == "pdf"    ? report::ReportFileFormat::Kind::Pdf
+                : format == "json" ? report::ReportFileFormat::Kind::Json
+                                   : report::ReportFileFormat::Kind::Csv;
+    if (file.kind == report::ReportFileFormat::Kind::Csv)
+      file.grain = core::exporting::csvGrainFromName(format.substr(4)).value_or(core::exporting::CsvGrain::Summary);
+    report::writeReportFile(report, path, file, pdf, &out.error);
     return out;
   }));
   return true;

@@ -11,11 +11,9 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/eval/resultsreport.h"
-#include "core/export/json.h"
 #include "core/export/reportcsv.h"
-#include "core/export/reportjson.h"
-#include "core/util/atomicfile.h"
 #include "ui/report/pdfreport.h"
+#include "ui/report/reportfile.h"
 
 #include <QGuiApplication>
 
@@ -155,34 +153,21 @@ int reportCommand(const Args& args) {
     return 2;
   }
   std::string err;
+  ui::report::ReportFileFormat format;
+  format.kind = ext == ".pdf"    ? ui::report::ReportFileFormat::Kind::Pdf
+                : ext == ".json" ? ui::report::ReportFileFormat::Kind::Json
+                                 : ui::report::ReportFileFormat::Kind::Csv;
+  format.grain = *grain;
+  std::optional<QGuiApplication> app;
   if (ext == ".pdf") {
     // Qt's offscreen platform: fonts and painting without a display.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     static int argc = 1;
     static char name[] = "ragscope-cli";
     static char* argv[] = {name, nullptr};
-    QGuiApplication app(argc, argv);
-    // Written beside the target and renamed over it: a reader never sees half a PDF.
-    const fs::path part = fs::path(out).concat(".part");
-    std::error_code ec;
-    if (!ui::report::writePdfReport(report, QString::fromStdString(part.string()), pdf, &err) ||
-        (fs::rename(part, out, ec), ec)) {
-      if (err.empty()) err = out + ": " + ec.message();
-      fs::remove(part, ec);
-      std::cerr << "ragscope-cli: report: " << err << "\n";
-      return 2;
-    }
-    std::cerr << "ragscope-cli: report: " << report.runs.size() << " run(s) written to " << out << "\n";
-    return report.problems.empty() ? 0 : 1;
+    app.emplace(argc, argv);
   }
-  const bool written = writeFileAtomically(
-      out,
-      [&](std::ostream& os) {
-        return ext == ".json" ? exporting::writeJson(os, exporting::reportJson(report), 2)
-                              : exporting::writeReportCsv(os, report, *grain);
-      },
-      &err);
-  if (!written) {
+  if (!ui::report::writeReportFile(report, out, format, pdf, &err)) {
     std::cerr << "ragscope-cli: report: " << err << "\n";
     return 2;
   }
