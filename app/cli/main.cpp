@@ -57,9 +57,9 @@ Commands:
                       judge vs human agreement: Pearson, Spearman, Kendall tau-b, Cohen's
                       kappa with bootstrap CIs and the annotator-vs-annotator ceiling
                       (RAGChecker's meta-evaluation files or qid,label CSVs)
-  report (--project P | --store RUN.db...) --out FILE.json|FILE.csv [--grain G] [--B N]
-                      a project's or run stores' results: one JSON document with everything,
-                      or CSV at one grain (summary, query, document, claim)
+  report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [--grain G]
+                      a project's or run stores' results: a PDF report, one JSON document
+                      with everything, or CSV at one grain (summary, query, document, claim)
 
 Run 'ragscope-cli <command> --help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.

@@ -35,12 +35,14 @@ claim judging; --store may be given more than once, and with --project) to FILE:
   .pdf   a report to read: title page, per run its settings, conventions and notes, the
          summary table with 95% CIs, charts (intervals, bootstrap distribution, eRAG heatmap,
          eRAG vs end-to-end scatter, claim verdicts), the lowest-scoring queries and the
-         unsupported claims with their closest evidence, and a method appendix (written with
-         Qt's offscreen platform: no display needed)
+         unsupported claims with their closest evidence, paired comparisons and a method
+         appendix (written with Qt's offscreen platform: no display needed)
   .json  everything in one document: {"schema": "ragscope-report", "schema_version": 1,
          "ragscope_version", "title", "datasets", "problems", "runs": [{"name", "kind",
          "source", "mode", "settings", "conventions", "method", "notes", "summary",
-         "per_query", "documents", "claims"}]}
+         "per_query", "documents", "claims"}], "comparisons": [{"a", "b", "metric", "n",
+         "mean_diff", "ci95", "p_randomization", "p_t", ...}]}; comparisons pair the first
+         run of each kind with each later one on its main metric, as `compare` does
   .csv   one table, the grain chosen with --grain (default summary); columns:
            summary   run, kind, mode, metric, mean, ci_low, ci_high, n, total, scored,
                      unparsed, error, empty, incomplete
