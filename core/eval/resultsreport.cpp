@@ -180,8 +180,7 @@ void claimRow(ReportRun& run, const JudgedQuery& q, const char* side, std::size_
   run.claims.push_back(std::move(c));
 }
 
-ReportRun judgeRun(const fs::path& path, const store::RunRecord& record, const stats::BootstrapOptions& bootstrap,
-                   std::string* error) {
+ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error) {
   ReportRun run;
   const JudgeReport r = readJudgeReport(path, bootstrap);
   if (!r.error.empty()) {
@@ -251,7 +250,6 @@ ReportRun judgeRun(const fs::path& path, const store::RunRecord& record, const s
     run.method.emplace_back("flip rate", numberText(r.reliability.flipRate) + " over " +
                                              std::to_string(r.reliability.cells) + " claim verdicts");
   run.method.emplace_back("repairs", std::to_string(r.repairs));
-  (void)record;
   return run;
 }
 
@@ -339,7 +337,7 @@ std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::Bootst
   } else if (record.kind == kE2eJobKind) {
     run = e2eRun(store, bootstrap, &err);
   } else if (record.kind == kJudgeJobKind) {
-    run = judgeRun(path, record, bootstrap, &err);
+    run = judgeRun(path, bootstrap, &err);
   } else {
     err = path.string() + " is a " + (record.kind.empty() ? std::string("unknown") : record.kind) +
           " run: reports cover eRAG, end-to-end and claim-judging runs";

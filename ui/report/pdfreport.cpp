@@ -42,7 +42,7 @@ QString number(const std::optional<double>& v) { return v ? QString::number(*v, 
 // The document being written: text styles and the few block kinds the report uses.
 class Writer {
  public:
-  Writer(QTextDocument& doc, ChartObjects& charts) : m_doc(doc), m_cursor(&doc), m_charts(charts) {
+  Writer(QTextDocument& doc, ChartObjects& charts) : m_cursor(&doc), m_charts(charts) {
     m_body.setFontStyleStrategy(QFont::PreferNoShaping);  // no ligatures (see writePdfReport)
     m_small = m_body;
     m_body.setFontPointSize(9.5);
@@ -113,7 +113,6 @@ class Writer {
   }
 
  private:
-  QTextDocument& m_doc;
   QTextCursor m_cursor;
   ChartObjects& m_charts;
   QTextCharFormat m_body, m_small, m_bold;

@@ -144,14 +144,13 @@ void paintDistribution(QPainter& p, const QRectF& rect, const core::exporting::R
   const double lo = *lowest - pad, width = (spread > 0 ? spread : 2 * pad) / bins;
   for (const double v : d) counts[std::clamp(static_cast<int>((v - lo) / width), 0, bins - 1)]++;
   const int top = *std::max_element(counts.begin(), counts.end());
-  const double* mn = &lo;
   Axis x{lo, lo + width * bins, rect.left() + 10, rect.right() - 10};
   const double base = rect.bottom() - 14, height = rect.height() - 42;
   p.setPen(QPen(Qt::white, 0.5));
   p.setBrush(QColor(31, 119, 180, 160));
   for (int b = 0; b < bins; ++b) {
     const double h = top > 0 ? height * counts[b] / top : 0;
-    p.drawRect(QRectF(x.at(*mn + width * b), base - h, x.at(*mn + width * (b + 1)) - x.at(*mn + width * b), h));
+    p.drawRect(QRectF(x.at(lo + width * b), base - h, x.at(lo + width * (b + 1)) - x.at(lo + width * b), h));
   }
   p.setBrush(Qt::NoBrush);
   auto mark = [&](double v, const QColor& c, const QString& label) {
