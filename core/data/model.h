@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -82,6 +83,9 @@ struct Judgment {
 struct Qrels {
   std::string source;
   std::map<std::string, std::vector<Judgment>> byQuery;
+  // Lines of the file with a grade > 0, repeats and skipped duplicates included: trec_eval's
+  // summary num_rel under -c. Unset for formats read otherwise (counted from byQuery then).
+  std::optional<std::size_t> positiveLines;
 
   std::size_t judgmentCount() const;
   // grade -> number of judgments with that grade.

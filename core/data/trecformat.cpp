@@ -456,6 +456,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
     } else if (rel > 1000000000L || rel < -1000000000L) {
       return !fail(at, "rel", "out of range: '" + printable(relText) + "'");
     }
+    if (rel > 0) qrels.positiveLines = qrels.positiveLines.value_or(0) + 1;
     key.assign(fields[0]);
     key.push_back('\0');
     key.append(fields[2]);

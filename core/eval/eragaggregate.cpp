@@ -62,20 +62,25 @@ Parsed<MeasureRequest> parseEragMeasure(std::string_view text) {
     out.error = "empty measure name";
     return out;
   }
-  // trec_eval style first: "P.5", "ndcg_cut.10".
+  // ir_measures names ("P@5", "nDCG@10") first, then trec_eval style: "P.5", "ndcg_cut.10".
+  if (auto ir = parseIrMeasure(t)) {
+    if (!ir->ok()) out.error = ir->error;
+    else out.value = std::move(ir->value);
+    return out;
+  }
   if (const auto dot = t.find('.'); dot != std::string::npos && isTrecEvalMeasure(t.substr(0, dot))) {
-    out.value = {t.substr(0, dot), t.substr(dot + 1)};
+    out.value = MeasureRequest{t.substr(0, dot), t.substr(dot + 1), {}, {}};
   } else if (isTrecEvalMeasure(t)) {
-    out.value = {t, std::nullopt};
+    out.value = MeasureRequest{t, std::nullopt, {}, {}};
   } else {
     // pytrec_eval style: the base is everything before the last '_' when the rest is a number.
     const auto us = t.rfind('_');
     if (us != std::string::npos && us + 1 < t.size() && isTrecEvalMeasure(t.substr(0, us)) &&
         cutoffs(t.substr(us + 1))) {
-      out.value = {t.substr(0, us), t.substr(us + 1)};
+      out.value = MeasureRequest{t.substr(0, us), t.substr(us + 1), {}, {}};
     } else {
       out.error = "unknown measure '" + t + "' (expected a trec_eval measure such as P_5, "
-                  "success_1, recall_10, map, recip_rank, ndcg_cut_10)";
+                  "success_1, recall_10, map, recip_rank, ndcg_cut_10, or an ir_measures name such as P@5)";
       return out;
     }
   }

@@ -10,7 +10,8 @@ namespace ragscope::core {
 
 namespace {
 
-enum class ParamStyle { None, LongCutoffs, DoubleCutoffs, DoubleParam, GainPairs };
+// Pairs: "level=gain" pairs (ndcg, G, ndcg_rel, Rndcg, and rbp, which also takes p=).
+enum class ParamStyle { None, LongCutoffs, DoubleCutoffs, DoubleParam, Pairs };
 
 struct MeasureDef {
   std::string_view name;
@@ -20,12 +21,15 @@ struct MeasureDef {
   bool integer = false;
   bool perQuery = true;
   Aggregate aggregate = Aggregate::Mean;
+  bool inAllTrec = true;
+  std::size_t exactParams = 0;  // DoubleParam measures that need exactly this many (utility: 4)
 };
 
 const std::vector<double> kCutoffs = {5, 10, 15, 20, 30, 100, 200, 500, 1000};
 const std::vector<double> kRecallPoints = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
 
-// trec_eval's measure table (measures.c), restricted to what ragscope implements, same order.
+// trec_eval 10's measure table (measures.c) for qrels + trec_results, same order, then ragscope's
+// own columns for ir_measures names trec_eval has no measure for.
 const std::vector<MeasureDef>& table() {
   static const std::vector<MeasureDef> defs = {
       {"runid", MeasureKind::Runid, ParamStyle::None, {}, false, false, Aggregate::Text},
@@ -40,12 +44,20 @@ const std::vector<MeasureDef>& table() {
       {"recip_rank", MeasureKind::RecipRank, ParamStyle::None, {}},
       {"iprec_at_recall", MeasureKind::IprecAtRecall, ParamStyle::DoubleCutoffs, kRecallPoints},
       {"P", MeasureKind::P, ParamStyle::LongCutoffs, kCutoffs},
+      {"relstring", MeasureKind::Relstring, ParamStyle::DoubleParam, {10}, false, true, Aggregate::None},
       {"recall", MeasureKind::Recall, ParamStyle::LongCutoffs, kCutoffs},
+      {"infAP", MeasureKind::InfAP, ParamStyle::None, {}},
       {"gm_bpref", MeasureKind::GmBpref, ParamStyle::None, {}, false, false, Aggregate::GeometricMean},
       {"Rprec_mult", MeasureKind::RprecMult, ParamStyle::DoubleCutoffs,
        {0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0}},
+      {"utility", MeasureKind::Utility, ParamStyle::DoubleParam, {1.0, -1.0, 0.0, 0.0}, false, true,
+       Aggregate::Mean, true, 4},
       {"11pt_avg", MeasureKind::ElevenPtAvg, ParamStyle::DoubleParam, kRecallPoints},
-      {"ndcg", MeasureKind::Ndcg, ParamStyle::GainPairs, {}},
+      {"binG", MeasureKind::BinG, ParamStyle::None, {}},
+      {"G", MeasureKind::G, ParamStyle::Pairs, {}},
+      {"ndcg", MeasureKind::Ndcg, ParamStyle::Pairs, {}},
+      {"ndcg_rel", MeasureKind::NdcgRel, ParamStyle::Pairs, {}},
+      {"Rndcg", MeasureKind::Rndcg, ParamStyle::Pairs, {}},
       {"ndcg_cut", MeasureKind::NdcgCut, ParamStyle::LongCutoffs, kCutoffs},
       {"map_cut", MeasureKind::MapCut, ParamStyle::LongCutoffs, kCutoffs},
       {"relative_P", MeasureKind::RelativeP, ParamStyle::LongCutoffs, kCutoffs},
@@ -57,6 +69,11 @@ const std::vector<MeasureDef>& table() {
       {"set_F", MeasureKind::SetF, ParamStyle::DoubleParam, {1.0}},
       {"num_nonrel_judged_ret", MeasureKind::NumNonrelJudgedRet, ParamStyle::None, {}, true, true,
        Aggregate::Sum},
+      {"rbp", MeasureKind::Rbp, ParamStyle::Pairs, {}},
+      {"rbp_resid", MeasureKind::RbpResid, ParamStyle::None, {}},
+      {"unj", MeasureKind::Unj, ParamStyle::LongCutoffs, {5, 10, 20}},
+      {"RR@", MeasureKind::RecipRankCut, ParamStyle::LongCutoffs, {}, false, true, Aggregate::Mean, false},
+      {"Judged@", MeasureKind::Judged, ParamStyle::LongCutoffs, {}, false, true, Aggregate::Mean, false},
   };
   return defs;
 }
@@ -74,8 +91,8 @@ const std::vector<std::string_view> kOfficial = {"runid", "num_q", "num_ret", "n
                                                   "num_rel_ret", "map", "gm_map", "Rprec",
                                                   "bpref", "recip_rank", "iprec_at_recall", "P"};
 const std::vector<std::string_view> kSet = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret",
-                                             "set_P", "set_recall", "set_relative_P", "set_map",
-                                             "set_F"};
+                                             "utility", "set_P", "set_recall", "set_relative_P",
+                                             "set_map", "set_F"};
 
 const MeasureDef* findDef(std::string_view name) {
   for (const auto& d : table())
@@ -95,11 +112,121 @@ std::vector<std::string> splitCommas(const std::string& s) {
   return out;
 }
 
+bool isCutoffStyle(ParamStyle s) { return s == ParamStyle::LongCutoffs || s == ParamStyle::DoubleCutoffs; }
+
+// The columns of one measure with its parameter text (nullptr: the defaults), named as trec_eval
+// names them: "P_5", "iprec_at_recall_0.50", "ndcg_1=3,2=9", "utility_2,-1,0,0", "rbp_p=0.9".
+Parsed<std::vector<MeasureColumn>> columnsFor(const MeasureDef& d, const std::string* paramText) {
+  Parsed<std::vector<MeasureColumn>> out;
+  MeasureColumn base;
+  base.name = std::string(d.name);
+  base.kind = d.kind;
+  base.integer = d.integer;
+  base.perQuery = d.perQuery;
+  base.aggregate = d.aggregate;
+  if (d.style == ParamStyle::None) {
+    out.value.push_back(base);
+    return out;
+  }
+  if (d.style == ParamStyle::Pairs) {
+    // level=gain pairs (trec_eval's rel_level=gain); rbp also takes p=persistence.
+    MeasureColumn c = base;
+    if (d.kind == MeasureKind::Rbp) c.param = kDefaultRbpPersistence;
+    if (paramText) {
+      for (const auto& piece : splitCommas(*paramText)) {
+        const auto eq = piece.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == piece.size()) {
+          out.error = "measure '" + std::string(d.name) + "': malformed pair '" + piece + "' (want level=gain)";
+          return out;
+        }
+        const std::string key = piece.substr(0, eq);
+        char* end = nullptr;
+        const double value = std::strtod(piece.c_str() + eq + 1, &end);
+        if (*end != '\0') {
+          out.error = "measure '" + std::string(d.name) + "': '" + piece.substr(eq + 1) + "' is not a number";
+          return out;
+        }
+        if (d.kind == MeasureKind::Rbp && key == "p") {
+          if (!(value > 0.0 && value < 1.0)) {
+            out.error = "measure 'rbp': p must be between 0 and 1 (exclusive)";
+            return out;
+          }
+          c.param = value;
+          continue;
+        }
+        char* lend = nullptr;
+        const long level = std::strtol(key.c_str(), &lend, 10);
+        if (*lend != '\0') {
+          out.error = "measure '" + std::string(d.name) + "': '" + key + "' is not a relevance level";
+          return out;
+        }
+        c.paramList.push_back(static_cast<double>(level));
+        c.paramList.push_back(value);
+      }
+      c.name += "_" + *paramText;
+    }
+    out.value.push_back(c);
+    return out;
+  }
+  std::vector<double> values = d.defaults;
+  if (paramText) {
+    values.clear();
+    for (const auto& piece : splitCommas(*paramText)) {
+      if (d.style == ParamStyle::LongCutoffs)
+        values.push_back(static_cast<double>(std::atol(piece.c_str())));  // "23.4" -> 23, as atol
+      else
+        values.push_back(std::atof(piece.c_str()));
+    }
+  }
+  if (d.style == ParamStyle::DoubleParam) {
+    // One value computed from all parameters (11pt_avg, set_F, utility, relstring); named after
+    // the text given.
+    MeasureColumn c = base;
+    if (values.empty()) {
+      out.error = "measure '" + std::string(d.name) + "': no parameter values";
+      return out;
+    }
+    if (d.exactParams && values.size() != d.exactParams) {
+      out.error = "measure '" + std::string(d.name) + "' needs exactly " + std::to_string(d.exactParams) +
+                  " coefficients (utility.1,-1,0,0)";
+      return out;
+    }
+    c.param = values.front();
+    c.paramList = values;
+    if (paramText) c.name += "_" + *paramText;
+    out.value.push_back(c);
+    return out;
+  }
+  std::sort(values.begin(), values.end());
+  if (d.style == ParamStyle::LongCutoffs && (values.empty() || values.front() <= 0)) {
+    out.error = "measure '" + std::string(d.name) + "': cutoffs must be positive";
+    return out;
+  }
+  for (std::size_t i = 1; i < values.size(); ++i)
+    if (values[i] == values[i - 1]) {
+      out.error = "measure '" + std::string(d.name) + "': duplicate cutoffs";
+      return out;
+    }
+  for (double v : values) {
+    MeasureColumn c = base;
+    c.param = v;
+    char buf[64];
+    if (d.style == ParamStyle::LongCutoffs)
+      std::snprintf(buf, sizeof buf, "_%ld", static_cast<long>(v));
+    else
+      std::snprintf(buf, sizeof buf, "_%.2f", v);
+    c.name += buf;
+    out.value.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string_view> implementedMeasureNames() {
   std::vector<std::string_view> out;
-  for (const auto& d : table()) out.push_back(d.name);
+  for (const auto& d : table())
+    if (d.inAllTrec) out.push_back(d.name);
   return out;
 }
 
@@ -107,11 +234,22 @@ bool isTrecEvalMeasure(std::string_view name) {
   return std::find(kTrecEvalNames.begin(), kTrecEvalNames.end(), name) != kTrecEvalNames.end();
 }
 
-bool isImplementedMeasure(std::string_view name) { return findDef(name) != nullptr; }
+bool isImplementedMeasure(std::string_view name) {
+  const MeasureDef* d = findDef(name);
+  return d && d->inAllTrec;
+}
 
 Parsed<std::vector<MeasureRequest>> parseMeasureArgs(const std::vector<std::string>& args) {
   Parsed<std::vector<MeasureRequest>> out;
   for (const auto& a : args) {
+    if (auto ir = parseIrMeasure(a)) {
+      if (!ir->ok()) {
+        out.error = ir->error;
+        return out;
+      }
+      out.value.push_back(std::move(ir->value));
+      continue;
+    }
     auto dot = a.find('.');
     MeasureRequest r;
     r.name = a.substr(0, dot);
@@ -135,9 +273,10 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
   Parsed<std::vector<MeasureColumn>> out;
   std::map<std::string_view, bool> marked;
   std::map<std::string_view, std::string> params;  // first parameters given win (trec_eval)
+  std::vector<MeasureColumn> aliased;              // from ir_measures names, merged below
   auto mark = [&](std::string_view name) -> bool {
     const MeasureDef* d = findDef(name);
-    if (!d) {
+    if (!d || !d->inAllTrec) {
       out.error = isTrecEvalMeasure(name)
                       ? "measure '" + std::string(name) + "' is a trec_eval measure ragscope does not implement"
                       : "unknown measure '" + std::string(name) + "'";
@@ -147,8 +286,29 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
     return true;
   };
   std::vector<MeasureRequest> effective = requests;
-  if (effective.empty()) effective.push_back({"official", std::nullopt});
+  if (effective.empty()) effective.push_back({"official", std::nullopt, {}, std::nullopt});
   for (const auto& r : effective) {
+    if (!r.alias.empty()) {
+      const MeasureDef* d = findDef(r.name);
+      if (!d) {
+        out.error = "measure '" + r.alias + "': no trec_eval measure '" + r.name + "'";
+        return out;
+      }
+      auto cols = columnsFor(*d, r.params ? &*r.params : nullptr);
+      if (!cols.ok()) {
+        out.error = "measure '" + r.alias + "': " + cols.error;
+        return out;
+      }
+      for (auto& c : cols.value) {
+        // A trec_eval column keeps trec_eval's name; one trec_eval has not (RR@10, Judged@10, or
+        // a relevance level of its own) is named as asked.
+        if (r.relevanceLevel || !d->inAllTrec) c.name = r.alias;
+        c.relevanceLevel = r.relevanceLevel;
+        c.alias = r.alias;
+        aliased.push_back(std::move(c));
+      }
+      continue;
+    }
     if (r.params) {
       const MeasureDef* d = findDef(r.name);
       if (d && d->style == ParamStyle::None) {
@@ -160,8 +320,9 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
     if (r.name == "official") {
       for (auto n : kOfficial) mark(n);
     } else if (r.name == "all_trec") {
-      // trec_eval's all_trec = everything computed from qrels + a run; here, everything implemented.
-      for (const auto& d : table()) marked[d.name] = true;
+      // trec_eval 10's all_trec: every measure of its table computed from qrels + a run.
+      for (const auto& d : table())
+        if (d.inAllTrec) marked[d.name] = true;
     } else if (r.name == "set") {
       for (auto n : kSet) mark(n);
     } else if (!mark(r.name)) {
@@ -170,81 +331,36 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
   }
   for (const auto& d : table()) {
     if (!marked.count(d.name)) continue;
-    MeasureColumn base;
-    base.name = std::string(d.name);
-    base.kind = d.kind;
-    base.integer = d.integer;
-    base.perQuery = d.perQuery;
-    base.aggregate = d.aggregate;
-    if (d.style == ParamStyle::None) {
-      out.value.push_back(base);
-      continue;
-    }
-    std::vector<double> values = d.defaults;
     auto pit = params.find(d.name);
-    const bool custom = pit != params.end();
-    if (d.style == ParamStyle::GainPairs) {
-      // ndcg.1=3,2=9: gains per relevance level (trec_eval's rel_level=gain pairs).
-      MeasureColumn c = base;
-      if (custom) {
-        for (const auto& piece : splitCommas(pit->second)) {
-          const auto eq = piece.find('=');
-          if (eq == std::string::npos || eq == 0 || eq + 1 == piece.size()) {
-            out.error = "measure 'ndcg': malformed gain pair '" + piece + "' (want level=gain)";
-            return out;
-          }
-          c.paramList.push_back(static_cast<double>(std::atol(piece.substr(0, eq).c_str())));
-          c.paramList.push_back(std::atof(piece.substr(eq + 1).c_str()));
-        }
-        c.name += "_" + pit->second;
-      }
-      out.value.push_back(c);
-      continue;
-    }
-    if (custom) {
-      values.clear();
-      for (const auto& piece : splitCommas(pit->second)) {
-        if (d.style == ParamStyle::LongCutoffs)
-          values.push_back(static_cast<double>(std::atol(piece.c_str())));  // "23.4" -> 23, as atol
-        else
-          values.push_back(std::atof(piece.c_str()));
-      }
-    }
-    if (d.style == ParamStyle::DoubleParam) {
-      // One value computed from all parameters (11pt_avg, set_F); named after the text given.
-      MeasureColumn c = base;
-      if (values.empty()) {
-        out.error = "measure '" + std::string(d.name) + "': no parameter values";
-        return out;
-      }
-      c.param = values.front();
-      c.paramList = values;
-      if (custom) c.name += "_" + pit->second;
-      out.value.push_back(c);
-      continue;
-    }
-    std::sort(values.begin(), values.end());
-    if (d.style == ParamStyle::LongCutoffs && !values.empty() && values.front() <= 0) {
-      out.error = "measure '" + std::string(d.name) + "': cutoffs must be positive";
+    auto cols = columnsFor(d, pit != params.end() ? &pit->second : nullptr);
+    if (!cols.ok()) {
+      out.error = cols.error;
       return out;
     }
-    for (std::size_t i = 1; i < values.size(); ++i)
-      if (values[i] == values[i - 1]) {
-        out.error = "measure '" + std::string(d.name) + "': duplicate cutoffs";
-        return out;
-      }
-    for (double v : values) {
-      MeasureColumn c = base;
-      c.param = v;
-      char buf[64];
-      if (d.style == ParamStyle::LongCutoffs)
-        std::snprintf(buf, sizeof buf, "_%ld", static_cast<long>(v));
-      else
-        std::snprintf(buf, sizeof buf, "_%.2f", v);
-      c.name += buf;
-      out.value.push_back(c);
-    }
+    for (auto& c : cols.value) out.value.push_back(std::move(c));
   }
+  // ir_measures columns join in trec_eval's order; one already there (P@5 beside P.5) is dropped.
+  for (auto& c : aliased) {
+    bool present = false;
+    for (const auto& have : out.value) present = present || have.name == c.name;
+    if (!present) out.value.push_back(std::move(c));
+  }
+  // rbp_resid is the residual of the rbp asked for: the same persistence.
+  double persistence = kDefaultRbpPersistence;
+  for (const auto& c : out.value)
+    if (c.kind == MeasureKind::Rbp) persistence = c.param;
+  for (auto& c : out.value)
+    if (c.kind == MeasureKind::RbpResid) c.param = persistence;
+  auto styleOf = [](MeasureKind k) {
+    for (const auto& d : table())
+      if (d.kind == k) return d.style;
+    return ParamStyle::None;
+  };
+  std::stable_sort(out.value.begin(), out.value.end(), [&](const MeasureColumn& a, const MeasureColumn& b) {
+    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.relevanceLevel.has_value() != b.relevanceLevel.has_value()) return !a.relevanceLevel.has_value();
+    return isCutoffStyle(styleOf(a.kind)) && a.param < b.param;
+  });
   return out;
 }
 

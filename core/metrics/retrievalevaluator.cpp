@@ -149,43 +149,230 @@ void interpolatedPrecision(const std::vector<long>& cutoffs, long numRet, long n
   while (cur >= 0) visit(cur--, intPrecis);
 }
 
-// NDCG with user gains per level (ndcg.1=3,2=9), following trec_eval's m_ndcg.c: levels not
-// named keep gain = level; the ideal ranking takes gains from the highest down while > 0.
-double customGainNdcg(const std::vector<double>& pairs, const Scratch& s) {
-  struct LevelGain {
+// trec_eval's gain table for the gain measures (ndcg with level=gain pairs, G, ndcg_rel, Rndcg,
+// rbp): the pairs given, then each judged grade 0..max not named with gain = grade; sorted by
+// gain, comparing as trec_eval's comparator does (the difference truncated to int, a stable sort).
+struct GainTable {
+  struct Level {
     long level;
     double gain;
     long count;
   };
-  std::vector<LevelGain> gains;
-  for (std::size_t p = 0; p + 1 < pairs.size(); p += 2)
-    gains.push_back({static_cast<long>(pairs[p]), pairs[p + 1], 0});
-  const std::size_t named = gains.size();
-  for (std::size_t lvl = 0; lvl < s.levels.size(); ++lvl) {
-    bool found = false;
-    for (std::size_t g = 0; g < named; ++g)
-      if (gains[g].level == static_cast<long>(lvl)) {
-        gains[g].count = s.levels[lvl];
-        found = true;
-      }
-    if (!found) gains.push_back({static_cast<long>(lvl), static_cast<double>(lvl), s.levels[lvl]});
+  std::vector<Level> levels;  // ascending gain
+
+  GainTable(const std::vector<double>& pairs, const std::vector<long>& counts) {
+    for (std::size_t p = 0; p + 1 < pairs.size(); p += 2)
+      levels.push_back({static_cast<long>(pairs[p]), pairs[p + 1], 0});
+    const std::size_t named = levels.size();
+    std::size_t numLevels = counts.size();
+    while (numLevels > 0 && counts[numLevels - 1] == 0) --numLevels;
+    for (std::size_t lvl = 0; lvl < numLevels; ++lvl) {
+      bool found = false;
+      for (std::size_t g = 0; g < named && !found; ++g)
+        if (levels[g].level == static_cast<long>(lvl)) {
+          levels[g].count = counts[lvl];
+          found = true;
+        }
+      if (!found) levels.push_back({static_cast<long>(lvl), static_cast<double>(lvl), counts[lvl]});
+    }
+    std::stable_sort(levels.begin(), levels.end(),
+                     [](const Level& a, const Level& b) { return static_cast<int>(a.gain - b.gain) < 0; });
   }
-  std::stable_sort(gains.begin(), gains.end(), [](const LevelGain& a, const LevelGain& b) { return a.gain < b.gain; });
-  auto gainOf = [&](int rel) {
-    for (const auto& g : gains)
+  double gainOf(int rel) const {
+    for (const auto& g : levels)
       if (g.level == rel) return g.gain;
     return 0.0;
-  };
+  }
+};
+
+// Walks the ideal ranking's gains, highest first, as trec_eval's gain measures do.
+class IdealGains {
+ public:
+  explicit IdealGains(const GainTable& t) : m_t(t), m_cur(static_cast<long>(t.levels.size()) - 1) {
+    m_gain = m_cur >= 0 ? t.levels[static_cast<std::size_t>(m_cur)].gain : 0.0;
+  }
+  double current() const { return m_gain; }
+  // The gain at the next ideal rank.
+  double next() {
+    ++m_atLevel;
+    while (m_cur >= 0 && m_atLevel > m_t.levels[static_cast<std::size_t>(m_cur)].count) {
+      m_atLevel = 1;
+      --m_cur;
+      m_gain = m_cur >= 0 ? m_t.levels[static_cast<std::size_t>(m_cur)].gain : 0.0;
+    }
+    return m_gain;
+  }
+
+ private:
+  const GainTable& m_t;
+  long m_cur;
+  long m_atLevel = 0;
+  double m_gain = 0.0;
+};
+
+double customGainNdcg(const GainTable& gains, const std::vector<int>& rels) {
   double dcg = 0.0;
-  for (std::size_t i = 0; i < s.rels.size(); ++i) {
-    const double g = gainOf(s.rels[i]);
+  for (std::size_t i = 0; i < rels.size(); ++i) {
+    const double g = gains.gainOf(rels[i]);
     if (g != 0) dcg += g / std::log2(static_cast<double>(i + 2));
   }
   double ideal = 0.0;
   long i = 0;
-  for (auto it = gains.rbegin(); it != gains.rend() && it->gain > 0.0; ++it)
+  for (auto it = gains.levels.rbegin(); it != gains.levels.rend() && it->gain > 0.0; ++it)
     for (long n = 0; n < it->count; ++n, ++i) ideal += it->gain / std::log2(static_cast<double>(i + 2));
   return ideal > 0.0 ? dcg / ideal : 0.0;
+}
+
+// G (trec_eval's experimental gain measure): each doc's gain over log2(2 + ideal cost so far -
+// gain so far), normalised by the ideal gain sum.
+double gainG(const GainTable& gains, const std::vector<int>& rels) {
+  IdealGains ideal(gains);
+  double sumResults = 0.0, sumIdeal = 0.0, sumCost = 0.0, g = 0.0;
+  constexpr double kMinCost = 1.0;
+  std::size_t i = 0;
+  for (; i < rels.size() && ideal.current() > 0.0; ++i) {
+    const double gain = gains.gainOf(rels[i]);
+    sumResults += gain;
+    const double idealGain = ideal.next();
+    if (idealGain > 0.0) sumIdeal += idealGain;
+    sumCost += idealGain >= kMinCost ? idealGain : kMinCost;
+    if (gain != 0) g += gain / std::log2(2 + sumCost - sumResults);
+  }
+  for (; i < rels.size(); ++i) {
+    const double gain = gains.gainOf(rels[i]);
+    sumResults += gain;
+    sumCost += kMinCost;
+    if (gain != 0) g += gain / std::log2(2 + sumCost - sumResults);
+  }
+  while (ideal.current() > 0.0) {
+    const double idealGain = ideal.next();
+    if (idealGain > 0.0) sumIdeal += idealGain;
+  }
+  return sumIdeal > 0.0 ? g / sumIdeal : 0.0;
+}
+
+// ndcg_rel: NDCG averaged over the relevant docs (gain > 0); an unretrieved one counts the
+// final DCG over its ideal DCG.
+double ndcgRel(const GainTable& gains, const std::vector<int>& rels) {
+  IdealGains ideal(gains);
+  double dcg = 0.0, idealDcg = 0.0, sum = 0.0;
+  long numRel = 0, numRelRet = 0;
+  std::size_t i = 0;
+  for (; i < rels.size() && ideal.current() > 0.0; ++i) {
+    const double gain = gains.gainOf(rels[i]);
+    if (gain != 0) dcg += gain / std::log2(static_cast<double>(i + 2));
+    const double idealGain = ideal.next();
+    if (idealGain > 0.0) {
+      ++numRel;
+      idealDcg += idealGain / std::log2(static_cast<double>(i + 2));
+    }
+    if (gain > 0) {
+      sum += dcg / idealDcg;
+      ++numRelRet;
+    }
+  }
+  for (; i < rels.size(); ++i) {
+    const double gain = gains.gainOf(rels[i]);
+    if (gain != 0) dcg += gain / std::log2(static_cast<double>(i + 2));
+    if (gain > 0) {
+      sum += dcg / idealDcg;
+      ++numRelRet;
+    }
+  }
+  while (ideal.current() > 0.0) {
+    const double idealGain = ideal.next();
+    if (idealGain > 0.0) {
+      ++numRel;
+      idealDcg += idealGain / std::log2(static_cast<double>(i + 2));
+    }
+    ++i;
+  }
+  sum += static_cast<double>(numRel - numRelRet) * dcg / idealDcg;
+  return sum > 0.0 ? sum / static_cast<double>(numRel) : 0.0;
+}
+
+// Rndcg: NDCG averaged at the ranks where the ideal gain changes (the R levels), plus at the
+// end of the ranking when the ideal gain is already 0 there.
+double rNdcg(const GainTable& gains, const std::vector<int>& rels, long numRel) {
+  if (numRel == 0) return 0.0;
+  IdealGains ideal(gains);
+  double dcg = 0.0, idealDcg = 0.0, sum = 0.0;
+  double oldIdeal = ideal.current();
+  long changes = 0;
+  std::size_t i = 0;
+  for (; i < rels.size() && ideal.current() > 0.0; ++i) {
+    const double gain = gains.gainOf(rels[i]);
+    const double idealGain = ideal.next();
+    if (oldIdeal != idealGain) {
+      if (idealDcg > 0.0) {
+        sum += dcg / idealDcg;
+        ++changes;
+      }
+      oldIdeal = idealGain;
+    }
+    if (gain != 0) dcg += gain / std::log2(static_cast<double>(i + 2));
+    if (idealGain > 0.0) idealDcg += idealGain / std::log2(static_cast<double>(i + 2));
+  }
+  if (i < rels.size()) {
+    for (; i < rels.size(); ++i) {
+      const double gain = gains.gainOf(rels[i]);
+      if (gain != 0) dcg += gain / std::log2(static_cast<double>(i + 2));
+    }
+    if (idealDcg > 0.0) {
+      sum += dcg / idealDcg;
+      ++changes;
+    }
+  }
+  while (ideal.current() > 0.0) {
+    const double idealGain = ideal.next();
+    if (oldIdeal != idealGain) {
+      if (idealDcg > 0.0) {
+        sum += dcg / idealDcg;
+        ++changes;
+      }
+      oldIdeal = idealGain;
+    }
+    if (idealGain > 0.0) idealDcg += idealGain / std::log2(static_cast<double>(i + 2));
+    ++i;
+  }
+  return sum / static_cast<double>(changes);
+}
+
+// Rank-biased precision (Moffat & Zobel 2008): (1 - p) * sum of gain(rank i) * p^(i-1), gains
+// scaled into [0, 1] when any lies outside. trec_eval 10 reads uninitialised min/max here, so
+// its value depends on the build; this is the published definition.
+double rankBiasedPrecision(GainTable gains, const std::vector<int>& rels, double p) {
+  if (!gains.levels.empty()) {
+    double lo = gains.levels.front().gain, hi = lo;
+    for (const auto& g : gains.levels) {
+      lo = std::min(lo, g.gain);
+      hi = std::max(hi, g.gain);
+    }
+    if ((lo < 0 || hi > 1) && hi > lo)
+      for (auto& g : gains.levels) g.gain = (g.gain - lo) / (hi - lo);
+  }
+  double sum = 0.0, weight = 1.0;
+  for (int rel : rels) {
+    const double gain = gains.gainOf(rel);
+    if (gain != 0) sum += gain * weight;
+    weight *= p;
+  }
+  return (1.0 - p) * sum;
+}
+
+// rbp_resid: the RBP weight of the unjudged and unretrieved ranks (the most RBP could still
+// rise); 0 when every retrieved doc is judged, as trec_eval prints.
+double rbpResidual(const std::vector<int>& rels, double p) {
+  double sum = 0.0, weight = 1.0;
+  long unjudged = 0;
+  for (int rel : rels) {
+    if (rel < 0) {
+      ++unjudged;
+      sum += weight;
+    }
+    weight *= p;
+  }
+  return unjudged ? weight + (1.0 - p) * sum : 0.0;
 }
 
 class QueryEvaluator {
@@ -357,7 +544,7 @@ class QueryEvaluator {
         }
         case MeasureKind::Ndcg:
           if (!c.paramList.empty()) {
-            v = customGainNdcg(c.paramList, s);
+            v = customGainNdcg(GainTable(c.paramList, s.levels), s.rels);
             break;
           }
           [[fallthrough]];
@@ -410,6 +597,82 @@ class QueryEvaluator {
         case MeasureKind::NumNonrelJudgedRet:
           v = static_cast<double>(numRet - nonpool - unjudged - numRelRet);
           break;
+        case MeasureKind::Relstring: {
+          const long len = std::max(0L, std::min(static_cast<long>(c.param), numRet));
+          out.relstring.resize(static_cast<std::size_t>(len));
+          for (long i = 0; i < len; ++i) {
+            const int rel = s.rels[static_cast<std::size_t>(i)];
+            out.relstring[static_cast<std::size_t>(i)] =
+                rel > 9 ? '>' : rel >= 0 ? static_cast<char>('0' + rel) : rel == kNonPool ? '-' : rel == kUnjudged ? '.' : '<';
+          }
+          break;
+        }
+        case MeasureKind::InfAP: {
+          // Yilmaz & Aslam's inferred AP as trec_eval computes it: docs outside the pool are
+          // skipped, pooled-but-unjudged ones (negative grades) counted apart.
+          constexpr double kEpsilon = 0.00001;
+          long nonrel = 0, rel = 0, poolUnjudged = 0;
+          double sum = 0.0;
+          for (long j = 0; j < numRet; ++j) {
+            const int r = s.rels[static_cast<std::size_t>(j)];
+            if (r == kNonPool) continue;
+            if (r == kUnjudged) {
+              ++poolUnjudged;
+              continue;
+            }
+            if (r >= 0 && r < level) {
+              ++nonrel;
+              continue;
+            }
+            ++rel;
+            if (j == 0) {
+              sum += 1.0;
+            } else {
+              const double fj = static_cast<double>(j);
+              sum += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) *
+                                            (static_cast<double>(rel - 1 + nonrel + poolUnjudged) / fj) *
+                                            ((static_cast<double>(rel - 1) + kEpsilon) /
+                                             (static_cast<double>(rel - 1 + nonrel) + 2 * kEpsilon));
+            }
+          }
+          v = numRel ? sum / static_cast<double>(numRel) : sum;
+          break;
+        }
+        case MeasureKind::Utility: {
+          const auto& p = c.paramList;  // a * rel_ret + b * nonrel_ret + c * rel_nonret + d * nonrel_nonret
+          const double nr = static_cast<double>(numRelRet), ret = static_cast<double>(numRet),
+                       rel = static_cast<double>(numRel);
+          constexpr double kDocsInCollection = 0.0;  // trec_eval's -N, not given
+          v = p[0] * nr + p[1] * (ret - nr) + p[2] * (rel - nr) + p[3] * (kDocsInCollection + nr - ret - rel);
+          break;
+        }
+        case MeasureKind::BinG: {
+          double sum = 0.0;
+          for (std::size_t j = 0; j < s.relRanks.size(); ++j)
+            sum += 1.0 / std::log2(static_cast<double>(3 + s.relRanks[j] - static_cast<long>(j + 1)));
+          if (!s.relRanks.empty()) v = sum / static_cast<double>(numRel);
+          break;
+        }
+        case MeasureKind::G: v = gainG(GainTable(c.paramList, s.levels), s.rels); break;
+        case MeasureKind::NdcgRel: v = ndcgRel(GainTable(c.paramList, s.levels), s.rels); break;
+        case MeasureKind::Rndcg: v = rNdcg(GainTable(c.paramList, s.levels), s.rels, numRel); break;
+        case MeasureKind::Rbp: v = rankBiasedPrecision(GainTable(c.paramList, s.levels), s.rels, c.param); break;
+        case MeasureKind::RbpResid: v = rbpResidual(s.rels, c.param); break;
+        case MeasureKind::Unj: {
+          long unj = 0;
+          for (long j = 0; j < std::min(k, numRet); ++j) unj += s.rels[static_cast<std::size_t>(j)] < 0 ? 1 : 0;
+          v = static_cast<double>(unj) / static_cast<double>(k);
+          break;
+        }
+        case MeasureKind::RecipRankCut:
+          if (!s.relRanks.empty() && s.relRanks.front() < k) v = 1.0 / static_cast<double>(s.relRanks.front() + 1);
+          break;
+        case MeasureKind::Judged: {
+          long judged = 0;
+          for (long j = 0; j < std::min(k, numRet); ++j) judged += s.rels[static_cast<std::size_t>(j)] >= 0 ? 1 : 0;
+          v = static_cast<double>(judged) / static_cast<double>(k);
+          break;
+        }
       }
     }
   }
@@ -527,6 +790,40 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   std::atomic<std::size_t> done{0};
   std::atomic<bool> cancel{false};
   const QueryEvaluator evaluator(result.columns, settings);
+  // Columns with a relevance level of their own (ir_measures "P(rel=2)@10") are computed again at
+  // that level and written over the main pass's values.
+  struct LevelGroup {
+    EvalSettings settings;
+    std::vector<MeasureColumn> columns;
+    std::vector<std::size_t> at;  // index in result.columns
+  };
+  std::vector<LevelGroup> levelGroups;
+  for (std::size_t c = 0; c < result.columns.size(); ++c) {
+    const auto& level = result.columns[c].relevanceLevel;
+    if (!level) continue;
+    auto g = std::find_if(levelGroups.begin(), levelGroups.end(),
+                          [&](const LevelGroup& x) { return x.settings.relevanceLevel == *level; });
+    if (g == levelGroups.end()) {
+      levelGroups.push_back({settings, {}, {}});
+      g = levelGroups.end() - 1;
+      g->settings.relevanceLevel = *level;
+    }
+    g->columns.push_back(result.columns[c]);
+    g->at.push_back(c);
+  }
+  std::vector<QueryEvaluator> groupEvaluators;
+  groupEvaluators.reserve(levelGroups.size());
+  for (const auto& g : levelGroups) groupEvaluators.emplace_back(g.columns, g.settings);
+  auto evaluateQuery = [&](const QueryWork& w, QueryEval& out, Scratch& scratch, std::vector<DuplicateDoc>& dups) {
+    evaluator.run(w, out, scratch, dups);
+    if (levelGroups.empty()) return;
+    QueryEval other;
+    std::vector<DuplicateDoc> ignored;  // reported by the main pass already
+    for (std::size_t g = 0; g < levelGroups.size(); ++g) {
+      groupEvaluators[g].run(w, other, scratch, ignored);
+      for (std::size_t k = 0; k < levelGroups[g].at.size(); ++k) out.values[levelGroups[g].at[k]] = other.values[k];
+    }
+  };
 
   std::size_t entries = 0;
   for (const auto& w : work)
@@ -544,7 +841,7 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
       const std::size_t begin = next.fetch_add(kBatch);
       if (begin >= work.size()) break;
       const std::size_t end = std::min(work.size(), begin + kBatch);
-      for (std::size_t q = begin; q < end; ++q) evaluator.run(work[q], result.queries[q], scratch, localDups);
+      for (std::size_t q = begin; q < end; ++q) evaluateQuery(work[q], result.queries[q], scratch, localDups);
       const std::size_t d = done.fetch_add(end - begin) + (end - begin);
       if (reportProgress && progress && d - lastReport >= std::max<std::size_t>(1, work.size() / 100)) {
         lastReport = d;
@@ -584,7 +881,8 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
     const auto& c = result.columns[ci];
     double sum = 0.0;
     switch (c.aggregate) {
-      case Aggregate::Text: break;
+      case Aggregate::Text:
+      case Aggregate::None: break;
       case Aggregate::Count: result.all[ci] = n; break;
       case Aggregate::Sum:
         for (const auto& q : result.queries) sum += q.values[ci];
@@ -600,6 +898,20 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
         break;
     }
   }
+  if (settings.complete) {
+    // trec_eval -c: the summary num_rel counts every qrels line graded > 0, over all topics and
+    // whatever -l says (per-query num_rel follows -l).
+    std::size_t positive = 0;
+    if (qrels.positiveLines) {
+      positive = *qrels.positiveLines;
+    } else {
+      for (const auto& [qid, judgments] : qrels.byQuery)
+        for (const auto& j : judgments) positive += j.rel > 0 ? 1 : 0;
+    }
+    for (std::size_t ci = 0; ci < result.columns.size(); ++ci)
+      if (result.columns[ci].kind == MeasureKind::NumRel && !result.columns[ci].relevanceLevel)
+        result.all[ci] = static_cast<double>(positive);
+  }
   return result;
 }
 
@@ -611,11 +923,18 @@ std::string formatTrecEval(const EvalResult& result, bool perQuery) {
       for (std::size_t ci = 0; ci < result.columns.size(); ++ci) {
         const auto& c = result.columns[ci];
         if (!c.perQuery) continue;
+        if (c.kind == MeasureKind::Relstring) {
+          std::string name = c.name;
+          if (name.size() < 22) name.append(22 - name.size(), ' ');
+          out += name + "\t" + q.qid + "\t'" + q.relstring + "'\n";
+          continue;
+        }
         printLine(out, c.name, q.qid, c, q.values[ci]);
       }
   }
   for (std::size_t ci = 0; ci < result.columns.size(); ++ci) {
     const auto& c = result.columns[ci];
+    if (c.aggregate == Aggregate::None) continue;
     if (c.aggregate == Aggregate::Text) {
       std::string name = c.name;
       if (name.size() < 22) name.append(22 - name.size(), ' ');

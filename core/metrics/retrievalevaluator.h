@@ -15,7 +15,10 @@
 //   negative qrels values are "judged but unjudged" (as trec_eval: not relevant, not in bpref);
 // - queries are those of the qrels, in qid byte order; run queries without qrels are ignored;
 //   qrels queries missing from the run are skipped, or count as 0 with `complete` (-c);
-// - means are plain sums in qid order divided by the number of queries.
+// - means are plain sums in qid order divided by the number of queries; with -c the summary
+//   num_rel is trec_eval's: every qrels line with a grade > 0, whatever -l says;
+// - rbp follows Moffat & Zobel (p = 0.8 unless rbp.p=... is given), not trec_eval 10's build-
+//   dependent value (it reads uninitialised variables).
 // A docno retrieved twice for one query (after the depth cut) is an input error.
 
 #include <cstdint>
@@ -46,6 +49,7 @@ struct QueryEval {
   long numRelRet = 0;
   long numJudgedRet = 0;  // retrieved docs with a qrels judgment >= 0
   bool inRun = true;      // false: absent from the run, counted as 0 (complete mode)
+  std::string relstring;  // the relstring column's text (trec_eval prints it per query only)
 };
 
 struct EvalResult {
