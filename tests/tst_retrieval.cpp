@@ -108,6 +108,11 @@ class TstRetrieval : public QObject {
   void trecEvalOutputs_data();
   void trecEvalOutputs();
   void measureParsing();
+  void irMeasuresNames_data();
+  void irMeasuresNames();
+  void completeWithLevelNumRel();
+  void emptyRunIsAnError();
+  void duplicateDiagnosticsBounded();
   void tieBreakingAndDepth();
   void duplicateRunDocno();
   void skippedAndCompleteQueries();
@@ -255,6 +260,162 @@ void TstRetrieval::measureParsing() {
   QVERIFY(!resolveMeasures(parseMeasureArgs({"P.0"}).value).ok());
   QVERIFY(!resolveMeasures(parseMeasureArgs({"P.5,5"}).value).ok());
   QVERIFY(!parseMeasureArgs({"P."}).ok());
+}
+
+// ir_measures names, each against the trec_eval measure it stands for and trec_eval's own printed
+// value for that measure (out.test.a, out.test.aql: -l 2), or the identity that defines it.
+void TstRetrieval::irMeasuresNames_data() {
+  QTest::addColumn<QString>("alias");
+  QTest::addColumn<QString>("column");    // the column it yields
+  QTest::addColumn<QString>("expected");  // trec_eval's line: file and measure
+  QTest::addColumn<int>("level");
+  QTest::newRow("nDCG@10") << "nDCG@10" << "ndcg_cut_10" << "out.test.a ndcg_cut_10" << 1;
+  QTest::newRow("nDCG") << "nDCG" << "ndcg" << "out.test.a ndcg" << 1;
+  QTest::newRow("nDCG(dcg=log2)@10") << "nDCG(dcg=log2)@10" << "ndcg_cut_10" << "out.test.a ndcg_cut_10" << 1;
+  QTest::newRow("P@5") << "P@5" << "P_5" << "out.test.a P_5" << 1;
+  QTest::newRow("R@100") << "R@100" << "recall_100" << "out.test.a recall_100" << 1;
+  QTest::newRow("AP") << "AP" << "map" << "out.test.a map" << 1;
+  QTest::newRow("AP@100") << "AP@100" << "map_cut_100" << "out.test.a map_cut_100" << 1;
+  QTest::newRow("RR") << "RR" << "recip_rank" << "out.test.a recip_rank" << 1;
+  QTest::newRow("Success@5") << "Success@5" << "success_5" << "out.test.a success_5" << 1;
+  QTest::newRow("Rprec") << "Rprec" << "Rprec" << "out.test.a Rprec" << 1;
+  QTest::newRow("Bpref") << "Bpref" << "bpref" << "out.test.a bpref" << 1;
+  QTest::newRow("infAP") << "infAP" << "infAP" << "out.test.a infAP" << 1;
+  QTest::newRow("NumRet") << "NumRet" << "num_ret" << "out.test.a num_ret" << 1;
+  QTest::newRow("NumRelRet") << "NumRelRet" << "num_rel_ret" << "out.test.a num_rel_ret" << 1;
+  QTest::newRow("SetP") << "SetP" << "set_P" << "out.test.a set_P" << 1;
+  QTest::newRow("SetR") << "SetR" << "set_recall" << "out.test.a set_recall" << 1;
+  QTest::newRow("SetF") << "SetF" << "set_F" << "out.test.a set_F" << 1;
+  QTest::newRow("IPrec@0.5") << "IPrec@0.5" << "iprec_at_recall_0.50" << "out.test.a iprec_at_recall_0.50" << 1;
+  QTest::newRow("RBP(p=0.9)") << "RBP(p=0.9)" << "rbp_p=0.9" << "out.test.a rbp" << 1;
+  // A relevance level of its own: trec_eval's P_10 under -l 2 (qrels.rel_level, out.test.aql).
+  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10" << "P(rel=2)@10" << "out.test.aql P_10" << 1;
+  QTest::newRow("AP(rel=2)") << "AP(rel=2)" << "AP(rel=2)" << "out.test.aql map" << 1;
+  // Not trec_eval columns, checked by identity: Judged@10 = 1 - unj_10 (every query here retrieves
+  // more than 10 docs), RR@10 = recip_rank with the ranking cut at 10.
+  QTest::newRow("Judged@10") << "Judged@10" << "Judged@10" << "1-unj_10" << 1;
+  QTest::newRow("RR@10") << "RR@10" << "RR@10" << "-M10 recip_rank" << 1;
+}
+
+void TstRetrieval::irMeasuresNames() {
+  QFETCH(QString, alias);
+  QFETCH(QString, column);
+  QFETCH(QString, expected);
+  QFETCH(int, level);
+  RAGSCOPE_REQUIRE_DATA("trec_eval/test/out.test.aql");
+  const bool graded = expected.startsWith("out.test.aql");
+  auto q = loadQrels(graded ? "trec_eval/test/qrels.rel_level" : "trec_eval/test/qrels.test");
+  auto r = loadRun("trec_eval/test/results.test");
+  QVERIFY(q.report.ok() && r.report.ok());
+  EvalSettings s;
+  s.relevanceLevel = level;
+  auto parsed = parseMeasureArgs({alias.toStdString()});
+  QVERIFY2(parsed.ok(), parsed.error.c_str());
+  s.measures = parsed.value;
+  const auto result = evaluate(q.value, r.value, s);
+  QVERIFY(result.ok());
+  QVERIFY2(result.columnIndex(column.toStdString()), qPrintable(column));
+  const double got = result.mean(column.toStdString());
+  if (expected == "1-unj_10" || expected == "-M10 recip_rank") {
+    EvalSettings t;
+    const bool unj = expected == "1-unj_10";
+    t.measures = parseMeasureArgs({unj ? "unj.10" : "recip_rank"}).value;
+    if (!unj) t.maxDepth = 10;
+    const auto other = evaluate(q.value, r.value, t);
+    for (const auto& qe : result.queries) {
+      const double want = other.query(qe.qid)->values[*other.columnIndex(unj ? "unj_10" : "recip_rank")];
+      QCOMPARE(qe.values[*result.columnIndex(column.toStdString())], unj ? 1.0 - want : want);
+    }
+    return;
+  }
+  const auto space = expected.indexOf(' ');
+  const auto want = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/" + expected.left(space).toStdString())));
+  const auto it = want.find({expected.mid(space + 1).toStdString(), "all"});
+  QVERIFY(it != want.end());
+  const auto col = result.columns[*result.columnIndex(column.toStdString())];
+  QCOMPARE(QString::fromStdString(col.integer ? std::to_string(static_cast<long>(got)) : f4(got)),
+           QString::fromStdString(it->second));
+}
+
+// trec_eval -c -l 2 by hand: qrels lines graded > 0 are a 2, b 1 (q1), d 2, e 3 (q2), f 1 (q3), so
+// the summary num_rel is 5 whatever -l says; per query -l 2 counts q1 1, q2 2, q3 0. map: q1 has
+// its one relevant doc first (1), q2 one of two first (0.5), q3 is not in the run (0): 0.5.
+void TstRetrieval::completeWithLevelNumRel() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "qrels", {"q1 0 a 2", "q1 0 b 1", "q1 0 c 0", "q2 0 d 2", "q2 0 e 3", "q3 0 f 1", "q3 0 g 0"});
+  writeLines(base / "run", {"q1 Q0 a 1 3 r", "q1 Q0 b 2 2 r", "q1 Q0 x 3 1 r", "q2 Q0 e 1 5 r", "q2 Q0 y 2 4 r"});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  auto run = readTrecRun(base / "run", {});
+  QVERIFY(qrels.report.ok() && run.report.ok());
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"num_rel", "num_rel_ret", "map"}).value;
+  s.relevanceLevel = 2;
+  s.complete = true;
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  QCOMPARE(r.mean("num_rel"), 5.0);
+  QCOMPARE(r.query("q1")->values[*r.columnIndex("num_rel")], 1.0);
+  QCOMPARE(r.query("q2")->values[*r.columnIndex("num_rel")], 2.0);
+  QCOMPARE(r.query("q3")->values[*r.columnIndex("num_rel")], 0.0);
+  QCOMPARE(r.mean("num_rel_ret"), 2.0);
+  QCOMPARE(r.mean("map"), 0.5);
+  // Without -c: the sum over the evaluated queries (q1, q2), as trec_eval.
+  s.complete = false;
+  QCOMPARE(evaluate(qrels.value, run.value, s).mean("num_rel"), 3.0);
+  // A repeated judgment still counts (trec_eval counts qrels lines): skipped as a duplicate here.
+  writeLines(base / "qrels2", {"q1 0 a 2", "q1 0 a 2", "q2 0 d 2", "q3 0 f 1"});
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  auto dup = readTrecQrels(base / "qrels2", skip);
+  s.complete = true;
+  QCOMPARE(evaluate(dup.value, run.value, s).mean("num_rel"), 4.0);
+  // The CLI prints it.
+  const CliRun cli = runCli({"eval", "-c", "-l2", "-m", "num_rel", QString::fromStdString((base / "qrels").string()),
+                             QString::fromStdString((base / "run").string())});
+  QCOMPARE(cli.exitCode, 0);
+  QVERIFY2(cli.out.contains("num_rel               \tall\t5\n"), cli.out.constData());
+}
+
+// trec_eval refuses a run with no result lines; so does ragscope, naming the file.
+void TstRetrieval::emptyRunIsAnError() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "qrels", {"q1 0 a 1"});
+  writeLines(base / "empty", {});
+  writeLines(base / "comments", {"# a comment", "", "   ", "# another"});
+  for (const char* name : {"empty", "comments"}) {
+    auto run = readTrecRun(base / name, {});
+    QVERIFY(!run.report.ok());
+    QVERIFY(!run.report.diagnostics.empty());
+    QVERIFY(QString::fromStdString(run.report.diagnostics.front().problem).contains("no result lines"));
+    const CliRun cli = runCli({"eval", QString::fromStdString((base / "qrels").string()),
+                               QString::fromStdString((base / name).string())});
+    QCOMPARE(cli.exitCode, 2);
+    QVERIFY(cli.out.isEmpty());
+    QVERIFY2(cli.err.contains(name) && cli.err.contains("no result lines"), qPrintable(cli.err));
+  }
+}
+
+// A run of many copies of itself: every repeat is an error, the first 100 named, the rest counted.
+void TstRetrieval::duplicateDiagnosticsBounded() {
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  std::vector<std::string> lines;
+  for (int copy = 0; copy < 30; ++copy)
+    for (int d = 0; d < 20; ++d) lines.push_back("q" + std::to_string(d % 3) + " Q0 d" + std::to_string(d) + " 1 " + std::to_string(d) + " r");
+  writeLines(base / "run", lines);
+  writeLines(base / "qrels", {"q0 0 d0 1", "q1 0 d1 1", "q2 0 d2 1"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  EvalSettings s;
+  s.threads = 2;
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(!r.ok());
+  QCOMPARE(r.diagnostics.size(), std::size_t{101});
+  // The first ones by line: copy 2 starts at line 21.
+  QCOMPARE(r.diagnostics.front().line, 21ull);
+  QVERIFY(QString::fromStdString(r.diagnostics.back().problem).contains(QString("... and %1 more").arg(29 * 20 - 100)));
 }
 
 void TstRetrieval::tieBreakingAndDepth() {

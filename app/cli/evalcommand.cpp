@@ -26,7 +26,7 @@ using namespace ragscope::core;
 
 constexpr const char* kEvalHelp = R"(usage: ragscope-cli eval [options] QRELS RUN... [--format trec|csv|json]
 
-trec_eval-exact retrieval evaluation (trec_eval 9 conventions). Options may be glued to their
+trec_eval-exact retrieval evaluation (trec_eval 10's measures and conventions). Options may be glued to their
 values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (-qc).
 
   -q                 also print each query's values (per-query blocks, then `all`)
@@ -34,12 +34,19 @@ values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (
                      by the number of qrels queries (default: such queries are skipped)
   -l LEVEL           minimum qrels grade counted relevant (default 1; NDCG ignores it)
   -M DEPTH           evaluate only the top DEPTH documents of each ranking (after sorting)
-  -m MEASURE[.P,..]  measure to compute, repeatable: map, P.5,10, ndcg_cut.10, success.1,5,
-                     recall, Rprec, bpref, recip_rank, iprec_at_recall, gm_map, ndcg, map_cut,
-                     relative_P, Rprec_mult, 11pt_avg, gm_bpref, set_P, set_recall,
-                     set_relative_P, set_map, set_F, num_q, num_ret, num_rel, num_rel_ret,
-                     num_nonrel_judged_ret; nicknames official (default), all_trec, set
-  -n                 no summary (`all`) lines in trec format
+  -m MEASURE[.P,..]  measure to compute, repeatable; any of trec_eval 10's all_trec measures:
+                     runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank
+                     iprec_at_recall P relstring recall infAP gm_bpref Rprec_mult utility
+                     11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P success
+                     set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp
+                     rbp_resid unj, with parameters as trec_eval takes them (P.5,10,
+                     ndcg.1=3,2=9, utility.2,-1,0,0, relstring.20, rbp.p=0.9); nicknames
+                     official (default), all_trec, set. relstring prints with -q only.
+                     rbp is Moffat & Zobel's rank-biased precision with p = 0.8 unless rbp.p=P
+                     is given (trec_eval 10 reads uninitialised variables there; its own test
+                     outputs are this definition at p = 0.9); rbp_resid uses rbp's p.
+                     ir_measures names are accepted too (quote the parentheses):
+@IRMEASURES@  -n                 no summary (`all`) lines in trec format
   --doc-level        document level (chunked corpora): a chunk id file#page#n counts as its
                      document (first occurrence); prints AP (trec_eval), AP over retrieved
                      relevant, P and recall (-m is not used). QRELS: document-level qrels, or a
@@ -65,6 +72,15 @@ depth) is an input error, as `dataset info` reports it. Rankings are sorted by s
 with ties broken by docno descending; the rank column is ignored. Exit codes: 0 ok, 1 nothing to
 evaluate, 2 usage or input errors (messages on stderr as file:line: field: problem).
 )";
+
+// The help text with the ir_measures names filled in from the one table that parses them.
+std::string evalHelp() {
+  std::string help = kEvalHelp;
+  std::string names;
+  for (const auto& line : irMeasuresAliasText()) names += "                       " + line + "\n";
+  help.replace(help.find("@IRMEASURES@"), 12, names.substr(0, names.size() - 1));
+  return help;
+}
 
 // Bounds of the numeric options: --B beyond this would exhaust memory (the CI keeps B means per
 // measure), and a relevance level or depth beyond these means nothing.
@@ -208,11 +224,11 @@ int evalCommand(const Args& args) {
   bool help = false;
   const std::string error = parseArgs(args, o, help);
   if (help) {
-    std::cout << kEvalHelp;
+    std::cout << evalHelp();
     return 0;
   }
   if (!error.empty()) {
-    std::cerr << "ragscope-cli eval: " << error << "\n\n" << kEvalHelp;
+    std::cerr << "ragscope-cli eval: " << error << "\n\n" << evalHelp();
     return 2;
   }
   auto measures = parseMeasureArgs(o.measureArgs);
@@ -285,7 +301,7 @@ int evalCommand(const Args& args) {
   const auto& columns = results.front().columns;
   std::vector<std::size_t> shown;
   for (std::size_t i = 0; i < columns.size(); ++i)
-    if (columns[i].kind != MeasureKind::Runid) shown.push_back(i);
+    if (columns[i].numeric()) shown.push_back(i);  // relstring is trec format's only
   const std::vector<std::string> labels = stats::runLabels(results);
   stats::BootstrapOptions bootstrap;  // seed 42, 95 % percentile, as the GUI's summary
   bootstrap.resamples = o.ciResamples;

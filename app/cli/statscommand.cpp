@@ -321,7 +321,7 @@ class Inputs {
     if (!r.ok()) return std::nullopt;
     MeasureTable table;
     for (std::size_t c = 0; c < r.columns.size(); ++c) {
-      if (!r.columns[c].perQuery) continue;
+      if (!r.columns[c].perQuery || !r.columns[c].numeric()) continue;
       QueryValues& qv = table[r.columns[c].name];
       for (const auto& q : r.queries) qv.emplace(q.qid, q.values[c]);
     }

@@ -16,10 +16,13 @@ void LoadReport::add(Diagnostic d, std::size_t maxStored) {
     ++errors;
   else
     ++warnings;
-  if (diagnostics.size() < maxStored)
+  std::size_t& ofKind = storedPerKind[{static_cast<int>(d.severity), d.field}];
+  if (diagnostics.size() < maxStored && ofKind < kStoredPerKind) {
+    ++ofKind;
     diagnostics.push_back(std::move(d));
-  else
+  } else {
     ++unstoredDiagnostics;
+  }
 }
 
 bool LoadReport::tooManyErrors(const LoadOptions& options, const std::string& file,
@@ -36,10 +39,13 @@ bool LoadReport::tooManyErrors(const LoadOptions& options, const std::string& fi
 
 void LoadReport::merge(const LoadReport& other, std::size_t maxStored) {
   for (const auto& d : other.diagnostics) {
-    if (diagnostics.size() < maxStored)
+    std::size_t& ofKind = storedPerKind[{static_cast<int>(d.severity), d.field}];
+    if (diagnostics.size() < maxStored && ofKind < kStoredPerKind) {
+      ++ofKind;
       diagnostics.push_back(d);
-    else
+    } else {
       ++unstoredDiagnostics;
+    }
   }
   records += other.records;
   skipped += other.skipped;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,11 @@ struct LoadReport {
   std::uint64_t skipped = 0;      // bad records skipped (OnError::Skip)
   std::uint64_t warnings = 0;
   std::uint64_t errors = 0;
-  std::uint64_t unstoredDiagnostics = 0;  // over maxStoredDiagnostics
+  std::uint64_t unstoredDiagnostics = 0;  // over maxStoredDiagnostics, or over kStoredPerKind
+  // Diagnostics of one kind (severity and field) past this many are counted, not stored: a 1 GB
+  // file with the same problem on every line must not hold a string per line.
+  static constexpr std::size_t kStoredPerKind = 100;
+  std::map<std::pair<int, std::string>, std::size_t> storedPerKind;
   bool stopped = false;    // stopped at the first error (OnError::Stop)
   bool cancelled = false;  // progress callback asked to stop
 

@@ -404,6 +404,12 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   std::fclose(fp);
   run.arena->absorb(std::move(helperArena));
   if (run.tag.empty()) run.tag = path.filename().string();
+  if (report.records == 0 && !report.hasErrors() && report.ok()) {
+    // trec_eval refuses such a file; evaluating it would print zeros for every query.
+    report.add({Severity::Error, file, 0, "", "no result lines: the file is empty or holds only comments and blank lines"},
+               options.maxStoredDiagnostics);
+    report.stopped = true;
+  }
   return result;
 }
 

@@ -50,7 +50,7 @@ void evaluateInto(const Qrels& qrels, const Run& run, const std::vector<MeasureR
     const EvalResult result = evaluate(qrels, run, settings);
     for (std::size_t c = 0; c < result.columns.size(); ++c) {
       const auto& col = result.columns[c];
-      if (!col.perQuery || col.kind == MeasureKind::Runid || col.kind == MeasureKind::NumQ) continue;
+      if (!col.perQuery || !col.numeric() || col.kind == MeasureKind::NumQ) continue;
       MethodScores scores{method, col.name, {}, {}};
       for (const auto& q : result.queries) scores.perQuery[q.qid] = q.values[c];
       if (scores.perQuery.empty()) scores.note = "no judged query was retrieved";

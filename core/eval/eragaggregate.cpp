@@ -274,7 +274,7 @@ EragAggregate aggregateErag(const std::vector<EragQueryLabels>& queries,
       }
       for (std::size_t c = 0; c < result.columns.size(); ++c) {
         const auto& col = result.columns[c];
-        if (!col.perQuery || col.kind == MeasureKind::Runid || col.kind == MeasureKind::NumQ) continue;
+        if (!col.perQuery || !col.numeric() || col.kind == MeasureKind::NumQ) continue;
         std::vector<double>* column = addColumn(col.name);
         if (!column) continue;
         for (std::size_t qi = 0; qi < queries.size(); ++qi) {

@@ -365,7 +365,7 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   std::vector<std::string> notMeans;
   for (std::size_t c = 0; c < result.columns.size(); ++c) {
     const auto& column = result.columns[c];
-    if (column.name == "runid" || column.name == "num_q") continue;
+    if (!column.numeric() || column.name == "num_q") continue;
     std::vector<double> values;
     for (const auto& q : result.queries)
       if (c < q.values.size()) values.push_back(q.values[c]);
@@ -393,7 +393,7 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   for (const auto& q : result.queries)
     for (std::size_t c = 0; c < result.columns.size() && c < q.values.size(); ++c) {
       const auto& name = result.columns[c].name;
-      if (name == "runid" || name == "num_q") continue;
+      if (!result.columns[c].numeric() || name == "num_q") continue;
       run.values.push_back({q.qid, name, finite(q.values[c]), "scored"});
     }
   if (!result.skippedQueries.empty())

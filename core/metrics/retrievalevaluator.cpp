@@ -112,6 +112,34 @@ struct DuplicateDoc {
 
 inline double safeDiv(double a, double b) { return b != 0.0 ? a / b : 0.0; }
 
+// A run made of many copies of itself repeats every docno: only the first few repeats (by line)
+// are kept to be named, the rest are counted.
+constexpr std::size_t kListedDuplicates = 100;
+
+// The repeats found, the first kListedDuplicates by line kept, the others counted.
+struct DuplicateList {
+  std::vector<DuplicateDoc> kept;
+  std::size_t dropped = 0;
+
+  void add(DuplicateDoc d) {
+    kept.push_back(std::move(d));
+    if (kept.size() >= 2 * kListedDuplicates) trim();
+  }
+  void absorb(DuplicateList&& other) {
+    dropped += other.dropped;
+    for (auto& d : other.kept) add(std::move(d));
+    trim();
+  }
+  void trim() {
+    std::sort(kept.begin(), kept.end(), [](const DuplicateDoc& a, const DuplicateDoc& b) {
+      return a.secondLine != b.secondLine ? a.secondLine < b.secondLine : a.qid < b.qid;
+    });
+    if (kept.size() <= kListedDuplicates) return;
+    dropped += kept.size() - kListedDuplicates;
+    kept.resize(kListedDuplicates);
+  }
+};
+
 // Interpolated precision at recall cutoffs, iprec_at_recall / 11pt_avg style. `cutoffs` are
 // numbers of relevant docs; `visit(index, value)` is called from the last cutoff to the first,
 // in trec_eval's order (11pt_avg sums in that order).
@@ -380,7 +408,7 @@ class QueryEvaluator {
   QueryEvaluator(const std::vector<MeasureColumn>& columns, const EvalSettings& settings)
       : m_columns(columns), m_settings(settings) {}
 
-  void run(const QueryWork& work, QueryEval& out, Scratch& s, std::vector<DuplicateDoc>& dups) const {
+  void run(const QueryWork& work, QueryEval& out, Scratch& s, DuplicateList& dups) const {
     out.qid = *work.qid;
     out.inRun = work.ranking != nullptr;
     out.values.assign(m_columns.size(), 0.0);
@@ -409,7 +437,12 @@ class QueryEvaluator {
       const auto& entries = work.ranking->entries;
       s.order.reserve(entries.size());
       for (const auto& e : entries) s.order.push_back(&e);
-      auto before = [](const RunEntry* a, const RunEntry* b) { return trecRanksBefore(*a, *b); };
+      // Equal score and docno is a repeat (an input error): file order among those, so the
+      // repeat named is the later line.
+      auto before = [](const RunEntry* a, const RunEntry* b) {
+        if (trecRanksBefore(*a, *b)) return true;
+        return !trecRanksBefore(*b, *a) && a->line < b->line;
+      };
       if (!std::is_sorted(s.order.begin(), s.order.end(), before))
         std::sort(s.order.begin(), s.order.end(), before);
       if (m_settings.maxDepth && s.order.size() > *m_settings.maxDepth) s.order.resize(*m_settings.maxDepth);
@@ -428,7 +461,8 @@ class QueryEvaluator {
       const std::string_view doc = e.docId();
       const long prev = s.seen.findOrInsert(h, i, [&](std::uint32_t k) { return s.order[k]->docId() == doc; });
       if (prev >= 0)
-        dups.push_back({out.qid, std::string(doc), s.order[static_cast<std::size_t>(prev)]->line, e.line});
+        dups.add({out.qid, std::string(doc), std::min(s.order[static_cast<std::size_t>(prev)]->line, e.line),
+                  std::max(s.order[static_cast<std::size_t>(prev)]->line, e.line)});
       const long jk = s.judged.find(h, [&](std::uint32_t k) { return judgments[k].docId == doc; });
       int rel;
       if (jk < 0) {
@@ -784,7 +818,7 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   std::sort(result.ignoredRunQueries.begin(), result.ignoredRunQueries.end());
 
   result.queries.resize(work.size());
-  std::vector<DuplicateDoc> duplicates;
+  DuplicateList duplicates;
   std::mutex dupMutex;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
@@ -814,11 +848,11 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   std::vector<QueryEvaluator> groupEvaluators;
   groupEvaluators.reserve(levelGroups.size());
   for (const auto& g : levelGroups) groupEvaluators.emplace_back(g.columns, g.settings);
-  auto evaluateQuery = [&](const QueryWork& w, QueryEval& out, Scratch& scratch, std::vector<DuplicateDoc>& dups) {
+  auto evaluateQuery = [&](const QueryWork& w, QueryEval& out, Scratch& scratch, DuplicateList& dups) {
     evaluator.run(w, out, scratch, dups);
     if (levelGroups.empty()) return;
     QueryEval other;
-    std::vector<DuplicateDoc> ignored;  // reported by the main pass already
+    DuplicateList ignored;  // reported by the main pass already
     for (std::size_t g = 0; g < levelGroups.size(); ++g) {
       groupEvaluators[g].run(w, other, scratch, ignored);
       for (std::size_t k = 0; k < levelGroups[g].at.size(); ++k) out.values[levelGroups[g].at[k]] = other.values[k];
@@ -834,7 +868,7 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
 
   auto worker = [&](bool reportProgress) {
     Scratch scratch;
-    std::vector<DuplicateDoc> localDups;
+    DuplicateList localDups;
     std::size_t lastReport = 0;
     for (;;) {
       if (cancel.load(std::memory_order_relaxed)) break;
@@ -849,7 +883,7 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
       }
     }
     std::lock_guard lock(dupMutex);
-    duplicates.insert(duplicates.end(), localDups.begin(), localDups.end());
+    duplicates.absorb(std::move(localDups));
   };
   std::vector<std::thread> helpers;
   for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(worker, false);
@@ -861,13 +895,15 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   }
   if (progress) progress(work.size(), work.size());
 
-  std::sort(duplicates.begin(), duplicates.end(), [](const DuplicateDoc& a, const DuplicateDoc& b) {
-    return a.secondLine != b.secondLine ? a.secondLine < b.secondLine : a.qid < b.qid;
-  });
-  for (const auto& d : duplicates)
+  for (const auto& d : duplicates.kept)
     result.diagnostics.push_back({Severity::Error, runFile, d.secondLine, "docno",
                                   "'" + d.docno + "' retrieved twice for query '" + d.qid + "' (lines " +
                                       std::to_string(d.firstLine) + " and " + std::to_string(d.secondLine) + ")"});
+  if (duplicates.dropped)
+    result.diagnostics.push_back({Severity::Error, runFile, 0, "docno",
+                                  "... and " + std::to_string(duplicates.dropped) +
+                                      " more docnos retrieved twice for a query (only the first " +
+                                      std::to_string(kListedDuplicates) + " are listed)"});
 
   result.numQueries = result.queries.size();
   if (result.numQueries == 0)
@@ -956,6 +992,10 @@ std::vector<std::string> conventionsText(const EvalSettings& settings) {
                     ? "Qrels queries absent from the run count as 0 (trec_eval -c); means divide by all qrels queries."
                     : "Qrels queries absent from the run are skipped (trec_eval 9 default); run queries without qrels are ignored.");
   out.push_back("Means are plain sums in query-id byte order divided by the number of queries.");
+  if (settings.complete)
+    out.push_back("The summary num_rel counts every qrels line graded > 0 over all topics, whatever the relevance level (trec_eval -c).");
+  out.push_back("rbp is Moffat & Zobel's rank-biased precision with persistence p = 0.8 unless rbp.p=... is given; "
+                "trec_eval 10's own rbp reads uninitialised variables, and its test outputs equal this definition at p = 0.9.");
   return out;
 }
 

@@ -39,7 +39,7 @@ void EvalSummaryModel::setResults(const std::vector<core::EvalResult>* results) 
     std::vector<bool> withInterval;
     for (const auto& r : *results)
       for (const auto& c : r.columns) {
-        if (c.kind == core::MeasureKind::Runid) continue;
+        if (!c.numeric()) continue;
         auto it = std::find(m_measures.begin(), m_measures.end(), c.name);
         if (it == m_measures.end()) {
           m_measures.push_back(c.name);

@@ -18,7 +18,7 @@ void PerQueryEvalModel::setResult(const core::EvalResult* result) {
     for (std::size_t i = 0; i < result->columns.size(); ++i) {
       const auto& c = result->columns[i];
       // The count columns already lead the table; runid and num_q have no per-query value.
-      if (!c.perQuery || c.kind == core::MeasureKind::Runid || c.kind == core::MeasureKind::NumQ ||
+      if (!c.perQuery || !c.numeric() || c.kind == core::MeasureKind::NumQ ||
           c.kind == core::MeasureKind::NumRet || c.kind == core::MeasureKind::NumRel ||
           c.kind == core::MeasureKind::NumRelRet)
         continue;
