@@ -1104,7 +1104,7 @@ void TestRetrievers::cliDocLevelDocugami() {
     if (gold.empty()) continue;
     std::vector<std::string> chunks;
     if (const Ranking* ranking = run.value.find(query.id)) {
-      std::vector<RunEntry> entries = ranking->entries;
+      std::vector<RunEntry> entries(ranking->entries.begin(), ranking->entries.end());
       std::sort(entries.begin(), entries.end(), trecRanksBefore);
       for (const auto& e : entries) chunks.emplace_back(e.docId());
     }

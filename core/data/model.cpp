@@ -57,14 +57,29 @@ std::map<int, std::size_t> Qrels::gradeCounts() const {
   return counts;
 }
 
+void StringArena::addBlock(std::size_t size) {
+  Block b;
+  if (size >= (std::size_t{2} << 20))
+    b.region = HugeRegion(size);
+  else
+    b.heap.reset(new char[size]);  // not make_unique: zero-filling would touch every page
+  m_blockSize = b.heap ? size : b.region.size();
+  m_blocks.push_back(std::move(b));
+  m_offset = 0;
+}
+
+void StringArena::reserve(std::size_t bytes) {
+  if (!m_blocks.empty() && m_blockSize - m_offset >= bytes) return;
+  addBlock(std::max<std::size_t>(bytes, 64));
+}
+
 std::string_view StringArena::store(std::string_view s) {
   if (m_blocks.empty() || m_offset + s.size() > m_blockSize) {
-    // Blocks grow to 1 MiB; an oversized string gets a block of its own.
-    m_blockSize = std::max<std::size_t>(std::size_t{1} << 20, s.size());
-    m_blocks.push_back(std::make_unique<char[]>(m_blockSize));
-    m_offset = 0;
+    // Blocks double from 64 KiB to 8 MiB; an oversized string gets a block of its own.
+    const std::size_t next = m_blocks.empty() ? std::size_t{64} << 10 : std::min(m_blockSize * 2, std::size_t{8} << 20);
+    addBlock(std::max(next, s.size()));
   }
-  char* dst = m_blocks.back().get() + m_offset;
+  char* dst = m_blocks.back().data() + m_offset;
   if (!s.empty()) std::memcpy(dst, s.data(), s.size());
   m_offset += s.size();
   m_used += s.size();

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/data/bulkmemory.h"
+
 namespace ragscope::core {
 
 // Where a gold output's evidence lives (KILT provenance, Docugami SOURCE(S) line, BEIR qrels).
@@ -101,32 +103,48 @@ struct RunEntry {
   std::string_view docId() const { return {doc, docLen}; }
 };
 
+// A run file's entries live in its Run's BulkPool (huge pages, one allocation per ranking);
+// rankings built elsewhere use the ordinary heap (a default PoolAllocator).
+using RunEntries = std::vector<RunEntry, PoolAllocator<RunEntry>>;
+
 struct Ranking {
   std::string queryId;
-  std::vector<RunEntry> entries;  // in file order; evaluators sort by trec_eval's rule
+  RunEntries entries;  // in file order; evaluators sort by trec_eval's rule
 };
 
-// Append-only storage for docno bytes; pointers stay valid for the arena's life.
+// Append-only storage for docno bytes; pointers stay valid for the arena's life. Blocks grow
+// from 64 KiB; big ones are huge-page regions (see bulkmemory.h).
 class StringArena {
  public:
   std::string_view store(std::string_view s);
   std::size_t bytes() const { return m_used; }
+  // The next block holds at least this many bytes (a parser that knows its input size asks for
+  // it once; untouched bytes of a reserved region cost no memory).
+  void reserve(std::size_t bytes);
   // Takes over another arena's blocks (views into them stay valid): lets parser threads fill
   // their own arenas and hand the bytes to one Run without copying.
   void absorb(StringArena&& other);
 
  private:
-  std::vector<std::unique_ptr<char[]>> m_blocks;
+  struct Block {
+    std::unique_ptr<char[]> heap;
+    HugeRegion region;
+    char* data() const { return heap ? heap.get() : region.data(); }
+  };
+  void addBlock(std::size_t size);
+  std::vector<Block> m_blocks;
   std::size_t m_blockSize = 0;
   std::size_t m_offset = 0;
   std::size_t m_used = 0;
 };
 
 struct Run {
+  // Declared first, destroyed last: the rankings' entries and docnos point into these.
+  std::shared_ptr<BulkPool> pool = std::make_shared<BulkPool>();
+  std::shared_ptr<StringArena> arena = std::make_shared<StringArena>();
   std::string tag;     // run tag column (the first one seen), or the file name
   std::string source;  // file path
   std::vector<Ranking> rankings;  // one per query id, in order of first appearance
-  std::shared_ptr<StringArena> arena = std::make_shared<StringArena>();
 
   std::size_t entryCount() const;
   const Ranking* find(std::string_view queryId) const;

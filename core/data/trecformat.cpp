@@ -2,16 +2,24 @@
 // behaviour: whitespace-separated fields, `#` lines and blank lines skipped, run fields after the
 // sixth ignored (with a warning here), qrels `rel` read as an integer (`2.7` -> 2, as atol does).
 //
-// Runs can be hundreds of MB (7M lines), so the run reader reads big blocks (not the whole file,
-// which would double the peak memory), cuts each block at a newline near its middle and parses
-// the two halves on two threads. Each half keeps its docnos in its own arena and its entries in
-// per-query segments; the halves are then appended in file order, so rankings keep file order.
+// Runs can be hundreds of MB (7M lines). A regular file is cut into 8 MiB chunks parsed on all
+// cores in two passes (see readRunFile): the first counts lines per qid, so that each ranking is
+// allocated once at its exact size in the run's huge-page pool, the second writes every entry
+// straight into its place. Standard input is read in blocks whose two halves are parsed on two
+// threads and appended in file order.
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -58,30 +66,31 @@ struct LocalDiag {
   std::string problem;
 };
 
-struct Segment {
-  std::string_view qid;  // view into the block buffer (valid until the block is merged)
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-
-struct ChunkResult {
-  std::vector<RunEntry> entries;
-  std::vector<Segment> segments;
+// What parsing a chunk found besides its entries. Diagnostics past kStoredPerKind of one kind
+// (severity and field) are only counted: a file with the same warning on every line stays small.
+struct ChunkStats {
   std::vector<LocalDiag> diags;
+  std::map<std::pair<int, const char*>, std::size_t> perKind;
+  std::uint64_t unstoredErrors = 0;
+  std::uint64_t unstoredWarnings = 0;
   std::uint64_t lines = 0;  // newlines consumed (== lines, the chunk always ends on a line end)
   std::uint64_t skipped = 0;
   std::uint64_t records = 0;
   bool stopped = false;
-  std::string_view firstTag;
+  std::string firstTag;
 
-  void clear() {
-    entries.clear();
-    segments.clear();
-    diags.clear();
-    lines = skipped = records = 0;
-    stopped = false;
-    firstTag = {};
+  void add(LocalDiag d) {
+    std::size_t& n = perKind[{static_cast<int>(d.severity), d.field}];
+    if (n < LoadReport::kStoredPerKind) {
+      ++n;
+      diags.push_back(std::move(d));
+    } else if (d.severity == Severity::Error) {
+      ++unstoredErrors;
+    } else {
+      ++unstoredWarnings;
+    }
   }
+  void clear() { *this = ChunkStats{}; }
 };
 
 struct RunParseContext {
@@ -99,16 +108,22 @@ std::string utf8Problem(const std::string& why) {
 }
 
 // Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
-void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx,
-                   StringArena& arena, ChunkResult& out) {
+// Every line that is neither blank nor a comment is announced to the sink with its qid
+// (sink.line) before it is checked, and valid ones are then handed over (sink.entry). A sink
+// with kCountOnly set sees only line(): the first pass of the parallel reader, which must see
+// exactly the lines the second one sees.
+template <class Sink>
+void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, StringArena* arena,
+                   ChunkStats& out, Sink& sink) {
+  constexpr bool kCountOnly = Sink::kCountOnly;
   const bool hasNul = std::memchr(begin, '\0', static_cast<std::size_t>(end - begin)) != nullptr;
   const char* p = begin;
   std::uint64_t line = 0;
-  std::string_view currentQid;
   std::size_t errors = 0;
   std::size_t utf8Warnings = 0;
   auto fail = [&](const char* field, std::string problem) {
-    out.diags.push_back({Severity::Error, line, field, std::move(problem)});
+    if constexpr (kCountOnly) return false;
+    out.add({Severity::Error, line, field, std::move(problem)});
     if (ctx.onError == OnError::Stop || (ctx.maxErrors != 0 && ++errors >= ctx.maxErrors)) {
       out.stopped = true;
       return true;
@@ -147,9 +162,12 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
       else
         ++extra;
       i = j;
+      if (kCountOnly) break;  // the qid is all the first pass needs
     }
     if (n == 0) continue;              // blank line
     if (f[0].front() == '#') continue;  // comment line
+    sink.line(f[0]);
+    if constexpr (kCountOnly) continue;
     if (n < 6) {
       static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
       if (fail(names[n], "missing: line has " + std::to_string(n) +
@@ -172,108 +190,130 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
       continue;
     }
     if (extra > 0)
-      out.diags.push_back({Severity::Warning, line, "line",
-                           std::to_string(extra) + " extra field(s) after the run tag ignored "
-                                                   "(as trec_eval does)"});
+      out.add({Severity::Warning, line, "line",
+               std::to_string(extra) + " extra field(s) after the run tag ignored (as trec_eval does)"});
     if (utf8Warnings < kMaxUtf8WarningsPerChunk && checkText(text)) {
       static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
       for (int k : {0, 2, 5})
         if (auto bad = checkText(f[k]); bad && utf8Warnings++ < kMaxUtf8WarningsPerChunk)
-          out.diags.push_back({Severity::Warning, line, names[k], utf8Problem(*bad)});
+          out.add({Severity::Warning, line, names[k], utf8Problem(*bad)});
     }
-    if (out.firstTag.empty()) out.firstTag = f[5];
-    if (f[0] != currentQid) {
-      if (!out.segments.empty()) out.segments.back().end = out.entries.size();
-      out.segments.push_back({f[0], out.entries.size(), out.entries.size()});
-      currentQid = f[0];
-    }
+    if (out.firstTag.empty()) out.firstTag = std::string(f[5]);
     // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
     std::string_view doc = f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2])
-                               ? arena.store(f[2])
-                               : arena.store(decodeTrecId(f[2]));
-    out.entries.push_back(
-        RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), static_cast<std::uint32_t>(line), score});
+                               ? arena->store(f[2])
+                               : arena->store(decodeTrecId(f[2]));
+    sink.entry(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), static_cast<std::uint32_t>(line), score});
     ++out.records;
   }
-  if (!out.segments.empty()) out.segments.back().end = out.entries.size();
   out.lines = line;
 }
 
-// Appends a parsed chunk to the run (file order), fixing line numbers to absolute ones.
+// Adds a chunk's diagnostics and counts to the report (file order, absolute lines). Returns false
+// when the load ends there (the first error under OnError::Stop, or too many errors).
+bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report, const LoadOptions& options,
+                     const std::string& file) {
+  const bool skip = options.onError == OnError::Skip;
+  report.records += chunk.records;  // under Stop, the lines before the first error
+  for (const auto& d : chunk.diags) {
+    report.add({d.severity, file, lineBase + d.line, d.field, d.problem}, options.maxStoredDiagnostics);
+    if (d.severity != Severity::Error) continue;
+    if (!skip) {
+      report.stopped = true;
+      return false;
+    }
+    ++report.skipped;
+    if (report.tooManyErrors(options, file, lineBase + d.line)) return false;
+  }
+  report.errors += chunk.unstoredErrors;
+  report.warnings += chunk.unstoredWarnings;
+  report.unstoredDiagnostics += chunk.unstoredErrors + chunk.unstoredWarnings;
+  if (skip) report.skipped += chunk.unstoredErrors;
+  if (chunk.stopped || (chunk.unstoredErrors && skip)) {
+    // The chunk's parser stopped at the error limit (its last line is where).
+    if (report.tooManyErrors(options, file, lineBase + chunk.lines)) return false;
+    if (chunk.stopped) {
+      report.stopped = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- Standard input: read in blocks, two halves of each block parsed on two threads ----------
+
+struct Segment {
+  std::string qid;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// Entries in file order, cut into runs of one qid.
+struct StreamSink {
+  static constexpr bool kCountOnly = false;
+  std::vector<RunEntry> entries;
+  std::vector<Segment> segments;
+  std::string_view current;
+
+  void line(std::string_view qid) {
+    if (!segments.empty() && qid == current) return;
+    if (!segments.empty()) segments.back().end = entries.size();
+    segments.push_back({std::string(qid), entries.size(), entries.size()});
+    current = segments.back().qid;
+  }
+  void entry(const RunEntry& e) { entries.push_back(e); }
+  void finish() {
+    if (!segments.empty()) segments.back().end = entries.size();
+  }
+  void clear() {
+    entries.clear();
+    segments.clear();
+    current = {};
+  }
+};
+
+// Appends parsed blocks to the run (file order), fixing line numbers to absolute ones.
 class RunAssembler {
  public:
-  RunAssembler(Run& run, LoadReport& report, const LoadOptions& options, std::string file)
-      : m_run(run), m_report(report), m_options(options), m_file(std::move(file)) {}
+  explicit RunAssembler(Run& run) : m_run(run) {}
 
-  void append(const ChunkResult& chunk, std::uint64_t lineBase) {
-    const bool skip = m_options.onError == OnError::Skip;
-    for (const auto& d : chunk.diags) {
-      m_report.add({d.severity, m_file, lineBase + d.line, d.field, d.problem},
-                   m_options.maxStoredDiagnostics);
-      if (!skip || d.severity != Severity::Error) continue;
-      ++m_report.skipped;
-      if (m_report.tooManyErrors(m_options, m_file, lineBase + d.line)) break;
-    }
-    m_report.records += chunk.records;
-    if (chunk.stopped) m_report.stopped = true;
-    if (m_run.tag.empty() && !chunk.firstTag.empty()) m_run.tag = std::string(chunk.firstTag);
+  void append(const StreamSink& chunk, std::uint64_t lineBase) {
     const auto base = static_cast<std::uint32_t>(lineBase);
     for (const auto& seg : chunk.segments) {
+      if (seg.begin == seg.end) continue;  // no valid line
       Ranking& ranking = rankingFor(seg.qid);
       const std::size_t old = ranking.entries.size();
-      ranking.entries.insert(ranking.entries.end(), chunk.entries.begin() + seg.begin,
-                             chunk.entries.begin() + seg.end);
+      ranking.entries.insert(ranking.entries.end(), chunk.entries.begin() + static_cast<std::ptrdiff_t>(seg.begin),
+                             chunk.entries.begin() + static_cast<std::ptrdiff_t>(seg.end));
       for (std::size_t k = old; k < ranking.entries.size(); ++k) ranking.entries[k].line += base;
     }
   }
 
  private:
-  Ranking& rankingFor(std::string_view qid) {
-    if (m_last && m_last->queryId == qid) return *m_last;
-    auto it = m_index.find(std::string(qid));
+  Ranking& rankingFor(const std::string& qid) {
+    auto it = m_index.find(qid);
     if (it == m_index.end()) {
-      it = m_index.emplace(std::string(qid), m_run.rankings.size()).first;
-      m_run.rankings.push_back(Ranking{std::string(qid), {}});
+      it = m_index.emplace(qid, m_run.rankings.size()).first;
+      m_run.rankings.push_back(Ranking{qid, RunEntries(PoolAllocator<RunEntry>())});
     }
-    m_last = &m_run.rankings[it->second];
-    return *m_last;
+    return m_run.rankings[it->second];
   }
 
   Run& m_run;
-  LoadReport& m_report;
-  const LoadOptions& m_options;
-  std::string m_file;
   std::unordered_map<std::string, std::size_t> m_index;
-  Ranking* m_last = nullptr;  // rankings only grow at the end; pointer refreshed on every miss
 };
 
-}  // namespace
-
-Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
-  Loaded<Run> result;
-  Run& run = result.value;
-  LoadReport& report = result.report;
+void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::path& path, const LoadOptions& options,
+                   Run& run, LoadReport& report) {
   const std::string file = path.string();
-  run.source = file;
-
-  std::string openError;
-  std::uint64_t total = 0;
-  std::FILE* fp = openForReading(path, openError, total);
-  if (!fp) {
-    report.add({Severity::Error, file, 0, "", openError}, options.maxStoredDiagnostics);
-    report.stopped = true;
-    return result;
-  }
-
-  const RunParseContext ctx{options.onError, options.maxLineBytes, options.maxErrors};
-  RunAssembler assembler(run, report, options, file);
+  const RunParseContext ctx{options.onError, options.maxLineBytes,
+                            options.onError == OnError::Skip ? options.maxErrors : 0};
+  RunAssembler assembler(run);
   StringArena helperArena;  // the second parser thread's docnos; adopted by the run at the end
-  ChunkResult first, second;
+  ChunkStats firstStats, secondStats;
+  StreamSink first, second;
 
-  // A whole block for big files; a small file gets a buffer its size (it grows for a long line
-  // as any block does) instead of 16 MiB zero-filled for a few lines.
-  std::vector<char> buf(static_cast<std::size_t>(
-      std::clamp<std::uint64_t>(total + 1, std::uint64_t{64} << 10, kBlockBytes)));
+  std::vector<char> buf(kBlockBytes);
   std::size_t have = 0;          // bytes in buf
   std::uint64_t lineBase = 0;    // lines fully consumed before buf[0]
   std::uint64_t consumed = 0;    // bytes consumed (for progress)
@@ -284,6 +324,8 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
 
   auto parseAndAppend = [&](const char* b, const char* e) {
     const std::size_t size = static_cast<std::size_t>(e - b);
+    firstStats.clear();
+    secondStats.clear();
     first.clear();
     second.clear();
     const char* mid = e;
@@ -293,19 +335,24 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
       if (nl && nl + 1 < e) mid = nl + 1;
     }
     if (mid < e) {
-      std::thread helper([&] { parseRunChunk(mid, e, ctx, helperArena, second); });
-      parseRunChunk(b, mid, ctx, *run.arena, first);
+      std::thread helper([&] { parseRunChunk(mid, e, ctx, &helperArena, secondStats, second); });
+      parseRunChunk(b, mid, ctx, run.arena.get(), firstStats, first);
       helper.join();
     } else {
-      parseRunChunk(b, e, ctx, *run.arena, first);
+      parseRunChunk(b, e, ctx, run.arena.get(), firstStats, first);
     }
+    first.finish();
+    second.finish();
+    if (run.tag.empty()) run.tag = !firstStats.firstTag.empty() ? firstStats.firstTag : secondStats.firstTag;
+    const bool more = mergeChunkStats(firstStats, lineBase, report, options, file);
     assembler.append(first, lineBase);
-    if (report.stopped) return;
+    if (!more) return;
     if (mid < e) {
-      assembler.append(second, lineBase + first.lines);
-      lineBase += first.lines + second.lines;
+      if (mergeChunkStats(secondStats, lineBase + firstStats.lines, report, options, file))
+        assembler.append(second, lineBase + firstStats.lines);
+      lineBase += firstStats.lines + secondStats.lines;
     } else {
-      lineBase += first.lines;
+      lineBase += firstStats.lines;
     }
   };
 
@@ -401,8 +448,353 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
     }
     if (eof && have == 0) break;
   }
-  std::fclose(fp);
   run.arena->absorb(std::move(helperArena));
+}
+
+// ---- Regular files: chunks of the file parsed on all cores, in two passes ------------------------
+//
+// Pass 1 counts each chunk's lines per qid; from those counts every ranking gets its exact size in
+// the run's pool, and every chunk the place its entries go. Pass 2 parses the chunks again and
+// writes each entry straight into its place: no per-line allocation, no copy, no regrowth.
+
+constexpr std::uint64_t kChunkBytes = std::uint64_t{8} << 20;
+constexpr std::size_t kScanBytes = std::size_t{1} << 20;
+
+// The lines whose first byte lies in [from, to) of the file: skips a partial first line, reads on
+// past `to` to the end of the last line (at most maxLineBytes past it: a longer line is cut, and
+// the parser reports it as too long).
+bool readChunkLines(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to, std::uint64_t size,
+                    std::size_t maxLineBytes, ByteBuffer& buf, std::string& error) {
+  buf.clear();
+  auto readAt = [&](std::uint64_t at, char* dst, std::size_t n) -> std::size_t {
+    std::size_t got = 0;
+    while (got < n) {
+      const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        error = std::string("read error: ") + std::strerror(errno);
+        return got;
+      }
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    return got;
+  };
+  std::vector<char> scan;
+  std::uint64_t start = from;
+  if (from > dataStart) {
+    // A line that began in the previous chunk is that chunk's.
+    char before = 0;
+    if (readAt(from - 1, &before, 1) != 1) return error.empty() ? (error = "read error: short read", false) : false;
+    if (before != '\n') {
+      scan.resize(kScanBytes);
+      for (std::uint64_t at = from;; at += scan.size()) {
+        if (at >= size) return true;  // no line starts in this chunk
+        const std::size_t n = readAt(at, scan.data(), static_cast<std::size_t>(std::min<std::uint64_t>(scan.size(), size - at)));
+        if (!error.empty()) return false;
+        const char* nl = static_cast<const char*>(std::memchr(scan.data(), '\n', n));
+        if (nl) {
+          start = at + static_cast<std::uint64_t>(nl - scan.data()) + 1;
+          break;
+        }
+      }
+    }
+  }
+  if (start >= to) return true;
+  const std::size_t body = static_cast<std::size_t>(to - start);
+  buf.resize(body);
+  if (readAt(start, buf.data(), body) != body) return error.empty() ? (error = "read error: short read", false) : false;
+  // Finish the last line.
+  std::uint64_t at = to;
+  std::size_t tail = 0;
+  while (at < size && buf.back() != '\n' && tail <= maxLineBytes) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kScanBytes, size - at));
+    const std::size_t old = buf.size();
+    buf.resize(old + want);
+    const std::size_t n = readAt(at, buf.data() + old, want);
+    if (!error.empty()) return false;
+    const char* nl = static_cast<const char*>(std::memchr(buf.data() + old, '\n', n));
+    buf.resize(nl ? static_cast<std::size_t>(nl - buf.data()) + 1 : old + n);
+    at += n;
+    tail += n;
+    if (n == 0) break;
+  }
+  return true;
+}
+
+// Pass 1: (qid, number of lines) in file order.
+struct CountSink {
+  static constexpr bool kCountOnly = true;
+  struct Count {
+    std::string qid;
+    std::size_t lines = 0;
+  };
+  std::vector<Count> counts;
+  void line(std::string_view qid) {
+    if (counts.empty() || counts.back().qid != qid) counts.push_back({std::string(qid), 0});
+    ++counts.back().lines;
+  }
+  void entry(const RunEntry&) {}
+};
+
+// Pass 2: each qid run of the chunk has its place in a ranking, found by pass 1.
+struct Place {
+  std::size_t ranking = 0;
+  RunEntry* dest = nullptr;
+  std::size_t capacity = 0;  // lines pass 1 counted
+  std::size_t filled = 0;    // valid entries written
+};
+struct PlaceSink {
+  static constexpr bool kCountOnly = false;
+  std::vector<Place>* places = nullptr;
+  std::size_t at = 0;
+  std::string_view current;
+  bool started = false;
+  std::uint32_t lineBase = 0;
+  void line(std::string_view qid) {
+    if (started && qid == current) return;
+    if (started) ++at;
+    started = true;
+    current = qid;
+  }
+  void entry(RunEntry e) {
+    Place& p = (*places)[at];
+    e.line += lineBase;
+    if (p.filled < p.capacity) p.dest[p.filled++] = e;
+  }
+};
+
+struct ChunkWork {
+  std::uint64_t from = 0;
+  std::uint64_t to = 0;
+  ChunkStats stats;  // pass 2's (pass 1 only counts lines)
+  std::uint64_t lines = 0;
+  std::vector<CountSink::Count> counts;
+  std::vector<Place> places;
+  StringArena arena;
+  std::string error;
+};
+
+// Runs `job(i)` for i in [0, n) on `threads` threads (the caller's among them), in order of i;
+// the caller reports progress between its jobs and stops everyone when asked to.
+template <class Job>
+bool forEachChunk(std::size_t n, unsigned threads, const std::function<bool(std::size_t)>& progress, Job&& job) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  std::atomic<bool> cancelled{false};
+  auto work = [&](bool caller) {
+    for (;;) {
+      if (cancelled.load(std::memory_order_relaxed)) return;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= n) return;
+      job(i);
+      const std::size_t d = done.fetch_add(1) + 1;
+      if (caller && progress && !progress(d)) cancelled = true;
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads && t < n; ++t) helpers.emplace_back(work, false);
+  work(true);
+  for (auto& h : helpers) h.join();
+  return !cancelled;
+}
+
+void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, const LoadOptions& options, Run& run,
+                 LoadReport& report) {
+  const std::string file = path.string();
+  // Byte order mark and CR-only line ends, from the head of the file.
+  std::uint64_t dataStart = 0;
+  {
+    std::vector<char> head(static_cast<std::size_t>(std::min<std::uint64_t>(size, 64 << 10)));
+    const ssize_t n = ::pread(fd, head.data(), head.size(), 0);
+    if (n < 0) {
+      report.add({Severity::Error, file, 0, "", std::string("read error: ") + std::strerror(errno)},
+                 options.maxStoredDiagnostics);
+      report.stopped = true;
+      return;
+    }
+    head.resize(static_cast<std::size_t>(n));
+    if (head.size() >= 3 && static_cast<unsigned char>(head[0]) == 0xEF &&
+        static_cast<unsigned char>(head[1]) == 0xBB && static_cast<unsigned char>(head[2]) == 0xBF)
+      dataStart = 3;
+    if (looksCrOnly(std::string_view(head.data(), head.size()))) {
+      // Read as is, the whole file would be one line: one query, and a wrong answer.
+      report.add({Severity::Error, file, 0, "", crOnlyProblem(path)}, options.maxStoredDiagnostics);
+      report.stopped = true;
+      return;
+    }
+  }
+  std::vector<ChunkWork> chunks;
+  for (std::uint64_t at = dataStart; at < size; at += kChunkBytes) {
+    chunks.emplace_back();
+    chunks.back().from = at;
+    chunks.back().to = std::min(size, at + kChunkBytes);
+  }
+  const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+  const RunParseContext ctx{options.onError, options.maxLineBytes,
+                            options.onError == OnError::Skip ? options.maxErrors : 0};
+  std::vector<ByteBuffer> buffers(threads);
+  std::mutex bufferMutex;
+  std::vector<ByteBuffer*> freeBuffers;
+  for (auto& b : buffers) freeBuffers.push_back(&b);
+  auto withBuffer = [&](auto&& use) {
+    ByteBuffer* buf;
+    {
+      std::lock_guard lock(bufferMutex);
+      buf = freeBuffers.back();
+      freeBuffers.pop_back();
+    }
+    use(*buf);
+    std::lock_guard lock(bufferMutex);
+    freeBuffers.push_back(buf);
+  };
+  const std::size_t steps = chunks.size() * 2;
+  auto progressAt = [&](std::size_t offset) -> std::function<bool(std::size_t)> {
+    if (!options.progress) return {};
+    return [&, offset](std::size_t done) { return options.progress(size * (offset + done) / steps, size); };
+  };
+
+  // Pass 1: lines per qid.
+  if (!forEachChunk(chunks.size(), threads, progressAt(0), [&](std::size_t i) {
+        ChunkWork& c = chunks[i];
+        withBuffer([&](ByteBuffer& buf) {
+          if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
+          CountSink counter;
+          ChunkStats stats;
+          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, nullptr, stats, counter);
+          c.lines = stats.lines;
+          c.counts = std::move(counter.counts);
+        });
+      })) {
+    report.cancelled = true;
+    return;
+  }
+  for (const auto& c : chunks)
+    if (!c.error.empty()) {
+      report.add({Severity::Error, file, 0, "", c.error}, options.maxStoredDiagnostics);
+      report.stopped = true;
+      return;
+    }
+
+  // Sizes: every ranking once, in order of first appearance, each with its exact size.
+  std::unordered_map<std::string, std::size_t> index;
+  std::vector<std::size_t> sizes;
+  for (const auto& c : chunks)
+    for (const auto& count : c.counts) {
+      auto [it, inserted] = index.try_emplace(count.qid, sizes.size());
+      if (inserted) sizes.push_back(0);
+      sizes[it->second] += count.lines;
+    }
+  run.rankings.reserve(sizes.size());
+  std::vector<std::string_view> names(sizes.size());
+  for (const auto& [qid, at] : index) names[at] = qid;
+  const PoolAllocator<RunEntry> alloc(run.pool.get());
+  for (std::size_t r = 0; r < sizes.size(); ++r) {
+    run.rankings.push_back(Ranking{std::string(names[r]), RunEntries(alloc)});
+    run.rankings.back().entries.resize(sizes[r]);
+  }
+  std::vector<std::size_t> fill(sizes.size(), 0);
+  std::vector<std::uint64_t> lineBase(chunks.size(), 0);
+  std::uint64_t lines = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    lineBase[i] = lines;
+    lines += chunks[i].lines;
+    for (const auto& count : chunks[i].counts) {
+      const std::size_t r = index[count.qid];
+      chunks[i].places.push_back({r, run.rankings[r].entries.data() + fill[r], count.lines, 0});
+      fill[r] += count.lines;
+    }
+    chunks[i].counts.clear();
+    chunks[i].counts.shrink_to_fit();
+  }
+  if (lines > 0xffffffffull) {
+    report.add({Severity::Error, file, 0, "", "more than 4294967295 lines"}, options.maxStoredDiagnostics);
+    report.stopped = true;
+    return;
+  }
+
+  // Pass 2: parse, writing each entry into its place.
+  if (!forEachChunk(chunks.size(), threads, progressAt(chunks.size()), [&](std::size_t i) {
+        ChunkWork& c = chunks[i];
+        withBuffer([&](ByteBuffer& buf) {
+          if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
+          c.arena.reserve(buf.size());
+          PlaceSink sink;
+          sink.places = &c.places;
+          sink.lineBase = static_cast<std::uint32_t>(lineBase[i]);
+          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, &c.arena, c.stats, sink);
+        });
+      })) {
+    report.cancelled = true;
+    run.rankings.clear();  // partly written
+    return;
+  }
+  if (options.progress && !options.progress(size, size)) {
+    report.cancelled = true;
+    return;
+  }
+  // Diagnostics in file order; the load ends at the first error (Stop) or after too many (Skip),
+  // and what later chunks parsed is dropped, as a sequential read would never have read it.
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    bool more = true;
+    if (!chunks[i].error.empty()) {
+      report.add({Severity::Error, file, lineBase[i] + 1, "", chunks[i].error}, options.maxStoredDiagnostics);
+      report.stopped = true;
+      more = false;
+    } else {
+      more = mergeChunkStats(chunks[i].stats, lineBase[i], report, options, file);
+    }
+    if (!more) {
+      for (std::size_t j = i + 1; j < chunks.size(); ++j)
+        for (auto& p : chunks[j].places) p.filled = 0;
+      break;
+    }
+  }
+  for (const auto& c : chunks)
+    if (run.tag.empty() && !c.stats.firstTag.empty()) run.tag = c.stats.firstTag;
+  // Lines that were not valid entries leave holes at the end of their places: close them up, and
+  // drop rankings left with no entry (a qid all of whose lines were bad), as the stream reader.
+  bool anyHole = false;
+  for (const auto& c : chunks)
+    for (const auto& p : c.places) anyHole = anyHole || p.filled < p.capacity;
+  if (anyHole) {
+    std::vector<std::size_t> kept(run.rankings.size(), 0);
+    for (const auto& c : chunks)
+      for (const auto& p : c.places) {
+        RunEntry* base = run.rankings[p.ranking].entries.data();
+        if (base + kept[p.ranking] != p.dest) std::memmove(base + kept[p.ranking], p.dest, p.filled * sizeof(RunEntry));
+        kept[p.ranking] += p.filled;
+      }
+    for (std::size_t r = 0; r < run.rankings.size(); ++r) run.rankings[r].entries.resize(kept[r]);
+    run.rankings.erase(std::remove_if(run.rankings.begin(), run.rankings.end(),
+                                      [](const Ranking& r) { return r.entries.empty(); }),
+                       run.rankings.end());
+  }
+  for (auto& c : chunks) run.arena->absorb(std::move(c.arena));
+}
+
+}  // namespace
+
+Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
+  Loaded<Run> result;
+  Run& run = result.value;
+  LoadReport& report = result.report;
+  const std::string file = path.string();
+  run.source = file;
+
+  std::string openError;
+  std::uint64_t total = 0;
+  std::FILE* fp = openForReading(path, openError, total);
+  if (!fp) {
+    report.add({Severity::Error, file, 0, "", openError}, options.maxStoredDiagnostics);
+    report.stopped = true;
+    return result;
+  }
+  if (isStdinPath(path))
+    readRunStream(fp, total, path, options, run, report);
+  else
+    readRunFile(fileno(fp), total, path, options, run, report);
+  std::fclose(fp);
   if (run.tag.empty()) run.tag = path.filename().string();
   if (report.records == 0 && !report.hasErrors() && report.ok()) {
     // trec_eval refuses such a file; evaluating it would print zeros for every query.

@@ -23,7 +23,7 @@ std::vector<ScoredDoc> RunFileRetriever::search(const Query& query, std::size_t 
   const Ranking* ranking = m_run->find(query.id);
   if (!ranking) return {};
   // The file's order is not the ranking: trec_eval's sort is (see retrievalevaluator.h).
-  std::vector<RunEntry> entries = ranking->entries;
+  std::vector<RunEntry> entries(ranking->entries.begin(), ranking->entries.end());
   const std::size_t n = std::min(k, entries.size());
   std::partial_sort(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(n),
                     entries.end(), trecRanksBefore);
