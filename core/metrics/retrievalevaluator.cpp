@@ -121,23 +121,33 @@ struct DuplicateList {
   std::vector<DuplicateDoc> kept;
   std::size_t dropped = 0;
 
-  void add(DuplicateDoc d) {
-    kept.push_back(std::move(d));
+  // A repeat at lines (first, second); its strings are made only when it may be listed.
+  void add(std::string_view qid, std::string_view docno, std::uint32_t first, std::uint32_t second) {
+    if (kept.size() >= kListedDuplicates && second >= m_cut) {
+      ++dropped;
+      return;
+    }
+    kept.push_back({std::string(qid), std::string(docno), first, second});
     if (kept.size() >= 2 * kListedDuplicates) trim();
   }
   void absorb(DuplicateList&& other) {
     dropped += other.dropped;
-    for (auto& d : other.kept) add(std::move(d));
+    for (auto& d : other.kept) add(d.qid, d.docno, d.firstLine, d.secondLine);
     trim();
   }
   void trim() {
     std::sort(kept.begin(), kept.end(), [](const DuplicateDoc& a, const DuplicateDoc& b) {
       return a.secondLine != b.secondLine ? a.secondLine < b.secondLine : a.qid < b.qid;
     });
-    if (kept.size() <= kListedDuplicates) return;
+    if (kept.size() < kListedDuplicates) return;
     dropped += kept.size() - kListedDuplicates;
     kept.resize(kListedDuplicates);
+    m_cut = kept.back().secondLine;
   }
+
+ private:
+  // Once kListedDuplicates are kept, lines past the last of them cannot be listed.
+  std::uint32_t m_cut = std::numeric_limits<std::uint32_t>::max();
 };
 
 // Interpolated precision at recall cutoffs, iprec_at_recall / 11pt_avg style. `cutoffs` are
@@ -461,8 +471,8 @@ class QueryEvaluator {
       const std::string_view doc = e.docId();
       const long prev = s.seen.findOrInsert(h, i, [&](std::uint32_t k) { return s.order[k]->docId() == doc; });
       if (prev >= 0)
-        dups.add({out.qid, std::string(doc), std::min(s.order[static_cast<std::size_t>(prev)]->line, e.line),
-                  std::max(s.order[static_cast<std::size_t>(prev)]->line, e.line)});
+        dups.add(out.qid, doc, std::min(s.order[static_cast<std::size_t>(prev)]->line, e.line),
+                 std::max(s.order[static_cast<std::size_t>(prev)]->line, e.line));
       const long jk = s.judged.find(h, [&](std::uint32_t k) { return judgments[k].docId == doc; });
       int rel;
       if (jk < 0) {
@@ -863,8 +873,9 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   for (const auto& w : work)
     if (w.ranking) entries += w.ranking->entries.size();
   unsigned threads = settings.threads ? settings.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (entries < 200000 || work.size() < 64) threads = 1;
-  constexpr std::size_t kBatch = 32;
+  if (entries < 200000 || work.size() < 2) threads = 1;
+  // Batches of queries per grab: big enough to keep the counter cold, small enough to balance.
+  const std::size_t kBatch = std::clamp<std::size_t>(work.size() / (std::size_t{threads} * 8), 1, 32);
 
   auto worker = [&](bool reportProgress) {
     Scratch scratch;
