@@ -146,8 +146,8 @@ void EragPage::buildUi() {
     m_metric->addItem(q(core::downstreamMetricName(metric)), int(metric));
   m_metric->setToolTip(tr("Scores each output against the gold answers: the document's label"));
   m_measures = new QLineEdit;
-  m_measures->setToolTip(tr("How the labels become per-query scores (trec_eval names). Continuous labels "
-                            "allow P_k and success_k only."));
+  m_measures->setToolTip(tr("How the labels become per-query scores: trec_eval names (P_5, ndcg_cut_10) or "
+                            "ir_measures names (P@5, nDCG@10). Continuous labels allow P_k and success_k only."));
   connect(m_measures, &QLineEdit::textEdited, this, [this] { m_measuresEdited = true; });
   m_e2e = new QCheckBox(tr("Also run end-to-end (all k documents in one prompt) for the correlation"));
   m_e2e->setChecked(true);

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/metrics/measures.h"
 #include "core/metrics/doclevel.h"
 #include "core/stats/bootstrap.h"
 #include "core/stats/runsummary.h"
@@ -157,7 +158,13 @@ void RetrievalPage::buildUi() {
 
   m_measures = new QLineEdit(inputs);
   m_measures->setPlaceholderText(
-      tr("empty = trec_eval's official set; e.g. map P.5,10 ndcg_cut.10 success.1,5 or all_trec"));
+      tr("empty = trec_eval's official set; e.g. map P.5,10 ndcg_cut.10 all_trec, or nDCG@10 P@5 AP RR@10"));
+  {
+    QString names;
+    for (const auto& line : core::irMeasuresAliasText()) names += QStringLiteral("\n  ") + QString::fromStdString(line);
+    m_measures->setToolTip(tr("trec_eval measures (any of all_trec, with parameters: P.5,10, ndcg.1=3,2=9, "
+                              "rbp.p=0.9) or ir_measures names:%1").arg(names));
+  }
   form->addRow(tr("Measures (-m):"), m_measures);
 
   m_level = new QSpinBox(inputs);
