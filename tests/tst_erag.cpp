@@ -146,7 +146,14 @@ void TestErag::measureNames_data() {
   QTest::newRow("recip_rank") << "recip_rank" << "recip_rank" << "-";
   QTest::newRow("P") << "P" << "P" << "-";
   QTest::newRow("unknown") << "precision_5" << "" << "!";
-  QTest::newRow("not implemented") << "infAP" << "" << "!";
+  QTest::newRow("not implemented") << "yaap" << "" << "!";
+  // ir_measures names.
+  QTest::newRow("P@5") << "P@5" << "P" << "5";
+  QTest::newRow("nDCG@10") << "nDCG@10" << "ndcg_cut" << "10";
+  QTest::newRow("Success@1") << "Success@1" << "success" << "1";
+  QTest::newRow("AP") << "AP" << "map" << "-";
+  QTest::newRow("RR") << "RR" << "recip_rank" << "-";
+  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10" << "" << "!";
 }
 
 void TestErag::measureNames() {

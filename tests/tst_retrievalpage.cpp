@@ -81,6 +81,7 @@ class TestRetrievalPage : public QObject {
  private slots:
   void initTestCase();
   void threeDl19RunsSideBySide();
+  void irMeasuresNamesInMeasureField();
   void badRunFileIsReported();
   void perQuerySortsAndFilters();
   void conventionsBoxNamesSettings();
@@ -231,6 +232,24 @@ void TestRetrievalPage::badRunFileIsReported() {
   for (const auto& d : page.outcome().report.diagnostics)
     if (d.line == 2 && d.file.find("bad.run") != std::string::npos) named = true;
   QVERIFY2(named, "the malformed line 2 is reported with its file and line");
+}
+
+// The measure field takes ir_measures names: nDCG@10, AP and R@100 are trec_eval's ndcg_cut_10,
+// map and recall_100 (EXPECTED.md's BM25 figures at -l 2); one trec_eval cannot express is refused.
+void TestRetrievalPage::irMeasuresNamesInMeasureField() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Qrels);
+  ui::Workbench workbench;
+  ui::RetrievalPage page(&workbench);
+  page.setInputs(path(kDl19Qrels), {path(kBm25)});
+  page.setMeasures(QStringLiteral("nDCG@10 AP R@100"));
+  page.setRelevanceLevel(2);
+  QVERIFY(evaluateAndWait(page));
+  const QAbstractItemModel* summary = page.summaryView()->model();
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("ndcg_cut_10"))).data().toString(), QStringLiteral("0.5058"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(), QStringLiteral("0.2476"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("recall_100"))).data().toString(), QStringLiteral("0.4910"));
+  page.setMeasures(QStringLiteral("nDCG(dcg=exp-log2)@10"));
+  QVERIFY(!page.evaluate());
 }
 
 void TestRetrievalPage::perQuerySortsAndFilters() {
