@@ -52,20 +52,6 @@ std::map<std::pair<std::string, std::string>, std::string> parseTrecOutput(const
   return out;
 }
 
-// The trec_eval measure a printed name belongs to: "P_5" -> "P", "ndcg_rel" -> "ndcg_rel".
-std::string baseMeasure(const std::string& printed) {
-  static const std::vector<std::string> known = {
-      "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-      "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
-      "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P",
-      "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp",
-      "rbp_resid", "unj"};
-  std::string best;
-  for (const auto& k : known)
-    if ((printed == k || printed.rfind(k + "_", 0) == 0) && k.size() > best.size()) best = k;
-  return best.empty() ? printed : best;
-}
-
 std::string f4(double v) { return QString::number(v, 'f', 4).toStdString(); }
 
 Loaded<Run> loadRun(const std::string& rel) { return readTrecRun(ragscope::test::dataPath(rel), {}); }
@@ -113,6 +99,8 @@ class TstRetrieval : public QObject {
   void completeWithLevelNumRel();
   void emptyRunIsAnError();
   void duplicateDiagnosticsBounded();
+  void streamedEqualsLoaded_data();
+  void streamedEqualsLoaded();
   void tieBreakingAndDepth();
   void duplicateRunDocno();
   void skippedAndCompleteQueries();
@@ -416,6 +404,79 @@ void TstRetrieval::duplicateDiagnosticsBounded() {
   // The first ones by line: copy 2 starts at line 21.
   QCOMPARE(r.diagnostics.front().line, 21ull);
   QVERIFY(QString::fromStdString(r.diagnostics.back().problem).contains(QString("... and %1 more").arg(29 * 20 - 100)));
+}
+
+// evaluateRunFile (rankings evaluated as the file is read, none kept) prints exactly what
+// evaluate() of the loaded run prints: on trec_eval's test files, and on a run of two chunks and more whose
+// queries cross chunk ends, one query's lines are split over the file, and bad lines are skipped.
+void TstRetrieval::streamedEqualsLoaded_data() {
+  QTest::addColumn<QString>("qrels");
+  QTest::addColumn<QString>("run");
+  QTest::addColumn<bool>("complete");
+  QTest::addColumn<bool>("skipBad");
+  QTest::newRow("results.test") << "trec_eval/test/qrels.test" << "trec_eval/test/results.test" << false << false;
+  QTest::newRow("results.trunc -c") << "trec_eval/test/qrels.test" << "trec_eval/test/results.trunc" << true << false;
+  QTest::newRow("generated") << "" << "" << false << false;
+  QTest::newRow("generated -c") << "" << "" << true << false;
+  QTest::newRow("generated, bad lines skipped") << "" << "" << false << true;
+}
+
+void TstRetrieval::streamedEqualsLoaded() {
+  QFETCH(QString, qrels);
+  QFETCH(QString, run);
+  QFETCH(bool, complete);
+  QFETCH(bool, skipBad);
+  QTemporaryDir dir;
+  std::filesystem::path qrelsPath, runPath;
+  if (qrels.isEmpty()) {
+    const auto base = std::filesystem::path(dir.path().toStdString());
+    qrelsPath = base / "qrels";
+    runPath = base / "run";
+    std::mt19937 rng(7);
+    std::vector<std::string> q;
+    std::ofstream out(runPath, std::ios::binary);
+    for (int query = 0; query < 500; ++query) {
+      const std::string qid = "q" + std::to_string(query);
+      for (int d = 0; d < 1000; ++d) {
+        out << qid << " Q0 doc" << (rng() % 100000) * 1000 + d << " " << d + 1 << " " << (rng() % 5000) / 100.0 << " tag\n";
+        if (skipBad && d == 500 && query % 50 == 0) out << qid << " Q0 broken-line-without-score\n";
+      }
+      if (rng() % 4 == 0) q.push_back(qid + " 0 doc" + std::to_string(query) + " 1");
+    }
+    // Query q7 again at the end: its lines are in two places of the file.
+    for (int d = 0; d < 50; ++d) out << "q7 Q0 late" << d << " 0 " << d / 10.0 << " tag\n";
+    out.close();
+    std::ifstream check(runPath, std::ios::binary | std::ios::ate);
+    QVERIFY(check.tellg() > 10 * 1024 * 1024);  // two chunks at least
+    q.push_back("q7 0 late3 1");
+    q.push_back("qmissing 0 x 1");
+    writeLines(qrelsPath, q);
+  } else {
+    RAGSCOPE_REQUIRE_DATA(run.toStdString());
+    qrelsPath = ragscope::test::dataPath(qrels.toStdString());
+    runPath = ragscope::test::dataPath(run.toStdString());
+  }
+  LoadOptions load;
+  if (skipBad) load.onError = OnError::Skip;
+  auto q = readTrecQrels(qrelsPath, load);
+  QVERIFY(q.report.ok());
+  EvalSettings s;
+  s.complete = complete;
+  s.measures = parseMeasureArgs({"all_trec"}).value;
+  auto loaded = readTrecRun(runPath, load);
+  QVERIFY(loaded.report.ok());
+  const auto a = evaluate(q.value, loaded.value, s);
+  LoadReport report;
+  const auto b = evaluateRunFile(q.value, runPath, s, load, report);
+  QVERIFY(report.ok());
+  QCOMPARE(report.records, loaded.report.records);
+  QCOMPARE(report.errors, loaded.report.errors);
+  QCOMPARE(b.ok(), a.ok());
+  QCOMPARE(b.runId, a.runId);
+  QCOMPARE(b.skippedQueries, a.skippedQueries);
+  QCOMPARE(b.zeroFilledQueries, a.zeroFilledQueries);
+  QCOMPARE(b.ignoredRunQueries, a.ignoredRunQueries);
+  QCOMPARE(QString::fromStdString(formatTrecEval(b, true)), QString::fromStdString(formatTrecEval(a, true)));
 }
 
 void TstRetrieval::tieBreakingAndDepth() {

@@ -251,11 +251,19 @@ int evalCommand(const Args& args) {
 
   std::vector<EvalResult> results;
   for (std::size_t f = 1; f < o.files.size(); ++f) {
-    auto run = readTrecRun(o.files[f], load);
-    printDiagnostics(run.report);
-    if (!run.report.ok() || (run.report.hasErrors() && !o.skipBad)) return 2;
-    EvalResult r = o.docLevel ? evaluateRunDocLevel(qrels.value, run.value, o.settings)
-                              : evaluate(qrels.value, run.value, o.settings);
+    // A run file is evaluated as it is read (no run held in memory); --doc-level needs the run.
+    EvalResult r;
+    if (o.docLevel) {
+      auto run = readTrecRun(o.files[f], load);
+      printDiagnostics(run.report);
+      if (!run.report.ok() || (run.report.hasErrors() && !o.skipBad)) return 2;
+      r = evaluateRunDocLevel(qrels.value, run.value, o.settings);
+    } else {
+      LoadReport report;
+      r = evaluateRunFile(qrels.value, o.files[f], o.settings, load, report);
+      printDiagnostics(report);
+      if (!report.ok() || (report.hasErrors() && !o.skipBad)) return 2;
+    }
     for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
     if (!r.ok()) return r.numQueries == 0 && r.diagnostics.size() == 1 ? 1 : 2;
     if (!r.skippedQueries.empty())

@@ -4,6 +4,7 @@
 // dataset.h's loadInto()/loadDataset() dispatch to these by Format.
 
 #include <filesystem>
+#include <functional>
 
 #include "core/data/dataset.h"
 
@@ -11,6 +12,14 @@ namespace ragscope::core {
 
 // TREC (trecformat.cpp): qid Q0 docno rank score tag / qid iter docno rel.
 Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options);
+// The same reading, but each ranking is handed to `visit` instead of being kept: a ranking whose
+// lines are contiguous as soon as its chunk is parsed, from that parser thread, the others once
+// the file is read (several threads call `visit` at once; the ranking and its docnos are valid
+// during the call only). The run returned holds the tag and source, no rankings. What `eval` of a
+// run file uses: memory stays a few chunks whatever the file's size, when each query's lines are
+// together. Standard input is read whole, then visited.
+using RankingVisitor = std::function<void(const Ranking&)>;
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit);
 Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options);
 LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
 LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);

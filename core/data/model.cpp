@@ -73,6 +73,12 @@ void StringArena::reserve(std::size_t bytes) {
   addBlock(std::max<std::size_t>(bytes, 64));
 }
 
+void StringArena::recycle() {
+  if (m_blocks.size() > 1) m_blocks.erase(m_blocks.begin(), m_blocks.end() - 1);
+  m_offset = 0;
+  m_used = 0;
+}
+
 std::string_view StringArena::store(std::string_view s) {
   if (m_blocks.empty() || m_offset + s.size() > m_blockSize) {
     // Blocks double from 64 KiB to 8 MiB; an oversized string gets a block of its own.

@@ -121,6 +121,8 @@ class StringArena {
   // The next block holds at least this many bytes (a parser that knows its input size asks for
   // it once; untouched bytes of a reserved region cost no memory).
   void reserve(std::size_t bytes);
+  // Forgets every string stored (their views dangle) but keeps the last block for reuse.
+  void recycle();
   // Takes over another arena's blocks (views into them stay valid): lets parser threads fill
   // their own arenas and hand the bytes to one Run without copying.
   void absorb(StringArena&& other);

@@ -109,12 +109,12 @@ std::string utf8Problem(const std::string& why) {
 
 // Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
 // Every line that is neither blank nor a comment is announced to the sink with its qid
-// (sink.line) before it is checked, and valid ones are then handed over (sink.entry). A sink
+// (sink.line) before it is checked, and valid ones are then handed over (sink.entry: docno bytes,
+// which the sink stores where it keeps them, line, score). A sink
 // with kCountOnly set sees only line(): the first pass of the parallel reader, which must see
 // exactly the lines the second one sees.
 template <class Sink>
-void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, StringArena* arena,
-                   ChunkStats& out, Sink& sink) {
+void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out, Sink& sink) {
   constexpr bool kCountOnly = Sink::kCountOnly;
   const bool hasNul = std::memchr(begin, '\0', static_cast<std::size_t>(end - begin)) != nullptr;
   const char* p = begin;
@@ -200,10 +200,10 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
     }
     if (out.firstTag.empty()) out.firstTag = std::string(f[5]);
     // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
-    std::string_view doc = f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2])
-                               ? arena->store(f[2])
-                               : arena->store(decodeTrecId(f[2]));
-    sink.entry(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), static_cast<std::uint32_t>(line), score});
+    if (f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2]))
+      sink.entry(f[2], static_cast<std::uint32_t>(line), score);
+    else
+      sink.entry(decodeTrecId(f[2]), static_cast<std::uint32_t>(line), score);
     ++out.records;
   }
   out.lines = line;
@@ -251,6 +251,7 @@ struct Segment {
 // Entries in file order, cut into runs of one qid.
 struct StreamSink {
   static constexpr bool kCountOnly = false;
+  StringArena* arena = nullptr;
   std::vector<RunEntry> entries;
   std::vector<Segment> segments;
   std::string_view current;
@@ -261,7 +262,10 @@ struct StreamSink {
     segments.push_back({std::string(qid), entries.size(), entries.size()});
     current = segments.back().qid;
   }
-  void entry(const RunEntry& e) { entries.push_back(e); }
+  void entry(std::string_view docno, std::uint32_t line, double score) {
+    const std::string_view doc = arena->store(docno);
+    entries.push_back(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line, score});
+  }
   void finish() {
     if (!segments.empty()) segments.back().end = entries.size();
   }
@@ -312,6 +316,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
   StringArena helperArena;  // the second parser thread's docnos; adopted by the run at the end
   ChunkStats firstStats, secondStats;
   StreamSink first, second;
+  first.arena = run.arena.get();
+  second.arena = &helperArena;
 
   std::vector<char> buf(kBlockBytes);
   std::size_t have = 0;          // bytes in buf
@@ -335,11 +341,11 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
       if (nl && nl + 1 < e) mid = nl + 1;
     }
     if (mid < e) {
-      std::thread helper([&] { parseRunChunk(mid, e, ctx, &helperArena, secondStats, second); });
-      parseRunChunk(b, mid, ctx, run.arena.get(), firstStats, first);
+      std::thread helper([&] { parseRunChunk(mid, e, ctx, secondStats, second); });
+      parseRunChunk(b, mid, ctx, firstStats, first);
       helper.join();
     } else {
-      parseRunChunk(b, e, ctx, run.arena.get(), firstStats, first);
+      parseRunChunk(b, e, ctx, firstStats, first);
     }
     first.finish();
     second.finish();
@@ -534,33 +540,66 @@ struct CountSink {
     if (counts.empty() || counts.back().qid != qid) counts.push_back({std::string(qid), 0});
     ++counts.back().lines;
   }
-  void entry(const RunEntry&) {}
+  void entry(std::string_view, std::uint32_t, double) {}
 };
 
 // Pass 2: each qid run of the chunk has its place in a ranking, found by pass 1.
 struct Place {
   std::size_t ranking = 0;
-  RunEntry* dest = nullptr;
+  RunEntry* dest = nullptr;  // nullptr: streamed (the ranking's only place, handed to the visitor)
   std::size_t capacity = 0;  // lines pass 1 counted
   std::size_t filled = 0;    // valid entries written
 };
+
+// A worker's ranking being streamed: entries and docnos reused from one ranking to the next.
+struct StreamedRanking {
+  Ranking ranking;
+  StringArena docnos;
+};
+
 struct PlaceSink {
   static constexpr bool kCountOnly = false;
   std::vector<Place>* places = nullptr;
+  StringArena* arena = nullptr;          // docnos of places held in the run
+  StreamedRanking* streamed = nullptr;   // streaming mode: the worker's reusable ranking
+  const RankingVisitor* visit = nullptr;
+  const std::vector<Ranking>* rankings = nullptr;
   std::size_t at = 0;
   std::string_view current;
   bool started = false;
   std::uint32_t lineBase = 0;
+
   void line(std::string_view qid) {
     if (started && qid == current) return;
-    if (started) ++at;
+    if (started) {
+      deliver();
+      ++at;
+    }
     started = true;
     current = qid;
   }
-  void entry(RunEntry e) {
+  void entry(std::string_view docno, std::uint32_t line, double score) {
     Place& p = (*places)[at];
-    e.line += lineBase;
-    if (p.filled < p.capacity) p.dest[p.filled++] = e;
+    if (p.filled >= p.capacity) return;
+    ++p.filled;
+    if (!p.dest) {
+      const std::string_view doc = streamed->docnos.store(docno);
+      streamed->ranking.entries.push_back(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score});
+      return;
+    }
+    const std::string_view doc = arena->store(docno);
+    p.dest[p.filled - 1] = RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score};
+  }
+  // A streamed place is complete when its qid's lines end: hand it over, then reuse the memory.
+  void deliver() {
+    if (!started || !streamed || at >= places->size() || (*places)[at].dest) return;
+    Ranking& r = streamed->ranking;
+    if (!r.entries.empty()) {
+      r.queryId = (*rankings)[(*places)[at].ranking].queryId;
+      (*visit)(r);
+    }
+    r.entries.clear();
+    streamed->docnos.recycle();
   }
 };
 
@@ -599,8 +638,10 @@ bool forEachChunk(std::size_t n, unsigned threads, const std::function<bool(std:
   return !cancelled;
 }
 
+// Streaming (visit set): a ranking with a single place is parsed into the worker's reusable
+// ranking and handed over as soon as its lines end; the others are held in the run, then handed over.
 void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, const LoadOptions& options, Run& run,
-                 LoadReport& report) {
+                 LoadReport& report, const RankingVisitor* visit) {
   const std::string file = path.string();
   // Byte order mark and CR-only line ends, from the head of the file.
   std::uint64_t dataStart = 0;
@@ -633,20 +674,25 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
   const RunParseContext ctx{options.onError, options.maxLineBytes,
                             options.onError == OnError::Skip ? options.maxErrors : 0};
-  std::vector<ByteBuffer> buffers(threads);
-  std::mutex bufferMutex;
-  std::vector<ByteBuffer*> freeBuffers;
-  for (auto& b : buffers) freeBuffers.push_back(&b);
-  auto withBuffer = [&](auto&& use) {
-    ByteBuffer* buf;
+  // What a worker reuses from chunk to chunk: the bytes read, and the ranking being streamed.
+  struct Workspace {
+    ByteBuffer buf;
+    StreamedRanking streamed;
+  };
+  std::vector<Workspace> workspaces(threads);
+  std::mutex workspaceMutex;
+  std::vector<Workspace*> freeWorkspaces;
+  for (auto& w : workspaces) freeWorkspaces.push_back(&w);
+  auto withWorkspace = [&](auto&& use) {
+    Workspace* w;
     {
-      std::lock_guard lock(bufferMutex);
-      buf = freeBuffers.back();
-      freeBuffers.pop_back();
+      std::lock_guard lock(workspaceMutex);
+      w = freeWorkspaces.back();
+      freeWorkspaces.pop_back();
     }
-    use(*buf);
-    std::lock_guard lock(bufferMutex);
-    freeBuffers.push_back(buf);
+    use(*w);
+    std::lock_guard lock(workspaceMutex);
+    freeWorkspaces.push_back(w);
   };
   const std::size_t steps = chunks.size() * 2;
   auto progressAt = [&](std::size_t offset) -> std::function<bool(std::size_t)> {
@@ -657,11 +703,12 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   // Pass 1: lines per qid.
   if (!forEachChunk(chunks.size(), threads, progressAt(0), [&](std::size_t i) {
         ChunkWork& c = chunks[i];
-        withBuffer([&](ByteBuffer& buf) {
+        withWorkspace([&](Workspace& w) {
+          ByteBuffer& buf = w.buf;
           if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
           CountSink counter;
           ChunkStats stats;
-          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, nullptr, stats, counter);
+          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, stats, counter);
           c.lines = stats.lines;
           c.counts = std::move(counter.counts);
         });
@@ -679,19 +726,25 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   // Sizes: every ranking once, in order of first appearance, each with its exact size.
   std::unordered_map<std::string, std::size_t> index;
   std::vector<std::size_t> sizes;
+  std::vector<std::size_t> placeCount;
   for (const auto& c : chunks)
     for (const auto& count : c.counts) {
       auto [it, inserted] = index.try_emplace(count.qid, sizes.size());
-      if (inserted) sizes.push_back(0);
+      if (inserted) {
+        sizes.push_back(0);
+        placeCount.push_back(0);
+      }
       sizes[it->second] += count.lines;
+      ++placeCount[it->second];
     }
   run.rankings.reserve(sizes.size());
   std::vector<std::string_view> names(sizes.size());
   for (const auto& [qid, at] : index) names[at] = qid;
   const PoolAllocator<RunEntry> alloc(run.pool.get());
+  auto streamed = [&](std::size_t r) { return visit && placeCount[r] == 1; };
   for (std::size_t r = 0; r < sizes.size(); ++r) {
     run.rankings.push_back(Ranking{std::string(names[r]), RunEntries(alloc)});
-    run.rankings.back().entries.resize(sizes[r]);
+    if (!streamed(r)) run.rankings.back().entries.resize(sizes[r]);
   }
   std::vector<std::size_t> fill(sizes.size(), 0);
   std::vector<std::uint64_t> lineBase(chunks.size(), 0);
@@ -701,7 +754,7 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
     lines += chunks[i].lines;
     for (const auto& count : chunks[i].counts) {
       const std::size_t r = index[count.qid];
-      chunks[i].places.push_back({r, run.rankings[r].entries.data() + fill[r], count.lines, 0});
+      chunks[i].places.push_back({r, streamed(r) ? nullptr : run.rankings[r].entries.data() + fill[r], count.lines, 0});
       fill[r] += count.lines;
     }
     chunks[i].counts.clear();
@@ -716,13 +769,25 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   // Pass 2: parse, writing each entry into its place.
   if (!forEachChunk(chunks.size(), threads, progressAt(chunks.size()), [&](std::size_t i) {
         ChunkWork& c = chunks[i];
-        withBuffer([&](ByteBuffer& buf) {
+        withWorkspace([&](Workspace& w) {
+          ByteBuffer& buf = w.buf;
           if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
-          c.arena.reserve(buf.size());
+          // Held rankings' docnos: one region for the chunk when the whole run is held; when
+          // streaming, the few held ones (crossing a chunk's end) grow the arena from 64 KiB.
+          if (!visit) c.arena.reserve(buf.size());
           PlaceSink sink;
           sink.places = &c.places;
+          sink.arena = &c.arena;
           sink.lineBase = static_cast<std::uint32_t>(lineBase[i]);
-          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, &c.arena, c.stats, sink);
+          if (visit) {
+            sink.streamed = &w.streamed;
+            sink.visit = visit;
+            sink.rankings = &run.rankings;
+          }
+          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, c.stats, sink);
+          if (!c.stats.stopped) sink.deliver();
+          w.streamed.ranking.entries.clear();
+          w.streamed.docnos.recycle();
         });
       })) {
     report.cancelled = true;
@@ -756,11 +821,12 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   // drop rankings left with no entry (a qid all of whose lines were bad), as the stream reader.
   bool anyHole = false;
   for (const auto& c : chunks)
-    for (const auto& p : c.places) anyHole = anyHole || p.filled < p.capacity;
+    for (const auto& p : c.places) anyHole = anyHole || (p.dest && p.filled < p.capacity);
   if (anyHole) {
     std::vector<std::size_t> kept(run.rankings.size(), 0);
     for (const auto& c : chunks)
       for (const auto& p : c.places) {
+        if (!p.dest) continue;  // streamed, handed over already
         RunEntry* base = run.rankings[p.ranking].entries.data();
         if (base + kept[p.ranking] != p.dest) std::memmove(base + kept[p.ranking], p.dest, p.filled * sizeof(RunEntry));
         kept[p.ranking] += p.filled;
@@ -771,11 +837,18 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
                        run.rankings.end());
   }
   for (auto& c : chunks) run.arena->absorb(std::move(c.arena));
+  if (visit) {
+    // The rankings held (lines in several places of the file) go now, on all cores.
+    std::vector<std::size_t> held;
+    for (std::size_t r = 0; r < run.rankings.size(); ++r)
+      if (!run.rankings[r].entries.empty()) held.push_back(r);
+    if (!report.stopped && !report.cancelled)
+      forEachChunk(held.size(), threads, {}, [&](std::size_t k) { (*visit)(run.rankings[held[k]]); });
+    run.rankings.clear();
+  }
 }
 
-}  // namespace
-
-Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
+Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor* visit) {
   Loaded<Run> result;
   Run& run = result.value;
   LoadReport& report = result.report;
@@ -793,7 +866,7 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   if (isStdinPath(path))
     readRunStream(fp, total, path, options, run, report);
   else
-    readRunFile(fileno(fp), total, path, options, run, report);
+    readRunFile(fileno(fp), total, path, options, run, report, visit);
   std::fclose(fp);
   if (run.tag.empty()) run.tag = path.filename().string();
   if (report.records == 0 && !report.hasErrors() && report.ok()) {
@@ -802,7 +875,23 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
                options.maxStoredDiagnostics);
     report.stopped = true;
   }
+  if (visit && isStdinPath(path)) {
+    if (report.ok()) {
+      for (const auto& r : run.rankings) (*visit)(r);
+    }
+    run.rankings.clear();
+  }
   return result;
+}
+
+}  // namespace
+
+Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
+  return readRunWith(path, options, nullptr);
+}
+
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit) {
+  return readRunWith(path, options, &visit);
 }
 
 Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options) {

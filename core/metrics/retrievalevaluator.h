@@ -22,6 +22,7 @@
 // A docno retrieved twice for one query (after the depth cut) is an input error.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,13 @@ struct EvalResult {
 
 EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& settings,
                     const ProgressFn& progress = {});
+
+// The same evaluation of a TREC run file, read and evaluated in one go (streamTrecRun): each
+// ranking is evaluated by the parser thread that read it and then forgotten, so a run of any size
+// takes a few chunks of memory. `report` is the file's load report; on load errors (not ok()) the
+// result holds no queries. What `ragscope-cli eval` uses; views that show rankings load the Run.
+EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runPath, const EvalSettings& settings,
+                           const LoadOptions& load, LoadReport& report);
 
 // trec_eval's relational output: "%-22s\t%s\t%6.4f" per line (integers "%ld", runid text);
 // with perQuery, each query's block (qid order) comes before the `all` block, as `trec_eval -q`.
