@@ -13,7 +13,9 @@
 // A PoolAllocator without a pool is the ordinary heap allocator, so containers built elsewhere
 // (tests, retrievers) behave as before.
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -97,27 +99,31 @@ class PoolAllocator {
   BulkPool* m_pool = nullptr;
 };
 
-// The heap allocator, except that resize() leaves new elements uninitialised: for byte buffers
-// that are about to be overwritten by read() (zero-filling 8 MiB per chunk first is pure waste).
-template <class T>
-struct NoInitAllocator : std::allocator<T> {
-  using value_type = T;
-  NoInitAllocator() noexcept = default;
-  template <class U>
-  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
-  template <class U>
-  struct rebind {
-    using other = NoInitAllocator<U>;
-  };
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-    ::new (static_cast<void*>(p)) U;
+// Bytes about to be overwritten by read(): resize() neither zero-fills nor walks the new bytes
+// (an 8 MiB chunk per read), and keeps its capacity.
+class ByteBuffer {
+ public:
+  char* data() { return m_data.get(); }
+  const char* data() const { return m_data.get(); }
+  std::size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  char back() const { return m_data[m_size - 1]; }
+  void clear() { m_size = 0; }
+  void resize(std::size_t n) {
+    if (n > m_capacity) {
+      const std::size_t capacity = std::max(n, m_capacity * 2);
+      std::unique_ptr<char[]> bigger(new char[capacity]);
+      if (m_size) std::memcpy(bigger.get(), m_data.get(), m_size);
+      m_data = std::move(bigger);
+      m_capacity = capacity;
+    }
+    m_size = n;
   }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
+
+ private:
+  std::unique_ptr<char[]> m_data;
+  std::size_t m_size = 0;
+  std::size_t m_capacity = 0;
 };
-using ByteBuffer = std::vector<char, NoInitAllocator<char>>;
 
 }  // namespace ragscope::core

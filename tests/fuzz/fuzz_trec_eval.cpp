@@ -1,6 +1,8 @@
 // trec_eval-compatible evaluation of what the TREC loaders accept (core/metrics/
 // retrievalevaluator.cpp over readTrecQrels + readTrecRun, and parseMeasureArgs for `-m`): a file
-// that loads must evaluate without a crash, whatever its qids, docnos, grades and scores.
+// that loads must evaluate without a crash, whatever its qids, docnos, grades and scores; and
+// evaluating the file as it is read (evaluateRunFile, what `eval` does) must print exactly what
+// evaluating the loaded run prints.
 // Parts (fuzz::kPartSeparator between them): 0 measure arguments (whitespace separated, as -m),
 // 1 qrels, 2 run.
 // max_len: 32768
@@ -32,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const auto options = fuzz::loadOptions();
   auto qrels = core::readTrecQrels(fuzz::writeScratch("qrels.txt", parts[1]), options);
-  auto run = core::readTrecRun(fuzz::writeScratch("run.trec", parts[2]), options);
+  const auto runPath = fuzz::writeScratch("run.trec", parts[2]);
+  auto run = core::readTrecRun(runPath, options);
   fuzz::checkReport(qrels.report);
   fuzz::checkReport(run.report);
 
@@ -42,6 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (measures.ok()) settings.measures = measures.value;
   auto result = core::evaluate(qrels.value, run.value, settings);
   fuzz::touch(core::formatTrecEval(result, true));
+  if (run.report.ok()) {
+    core::LoadReport report;
+    const auto streamed = core::evaluateRunFile(qrels.value, runPath, settings, options, report);
+    if (!report.ok() || core::formatTrecEval(streamed, true) != core::formatTrecEval(result, true)) __builtin_trap();
+  }
 
   settings.complete = true;
   settings.relevanceLevel = 2;
