@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QBrush>
+#include <QDir>
 #include <QFont>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -248,6 +249,12 @@ void TestRetrievalPage::irMeasuresNamesInMeasureField() {
   QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("ndcg_cut_10"))).data().toString(), QStringLiteral("0.5058"));
   QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(), QStringLiteral("0.2476"));
   QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("recall_100"))).data().toString(), QStringLiteral("0.4910"));
+  if (const QString shots = qEnvironmentVariable("RAGSCOPE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    page.resize(1400, 900);
+    page.setMeasures(QStringLiteral("nDCG@10 AP R@100 P(rel=3)@10 RR@10 Judged@10 infAP rbp"));
+    QVERIFY(evaluateAndWait(page));
+    QVERIFY(page.grab().save(QDir(shots).filePath(QStringLiteral("retrieval-ir-measures.png"))));
+  }
   page.setMeasures(QStringLiteral("nDCG(dcg=exp-log2)@10"));
   QVERIFY(!page.evaluate());
 }
