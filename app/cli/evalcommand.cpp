@@ -26,8 +26,9 @@ using namespace ragscope::core;
 
 constexpr const char* kEvalHelp = R"(usage: ragscope-cli eval [options] QRELS RUN... [--format trec|csv|json]
 
-trec_eval-exact retrieval evaluation (trec_eval 10's measures and conventions). Options may be glued to their
-values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined (-qc).
+trec_eval-exact retrieval evaluation (trec_eval 10's measures and conventions). Options may be
+glued to their values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined
+(-qc). A run file is evaluated as it is read, in chunks on all cores, without holding it.
 
   -q                 also print each query's values (per-query blocks, then `all`)
   -c                 complete: qrels queries missing from a run count as 0 and the mean divides
@@ -78,7 +79,7 @@ std::string evalHelp() {
   std::string help = kEvalHelp;
   std::string names;
   for (const auto& line : irMeasuresAliasText()) names += "                       " + line + "\n";
-  help.replace(help.find("@IRMEASURES@"), 12, names.substr(0, names.size() - 1));
+  help.replace(help.find("@IRMEASURES@"), 12, names);
   return help;
 }
 
