@@ -32,6 +32,7 @@
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
 #include "core/retrieval/retriever.h"
+#include "core/retrieval/retrieverspec.h"
 #include "core/retrieval/runfileretriever.h"
 #include "core/retrieval/xapianindex.h"
 
@@ -134,6 +135,7 @@ class TestRetrievers : public QObject {
 
  private slots:
   void retrieveAllOrdersLikeTrecEval();
+  void retrieverSpecs();
   void retrieveAllFailures_data();
   void retrieveAllFailures();
   void retrieveAllCancel();
@@ -155,6 +157,50 @@ class TestRetrievers : public QObject {
   void cliDocLevel();
   void cliDocLevelDocugami();
 };
+
+// A retriever as configured (CLI argument, project JSON): parsed, written and read back equal,
+// with a key named by its variable and never its value; bad specs name the field.
+void TestRetrievers::retrieverSpecs() {
+  std::string error;
+  auto bm25 = parseRetrieverArg("bm25", &error);
+  QVERIFY(bm25 && bm25->kind == RetrieverSpec::Kind::Bm25);
+  auto es = parseRetrieverArg("es:http://localhost:9200/msmarco", &error);
+  QVERIFY(es && es->kind == RetrieverSpec::Kind::Elasticsearch);
+  QCOMPARE(QString::fromStdString(es->url), QString("http://localhost:9200/msmarco"));
+  auto http = parseRetrieverArg("http://localhost:8080/search", &error);
+  QVERIFY(http && http->kind == RetrieverSpec::Kind::Http);
+  QCOMPARE(QString::fromStdString(http->url), QString("http://localhost:8080/search"));
+  QVERIFY(!parseRetrieverArg("solr:x", &error));
+  QVERIFY(QString::fromStdString(error).contains("unknown retriever 'solr:x'"));
+
+  qputenv("RAGSCOPE_TEST_ES_KEY", "ApiKey s3cr3t-value");
+  es->fields = {"title", "body"};
+  es->idField = "docid";
+  es->apiKeyEnv = "RAGSCOPE_TEST_ES_KEY";
+  es->name = "opensearch-body";
+  const auto json = retrieverSpecToJson(*es);
+  QVERIFY(json.dump().find("s3cr3t") == std::string::npos);
+  QCOMPARE(QString::fromStdString(json.at("api_key_env").get<std::string>()), QString("RAGSCOPE_TEST_ES_KEY"));
+  auto back = retrieverSpecFromJson(json, &error);
+  QVERIFY2(back, error.c_str());
+  QCOMPARE(retrieverSpecToJson(*back).dump(), json.dump());
+  bm25->bm25.k1 = 0.9;
+  bm25->bm25.b = 0.4;
+  auto bm25Back = retrieverSpecFromJson(retrieverSpecToJson(*bm25), &error);
+  QVERIFY(bm25Back);
+  QCOMPARE(bm25Back->bm25.k1, 0.9);
+  QCOMPARE(bm25Back->bm25.b, 0.4);
+  QCOMPARE(QString::fromStdString(describeRetriever(*bm25Back)), QString("bm25 (Xapian BM25Weight k1=0.9 b=0.4)"));
+  QVERIFY(!retrieverSpecFromJson(nlohmann::json{{"kind", "bm25"}, {"b", 2.0}}, &error));
+  QVERIFY(QString::fromStdString(error).contains("field 'b'"));
+  QVERIFY(!retrieverSpecFromJson(nlohmann::json{{"kind", "es"}}, &error));
+  QVERIFY(QString::fromStdString(error).contains("field 'url'"));
+  QVERIFY(!retrieverSpecFromJson(nlohmann::json{{"kind", "faiss"}}, &error));
+  QVERIFY(QString::fromStdString(error).contains("field 'kind'"));
+  // Credentials in a URL are not shown.
+  es->url = "http://user:pw@localhost:9200/idx";
+  QVERIFY(describeRetriever(*es).find("pw") == std::string::npos);
+}
 
 void TestRetrievers::retrieveAllOrdersLikeTrecEval() {
   FakeRetriever fake;

@@ -14,11 +14,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/data/dataset.h"
-#include "core/retrieval/esretriever.h"
-#include "core/retrieval/httpretriever.h"
-#include "core/retrieval/indexdir.h"
 #include "core/retrieval/retriever.h"
-#include "core/retrieval/xapianindex.h"
+#include "core/retrieval/retrieverspec.h"
 
 namespace ragscope::cli {
 
@@ -194,22 +191,16 @@ int retrieveCommand(const Args& args) {
   if (!retrieverArg) return usageError("no retriever given (--retriever bm25|es:URL|http:URL)");
   if (!outArg) return usageError("no output file given (--out RUN.trec)");
 
-  enum class Kind { Bm25, Es, Http } kind;
-  std::string url;
-  const std::string& r = *retrieverArg;
-  if (r == "bm25") {
-    kind = Kind::Bm25;
-  } else if (r.rfind("es:", 0) == 0 && r.size() > 3) {
-    kind = Kind::Es;
-    url = r.substr(3);
-  } else if (r.rfind("http:", 0) == 0 && r.size() > 5) {
-    kind = Kind::Http;
-    url = r.substr(5);
-    // "http:http://host/x" is the documented form; accept "http://host/x" as shorthand.
-    if (url.rfind("//", 0) == 0) url = "http:" + url;
-  } else {
-    return usageError("unknown retriever '" + r + "' (expected bm25, es:URL or http:URL)");
-  }
+  std::string error;
+  auto spec = parseRetrieverArg(*retrieverArg, &error);
+  if (!spec) return usageError(error);
+  spec->bm25 = bm25;
+  if (indexArg) spec->indexDir = *indexArg;
+  spec->rebuild = rebuild;
+  if (!fields.empty()) spec->fields = fields;
+  if (idField) spec->idField = *idField;
+  if (keyEnv) spec->apiKeyEnv = *keyEnv;
+  spec->timeoutMs = static_cast<long>(timeoutMs);
 
   std::optional<Format> format;
   if (formatArg) {
@@ -262,23 +253,17 @@ int retrieveCommand(const Args& args) {
     return 2;
   }
 
-  std::unique_ptr<Retriever> retriever;
-  std::string error;
-  if (kind == Kind::Bm25) {
-    if (ds.corpus.empty()) {
-      std::cerr << "ragscope-cli retrieve: bm25 needs a corpus, and the dataset has no documents\n";
-      return 2;
-    }
-    const fs::path dir = indexArg ? fs::path(*indexArg) : chooseIndexDir(paths.front(), ds.corpus);
-    IndexBuildOptions io;
-    io.forceRebuild = rebuild;
-    io.progress = progressLine("indexing");
-    const IndexBuildResult built = openOrBuildIndex(ds.corpus, dir, io);
-    clearLine();
-    if (!built.ok) {
-      std::cerr << "ragscope-cli retrieve: " << built.error << "\n";
-      return 2;
-    }
+  // The retriever as every front end opens it (core/retrieval/retrieverspec.h).
+  IndexBuildOptions io;
+  io.progress = progressLine("indexing");
+  OpenedRetriever opened = openRetriever(*spec, ds, paths.front(), io);
+  clearLine();
+  if (!opened.retriever) {
+    std::cerr << "ragscope-cli retrieve: " << opened.error << "\n";
+    return 2;
+  }
+  if (spec->kind == RetrieverSpec::Kind::Bm25) {
+    const IndexBuildResult& built = opened.index;
     std::cout << "index: " << built.dir.string() << ": ";
     if (built.reused)
       std::cout << "reused";
@@ -286,30 +271,9 @@ int retrieveCommand(const Args& args) {
       std::cout << "built in " << built.buildSeconds << " s"
                 << (built.rebuildReason.empty() ? "" : " (" + built.rebuildReason + ")");
     std::cout << ", " << built.documents << " documents, " << humanBytes(built.bytes) << "\n";
-    retriever = XapianRetriever::open(built.dir, bm25, &error);
-    if (!retriever) {
-      std::cerr << "ragscope-cli retrieve: " << error << "\n";
-      return 2;
-    }
-    std::cout << "retriever: bm25 (Xapian BM25Weight k1=" << bm25.k1 << " b=" << bm25.b << ")\n";
-  } else if (kind == Kind::Es) {
-    EsOptions o;
-    o.url = url;
-    if (!fields.empty()) o.fields = fields;
-    if (idField) o.idField = *idField;
-    if (keyEnv) o.apiKeyEnv = *keyEnv;
-    o.timeoutMs = static_cast<long>(timeoutMs);
-    auto es = std::make_unique<EsRetriever>(o);
-    std::cout << "retriever: es (" << redactUrl(es->searchUrl()) << ")\n";
-    retriever = std::move(es);
-  } else {
-    HttpRetrieverOptions o;
-    o.url = url;
-    if (keyEnv) o.apiKeyEnv = *keyEnv;
-    o.timeoutMs = static_cast<long>(timeoutMs);
-    retriever = std::make_unique<HttpRetriever>(o);
-    std::cout << "retriever: http (" << redactUrl(url) << ")\n";
   }
+  std::cout << "retriever: " << describeRetriever(*spec) << "\n";
+  Retriever* retriever = opened.retriever.get();
 
   RetrieveOptions ro;
   ro.k = static_cast<std::size_t>(k);

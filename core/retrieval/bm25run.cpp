@@ -1,28 +1,25 @@
 #include "core/retrieval/bm25run.h"
 
+#include "core/retrieval/retrieverspec.h"
+
 namespace ragscope::core {
 
 Bm25RunResult retrieveWithBm25(const Dataset& dataset, const Bm25RunOptions& options) {
   Bm25RunResult result;
-  if (dataset.corpus.empty()) {
-    result.error = "bm25 needs a corpus, and the dataset has no documents";
-    return result;
-  }
+  RetrieverSpec spec;
+  spec.bm25 = options.params;
+  spec.indexDir = options.indexDir;
   IndexBuildOptions build;
   build.progress = options.indexProgress;
   build.stop = options.stop;
-  result.index = openOrBuildIndex(dataset.corpus, options.indexDir, build);
-  if (!result.index.ok) {
-    result.cancelled = result.index.cancelled;
-    result.error = result.index.error;
+  OpenedRetriever opened = openRetriever(spec, dataset, options.indexDir, build);
+  result.index = opened.index;
+  if (!opened.retriever) {
+    result.cancelled = opened.cancelled;
+    result.error = opened.error;
     return result;
   }
-  std::string error;
-  auto bm25 = XapianRetriever::open(result.index.dir, options.params, &error);
-  if (!bm25) {
-    result.error = error;
-    return result;
-  }
+  Retriever* bm25 = opened.retriever.get();
   RetrieveOptions ro;
   ro.k = options.k;
   ro.threads = options.threads;

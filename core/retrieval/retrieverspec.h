@@ -1,0 +1,70 @@
+#pragma once
+// A retriever as the user configures it: on the command line (`--retriever es:URL --field body`),
+// and, for the workbench, in a project file. What it is and how to reach it, never a secret: a
+// key is named by the environment variable that holds it. openRetriever() turns a spec into a
+// working Retriever (building or reusing the BM25 index), so every front end makes its runs
+// the same way.
+//
+//   std::string error;
+//   auto spec = parseRetrieverArg("es:http://localhost:9200/msmarco", &error);
+//   spec->fields = {"body"};
+//   project["retrievers"].push_back(retrieverSpecToJson(*spec));
+//   OpenedRetriever r = openRetriever(*spec, dataset, datasetPath, {});
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/retrieval/retriever.h"
+#include "core/retrieval/xapianindex.h"
+
+namespace ragscope::core {
+
+struct RetrieverSpec {
+  enum class Kind { Bm25, Elasticsearch, Http };
+  Kind kind = Kind::Bm25;
+  std::string name;  // run tag and label; empty: the kind's ("bm25", "es", "http")
+
+  // bm25: Xapian's BM25 over the dataset's corpus.
+  Bm25Params bm25;
+  std::filesystem::path indexDir;  // empty: chooseIndexDir() beside the dataset or in the cache
+  bool rebuild = false;
+
+  // es (Elasticsearch/OpenSearch index URL) and http (generic JSON service URL).
+  std::string url;
+  std::vector<std::string> fields = {"text"};  // es: fields matched
+  std::string idField;                          // es: _source field with the id; empty: _id
+  std::string textField;                        // es: _source field returned as text
+  std::string apiKeyEnv;                        // environment variable holding the key
+  long timeoutMs = 30000;
+};
+
+// "bm25", "es:URL", "http:URL" (and "http://..." as shorthand for http:http://...).
+std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string* error);
+
+// JSON for project files: {"kind":"es","url":...,"api_key_env":"ES_KEY",...}. Only the variable's
+// name is written; a spec read back equals the one written.
+nlohmann::json retrieverSpecToJson(const RetrieverSpec& spec);
+std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& json, std::string* error);
+
+// One line for logs and run records, URLs with credentials redacted: "bm25 (k1=0.9 b=0.4)".
+std::string describeRetriever(const RetrieverSpec& spec);
+
+struct OpenedRetriever {
+  std::unique_ptr<Retriever> retriever;  // null on failure or cancel
+  IndexBuildResult index;                // bm25: the index opened or built
+  bool cancelled = false;
+  std::string error;
+};
+
+// A working retriever for `dataset` (whose first file is `firstPath`, where a default BM25
+// index goes). BM25 needs the dataset's corpus; es and http need nothing from it.
+OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
+                              const IndexBuildOptions& indexOptions);
+
+}  // namespace ragscope::core
