@@ -22,26 +22,51 @@ std::vector<std::string> Query::goldDocIds() const {
   return out;
 }
 
+std::size_t Corpus::slotOf(std::string_view id) const {
+  const std::size_t mask = m_slots.size() - 1;
+  for (std::size_t i = std::hash<std::string_view>{}(id) & mask;; i = (i + 1) & mask) {
+    const std::uint32_t at = m_slots[i];
+    if (at == 0 || m_docs[at - 1].id == id) return i;
+  }
+}
+
+void Corpus::grow(std::size_t documents) {
+  std::size_t size = 16;
+  while (size < documents * 2) size <<= 1;
+  if (size <= m_slots.size()) return;
+  m_slots.assign(size, 0);
+  for (std::size_t d = 0; d < m_docs.size(); ++d) {
+    const std::size_t slot = slotOf(m_docs[d].id);
+    if (m_slots[slot] == 0) m_slots[slot] = static_cast<std::uint32_t>(d + 1);  // first id wins
+  }
+}
+
 void Corpus::add(Document doc) {
-  m_index.try_emplace(doc.id, m_docs.size());
+  // Kept even when its id is taken (the loader reports that); find() gives the first.
+  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size()) grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
+  const std::size_t slot = slotOf(doc.id);
   m_docs.push_back(std::move(doc));
+  if (m_slots[slot] == 0) m_slots[slot] = static_cast<std::uint32_t>(m_docs.size());
 }
 
 const Document* Corpus::tryAdd(Document doc) {
-  auto [it, inserted] = m_index.try_emplace(doc.id, m_docs.size());
-  if (!inserted) return &m_docs[it->second];
+  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size()) grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
+  const std::size_t slot = slotOf(doc.id);
+  if (m_slots[slot] != 0) return &m_docs[m_slots[slot] - 1];
   m_docs.push_back(std::move(doc));
+  m_slots[slot] = static_cast<std::uint32_t>(m_docs.size());
   return nullptr;
 }
 
 void Corpus::reserve(std::size_t n) {
   m_docs.reserve(n);
-  m_index.reserve(n);
+  grow(n);
 }
 
 const Document* Corpus::find(std::string_view id) const {
-  auto it = m_index.find(std::string(id));
-  return it == m_index.end() ? nullptr : &m_docs[it->second];
+  if (m_slots.empty()) return nullptr;
+  const std::uint32_t at = m_slots[slotOf(id)];
+  return at == 0 ? nullptr : &m_docs[at - 1];
 }
 
 std::size_t Qrels::judgmentCount() const {

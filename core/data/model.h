@@ -71,8 +71,12 @@ class Corpus {
   bool contains(std::string_view id) const { return find(id) != nullptr; }
 
  private:
+  // Open addressing over document positions (position + 1; 0 = empty), hashed by the document's
+  // own id: 8-16 bytes a document where a map of id copies took ~80 (8.8M MS MARCO passages).
+  std::size_t slotOf(std::string_view id) const;
+  void grow(std::size_t documents);
   std::vector<Document> m_docs;
-  std::unordered_map<std::string, std::size_t> m_index;
+  std::vector<std::uint32_t> m_slots;
 };
 
 struct Judgment {
