@@ -1,7 +1,6 @@
 // Project files: versioned JSON, atomic writes, relative paths, diagnostics for bad files, and the
 // bundled demo project.
 
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -16,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/files.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 #include "core/eval/e2ejob.h"
@@ -23,21 +23,16 @@
 #include "core/eval/judgejob.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
-#include "ui/preferences.h"
-#include "ui/workbench.h"
 
 using namespace ragscope::core;
+using ragscope::test::diagnosticsText;
+using ragscope::test::writeText;
 namespace fs = std::filesystem;
 
 namespace {
 
 fs::path tempRoot(const QTemporaryDir& dir) { return fs::path(dir.path().toStdString()); }
 
-void writeText(const fs::path& file, const std::string& text) {
-  fs::create_directories(file.parent_path());
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-}
 
 std::string readText(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -61,11 +56,6 @@ Project sampleProject() {
   return p;
 }
 
-QString diagnosticsText(const LoadReport& report) {
-  QString all;
-  for (const auto& d : report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
-  return all;
-}
 
 }  // namespace
 
@@ -638,134 +628,6 @@ class TestProject : public QObject {
                                                  (root / "outside.tsv").string())),
              qPrintable(all));
     QCOMPARE(report.errors, std::uint64_t{3});
-  }
-
-  // Item 10 in the GUI: a project naming parts outside its folder is read only when the user
-  // agrees (asked once per project and path), never from /proc, and never silently.
-  void workbenchAsksBeforeReadingOutsideParts() {
-    using ragscope::ui::Workbench;
-    QTemporaryDir dir;
-    const fs::path root = tempRoot(dir);
-    const fs::path file = root / "proj" / "p.ragscope.json";
-    writeText(root / "proj" / "topics.tsv", "1\tq\n");
-    writeText(root / "outside.tsv", "1 0 d 1\n");
-    writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
-        {"path": "topics.tsv", "format": "topics-tsv"},
-        {"path": "../outside.tsv", "format": "trec-qrels"}]}]})");
-    const QString projectFile = QString::fromStdString(file.string());
-    const QString outside = QString::fromStdString((root / "outside.tsv").string());
-    ragscope::ui::Preferences::confirmedOutsideParts.set({});
-
-    auto open = [&](Workbench& wb, bool expectStart) {
-      QSignalSpy finished(&wb, &Workbench::loadFinished);
-      const bool started = wb.openProject(projectFile);
-      if (started != expectStart) return false;
-      if (finished.isEmpty() && !finished.wait(20000)) return false;
-      return finished.front().at(0).toBool();
-    };
-    {  // Refuse: nothing is read, and the report says why.
-      Workbench wb;
-      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Refuse);
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, true; });
-      QVERIFY(!open(wb, false));
-      QCOMPARE(asked, 0);
-      QVERIFY(!wb.dataset());
-      const QString all = diagnosticsText(wb.report());
-      QVERIFY2(all.contains("datasets[0].parts[1].path: outside the project folder: " + outside +
-                            "; not read"),
-               qPrintable(all));
-    }
-    {  // Ask, declined.
-      Workbench wb;
-      QStringList seen;
-      QString seenProject;
-      wb.setOutsidePartsAsker([&](const QString& project, const QStringList& paths) {
-        seenProject = project;
-        seen = paths;
-        return false;
-      });
-      QVERIFY(!open(wb, false));
-      QCOMPARE(seenProject, projectFile);
-      QCOMPARE(seen, QStringList{outside});
-      QVERIFY(!wb.dataset());
-    }
-    {  // Ask, accepted: loaded, with the warning kept in the report.
-      Workbench wb;
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, true; });
-      QVERIFY(open(wb, true));
-      QCOMPARE(asked, 1);
-      QVERIFY(wb.dataset());
-      QCOMPARE(wb.dataset()->qrels.judgmentCount(), std::size_t{1});
-      QVERIFY(diagnosticsText(wb.report()).contains("outside the project folder: " + outside));
-    }
-    {  // Remembered for this project and path: not asked again.
-      Workbench wb;
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
-      QVERIFY(open(wb, true));
-      QCOMPARE(asked, 0);
-    }
-    ragscope::ui::Preferences::confirmedOutsideParts.set({});
-    {  // Allow (tests, scripted use): read without asking.
-      Workbench wb;
-      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Allow);
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
-      QVERIFY(open(wb, true));
-      QCOMPARE(asked, 0);
-    }
-    {  // The default asker never blocks a headless run: offscreen, nobody can answer.
-      Workbench wb;
-      QVERIFY(!open(wb, false));
-    }
-    {  // A special file is refused whatever the policy.
-      writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
-          {"path": "topics.tsv", "format": "topics-tsv"},
-          {"path": "/proc/self/status", "format": "topics-tsv"}]}]})");
-      Workbench wb;
-      wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Allow);
-      QVERIFY(!open(wb, false));
-      QVERIFY(diagnosticsText(wb.report()).contains("not read: /proc/self/status is a system file"));
-    }
-    {  // Parts inside the folder: never asked.
-      writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
-          {"path": "topics.tsv", "format": "topics-tsv"}]}]})");
-      Workbench wb;
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
-      QVERIFY(open(wb, true));
-      QCOMPARE(asked, 0);
-    }
-    {  // "Save as" into another folder: what the user trusted (parts inside the folder saved
-       // from) stays trusted, so switching to the project's other dataset asks nothing.
-      writeText(file, R"({"version": 1, "name": "n", "datasets": [
-          {"name": "d", "parts": [{"path": "topics.tsv", "format": "topics-tsv"}]},
-          {"name": "e", "parts": [{"path": "topics.tsv", "format": "topics-tsv"}]}]})");
-      Workbench wb;
-      int asked = 0;
-      wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
-      QVERIFY(open(wb, true));
-      fs::create_directories(root / "elsewhere");
-      const QString copy = QString::fromStdString((root / "elsewhere" / "copy.ragscope.json").string());
-      QSignalSpy saved(&wb, &Workbench::projectSaved);
-      QVERIFY(wb.saveProject(copy));
-      QVERIFY(saved.wait(20000));
-      QVERIFY(saved.front().at(0).toBool());
-      QCOMPARE(wb.projectFile(), copy);
-      QSignalSpy finished(&wb, &Workbench::loadFinished);
-      QVERIFY(wb.openProjectDataset("e"));
-      QVERIFY(finished.wait(20000));
-      QVERIFY(finished.front().at(0).toBool());
-      QCOMPARE(asked, 0);
-      // A fresh workbench opening the copy: not asked either (remembered).
-      Workbench again;
-      again.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
-      QVERIFY(again.openProject(copy, "e"));
-      QCOMPARE(asked, 0);
-    }
-    ragscope::ui::Preferences::confirmedOutsideParts.set({});
   }
 };
 

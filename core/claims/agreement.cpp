@@ -7,12 +7,12 @@
 #include "core/stats/bootstrap.h"
 #include "core/stats/correlation.h"
 #include "core/stats/random.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::claims {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Separates agreement resamples from the correlation bootstrap that shares the domain.
 constexpr std::uint64_t kAgreementSalt = 0xA62EE;
 

@@ -8,13 +8,13 @@
 
 #include "core/data/csvreader.h"
 #include "core/data/jsonlines.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::claims {
 
 namespace {
 
 using nlohmann::json;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // RAGChecker's aspects first, in its order; others after, alphabetically.
 void orderAspects(std::vector<std::string>& aspects) {

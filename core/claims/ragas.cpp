@@ -5,11 +5,11 @@
 #include <limits>
 
 #include "core/claims/numpycompat.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::claims {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 double ragasContextPrecision(std::span<const int> verdicts) {

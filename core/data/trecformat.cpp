@@ -116,6 +116,9 @@ std::string utf8Problem(const std::string& why) {
 template <class Sink>
 void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out, Sink& sink) {
   constexpr bool kCountOnly = Sink::kCountOnly;
+  // An empty chunk (a line that filled a whole chunk was read by the one before) may come as two
+  // null pointers, which memchr must not be given even with a length of 0.
+  if (begin == end) return;
   const bool hasNul = std::memchr(begin, '\0', static_cast<std::size_t>(end - begin)) != nullptr;
   const char* p = begin;
   std::uint64_t line = 0;

@@ -9,14 +9,13 @@
 
 #include "core/metrics/doclevel.h"
 #include "core/metrics/retrievalevaluator.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::eval {
 
 using nlohmann::json;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A run whose rankings are the given lists (score n - j: the list order is the ranking).
 Run runFromLists(const std::vector<std::pair<std::string, std::vector<std::string>>>& lists) {

@@ -10,12 +10,11 @@
 
 #include "core/data/model.h"
 #include "core/metrics/retrievalevaluator.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::eval {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool allDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

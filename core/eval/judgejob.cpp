@@ -18,6 +18,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/stats/parallel.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::eval {
 
@@ -26,8 +27,6 @@ using claims::Label;
 using claims::ScoreState;
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const std::vector<std::string>& notebookMetrics() {
   static const std::vector<std::string> names = {"faithfulness", "correctness", "coverage"};

@@ -5,12 +5,11 @@
 #include <limits>
 
 #include "core/stats/parallel.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Mean of one resample. The index draws are inlined rather than going through below32(): two
 // indices per 64-bit step, four independent accumulators to hide the add latency. The order of

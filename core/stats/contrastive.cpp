@@ -7,11 +7,11 @@
 #include "core/stats/multiple.h"
 #include "core/stats/parallel.h"
 #include "core/stats/random.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::stats {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 double permutationTest(std::span<const double> a, std::span<const double> b,

@@ -9,12 +9,11 @@
 
 #include "core/stats/parallel.h"
 #include "core/stats/random.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct TieSums {
   double pairs = 0.0;    // sum t(t-1)/2

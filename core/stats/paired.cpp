@@ -8,12 +8,11 @@
 
 #include "core/stats/parallel.h"
 #include "core/stats/random.h"
+#include "core/util/nan.h"
 
 namespace ragscope::core::stats {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Exact sign-flip count by meet in the middle: the 2^m sums are L + R over the subset sums of
 // the two halves, each half sum computed directly (at most 10 terms), so every compared value

@@ -1,5 +1,7 @@
 #include "core/stats/summary.h"
 
+#include "core/util/nan.h"
+
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
@@ -8,7 +10,6 @@
 namespace ragscope::core::stats {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 double quantileSorted(std::span<const double> sorted, double p) {
