@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -32,7 +33,9 @@
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
 #include "core/retrieval/retriever.h"
+#include "core/retrieval/retrievecheckpoint.h"
 #include "core/retrieval/retrieverspec.h"
+#include "core/retrieval/retrievejob.h"
 #include "core/retrieval/runfileretriever.h"
 #include "core/retrieval/xapianindex.h"
 
@@ -124,6 +127,56 @@ class LocalServer {
   }
 };
 
+// A generic HTTP retriever service for the job tests: "d-<query>-1".."d-<query>-3" for every
+// query, each request counted per query; the queries named in `failing` get a 500, a reply slower
+// than any timeout the tests set, or a body that is not JSON.
+struct CountingService {
+  LocalServer server;
+  std::mutex mutex;
+  std::map<std::string, int> calls;
+  std::atomic<bool> failing{true};
+  int delayMs = 0;
+
+  bool start() {
+    server.server.Post("/search", [this](const httplib::Request& req, httplib::Response& res) {
+      const auto body = nlohmann::json::parse(req.body);
+      const std::string query = body.at("query").get<std::string>();
+      {
+        std::lock_guard lock(mutex);
+        ++calls[query];
+      }
+      if (delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+      if (failing && query == "boom") {
+        res.status = 500;
+        res.set_content(R"({"detail":"index unavailable"})", "application/json");
+        return;
+      }
+      if (failing && query == "slow") std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      if (failing && query == "garbled") {
+        res.set_content("{\"results\": [", "application/json");
+        return;
+      }
+      nlohmann::json hits = nlohmann::json::array();
+      for (int i = 1; i <= 3; ++i) hits.push_back({{"id", "d-" + query + "-" + std::to_string(i)}, {"score", 4 - i}});
+      res.set_content(hits.dump(), "application/json");
+    });
+    return server.start();
+  }
+  int total() {
+    std::lock_guard lock(mutex);
+    int n = 0;
+    for (const auto& [q, c] : calls) n += c;
+    return n;
+  }
+};
+
+Dataset queriesOnly(const std::vector<std::string>& texts) {
+  Dataset ds;
+  ds.name = "queries";
+  for (std::size_t i = 0; i < texts.size(); ++i) ds.queries.push_back(makeQuery("q" + std::to_string(i + 1), texts[i]));
+  return ds;
+}
+
 ragscope::test::CliText runCli(const QStringList& args) { return ragscope::test::runCliText(args); }
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
@@ -145,6 +198,9 @@ class TestRetrievers : public QObject {
   void runFileRetriever();
   void bm25SmallCorpus();
   void indexReuseAndRebuild();
+  void bm25Stemming();
+  void retrieveJobResumes();
+  void retrieveJobFaults();
   void indexCancel();
   void indexRefusesForeignFolder();
   void dl19Bm25();
@@ -1175,3 +1231,210 @@ void TestRetrievers::cliDocLevelDocugami() {
 
 QTEST_GUILESS_MAIN(TestRetrievers)
 #include "tst_retrievers.moc"
+
+void TestRetrievers::bm25Stemming() {
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  Corpus corpus;
+  corpus.add({"park", "", "Dogs are running in the park.", "", 0, -1});
+  corpus.add({"dogs", "Dogs", "A dog runs; a dog barks. Dog!", "", 0, -1});
+  const fs::path dir = fs::path(tmp.path().toStdString()) / "idx";
+  // "runs" stems to "run", which "running" also gives: with stemming both documents match,
+  // without it only the one that has the word as written.
+  auto hitsWith = [&](bool stemming) {
+    IndexBuildOptions o;
+    o.stemming = stemming;
+    auto built = openOrBuildIndex(corpus, dir, o);
+    std::string error;
+    auto bm25 = XapianRetriever::open(dir, {}, &error, &corpus);
+    if (!built.ok || !bm25) return std::make_pair(built, std::vector<std::string>{"(failed: " + error + ")"});
+    std::vector<std::string> ids;
+    for (const auto& h : bm25->search(makeQuery("q", "runs"), 10, &error)) ids.push_back(h.id);
+    return std::make_pair(built, ids);
+  };
+  auto [stemmed, withStem] = hitsWith(true);
+  std::sort(withStem.begin(), withStem.end());
+  QCOMPARE(withStem, (std::vector<std::string>{"dogs", "park"}));
+  QVERIFY(!stemmed.reused);
+  // The same folder asked for the other analysis: rebuilt, and the reason says why.
+  auto [plain, without] = hitsWith(false);
+  QCOMPARE(without, (std::vector<std::string>{"dogs"}));
+  QVERIFY(!plain.reused);
+  QCOMPARE(QString::fromStdString(plain.rebuildReason), QString("built with stemming on"));
+  QVERIFY(indexMatches(corpus, dir, nullptr, false));
+  QVERIFY(!indexMatches(corpus, dir, nullptr, true));
+  auto [again, same] = hitsWith(false);
+  QVERIFY(again.reused);
+  QCOMPARE(same, without);
+
+  // Through a spec: the default folder of an unstemmed index is its own ("-nostem").
+  Dataset ds;
+  ds.corpus = corpus;
+  ds.queries = {makeQuery("q1", "runs")};
+  const fs::path first = fs::path(tmp.path().toStdString()) / "data.tsv";
+  writeText(first, "");
+  RetrieverSpec spec;
+  spec.stemming = false;
+  RetrieveJobOptions o;
+  o.k = 10;
+  auto job = runRetrieveJob(spec, ds, first, o);
+  QVERIFY2(job.ok, job.error.c_str());
+  QCOMPARE(job.index.dir.filename().string(), std::string("data.tsv.ragscope-index-nostem"));
+  QCOMPARE(idsOf(job.run.value.rankings.at(0)), (std::vector<std::string>{"dogs"}));
+  spec.stemming = true;
+  job = runRetrieveJob(spec, ds, first, o);
+  QCOMPARE(job.index.dir.filename().string(), std::string("data.tsv.ragscope-index"));
+  QCOMPARE(job.run.value.rankings.at(0).entries.size(), std::size_t{2});
+  // And the setting travels with the spec through a project file.
+  spec.stemming = false;
+  std::string error;
+  auto back = retrieverSpecFromJson(retrieverSpecToJson(spec), &error);
+  QVERIFY2(back, error.c_str());
+  QVERIFY(!back->stemming);
+  QVERIFY(QString::fromStdString(describeRetriever(spec)).contains("no stemming"));
+}
+
+void TestRetrievers::retrieveJobResumes() {
+  CountingService service;
+  service.delayMs = 20;
+  QVERIFY(service.start());
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = tmp.path().toStdString();
+  std::vector<std::string> texts;
+  for (int i = 1; i <= 30; ++i) texts.push_back("topic" + std::to_string(i));
+  const Dataset ds = queriesOnly(texts);
+  RetrieverSpec spec;
+  spec.kind = RetrieverSpec::Kind::Http;
+  spec.url = service.server.url("/search");
+
+  // Interrupted after a few queries (the progress callback declines, as Cancel does).
+  RetrieveJobOptions o;
+  o.k = 3;
+  o.threads = 1;
+  o.out = root / "run.trec";
+  o.retrieveProgress = [](std::uint64_t done, std::uint64_t) { return done < 5; };
+  auto first = runRetrieveJob(spec, ds, {}, o);
+  QVERIFY(first.cancelled);
+  QVERIFY(!fs::exists(o.out));
+  QCOMPARE(first.checkpoint, retrieveCheckpointPath(o.out));
+  QVERIFY(fs::exists(first.checkpoint));
+  // The checkpoint names the settings by a hash only: no URL (which may carry credentials).
+  QVERIFY(readFile(first.checkpoint).find("127.0.0.1") == std::string::npos);
+  const int askedFirst = service.total();
+  QVERIFY2(askedFirst >= 5 && askedFirst < 30, qPrintable(QString::number(askedFirst)));
+
+  // Started again: the answered queries are not asked again, and the checkpoint goes.
+  o.retrieveProgress = {};
+  auto second = runRetrieveJob(spec, ds, {}, o);
+  QVERIFY2(second.ok, second.error.c_str());
+  QCOMPARE(second.resumed, std::size_t(askedFirst));
+  QCOMPARE(service.total(), 30);
+  for (const auto& [query, n] : service.calls) QCOMPARE(n, 1);
+  QVERIFY(second.checkpoint.empty());
+  QVERIFY(!fs::exists(retrieveCheckpointPath(o.out)));
+  QCOMPARE(second.run.value.rankings.size(), std::size_t{30});
+
+  // The resumed run is the run an uninterrupted job writes.
+  RetrieveJobOptions fresh;
+  fresh.k = 3;
+  fresh.out = root / "fresh.trec";
+  auto whole = runRetrieveJob(spec, ds, {}, fresh);
+  QVERIFY(whole.ok);
+  QCOMPARE(readFile(o.out), readFile(fresh.out));
+  QVERIFY(readFile(o.out).rfind("q1 Q0 d-topic1-1 1 3 http\n", 0) == 0);
+
+  // A crash mid-line leaves a torn last line: dropped, that query asked again, nothing else.
+  fs::path cp = retrieveCheckpointPath(root / "torn.trec");
+  {
+    RetrieveJobOptions t = fresh;
+    t.out = root / "torn.trec";
+    t.threads = 1;
+    t.retrieveProgress = [](std::uint64_t done, std::uint64_t) { return done < 3; };
+    QVERIFY(runRetrieveJob(spec, ds, {}, t).cancelled);
+  }
+  std::string text = readFile(cp);
+  const std::size_t answered = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
+  text += R"({"q":"q30","docs":[["d-to)";
+  writeText(cp, text);
+  {
+    std::string note;
+    RetrieveCheckpoint reopened(cp, "other settings", &note);
+    QVERIFY2(note.find("made with other settings; starting over") != std::string::npos, note.c_str());
+    QCOMPARE(reopened.resumed(), std::size_t{0});
+  }
+  // (Reopening under another key started the file over; write the torn state again.)
+  writeText(cp, text);
+  const int before = service.total();
+  RetrieveJobOptions t = fresh;
+  t.out = root / "torn.trec";
+  auto resumed = runRetrieveJob(spec, ds, {}, t);
+  QVERIFY(resumed.ok);
+  QCOMPARE(resumed.resumed, answered);
+  QCOMPARE(service.total() - before, int(30 - answered));
+  QCOMPARE(readFile(t.out), readFile(fresh.out));
+
+  // Other settings (here k) never reuse a checkpoint.
+  {
+    RetrieveJobOptions c = fresh;
+    c.out = root / "k.trec";
+    c.threads = 1;
+    c.retrieveProgress = [](std::uint64_t done, std::uint64_t) { return done < 3; };
+    QVERIFY(runRetrieveJob(spec, ds, {}, c).cancelled);
+    c.k = 2;
+    c.retrieveProgress = {};
+    auto other = runRetrieveJob(spec, ds, {}, c);
+    QVERIFY(other.ok);
+    QCOMPARE(other.resumed, std::size_t{0});
+    QCOMPARE(other.notes.size(), std::size_t{1});
+    QVERIFY2(other.notes[0].find("made with other settings") != std::string::npos, other.notes[0].c_str());
+  }
+}
+
+void TestRetrievers::retrieveJobFaults() {
+  CountingService service;
+  QVERIFY(service.start());
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = tmp.path().toStdString();
+  const Dataset ds = queriesOnly({"fine", "boom", "slow", "garbled", "also fine"});
+  RetrieverSpec spec;
+  spec.kind = RetrieverSpec::Kind::Http;
+  spec.url = service.server.url("/search");
+  spec.timeoutMs = 300;
+  RetrieveJobOptions o;
+  o.k = 3;
+  o.out = root / "run.trec";
+  auto job = runRetrieveJob(spec, ds, {}, o);
+  // The run is made from what answered; every failure is an error naming its query, never an
+  // empty ranking.
+  QVERIFY2(job.ok, job.error.c_str());
+  QCOMPARE(job.run.report.skipped, std::uint64_t{3});
+  QCOMPARE(job.run.value.rankings.size(), std::size_t{2});
+  QCOMPARE(job.run.value.rankings[0].queryId, std::string("q1"));
+  QCOMPARE(job.run.value.rankings[1].queryId, std::string("q5"));
+  std::map<std::string, std::string> errors;
+  for (const auto& d : job.run.report.diagnostics)
+    if (d.severity == Severity::Error) errors[d.field] = d.problem;
+  QCOMPARE(errors.size(), std::size_t{3});
+  QVERIFY2(errors["query q2"].find("500") != std::string::npos, errors["query q2"].c_str());
+  QVERIFY2(errors["query q3"].find("imeout") != std::string::npos || errors["query q3"].find("timed out") != std::string::npos,
+           errors["query q3"].c_str());
+  QVERIFY2(!errors["query q4"].empty(), "no error for the garbled reply");
+  QVERIFY(fs::exists(o.out));
+  QCOMPARE(job.checkpoint, retrieveCheckpointPath(o.out));
+  const std::string written = readFile(o.out);
+  QVERIFY(written.find("q2 ") == std::string::npos);
+
+  // The service recovers; the same job asks only for the three that failed.
+  service.failing = false;
+  const int before = service.total();
+  auto again = runRetrieveJob(spec, ds, {}, o);
+  QVERIFY2(again.ok, again.error.c_str());
+  QCOMPARE(again.resumed, std::size_t{2});
+  QCOMPARE(service.total() - before, 3);
+  QCOMPARE(again.run.report.skipped, std::uint64_t{0});
+  QCOMPARE(again.run.value.rankings.size(), std::size_t{5});
+  QVERIFY(again.checkpoint.empty());
+  QVERIFY(!fs::exists(retrieveCheckpointPath(o.out)));
+}

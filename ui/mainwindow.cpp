@@ -25,6 +25,7 @@
 #include "ui/pages/eragpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
+#include "ui/pages/retrieverspage.h"
 #include "ui/preferences.h"
 #include "ui/workbench.h"
 
@@ -77,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
   addPage(new ComparePage(m_workbench, this));
   addPage(new ContrastivePage(m_workbench, this));
   addPage(new EndpointsPage(this));
+  addPage(new RetrieversPage(m_workbench, this));
   addPage(new EragPage(m_workbench, this));
   addPage(new ClaimsPage(m_workbench, this));
   // Later pages (statistics, endpoints, eRAG...) join here, one line each.

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -138,7 +139,9 @@ bool Workbench::openProject(const QString& file, const QString& datasetName) {
   }
   m_project = std::move(loaded.value);
   m_project->file = toPath(QFileInfo(file).absoluteFilePath());
+  m_retrievers = m_project->retrievers;
   emit projectChanged();
+  emit retrieversChanged();
   if (m_project->datasets.empty()) {
     core::LoadReport report = loaded.report;
     report.add(diag(file, "datasets", "the project names no dataset"), 100);
@@ -293,6 +296,7 @@ bool Workbench::saveProject(const QString& file) {
     for (const auto& known : project.runStores) listed = listed || project.resolve(known) == toPath(store);
     if (!listed) project.runStores.push_back(path);
   }
+  project.retrievers = m_retrievers;
   m_saving = true;
   auto* watcher = new QFutureWatcher<SaveOutcome>(this);
   connect(watcher, &QFutureWatcher<SaveOutcome>::finished, this, [this, watcher, file, target] {
@@ -359,12 +363,52 @@ void Workbench::fail(const QString& message, core::LoadReport report) {
   emit loadFinished(false, message);
 }
 
-bool Workbench::updateDataset(std::shared_ptr<const core::Dataset> updated,
-                              const std::shared_ptr<const core::Dataset>& basis) {
-  if (!updated || !basis || m_dataset != basis) return false;
-  m_dataset = std::move(updated);
+int Workbench::addRetrievedRun(core::Run run, const std::filesystem::path& file,
+                               const std::shared_ptr<const core::Dataset>& basis) {
+  if (!basis || m_dataset != basis) return -1;
+  auto copy = std::make_shared<core::Dataset>(*basis);
+  const auto same = std::find_if(copy->runs.begin(), copy->runs.end(), [&](const core::Run& x) { return x.tag == run.tag; });
+  const int index = int(same - copy->runs.begin());
+  if (same != copy->runs.end())
+    *same = std::move(run);
+  else
+    copy->runs.push_back(std::move(run));
+  const bool known = file.empty() || std::any_of(m_currentParts.begin(), m_currentParts.end(),
+                                                 [&](const core::DatasetPart& p) { return p.path == file; });
+  if (!known) {
+    m_currentParts.push_back({file, core::Format::TrecRun});
+    copy->parts.push_back({file, core::Format::TrecRun});
+    // In the project's entry for this dataset too, so that saving the project keeps the run.
+    if (m_project && !m_current.project.isEmpty() && toPath(m_current.project) == m_project->file)
+      for (auto& ds : m_project->datasets)
+        if (ds.name == m_name.toStdString()) {
+          auto entry = core::makeProjectDataset(ds.name, {{file, core::Format::TrecRun}}, m_project->file);
+          ds.parts.push_back(entry.parts.front());
+        }
+  }
+  m_dataset = std::move(copy);
   emit datasetChanged();
-  return true;
+  return index;
+}
+
+std::filesystem::path Workbench::retrievedRunPath(const std::string& tag) const {
+  // File names from free text: letters, digits, '.', '-', '_' kept, anything else '_'.
+  auto clean = [](const QString& s) {
+    QString out;
+    for (const QChar c : s) out += (c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-') || c == QLatin1Char('_')) ? c : QLatin1Char('_');
+    return out.isEmpty() ? QStringLiteral("run") : out;
+  };
+  const QString name = clean(m_name) + QLatin1Char('-') + clean(QString::fromStdString(tag)) + QStringLiteral(".trec");
+  const QString folder = m_project && !m_project->file.empty()
+                             ? QString::fromStdString((m_project->file.parent_path() / "runs").string())
+                             : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/runs");
+  return toPath(folder + QLatin1Char('/') + name);
+}
+
+void Workbench::setRetrievers(std::vector<core::RetrieverSpec> retrievers) {
+  m_retrievers = std::move(retrievers);
+  if (m_project) m_project->retrievers = m_retrievers;
+  emit retrieversChanged();
 }
 
 void Workbench::setEvaluation(std::shared_ptr<const EvalOutcome> outcome) {

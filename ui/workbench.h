@@ -89,9 +89,20 @@ class Workbench : public QObject {
   // The part path a diagnostic's file belongs to, and whether that part carries queries.
   bool isQueryFile(const QString& file) const;
 
-  // A dataset derived from the current one (a retrieved run added, see RetrieveJob) becomes the
-  // current one when `basis` still is; datasetChanged() follows. False when it was replaced since.
-  bool updateDataset(std::shared_ptr<const core::Dataset> updated, const std::shared_ptr<const core::Dataset>& basis);
+  // Retrievers of the project (the Endpoints page edits them, saveProject() writes them; no
+  // secrets: keys are named by environment variable). Pages that choose a run offer them too.
+  const std::vector<core::RetrieverSpec>& retrievers() const { return m_retrievers; }
+  void setRetrievers(std::vector<core::RetrieverSpec> retrievers);
+
+  // A run made by a retriever (RetrieverRunBar) joins the current dataset, replacing one of the
+  // same tag, when `basis` is still the current dataset; its TREC file becomes a part of the
+  // dataset, so saveProject() keeps it (an empty `file`: the run lives in this session only).
+  // Returns the run's index, or -1 when the dataset was replaced meanwhile.
+  int addRetrievedRun(core::Run run, const std::filesystem::path& file,
+                      const std::shared_ptr<const core::Dataset>& basis);
+  // Where such a run's file goes: <project folder>/runs/ when a project is open, else the user's
+  // data folder; named after the dataset and the run tag.
+  std::filesystem::path retrievedRunPath(const std::string& tag) const;
 
   // The latest retrieval evaluation (per-query values of every run): the retrieval page publishes
   // it, the statistics pages (compare, contrastive) read it. Null until one has finished.
@@ -109,6 +120,7 @@ class Workbench : public QObject {
   // saveProject() finished: `ok`, and the project file or the error.
   void projectSaved(bool ok, const QString& fileOrError);
   void evaluationChanged();
+  void retrieversChanged();
 
  private:
   void startLoad(const RecentDataset& spec, std::vector<core::DatasetPart> parts,
@@ -139,6 +151,7 @@ class Workbench : public QObject {
   OutsidePartsPolicy m_outsidePolicy = OutsidePartsPolicy::Ask;
   OutsidePartsAsker m_asker;
   std::shared_ptr<const EvalOutcome> m_evaluation;
+  std::vector<core::RetrieverSpec> m_retrievers;
 };
 
 }  // namespace ragscope::ui

@@ -93,7 +93,7 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
                           "with `ragscope-cli retrieve` and pass --run", help);
     } else if (a == "--index") {
       if (!take("a folder")) return 2;
-      spec.run.indexDir = value;
+      spec.run.retriever.indexDir = value;
     } else if (a == "--metric") {
       if (!take("a name")) return 2;
       metricText = value;
@@ -126,7 +126,7 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   spec.metric = *metric;
   spec.k = inputs.k;
   spec.templatePath = inputs.templatePath;
-  spec.run.type = retriever.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::Bm25;
+  spec.run.type = retriever.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::Retriever;
   spec.run.file = inputs.runPath;
   spec.endpoint = generatorEndpoint(jobOptions);
   spec.limits = jobLimits(jobOptions);

@@ -108,7 +108,7 @@ int judgeCommand(const Args& args) {
       if (retriever != "bm25") return usageError("--retriever: only bm25 is supported here", kJudgeHelp);
     } else if (a == "--index") {
       if (!take("a folder")) return 2;
-      spec.run.indexDir = value;
+      spec.run.retriever.indexDir = value;
     } else if (a == "--answers") {
       if (!take("a file")) return 2;
       spec.judge.answers = value;
@@ -158,7 +158,7 @@ int judgeCommand(const Args& args) {
     return usageError("--mode must be ragscope, ragchecker or ragas", kJudgeHelp);
   spec.k = inputs.k;
   spec.templatePath = inputs.templatePath;
-  spec.run.type = !retriever.empty()           ? eval::RunSource::Type::Bm25
+  spec.run.type = !retriever.empty()           ? eval::RunSource::Type::Retriever
                   : !inputs.runPath.empty()    ? eval::RunSource::Type::File
                                                : eval::RunSource::Type::None;
   spec.run.file = inputs.runPath;

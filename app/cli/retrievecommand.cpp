@@ -14,8 +14,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/data/dataset.h"
-#include "core/retrieval/retriever.h"
-#include "core/retrieval/retrieverspec.h"
+#include "core/retrieval/retrievejob.h"
 
 namespace ragscope::cli {
 
@@ -49,14 +48,23 @@ Options:
   --threads N         queries in flight at once (default: 4, at most 256)
   --index DIR         bm25: index folder
   --rebuild           bm25: rebuild the index even when it matches the corpus
+  --no-stemming       bm25: index and match words as written (default: English stemming); the
+                      default index folder then ends in -nostem, and an index built the other
+                      way is rebuilt, never reused
   --bm25-k1 X         bm25: k1 (default 1.0, Xapian's; Anserini's MS MARCO setting is 0.9)
   --bm25-b X          bm25: b (default 0.5, Xapian's; Anserini's MS MARCO setting is 0.4)
   --field F           es: text field to match, repeatable for multi_match (default "text")
   --id-field F        es: _source field holding the document id (default: the hit's _id)
   --api-key-env VAR   es/http: environment variable holding the key or token (never printed)
   --timeout-ms N      es/http: per-request timeout (default 30000, at most 3600000)
+  --no-resume         es/http: ask every query again, even when RUN.partial holds the answers
+                      of an earlier run with the same settings that failed or was interrupted
   --skip-bad          skip bad dataset records instead of stopping at the first
   -h, --help          this help
+
+es and http answers are kept in RUN.partial as they arrive: when a run is interrupted (killed,
+network down) or some queries fail, the same command again asks only for the queries not yet
+answered. The file goes once the run is complete.
 
 Exit codes: 0 ok, 1 some queries failed (the run was written without them), 2 usage or input
 errors.
@@ -115,7 +123,7 @@ int retrieveCommand(const Args& args) {
   std::vector<std::string> fields;
   long long k = 100, threads = 4, timeoutMs = 30000;
   Bm25Params bm25;
-  bool rebuild = false, skipBad = false;
+  bool rebuild = false, skipBad = false, resume = true, stemming = true;
 
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -179,6 +187,10 @@ int retrieveCommand(const Args& args) {
         return usageError("--bm25-b needs a number in [0, 1]");
     } else if (a == "--rebuild") {
       rebuild = true;
+    } else if (a == "--no-stemming") {
+      stemming = false;
+    } else if (a == "--no-resume") {
+      resume = false;
     } else if (a == "--skip-bad") {
       skipBad = true;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -197,6 +209,7 @@ int retrieveCommand(const Args& args) {
   spec->bm25 = bm25;
   if (indexArg) spec->indexDir = *indexArg;
   spec->rebuild = rebuild;
+  spec->stemming = stemming;
   if (!fields.empty()) spec->fields = fields;
   if (idField) spec->idField = *idField;
   if (keyEnv) spec->apiKeyEnv = *keyEnv;
@@ -253,17 +266,25 @@ int retrieveCommand(const Args& args) {
     return 2;
   }
 
-  // The retriever as every front end opens it (core/retrieval/retrieverspec.h).
-  IndexBuildOptions io;
-  io.progress = progressLine("indexing");
-  OpenedRetriever opened = openRetriever(*spec, ds, paths.front(), io);
+  // The one retrieval job of every front end (core/retrieval/retrievejob.h).
+  std::cout << "retriever: " << describeRetriever(*spec) << "\n";
+  RetrieveJobOptions ro;
+  ro.k = static_cast<std::size_t>(k);
+  ro.threads = static_cast<unsigned>(threads);
+  if (tagArg) ro.tag = *tagArg;
+  ro.out = *outArg;
+  ro.resume = resume;
+  ro.indexProgress = progressLine("indexing");
+  ro.retrieveProgress = progressLine("retrieving");
+  RetrieveJobResult job = runRetrieveJob(*spec, ds, paths.front(), ro);
   clearLine();
-  if (!opened.retriever) {
-    std::cerr << "ragscope-cli retrieve: " << opened.error << "\n";
+  for (const auto& note : job.notes) std::cerr << note << "\n";
+  if (!job.ok) {
+    std::cerr << "ragscope-cli retrieve: " << job.error << "\n";
     return 2;
   }
   if (spec->kind == RetrieverSpec::Kind::Bm25) {
-    const IndexBuildResult& built = opened.index;
+    const IndexBuildResult& built = job.index;
     std::cout << "index: " << built.dir.string() << ": ";
     if (built.reused)
       std::cout << "reused";
@@ -272,36 +293,25 @@ int retrieveCommand(const Args& args) {
                 << (built.rebuildReason.empty() ? "" : " (" + built.rebuildReason + ")");
     std::cout << ", " << built.documents << " documents, " << humanBytes(built.bytes) << "\n";
   }
-  std::cout << "retriever: " << describeRetriever(*spec) << "\n";
-  Retriever* retriever = opened.retriever.get();
-
-  RetrieveOptions ro;
-  ro.k = static_cast<std::size_t>(k);
-  ro.threads = static_cast<unsigned>(threads);
-  ro.tag = tagArg ? *tagArg : retriever->name();
-  ro.onError = OnError::Skip;
-  ro.progress = progressLine("retrieving");
-  const auto retrieveStart = Clock::now();
-  Loaded<Run> run = retrieveAll(*retriever, ds.queries, ro);
-  const double seconds = std::chrono::duration<double>(Clock::now() - retrieveStart).count();
-  clearLine();
-  run.value.source = *outArg;
+  const Loaded<Run>& run = job.run;
   for (const auto& d : run.report.diagnostics)
     std::cerr << d.toString() << (d.severity == Severity::Warning ? " (warning)" : "") << "\n";
   if (run.report.unstoredDiagnostics > 0)
     std::cerr << "... and " << run.report.unstoredDiagnostics << " more diagnostics\n";
 
-  if (!writeTrecRun(run.value, *outArg, &error)) {
-    std::cerr << "ragscope-cli retrieve: " << error << "\n";
-    return 2;
-  }
   const std::size_t failed = run.report.skipped;
+  const double seconds = job.seconds;
   std::cout << "retrieved: " << run.report.records << " of " << ds.queries.size()
             << " queries with results, " << failed << " failed, " << run.value.entryCount()
             << " entries in " << seconds << " s ("
             << (seconds > 0 ? static_cast<double>(ds.queries.size()) / seconds : 0.0)
-            << " queries/s)\n";
+            << " queries/s)";
+  if (job.resumed > 0) std::cout << ", " << job.resumed << " answered by an earlier interrupted run";
+  std::cout << "\n";
   std::cout << "wrote: " << *outArg << " (tag " << sanitizeRunTag(run.value.tag) << ")\n";
+  if (!job.checkpoint.empty())
+    std::cout << "kept: " << job.checkpoint.string()
+              << " (the answers so far; the same command asks again only for the failed queries)\n";
   return failed > 0 ? 1 : 0;
 }
 

@@ -16,7 +16,7 @@
 #include "core/llm/routingprovider.h"
 #include "core/llm/responsecache.h"
 #include "core/llm/trustedendpoints.h"
-#include "core/retrieval/bm25run.h"
+#include "core/retrieval/retrievejob.h"
 #include "core/retrieval/indexdir.h"
 #include "core/util/sha256.h"
 
@@ -111,40 +111,33 @@ bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
       out.system = out.run->tag.empty() ? stemOf(out.run->source) : out.run->tag;
       return true;
     }
-    case Type::Bm25: {
-      const auto started = std::chrono::steady_clock::now();
-      Bm25RunOptions bo;
-      bo.indexDir = spec.run.indexDir;
-      if (bo.indexDir.empty())
-        bo.indexDir = chooseIndexDir(dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path,
-                                     dataset.corpus);
-      bo.k = spec.k;
-      bo.threads = 2;
-      bo.params = spec.run.bm25;
-      bo.indexProgress = cb.indexProgress;
-      bo.retrieveProgress = cb.retrieveProgress;
-      bo.stop = cb.stop;
-      auto r = retrieveWithBm25(dataset, bo);
-      if (r.cancelled) {
+    case Type::Retriever: {
+      const RetrieverSpec& r = spec.run.retriever;
+      RetrieveJobOptions ro;
+      ro.k = spec.k;
+      ro.tag = (r.name.empty() ? std::string(retrieverKindName(r.kind)) : r.name) + "-top" + std::to_string(spec.k);
+      ro.indexProgress = cb.indexProgress;
+      ro.retrieveProgress = cb.retrieveProgress;
+      ro.stop = cb.stop;
+      auto made = runRetrieveJob(r, dataset, dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path, ro);
+      if (made.cancelled) {
         plan.cancelled = true;
         return false;
       }
-      if (!r.ok) {
-        plan.error = "bm25: " + r.error;
+      if (!made.ok) {
+        plan.error = std::string(retrieverKindName(r.kind)) + ": " + made.error;
         return false;
       }
       RetrievedRun retrieved;
-      retrieved.run = std::move(r.run.value);
-      retrieved.run.tag = "bm25-top" + std::to_string(spec.k);
-      retrieved.run.source = "bm25 (Xapian) index " + r.index.dir.string();  // no file: how it was made
-      retrieved.index = r.index;
-      retrieved.queriesFailed = r.run.report.skipped;
-      for (const auto& d : r.run.report.diagnostics) addPlanWarning(plan.warnings, d.toString());
-      retrieved.seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      out.setting = std::move(r.setting);
-      out.setting["source"] = "bm25";
-      out.setting["tag"] = retrieved.run.tag;
+      retrieved.run = std::move(made.run.value);
+      retrieved.run.source = describeRetriever(r);  // no file: how it was made
+      if (r.kind == RetrieverSpec::Kind::Bm25) retrieved.run.source += " index " + made.index.dir.string();
+      retrieved.index = made.index;
+      retrieved.queriesFailed = made.run.report.skipped;
+      for (const auto& d : made.run.report.diagnostics) addPlanWarning(plan.warnings, d.toString());
+      retrieved.seconds = made.seconds;
+      out.setting = std::move(made.setting);
+      out.setting["source"] = retrieverKindName(r.kind);
       out.system = retrieved.run.tag;
       plan.retrieved = std::move(retrieved);
       out.run = &plan.retrieved->run;
@@ -649,8 +642,8 @@ std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec
 
 JobEstimate estimateJob(const JobSpec& spec, const Dataset& dataset) {
   JobEstimate out;
-  if (spec.run.type == RunSource::Type::Bm25) {
-    out.error = "the BM25 step runs first; its calls are estimated once its run exists";
+  if (spec.run.type == RunSource::Type::Retriever) {
+    out.error = "the retrieval step runs first; its calls are estimated once its run exists";
     return out;
   }
   const JobPlan plan = planJob(spec, dataset);

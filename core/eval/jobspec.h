@@ -7,7 +7,7 @@
 //
 //   JobSpec spec;
 //   spec.kind = JobKind::Erag;
-//   spec.run.type = RunSource::Type::Bm25;
+//   spec.run.type = RunSource::Type::Retriever;   // spec.run.retriever: BM25 by default
 //   spec.endpoint = offlineReaderEndpoint();
 //   JobPlan plan = planJob(spec, dataset, callbacks);   // core/eval/job.h
 
@@ -24,7 +24,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/provider.h"
 #include "core/metrics/downstream.h"
-#include "core/retrieval/xapianindex.h"
+#include "core/retrieval/retrieverspec.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -43,13 +43,13 @@ struct RunSource {
     None,        // no documents (generate only: closed book)
     File,        // a TREC run file
     DatasetRun,  // one of the dataset's runs (by index)
-    Bm25,        // the embedded BM25 over the dataset's corpus, retrieved as the job's first step
+    Retriever,   // a configured retriever (embedded BM25, es, http) over the dataset's queries,
+                 // run as the job's first step (core/retrieval/retrievejob.h)
   };
   Type type = Type::None;
-  std::filesystem::path file;      // File
-  std::size_t datasetRun = 0;      // DatasetRun
-  std::filesystem::path indexDir;  // Bm25: empty = chooseIndexDir (beside the data, else the user cache)
-  Bm25Params bm25;
+  std::filesystem::path file;  // File
+  std::size_t datasetRun = 0;  // DatasetRun
+  RetrieverSpec retriever;     // Retriever (default: BM25; its index folder empty = chooseIndexDir)
 };
 
 // Limits the engine honours; recorded so that a resumed run keeps them.

@@ -9,9 +9,7 @@
 
 namespace ragscope::core {
 
-namespace {
-
-const char* kindName(RetrieverSpec::Kind k) {
+const char* retrieverKindName(RetrieverSpec::Kind k) {
   switch (k) {
     case RetrieverSpec::Kind::Bm25: return "bm25";
     case RetrieverSpec::Kind::Elasticsearch: return "es";
@@ -19,8 +17,6 @@ const char* kindName(RetrieverSpec::Kind k) {
   }
   return "bm25";
 }
-
-}  // namespace
 
 std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string* error) {
   RetrieverSpec spec;
@@ -43,11 +39,12 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
 
 nlohmann::json retrieverSpecToJson(const RetrieverSpec& spec) {
   nlohmann::json j;
-  j["kind"] = kindName(spec.kind);
+  j["kind"] = retrieverKindName(spec.kind);
   if (!spec.name.empty()) j["name"] = spec.name;
   if (spec.kind == RetrieverSpec::Kind::Bm25) {
     j["k1"] = spec.bm25.k1;
     j["b"] = spec.bm25.b;
+    j["stemming"] = spec.stemming;
     if (!spec.indexDir.empty()) j["index_dir"] = spec.indexDir.string();
     if (spec.rebuild) j["rebuild"] = true;
     return j;
@@ -70,22 +67,23 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
   };
   if (!j.is_object()) return fail("expected an object");
   RetrieverSpec spec;
-  const auto kind = j.value("kind", std::string());
-  if (kind == "bm25")
-    spec.kind = RetrieverSpec::Kind::Bm25;
-  else if (kind == "es")
-    spec.kind = RetrieverSpec::Kind::Elasticsearch;
-  else if (kind == "http")
-    spec.kind = RetrieverSpec::Kind::Http;
-  else
-    return fail("field 'kind': '" + kind + "' is not bm25, es or http");
   try {
+    const auto kind = j.value("kind", std::string());
+    if (kind == "bm25")
+      spec.kind = RetrieverSpec::Kind::Bm25;
+    else if (kind == "es")
+      spec.kind = RetrieverSpec::Kind::Elasticsearch;
+    else if (kind == "http")
+      spec.kind = RetrieverSpec::Kind::Http;
+    else
+      return fail("field 'kind': '" + kind + "' is not bm25, es or http");
     spec.name = j.value("name", std::string());
     if (spec.kind == RetrieverSpec::Kind::Bm25) {
       spec.bm25.k1 = j.value("k1", spec.bm25.k1);
       spec.bm25.b = j.value("b", spec.bm25.b);
       if (spec.bm25.k1 < 0) return fail("field 'k1': must be >= 0");
       if (spec.bm25.b < 0 || spec.bm25.b > 1) return fail("field 'b': must be in [0, 1]");
+      spec.stemming = j.value("stemming", true);
       spec.indexDir = j.value("index_dir", std::string());
       spec.rebuild = j.value("rebuild", false);
       return spec;
@@ -107,11 +105,21 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
   return spec;
 }
 
+std::optional<llm::EndpointConfig> retrieverKeyEndpoint(const RetrieverSpec& spec) {
+  if (spec.kind == RetrieverSpec::Kind::Bm25 || spec.apiKeyEnv.empty()) return std::nullopt;
+  llm::EndpointConfig endpoint;
+  endpoint.name = spec.name.empty() ? retrieverKindName(spec.kind) : spec.name;
+  endpoint.baseUrl = spec.url;
+  endpoint.apiKeyEnv = spec.apiKeyEnv;
+  return endpoint;
+}
+
 std::string describeRetriever(const RetrieverSpec& spec) {
   std::ostringstream out;
   switch (spec.kind) {
     case RetrieverSpec::Kind::Bm25:
-      out << "bm25 (Xapian BM25Weight k1=" << spec.bm25.k1 << " b=" << spec.bm25.b << ")";
+      out << "bm25 (Xapian BM25Weight k1=" << spec.bm25.k1 << " b=" << spec.bm25.b
+          << (spec.stemming ? "" : ", no stemming") << ")";
       break;
     case RetrieverSpec::Kind::Elasticsearch: out << "es (" << redactUrl(spec.url) << ")"; break;
     case RetrieverSpec::Kind::Http: out << "http (" << redactUrl(spec.url) << ")"; break;
@@ -128,9 +136,15 @@ OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
         out.error = "bm25 needs a corpus, and the dataset has no documents";
         return out;
       }
-      const auto dir = spec.indexDir.empty() ? chooseIndexDir(firstPath, dataset.corpus) : spec.indexDir;
+      auto dir = spec.indexDir;
+      if (dir.empty()) {
+        dir = chooseIndexDir(firstPath, dataset.corpus);
+        // Each analysis its own default folder, so switching back and forth rebuilds nothing.
+        if (!spec.stemming) dir += "-nostem";
+      }
       IndexBuildOptions options = indexOptions;
       options.forceRebuild = options.forceRebuild || spec.rebuild;
+      options.stemming = spec.stemming;
       out.index = openOrBuildIndex(dataset.corpus, dir, options);
       if (!out.index.ok) {
         out.cancelled = out.index.cancelled;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/llm/provider.h"
 #include "core/retrieval/retriever.h"
 #include "core/retrieval/xapianindex.h"
 
@@ -32,7 +33,9 @@ struct RetrieverSpec {
 
   // bm25: Xapian's BM25 over the dataset's corpus.
   Bm25Params bm25;
+  bool stemming = true;            // English stemming (index and queries)
   std::filesystem::path indexDir;  // empty: chooseIndexDir() beside the dataset or in the cache
+                                   // ("-nostem" appended to its name without stemming)
   bool rebuild = false;
 
   // es (Elasticsearch/OpenSearch index URL) and http (generic JSON service URL).
@@ -44,6 +47,9 @@ struct RetrieverSpec {
   long timeoutMs = 30000;
 };
 
+// "bm25", "es", "http": the kind as written in project files and used as the default run tag.
+const char* retrieverKindName(RetrieverSpec::Kind kind);
+
 // "bm25", "es:URL", "http:URL" (and "http://..." as shorthand for http:http://...).
 std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string* error);
 
@@ -51,6 +57,12 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
 // name is written; a spec read back equals the one written.
 nlohmann::json retrieverSpecToJson(const RetrieverSpec& spec);
 std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& json, std::string* error);
+
+// The retriever as the trust registry sees it (core/llm/trustedendpoints.h): its URL and the
+// variable its key comes from. A key goes only to a URL this machine's user configured or
+// confirmed, never to one a project file names by itself; nullopt when no key is sent (bm25, or
+// no variable named).
+std::optional<llm::EndpointConfig> retrieverKeyEndpoint(const RetrieverSpec& spec);
 
 // One line for logs and run records, URLs with credentials redacted: "bm25 (k1=0.9 b=0.4)".
 std::string describeRetriever(const RetrieverSpec& spec);

@@ -26,8 +26,9 @@ constexpr int kFormatVersion = 1;
 constexpr std::size_t kMaxIdTermBytes = 240;
 
 // Everything that changes which terms a document gets: a change here must invalidate old indexes.
-std::string analysisSignature() {
-  std::string s = "stemmer=english;strategy=some;positions=0;stopwords=";
+std::string analysisSignature(bool stemming) {
+  std::string s = stemming ? "stemmer=english;strategy=some;positions=0;stopwords="
+                           : "stemmer=none;positions=0;stopwords=";
   for (const auto& w : englishStopwords()) s += w + ",";
   return s;
 }
@@ -127,15 +128,16 @@ fs::path defaultIndexDir(const fs::path& datasetPath) {
   return out;
 }
 
-bool indexMatches(const Corpus& corpus, const fs::path& dir, std::string* why) {
+bool indexMatches(const Corpus& corpus, const fs::path& dir, std::string* why, bool stemming) {
   auto manifest = readManifest(dir, why);
   if (!manifest) return false;
   if (manifest->value("version", 0) != kFormatVersion) {
     if (why) *why = "index format version changed";
     return false;
   }
-  if (manifest->value("analysis", "") != analysisSignature()) {
-    if (why) *why = "analysis settings changed";
+  if (manifest->value("analysis", "") != analysisSignature(stemming)) {
+    if (why) *why = manifest->value("stemming", true) != stemming ? "built with stemming " + std::string(stemming ? "off" : "on")
+                                                                   : "analysis settings changed";
     return false;
   }
   if (manifest->value("fingerprint", "") != corpusFingerprint(corpus)) {
@@ -162,7 +164,7 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
   const bool exists = fs::exists(dir, ec);
   if (exists && !options.forceRebuild) {
     std::string why;
-    if (indexMatches(corpus, dir, &why)) {
+    if (indexMatches(corpus, dir, &why, options.stemming)) {
       r.ok = true;
       r.reused = true;
       r.bytes = folderBytes(dir);
@@ -210,8 +212,12 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
     Xapian::WritableDatabase db((tmp / kDbName).string(),
                                 Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_NO_SYNC);
     Xapian::TermGenerator gen;
-    gen.set_stemmer(Xapian::Stem("english"));
-    gen.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    if (options.stemming) {
+      gen.set_stemmer(Xapian::Stem("english"));
+      gen.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    } else {
+      gen.set_stemming_strategy(Xapian::TermGenerator::STEM_NONE);
+    }
     auto stopper = makeStopper();
     gen.set_stopper(stopper.get());
     gen.set_stopper_strategy(Xapian::TermGenerator::STOP_STEMMED);
@@ -258,7 +264,8 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
       {"version", kFormatVersion},
       {"fingerprint", fingerprint},
       {"documents", total},
-      {"analysis", analysisSignature()},
+      {"analysis", analysisSignature(options.stemming)},
+      {"stemming", options.stemming},
       {"xapian", Xapian::version_string()},
       {"build_seconds", r.buildSeconds},
       {"created_unix", static_cast<long long>(std::time(nullptr))},
@@ -301,10 +308,16 @@ struct XapianRetriever::Handle {
   Xapian::QueryParser parser;
   Xapian::Stem stem{"english"};
 
-  explicit Handle(const std::string& path)
-      : db(path), stopper(englishStopwords().begin(), englishStopwords().end()) {
-    parser.set_stemmer(stem);
-    parser.set_stemming_strategy(Xapian::QueryParser::STEM_SOME);
+  bool stemming = true;
+
+  Handle(const std::string& path, bool stemmed)
+      : db(path), stopper(englishStopwords().begin(), englishStopwords().end()), stemming(stemmed) {
+    if (stemming) {
+      parser.set_stemmer(stem);
+      parser.set_stemming_strategy(Xapian::QueryParser::STEM_SOME);
+    } else {
+      parser.set_stemming_strategy(Xapian::QueryParser::STEM_NONE);
+    }
     parser.set_stopper(&stopper);
     parser.set_default_op(Xapian::Query::OP_OR);
     parser.set_database(db);
@@ -322,10 +335,13 @@ std::unique_ptr<XapianRetriever> XapianRetriever::open(const fs::path& dir,
   r->m_params = params;
   r->m_corpus = corpus;
   std::string why;
-  if (!readManifest(dir, &why)) {
+  const auto manifest = readManifest(dir, &why);
+  if (!manifest) {
     if (error) *error = dir.string() + ": not a ragscope index (" + why + ")";
     return nullptr;
   }
+  // Queries are analysed as the documents were (indexes from before the option are stemmed).
+  r->m_stemming = manifest->value("stemming", true);
   auto h = r->borrow(error);
   if (!h) return nullptr;
   r->m_documents = h->db.get_doccount();
@@ -343,7 +359,7 @@ std::unique_ptr<XapianRetriever::Handle> XapianRetriever::borrow(std::string* er
     }
   }
   try {
-    return std::make_unique<Handle>(m_dbDir.string());
+    return std::make_unique<Handle>(m_dbDir.string(), m_stemming);
   } catch (const Xapian::Error& e) {
     if (error) *error = m_dbDir.string() + ": Xapian: " + e.get_description();
     return nullptr;
@@ -373,7 +389,7 @@ std::vector<ScoredDoc> XapianRetriever::search(const Query& query, std::size_t k
       std::string word;
       auto flush = [&] {
         if (word.empty()) return;
-        if (!h->stopper(word)) terms.emplace_back("Z" + h->stem(word));
+        if (!h->stopper(word)) terms.emplace_back(h->stemming ? "Z" + h->stem(word) : word);
         word.clear();
       };
       for (unsigned char c : query.text) {

@@ -40,6 +40,9 @@ struct IndexBuildOptions {
   ProgressFn progress;
   std::stop_token stop;
   bool forceRebuild = false;
+  // English Porter2 stemming of documents and queries (Xapian's STEM_SOME); off: words as written.
+  // Part of the index's analysis settings: an index built the other way is rebuilt, never reused.
+  bool stemming = true;
 };
 
 struct IndexBuildResult {
@@ -68,7 +71,8 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const std::filesystem::p
                                   const IndexBuildOptions& options = {});
 
 // True when `dir` holds an index whose manifest matches `corpus` (no building).
-bool indexMatches(const Corpus& corpus, const std::filesystem::path& dir, std::string* why = nullptr);
+bool indexMatches(const Corpus& corpus, const std::filesystem::path& dir, std::string* why = nullptr,
+                  bool stemming = true);
 
 // BM25 over an index built by openOrBuildIndex. Queries go through Xapian's QueryParser (OR of the
 // terms, stemming as indexed, stopwords dropped, no query syntax: punctuation in questions is
@@ -84,6 +88,7 @@ class XapianRetriever : public Retriever {
   std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
 
   std::size_t documentCount() const { return m_documents; }
+  bool stemming() const { return m_stemming; }
   const Bm25Params& params() const { return m_params; }
 
   struct Handle;
@@ -95,6 +100,7 @@ class XapianRetriever : public Retriever {
 
   std::filesystem::path m_dbDir;
   Bm25Params m_params;
+  bool m_stemming = true;  // as the index was built (its manifest)
   const Corpus* m_corpus = nullptr;
   std::size_t m_documents = 0;
   std::mutex m_mutex;

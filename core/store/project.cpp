@@ -210,6 +210,11 @@ OrderedJson toJson(const Project& project, const fs::path& target) {
     for (const auto& store : project.runStores) runs.push_back(rebased(store));
     root["runs"] = std::move(runs);
   }
+  if (!project.retrievers.empty()) {
+    OrderedJson retrievers = OrderedJson::array();
+    for (const auto& r : project.retrievers) retrievers.push_back(OrderedJson::parse(retrieverSpecToJson(r).dump()));
+    root["retrievers"] = std::move(retrievers);
+  }
   return root;
 }
 
@@ -399,7 +404,7 @@ Loaded<Project> readProject(const fs::path& file) {
   }
   result.value.version = static_cast<int>(v);
 
-  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets", "runs"});
+  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets", "runs", "retrievers"});
   check.requireString(root, "name", "name", result.value.name);
   if (const auto d = root.find("description"); d != root.end() && !d->is_null()) {
     if (d->is_string())
@@ -428,6 +433,20 @@ Loaded<Project> readProject(const fs::path& file) {
           check.error(field, "empty");
         else
           result.value.runStores.push_back(r.get<std::string>());
+      }
+    }
+  }
+
+  if (const auto retrievers = root.find("retrievers"); retrievers != root.end() && !retrievers->is_null()) {
+    if (!retrievers->is_array()) {
+      check.error("retrievers", std::string("expected an array, found ") + jsonTypeName(*retrievers));
+    } else {
+      for (std::size_t i = 0; i < retrievers->size(); ++i) {
+        std::string why;
+        if (auto spec = retrieverSpecFromJson((*retrievers)[i], &why))
+          result.value.retrievers.push_back(std::move(*spec));
+        else
+          check.error("retrievers[" + std::to_string(i) + "]", why);
       }
     }
   }

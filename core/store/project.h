@@ -10,6 +10,7 @@
 
 #include "core/data/dataset.h"
 #include "core/data/diagnostic.h"
+#include "core/retrieval/retrieverspec.h"
 
 namespace ragscope::core {
 
@@ -45,6 +46,10 @@ struct Project {
   // Run stores (eRAG, end-to-end, generation: SQLite files of core/store/runstore.h) that belong
   // to the project, relative to the project file like dataset parts. Optional ("runs" in JSON).
   std::vector<std::string> runStores;
+  // Retrievers configured for the project (core/retrieval/retrieverspec.h): what they are and
+  // where they are, never a key (only the name of the variable that holds it). Optional
+  // ("retrievers" in JSON).
+  std::vector<RetrieverSpec> retrievers;
   std::filesystem::path file;  // where it was read from / written to (not serialised)
 
   // Resolves a part's (or run store's) path against the project file's folder.

@@ -277,6 +277,35 @@ struct TestServer::Impl {
       status = 200;
       return true;
     }
+    if (endsWith("/_search")) {
+      // The query text of a match or multi_match query.
+      std::string query;
+      const json q = in.value("query", json::object());
+      if (q.contains("multi_match")) {
+        query = q["multi_match"].value("query", std::string());
+      } else if (q.contains("match") && q["match"].is_object() && !q["match"].empty()) {
+        const json& field = q["match"].begin().value();
+        query = field.is_object() ? field.value("query", std::string()) : field.is_string() ? field.get<std::string>() : "";
+      }
+      const std::size_t k = in.value("size", std::size_t{10});
+      json hits = json::array();
+      for (const auto& [i, score] : search(options.documents, query, k))
+        hits.push_back({{"_index", "docs"}, {"_id", options.documents[i].first}, {"_score", score},
+                        {"_source", {{"text", options.documents[i].second}}}});
+      body = json{{"took", 1}, {"hits", {{"total", {{"value", hits.size()}}}, {"hits", hits}}}}.dump();
+      status = 200;
+      return true;
+    }
+    if (endsWith("/retrieve")) {
+      const std::string query = in.value("query", std::string());
+      const std::size_t k = in.value("k", std::size_t{10});
+      json hits = json::array();
+      for (const auto& [i, score] : search(options.documents, query, k))
+        hits.push_back({{"id", options.documents[i].first}, {"score", score}, {"text", options.documents[i].second}});
+      body = hits.dump();
+      status = 200;
+      return true;
+    }
     status = 404;
     body = errorBody("no such endpoint: " + p, "not_found");
     return false;
@@ -428,6 +457,8 @@ bool TestServer::start() {
   svr.Post(R"(.*/embeddings)", handler);
   svr.Post(R"(.*/rerank)", handler);
   svr.Get(R"(.*/models)", handler);
+  svr.Post(R"(.*/_search)", handler);
+  svr.Post(R"(.*/retrieve)", handler);
   svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) res.set_content(errorBody("not found", "not_found"), "application/json");
   });
@@ -550,6 +581,20 @@ double TestServer::overlapScore(std::string_view query, std::string_view documen
   std::size_t hits = 0;
   for (const auto& w : q) hits += docWords.count(w);
   return static_cast<double>(hits) / static_cast<double>(q.size());
+}
+
+std::vector<std::pair<std::size_t, double>> TestServer::search(
+    const std::vector<std::pair<std::string, std::string>>& documents, std::string_view query, std::size_t k) {
+  std::vector<std::pair<std::size_t, double>> scored;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const double s = overlapScore(query, documents[i].second);
+    if (s > 0) scored.emplace_back(i, s);
+  }
+  std::sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : documents[a.first].first < documents[b.first].first;
+  });
+  if (scored.size() > k) scored.resize(k);
+  return scored;
 }
 
 }  // namespace ragscope::testserver

@@ -96,6 +96,12 @@ struct Options {
   int embeddingDim = 8;
   std::vector<std::string> models = {"test-model"};
   std::function<std::string(const std::string& lastUserMessage)> answer;  // chat reply text
+  // Documents (id, text) for the two retrieval endpoints, which stand in for a search service:
+  //   POST .../_search   OpenSearch/Elasticsearch: {"size", "query": {"match" | "multi_match"}}
+  //                      -> {"hits": {"hits": [{"_id", "_score", "_source": {"text"}}]}}
+  //   POST .../retrieve  ragscope's generic HTTP retriever: {"query", "k"} -> [{"id", "score", "text"}]
+  // Both rank by overlapScore(query, text), ties by id, and leave out documents scoring 0.
+  std::vector<std::pair<std::string, std::string>> documents;
 };
 
 class TestServer {
@@ -128,6 +134,9 @@ class TestServer {
   static std::vector<float> embed(std::string_view text, int dim);
   // Fraction of the query's lower-cased words that occur in the document (the rerank score).
   static double overlapScore(std::string_view query, std::string_view document);
+  // The top k of `documents` for `query`, as the retrieval endpoints rank them.
+  static std::vector<std::pair<std::size_t, double>> search(const std::vector<std::pair<std::string, std::string>>& documents,
+                                                            std::string_view query, std::size_t k);
 
   struct Impl;
 

@@ -34,6 +34,7 @@
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/templatefield.h"
 #include "ui/secrets.h"
+#include "ui/pages/retrieverrunbar.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -213,6 +214,13 @@ void ClaimsPage::buildUi() {
   auto* left = new QFormLayout;
   left->addRow(tr("Dataset"), m_datasetLabel);
   left->addRow(tr("Answers"), m_answers);
+  // A configured retriever makes a run first; it joins the dataset and answers come from it.
+  m_retrieverBar = new RetrieverRunBar(m_workbench, 100);
+  connect(m_retrieverBar, &RetrieverRunBar::runAdded, this, [this](int runIndex) {
+    const int item = m_answers->findData(runIndex);
+    if (item >= 0) m_answers->setCurrentIndex(item);
+  });
+  left->addRow(tr("Retriever"), m_retrieverBar);
   left->addRow(tr("Answers file"), fileRow);
   left->addRow(tr("Generator"), m_generator);
   left->addRow(tr("Judge"), m_judge);
@@ -413,7 +421,7 @@ std::optional<core::eval::JobSpec> ClaimsPage::jobSpec(QString* error) const {
     }
     spec.judge.answers = m_answersFile->text().trimmed().toStdString();
   } else if (source == Bm25Generated) {
-    spec.run.type = core::eval::RunSource::Type::Bm25;
+    spec.run.type = core::eval::RunSource::Type::Retriever;
   } else if (source >= 0) {
     if (std::size_t(source) >= ds->runs.size()) {
       *error = tr("The run is no longer in the dataset.");
@@ -469,7 +477,7 @@ bool ClaimsPage::estimate() {
     emit estimateFinished(false);
     return false;
   }
-  if (spec->run.type == core::eval::RunSource::Type::Bm25) {
+  if (spec->run.type == core::eval::RunSource::Type::Retriever) {
     m_estimate->setText(
         tr("BM25 retrieves the top %1 of every query first; the answers are generated from them, "
            "then judged. The cost follows from the generator and judge calls.")

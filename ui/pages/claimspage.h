@@ -35,6 +35,7 @@ namespace ragscope::ui {
 class RunJob;
 struct RunJobOutcome;
 class TemplateField;
+class RetrieverRunBar;
 class Workbench;
 
 class ClaimsPage : public Page {
@@ -85,6 +86,8 @@ class ClaimsPage : public Page {
   // The bootstrap the page's CIs use: the CLI's (B = 10,000, seed 42, percentile), on one thread.
   static core::eval::ResultOptions resultOptions();
 
+  // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
+  RetrieverRunBar* retrieverBar() const { return m_retrieverBar; }
  signals:
   void estimateFinished(bool ok);
   void finished(bool ok);
@@ -102,6 +105,7 @@ class ClaimsPage : public Page {
   QString metricList() const;
 
   Workbench* m_workbench;
+  RetrieverRunBar* m_retrieverBar = nullptr;
   QLabel* m_datasetLabel = nullptr;
   QComboBox* m_answers = nullptr;
   QLineEdit* m_answersFile = nullptr;

@@ -22,20 +22,12 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
 #include "ui/models/endpointlistmodel.h"
+#include "ui/pages/formwidgets.h"
 #include "ui/secrets.h"
 
 namespace ragscope::ui {
 
 namespace {
-
-QDoubleSpinBox* doubleSpin(double min, double max, int decimals, double step, const QString& suffix = {}) {
-  auto* s = new QDoubleSpinBox;
-  s->setRange(min, max);
-  s->setDecimals(decimals);
-  s->setSingleStep(step);
-  if (!suffix.isEmpty()) s->setSuffix(suffix);
-  return s;
-}
 
 QSpinBox* intSpin(int min, int max) {
   auto* s = new QSpinBox;

@@ -32,6 +32,7 @@
 #include "ui/jobsdock.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/secrets.h"
+#include "ui/pages/retrieverrunbar.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -185,6 +186,10 @@ void EragPage::buildUi() {
   auto* left = new QFormLayout;
   left->addRow(tr("Dataset"), m_datasetLabel);
   left->addRow(tr("Run"), runRow);
+  // A configured retriever makes a run first; it joins the dataset and is chosen here.
+  m_retrieverBar = new RetrieverRunBar(m_workbench, 100);
+  connect(m_retrieverBar, &RetrieverRunBar::runAdded, this, &EragPage::setRunIndex);
+  left->addRow(tr("Retriever"), m_retrieverBar);
   left->addRow(tr("Generator"), m_endpoint);
   left->addRow(tr("Template"), templateRow);
   auto* right = new QFormLayout;
@@ -310,7 +315,7 @@ std::optional<core::eval::JobSpec> EragPage::jobSpec(QString* error) const {
   spec.kind = core::eval::JobKind::Erag;
   spec.withEndToEnd = m_e2e->isChecked();
   if (ds && retrieverSelected()) {
-    spec.run.type = core::eval::RunSource::Type::Bm25;
+    spec.run.type = core::eval::RunSource::Type::Retriever;
   } else {
     const int runIndex = m_run->currentData().toInt();
     if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size()) {
@@ -417,20 +422,20 @@ bool EragPage::start() {
     m_status->setStyleSheet(QStringLiteral("color: #b01c1c;"));
     return false;
   }
-  if (spec->run.type == core::eval::RunSource::Type::Bm25 && (ds->corpus.empty() || ds->queries.empty())) {
+  if (spec->run.type == core::eval::RunSource::Type::Retriever && (ds->corpus.empty() || ds->queries.empty())) {
     m_status->setText(tr("BM25 needs a dataset with queries and a corpus."));
     return false;
   }
   m_runDataset = ds;
   setBusy(true);
   m_status->setStyleSheet(QString());
-  m_status->setText(spec->run.type == core::eval::RunSource::Type::Bm25 ? tr("Opening the BM25 index…") : tr("Starting…"));
-  m_retrievalPending = spec->run.type == core::eval::RunSource::Type::Bm25;
+  m_status->setText(spec->run.type == core::eval::RunSource::Type::Retriever ? tr("Opening the BM25 index…") : tr("Starting…"));
+  m_retrievalPending = spec->run.type == core::eval::RunSource::Type::Retriever;
   if (m_retrievalPending) {
     m_progress->setRange(0, 0);
     m_progress->setVisible(true);
   }
-  const QString system = spec->run.type == core::eval::RunSource::Type::Bm25
+  const QString system = spec->run.type == core::eval::RunSource::Type::Retriever
                              ? QStringLiteral("bm25-top%1").arg(spec->k)
                              : q(ds->runs[spec->run.datasetRun].tag);
   const QString title = tr("erag · %1 · %2").arg(m_workbench->datasetName(), system);
@@ -476,18 +481,13 @@ void EragPage::onRetrieved(const std::shared_ptr<const core::eval::RetrievedRun>
   m_retrievalPending = false;
   // The run joins the dataset (every page sees it); a second retrieval at the same depth replaces
   // the first, so indexes of other runs hold.
-  const auto basis = m_runDataset;
-  auto copy = std::make_shared<core::Dataset>(*basis);
-  const auto same = std::find_if(copy->runs.begin(), copy->runs.end(), [&](const core::Run& x) { return x.tag == r->run.tag; });
-  const int runIndex = int(same - copy->runs.begin());
-  if (same != copy->runs.end()) *same = r->run;
-  else copy->runs.push_back(r->run);
-  std::shared_ptr<const core::Dataset> updated = copy;
-  if (!m_workbench->updateDataset(updated, basis)) {
+  const int runIndex = m_workbench->addRetrievedRun(r->run, {}, m_runDataset);
+  if (runIndex < 0) {
     emit retrieved(false);
     m_status->setText(tr("The dataset was replaced during the retrieval; the run was not added."));
     return;
   }
+  const auto updated = m_workbench->dataset();
   m_runDataset = updated;
   setRunIndex(runIndex);
   m_runNote->setText(tr("%1: top %2 of %3 queries in %4 s (index %5 %6)%7.")

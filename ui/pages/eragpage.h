@@ -37,6 +37,7 @@ namespace ragscope::ui {
 
 class RunJob;
 struct RunJobOutcome;
+class RetrieverRunBar;
 class Workbench;
 
 class EragPage : public Page {
@@ -91,6 +92,8 @@ class EragPage : public Page {
   QLabel* statusLabel() const { return m_status; }
   QLabel* runNoteLabel() const { return m_runNote; }
 
+  // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
+  RetrieverRunBar* retrieverBar() const { return m_retrieverBar; }
  signals:
   void estimateFinished(bool ok);
   // The retriever's run is in the dataset (or the retrieval failed or was cancelled).
@@ -115,6 +118,7 @@ class EragPage : public Page {
   void setBusy(bool busy);
 
   Workbench* m_workbench;
+  RetrieverRunBar* m_retrieverBar = nullptr;
   QLabel* m_datasetLabel = nullptr;
   QComboBox* m_run = nullptr;
   QComboBox* m_endpoint = nullptr;

@@ -36,6 +36,7 @@
 #include "ui/models/rankedlistmodel.h"
 #include "ui/models/runvalues.h"
 #include "ui/pages/statspanel.h"
+#include "ui/pages/retrieverrunbar.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -155,6 +156,10 @@ void RetrievalPage::buildUi() {
   runsRow->addWidget(m_runs, 1);
   runsRow->addLayout(runButtons);
   form->addRow(tr("Runs:"), runsRow);
+  // Runs made by the project's retrievers join the dataset's runs above, checked: several
+  // retrievers (or one with several settings) are then compared side by side.
+  m_retrieverBar = new RetrieverRunBar(m_workbench, 1000, inputs);
+  form->addRow(tr("Retriever:"), m_retrieverBar);
 
   m_measures = new QLineEdit(inputs);
   m_measures->setPlaceholderText(

@@ -35,6 +35,7 @@ class PerQueryEvalModel;
 class RankedListModel;
 class StatsJob;
 class StatsPanel;
+class RetrieverRunBar;
 class Workbench;
 
 class RetrievalPage : public Page {
@@ -77,6 +78,8 @@ class RetrievalPage : public Page {
   QLineEdit* queryFilterEdit() const { return m_queryFilter; }
   QTextBrowser* conventionsView() const { return m_conventions; }
 
+  // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
+  RetrieverRunBar* retrieverBar() const { return m_retrieverBar; }
  signals:
   void evaluationFinished(bool ok);
   // The summary table's CI columns are filled in.
@@ -96,6 +99,7 @@ class RetrievalPage : public Page {
   void onPerQueryColumnSelected(const QModelIndex& proxyIndex);
 
   Workbench* m_workbench;
+  RetrieverRunBar* m_retrieverBar = nullptr;
   EvalJob* m_job;
   StatsJob* m_statsJob;
   int m_statsTicket = 0;

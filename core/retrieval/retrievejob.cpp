@@ -1,0 +1,134 @@
+#include "core/retrieval/retrievejob.h"
+
+#include <chrono>
+#include <optional>
+
+#include "core/retrieval/retrievecheckpoint.h"
+#include "core/util/sha256.h"
+
+namespace ragscope::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What an answer depends on: the retriever's settings, k, and the queries' ids and texts. Hashed,
+// so the checkpoint names no URL.
+std::string checkpointKey(const RetrieverSpec& spec, const std::vector<Query>& queries, std::size_t k) {
+  std::string s = retrieverSpecToJson(spec).dump() + "\nk=" + std::to_string(k) + "\n";
+  for (const auto& q : queries) s += std::to_string(q.id.size()) + ":" + q.id + std::to_string(q.text.size()) + ":" + q.text;
+  return sha256Hex(s);
+}
+
+}  // namespace
+
+RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset, const fs::path& firstPath,
+                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions) {
+  RetrieverProbe probe;
+  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, indexOptions);
+  probe.index = opened.index;
+  if (!opened.retriever) {
+    probe.cancelled = opened.cancelled;
+    probe.error = opened.error;
+    return probe;
+  }
+  Query query;
+  query.id = "test";
+  query.text = queryText;
+  const auto started = std::chrono::steady_clock::now();
+  probe.hits = opened.retriever->search(query, k, &probe.error);
+  probe.searchMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  probe.ok = probe.error.empty();
+  // The embedded index returns ids only; the test shows what was found.
+  for (auto& hit : probe.hits)
+    if (hit.text.empty())
+      if (const Document* d = dataset.corpus.find(hit.id)) hit.text = d->text;
+  return probe;
+}
+
+fs::path retrieveCheckpointPath(const fs::path& out) { return fs::path(out.string() + ".partial"); }
+
+RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& dataset, const fs::path& firstPath,
+                                 const RetrieveJobOptions& options) {
+  RetrieveJobResult result;
+  const auto started = std::chrono::steady_clock::now();
+  if (dataset.queries.empty()) {
+    result.error = "the dataset has no queries";
+    return result;
+  }
+  IndexBuildOptions io;
+  io.progress = options.indexProgress;
+  io.stop = options.stop;
+  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io);
+  result.index = opened.index;
+  if (!opened.retriever) {
+    result.cancelled = opened.cancelled || options.stop.stop_requested();
+    if (!result.cancelled) result.error = opened.error;
+    return result;
+  }
+
+  std::optional<RetrieveCheckpoint> checkpoint;
+  std::optional<CheckpointedRetriever> resumable;
+  Retriever* retriever = opened.retriever.get();
+  if (spec.kind != RetrieverSpec::Kind::Bm25 && options.resume && !options.out.empty()) {
+    std::string note;
+    checkpoint.emplace(retrieveCheckpointPath(options.out), checkpointKey(spec, dataset.queries, options.k), &note);
+    if (!note.empty()) result.notes.push_back(note);
+    if (checkpoint->ok()) {
+      result.resumed = checkpoint->resumed();
+      resumable.emplace(*retriever, *checkpoint);
+      retriever = &*resumable;
+    } else {
+      result.notes.push_back(checkpoint->error() + "; the run is not resumable");
+      checkpoint.reset();
+    }
+  }
+
+  RetrieveOptions ro;
+  ro.k = options.k;
+  ro.threads = options.threads;
+  ro.tag = !options.tag.empty() ? options.tag : !spec.name.empty() ? spec.name : retrieverKindName(spec.kind);
+  ro.onError = OnError::Skip;
+  bool declined = false;  // the progress callback asked to stop
+  if (options.retrieveProgress)
+    ro.progress = [&](std::uint64_t done, std::uint64_t total) {
+      declined = !options.retrieveProgress(done, total);
+      return !declined;
+    };
+  ro.stop = options.stop;
+  result.run = retrieveAll(*retriever, dataset.queries, ro);
+  if (checkpoint && !checkpoint->ok()) result.notes.push_back(checkpoint->error());
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (declined || options.stop.stop_requested() || result.run.report.cancelled) {
+    result.cancelled = true;
+    if (checkpoint) result.checkpoint = checkpoint->path();
+    return result;
+  }
+
+  result.setting = {{"retriever", retrieverSpecToJson(spec)}, {"k", options.k}, {"tag", ro.tag}};
+  if (spec.kind == RetrieverSpec::Kind::Bm25) {
+    result.setting["index"] = result.index.dir.string();
+    result.setting["fingerprint"] = result.index.fingerprint;
+  }
+  if (!options.out.empty()) {
+    result.run.value.source = options.out.string();
+    std::string error;
+    if (!writeTrecRun(result.run.value, options.out, &error)) {
+      result.error = error;
+      if (checkpoint) result.checkpoint = checkpoint->path();
+      return result;
+    }
+  }
+  if (checkpoint) {
+    // Failed queries are asked again by the next job with these settings; a complete run needs no
+    // checkpoint.
+    if (result.run.report.skipped > 0)
+      result.checkpoint = checkpoint->path();
+    else
+      checkpoint->remove();
+  }
+  result.ok = true;
+  return result;
+}
+
+}  // namespace ragscope::core

@@ -1,0 +1,71 @@
+#include "ui/jobs/retrieverjob.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace ragscope::ui {
+
+RetrieverJob::RetrieverJob(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
+
+RetrieverJob::~RetrieverJob() {
+  m_stop.request_stop();
+  m_pool.waitForDone();
+}
+
+void RetrieverJob::cancel() { m_stop.request_stop(); }
+
+void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
+                        std::filesystem::path firstPath, QString query, int k) {
+  if (m_running) return;
+  m_running = true;
+  m_stop = std::stop_source();
+  QPointer<RetrieverJob> self(this);
+  const std::stop_token stop = m_stop.get_token();
+  (void)QtConcurrent::run(&m_pool, [self, stop, spec = std::move(spec), dataset = std::move(dataset),
+                                    firstPath = std::move(firstPath), text = query.toStdString(), k] {
+    core::IndexBuildOptions io;
+    io.stop = stop;
+    io.progress = [self](std::uint64_t done, std::uint64_t total) {
+      if (self) emit self->progress(Phase::Index, done, total);
+      return true;
+    };
+    auto probe = std::make_shared<const core::RetrieverProbe>(
+        core::probeRetriever(spec, *dataset, firstPath, text, std::size_t(k), io));
+    QMetaObject::invokeMethod(self, [self, probe] {
+      if (!self) return;
+      self->m_running = false;
+      emit self->tested(probe);
+    }, Qt::QueuedConnection);
+  });
+}
+
+void RetrieverJob::run(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
+                       std::filesystem::path firstPath, core::RetrieveJobOptions options) {
+  if (m_running) return;
+  m_running = true;
+  m_stop = std::stop_source();
+  QPointer<RetrieverJob> self(this);
+  options.stop = m_stop.get_token();
+  // Progress crosses to the GUI thread as queued signals (emit from the worker is queued, since
+  // the receivers live on the GUI thread).
+  options.indexProgress = [self](std::uint64_t done, std::uint64_t total) {
+    if (self) emit self->progress(Phase::Index, done, total);
+    return true;
+  };
+  options.retrieveProgress = [self](std::uint64_t done, std::uint64_t total) {
+    if (self) emit self->progress(Phase::Retrieve, done, total);
+    return true;
+  };
+  (void)QtConcurrent::run(&m_pool, [self, spec = std::move(spec), dataset = std::move(dataset),
+                                    firstPath = std::move(firstPath), options = std::move(options)] {
+    auto result = std::make_shared<const core::RetrieveJobResult>(core::runRetrieveJob(spec, *dataset, firstPath, options));
+    QMetaObject::invokeMethod(self, [self, result] {
+      if (!self) return;
+      self->m_running = false;
+      emit self->finished(result);
+    }, Qt::QueuedConnection);
+  });
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,460 @@
+#include "ui/pages/retrieverspage.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStyle>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cstdlib>
+
+#include "core/retrieval/retrievejob.h"
+#include "ui/jobs/retrieverjob.h"
+#include "ui/pages/formwidgets.h"
+#include "ui/retrievertrust.h"
+#include "ui/workbench.h"
+
+namespace ragscope::ui {
+
+namespace {
+
+using Kind = core::RetrieverSpec::Kind;
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QString kindLabel(Kind kind) {
+  switch (kind) {
+    case Kind::Bm25: return QObject::tr("BM25 (embedded, Xapian)");
+    case Kind::Elasticsearch: return QObject::tr("Elasticsearch / OpenSearch");
+    case Kind::Http: return QObject::tr("HTTP JSON service");
+  }
+  return {};
+}
+
+QString rowLabel(const core::RetrieverSpec& spec) {
+  const QString name = spec.name.empty() ? q(core::retrieverKindName(spec.kind)) : q(spec.name);
+  return QStringLiteral("%1 — %2").arg(name, q(core::describeRetriever(spec)));
+}
+
+// A name not yet in the list: "bm25", "bm25-2", ...
+std::string freshName(const std::vector<core::RetrieverSpec>& list, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    return std::any_of(list.begin(), list.end(), [&](const core::RetrieverSpec& s) { return s.name == n; });
+  };
+  if (!taken(base)) return base;
+  for (int i = 2;; ++i)
+    if (!taken(base + "-" + std::to_string(i))) return base + "-" + std::to_string(i);
+}
+
+}  // namespace
+
+RetrieversPage::RetrieversPage(Workbench* workbench, QWidget* parent)
+    : Page(parent), m_workbench(workbench), m_job(new RetrieverJob(this)) {
+  setObjectName(QStringLiteral("RetrieversPage"));
+  buildUi();
+  connect(m_job, &RetrieverJob::tested, this, &RetrieversPage::onTested);
+  connect(m_job, &RetrieverJob::progress, this, [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
+    if (phase == RetrieverJob::Phase::Index)
+      m_testHeadline->setText(tr("Building the BM25 index: %1 of %2 documents…").arg(done).arg(total));
+  });
+  connect(m_workbench, &Workbench::retrieversChanged, this, &RetrieversPage::refreshList);
+  connect(m_workbench, &Workbench::datasetChanged, this, [this] {
+    const auto ds = m_workbench->dataset();
+    if (ds && !ds->queries.empty()) m_query->setPlaceholderText(q(ds->queries.front().text));
+  });
+  refreshList();
+}
+
+RetrieversPage::~RetrieversPage() = default;
+
+QIcon RetrieversPage::icon() const { return style()->standardIcon(QStyle::SP_FileDialogContentsView); }
+
+void RetrieversPage::buildUi() {
+  auto* listBox = new QGroupBox(tr("Retrievers"));
+  m_list = new QListWidget;
+  m_list->setObjectName(QStringLiteral("RetrieverList"));
+  auto* addBm25 = new QPushButton(tr("Add BM25"));
+  auto* addEs = new QPushButton(tr("Add OpenSearch"));
+  addEs->setToolTip(tr("An Elasticsearch or OpenSearch index, searched with a match query"));
+  auto* addHttp = new QPushButton(tr("Add HTTP"));
+  addHttp->setToolTip(tr("A JSON service: POST {\"query\", \"k\"} -> [{\"id\", \"score\", \"text\"}]"));
+  m_delete = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Delete"));
+  connect(addBm25, &QPushButton::clicked, this, [this] { addRetriever(Kind::Bm25); });
+  connect(addEs, &QPushButton::clicked, this, [this] { addRetriever(Kind::Elasticsearch); });
+  connect(addHttp, &QPushButton::clicked, this, [this] { addRetriever(Kind::Http); });
+  connect(m_delete, &QPushButton::clicked, this, &RetrieversPage::deleteSelected);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(addBm25);
+  buttons->addWidget(addEs);
+  buttons->addWidget(addHttp);
+  buttons->addStretch(1);
+  buttons->addWidget(m_delete);
+  auto* note = new QLabel(tr("Saved with the project. Keys are never saved: a retriever names the "
+                             "environment variable that holds its key. Run them over the dataset from "
+                             "the Retrieval, eRAG or Claims page."));
+  note->setWordWrap(true);
+  note->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  auto* listLayout = new QVBoxLayout(listBox);
+  listLayout->addWidget(m_list, 1);
+  listLayout->addLayout(buttons);
+  listLayout->addWidget(note);
+  connect(m_list, &QListWidget::currentRowChanged, this, &RetrieversPage::showRow);
+
+  auto* editorBox = new QGroupBox(tr("Retriever"));
+  m_editor = editorBox;
+  auto* form = new QFormLayout(editorBox);
+  form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+  m_name = new QLineEdit;
+  m_name->setObjectName(QStringLiteral("RetrieverName"));
+  m_name->setPlaceholderText(tr("run tag and label, e.g. bm25-anserini"));
+  m_kind = new QLabel;
+  form->addRow(tr("Name"), m_name);
+  form->addRow(tr("Kind"), m_kind);
+
+  m_forms = new QStackedWidget;
+  {  // BM25
+    auto* w = new QWidget;
+    auto* f = new QFormLayout(w);
+    f->setContentsMargins(0, 0, 0, 0);
+    m_k1 = doubleSpin(0.0, 10.0, 2, 0.1);
+    m_k1->setToolTip(tr("Xapian's default 1.0; Robertson's classic 1.2; Anserini's MS MARCO setting 0.9"));
+    m_b = doubleSpin(0.0, 1.0, 2, 0.05);
+    m_b->setToolTip(tr("Xapian's default 0.5; classic 0.75; Anserini's MS MARCO setting 0.4"));
+    m_stemming = new QCheckBox(tr("English stemming (Porter2) of documents and queries"));
+    m_indexDir = new QLineEdit;
+    m_indexDir->setPlaceholderText(tr("default: beside the dataset (else the user cache)"));
+    m_rebuild = new QCheckBox(tr("Rebuild the index on the next run, even when it matches"));
+    f->addRow(tr("k1"), m_k1);
+    f->addRow(tr("b"), m_b);
+    f->addRow(QString(), m_stemming);
+    f->addRow(tr("Index folder"), m_indexDir);
+    f->addRow(QString(), m_rebuild);
+    auto* indexNote = new QLabel(tr("An index built with other analysis settings or another corpus is "
+                                    "rebuilt, never reused; k1 and b apply at query time."));
+    indexNote->setWordWrap(true);
+    indexNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    f->addRow(QString(), indexNote);
+    m_forms->addWidget(w);
+  }
+  {  // Elasticsearch / OpenSearch
+    auto* w = new QWidget;
+    auto* f = new QFormLayout(w);
+    f->setContentsMargins(0, 0, 0, 0);
+    m_esUrl = new QLineEdit;
+    m_esUrl->setObjectName(QStringLiteral("EsUrl"));
+    m_esUrl->setPlaceholderText(tr("index URL, e.g. http://localhost:9200/msmarco"));
+    m_esFields = new QLineEdit;
+    m_esFields->setPlaceholderText(tr("text (several, comma-separated: a multi_match query)"));
+    m_esIdField = new QLineEdit;
+    m_esIdField->setPlaceholderText(tr("_source field with the document id (default: the hit's _id)"));
+    m_esTextField = new QLineEdit;
+    m_esTextField->setPlaceholderText(tr("_source field shown as the document's text (optional)"));
+    m_esKeyEnv = new QLineEdit;
+    m_esKeyEnv->setPlaceholderText(tr("e.g. ES_API_KEY (the variable's name, not the key)"));
+    m_esTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
+    f->addRow(tr("Index URL"), m_esUrl);
+    f->addRow(tr("Fields matched"), m_esFields);
+    f->addRow(tr("Id field"), m_esIdField);
+    f->addRow(tr("Text field"), m_esTextField);
+    f->addRow(tr("Key: environment variable"), m_esKeyEnv);
+    f->addRow(tr("Timeout"), m_esTimeout);
+    m_forms->addWidget(w);
+    connect(m_esKeyEnv, &QLineEdit::textChanged, this, &RetrieversPage::updateKeyNote);
+  }
+  {  // HTTP
+    auto* w = new QWidget;
+    auto* f = new QFormLayout(w);
+    f->setContentsMargins(0, 0, 0, 0);
+    m_httpUrl = new QLineEdit;
+    m_httpUrl->setObjectName(QStringLiteral("HttpUrl"));
+    m_httpUrl->setPlaceholderText(tr("e.g. http://localhost:8080/retrieve"));
+    m_httpKeyEnv = new QLineEdit;
+    m_httpKeyEnv->setPlaceholderText(tr("token variable, sent as Authorization: Bearer (optional)"));
+    m_httpTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
+    f->addRow(tr("URL"), m_httpUrl);
+    f->addRow(tr("Key: environment variable"), m_httpKeyEnv);
+    f->addRow(tr("Timeout"), m_httpTimeout);
+    auto* contract = new QLabel(tr("POST {\"query\": text, \"k\": n} → [{\"id\", \"score\", \"text\"?}] or "
+                                   "{\"results\": [...]}"));
+    contract->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    f->addRow(QString(), contract);
+    m_forms->addWidget(w);
+    connect(m_httpKeyEnv, &QLineEdit::textChanged, this, &RetrieversPage::updateKeyNote);
+  }
+  form->addRow(m_forms);
+  m_keyNote = new QLabel;
+  form->addRow(QString(), m_keyNote);
+  auto* apply = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
+  auto* revert = new QPushButton(tr("Revert"));
+  connect(apply, &QPushButton::clicked, this, &RetrieversPage::applyEdits);
+  connect(revert, &QPushButton::clicked, this, [this] { showRow(currentRow()); });
+  auto* editorButtons = new QHBoxLayout;
+  editorButtons->addStretch(1);
+  editorButtons->addWidget(revert);
+  editorButtons->addWidget(apply);
+  form->addRow(editorButtons);
+
+  auto* testBox = new QGroupBox(tr("Test with one query"));
+  m_query = new QLineEdit;
+  m_query->setObjectName(QStringLiteral("RetrieverTestQuery"));
+  m_testK = new QSpinBox;
+  m_testK->setRange(1, 1000);
+  m_testK->setValue(10);
+  m_testK->setPrefix(tr("top "));
+  m_testButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Test"));
+  m_testButton->setObjectName(QStringLiteral("RetrieverTestButton"));
+  m_cancelTest = new QPushButton(tr("Cancel"));
+  m_cancelTest->setEnabled(false);
+  connect(m_testButton, &QPushButton::clicked, this, [this] { test(); });
+  connect(m_query, &QLineEdit::returnPressed, this, [this] { test(); });
+  connect(m_cancelTest, &QPushButton::clicked, m_job, &RetrieverJob::cancel);
+  auto* queryRow = new QHBoxLayout;
+  queryRow->addWidget(m_query, 1);
+  queryRow->addWidget(m_testK);
+  queryRow->addWidget(m_testButton);
+  queryRow->addWidget(m_cancelTest);
+  m_testHeadline = new QLabel(tr("Not tested yet."));
+  m_testHeadline->setObjectName(QStringLiteral("RetrieverTestHeadline"));
+  m_testHeadline->setWordWrap(true);
+  m_testHeadline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont bold = m_testHeadline->font();
+  bold.setBold(true);
+  m_testHeadline->setFont(bold);
+  m_hits = new QTableWidget(0, 4);
+  m_hits->setObjectName(QStringLiteral("RetrieverHits"));
+  m_hits->setHorizontalHeaderLabels({tr("Rank"), tr("Document"), tr("Score"), tr("Text")});
+  m_hits->verticalHeader()->hide();
+  m_hits->horizontalHeader()->setStretchLastSection(true);
+  m_hits->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_hits->setWordWrap(false);
+  auto* testLayout = new QVBoxLayout(testBox);
+  testLayout->addLayout(queryRow);
+  testLayout->addWidget(m_testHeadline);
+  testLayout->addWidget(m_hits, 1);
+
+  auto* right = new QWidget;
+  auto* rightLayout = new QVBoxLayout(right);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  rightLayout->addWidget(editorBox);
+  rightLayout->addWidget(testBox, 1);
+  auto* splitter = new QSplitter;
+  splitter->addWidget(listBox);
+  splitter->addWidget(right);
+  splitter->setStretchFactor(0, 2);
+  splitter->setStretchFactor(1, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(splitter);
+}
+
+void RetrieversPage::refreshList() {
+  const int row = m_list->currentRow();
+  const auto& specs = m_workbench->retrievers();
+  const QSignalBlocker block(m_list);
+  m_list->clear();
+  for (const auto& s : specs) m_list->addItem(rowLabel(s));
+  const int keep = std::min(row < 0 ? 0 : row, int(specs.size()) - 1);
+  m_list->setCurrentRow(keep);
+  showRow(keep);
+}
+
+int RetrieversPage::currentRow() const { return m_list->currentRow(); }
+
+bool RetrieversPage::selectRow(int row) {
+  if (row < 0 || row >= m_list->count()) return false;
+  m_list->setCurrentRow(row);
+  return true;
+}
+
+int RetrieversPage::addRetriever(Kind kind) {
+  auto specs = m_workbench->retrievers();
+  core::RetrieverSpec spec;
+  spec.kind = kind;
+  spec.name = freshName(specs, core::retrieverKindName(kind));
+  if (kind != Kind::Bm25) spec.url = kind == Kind::Http ? "http://127.0.0.1:8080/retrieve" : "http://127.0.0.1:9200/index";
+  specs.push_back(spec);
+  m_workbench->setRetrievers(std::move(specs));
+  const int row = m_list->count() - 1;
+  selectRow(row);
+  return row;
+}
+
+bool RetrieversPage::deleteSelected() {
+  const int row = currentRow();
+  auto specs = m_workbench->retrievers();
+  if (row < 0 || row >= int(specs.size())) return false;
+  specs.erase(specs.begin() + row);
+  m_workbench->setRetrievers(std::move(specs));
+  return true;
+}
+
+void RetrieversPage::showRow(int row) {
+  m_shownRow = row;
+  const auto& specs = m_workbench->retrievers();
+  const bool valid = row >= 0 && row < int(specs.size());
+  m_editor->setEnabled(valid);
+  m_delete->setEnabled(valid);
+  m_testButton->setEnabled(valid && !m_job->isRunning());
+  if (valid) setEditorSpec(specs[std::size_t(row)]);
+}
+
+void RetrieversPage::setEditorSpec(const core::RetrieverSpec& spec) {
+  m_name->setText(q(spec.name));
+  m_kind->setText(kindLabel(spec.kind));
+  m_kind->setProperty("kind", int(spec.kind));
+  m_forms->setCurrentIndex(int(spec.kind));
+  m_k1->setValue(spec.bm25.k1);
+  m_b->setValue(spec.bm25.b);
+  m_stemming->setChecked(spec.stemming);
+  m_indexDir->setText(q(spec.indexDir.string()));
+  m_rebuild->setChecked(spec.rebuild);
+  const QString url = q(spec.url);
+  m_esUrl->setText(spec.kind == Kind::Elasticsearch ? url : QString());
+  m_httpUrl->setText(spec.kind == Kind::Http ? url : QString());
+  QStringList fields;
+  for (const auto& f : spec.fields) fields << q(f);
+  m_esFields->setText(fields.join(QStringLiteral(", ")));
+  m_esIdField->setText(q(spec.idField));
+  m_esTextField->setText(q(spec.textField));
+  m_esKeyEnv->setText(spec.kind == Kind::Elasticsearch ? q(spec.apiKeyEnv) : QString());
+  m_httpKeyEnv->setText(spec.kind == Kind::Http ? q(spec.apiKeyEnv) : QString());
+  m_esTimeout->setValue(double(spec.timeoutMs) / 1000.0);
+  m_httpTimeout->setValue(double(spec.timeoutMs) / 1000.0);
+  updateKeyNote();
+}
+
+core::RetrieverSpec RetrieversPage::editorSpec() const {
+  core::RetrieverSpec spec;
+  spec.kind = Kind(m_kind->property("kind").toInt());
+  spec.name = m_name->text().trimmed().toStdString();
+  switch (spec.kind) {
+    case Kind::Bm25:
+      spec.bm25.k1 = m_k1->value();
+      spec.bm25.b = m_b->value();
+      spec.stemming = m_stemming->isChecked();
+      spec.indexDir = m_indexDir->text().trimmed().toStdString();
+      spec.rebuild = m_rebuild->isChecked();
+      break;
+    case Kind::Elasticsearch: {
+      spec.url = m_esUrl->text().trimmed().toStdString();
+      spec.fields.clear();
+      for (const QString& f : m_esFields->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!f.trimmed().isEmpty()) spec.fields.push_back(f.trimmed().toStdString());
+      if (spec.fields.empty()) spec.fields = {"text"};
+      spec.idField = m_esIdField->text().trimmed().toStdString();
+      spec.textField = m_esTextField->text().trimmed().toStdString();
+      spec.apiKeyEnv = m_esKeyEnv->text().trimmed().toStdString();
+      spec.timeoutMs = long(m_esTimeout->value() * 1000.0);
+      break;
+    }
+    case Kind::Http:
+      spec.url = m_httpUrl->text().trimmed().toStdString();
+      spec.apiKeyEnv = m_httpKeyEnv->text().trimmed().toStdString();
+      spec.timeoutMs = long(m_httpTimeout->value() * 1000.0);
+      break;
+  }
+  return spec;
+}
+
+bool RetrieversPage::applyEdits() {
+  const int row = currentRow();
+  auto specs = m_workbench->retrievers();
+  if (row < 0 || row >= int(specs.size())) return false;
+  core::RetrieverSpec spec = editorSpec();
+  if (spec.kind != Kind::Bm25 && spec.url.empty()) {
+    m_testHeadline->setText(tr("A URL is needed."));
+    return false;
+  }
+  // Configured here by this machine's user: its key may go to its URL.
+  trustRetriever(spec);
+  specs[std::size_t(row)] = std::move(spec);
+  m_workbench->setRetrievers(std::move(specs));
+  return true;
+}
+
+void RetrieversPage::updateKeyNote() {
+  const QString var = (Kind(m_kind->property("kind").toInt()) == Kind::Http ? m_httpKeyEnv : m_esKeyEnv)->text().trimmed();
+  if (Kind(m_kind->property("kind").toInt()) == Kind::Bm25 || var.isEmpty()) {
+    m_keyNote->clear();
+    return;
+  }
+  m_keyNote->setText(std::getenv(var.toLocal8Bit().constData()) ? tr("$%1 is set in this session.").arg(var)
+                                                                 : tr("$%1 is not set in this session.").arg(var));
+}
+
+bool RetrieversPage::isTesting() const { return m_job->isRunning(); }
+
+bool RetrieversPage::test(const QString& query) {
+  if (m_job->isRunning() || currentRow() < 0) return false;
+  if (!query.isEmpty()) m_query->setText(query);
+  const auto ds = m_workbench->dataset();
+  const core::RetrieverSpec spec = editorSpec();
+  QString text = m_query->text().trimmed();
+  if (text.isEmpty() && ds && !ds->queries.empty()) text = q(ds->queries.front().text);
+  if (text.isEmpty()) {
+    m_testHeadline->setText(tr("Type a query (or open a dataset: its first query is used)."));
+    return false;
+  }
+  if (spec.kind == Kind::Bm25 && (!ds || ds->corpus.empty())) {
+    m_testHeadline->setText(tr("BM25 searches the dataset's corpus: open a dataset with documents first."));
+    return false;
+  }
+  QString why;
+  if (!confirmRetrieverKey(this, spec, &why)) {
+    m_testHeadline->setText(why);
+    return false;
+  }
+  m_testButton->setEnabled(false);
+  m_cancelTest->setEnabled(true);
+  m_hits->setRowCount(0);
+  m_testHeadline->setText(tr("Searching…"));
+  const auto dataset = ds ? ds : std::make_shared<const core::Dataset>();
+  m_job->test(spec, dataset, dataset->parts.empty() ? std::filesystem::path() : dataset->parts.front().path, text,
+              m_testK->value());
+  return true;
+}
+
+void RetrieversPage::onTested(const std::shared_ptr<const core::RetrieverProbe>& probe) {
+  m_testButton->setEnabled(currentRow() >= 0);
+  m_cancelTest->setEnabled(false);
+  if (probe->cancelled) {
+    m_testHeadline->setText(tr("Cancelled."));
+    emit tested(false);
+    return;
+  }
+  if (!probe->ok) {
+    m_testHeadline->setText(tr("Failed: %1").arg(q(probe->error)));
+    emit tested(false);
+    return;
+  }
+  QString index;
+  if (!probe->index.dir.empty())
+    index = probe->index.reused ? tr(" (index reused: %1)").arg(q(probe->index.dir.string()))
+                                : tr(" (index built in %1 s: %2)").arg(probe->index.buildSeconds, 0, 'f', 1).arg(q(probe->index.dir.string()));
+  const QString hits = probe->hits.size() == 1 ? tr("1 hit") : tr("%1 hits").arg(probe->hits.size());
+  m_testHeadline->setText(tr("%1 in %2 ms%3").arg(hits).arg(probe->searchMs, 0, 'f', 1).arg(index));
+  m_hits->setRowCount(int(probe->hits.size()));
+  for (int i = 0; i < int(probe->hits.size()); ++i) {
+    const auto& h = probe->hits[std::size_t(i)];
+    m_hits->setItem(i, 0, new QTableWidgetItem(QString::number(i + 1)));
+    m_hits->setItem(i, 1, new QTableWidgetItem(q(h.id)));
+    m_hits->setItem(i, 2, new QTableWidgetItem(QString::number(h.score, 'g', 6)));
+    QString text = q(h.text).simplified();
+    if (text.size() > 300) text = text.left(300) + QChar(0x2026);
+    m_hits->setItem(i, 3, new QTableWidgetItem(text));
+  }
+  m_hits->resizeColumnsToContents();
+  emit tested(true);
+}
+
+}  // namespace ragscope::ui

@@ -1,0 +1,105 @@
+#pragma once
+// Retrievers (issue 17): the project's retrievers beside the LLM endpoints. Embedded BM25 (Xapian:
+// k1, b, stemming, index folder, rebuild), Elasticsearch/OpenSearch (index URL, fields, id and text
+// fields, key by environment variable) and a generic JSON HTTP service (URL, key variable). Each
+// can be tested with one query (hits, latency, or the error) off the GUI thread. The list lives in
+// the workbench and is saved with the project, without secrets; the pages that choose a run
+// (RetrieverRunBar) run them over the dataset.
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/retrieval/retrieverspec.h"
+#include "ui/pages/page.h"
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class QTableWidget;
+
+namespace ragscope::core {
+struct RetrieverProbe;
+}
+
+namespace ragscope::ui {
+
+class RetrieverJob;
+class Workbench;
+
+class RetrieversPage : public Page {
+  Q_OBJECT
+ public:
+  explicit RetrieversPage(Workbench* workbench, QWidget* parent = nullptr);
+  ~RetrieversPage() override;
+
+  QString title() const override { return tr("Retrievers"); }
+  QIcon icon() const override;
+
+  // Scripted use (tests, screenshots).
+  int addRetriever(core::RetrieverSpec::Kind kind);
+  bool selectRow(int row);
+  int currentRow() const;
+  bool deleteSelected();
+  bool applyEdits();                        // the editor's values into the selected retriever
+  core::RetrieverSpec editorSpec() const;   // what the editor holds (saved or not)
+  void setEditorSpec(const core::RetrieverSpec& spec);
+  bool test(const QString& query = {});     // tests the editor's values; tested() reports
+  bool isTesting() const;
+  QListWidget* list() const { return m_list; }
+  QLabel* testHeadline() const { return m_testHeadline; }
+  QTableWidget* hitsTable() const { return m_hits; }
+
+ signals:
+  void tested(bool ok);
+
+ private:
+  void buildUi();
+  void refreshList();
+  void showRow(int row);
+  void onTested(const std::shared_ptr<const core::RetrieverProbe>& probe);
+  void updateKeyNote();
+
+  Workbench* m_workbench;
+  RetrieverJob* m_job;
+  int m_shownRow = -1;
+
+  QListWidget* m_list = nullptr;
+  QPushButton* m_delete = nullptr;
+  QWidget* m_editor = nullptr;
+  QLineEdit* m_name = nullptr;
+  QLabel* m_kind = nullptr;
+  QStackedWidget* m_forms = nullptr;
+  // bm25
+  QDoubleSpinBox* m_k1 = nullptr;
+  QDoubleSpinBox* m_b = nullptr;
+  QCheckBox* m_stemming = nullptr;
+  QLineEdit* m_indexDir = nullptr;
+  QCheckBox* m_rebuild = nullptr;
+  // es
+  QLineEdit* m_esUrl = nullptr;
+  QLineEdit* m_esFields = nullptr;
+  QLineEdit* m_esIdField = nullptr;
+  QLineEdit* m_esTextField = nullptr;
+  QLineEdit* m_esKeyEnv = nullptr;
+  QDoubleSpinBox* m_esTimeout = nullptr;
+  // http
+  QLineEdit* m_httpUrl = nullptr;
+  QLineEdit* m_httpKeyEnv = nullptr;
+  QDoubleSpinBox* m_httpTimeout = nullptr;
+  QLabel* m_keyNote = nullptr;
+  // test
+  QLineEdit* m_query = nullptr;
+  QSpinBox* m_testK = nullptr;
+  QPushButton* m_testButton = nullptr;
+  QPushButton* m_cancelTest = nullptr;
+  QLabel* m_testHeadline = nullptr;
+  QTableWidget* m_hits = nullptr;
+};
+
+}  // namespace ragscope::ui
