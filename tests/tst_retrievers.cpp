@@ -33,6 +33,7 @@
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
 #include "core/retrieval/retriever.h"
+#include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievecheckpoint.h"
 #include "core/retrieval/retrieverspec.h"
 #include "core/retrieval/retrievejob.h"
@@ -201,6 +202,7 @@ class TestRetrievers : public QObject {
   void bm25Stemming();
   void retrieveJobResumes();
   void retrieveJobFaults();
+  void requestTemplatesAndReplyPaths();
   void indexCancel();
   void indexRefusesForeignFolder();
   void dl19Bm25();
@@ -955,6 +957,24 @@ void TestRetrievers::httpRetriever() {
     QCOMPARE(body["k"].get<int>(), 2);
     QCOMPARE(lastAuth, std::string("Bearer tok-123"));
   }
+  // A key handed over in memory (the GUI's keychain lookup) wins over the variable; an empty one
+  // is an error, not a request without a key.
+  {
+    HttpRetrieverOptions mem = o;
+    mem.apiKeyEnv = "RAGSCOPE_TEST_UNSET_VARIABLE";
+    mem.apiKey = [] { return std::string("from-keychain"); };
+    error.clear();
+    QCOMPARE(HttpRetriever(mem).search(makeQuery("q", "x"), 2, &error).size(), std::size_t{2});
+    QVERIFY2(error.empty(), error.c_str());
+    {
+      std::lock_guard lock(m);
+      QCOMPARE(lastAuth, std::string("Bearer from-keychain"));
+    }
+    mem.apiKey = [] { return std::string(); };
+    QVERIFY(HttpRetriever(mem).search(makeQuery("q", "x"), 2, &error).empty());
+    QVERIFY2(error.find("the key handed over is empty") != std::string::npos, error.c_str());
+    error.clear();
+  }
 
   HttpRetrieverOptions ro;
   ro.url = s.url("/results");
@@ -1437,4 +1457,129 @@ void TestRetrievers::retrieveJobFaults() {
   QCOMPARE(again.run.value.rankings.size(), std::size_t{5});
   QVERIFY(again.checkpoint.empty());
   QVERIFY(!fs::exists(retrieveCheckpointPath(o.out)));
+}
+
+void TestRetrievers::requestTemplatesAndReplyPaths() {
+  // Placeholders: the query and its id as JSON strings (escaped, quotes included), k a number.
+  const Query query = makeQuery("q\"7", "what is \"Tête\"\\n?");
+  std::string error;
+  auto body = fillRequestTemplate(R"({"q": {{query}}, "id": {{query_id}}, "top_k": {{k}}, "k2": [{{k}}]})", query, 25, &error);
+  QVERIFY2(body, error.c_str());
+  const auto parsed = nlohmann::json::parse(*body);
+  QCOMPARE(parsed["q"].get<std::string>(), query.text);
+  QCOMPARE(parsed["id"].get<std::string>(), query.id);
+  QCOMPARE(parsed["top_k"].get<int>(), 25);
+  QCOMPARE(parsed["k2"][0].get<int>(), 25);
+  // A template that does not give JSON is refused, with the reason.
+  QVERIFY(!fillRequestTemplate(R"({"q": "{{query}}"})", query, 5, &error));
+  QVERIFY2(error.find("does not give JSON") != std::string::npos, error.c_str());
+  QVERIFY(!checkRequestTemplate(R"({"q": {{query}})", &error));
+  QVERIFY(checkRequestTemplate(R"({"q": {{query}}})", &error));
+
+  // Dot paths: keys, array positions, missing steps.
+  const auto doc = nlohmann::json::parse(R"({"data": {"hits": [{"doc": {"pid": 7}}, 3]}})");
+  QCOMPARE(jsonAtPath(doc, "data.hits.0.doc.pid")->get<int>(), 7);
+  QCOMPARE(jsonAtPath(doc, "data.hits.1")->get<int>(), 3);
+  QVERIFY(jsonAtPath(doc, "") == &doc);
+  QVERIFY(!jsonAtPath(doc, "data.hits.2"));
+  QVERIFY(!jsonAtPath(doc, "data.hits.x"));
+  QVERIFY(!jsonAtPath(doc, "data.hits.1.y"));
+  QVERIFY(!jsonAtPath(doc, "nope"));
+
+  LocalServer s;
+  std::mutex m;
+  std::string lastBody;
+  s.server.Post("/custom", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard lock(m);
+      lastBody = req.body;
+    }
+    res.set_content(R"({"data": {"hits": [{"doc": {"pid": 7}, "relevance": 2.5, "body": "seven"},
+                                           {"doc": {"pid": "x"}, "relevance": 1.0}]}})",
+                    "application/json");
+  });
+  s.server.Post("/tpl/_search", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard lock(m);
+      lastBody = req.body;
+    }
+    res.set_content(R"({"hits": {"hits": [{"_id": "a", "_score": 1.5, "_source": {"text": "A"}}]}})", "application/json");
+  });
+  QVERIFY(s.start());
+
+  // The generic HTTP retriever with a template and reply paths, configured as a spec would be.
+  RetrieverSpec spec;
+  spec.kind = RetrieverSpec::Kind::Http;
+  spec.url = s.url("/custom");
+  spec.requestTemplate = R"({"q": {{query}}, "top_k": {{k}}})";
+  spec.reply = {"data.hits", "doc.pid", "relevance", "body"};
+  auto back = retrieverSpecFromJson(retrieverSpecToJson(spec), &error);
+  QVERIFY2(back, error.c_str());
+  QCOMPARE(back->requestTemplate, spec.requestTemplate);
+  QCOMPARE(back->reply.results, std::string("data.hits"));
+  QCOMPARE(back->reply.score, std::string("relevance"));
+  Dataset ds;
+  OpenedRetriever opened = openRetriever(*back, ds, {}, {});
+  QVERIFY(opened.retriever);
+  error.clear();
+  auto hits = opened.retriever->search(query, 4, &error);
+  QVERIFY2(error.empty(), error.c_str());
+  QCOMPARE(hits.size(), std::size_t{2});
+  QCOMPARE(hits[0].id, std::string("7"));
+  QCOMPARE(hits[0].score, 2.5);
+  QCOMPARE(hits[0].text, std::string("seven"));
+  QCOMPARE(hits[1].id, std::string("x"));
+  {
+    std::lock_guard lock(m);
+    const auto sent = nlohmann::json::parse(lastBody);
+    QCOMPARE(sent["q"].get<std::string>(), query.text);
+    QCOMPARE(sent["top_k"].get<int>(), 4);
+  }
+  // A path that is not there is an error naming it, not an empty ranking.
+  HttpRetrieverOptions wrong;
+  wrong.url = s.url("/custom");
+  wrong.reply = {"data.results", "id", "score", "text"};
+  QVERIFY(HttpRetriever(wrong).search(query, 4, &error).empty());
+  QVERIFY2(error.find("no array at 'data.results'") != std::string::npos, error.c_str());
+  wrong.reply = {"data.hits", "doc.id", "relevance", "body"};
+  QVERIFY(HttpRetriever(wrong).search(query, 4, &error).empty());
+  QVERIFY2(error.find("reply[0].doc.id is missing") != std::string::npos, error.c_str());
+
+  // OpenSearch with the whole _search body from a template.
+  RetrieverSpec es;
+  es.kind = RetrieverSpec::Kind::Elasticsearch;
+  es.url = s.url("/tpl");
+  es.requestTemplate = R"({"size": {{k}}, "query": {"bool": {"must": {"match": {"text": {{query}}}}, "filter": {"term": {"lang": "en"}}}}})";
+  opened = openRetriever(es, ds, {}, {});
+  error.clear();
+  hits = opened.retriever->search(query, 3, &error);
+  QVERIFY2(error.empty(), error.c_str());
+  QCOMPARE(hits.size(), std::size_t{1});
+  QCOMPARE(hits[0].text, std::string("A"));
+  {
+    std::lock_guard lock(m);
+    const auto sent = nlohmann::json::parse(lastBody);
+    QCOMPARE(sent["size"].get<int>(), 3);
+    QCOMPARE(sent["query"]["bool"]["must"]["match"]["text"].get<std::string>(), query.text);
+  }
+  // A project file with a broken template is refused when read, naming the field.
+  auto broken = retrieverSpecToJson(es);
+  broken["request_template"] = R"({"size": {{k}})";
+  QVERIFY(!retrieverSpecFromJson(broken, &error));
+  QVERIFY2(error.find("field 'request_template'") != std::string::npos, error.c_str());
+  // And the CLI says so before asking anything.
+  QTemporaryDir tmp;
+  const fs::path topics = fs::path(tmp.path().toStdString()) / "topics.tsv";
+  writeText(topics, "1\thello\n");
+  auto r = runCli({"retrieve", "--dataset", q(topics), "--retriever", QString::fromStdString("http:" + s.url("/custom")),
+                   "--request-template", "{\"q\": {{query}}", "--out", q(fs::path(tmp.path().toStdString()) / "r.trec")});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains("--request-template: the request template does not give JSON"), qPrintable(r.err));
+  // With paths, through the CLI: the run written holds the service's ids.
+  r = runCli({"retrieve", "--dataset", q(topics), "--retriever", QString::fromStdString("http:" + s.url("/custom")),
+              "--request-template", "{\"q\": {{query}}, \"top_k\": {{k}}}", "--results-path", "data.hits", "--id-path",
+              "doc.pid", "--score-path", "relevance", "--out", q(fs::path(tmp.path().toStdString()) / "r.trec")});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QCOMPARE(QString::fromStdString(readFile(fs::path(tmp.path().toStdString()) / "r.trec")),
+           QStringLiteral("1 Q0 7 1 2.5 http\n1 Q0 x 2 1 http\n"));
 }

@@ -29,6 +29,7 @@
 #include "ui/pages/retrievalpage.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/pages/retrieverspage.h"
+#include "ui/secrets.h"
 #include "ui/workbench.h"
 
 using namespace ragscope;
@@ -96,6 +97,7 @@ class TestRetrieversGui : public QObject {
   void configureTestRunCompare();
   void faultsAreRecordedPerQuery();
   void keyFromProjectFileNeedsConfirmation();
+  void keychainEntryWithoutKeychain();
 };
 
 void TestRetrieversGui::configureTestRunCompare() {
@@ -174,6 +176,8 @@ void TestRetrieversGui::configureTestRunCompare() {
     QVERIFY(!page.hitsTable()->item(0, 3)->text().isEmpty());
   }
   saveScreenshot(page, QStringLiteral("retrievers-page.png"));
+  QVERIFY(page.selectRow(1));
+  saveScreenshot(page, QStringLiteral("retrievers-http.png"));
 
   // Every retriever over the demo queries, from the Retrieval page; the runs join the dataset.
   ui::RetrievalPage retrieval(&wb);
@@ -350,6 +354,42 @@ void TestRetrieversGui::keyFromProjectFileNeedsConfirmation() {
   QVERIFY(saved.wait(20000));
   QVERIFY(readText(project).find("secret-token-123") == std::string::npos);
   QVERIFY(readText(project).find("RAGSCOPE_TEST_RETRIEVER_TOKEN") != std::string::npos);
+}
+
+void TestRetrieversGui::keychainEntryWithoutKeychain() {
+  // No keychain service answers offscreen (or the entry does not exist). With a variable beside
+  // the entry the run falls back to it; with the entry alone nothing is sent.
+  ui::Secrets::setTimeoutMs(3000);
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  ui::Workbench wb;
+  wb.setOutsidePartsPolicy(ui::Workbench::OutsidePartsPolicy::Allow);
+  QVERIFY(openProject(wb, copyDemo(fs::path(tmp.path().toStdString()))));
+  testserver::Options so;
+  so.documents = {{"d1", "harbor city water authority"}};
+  testserver::TestServer server(so);
+  QVERIFY(server.start());
+  ui::RetrieversPage page(&wb);
+  page.addRetriever(Kind::Http);
+  core::RetrieverSpec spec = page.editorSpec();
+  spec.url = "http://127.0.0.1:" + std::to_string(server.port()) + "/retrieve";
+  spec.keychainEntry = "ragscope-test-no-such-entry";
+  page.setEditorSpec(spec);
+  QVERIFY(page.applyEdits());
+  QCOMPARE(wb.retrievers().front().keychainEntry, spec.keychainEntry);
+  ui::RetrievalPage retrieval(&wb);
+  QVERIFY(!runAndWait(retrieval.retrieverBar(), 0, 5));
+  QVERIFY2(retrieval.retrieverBar()->statusLabel()->text().startsWith(QStringLiteral("Not started: ")),
+           qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
+  QCOMPARE(server.requestCount(), std::size_t{0});
+
+  qputenv("RAGSCOPE_TEST_RETRIEVER_FALLBACK", "fallback-token");
+  spec.apiKeyEnv = "RAGSCOPE_TEST_RETRIEVER_FALLBACK";
+  page.setEditorSpec(spec);
+  QVERIFY(page.applyEdits());
+  QVERIFY2(runAndWait(retrieval.retrieverBar(), 0, 5), qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
+  QVERIFY(server.requestCount() > 0);
+  QCOMPARE(QString::fromStdString(server.log().front().authorization), QStringLiteral("Bearer fallback-token"));
 }
 
 QTEST_MAIN(TestRetrieversGui)

@@ -5,6 +5,7 @@
 #include <QMessageBox>
 
 #include "core/llm/trustedendpoints.h"
+#include "ui/secrets.h"
 
 namespace ragscope::ui {
 
@@ -24,24 +25,35 @@ bool confirmRetrieverKey(QWidget* parent, const core::RetrieverSpec& spec, QStri
   if (!endpoint) return true;
   const core::llm::TrustedEndpoints registry;
   if (registry.isTrusted(*endpoint)) return true;
-  const QString url = QString::fromStdString(spec.url);
-  const QString var = QString::fromStdString(spec.apiKeyEnv);
+  // "http://host/x with the key from $VAR" (or "... of keychain entry "e"").
+  const QString where = QString::fromStdString(core::llm::describeEndpointTrust(*endpoint));
   if (canAsk() &&
       QMessageBox::question(parent, QObject::tr("Send a key to this retriever?"),
-                            QObject::tr("The retriever \"%1\" sends the key held in $%2 to\n\n%3\n\nIt was "
-                                        "read from a project file, not configured on this computer. "
-                                        "Send the key there?")
-                                .arg(QString::fromStdString(endpoint->name), var, url),
+                            QObject::tr("The retriever \"%1\" would call\n\n%2\n\nIt was read from a project "
+                                        "file, not configured on this computer. Send the key there?")
+                                .arg(QString::fromStdString(endpoint->name), where),
                             QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes) {
     std::string error;
     registry.add(*endpoint, "confirmed", &error);
     return true;
   }
   if (why)
-    *why = QObject::tr("Not sent: the key in $%1 goes to %2 only once you confirm that retriever "
-                       "(save it on the Retrievers page).")
-               .arg(var, url);
+    *why = QObject::tr("Not sent: %1 is called only once you confirm that retriever (save it on the "
+                       "Retrievers page).")
+               .arg(where);
   return false;
+}
+
+void resolveRetrieverKey(const core::RetrieverSpec& spec, QObject* context,
+                         std::function<void(bool ok, std::function<std::string()> key, const QString& message)> done) {
+  const auto endpoint = core::retrieverKeyEndpoint(spec);
+  if (!endpoint) {
+    done(true, {}, {});
+    return;
+  }
+  Secrets::resolveEndpointKey(*endpoint, context, [done](const ResolvedEndpoint& resolved) {
+    done(resolved.ok, resolved.transport.apiKey, resolved.message);
+  });
 }
 
 void trustRetriever(const core::RetrieverSpec& spec) {

@@ -7,6 +7,9 @@
 
 #include <QString>
 
+#include <functional>
+#include <string>
+
 #include "core/retrieval/retrieverspec.h"
 
 class QWidget;
@@ -17,6 +20,13 @@ namespace ragscope::ui {
 // when the user confirms it now (recorded). Where nobody can answer (offscreen) it declines, and
 // *why says what to do.
 bool confirmRetrieverKey(QWidget* parent, const core::RetrieverSpec& spec, QString* why);
+
+// The retriever's key for a job: from its keychain entry when it names one (read asynchronously,
+// falling back to its environment variable with a note), else from the variable at each request.
+// `done` runs once on `context`'s thread: ok, the key in memory (empty function: use the variable)
+// and a note or the reason it failed.
+void resolveRetrieverKey(const core::RetrieverSpec& spec, QObject* context,
+                         std::function<void(bool ok, std::function<std::string()> key, const QString& message)> done);
 
 // The user configured this retriever (the Retrievers page's "Save changes"): recorded as trusted.
 void trustRetriever(const core::RetrieverSpec& spec);

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/data/dataset.h"
+#include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievejob.h"
 
 namespace ragscope::cli {
@@ -55,6 +58,14 @@ Options:
   --bm25-b X          bm25: b (default 0.5, Xapian's; Anserini's MS MARCO setting is 0.4)
   --field F           es: text field to match, repeatable for multi_match (default "text")
   --id-field F        es: _source field holding the document id (default: the hit's _id)
+  --text-field F      es: _source field returned as the document's text (default: the first --field)
+  --request-template T  es: the whole _search body; http: the request body. JSON with placeholders
+                      {{query}} (the query as a JSON string, quotes included), {{query_id}} and
+                      {{k}}; @FILE reads it from FILE. Example: '{"q": {{query}}, "top_k": {{k}}}'
+  --results-path P    http: dot path to the array of results in the reply (default: the reply
+                      itself, or its "results"), e.g. data.hits
+  --id-path P         http: dot path to the id within a result (default id), e.g. doc.pid
+  --score-path P      http: ... to the score (default score); --text-path P: to the text (default text)
   --api-key-env VAR   es/http: environment variable holding the key or token (never printed)
   --timeout-ms N      es/http: per-request timeout (default 30000, at most 3600000)
   --no-resume         es/http: ask every query again, even when RUN.partial holds the answers
@@ -119,7 +130,8 @@ std::string humanBytes(std::uint64_t b) {
 int retrieveCommand(const Args& args) {
   // args[0] == "retrieve"
   std::vector<std::string> paths;
-  std::optional<std::string> formatArg, retrieverArg, outArg, tagArg, indexArg, idField, keyEnv;
+  std::optional<std::string> formatArg, retrieverArg, outArg, tagArg, indexArg, idField, textField, keyEnv, requestTemplate;
+  std::optional<std::string> resultsPath, idPath, scorePath, textPath;
   std::vector<std::string> fields;
   long long k = 100, threads = 4, timeoutMs = 30000;
   Bm25Params bm25;
@@ -165,6 +177,22 @@ int retrieveCommand(const Args& args) {
     } else if (a == "--id-field") {
       if (!value(&v)) return usageError("--id-field needs a field name");
       idField = v;
+    } else if (a == "--text-field") {
+      if (!value(&v)) return usageError("--text-field needs a field name");
+      textField = v;
+    } else if (a == "--request-template") {
+      if (!value(&v)) return usageError("--request-template needs a JSON text or @FILE");
+      if (!v.empty() && v[0] == '@') {
+        std::ifstream in(v.substr(1), std::ios::binary);
+        if (!in) return usageError("--request-template: cannot read " + v.substr(1));
+        std::stringstream text;
+        text << in.rdbuf();
+        v = text.str();
+      }
+      requestTemplate = v;
+    } else if (a == "--results-path" || a == "--id-path" || a == "--score-path" || a == "--text-path") {
+      if (!value(&v)) return usageError(a + " needs a dot path");
+      (a == "--results-path" ? resultsPath : a == "--id-path" ? idPath : a == "--score-path" ? scorePath : textPath) = v;
     } else if (a == "--api-key-env") {
       if (!value(&v)) return usageError("--api-key-env needs a variable name");
       keyEnv = v;
@@ -213,6 +241,15 @@ int retrieveCommand(const Args& args) {
   if (!fields.empty()) spec->fields = fields;
   if (idField) spec->idField = *idField;
   if (keyEnv) spec->apiKeyEnv = *keyEnv;
+  if (textField) spec->textField = *textField;
+  if (requestTemplate) {
+    if (!checkRequestTemplate(*requestTemplate, &error)) return usageError("--request-template: " + error);
+    spec->requestTemplate = *requestTemplate;
+  }
+  if (resultsPath) spec->reply.results = *resultsPath;
+  if (idPath) spec->reply.id = *idPath;
+  if (scorePath) spec->reply.score = *scorePath;
+  if (textPath) spec->reply.text = *textPath;
   spec->timeoutMs = static_cast<long>(timeoutMs);
 
   std::optional<Format> format;

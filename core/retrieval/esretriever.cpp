@@ -1,7 +1,8 @@
 #include "core/retrieval/esretriever.h"
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "core/retrieval/requesttemplate.h"
 
 namespace ragscope::core {
 
@@ -31,7 +32,9 @@ EsRetriever::EsRetriever(EsOptions options) : m_options(std::move(options)) {
   m_searchUrl = u;
 }
 
-std::string EsRetriever::requestBody(const std::string& text, std::size_t k) const {
+std::string EsRetriever::requestBody(const Query& query, std::size_t k, std::string* error) const {
+  if (!m_options.queryTemplate.empty()) return fillRequestTemplate(m_options.queryTemplate, query, k, error).value_or("");
+  const std::string& text = query.text;
   nlohmann::json body;
   body["size"] = k;
   if (m_options.fields.size() == 1)
@@ -54,13 +57,13 @@ std::vector<ScoredDoc> EsRetriever::search(const Query& query, std::size_t k, st
   if (k == 0) return {};
   HttpPostOptions http;
   http.timeoutMs = m_options.timeoutMs;
-  if (!m_options.apiKeyEnv.empty()) {
-    const char* key = std::getenv(m_options.apiKeyEnv.c_str());
-    if (!key || !*key) return fail("environment variable " + m_options.apiKeyEnv + " is not set");
-    http.headers.push_back(authorizationHeader(key, "ApiKey"));
-  }
+  if (std::string problem; !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "ApiKey", http, &problem))
+    return fail(problem);
+  std::string why;
+  const std::string body = requestBody(query, k, &why);
+  if (body.empty()) return fail(why);
   HttpReply reply;
-  if (!httpPostJson(m_searchUrl, requestBody(query.text, k), http, &reply, error)) return {};
+  if (!httpPostJson(m_searchUrl, body, http, &reply, error)) return {};
   if (reply.status < 200 || reply.status >= 300) {
     // ES explains itself in error.reason; show that, else the start of the body.
     std::string reason;

@@ -3,6 +3,7 @@
 //   POST <url>/_search  {"size":k,"query":{"match":{"<field>":{"query":"..."}}},"_source":[...]}
 // (multi_match over several fields). Hits give _id (or a source field), _score and the text.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,12 @@ struct EsOptions {
   // Name of an environment variable holding the API key ("ApiKey ..."/"Basic ..."/"Bearer ..." or
   // a bare key sent as "ApiKey <key>"). The value is read per request and never logged.
   std::string apiKeyEnv;
+  // The key handed over in memory (the GUI's keychain lookup); used instead of apiKeyEnv.
+  std::function<std::string()> apiKey;
   long timeoutMs = 30000;
+  // The whole _search body with placeholders (requesttemplate.h: {{query}}, {{query_id}}, {{k}}),
+  // for queries the field list cannot say (bool, boosts, filters); empty: the match query above.
+  std::string queryTemplate;
 };
 
 class EsRetriever : public Retriever {
@@ -29,8 +35,8 @@ class EsRetriever : public Retriever {
   std::string name() const override { return "es"; }
   std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
 
-  // The request body for a query (exposed for tests).
-  std::string requestBody(const std::string& text, std::size_t k) const;
+  // The request body for a query (exposed for tests); empty + *error when the template fails.
+  std::string requestBody(const Query& query, std::size_t k, std::string* error = nullptr) const;
   const std::string& searchUrl() const { return m_searchUrl; }
 
  private:

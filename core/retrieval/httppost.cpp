@@ -1,5 +1,7 @@
 #include "core/retrieval/httppost.h"
 
+#include <cstdlib>
+
 #include <curl/curl.h>
 
 #include <mutex>
@@ -101,6 +103,28 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
     }
     return false;
   }
+  return true;
+}
+
+bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options, std::string* problem) {
+  std::string key;
+  if (source.provide) {
+    key = source.provide();
+    if (key.empty()) {
+      if (problem) *problem = "the key handed over is empty";
+      return false;
+    }
+  } else if (!source.env.empty()) {
+    const char* value = std::getenv(source.env.c_str());
+    if (!value || !*value) {
+      if (problem) *problem = "environment variable " + source.env + " is not set";
+      return false;
+    }
+    key = value;
+  } else {
+    return true;
+  }
+  options.headers.push_back(authorizationHeader(key, scheme));
   return true;
 }
 

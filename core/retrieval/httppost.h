@@ -3,6 +3,7 @@
 // worker threads, so one simple call per query is enough (the LLM client has its own multi-handle
 // transport).
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,5 +38,15 @@ std::string snippet(std::string_view body, std::size_t n = 200);
 // The Authorization header for a secret taken from an environment variable: a value that already
 // names its scheme ("Bearer x", "Basic x", "ApiKey x") is used as is, else `scheme` + " " + value.
 std::string authorizationHeader(std::string_view value, std::string_view scheme);
+
+// Where a retriever's key comes from: a function handing it over in memory (the GUI's keychain
+// lookup) first, else an environment variable, read for each request. Neither is ever logged.
+struct KeySource {
+  std::string env;
+  std::function<std::string()> provide;
+};
+// Adds the Authorization header to `options` when a key is configured; false + *problem when one
+// is configured but there is none (the variable unset or empty).
+bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options, std::string* problem);
 
 }  // namespace ragscope::core

@@ -1,12 +1,13 @@
 #include "core/retrieval/httpretriever.h"
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "core/retrieval/requesttemplate.h"
 
 namespace ragscope::core {
 
 bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
-                               std::string* problem) {
+                               std::string* problem, const HttpReplyPaths& paths) {
   out->clear();
   nlohmann::json j;
   try {
@@ -16,7 +17,15 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
     return false;
   }
   const nlohmann::json* list = &j;
-  if (j.is_object() && j.contains("results")) list = &j["results"];
+  if (!paths.results.empty()) {
+    list = jsonAtPath(j, paths.results);
+    if (!list || !list->is_array()) {
+      *problem = "reply has no array at '" + paths.results + "': " + snippet(body);
+      return false;
+    }
+  } else if (j.is_object() && j.contains("results")) {
+    list = &j["results"];
+  }
   if (!list->is_array()) {
     *problem = "reply is not a JSON array of {id, score, text?} (nor {\"results\": [...]}): " +
                snippet(body);
@@ -25,34 +34,31 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
   std::size_t withScore = 0;
   for (std::size_t i = 0; i < list->size() && out->size() < k; ++i) {
     const auto& e = (*list)[i];
-    const std::string at = "[" + std::to_string(i) + "]";
-    if (!e.is_object()) {
-      *problem = "reply" + at + " is not an object";
-      return false;
-    }
+    const std::string at = "reply[" + std::to_string(i) + "]";
     ScoredDoc d;
-    if (!e.contains("id")) {
-      *problem = "reply" + at + ".id is missing";
+    const nlohmann::json* id = jsonAtPath(e, paths.id);
+    if (!id) {
+      *problem = e.is_object() || e.is_array() ? at + "." + paths.id + " is missing" : at + " is not an object";
       return false;
     }
-    const auto& id = e["id"];
-    if (id.is_string())
-      d.id = id.get<std::string>();
-    else if (id.is_number_integer())
-      d.id = id.dump();
+    if (id->is_string())
+      d.id = id->get<std::string>();
+    else if (id->is_number_integer())
+      d.id = id->dump();
     else {
-      *problem = "reply" + at + ".id is not a string or integer";
+      *problem = at + "." + paths.id + " is not a string or integer";
       return false;
     }
-    if (e.contains("score") && !e["score"].is_null()) {
-      if (!e["score"].is_number()) {
-        *problem = "reply" + at + ".score is not a number";
+    if (const nlohmann::json* score = jsonAtPath(e, paths.score); score && !paths.score.empty() && !score->is_null()) {
+      if (!score->is_number()) {
+        *problem = at + "." + paths.score + " is not a number";
         return false;
       }
-      d.score = e["score"].get<double>();
+      d.score = score->get<double>();
       ++withScore;
     }
-    if (e.contains("text") && e["text"].is_string()) d.text = e["text"].get<std::string>();
+    if (const nlohmann::json* text = jsonAtPath(e, paths.text); text && !paths.text.empty() && text->is_string())
+      d.text = text->get<std::string>();
     out->push_back(std::move(d));
   }
   if (withScore != 0 && withScore != out->size()) {
@@ -71,20 +77,24 @@ std::vector<ScoredDoc> HttpRetriever::search(const Query& query, std::size_t k, 
   if (k == 0) return {};
   HttpPostOptions http;
   http.timeoutMs = m_options.timeoutMs;
-  if (!m_options.apiKeyEnv.empty()) {
-    const char* key = std::getenv(m_options.apiKeyEnv.c_str());
-    if (!key || !*key) {
-      if (error) *error = where + ": environment variable " + m_options.apiKeyEnv + " is not set";
+  if (std::string problem; !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "Bearer", http, &problem)) {
+    if (error) *error = where + ": " + problem;
+    return {};
+  }
+  std::string body;
+  if (m_options.requestTemplate.empty()) {
+    body = nlohmann::json{{"query", query.text}, {"k", k}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } else {
+    std::string why;
+    auto filled = fillRequestTemplate(m_options.requestTemplate, query, k, &why);
+    if (!filled) {
+      if (error) *error = where + ": " + why;
       return {};
     }
-    http.headers.push_back(authorizationHeader(key, "Bearer"));
+    body = std::move(*filled);
   }
-  const nlohmann::json request = {{"query", query.text}, {"k", k}};
   HttpReply reply;
-  if (!httpPostJson(m_options.url,
-                    request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), http,
-                    &reply, error))
-    return {};
+  if (!httpPostJson(m_options.url, body, http, &reply, error)) return {};
   if (reply.status < 200 || reply.status >= 300) {
     if (error)
       *error = where + ": HTTP " + std::to_string(reply.status) + ": " + snippet(reply.body);
@@ -92,7 +102,7 @@ std::vector<ScoredDoc> HttpRetriever::search(const Query& query, std::size_t k, 
   }
   std::vector<ScoredDoc> out;
   std::string problem;
-  if (!parseReply(reply.body, k, &out, &problem)) {
+  if (!parseReply(reply.body, k, &out, &problem, m_options.reply)) {
     if (error) *error = where + ": " + problem;
     return {};
   }

@@ -4,7 +4,11 @@
 //   -> [{"id": "d1", "score": 12.5, "text": "..."}, ...]     (or {"results": [...]})
 // `id` may be a string or an integer; `text` is optional; `score` is optional only when no entry
 // has one (the list order is then the ranking: scores k, k-1, ... are assigned).
+// Other services are described by a request template and reply paths (requesttemplate.h), e.g.
+//   {"q": {{query}}, "top_k": {{k}}}  ->  {"data": {"hits": [{"doc": {"pid": 7}, "relevance": 2.5}]}}
+// with results path "data.hits", id path "doc.pid", score path "relevance".
 
+#include <functional>
 #include <string>
 
 #include "core/retrieval/httppost.h"
@@ -12,12 +16,24 @@
 
 namespace ragscope::core {
 
+// Where a reply's results and their fields are (dot paths, requesttemplate.h).
+struct HttpReplyPaths {
+  std::string results;  // the array of results; empty: the reply itself, or its "results"
+  std::string id = "id";
+  std::string score = "score";
+  std::string text = "text";
+};
+
 struct HttpRetrieverOptions {
   std::string url;
   // Environment variable holding a token, sent as "Authorization: Bearer <token>" (or as is when
   // it names its scheme). Never logged.
   std::string apiKeyEnv;
+  // The key handed over in memory (the GUI's keychain lookup); used instead of apiKeyEnv.
+  std::function<std::string()> apiKey;
   long timeoutMs = 30000;
+  std::string requestTemplate;  // empty: {"query": {{query}}, "k": {{k}}}
+  HttpReplyPaths reply;
 };
 
 class HttpRetriever : public Retriever {
@@ -28,7 +44,7 @@ class HttpRetriever : public Retriever {
 
   // Parses a reply body; false + *problem (without the URL) when it does not fit the contract.
   static bool parseReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
-                         std::string* problem);
+                         std::string* problem, const HttpReplyPaths& paths = {});
 
  private:
   HttpRetrieverOptions m_options;

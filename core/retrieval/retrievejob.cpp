@@ -23,9 +23,10 @@ std::string checkpointKey(const RetrieverSpec& spec, const std::vector<Query>& q
 }  // namespace
 
 RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset, const fs::path& firstPath,
-                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions) {
+                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions,
+                              std::function<std::string()> apiKey) {
   RetrieverProbe probe;
-  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, indexOptions);
+  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, indexOptions, std::move(apiKey));
   probe.index = opened.index;
   if (!opened.retriever) {
     probe.cancelled = opened.cancelled;
@@ -56,10 +57,14 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
     result.error = "the dataset has no queries";
     return result;
   }
+  if (!options.out.empty() && options.out.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(options.out.parent_path(), ec);  // a failure shows when the run is written
+  }
   IndexBuildOptions io;
   io.progress = options.indexProgress;
   io.stop = options.stop;
-  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io);
+  OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io, options.apiKey);
   result.index = opened.index;
   if (!opened.retriever) {
     result.cancelled = opened.cancelled || options.stop.stop_requested();

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stop_token>
 #include <string>
@@ -29,6 +30,7 @@ struct RetrieveJobOptions {
   std::string tag;               // run tag; empty: the spec's name, else its kind ("bm25", "es", "http")
   std::filesystem::path out;     // where the TREC run is written; empty: not written
   bool resume = true;            // es/http with `out`: keep answers in `<out>.partial`, reuse them
+  std::function<std::string()> apiKey;  // es/http: the key in memory (keychain), else the spec's variable
   ProgressFn indexProgress;      // bm25: documents indexed / total (not called when reused)
   ProgressFn retrieveProgress;   // queries done / total (resumed ones count as done)
   std::stop_token stop;
@@ -58,7 +60,8 @@ struct RetrieverProbe {
   IndexBuildResult index;
 };
 RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions = {});
+                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions = {},
+                              std::function<std::string()> apiKey = {});
 
 // The checkpoint's name for a run written to `out`.
 std::filesystem::path retrieveCheckpointPath(const std::filesystem::path& out);

@@ -6,6 +6,7 @@
 #include "core/retrieval/httppost.h"
 #include "core/retrieval/httpretriever.h"
 #include "core/retrieval/indexdir.h"
+#include "core/retrieval/requesttemplate.h"
 
 namespace ragscope::core {
 
@@ -51,11 +52,19 @@ nlohmann::json retrieverSpecToJson(const RetrieverSpec& spec) {
   }
   j["url"] = spec.url;
   if (!spec.apiKeyEnv.empty()) j["api_key_env"] = spec.apiKeyEnv;
+  if (!spec.keychainEntry.empty()) j["keychain_entry"] = spec.keychainEntry;
   j["timeout_ms"] = spec.timeoutMs;
+  if (!spec.requestTemplate.empty()) j["request_template"] = spec.requestTemplate;
   if (spec.kind == RetrieverSpec::Kind::Elasticsearch) {
     j["fields"] = spec.fields;
     if (!spec.idField.empty()) j["id_field"] = spec.idField;
     if (!spec.textField.empty()) j["text_field"] = spec.textField;
+  } else {
+    const HttpReplyPaths defaults;
+    if (spec.reply.results != defaults.results) j["results_path"] = spec.reply.results;
+    if (spec.reply.id != defaults.id) j["id_path"] = spec.reply.id;
+    if (spec.reply.score != defaults.score) j["score_path"] = spec.reply.score;
+    if (spec.reply.text != defaults.text) j["text_path"] = spec.reply.text;
   }
   return j;
 }
@@ -91,8 +100,18 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
     spec.url = j.value("url", std::string());
     if (spec.url.empty()) return fail("field 'url': missing");
     spec.apiKeyEnv = j.value("api_key_env", std::string());
+    spec.keychainEntry = j.value("keychain_entry", std::string());
     spec.timeoutMs = j.value("timeout_ms", spec.timeoutMs);
     if (spec.timeoutMs <= 0) return fail("field 'timeout_ms': must be > 0");
+    spec.requestTemplate = j.value("request_template", std::string());
+    if (std::string why; !spec.requestTemplate.empty() && !checkRequestTemplate(spec.requestTemplate, &why))
+      return fail("field 'request_template': " + why);
+    if (spec.kind == RetrieverSpec::Kind::Http) {
+      spec.reply.results = j.value("results_path", spec.reply.results);
+      spec.reply.id = j.value("id_path", spec.reply.id);
+      spec.reply.score = j.value("score_path", spec.reply.score);
+      spec.reply.text = j.value("text_path", spec.reply.text);
+    }
     if (spec.kind == RetrieverSpec::Kind::Elasticsearch) {
       if (j.contains("fields")) spec.fields = j.at("fields").get<std::vector<std::string>>();
       if (spec.fields.empty()) return fail("field 'fields': at least one field");
@@ -106,11 +125,12 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
 }
 
 std::optional<llm::EndpointConfig> retrieverKeyEndpoint(const RetrieverSpec& spec) {
-  if (spec.kind == RetrieverSpec::Kind::Bm25 || spec.apiKeyEnv.empty()) return std::nullopt;
+  if (spec.kind == RetrieverSpec::Kind::Bm25 || (spec.apiKeyEnv.empty() && spec.keychainEntry.empty())) return std::nullopt;
   llm::EndpointConfig endpoint;
   endpoint.name = spec.name.empty() ? retrieverKindName(spec.kind) : spec.name;
   endpoint.baseUrl = spec.url;
   endpoint.apiKeyEnv = spec.apiKeyEnv;
+  endpoint.keychainEntry = spec.keychainEntry;
   return endpoint;
 }
 
@@ -128,7 +148,7 @@ std::string describeRetriever(const RetrieverSpec& spec) {
 }
 
 OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const IndexBuildOptions& indexOptions) {
+                              const IndexBuildOptions& indexOptions, std::function<std::string()> apiKey) {
   OpenedRetriever out;
   switch (spec.kind) {
     case RetrieverSpec::Kind::Bm25: {
@@ -162,6 +182,8 @@ OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
       o.textField = spec.textField;
       o.apiKeyEnv = spec.apiKeyEnv;
       o.timeoutMs = spec.timeoutMs;
+      o.queryTemplate = spec.requestTemplate;
+      o.apiKey = apiKey;
       out.retriever = std::make_unique<EsRetriever>(o);
       return out;
     }
@@ -170,6 +192,9 @@ OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
       o.url = spec.url;
       o.apiKeyEnv = spec.apiKeyEnv;
       o.timeoutMs = spec.timeoutMs;
+      o.requestTemplate = spec.requestTemplate;
+      o.reply = spec.reply;
+      o.apiKey = apiKey;
       out.retriever = std::make_unique<HttpRetriever>(o);
       return out;
     }

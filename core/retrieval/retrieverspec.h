@@ -12,6 +12,7 @@
 //   OpenedRetriever r = openRetriever(*spec, dataset, datasetPath, {});
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +22,7 @@
 
 #include "core/data/dataset.h"
 #include "core/llm/provider.h"
+#include "core/retrieval/httpretriever.h"
 #include "core/retrieval/retriever.h"
 #include "core/retrieval/xapianindex.h"
 
@@ -44,7 +46,11 @@ struct RetrieverSpec {
   std::string idField;                          // es: _source field with the id; empty: _id
   std::string textField;                        // es: _source field returned as text
   std::string apiKeyEnv;                        // environment variable holding the key
+  std::string keychainEntry;                    // OS keychain entry holding it (the GUI reads it)
   long timeoutMs = 30000;
+  // es: the _search body; http: the request body (requesttemplate.h). Empty: the built-in one.
+  std::string requestTemplate;
+  HttpReplyPaths reply;  // http: where the results and their id, score and text are
 };
 
 // "bm25", "es", "http": the kind as written in project files and used as the default run tag.
@@ -76,7 +82,9 @@ struct OpenedRetriever {
 
 // A working retriever for `dataset` (whose first file is `firstPath`, where a default BM25
 // index goes). BM25 needs the dataset's corpus; es and http need nothing from it.
+// `apiKey`: the key handed over in memory (the GUI's keychain lookup), used instead of the
+// spec's environment variable.
 OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const IndexBuildOptions& indexOptions);
+                              const IndexBuildOptions& indexOptions, std::function<std::string()> apiKey = {});
 
 }  // namespace ragscope::core

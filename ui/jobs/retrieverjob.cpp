@@ -16,14 +16,16 @@ RetrieverJob::~RetrieverJob() {
 void RetrieverJob::cancel() { m_stop.request_stop(); }
 
 void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
-                        std::filesystem::path firstPath, QString query, int k) {
+                        std::filesystem::path firstPath, QString query, int k,
+                        std::function<std::string()> apiKey) {
   if (m_running) return;
   m_running = true;
   m_stop = std::stop_source();
   QPointer<RetrieverJob> self(this);
   const std::stop_token stop = m_stop.get_token();
   (void)QtConcurrent::run(&m_pool, [self, stop, spec = std::move(spec), dataset = std::move(dataset),
-                                    firstPath = std::move(firstPath), text = query.toStdString(), k] {
+                                    firstPath = std::move(firstPath), text = query.toStdString(), k,
+                                    apiKey = std::move(apiKey)] {
     core::IndexBuildOptions io;
     io.stop = stop;
     io.progress = [self](std::uint64_t done, std::uint64_t total) {
@@ -31,7 +33,7 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
       return true;
     };
     auto probe = std::make_shared<const core::RetrieverProbe>(
-        core::probeRetriever(spec, *dataset, firstPath, text, std::size_t(k), io));
+        core::probeRetriever(spec, *dataset, firstPath, text, std::size_t(k), io, apiKey));
     QMetaObject::invokeMethod(self, [self, probe] {
       if (!self) return;
       self->m_running = false;

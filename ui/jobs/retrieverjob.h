@@ -25,8 +25,9 @@ class RetrieverJob : public QObject {
   ~RetrieverJob() override;  // cancels and waits
 
   // One query (k hits).
+  // `apiKey`: the key in memory (keychain), or empty to use the spec's environment variable.
   void test(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset, std::filesystem::path firstPath,
-            QString query, int k);
+            QString query, int k, std::function<std::string()> apiKey = {});
   // Every query; the run goes to options.out (resumable there for es/http).
   void run(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset, std::filesystem::path firstPath,
            core::RetrieveJobOptions options);

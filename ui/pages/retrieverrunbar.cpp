@@ -68,7 +68,8 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
 
 RetrieverRunBar::~RetrieverRunBar() = default;
 
-bool RetrieverRunBar::isRunning() const { return m_job->isRunning(); }
+// From Run until the job's end, the key lookup included.
+bool RetrieverRunBar::isRunning() const { return m_job->isRunning() || m_basis; }
 
 void RetrieverRunBar::cancel() { m_job->cancel(); }
 
@@ -110,16 +111,26 @@ bool RetrieverRunBar::run(int index, int k) {
   options.k = std::size_t(m_k->value());
   options.tag = spec.name.empty() ? core::retrieverKindName(spec.kind) : spec.name;
   options.out = m_workbench->retrievedRunPath(options.tag);
-  std::error_code ec;
-  std::filesystem::create_directories(options.out.parent_path(), ec);
   m_basis = ds;
   m_run->setEnabled(false);
   m_retriever->setEnabled(false);
-  m_cancel->setEnabled(true);
   m_progress->setRange(0, 0);
   m_progress->setVisible(true);
   m_status->setText(tr("Starting %1…").arg(q(core::describeRetriever(spec))));
-  m_job->run(spec, ds, ds->parts.empty() ? std::filesystem::path() : ds->parts.front().path, std::move(options));
+  // The key from the keychain, when the retriever names an entry, before anything is sent.
+  resolveRetrieverKey(spec, this, [this, spec, ds, options](bool ok, std::function<std::string()> key, const QString& message) mutable {
+    if (!ok) {
+      m_basis.reset();
+      m_progress->setVisible(false);
+      refresh();
+      m_status->setText(tr("Not started: %1").arg(message));
+      emit finished(false);
+      return;
+    }
+    options.apiKey = std::move(key);
+    m_cancel->setEnabled(true);
+    m_job->run(spec, ds, ds->parts.empty() ? std::filesystem::path() : ds->parts.front().path, std::move(options));
+  });
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -19,6 +21,7 @@
 
 #include <cstdlib>
 
+#include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievejob.h"
 #include "ui/jobs/retrieverjob.h"
 #include "ui/pages/formwidgets.h"
@@ -40,6 +43,17 @@ QString kindLabel(Kind kind) {
     case Kind::Http: return QObject::tr("HTTP JSON service");
   }
   return {};
+}
+
+// A small editor for a JSON request template.
+QPlainTextEdit* templateEdit(const QString& placeholder) {
+  auto* e = new QPlainTextEdit;
+  e->setPlaceholderText(placeholder);
+  e->setTabChangesFocus(true);
+  QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+  e->setFont(mono);
+  e->setFixedHeight(4 * QFontMetrics(mono).lineSpacing() + 12);
+  return e;
 }
 
 QString rowLabel(const core::RetrieverSpec& spec) {
@@ -163,11 +177,19 @@ void RetrieversPage::buildUi() {
     m_esKeyEnv = new QLineEdit;
     m_esKeyEnv->setPlaceholderText(tr("e.g. ES_API_KEY (the variable's name, not the key)"));
     m_esTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
+    m_esTemplate = templateEdit(tr("optional: the whole _search body, e.g.\n"
+                                   "{\"size\": {{k}}, \"query\": {\"match\": {\"body\": {{query}}}}}\n"
+                                   "(empty: a match query on the fields above)"));
+    m_esTemplate->setObjectName(QStringLiteral("EsQueryTemplate"));
     f->addRow(tr("Index URL"), m_esUrl);
     f->addRow(tr("Fields matched"), m_esFields);
     f->addRow(tr("Id field"), m_esIdField);
     f->addRow(tr("Text field"), m_esTextField);
+    f->addRow(tr("Query template"), m_esTemplate);
+    m_esKeychain = new QLineEdit;
+    m_esKeychain->setPlaceholderText(tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
     f->addRow(tr("Key: environment variable"), m_esKeyEnv);
+    f->addRow(tr("Key: keychain entry"), m_esKeychain);
     f->addRow(tr("Timeout"), m_esTimeout);
     m_forms->addWidget(w);
     connect(m_esKeyEnv, &QLineEdit::textChanged, this, &RetrieversPage::updateKeyNote);
@@ -182,13 +204,31 @@ void RetrieversPage::buildUi() {
     m_httpKeyEnv = new QLineEdit;
     m_httpKeyEnv->setPlaceholderText(tr("token variable, sent as Authorization: Bearer (optional)"));
     m_httpTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
+    m_httpTemplate = templateEdit(tr("optional request body, e.g. {\"q\": {{query}}, \"top_k\": {{k}}}\n"
+                                     "(empty: {\"query\": {{query}}, \"k\": {{k}}}; {{query}} brings its quotes)"));
+    m_httpTemplate->setObjectName(QStringLiteral("HttpRequestTemplate"));
+    m_resultsPath = new QLineEdit;
+    m_resultsPath->setPlaceholderText(tr("dot path to the results array (empty: the reply, or its \"results\")"));
+    m_idPath = new QLineEdit;
+    m_idPath->setPlaceholderText(tr("(the result itself)"));
+    m_scorePath = new QLineEdit;
+    m_scorePath->setPlaceholderText(tr("(none: list order)"));
+    m_textPath = new QLineEdit;
+    m_textPath->setPlaceholderText(tr("(none)"));
+    auto* paths = new QHBoxLayout;
+    for (auto [label, edit] : {std::pair{tr("id"), m_idPath}, {tr("score"), m_scorePath}, {tr("text"), m_textPath}}) {
+      paths->addWidget(new QLabel(label));
+      paths->addWidget(edit, 1);
+    }
     f->addRow(tr("URL"), m_httpUrl);
+    f->addRow(tr("Request template"), m_httpTemplate);
+    f->addRow(tr("Results path"), m_resultsPath);
+    f->addRow(tr("Paths in a result"), paths);
+    m_httpKeychain = new QLineEdit;
+    m_httpKeychain->setPlaceholderText(tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
     f->addRow(tr("Key: environment variable"), m_httpKeyEnv);
+    f->addRow(tr("Key: keychain entry"), m_httpKeychain);
     f->addRow(tr("Timeout"), m_httpTimeout);
-    auto* contract = new QLabel(tr("POST {\"query\": text, \"k\": n} → [{\"id\", \"score\", \"text\"?}] or "
-                                   "{\"results\": [...]}"));
-    contract->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    f->addRow(QString(), contract);
     m_forms->addWidget(w);
     connect(m_httpKeyEnv, &QLineEdit::textChanged, this, &RetrieversPage::updateKeyNote);
   }
@@ -299,6 +339,10 @@ bool RetrieversPage::deleteSelected() {
 }
 
 void RetrieversPage::showRow(int row) {
+  if (row != m_shownRow && !m_job->isRunning()) {  // another retriever: the last test was not its
+    m_hits->setRowCount(0);
+    m_testHeadline->setText(tr("Not tested yet."));
+  }
   m_shownRow = row;
   const auto& specs = m_workbench->retrievers();
   const bool valid = row >= 0 && row < int(specs.size());
@@ -328,8 +372,16 @@ void RetrieversPage::setEditorSpec(const core::RetrieverSpec& spec) {
   m_esTextField->setText(q(spec.textField));
   m_esKeyEnv->setText(spec.kind == Kind::Elasticsearch ? q(spec.apiKeyEnv) : QString());
   m_httpKeyEnv->setText(spec.kind == Kind::Http ? q(spec.apiKeyEnv) : QString());
+  m_esKeychain->setText(spec.kind == Kind::Elasticsearch ? q(spec.keychainEntry) : QString());
+  m_httpKeychain->setText(spec.kind == Kind::Http ? q(spec.keychainEntry) : QString());
   m_esTimeout->setValue(double(spec.timeoutMs) / 1000.0);
   m_httpTimeout->setValue(double(spec.timeoutMs) / 1000.0);
+  m_esTemplate->setPlainText(spec.kind == Kind::Elasticsearch ? q(spec.requestTemplate) : QString());
+  m_httpTemplate->setPlainText(spec.kind == Kind::Http ? q(spec.requestTemplate) : QString());
+  m_resultsPath->setText(q(spec.reply.results));
+  m_idPath->setText(q(spec.reply.id));
+  m_scorePath->setText(q(spec.reply.score));
+  m_textPath->setText(q(spec.reply.text));
   updateKeyNote();
 }
 
@@ -354,13 +406,21 @@ core::RetrieverSpec RetrieversPage::editorSpec() const {
       spec.idField = m_esIdField->text().trimmed().toStdString();
       spec.textField = m_esTextField->text().trimmed().toStdString();
       spec.apiKeyEnv = m_esKeyEnv->text().trimmed().toStdString();
+      spec.keychainEntry = m_esKeychain->text().trimmed().toStdString();
       spec.timeoutMs = long(m_esTimeout->value() * 1000.0);
+      spec.requestTemplate = m_esTemplate->toPlainText().trimmed().toStdString();
       break;
     }
     case Kind::Http:
       spec.url = m_httpUrl->text().trimmed().toStdString();
       spec.apiKeyEnv = m_httpKeyEnv->text().trimmed().toStdString();
+      spec.keychainEntry = m_httpKeychain->text().trimmed().toStdString();
       spec.timeoutMs = long(m_httpTimeout->value() * 1000.0);
+      spec.requestTemplate = m_httpTemplate->toPlainText().trimmed().toStdString();
+      spec.reply.results = m_resultsPath->text().trimmed().toStdString();
+      spec.reply.id = m_idPath->text().trimmed().toStdString();
+      spec.reply.score = m_scorePath->text().trimmed().toStdString();
+      spec.reply.text = m_textPath->text().trimmed().toStdString();
       break;
   }
   return spec;
@@ -373,6 +433,10 @@ bool RetrieversPage::applyEdits() {
   core::RetrieverSpec spec = editorSpec();
   if (spec.kind != Kind::Bm25 && spec.url.empty()) {
     m_testHeadline->setText(tr("A URL is needed."));
+    return false;
+  }
+  if (std::string why; !spec.requestTemplate.empty() && !core::checkRequestTemplate(spec.requestTemplate, &why)) {
+    m_testHeadline->setText(tr("Not saved: %1.").arg(q(why)));
     return false;
   }
   // Configured here by this machine's user: its key may go to its URL.
@@ -419,8 +483,17 @@ bool RetrieversPage::test(const QString& query) {
   m_hits->setRowCount(0);
   m_testHeadline->setText(tr("Searching…"));
   const auto dataset = ds ? ds : std::make_shared<const core::Dataset>();
-  m_job->test(spec, dataset, dataset->parts.empty() ? std::filesystem::path() : dataset->parts.front().path, text,
-              m_testK->value());
+  resolveRetrieverKey(spec, this, [this, spec, dataset, text](bool ok, std::function<std::string()> key, const QString& message) {
+    if (!ok) {
+      m_testButton->setEnabled(currentRow() >= 0);
+      m_cancelTest->setEnabled(false);
+      m_testHeadline->setText(tr("Not tested: %1").arg(message));
+      emit tested(false);
+      return;
+    }
+    m_job->test(spec, dataset, dataset->parts.empty() ? std::filesystem::path() : dataset->parts.front().path, text,
+                m_testK->value(), std::move(key));
+  });
   return true;
 }
 

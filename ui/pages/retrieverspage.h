@@ -18,6 +18,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QStackedWidget;
@@ -87,11 +88,19 @@ class RetrieversPage : public Page {
   QLineEdit* m_esIdField = nullptr;
   QLineEdit* m_esTextField = nullptr;
   QLineEdit* m_esKeyEnv = nullptr;
+  QLineEdit* m_esKeychain = nullptr;
   QDoubleSpinBox* m_esTimeout = nullptr;
+  QPlainTextEdit* m_esTemplate = nullptr;
   // http
   QLineEdit* m_httpUrl = nullptr;
   QLineEdit* m_httpKeyEnv = nullptr;
+  QLineEdit* m_httpKeychain = nullptr;
   QDoubleSpinBox* m_httpTimeout = nullptr;
+  QPlainTextEdit* m_httpTemplate = nullptr;
+  QLineEdit* m_resultsPath = nullptr;
+  QLineEdit* m_idPath = nullptr;
+  QLineEdit* m_scorePath = nullptr;
+  QLineEdit* m_textPath = nullptr;
   QLabel* m_keyNote = nullptr;
   // test
   QLineEdit* m_query = nullptr;
