@@ -321,7 +321,15 @@ void TstTrecFormat::lineOfHundredsOfMegabytes() {
   QVERIFY2(QString::fromStdString(d->problem).contains("longer than 67108864 bytes"), d->problem.c_str());
   const long grownMiB = (after.ru_maxrss - before.ru_maxrss) / 1024;
   qInfo("peak RSS grew by %ld MiB while reading a 300 MiB line", grownMiB);
-  QVERIFY2(grownMiB < 220, qPrintable(QString::number(grownMiB)));
+  // The bound is the normal allocator's. Under AddressSanitizer freed buffers wait in its
+  // quarantine (256 MiB by default) and every byte touched has shadow memory, so the peak there
+  // says little; it is still checked against holding the line several times over.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr long kBoundMiB = 1024;
+#else
+  constexpr long kBoundMiB = 220;
+#endif
+  QVERIFY2(grownMiB < kBoundMiB, qPrintable(QString::number(grownMiB)));
 }
 
 void TstTrecFormat::binaryGarbage() {

@@ -1,10 +1,23 @@
 #include "ui/jobs/retrieverjob.h"
 
+#include <QLabel>
+#include <QLocale>
 #include <QMetaObject>
+#include <QProgressBar>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace ragscope::ui {
+
+void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done, quint64 total) {
+  if (bar) {
+    bar->setRange(0, total ? 1000 : 0);
+    bar->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
+  }
+  const QLocale l;
+  status->setText(indexing ? QObject::tr("Building the BM25 index: %1 of %2 documents").arg(l.toString(done), l.toString(total))
+                           : QObject::tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+}
 
 RetrieverJob::RetrieverJob(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
 

@@ -14,7 +14,14 @@
 
 #include "core/retrieval/retrievejob.h"
 
+class QLabel;
+class QProgressBar;
+
 namespace ragscope::ui {
+
+// A retrieval step's progress, shown alike on every page: the bar in per mille (busy while the
+// total is unknown; none: text only) and one line of text.
+void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done, quint64 total);
 
 class RetrieverJob : public QObject {
   Q_OBJECT

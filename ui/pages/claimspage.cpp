@@ -29,6 +29,7 @@
 #include "core/eval/projectruns.h"
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
+#include "ui/jobs/retrieverjob.h"
 #include "ui/jobs/runjob.h"
 #include "ui/jobsdock.h"
 #include "ui/models/endpointlistmodel.h"
@@ -563,12 +564,7 @@ bool ClaimsPage::start() {
         m_cancelButton->setEnabled(true);
         connect(m_job, &RunJob::retrieveProgress, this,
                 [this](RunJob::RetrievePhase phase, quint64 done, quint64 total) {
-                  m_progress->setRange(0, total ? 1000 : 0);
-                  m_progress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
-                  m_status->setText(
-                      phase == RunJob::RetrievePhase::Index
-                          ? tr("Building the BM25 index: %1 of %2 documents").arg(done).arg(total)
-                          : tr("Retrieving with BM25: %1 of %2 queries").arg(done).arg(total));
+                  showRetrievalProgress(m_progress, m_status, phase == RunJob::RetrievePhase::Index, done, total);
                 });
         connect(m_job, &RunJob::progress, this, [this](const core::eval::Progress& p) {
           if (!m_job) return;

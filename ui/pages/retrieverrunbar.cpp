@@ -55,12 +55,7 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
   connect(m_workbench, &Workbench::retrieversChanged, this, &RetrieverRunBar::refresh);
   connect(m_workbench, &Workbench::datasetChanged, this, &RetrieverRunBar::refresh);
   connect(m_job, &RetrieverJob::progress, this, [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
-    const QLocale l;
-    m_progress->setRange(0, total ? 1000 : 0);
-    m_progress->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
-    m_status->setText(phase == RetrieverJob::Phase::Index
-                          ? tr("Building the BM25 index: %1 of %2 documents").arg(l.toString(done), l.toString(total))
-                          : tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+    showRetrievalProgress(m_progress, m_status, phase == RetrieverJob::Phase::Index, done, total);
   });
   connect(m_job, &RetrieverJob::finished, this, &RetrieverRunBar::onFinished);
   refresh();

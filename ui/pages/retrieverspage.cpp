@@ -79,8 +79,7 @@ RetrieversPage::RetrieversPage(Workbench* workbench, QWidget* parent)
   buildUi();
   connect(m_job, &RetrieverJob::tested, this, &RetrieversPage::onTested);
   connect(m_job, &RetrieverJob::progress, this, [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
-    if (phase == RetrieverJob::Phase::Index)
-      m_testHeadline->setText(tr("Building the BM25 index: %1 of %2 documents…").arg(done).arg(total));
+    if (phase == RetrieverJob::Phase::Index) showRetrievalProgress(nullptr, m_testHeadline, true, done, total);
   });
   connect(m_workbench, &Workbench::retrieversChanged, this, &RetrieversPage::refreshList);
   connect(m_workbench, &Workbench::datasetChanged, this, [this] {
