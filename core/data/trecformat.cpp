@@ -694,6 +694,10 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
       freeWorkspaces.pop_back();
     }
     use(*w);
+    // A chunk that ends in a very long line grows its buffer up to the line cap (64 MiB by
+    // default). That buffer is not kept for the worker's next chunk: long lines then cost one
+    // such buffer at a time, not one per worker and pass.
+    if (w->buf.size() > 4 * kChunkBytes) w->buf = ByteBuffer();
     std::lock_guard lock(workspaceMutex);
     freeWorkspaces.push_back(w);
   };
