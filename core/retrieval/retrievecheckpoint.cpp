@@ -12,6 +12,14 @@ namespace {
 constexpr const char* kMagic = "ragscope-retrieve-checkpoint";
 constexpr int kVersion = 1;
 
+// One answer as a line. Invalid UTF-8 in an id is replaced rather than thrown on: the id is then
+// not the same bytes, so such a query is simply asked again on resume (no answer under its id).
+std::string answerLine(const std::string& queryId, const std::vector<ScoredDoc>& docs) {
+  json list = json::array();
+  for (const auto& d : docs) list.push_back({d.id, d.score});
+  return json{{"q", queryId}, {"docs", list}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
 RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& settingsKey, std::string* note)
@@ -68,11 +76,7 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
     return;
   }
   m_out << json{{"format", kMagic}, {"version", kVersion}, {"settings", settingsKey}}.dump() << '\n';
-  for (const auto& [q, docs] : m_answers) {
-    json list = json::array();
-    for (const auto& d : docs) list.push_back({d.id, d.score});
-    m_out << json{{"q", q}, {"docs", list}}.dump() << '\n';
-  }
+  for (const auto& [q, docs] : m_answers) m_out << answerLine(q, docs) << '\n';
   m_out.flush();
   if (!m_out) m_error = m_path.string() + ": cannot write the checkpoint";
 }
@@ -84,11 +88,7 @@ const std::vector<ScoredDoc>* RetrieveCheckpoint::answer(const std::string& quer
 }
 
 bool RetrieveCheckpoint::record(const std::string& queryId, const std::vector<ScoredDoc>& docs, std::string* error) {
-  json list = json::array();
-  for (const auto& d : docs) list.push_back({d.id, d.score});
-  // Invalid UTF-8 in an id is replaced rather than thrown on: the id is then not the same bytes,
-  // so such a query is simply asked again on resume (no answer under its id).
-  const std::string line = json{{"q", queryId}, {"docs", list}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string line = answerLine(queryId, docs);
   std::lock_guard lock(m_mutex);
   m_out << line << '\n';
   m_out.flush();
