@@ -15,10 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string indexed(std::string_view field, std::size_t i) {
-  return std::string(field) + "[" + std::to_string(i) + "]";
-}
-
 // Problems of one record, each problem text ending with the record's query id once it is known.
 struct RecordContext {
   RecordProblems& problems;
@@ -63,7 +59,7 @@ bool readLabelList(const json& v, const std::string& field, std::vector<Label>& 
         out.push_back(Label::Unparsed);
       }
     } else {
-      ctx.error(indexed(field, i),
+      ctx.error(indexedField(field, i),
                 std::string("a label must be ") + kLabelHelp + ", not " + jsonTypeName(e));
       return false;
     }
@@ -85,7 +81,7 @@ bool readClaims(const json& v, const std::string& field, std::vector<Claim>& out
     } else if (c.is_array()) {
       for (const json& part : c) {
         if (!part.is_string()) {
-          ctx.error(indexed(field, i),
+          ctx.error(indexedField(field, i),
                     "a claim's parts must be strings, not " + jsonTypeName(part));
           return false;
         }
@@ -93,7 +89,7 @@ bool readClaims(const json& v, const std::string& field, std::vector<Claim>& out
       }
     } else {
       ctx.error(
-          indexed(field, i),
+          indexedField(field, i),
           "a claim must be a string or a [subject, relation, object] list, not " + jsonTypeName(c));
       return false;
     }
@@ -119,12 +115,12 @@ bool readMatrix(const json& rec, const char* key, RawMatrix& m, RecordContext& c
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& row = (*it)[i];
     if (!row.is_array()) {
-      ctx.error(indexed(key, i), "must be a list of labels (one per retrieved chunk), not " +
+      ctx.error(indexedField(key, i), "must be a list of labels (one per retrieved chunk), not " +
                                      jsonTypeName(row) + ": the matrix has the wrong shape");
       return false;
     }
     m.rows.emplace_back();
-    if (!readLabelList(row, indexed(key, i), m.rows.back(), m.notes, ctx,
+    if (!readLabelList(row, indexedField(key, i), m.rows.back(), m.notes, ctx,
                        "one per retrieved chunk"))
       return false;
   }
@@ -180,7 +176,7 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
     }
     for (std::size_t i = 0; i < it->size(); ++i) {
       json& c = (*it)[i];
-      const std::string field = indexed("retrieved_context", i);
+      const std::string field = indexedField("retrieved_context", i);
       Chunk chunk;
       if (c.is_string()) {
         chunk.text = c.get<std::string>();
@@ -258,7 +254,7 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
     }
     for (std::size_t i = 0; i < m->rows.size(); ++i) {
       if (m->rows[i].size() > k) {
-        ctx.error(indexed(key, i), "has " + n(m->rows[i].size()) + " labels for " + n(k) +
+        ctx.error(indexedField(key, i), "has " + n(m->rows[i].size()) + " labels for " + n(k) +
                                        " retrieved chunks: the matrix has the wrong shape");
         return false;
       }

@@ -780,6 +780,10 @@ LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset,
 
 // ---- field helpers ----------------------------------------------------------------------------
 
+std::string indexedField(std::string_view field, std::size_t i) {
+  return std::string(field) + "[" + std::to_string(i) + "]";
+}
+
 std::string jsonTypeName(const json& value) {
   switch (value.type()) {
     case json::value_t::null:

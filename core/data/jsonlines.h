@@ -97,6 +97,8 @@ std::optional<long long> jsonInteger(const nlohmann::json& value);
 
 // Human text for a JSON value's type ("a number", "null", ...).
 std::string jsonTypeName(const nlohmann::json& value);
+// "field[i]": where in a record a problem is (messages name list elements so).
+std::string indexedField(std::string_view field, std::size_t i);
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: x" -> "x (column 5)",
 // with lines shifted by firstLine - 1 when the text spanned lines.

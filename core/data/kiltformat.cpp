@@ -22,10 +22,6 @@ std::string kiltTaskFromName(const std::filesystem::path& path) {
   return name.substr(0, name.find('-'));
 }
 
-std::string indexed(std::string_view base, std::size_t i) {
-  return std::string(base) + "[" + std::to_string(i) + "]";
-}
-
 // KILT's own fixtures write paragraph ids both as 5 and as "5".
 void readParagraph(const json& p, const char* key, const std::string& field, int& out,
                    RecordProblems& problems) {
@@ -88,7 +84,7 @@ void readOutput(json& o, const std::string& field, Query& query, RecordProblems&
       problems.error(field + ".provenance", "must be an array, not " + jsonTypeName(*it));
     } else {
       for (std::size_t j = 0; j < it->size(); ++j)
-        readProvenance((*it)[j], indexed(field + ".provenance", j), gold, problems);
+        readProvenance((*it)[j], indexedField(field + ".provenance", j), gold, problems);
     }
   }
   if (!any) problems.warning(field, "has neither answer nor provenance");
@@ -102,7 +98,7 @@ std::string joinParagraphs(json& text, RecordProblems& problems) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     json& p = text[i];
     if (!p.is_string()) {
-      problems.error(indexed("text", i), "must be a string, not " + jsonTypeName(p));
+      problems.error(indexedField("text", i), "must be a string, not " + jsonTypeName(p));
       return {};
     }
     std::string_view s = p.get_ref<const std::string&>();
@@ -143,7 +139,7 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
       if (!it->is_array()) {
         problems.error("output", "must be an array, not " + jsonTypeName(*it));
       } else {
-        for (std::size_t i = 0; i < it->size(); ++i) readOutput((*it)[i], indexed("output", i), query, problems);
+        for (std::size_t i = 0; i < it->size(); ++i) readOutput((*it)[i], indexedField("output", i), query, problems);
       }
     }
     if (problems.hasErrors() || !id) return;

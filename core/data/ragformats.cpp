@@ -17,10 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string indexed(std::string_view base, std::size_t i) {
-  return std::string(base) + "[" + std::to_string(i) + "]";
-}
-
 // Retrieved contexts with ids also join the corpus, once per id. RAGChecker's own example numbers
 // its contexts per query ("000" is a different passage for each query), so an id that comes back
 // with a different text is reported: the corpus keeps the first text, the example keeps its own.
@@ -128,7 +124,7 @@ LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& c = (*it)[i];
           if (!c.is_string())
-            problems.error(indexed("reference_contexts", i), "must be a string, not " + jsonTypeName(c));
+            problems.error(indexedField("reference_contexts", i), "must be a string, not " + jsonTypeName(c));
           else
             contexts.push_back(std::move(c.get_ref<std::string&>()));
         }
@@ -221,7 +217,7 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& r = (*it)[i];
           if (!r.is_string())
-            problems.error(indexed("reference", i), "must be a string, not " + jsonTypeName(r));
+            problems.error(indexedField("reference", i), "must be a string, not " + jsonTypeName(r));
           else
             references.push_back(std::move(r.get_ref<std::string&>()));
         }
@@ -237,7 +233,7 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
       } else {
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& c = (*it)[i];
-          const std::string field = indexed("contexts", i);
+          const std::string field = indexedField("contexts", i);
           Document d;
           if (c.is_string()) {
             d.text = std::move(c.get_ref<std::string&>());
@@ -322,7 +318,7 @@ LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into, cons
       } else {
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& c = (*it)[i];
-          const std::string field = indexed("retrieved_context", i);
+          const std::string field = indexedField("retrieved_context", i);
           if (!c.is_object()) {
             problems.error(field, "must be an object {doc_id, text}, not " + jsonTypeName(c));
             continue;
