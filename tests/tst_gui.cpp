@@ -39,6 +39,7 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
+#include "core/data/loaders.h"
 #include "core/data/dataset.h"
 #include "ui/issuesdock.h"
 #include "ui/mainwindow.h"
@@ -130,6 +131,7 @@ class TestGui : public QObject {
  private slots:
   void initTestCase();
   void modelsPassTester();
+  void documentsLeftInTheirFile();
   void naturalIdOrder();
   void queryFilter_data();
   void queryFilter();
@@ -207,6 +209,39 @@ void TestGui::modelsPassTester() {
   QCOMPARE(diags.index(0, ui::DiagnosticsModel::File).data().toString(), QStringLiteral("x.tsv"));
   diags.clear();
   QCOMPARE(diags.rowCount(), 0);
+}
+
+// A big collection's passages stay in the file (LoadOptions::textInFileFrom): the document list
+// shows their length and text read from it, sorts by length, and keeps its order when asked to
+// sort by text (which would read every passage many times on the GUI thread).
+void TestGui::documentsLeftInTheirFile() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("collection.tsv"));
+  {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("p1\tzebra crossing at noon\np2\tant\np3\tmiddle length text\n");
+  }
+  auto ds = std::make_shared<core::Dataset>();
+  core::LoadOptions o;
+  o.textInFileFrom = 0;
+  QVERIFY(core::loadMsmarcoCollection(path.toStdString(), *ds, o).ok());
+  QVERIFY(ds->corpus.at(0).stored.file);
+  ui::DocumentListModel docs;
+  ui::DocumentFilterProxyModel proxy;
+  proxy.setSourceModel(&docs);
+  QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  docs.setDataset(ds);
+  QCOMPARE(docs.index(0, ui::DocumentListModel::Chars).data().toULongLong(), 22ull);
+  QCOMPARE(docs.index(1, ui::DocumentListModel::Preview).data().toString(), QStringLiteral("ant"));
+  QCOMPARE(docs.index(2, ui::DocumentListModel::Preview).data(Qt::ToolTipRole).toString(),
+           QStringLiteral("middle length text"));
+  proxy.sort(ui::DocumentListModel::Chars);
+  QCOMPARE(proxy.index(0, ui::DocumentListModel::Id).data().toString(), QStringLiteral("p2"));
+  QCOMPARE(proxy.index(2, ui::DocumentListModel::Id).data().toString(), QStringLiteral("p1"));
+  proxy.sort(ui::DocumentListModel::Preview);
+  QCOMPARE(proxy.index(0, ui::DocumentListModel::Id).data().toString(), QStringLiteral("p1"));
+  QCOMPARE(proxy.index(1, ui::DocumentListModel::Id).data().toString(), QStringLiteral("p2"));
 }
 
 void TestGui::naturalIdOrder() {

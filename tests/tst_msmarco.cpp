@@ -84,6 +84,7 @@ class TestMsmarco : public QObject {
   void collectionProgressAndCancel();
   void jsonGuard();
   void textCheck();
+  void textLeftInFile();
 };
 
 void TestMsmarco::topicsTsvReal_data() {
@@ -611,6 +612,55 @@ void TestMsmarco::textCheck() {
            std::string("invalid UTF-8 at byte 2"));  // surrogate
   QCOMPARE(checkText(std::string_view("abcdefghij\0", 11)).value_or(""),
            std::string("NUL byte at byte 11 (binary data?)"));
+}
+
+// A collection at least LoadOptions::textInFileFrom big leaves its texts in the file: every
+// passage reads back exactly what the in-memory load holds (the real DL19 subset, and a file with
+// a byte order mark, CRLF and blanks around the text), previews read a prefix, and a file changed
+// after loading is named as such instead of giving other bytes.
+void TestMsmarco::textLeftInFile() {
+  const std::string rel = "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
+  RAGSCOPE_REQUIRE_DATA(rel);
+  Dataset inMemory, inFile;
+  QVERIFY(loadMsmarcoCollection(dataPath(rel), inMemory, opts(OnError::Stop)).ok());
+  LoadOptions o = opts(OnError::Stop);
+  o.textInFileFrom = 0;
+  const auto r = loadMsmarcoCollection(dataPath(rel), inFile, o);
+  QVERIFY(r.ok());
+  QCOMPARE(inFile.corpus.size(), inMemory.corpus.size());
+  for (std::size_t i = 0; i < inMemory.corpus.size(); ++i) {
+    const Document& a = inMemory.corpus.at(i);
+    const Document& b = inFile.corpus.at(i);
+    QVERIFY(!a.stored.file);
+    QVERIFY(b.stored.file);
+    QVERIFY(b.text.empty());
+    QCOMPARE(b.id, a.id);
+    QCOMPARE(b.textSize(), a.text.size());
+    QCOMPARE(b.fullText(), a.text);
+  }
+
+  QTemporaryDir dir;
+  const auto path = writeFile(dir, "collection.tsv",
+                               "\xEF\xBB\xBF"
+                               "10\t  passage one \r\n11\tpassage two\t\n12\tthree");
+  Dataset c;
+  QVERIFY(loadMsmarcoCollection(path, c, o).ok());
+  QCOMPARE(c.corpus.find("10")->fullText(), std::string("passage one"));
+  QCOMPARE(c.corpus.find("11")->fullText(), std::string("passage two"));
+  QCOMPARE(c.corpus.find("12")->fullText(), std::string("three"));
+  QCOMPARE(c.corpus.find("10")->textPrefix(4), std::string("pass"));
+  QCOMPARE(c.corpus.find("12")->textPrefix(100), std::string("three"));
+  // The same id from another file with other text: compared with the text in the file.
+  const auto other = writeFile(dir, "other.tsv", "10\tpassage one\n11\tsomething else\n");
+  const auto again = loadMsmarcoCollection(other, c, o);
+  QCOMPARE(again.warnings, std::uint64_t(2));  // and "no passages found": both ids were loaded
+  QVERIFY(QString::fromStdString(again.diagnostics.front().problem).contains("different text"));
+  QCOMPARE(again.diagnostics.front().line, std::uint64_t(2));
+  // Changed after loading: every text says so.
+  { std::ofstream(path, std::ios::app) << "\n13\tfour\n"; }
+  const std::string gone = c.corpus.find("11")->fullText();
+  QVERIFY2(gone.starts_with("[text of 11 unavailable: ") && gone.find("has changed since it was loaded") != std::string::npos,
+           gone.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestMsmarco)

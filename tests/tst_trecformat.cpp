@@ -7,13 +7,19 @@
 
 #include <sys/resource.h>
 
+#include <bit>
+#include <charconv>
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <random>
 #include <string>
 
 #include "common/testdata.h"
 #include "core/data/loaders.h"
 #include "core/metrics/retrievalevaluator.h"
+#include "core/util/decimal.h"
 
 using namespace ragscope::core;
 
@@ -65,6 +71,11 @@ class TstTrecFormat : public QObject {
   void extraFieldsWarn();
   void bigRunSplitAcrossThreads();
   void progressAndCancel();
+  void messyRunMatchesReference_data();
+  void messyRunMatchesReference();
+  void decimalScoresAsFromChars();
+  void streamedInOnePass_data();
+  void streamedInOnePass();
 };
 
 void TstTrecFormat::realQrels_data() {
@@ -439,6 +450,232 @@ void TstTrecFormat::progressAndCancel() {
   QVERIFY(c.report.cancelled);
   QVERIFY(!c.report.ok());
   QVERIFY(c.report.records < 1500000ull);
+}
+
+// A plain sequential reading of a run, written from SPEC §3 for this test: fields split on
+// ' ', \t, \r, \v and \f; blank and '#' lines skipped; six fields needed; the score must be
+// a whole number for std::from_chars and not NaN; lines over the cap or with a NUL are errors.
+struct ReferenceRun {
+  struct Entry {
+    std::string qid, docno;
+    double score;
+    std::uint64_t line;
+  };
+  std::vector<Entry> entries;
+  std::vector<std::uint64_t> errorLines;
+};
+
+ReferenceRun referenceRead(const std::string& bytes, std::size_t maxLineBytes) {
+  ReferenceRun out;
+  std::uint64_t line = 0;
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    std::size_t nl = bytes.find('\n', pos);
+    if (nl == std::string::npos) nl = bytes.size();
+    const std::string text = bytes.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    if (text.size() > maxLineBytes || text.find('\0') != std::string::npos) {
+      out.errorLines.push_back(line);
+      continue;
+    }
+    std::vector<std::string> f;
+    std::string cur;
+    for (char c : text) {
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        if (!cur.empty()) f.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) f.push_back(cur);
+    if (f.empty() || f[0][0] == '#') continue;
+    if (f.size() < 6) {
+      out.errorLines.push_back(line);
+      continue;
+    }
+    double score = 0;
+    auto [ptr, ec] = std::from_chars(f[4].data(), f[4].data() + f[4].size(), score);
+    if (ec != std::errc() || ptr != f[4].data() + f[4].size() || std::isnan(score)) {
+      out.errorLines.push_back(line);
+      continue;
+    }
+    out.entries.push_back({f[0], f[2], score, line});
+  }
+  return out;
+}
+
+// Random lines of every shape the reader must agree with the reference on: separators of each
+// kind and length, blank, comment and short lines, control bytes inside fields, UTF-8 and other
+// high bytes, scores of every notation, one qid in several places, and (large) lines that cross
+// the reader's 8 MiB chunk ends.
+void TstTrecFormat::messyRunMatchesReference_data() {
+  QTest::addColumn<int>("seed");
+  QTest::addColumn<int>("lines");
+  QTest::newRow("small") << 1 << 2000;
+  QTest::newRow("two chunks and more") << 2 << 420000;
+}
+
+void TstTrecFormat::messyRunMatchesReference() {
+  QFETCH(int, seed);
+  QFETCH(int, lines);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  const char* seps[] = {" ", "\t", "  ", " \t ", "\v", "\f", "\r"};
+  const char* scores[] = {"1", "-0.5", "12.345678", "3.", ".25", "1e3", "-2.5E-3", "+1", "inf", "nan", "0x10",
+                          "1.2.3", "12345678901234567890.5", "0.000000000000000000000001", "9007199254740993",
+                          "1e400", "abc", "-", "4.9e-324", "123456.789012345678"};
+  std::string text;
+  int qid = 0;
+  for (int i = 0; i < lines; ++i) {
+    const std::size_t kind = pick(100);
+    if (kind == 0) { text += "\n"; continue; }
+    if (kind == 1) { text += "# a comment line\n"; continue; }
+    if (kind == 2) { text += " \t \r\n"; continue; }
+    if (kind == 3) { text += "q1 Q0 short\n"; continue; }
+    if (pick(300) == 0) qid = static_cast<int>(pick(50));  // qids come back: several places
+    std::string docno = "d";
+    docno += std::to_string(rng() % 100000);
+    if (pick(50) == 0) docno += "\x01x";
+    if (pick(50) == 0) docno += "\xc3\xa9";   // UTF-8
+    if (pick(200) == 0) docno += "\xff";       // not UTF-8
+    std::string score = pick(4) == 0 ? scores[pick(std::size(scores))]
+                                     : std::to_string(static_cast<double>(rng() % 10000000) / 1000.0);
+    std::string line = (pick(20) == 0 ? std::string(seps[pick(std::size(seps))]) : std::string()) + "q" +
+                       std::to_string(qid);
+    const std::string fields[] = {"Q0", docno, std::to_string(i), score, "tag"};
+    for (const auto& f : fields) {
+      line += seps[pick(20) == 0 ? pick(std::size(seps)) : 0];
+      line += f;
+    }
+    if (pick(100) == 0) line += " extra field";
+    if (pick(500) == 0) line += std::string(40000, 'x');  // a long line, at times over a chunk end
+    text += line + (pick(30) == 0 ? "\r\n" : "\n");
+  }
+  text += "q1 Q0 last 1 2.5 tag";  // no newline at the end
+  QTemporaryDir dir;
+  const auto path = writeFile(dir, "messy.txt", text);
+  LoadOptions o;
+  o.onError = OnError::Skip;
+  o.maxErrors = 0;
+  o.maxLineBytes = 20000;  // the long lines are errors
+  o.maxStoredDiagnostics = 1000000;
+  const ReferenceRun want = referenceRead(text, o.maxLineBytes);
+  auto got = readTrecRun(path, o);
+  QCOMPARE(got.report.records, static_cast<qulonglong>(want.entries.size()));
+  QCOMPARE(got.report.errors, static_cast<qulonglong>(want.errorLines.size()));
+  // The stored errors (the first hundred of each kind) are at the reference's lines.
+  for (const auto& d : got.report.diagnostics)
+    if (d.severity == Severity::Error)
+      QVERIFY2(std::binary_search(want.errorLines.begin(), want.errorLines.end(), d.line),
+               qPrintable(QString("error at line %1: %2").arg(d.line).arg(QString::fromStdString(d.problem))));
+  // Entries per qid in file order (the reader groups a qid's places together).
+  std::map<std::string, std::vector<const ReferenceRun::Entry*>> byQid;
+  for (const auto& e : want.entries) byQid[e.qid].push_back(&e);
+  QCOMPARE(got.value.rankings.size(), byQid.size());
+  for (const auto& r : got.value.rankings) {
+    const auto& ref = byQid[r.queryId];
+    QCOMPARE(r.entries.size(), ref.size());
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+      QCOMPARE(static_cast<std::uint64_t>(r.entries[k].line), ref[k]->line);
+      QCOMPARE(std::string(r.entries[k].docId()), ref[k]->docno);
+      QCOMPARE(std::bit_cast<std::uint64_t>(r.entries[k].score), std::bit_cast<std::uint64_t>(ref[k]->score));
+    }
+  }
+}
+
+// parseDecimal's fast path gives the very double std::from_chars gives, on random decimals of
+// every length and on the edges of the fast path (2^53, 22 fraction digits, 19 digits).
+void TstTrecFormat::decimalScoresAsFromChars() {
+  std::mt19937_64 rng(11);
+  std::vector<std::string> cases = {"0", "-0", "0.0", "9007199254740992", "9007199254740993", "0.9007199254740993",
+                                    "1.0000000000000000000001", "1.00000000000000000000001", "9999999999999999999",
+                                    "99999999999999999999", "1.", "-1.", "00000000000000000000001.5", "1e5", "",
+                                    "-", ".", "1..2", "- 1", "1 ", "0.1", "0.3", "123456789.123456789"};
+  for (int i = 0; i < 200000; ++i) {
+    std::string s = rng() % 3 == 0 ? "-" : "";
+    const int intDigits = static_cast<int>(rng() % 12);
+    const int fracDigits = static_cast<int>(rng() % 25);
+    for (int k = 0; k < intDigits; ++k) s += static_cast<char>('0' + rng() % 10);
+    if (intDigits == 0) s += '0';
+    if (fracDigits > 0 || rng() % 5 == 0) s += '.';
+    for (int k = 0; k < fracDigits; ++k) s += static_cast<char>('0' + rng() % 10);
+    cases.push_back(s);
+  }
+  for (const auto& s : cases) {
+    double want = -7.0, got = -7.0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), want);
+    const bool wantOk = ec == std::errc() && ptr == s.data() + s.size();
+    const std::errc gotEc = parseDecimal(s, got);
+    QVERIFY2((gotEc == std::errc()) == wantOk, s.c_str());
+    if (wantOk) QVERIFY2(std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want), s.c_str());
+  }
+}
+
+// streamTrecRun hands each query's ranking over once, equal to what readTrecRun holds (same
+// entries, same lines), over chunk ends, a query longer than a chunk, and a chunk in which no
+// line starts. When a query's lines are in two places, restart() is called once and every
+// ranking is then handed over whole.
+void TstTrecFormat::streamedInOnePass_data() {
+  QTest::addColumn<bool>("grouped");
+  QTest::newRow("grouped by query") << true;
+  QTest::newRow("a query in two places") << false;
+}
+
+void TstTrecFormat::streamedInOnePass() {
+  QFETCH(bool, grouped);
+  std::string text;
+  auto add = [&](const std::string& qid, int n) {
+    for (int i = 0; i < n; ++i) text += qid + " Q0 d" + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(n - i) + " t\n";
+  };
+  for (int q = 0; q < 300; ++q) add("q" + std::to_string(q), 1000);  // ~9 MB: queries cross the first chunk's end
+  add("long", 500000);                                                  // ~18 MB: one query over three chunks
+  text += "#" + std::string(9u << 20, 'c') + "\n";                     // no line starts in a whole chunk
+  add("after", 10);
+  add(grouped ? "tail" : "q5", 20);
+  QTemporaryDir dir;
+  const auto path = writeFile(dir, "run.txt", text);
+  auto held = readTrecRun(path, {});
+  QVERIFY(held.report.ok());
+  std::mutex mutex;
+  struct Seen {
+    std::uint32_t line;
+    double score;
+    std::string docno;  // the view's docnos are valid during the call only
+  };
+  std::map<std::string, std::vector<Seen>> seen;
+  std::map<std::string, int> visits;
+  int restarts = 0;
+  auto loaded = streamTrecRun(
+      path, {},
+      [&](const RankingView& r) {
+        std::lock_guard lock(mutex);
+        ++visits[std::string(r.queryId)];
+        auto& to = seen[std::string(r.queryId)];
+        to.clear();
+        for (const auto& e : r.entries) to.push_back({e.line, e.score, std::string(e.docId())});
+      },
+      [&] {
+        ++restarts;
+        seen.clear();
+        visits.clear();
+      });
+  QVERIFY(loaded.report.ok());
+  QCOMPARE(restarts, grouped ? 0 : 1);
+  QCOMPARE(loaded.report.records, held.report.records);
+  QCOMPARE(seen.size(), held.value.rankings.size());
+  for (const auto& r : held.value.rankings) {
+    QCOMPARE(visits[r.queryId], 1);
+    const auto& got = seen[r.queryId];
+    QCOMPARE(got.size(), r.entries.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      QCOMPARE(got[k].line, r.entries[k].line);
+      QCOMPARE(got[k].score, r.entries[k].score);
+      QCOMPARE(got[k].docno, std::string(r.entries[k].docId()));
+    }
+  }
+  QCOMPARE(static_cast<int>(seen["long"].size()), 500000);
 }
 
 QTEST_GUILESS_MAIN(TstTrecFormat)

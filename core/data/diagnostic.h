@@ -44,6 +44,9 @@ struct LoadOptions {
   // Docugami and other PDF corpora: chunking of page text (characters).
   std::size_t chunkSize = 1500;
   std::size_t chunkOverlap = 200;
+  // A passage collection file (MS MARCO TSV) at least this big leaves its passages' text in the
+  // file, read when a view, a prompt or an index needs it: memory then holds ids and offsets.
+  std::uint64_t textInFileFrom = std::uint64_t{64} << 20;
 };
 
 struct LoadReport {

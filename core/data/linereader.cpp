@@ -117,6 +117,7 @@ LineReader::Status LineReader::next(std::string_view& line) {
       std::size_t pos = static_cast<const char*>(nl) - m_buf.data();
       std::size_t len = pos - m_begin;
       ++m_lineNumber;
+      m_lineOffset = m_consumed;
       m_consumed += len + 1;
       if (len > m_maxLine) {
         m_begin = pos + 1;
@@ -140,6 +141,7 @@ LineReader::Status LineReader::next(std::string_view& line) {
       if (m_end > m_begin) {  // last line without a newline
         ++m_lineNumber;
         std::size_t len = m_end - m_begin;
+        m_lineOffset = m_consumed;
         m_consumed += len;
         line = std::string_view(m_buf.data() + m_begin, len);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

@@ -38,6 +38,8 @@ class LineReader {
   Status next(std::string_view& line);
 
   std::uint64_t lineNumber() const { return m_lineNumber; }
+  // The file offset of the first byte of the line next() returned last.
+  std::uint64_t lineOffset() const { return m_lineOffset; }
   std::uint64_t bytesRead() const { return m_consumed; }
   std::uint64_t fileSize() const { return m_fileSize; }
 
@@ -54,6 +56,7 @@ class LineReader {
   std::size_t m_maxLine;
   std::uint64_t m_lineNumber = 0;
   std::uint64_t m_consumed = 0;
+  std::uint64_t m_lineOffset = 0;
   std::uint64_t m_fileSize = 0;
   bool m_eof = false;
   bool m_first = true;

@@ -12,14 +12,16 @@ namespace ragscope::core {
 
 // TREC (trecformat.cpp): qid Q0 docno rank score tag / qid iter docno rel.
 Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options);
-// The same reading, but each ranking is handed to `visit` instead of being kept: a ranking whose
-// lines are contiguous as soon as its chunk is parsed, from that parser thread, the others once
-// the file is read (several threads call `visit` at once; the ranking and its docnos are valid
-// during the call only). The run returned holds the tag and source, no rankings. What `eval` of a
-// run file uses: memory stays a few chunks whatever the file's size, when each query's lines are
-// together. Standard input is read whole, then visited.
-using RankingVisitor = std::function<void(const Ranking&)>;
-Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit);
+// The same reading, but each ranking is handed to `visit` instead of being kept, so memory stays a
+// few chunks whatever the file's size (what `eval` of a run file uses). A regular file is read in
+// one pass: a query's ranking is handed over once its lines have ended (several threads call
+// `visit` at once; the view is valid during the call only). Should a query's lines turn out to be
+// in more than one place of the file, `restart` is called (what was visited is void) and the file
+// is read again in two passes, each ranking then whole. Standard input is read whole, then
+// visited. The run returned holds the tag and source, no rankings.
+using RankingVisitor = std::function<void(const RankingView&)>;
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit,
+                          const std::function<void()>& restart);
 Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options);
 LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
 LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);

@@ -22,6 +22,21 @@ std::vector<std::string> Query::goldDocIds() const {
   return out;
 }
 
+std::string Document::fullText() const {
+  if (!stored.file) return text;
+  std::string error;
+  if (auto bytes = stored.file->read(stored.offset, stored.length, error)) return std::move(*bytes);
+  return "[text of " + id + " unavailable: " + error + "]";
+}
+
+std::string Document::textPrefix(std::size_t n) const {
+  if (!stored.file) return text.substr(0, n);
+  std::string error;
+  const auto length = static_cast<std::uint32_t>(std::min<std::size_t>(n, stored.length));
+  if (auto bytes = stored.file->read(stored.offset, length, error)) return std::move(*bytes);
+  return "[text of " + id + " unavailable: " + error + "]";
+}
+
 std::size_t Corpus::slotOf(std::string_view id) const {
   const std::size_t mask = m_slots.size() - 1;
   for (std::size_t i = std::hash<std::string_view>{}(id) & mask;; i = (i + 1) & mask) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/data/bulkmemory.h"
+#include "core/data/textfile.h"
 
 namespace ragscope::core {
 
@@ -48,10 +50,20 @@ struct Query {
 struct Document {
   std::string id;
   std::string title;
-  std::string text;
+  std::string text;      // empty when the text was left in its file (`stored`)
   std::string parentId;  // the source document of a chunk (PDF file name); empty otherwise
   int page = 0;          // 1-based PDF page; 0 when not from a paged source
   int chunk = -1;        // chunk index within the page; -1 when not chunked
+  // A big passage collection leaves each text in its file (LoadOptions::textInFileFrom).
+  StoredText stored;
+
+  // The text, from `text` or read from its file. A text that can no longer be read (the file
+  // changed or went away) comes back as a bracketed sentence saying so, never as "".
+  std::string fullText() const;
+  // At most the first n bytes of the text (a view's preview reads no more than it shows).
+  std::string textPrefix(std::size_t n) const;
+  // The text's length in bytes, without reading it.
+  std::size_t textSize() const { return stored.file ? stored.length : text.size(); }
 };
 
 class Corpus {
@@ -115,6 +127,14 @@ struct Ranking {
   std::string queryId;
   RunEntries entries;  // in file order; evaluators sort by trec_eval's rule
 };
+
+// A ranking seen through a view: what a run reader hands over while it reads (see
+// streamTrecRun), and how evaluators take a held Ranking too.
+struct RankingView {
+  std::string_view queryId;
+  std::span<const RunEntry> entries;
+};
+inline RankingView viewOf(const Ranking& r) { return {r.queryId, {r.entries.data(), r.entries.size()}}; }
 
 // Append-only storage for docno bytes; pointers stay valid for the arena's life. Blocks grow
 // from 64 KiB; big ones are huge-page regions (see bulkmemory.h).

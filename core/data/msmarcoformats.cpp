@@ -307,6 +307,14 @@ LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& int
   // After a sample of lines, room is reserved for the whole file: growing an 8.8M-entry index
   // and vector step by step costs more than parsing (rehashing alone was ~13% of the time).
   constexpr std::uint64_t kSampleLines = 2000;
+  // A big collection's texts stay in the file (textfile.h); the file is opened once more for that.
+  std::shared_ptr<const TextFile> textFile;
+  {
+    std::error_code ec;
+    const auto bytes = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    std::string ignored;  // a file that does not open is reported by the reading below
+    if (!ec && bytes > 0 && bytes >= options.textInFileFrom) textFile = TextFile::open(path, ignored);
+  }
   forEachLine(
       path, options, sink,
       [&](std::string_view line, std::uint64_t lineNo, const LineReader& reader) {
@@ -324,14 +332,18 @@ LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& int
         if (verdict != TsvVerdict::Ok) return keepGoing;
         Document doc;
         doc.id.assign(rec.id);
-        doc.text.assign(rec.text);
+        if (textFile)
+          doc.stored = {textFile, reader.lineOffset() + static_cast<std::uint64_t>(rec.text.data() - line.data()),
+                        static_cast<std::uint32_t>(rec.text.size())};
+        else
+          doc.text.assign(rec.text);
         if (const Document* existing = into.corpus.tryAdd(std::move(doc))) {
           const auto index = static_cast<std::size_t>(existing - into.corpus.documents().data());
           if (index >= firstNew)
             sink.warn(lineNo, "pid",
                       "duplicate passage id " + quoteId(rec.id) + " (first at line " +
                           std::to_string(lines[index - firstNew]) + "); this one is ignored");
-          else if (existing->text != rec.text)
+          else if (existing->fullText() != rec.text)
             sink.warn(
                 lineNo, "pid",
                 "passage id " + quoteId(rec.id) +
@@ -496,7 +508,7 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
         if (!cIt->is_string()) {
           sink.warn(line, hat + ".content", "not a string; the passage text is not kept");
         } else if (const Document* existing = into.corpus.find(*docid)) {
-          if (existing->text != cIt->get_ref<const std::string&>())
+          if (existing->fullText() != cIt->get_ref<const std::string&>())
             sink.warn(line, hat + ".content",
                       "document " + quoteId(*docid) +
                           " was already loaded with different text; keeping the first");

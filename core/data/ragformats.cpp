@@ -26,7 +26,7 @@ class ContextCorpus {
 
   void add(const Document& doc, std::uint64_t line, std::vector<std::string>& conflicts) {
     if (const Document* existing = m_into.corpus.find(doc.id)) {
-      if (existing->text != doc.text) {
+      if (existing->fullText() != doc.text) {
         auto it = m_firstLine.find(doc.id);
         conflicts.push_back("\"" + doc.id + "\"" +
                             (it != m_firstLine.end() ? " (first at line " + std::to_string(it->second) + ")"

@@ -2,11 +2,13 @@
 // behaviour: whitespace-separated fields, `#` lines and blank lines skipped, run fields after the
 // sixth ignored (with a warning here), qrels `rel` read as an integer (`2.7` -> 2, as atol does).
 //
-// Runs can be hundreds of MB (7M lines). A regular file is cut into 8 MiB chunks parsed on all
-// cores in two passes (see readRunFile): the first counts lines per qid, so that each ranking is
-// allocated once at its exact size in the run's huge-page pool, the second writes every entry
-// straight into its place. Standard input is read in blocks whose two halves are parsed on two
-// threads and appended in file order.
+// Runs can be hundreds of MB (7M lines). A regular file is cut into 8 MiB chunks (mapped, see
+// filechunk.h) parsed on all cores. A run that is kept is read in two passes (see readRunFile):
+// the first counts lines per qid, so that each ranking is allocated once at its exact size in the
+// run's huge-page pool, the second writes every entry straight into its place. A run that is only
+// streamed (evaluated as read) takes one pass when each query's lines are together (runstream.cpp)
+// and falls back to the two passes otherwise. Standard input is read in blocks whose two halves are
+// parsed on two threads and appended in file order. The line parser is in runchunkparser.h.
 
 #include <unistd.h>
 
@@ -26,258 +28,29 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/data/filechunk.h"
 #include "core/data/inputfile.h"
+#include "core/data/linefields.h"
 #include "core/data/linereader.h"
+#include "core/data/runchunkparser.h"
+#include "core/data/runstream.h"
 #include "core/data/loaders.h"
 #include "core/data/textcheck.h"
 #include "core/data/trecid.h"
+#include "core/util/bytes.h"
+#include "core/util/decimal.h"
 
 namespace ragscope::core {
 
 namespace {
 
+using namespace runparse;
+
 constexpr std::size_t kBlockBytes = std::size_t{16} << 20;
 // Below this a block is parsed on one thread: starting a thread costs more than it saves.
 constexpr std::size_t kSplitThreshold = std::size_t{1} << 20;
 
-inline bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string printable(std::string_view s, std::size_t max = 40) {
-  std::string out;
-  for (char c : s.substr(0, max)) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
-
-// A problem found by a parser thread; the line is relative to the start of its chunk.
-struct LocalDiag {
-  Severity severity;
-  std::uint64_t line;
-  const char* field;
-  std::string problem;
-};
-
-// What parsing a chunk found besides its entries. Diagnostics past kStoredPerKind of one kind
-// (severity and field) are only counted: a file with the same warning on every line stays small.
-struct ChunkStats {
-  std::vector<LocalDiag> diags;
-  std::map<std::pair<int, const char*>, std::size_t> perKind;
-  std::uint64_t unstoredErrors = 0;
-  std::uint64_t unstoredWarnings = 0;
-  std::uint64_t lines = 0;  // newlines consumed (== lines, the chunk always ends on a line end)
-  std::uint64_t skipped = 0;
-  std::uint64_t records = 0;
-  bool stopped = false;
-  std::string firstTag;
-
-  void add(LocalDiag d) {
-    std::size_t& n = perKind[{static_cast<int>(d.severity), d.field}];
-    if (n < LoadReport::kStoredPerKind) {
-      ++n;
-      diags.push_back(std::move(d));
-    } else if (d.severity == Severity::Error) {
-      ++unstoredErrors;
-    } else {
-      ++unstoredWarnings;
-    }
-  }
-  void clear() { *this = ChunkStats{}; }
-};
-
-struct RunParseContext {
-  OnError onError;
-  std::size_t maxLineBytes;
-  std::size_t maxErrors;  // a chunk stops after this many (LoadOptions::maxErrors; 0: no limit)
-};
-
-// Ids are bytes to trec_eval, but JSON and the views show text: an id that is not UTF-8 is named
-// (a warning) so that the U+FFFD it becomes in JSON output is no surprise.
-constexpr std::size_t kMaxUtf8WarningsPerChunk = 100;
-
-std::string utf8Problem(const std::string& why) {
-  return why + "; JSON output shows U+FFFD in its place";
-}
-
-// Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
-// Every line that is neither blank nor a comment is announced to the sink with its qid
-// (sink.line) before it is checked, and valid ones are then handed over (sink.entry: docno bytes,
-// which the sink stores where it keeps them, line, score). A sink
-// with kCountOnly set sees only line(): the first pass of the parallel reader, which must see
-// exactly the lines the second one sees.
-template <class Sink>
-void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out, Sink& sink) {
-  constexpr bool kCountOnly = Sink::kCountOnly;
-  // An empty chunk (a line that filled a whole chunk was read by the one before) may come as two
-  // null pointers, which memchr must not be given even with a length of 0.
-  if (begin == end) return;
-  const bool hasNul = std::memchr(begin, '\0', static_cast<std::size_t>(end - begin)) != nullptr;
-  const char* p = begin;
-  std::uint64_t line = 0;
-  std::size_t errors = 0;
-  std::size_t utf8Warnings = 0;
-  auto fail = [&](const char* field, std::string problem) {
-    if constexpr (kCountOnly) return false;
-    out.add({Severity::Error, line, field, std::move(problem)});
-    if (ctx.onError == OnError::Stop || (ctx.maxErrors != 0 && ++errors >= ctx.maxErrors)) {
-      out.stopped = true;
-      return true;
-    }
-    ++out.skipped;
-    return false;
-  };
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-    const char* lineEnd = nl ? nl : end;
-    const char* next = nl ? nl + 1 : end;
-    ++line;
-    std::string_view text(p, static_cast<std::size_t>(lineEnd - p));
-    p = next;
-    if (text.size() > ctx.maxLineBytes) {
-      if (fail("line", "longer than " + std::to_string(ctx.maxLineBytes) + " bytes")) break;
-      continue;
-    }
-    if (hasNul && text.find('\0') != std::string_view::npos) {
-      if (fail("line", "contains a NUL byte (binary data?)")) break;
-      continue;
-    }
-    // Fields: qid iter docno rank score tag [ignored...]
-    std::string_view f[6];
-    int n = 0;
-    std::size_t extra = 0;
-    std::size_t i = 0;
-    const std::size_t len = text.size();
-    while (i < len) {
-      while (i < len && isSpace(text[i])) ++i;
-      if (i >= len) break;
-      std::size_t j = i;
-      while (j < len && !isSpace(text[j])) ++j;
-      if (n < 6)
-        f[n++] = text.substr(i, j - i);
-      else
-        ++extra;
-      i = j;
-      if (kCountOnly) break;  // the qid is all the first pass needs
-    }
-    if (n == 0) continue;              // blank line
-    if (f[0].front() == '#') continue;  // comment line
-    sink.line(f[0]);
-    if constexpr (kCountOnly) continue;
-    if (n < 6) {
-      static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
-      if (fail(names[n], "missing: line has " + std::to_string(n) +
-                             " fields, a TREC run line needs 6 (qid Q0 docno rank score tag)"))
-        break;
-      continue;
-    }
-    double score = 0.0;
-    auto [ptr, ec] = std::from_chars(f[4].data(), f[4].data() + f[4].size(), score);
-    if (ec != std::errc() || ptr != f[4].data() + f[4].size() || std::isnan(score)) {
-      if (ec == std::errc::result_out_of_range) {
-        if (fail("score", "out of range: '" + printable(f[4]) + "'")) break;
-      } else if (fail("score", "not a number: '" + printable(f[4]) + "'")) {
-        break;
-      }
-      continue;
-    }
-    if (f[2].size() > 0xffffffffu) {
-      if (fail("docno", "too long")) break;
-      continue;
-    }
-    if (extra > 0)
-      out.add({Severity::Warning, line, "line",
-               std::to_string(extra) + " extra field(s) after the run tag ignored (as trec_eval does)"});
-    if (utf8Warnings < kMaxUtf8WarningsPerChunk && checkText(text)) {
-      static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
-      for (int k : {0, 2, 5})
-        if (auto bad = checkText(f[k]); bad && utf8Warnings++ < kMaxUtf8WarningsPerChunk)
-          out.add({Severity::Warning, line, names[k], utf8Problem(*bad)});
-    }
-    if (out.firstTag.empty()) out.firstTag = std::string(f[5]);
-    // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
-    if (f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2]))
-      sink.entry(f[2], static_cast<std::uint32_t>(line), score);
-    else
-      sink.entry(decodeTrecId(f[2]), static_cast<std::uint32_t>(line), score);
-    ++out.records;
-  }
-  out.lines = line;
-}
-
-// Adds a chunk's diagnostics and counts to the report (file order, absolute lines). Returns false
-// when the load ends there (the first error under OnError::Stop, or too many errors).
-bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report, const LoadOptions& options,
-                     const std::string& file) {
-  const bool skip = options.onError == OnError::Skip;
-  report.records += chunk.records;  // under Stop, the lines before the first error
-  for (const auto& d : chunk.diags) {
-    report.add({d.severity, file, lineBase + d.line, d.field, d.problem}, options.maxStoredDiagnostics);
-    if (d.severity != Severity::Error) continue;
-    if (!skip) {
-      report.stopped = true;
-      return false;
-    }
-    ++report.skipped;
-    if (report.tooManyErrors(options, file, lineBase + d.line)) return false;
-  }
-  report.errors += chunk.unstoredErrors;
-  report.warnings += chunk.unstoredWarnings;
-  report.unstoredDiagnostics += chunk.unstoredErrors + chunk.unstoredWarnings;
-  if (skip) report.skipped += chunk.unstoredErrors;
-  if (chunk.stopped || (chunk.unstoredErrors && skip)) {
-    // The chunk's parser stopped at the error limit (its last line is where).
-    if (report.tooManyErrors(options, file, lineBase + chunk.lines)) return false;
-    if (chunk.stopped) {
-      report.stopped = true;
-      return false;
-    }
-  }
-  return true;
-}
-
 // ---- Standard input: read in blocks, two halves of each block parsed on two threads ----------
-
-struct Segment {
-  std::string qid;
-  std::size_t begin = 0;
-  std::size_t end = 0;
-};
-
-// Entries in file order, cut into runs of one qid.
-struct StreamSink {
-  static constexpr bool kCountOnly = false;
-  StringArena* arena = nullptr;
-  std::vector<RunEntry> entries;
-  std::vector<Segment> segments;
-  std::string_view current;
-
-  void line(std::string_view qid) {
-    if (!segments.empty() && qid == current) return;
-    if (!segments.empty()) segments.back().end = entries.size();
-    segments.push_back({std::string(qid), entries.size(), entries.size()});
-    current = segments.back().qid;
-  }
-  void entry(std::string_view docno, std::uint32_t line, double score) {
-    const std::string_view doc = arena->store(docno);
-    entries.push_back(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line, score});
-  }
-  void finish() {
-    if (!segments.empty()) segments.back().end = entries.size();
-  }
-  void clear() {
-    entries.clear();
-    segments.clear();
-    current = {};
-  }
-};
 
 // Appends parsed blocks to the run (file order), fixing line numbers to absolute ones.
 class RunAssembler {
@@ -466,85 +239,49 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
 // the run's pool, and every chunk the place its entries go. Pass 2 parses the chunks again and
 // writes each entry straight into its place: no per-line allocation, no copy, no regrowth.
 
-constexpr std::uint64_t kChunkBytes = std::uint64_t{8} << 20;
-constexpr std::size_t kScanBytes = std::size_t{1} << 20;
-
-// The lines whose first byte lies in [from, to) of the file: skips a partial first line, reads on
-// past `to` to the end of the last line (at most maxLineBytes past it: a longer line is cut, and
-// the parser reports it as too long).
-bool readChunkLines(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to, std::uint64_t size,
-                    std::size_t maxLineBytes, ByteBuffer& buf, std::string& error) {
-  buf.clear();
-  auto readAt = [&](std::uint64_t at, char* dst, std::size_t n) -> std::size_t {
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        error = std::string("read error: ") + std::strerror(errno);
-        return got;
-      }
-      if (r == 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    return got;
-  };
-  std::vector<char> scan;
-  std::uint64_t start = from;
-  if (from > dataStart) {
-    // A line that began in the previous chunk is that chunk's.
-    char before = 0;
-    if (readAt(from - 1, &before, 1) != 1) return error.empty() ? (error = "read error: short read", false) : false;
-    if (before != '\n') {
-      scan.resize(kScanBytes);
-      for (std::uint64_t at = from;; at += scan.size()) {
-        if (at >= size) return true;  // no line starts in this chunk
-        const std::size_t n = readAt(at, scan.data(), static_cast<std::size_t>(std::min<std::uint64_t>(scan.size(), size - at)));
-        if (!error.empty()) return false;
-        const char* nl = static_cast<const char*>(std::memchr(scan.data(), '\n', n));
-        if (nl) {
-          start = at + static_cast<std::uint64_t>(nl - scan.data()) + 1;
-          break;
-        }
-      }
-    }
-  }
-  if (start >= to) return true;
-  const std::size_t body = static_cast<std::size_t>(to - start);
-  buf.resize(body);
-  if (readAt(start, buf.data(), body) != body) return error.empty() ? (error = "read error: short read", false) : false;
-  // Finish the last line.
-  std::uint64_t at = to;
-  std::size_t tail = 0;
-  while (at < size && buf.back() != '\n' && tail <= maxLineBytes) {
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kScanBytes, size - at));
-    const std::size_t old = buf.size();
-    buf.resize(old + want);
-    const std::size_t n = readAt(at, buf.data() + old, want);
-    if (!error.empty()) return false;
-    const char* nl = static_cast<const char*>(std::memchr(buf.data() + old, '\n', n));
-    buf.resize(nl ? static_cast<std::size_t>(nl - buf.data()) + 1 : old + n);
-    at += n;
-    tail += n;
-    if (n == 0) break;
-  }
-  return true;
-}
-
-// Pass 1: (qid, number of lines) in file order.
+// Pass 1: (qid, number of lines) in file order, for every line that pass 2 hands to its sink's
+// line(). Most lines repeat the qid of the line before: those are only found and counted. A line
+// counted here that pass 2 then rejects (too long, a NUL byte) leaves a hole in its place, which
+// pass 2 closes up; it never moves a line to another place.
 struct CountSink {
-  static constexpr bool kCountOnly = true;
   struct Count {
     std::string qid;
     std::size_t lines = 0;
   };
   std::vector<Count> counts;
   void line(std::string_view qid) {
-    if (counts.empty() || counts.back().qid != qid) counts.push_back({std::string(qid), 0});
+    if (counts.empty() || !sameBytes(counts.back().qid, qid)) counts.push_back({std::string(qid), 0});
     ++counts.back().lines;
   }
-  void entry(std::string_view, std::uint32_t, double) {}
 };
+
+// Returns the number of lines in `text` (the last one ends at its end).
+std::uint64_t countRunChunk(std::string_view text, std::size_t maxLineBytes, CountSink& sink) {
+  const char* const end = text.data() + text.size();
+  std::uint64_t lines = 0;
+  LineFields fields;
+  const char* p = text.data();
+  while (p < end) {
+    ++lines;
+    if (!sink.counts.empty()) {
+      const std::string& qid = sink.counts.back().qid;
+      const auto left = static_cast<std::size_t>(end - p);
+      if (left > qid.size() && isFieldSpace(p[qid.size()]) && sameBytes(std::string_view(p, qid.size()), qid)) {
+        ++sink.counts.back().lines;
+        const char* nl = static_cast<const char*>(std::memchr(p + qid.size(), '\n', left - qid.size()));
+        p = nl ? nl + 1 : end;
+        continue;
+      }
+    }
+    const char* lineStart = p;
+    const char* lineEnd = nullptr;
+    p = splitLine(p, end, fields, lineEnd);
+    if (static_cast<std::size_t>(lineEnd - lineStart) > maxLineBytes || fields.nul) continue;
+    if (fields.count == 0 || fields.field[0].front() == '#') continue;  // blank or comment
+    sink.line(fields.field[0]);
+  }
+  return lines;
+}
 
 // Pass 2: each qid run of the chunk has its place in a ranking, found by pass 1.
 struct Place {
@@ -561,7 +298,6 @@ struct StreamedRanking {
 };
 
 struct PlaceSink {
-  static constexpr bool kCountOnly = false;
   std::vector<Place>* places = nullptr;
   StringArena* arena = nullptr;          // docnos of places held in the run
   StreamedRanking* streamed = nullptr;   // streaming mode: the worker's reusable ranking
@@ -573,7 +309,7 @@ struct PlaceSink {
   std::uint32_t lineBase = 0;
 
   void line(std::string_view qid) {
-    if (started && qid == current) return;
+    if (started && sameBytes(qid, current)) return;
     if (started) {
       deliver();
       ++at;
@@ -599,7 +335,7 @@ struct PlaceSink {
     Ranking& r = streamed->ranking;
     if (!r.entries.empty()) {
       r.queryId = (*rankings)[(*places)[at].ranking].queryId;
-      (*visit)(r);
+      (*visit)(viewOf(r));
     }
     r.entries.clear();
     streamed->docnos.recycle();
@@ -617,34 +353,10 @@ struct ChunkWork {
   std::string error;
 };
 
-// Runs `job(i)` for i in [0, n) on `threads` threads (the caller's among them), in order of i;
-// the caller reports progress between its jobs and stops everyone when asked to.
-template <class Job>
-bool forEachChunk(std::size_t n, unsigned threads, const std::function<bool(std::size_t)>& progress, Job&& job) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> done{0};
-  std::atomic<bool> cancelled{false};
-  auto work = [&](bool caller) {
-    for (;;) {
-      if (cancelled.load(std::memory_order_relaxed)) return;
-      const std::size_t i = next.fetch_add(1);
-      if (i >= n) return;
-      job(i);
-      const std::size_t d = done.fetch_add(1) + 1;
-      if (caller && progress && !progress(d)) cancelled = true;
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < threads && t < n; ++t) helpers.emplace_back(work, false);
-  work(true);
-  for (auto& h : helpers) h.join();
-  return !cancelled;
-}
-
 // Streaming (visit set): a ranking with a single place is parsed into the worker's reusable
 // ranking and handed over as soon as its lines end; the others are held in the run, then handed over.
 void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, const LoadOptions& options, Run& run,
-                 LoadReport& report, const RankingVisitor* visit) {
+                 LoadReport& report, const RankingVisitor* visit, const std::function<void()>* restart) {
   const std::string file = path.string();
   // Byte order mark and CR-only line ends, from the head of the file.
   std::uint64_t dataStart = 0;
@@ -667,6 +379,11 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
       report.stopped = true;
       return;
     }
+  }
+  if (visit) {
+    if (streamRunFileOnePass(fd, dataStart, size, file, options, run, report, *visit)) return;
+    // A query's lines are in several places: what was handed over is void; two passes now.
+    if (restart && *restart) (*restart)();
   }
   std::vector<ChunkWork> chunks;
   for (std::uint64_t at = dataStart; at < size; at += kChunkBytes) {
@@ -711,12 +428,11 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   if (!forEachChunk(chunks.size(), threads, progressAt(0), [&](std::size_t i) {
         ChunkWork& c = chunks[i];
         withWorkspace([&](Workspace& w) {
-          ByteBuffer& buf = w.buf;
-          if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
+          FileChunk chunk;
+          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error)) return;
           CountSink counter;
-          ChunkStats stats;
-          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, stats, counter);
-          c.lines = stats.lines;
+          c.lines = countRunChunk(chunk.body(), options.maxLineBytes, counter) +
+                    countRunChunk(chunk.last(), options.maxLineBytes, counter);
           c.counts = std::move(counter.counts);
         });
       })) {
@@ -777,11 +493,11 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   if (!forEachChunk(chunks.size(), threads, progressAt(chunks.size()), [&](std::size_t i) {
         ChunkWork& c = chunks[i];
         withWorkspace([&](Workspace& w) {
-          ByteBuffer& buf = w.buf;
-          if (!readChunkLines(fd, dataStart, c.from, c.to, size, options.maxLineBytes, buf, c.error)) return;
+          FileChunk chunk;
+          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error)) return;
           // Held rankings' docnos: one region for the chunk when the whole run is held; when
           // streaming, the few held ones (crossing a chunk's end) grow the arena from 64 KiB.
-          if (!visit) c.arena.reserve(buf.size());
+          if (!visit) c.arena.reserve(chunk.body().size() + chunk.last().size());
           PlaceSink sink;
           sink.places = &c.places;
           sink.arena = &c.arena;
@@ -791,7 +507,8 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
             sink.visit = visit;
             sink.rankings = &run.rankings;
           }
-          parseRunChunk(buf.data(), buf.data() + buf.size(), ctx, c.stats, sink);
+          parseRunChunk(chunk.body(), ctx, c.stats, sink);
+          if (!c.stats.stopped) parseRunChunk(chunk.last(), ctx, c.stats, sink);
           if (!c.stats.stopped) sink.deliver();
           w.streamed.ranking.entries.clear();
           w.streamed.docnos.recycle();
@@ -850,12 +567,13 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
     for (std::size_t r = 0; r < run.rankings.size(); ++r)
       if (!run.rankings[r].entries.empty()) held.push_back(r);
     if (!report.stopped && !report.cancelled)
-      forEachChunk(held.size(), threads, {}, [&](std::size_t k) { (*visit)(run.rankings[held[k]]); });
+      forEachChunk(held.size(), threads, {}, [&](std::size_t k) { (*visit)(viewOf(run.rankings[held[k]])); });
     run.rankings.clear();
   }
 }
 
-Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor* visit) {
+Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor* visit,
+                        const std::function<void()>* restart) {
   Loaded<Run> result;
   Run& run = result.value;
   LoadReport& report = result.report;
@@ -873,7 +591,7 @@ Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& op
   if (isStdinPath(path))
     readRunStream(fp, total, path, options, run, report);
   else
-    readRunFile(fileno(fp), total, path, options, run, report, visit);
+    readRunFile(fileno(fp), total, path, options, run, report, visit, restart);
   std::fclose(fp);
   if (run.tag.empty()) run.tag = path.filename().string();
   if (report.records == 0 && !report.hasErrors() && report.ok()) {
@@ -884,7 +602,7 @@ Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& op
   }
   if (visit && isStdinPath(path)) {
     if (report.ok()) {
-      for (const auto& r : run.rankings) (*visit)(r);
+      for (const auto& r : run.rankings) (*visit)(viewOf(r));
     }
     run.rankings.clear();
   }
@@ -894,11 +612,12 @@ Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& op
 }  // namespace
 
 Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& options) {
-  return readRunWith(path, options, nullptr);
+  return readRunWith(path, options, nullptr, nullptr);
 }
 
-Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit) {
-  return readRunWith(path, options, &visit);
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit,
+                          const std::function<void()>& restart) {
+  return readRunWith(path, options, &visit, &restart);
 }
 
 Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options) {

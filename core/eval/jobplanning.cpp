@@ -7,7 +7,7 @@
 namespace ragscope::core::eval {
 
 std::string passageText(const Document& doc) {
-  return doc.title.empty() ? doc.text : doc.title + "\n" + doc.text;
+  return doc.title.empty() ? doc.fullText() : doc.title + "\n" + doc.fullText();
 }
 
 RankedPassages topPassages(const Corpus& corpus, const Ranking& ranking, std::size_t k) {

@@ -1,6 +1,7 @@
 #include "core/metrics/retrievalevaluator.h"
 
 #include "core/data/loaders.h"
+#include "core/util/bytes.h"
 
 #include <algorithm>
 #include <atomic>
@@ -35,8 +36,18 @@ inline std::uint64_t hashBytes(const char* p, std::size_t n) {
     n -= 8;
   }
   if (n) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, n);
+    // The last 1-7 bytes from fixed-size loads (overlapping ones; n is in h already): a memcpy of
+    // n bytes was a library call and a stalled load for nearly every docno.
+    std::uint64_t w;
+    if (n >= 4) {
+      std::uint32_t a, b;
+      std::memcpy(&a, p, 4);
+      std::memcpy(&b, p + n - 4, 4);
+      w = (std::uint64_t{a} << 32) | b;
+    } else {
+      const auto* u = reinterpret_cast<const unsigned char*>(p);
+      w = (std::uint64_t{u[0]} << 16) | (std::uint64_t{u[n / 2]} << 8) | u[n - 1];
+    }
     h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   }
   h ^= h >> 31;
@@ -112,7 +123,7 @@ struct Scratch {
 struct QueryWork {
   const std::string* qid;
   const std::vector<Judgment>* judgments;
-  const Ranking* ranking;  // nullptr: absent from the run (complete mode)
+  const RankingView* ranking;  // nullptr: absent from the run (complete mode)
 };
 
 struct DuplicateDoc {
@@ -227,12 +238,42 @@ struct GainTable {
     }
     std::stable_sort(levels.begin(), levels.end(),
                      [](const Level& a, const Level& b) { return static_cast<int>(a.gain - b.gain) < 0; });
+    index();
   }
+  // The gain of a grade: the gain measures ask once per rank, several measures per query.
   double gainOf(int rel) const {
-    for (const auto& g : levels)
+    const long i = static_cast<long>(rel) - m_minLevel;
+    if (i >= 0 && i < static_cast<long>(m_byLevel.size())) return m_byLevel[static_cast<std::size_t>(i)];
+    if (!m_byLevel.empty() || levels.empty()) return 0.0;
+    for (const auto& g : levels)  // grades too far apart for a table
       if (g.level == rel) return g.gain;
     return 0.0;
   }
+  // Builds the grade -> gain table again (after the gains were changed).
+  void index() {
+    m_byLevel.clear();
+    if (levels.empty()) return;
+    long lo = levels.front().level, hi = lo;
+    for (const auto& g : levels) {
+      lo = std::min(lo, g.level);
+      hi = std::max(hi, g.level);
+    }
+    if (hi - lo >= 4096) return;
+    m_minLevel = lo;
+    m_byLevel.assign(static_cast<std::size_t>(hi - lo + 1), 0.0);
+    // The first level named wins, as the search over `levels` in order would find it.
+    std::vector<bool> set(m_byLevel.size(), false);
+    for (const auto& g : levels) {
+      const auto k = static_cast<std::size_t>(g.level - lo);
+      if (set[k]) continue;
+      set[k] = true;
+      m_byLevel[k] = g.gain;
+    }
+  }
+
+ private:
+  std::vector<double> m_byLevel;
+  long m_minLevel = 0;
 };
 
 // Walks the ideal ranking's gains, highest first, as trec_eval's gain measures do.
@@ -398,8 +439,10 @@ double rankBiasedPrecision(GainTable gains, const std::vector<int>& rels, double
       lo = std::min(lo, g.gain);
       hi = std::max(hi, g.gain);
     }
-    if ((lo < 0 || hi > 1) && hi > lo)
+    if ((lo < 0 || hi > 1) && hi > lo) {
       for (auto& g : gains.levels) g.gain = (g.gain - lo) / (hi - lo);
+      gains.index();
+    }
   }
   double sum = 0.0, weight = 1.0;
   for (int rel : rels) {
@@ -466,8 +509,22 @@ class QueryEvaluator {
         const int c = a->docId().compare(b->docId());
         return c != 0 ? c > 0 : a->line < b->line;
       };
-      if (!std::is_sorted(s.order.begin(), s.order.end(), before))
-        std::sort(s.order.begin(), s.order.end(), before);
+      // Runs are nearly always written by descending score: then only the docs of equal score
+      // (in trec_eval's order, by docno descending) may need sorting, among themselves.
+      const auto first = s.order.begin(), last = s.order.end();
+      const bool byScore = std::adjacent_find(first, last, [](const RunEntry* a, const RunEntry* b) {
+                             return a->score < b->score;
+                           }) == last;
+      if (!byScore) {
+        std::sort(first, last, before);
+      } else {
+        for (auto g = first; g != last;) {
+          auto h = g + 1;
+          while (h != last && (*h)->score == (*g)->score) ++h;
+          if (h - g > 1 && !std::is_sorted(g, h, before)) std::sort(g, h, before);
+          g = h;
+        }
+      }
       if (m_settings.maxDepth && s.order.size() > *m_settings.maxDepth) s.order.resize(*m_settings.maxDepth);
     }
     const long numRet = static_cast<long>(s.order.size());
@@ -482,11 +539,11 @@ class QueryEvaluator {
       const RunEntry& e = *s.order[i];
       const std::uint64_t h = hashBytes(e.doc, e.docLen);
       const std::string_view doc = e.docId();
-      const long prev = s.seen.findOrInsert(h, i, [&](std::uint32_t k) { return s.order[k]->docId() == doc; });
+      const long prev = s.seen.findOrInsert(h, i, [&](std::uint32_t k) { return sameBytes(s.order[k]->docId(), doc); });
       if (prev >= 0)
         dups.add(out.qid, doc, std::min(s.order[static_cast<std::size_t>(prev)]->line, e.line),
                  std::max(s.order[static_cast<std::size_t>(prev)]->line, e.line));
-      const long jk = s.judged.find(h, [&](std::uint32_t k) { return judgments[k].docId == doc; });
+      const long jk = s.judged.find(h, [&](std::uint32_t k) { return sameBytes(judgments[k].docId, doc); });
       int rel;
       if (jk < 0) {
         rel = kNonPool;
@@ -854,7 +911,7 @@ class RunEvaluation {
   }
 
   // Evaluates a slot with its ranking (nullptr: not in the run, -c's zero fill).
-  void evaluate(std::size_t slot, const Ranking* ranking, Scratch& scratch, DuplicateList& dups) {
+  void evaluate(std::size_t slot, const RankingView* ranking, Scratch& scratch, DuplicateList& dups) {
     QueryWork w = m_work[slot];
     w.ranking = ranking;
     QueryEval& out = m_result.queries[slot];
@@ -869,6 +926,10 @@ class RunEvaluation {
     }
   }
   bool seen(std::size_t slot) const { return m_seen[slot].load(std::memory_order_relaxed); }
+  // Forgets which queries were evaluated (a streamed file being read again from its start).
+  void forgetSeen() {
+    for (std::size_t slot = 0; slot < m_work.size(); ++slot) m_seen[slot].store(false, std::memory_order_relaxed);
+  }
 
   // The queries not in the run (skipped, or zero-filled under -c), the run's queries without
   // qrels, the repeats, and the `all` row.
@@ -978,15 +1039,18 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   if (!evaluation.ok()) return result;
 
   // The slots with a ranking in the run (and all of them under -c), in qid order.
-  std::vector<std::pair<std::size_t, const Ranking*>> work;
+  std::vector<std::pair<std::size_t, const RankingView*>> work;
   std::vector<std::string> runQueries;
   runQueries.reserve(run.rankings.size());
-  std::vector<const Ranking*> bySlot(evaluation.size(), nullptr);
+  std::vector<RankingView> views;
+  views.reserve(run.rankings.size());
+  std::vector<const RankingView*> bySlot(evaluation.size(), nullptr);
   std::size_t entries = 0;
   for (const auto& r : run.rankings) {
     runQueries.push_back(r.queryId);
+    views.push_back(viewOf(r));
     if (auto slot = evaluation.slotOf(r.queryId)) {
-      bySlot[*slot] = &r;
+      bySlot[*slot] = &views.back();
       entries += r.entries.size();
     }
   }
@@ -1044,15 +1108,21 @@ EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runP
   std::mutex mutex;  // guards duplicates and runQueries
   std::vector<std::string> runQueries;
   // Each parser thread evaluates the rankings it hands over, with scratch space of its own.
-  auto visit = [&](const Ranking& ranking) {
+  auto visit = [&](const RankingView& ranking) {
     thread_local Scratch scratch;
     DuplicateList dups;
     if (auto slot = evaluation.slotOf(ranking.queryId)) evaluation.evaluate(*slot, &ranking, scratch, dups);
     std::lock_guard lock(mutex);
-    runQueries.push_back(ranking.queryId);
+    runQueries.emplace_back(ranking.queryId);
     if (!dups.kept.empty() || dups.dropped) duplicates.absorb(std::move(dups));
   };
-  auto loaded = streamTrecRun(runPath, load, visit);
+  // The file is read again from its start (a query's lines in several places): forget all.
+  auto restart = [&] {
+    evaluation.forgetSeen();
+    runQueries.clear();
+    duplicates = DuplicateList();
+  };
+  auto loaded = streamTrecRun(runPath, load, visit, restart);
   report = std::move(loaded.report);
   result.runId = loaded.value.tag;
   result.runSource = loaded.value.source;

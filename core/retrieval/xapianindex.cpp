@@ -114,7 +114,14 @@ std::string corpusFingerprint(const Corpus& corpus) {
   for (const Document& d : corpus.documents()) {
     h.field(d.id);
     h.field(d.title);
-    h.field(d.text);
+    if (d.stored.file) {
+      // A text left in its file is named by the file (path, size, time) and its place in it:
+      // reading millions of passages back only to hash them would cost more than the check saves.
+      h.field(d.stored.file->identity());
+      h.field(std::to_string(d.stored.offset) + "+" + std::to_string(d.stored.length));
+    } else {
+      h.field(d.text);
+    }
   }
   return std::to_string(corpus.size()) + "-" + hex64(h.h);
 }
@@ -238,7 +245,7 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
         gen.index_text_without_positions(d.title);
         gen.increase_termpos();
       }
-      gen.index_text_without_positions(d.text);
+      gen.index_text_without_positions(d.fullText());
       db.add_document(doc);
       ++done;
       if (done % step == 0 && wantsStop(options, done, total)) {
@@ -416,7 +423,7 @@ std::vector<ScoredDoc> XapianRetriever::search(const Query& query, std::size_t k
       d.id = it.get_document().get_data();
       d.score = it.get_weight();
       if (m_corpus) {
-        if (const Document* doc = m_corpus->find(d.id)) d.text = doc->text;
+        if (const Document* doc = m_corpus->find(d.id)) d.text = doc->fullText();
       }
       out.push_back(std::move(d));
     }

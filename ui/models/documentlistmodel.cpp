@@ -67,10 +67,10 @@ QVariant DocumentListModel::data(const QModelIndex& index, int role) const {
       case Page:
         if (role == SortRole) return d.page;
         return d.page > 0 ? QVariant(d.page) : QVariant(QString());
-      case Chars: return qulonglong(d.text.size());
+      case Chars: return qulonglong(d.textSize());
       case Preview: {
-        if (role == SortRole) return fromStd(d.text.substr(0, 200));
-        QString text = fromStd(d.text.substr(0, 600));
+        if (role == SortRole) return fromStd(d.textPrefix(200));
+        QString text = fromStd(d.textPrefix(600));
         text.replace(QLatin1Char('\n'), QLatin1Char(' '));
         return text.left(200);
       }
@@ -81,7 +81,7 @@ QVariant DocumentListModel::data(const QModelIndex& index, int role) const {
   } else if (role == Qt::ToolTipRole && index.column() == Title) {
     return fromStd(d.title.substr(0, 1000));
   } else if (role == Qt::ToolTipRole && index.column() == Preview) {
-    return fromStd(d.text.substr(0, 1000));
+    return fromStd(d.textPrefix(1000));
   }
   return {};
 }
@@ -138,8 +138,12 @@ bool DocumentFilterProxyModel::lessThan(const QModelIndex& left, const QModelInd
       if (a->page != b->page) return a->page < b->page;
       return a->chunk < b->chunk;
     case DocumentListModel::Page: return a->page < b->page;
-    case DocumentListModel::Chars: return a->text.size() < b->text.size();
-    case DocumentListModel::Preview: return a->text < b->text;
+    case DocumentListModel::Chars: return a->textSize() < b->textSize();
+    case DocumentListModel::Preview:
+      // Texts left in their file (a big collection) are not read back to be sorted: a sort would
+      // read each one log(n) times on the GUI thread. Such rows keep their order.
+      if (a->stored.file || b->stored.file) return left.row() < right.row();
+      return a->text < b->text;
   }
   return false;
 }

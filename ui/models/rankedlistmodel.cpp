@@ -104,7 +104,7 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         const core::Document* doc = m_corpus ? m_corpus->find(d.docId) : nullptr;
         if (!doc) return role == Qt::DisplayRole ? tr("(not in the loaded corpus)") : QVariant();
-        QString text = QString::fromStdString(doc->text);
+        QString text = QString::fromStdString(doc->textPrefix(2000));
         if (role == Qt::DisplayRole && text.size() > 200) text = text.left(200) + QChar(0x2026);
         return text.simplified();
       }

@@ -571,7 +571,7 @@ void DatasetPage::showDocumentText() {
     return;
   }
   m_docHeading->setText(documentHeadingHtml(*doc));
-  m_docText->setPlainText(QString::fromStdString(doc->text));
+  m_docText->setPlainText(QString::fromStdString(doc->fullText()));
 }
 
 bool DatasetPage::selectQueryRow(int datasetRow) {

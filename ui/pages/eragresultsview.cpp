@@ -404,7 +404,7 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
        pre.arg(output.empty() ? tr("(no output)") : html(output));
   h += tr("<h4>Document text</h4>");
   if (doc)
-    h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) + html(doc->text));
+    h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) + html(doc->fullText()));
   else
     h += tr("<p><i>Not in the loaded dataset's corpus; the prompt below holds the text the generator saw.</i></p>");
   h += tr("<h4>Prompt</h4>") + pre.arg(prompt.empty() ? tr("(not stored)") : html(prompt));

@@ -51,7 +51,7 @@ QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt)
   if (const core::Document* doc = corpus.find(id)) {
     QString head;
     if (doc->page > 0) head = muted(QObject::tr("page %1: ").arg(doc->page));
-    return excerptBlock(head + escText(doc->text, excerpt));
+    return excerptBlock(head + escText(doc->fullText(), excerpt));
   }
   int chunks = 0, firstPage = 0, lastPage = 0;
   const core::Document* first = nullptr;
@@ -68,7 +68,7 @@ QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt)
                 .arg(firstPage)
                 .arg(lastPage)
                 .arg(docAnchor(first->id))) +
-      escText(first->text, excerpt));
+      escText(first->fullText(), excerpt));
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ QString documentHeadingHtml(const core::Document& doc) {
   if (!doc.parentId.empty()) where << esc(doc.parentId);
   if (doc.page > 0) where << QObject::tr("page %1").arg(doc.page);
   if (doc.chunk >= 0) where << QObject::tr("chunk %1").arg(doc.chunk + 1);
-  where << QObject::tr("%L1 characters").arg(qulonglong(doc.text.size()));
+  where << QObject::tr("%L1 characters").arg(qulonglong(doc.textSize()));
   html += QStringLiteral("<br><span style='color:#666'>%1</span>").arg(where.join(QStringLiteral(" · ")));
   return html;
 }
@@ -206,7 +206,7 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
       }
       QString title;
       if (const core::Document* d = dataset.corpus.find(e->docId()))
-        title = escText(d->title.empty() ? d->text : d->title, 90);
+        title = escText(d->title.empty() ? d->textPrefix(400) : d->title, 90);
       html += QStringLiteral("<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
                              "<td>%4</td><td>%5</td></tr>")
                   .arg(i + 1)
