@@ -394,7 +394,8 @@ void TstTrecFormat::bigRunSplitAcrossThreads() {
   const int lines = 60000;
   for (int i = 1; i <= lines; ++i) {
     const int q = (i - 1) / 1000;
-    text += "q" + std::to_string(q) + " Q0 doc" + std::to_string(i) + " " + std::to_string(i) + " " +
+    text += 'q';
+    text += std::to_string(q) + " Q0 doc" + std::to_string(i) + " " + std::to_string(i) + " " +
             std::to_string(100000 - i) + " tag\n";
   }
   const auto good = writeFile(dir, "big.txt", text);
@@ -627,11 +628,20 @@ void TstTrecFormat::streamedInOnePass() {
   QFETCH(bool, grouped);
   std::string text;
   auto add = [&](const std::string& qid, int n) {
-    for (int i = 0; i < n; ++i) text += qid + " Q0 d" + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(n - i) + " t\n";
+    for (int i = 0; i < n; ++i) {
+      text += qid;
+      text += " Q0 d" + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(n - i) + " t\n";
+    }
   };
-  for (int q = 0; q < 300; ++q) add("q" + std::to_string(q), 1000);  // ~9 MB: queries cross the first chunk's end
+  for (int q = 0; q < 300; ++q) {
+    std::string qid = "q";
+    qid += std::to_string(q);
+    add(qid, 1000);  // ~9 MB: queries cross the first chunk's end
+  }
   add("long", 500000);                                                  // ~18 MB: one query over three chunks
-  text += "#" + std::string(9u << 20, 'c') + "\n";                     // no line starts in a whole chunk
+  text += '#';
+  text.append(9u << 20, 'c');  // no line starts in a whole chunk
+  text += '\n';
   add("after", 10);
   add(grouped ? "tail" : "q5", 20);
   QTemporaryDir dir;

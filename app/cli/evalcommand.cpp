@@ -28,7 +28,8 @@ constexpr const char* kEvalHelp = R"(usage: ragscope-cli eval [options] QRELS RU
 
 trec_eval-exact retrieval evaluation (trec_eval 10's measures and conventions). Options may be
 glued to their values as in trec_eval (-l2, -M100, -mP.5,10) and single-letter flags combined
-(-qc). A run file is evaluated as it is read, in chunks on all cores, without holding it.
+(-qc). A run file is evaluated as it is read, in chunks on all cores, in one pass without holding
+it when each query's lines are together (otherwise in two passes, holding the scattered queries).
 
   -q                 also print each query's values (per-query blocks, then `all`)
   -c                 complete: qrels queries missing from a run count as 0 and the mean divides
