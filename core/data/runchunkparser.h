@@ -81,7 +81,7 @@ std::string utf8Problem(const std::string& why);
 // Parses [begin, end): whole lines, the last one ends at `end` (with or without its newline).
 // Every line that is neither blank nor a comment is announced to the sink with its qid
 // (sink.line) before it is checked, and valid ones are then handed over (sink.entry: docno bytes,
-// which the sink stores where it keeps them, line, score).
+// line, score, and whether the docno bytes lie in [begin, end) or in a temporary (a decoded id)).
 template <class Sink>
 void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out, Sink& sink) {
   // An empty chunk (a line that filled a whole chunk was read by the one before) may come as two
@@ -155,9 +155,9 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
     if (out.firstTag.empty()) out.firstTag = std::string(f[5]);
     // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
     if (f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2]))
-      sink.entry(f[2], static_cast<std::uint32_t>(line), score);
+      sink.entry(f[2], static_cast<std::uint32_t>(line), score, true);
     else
-      sink.entry(decodeTrecId(f[2]), static_cast<std::uint32_t>(line), score);
+      sink.entry(decodeTrecId(f[2]), static_cast<std::uint32_t>(line), score, false);
     ++out.records;
   }
   out.lines = line;
@@ -182,6 +182,9 @@ struct Segment {
 // Entries in file order, cut into runs of one qid.
 struct StreamSink {
   StringArena* arena = nullptr;
+  // The parsed bytes outlive the entries (the one-pass reader keeps its chunk until the entries
+  // are handed over): docnos found in them are pointed at, not copied.
+  bool textOutlivesEntries = false;
   std::vector<RunEntry> entries;
   std::vector<Segment> segments;
   std::string_view current;
@@ -192,8 +195,8 @@ struct StreamSink {
     segments.push_back({std::string(qid), entries.size(), entries.size()});
     current = segments.back().qid;
   }
-  void entry(std::string_view docno, std::uint32_t line, double score) {
-    const std::string_view doc = arena->store(docno);
+  void entry(std::string_view docno, std::uint32_t line, double score, bool inText) {
+    const std::string_view doc = inText && textOutlivesEntries ? docno : arena->store(docno);
     entries.push_back(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line, score});
   }
   void finish() {

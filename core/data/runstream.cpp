@@ -21,16 +21,24 @@ namespace ragscope::core::runparse {
 
 namespace {
 
-// A chunk parsed and waiting for its turn: its entries (lines counted from the chunk's start),
-// cut into runs of one qid, and what parsing found.
+// A chunk parsed and waiting for its turn: its bytes (kept mapped: the entries' docnos point into
+// them), its entries (lines counted from the chunk's start) cut into runs of one qid, and what
+// parsing found.
 struct ParsedChunk {
-  StringArena docnos;
+  FileChunk bytes;
+  ByteBuffer lastLine;  // the chunk's last line (FileChunk::last() points here)
+  StringArena docnos;   // decoded (percent-escaped) docnos only
   StreamSink sink;
   ChunkStats stats;
   std::string error;
 
-  ParsedChunk() { sink.arena = &docnos; }
+  ParsedChunk() {
+    sink.arena = &docnos;
+    sink.textOutlivesEntries = true;
+  }
   void clear() {
+    bytes.release();
+    if (lastLine.size() > 4 * kChunkBytes) lastLine = ByteBuffer();  // a very long line's
     docnos.recycle();
     sink.clear();
     stats.clear();
@@ -218,15 +226,12 @@ bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size, c
   const bool completed = forEachChunk(chunks.size(), threads, progress, [&](std::size_t i) {
     std::unique_ptr<ParsedChunk> parsed = reader.begin(i);
     if (!parsed) return;
-    {
-      FileChunk chunk;
-      ByteBuffer tail;
-      if (chunk.read(fd, dataStart, chunks[i].first, chunks[i].second, size, options.maxLineBytes, tail,
-                     parsed->error)) {
-        parseRunChunk(chunk.body(), ctx, parsed->stats, parsed->sink);
-        if (!parsed->stats.stopped) parseRunChunk(chunk.last(), ctx, parsed->stats, parsed->sink);
-        parsed->sink.finish();
-      }
+    FileChunk& chunk = parsed->bytes;
+    if (chunk.read(fd, dataStart, chunks[i].first, chunks[i].second, size, options.maxLineBytes, parsed->lastLine,
+                   parsed->error)) {
+      parseRunChunk(chunk.body(), ctx, parsed->stats, parsed->sink);
+      if (!parsed->stats.stopped) parseRunChunk(chunk.last(), ctx, parsed->stats, parsed->sink);
+      parsed->sink.finish();
     }
     reader.finish(i, std::move(parsed));
   });

@@ -317,7 +317,7 @@ struct PlaceSink {
     started = true;
     current = qid;
   }
-  void entry(std::string_view docno, std::uint32_t line, double score) {
+  void entry(std::string_view docno, std::uint32_t line, double score, bool /*inText*/) {
     Place& p = (*places)[at];
     if (p.filled >= p.capacity) return;
     ++p.filled;
