@@ -22,12 +22,7 @@ std::vector<std::string> Query::goldDocIds() const {
   return out;
 }
 
-std::string Document::fullText() const {
-  if (!stored.file) return text;
-  std::string error;
-  if (auto bytes = stored.file->read(stored.offset, stored.length, error)) return std::move(*bytes);
-  return "[text of " + id + " unavailable: " + error + "]";
-}
+std::string Document::fullText() const { return stored.file ? textPrefix(stored.length) : text; }
 
 std::string Document::textPrefix(std::size_t n) const {
   if (!stored.file) return text.substr(0, n);

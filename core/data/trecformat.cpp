@@ -32,13 +32,12 @@
 #include "core/data/inputfile.h"
 #include "core/data/linefields.h"
 #include "core/data/linereader.h"
+#include "core/data/loaders.h"
 #include "core/data/runchunkparser.h"
 #include "core/data/runstream.h"
-#include "core/data/loaders.h"
 #include "core/data/textcheck.h"
 #include "core/data/trecid.h"
 #include "core/util/bytes.h"
-#include "core/util/decimal.h"
 
 namespace ragscope::core {
 
