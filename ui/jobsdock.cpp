@@ -6,7 +6,9 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QFormLayout>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -76,6 +78,33 @@ bool askTrust(QWidget* parent, const QString& store, const QString& endpoint) {
   box.setTextFormat(Qt::PlainText);  // the URL comes from the store: never rendered as rich text
   box.setDefaultButton(QMessageBox::No);
   return box.exec() == QMessageBox::Yes;
+}
+
+JobsDock::OutputPrompt& outputPrompt() {
+  static JobsDock::OutputPrompt prompt;
+  return prompt;
+}
+
+QString askOutput(QWidget* parent, const QString& store, const QString& what, const QString& suggested) {
+  const QString platform = QGuiApplication::platformName();
+  if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal")) return {};
+  QMessageBox box(QMessageBox::Question, QObject::tr("Write %1?").arg(what),
+                  QObject::tr("The run store %1 names this file for %2:\n\n%3\n\nA store received from "
+                              "someone else can name any file of yours. Write it there, choose another "
+                              "file, or write none (the results stay in the store)?")
+                      .arg(QFileInfo(store).fileName(), what, suggested),
+                  QMessageBox::NoButton, parent);
+  box.setTextFormat(Qt::PlainText);  // the path comes from the store
+  QPushButton* here = box.addButton(QObject::tr("Write there"), QMessageBox::AcceptRole);
+  QPushButton* other = box.addButton(QObject::tr("Choose another..."), QMessageBox::ActionRole);
+  QPushButton* none = box.addButton(QObject::tr("Write none"), QMessageBox::RejectRole);
+  box.setDefaultButton(none);
+  box.exec();
+  if (box.clickedButton() == here) return suggested;
+  if (box.clickedButton() == other)
+    return QFileDialog::getSaveFileName(parent, QObject::tr("Write %1 to").arg(what),
+                                        QFileInfo(suggested).fileName());
+  return {};
 }
 
 enum class Chosen { InRegistry, Saved, No };
@@ -334,6 +363,8 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
 
 void JobsDock::setTrustPrompt(TrustPrompt prompt) { trustPrompt() = std::move(prompt); }
 
+void JobsDock::setOutputPrompt(OutputPrompt prompt) { outputPrompt() = std::move(prompt); }
+
 bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
   const RunRow* listed = m_runs->row(rowIndex);
   if (!listed || !listed->error.isEmpty() || listed->live) return false;
@@ -369,7 +400,19 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     budget = row->settings["budget_usd"].get<double>();
   const QString path = row->path;
   const QString kind = row->kind;
-  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget, confirmed](const ResolvedEndpoint& resolved) {
+  // Files the store names are written only where the user says (the cache: the default one).
+  core::eval::ResumeOverrides outputs;
+  for (const auto& suggested : core::eval::resumeSettings(row->endpoint, row->settings, {}).suggested) {
+    if (suggested.option == "--cache") continue;
+    const auto& ask = outputPrompt();
+    const QString what = QString::fromStdString(suggested.what);
+    const QString named = QString::fromStdString(suggested.path.string());
+    const QString chosenPath = ask ? ask(this, path, what, named) : askOutput(this, path, what, named);
+    if (chosenPath.isEmpty()) continue;
+    (suggested.option == "--out" ? outputs.out : outputs.claimsOut) = chosenPath.toStdString();
+  }
+  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget, confirmed,
+                                               outputs](const ResolvedEndpoint& resolved) {
     if (!resolved.ok) {
       m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
       return;
@@ -381,6 +424,8 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     // Confirmed but not recorded (the registry could not be written): trusted for this resume.
     request.overrides.trustEndpoint = confirmed;
     request.overrides.budgetUsd = budget;
+    request.overrides.out = outputs.out;
+    request.overrides.claimsOut = outputs.claimsOut;
     request.execution.transport = resolved.transport;
     request.execution.retryErrors = retryErrors;
     request.heuristic = core::llm::isOfflineEndpoint(resolved.config);

@@ -40,12 +40,18 @@ cancelled run continues with `ragscope-cli resume RUN.db` and repeats no finishe
 constexpr const char* kResumeHelp =
     R"(usage: ragscope-cli resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
                            [--concurrency N] [--rpm N] [--timeout S] [--cache PATH] [--no-cache]
-                           [--out FILE] [--trust-endpoint] [--estimate] [--quiet]
+                           [--out FILE] [--claims-out FILE] [--trust-endpoint] [--estimate]
+                           [--quiet]
 
 Continues a stored run with the settings in its store: items with a stored result are skipped,
 items pending or in flight when the run stopped are redone. --retry-errors also redoes items
 whose call failed. The API key variable's name is stored; --api-key-env overrides it. The other
 options override the stored ones for this session.
+
+Files are written only where this command line says: --out for a generate run's answers or an
+eRAG run's labels, --claims-out for a judging run's claims. Paths a store names (its output file,
+claims file or response cache) are shown as a note and not used, since a store may come from
+someone else; the default response cache is used unless --cache names one.
 
 A store names the endpoint its calls go to and where their key comes from. A run started on this
 machine resumes as it is; a store from elsewhere (or one naming an endpoint you never used here
@@ -111,6 +117,9 @@ int resumeCommand(const Args& args) {
     } else if (a == "--out") {
       if (i + 1 >= args.size()) return usageError("--out needs a path", kResumeHelp);
       overrides.out = args[++i];
+    } else if (a == "--claims-out") {
+      if (i + 1 >= args.size()) return usageError("--claims-out needs a path", kResumeHelp);
+      overrides.claimsOut = args[++i];
     } else if (a.rfind("-", 0) == 0) {
       return usageError("resume: unknown option '" + a + "'", kResumeHelp);
     } else if (storePath.empty()) {
@@ -153,6 +162,13 @@ int resumeCommand(const Args& args) {
     return 2;
   }
   if (!job->trustNote.empty() && !quiet) std::cerr << "ragscope-cli: warning: " << job->trustNote << "\n";
+  // The store's own paths are never used: say what it suggested and how to accept it.
+  for (const auto& s : job->settings.suggested) {
+    if (quiet) break;
+    std::cerr << "ragscope-cli: note: the store names " << s.path.string() << " for " << s.what
+              << "; it is not used (a store does not choose where ragscope writes). To use it, pass "
+              << s.option << " with that path.\n";
+  }
   const auto before = job->store->counts();
   if (jobOptions.estimate) {
     std::string note;

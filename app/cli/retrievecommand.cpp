@@ -16,6 +16,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "core/data/dataset.h"
+#include "core/data/inputfile.h"
 #include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievejob.h"
 
@@ -183,11 +184,10 @@ int retrieveCommand(const Args& args) {
     } else if (a == "--request-template") {
       if (!value(&v)) return usageError("--request-template needs a JSON text or @FILE");
       if (!v.empty() && v[0] == '@') {
-        std::ifstream in(v.substr(1), std::ios::binary);
-        if (!in) return usageError("--request-template: cannot read " + v.substr(1));
-        std::stringstream text;
-        text << in.rdbuf();
-        v = text.str();
+        std::string why;
+        auto text = core::readBoundedFile(v.substr(1), core::kMaxTemplateBytes, "a request template", why);
+        if (!text) return usageError("--request-template: " + v.substr(1) + ": " + why);
+        v = std::move(*text);
       }
       requestTemplate = v;
     } else if (a == "--results-path" || a == "--id-path" || a == "--score-path" || a == "--text-path") {

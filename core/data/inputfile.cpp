@@ -142,4 +142,39 @@ std::FILE* openForReading(const fs::path& path, std::string& error, std::uint64_
   return file;
 }
 
+std::optional<std::string> readBoundedFile(const std::filesystem::path& path,
+                                           std::uint64_t maxBytes, std::string_view what,
+                                           std::string& error) {
+  if (isStdinPath(path)) {
+    error = "standard input cannot be read as " + std::string(what);
+    return std::nullopt;
+  }
+  std::uint64_t size = 0;
+  std::FILE* in = openForReading(path, error, size);
+  if (!in) return std::nullopt;
+  auto tooLarge = [&] {
+    error = "is larger than " + std::to_string(maxBytes) + " bytes, the limit for " + std::string(what);
+    std::fclose(in);
+    return std::nullopt;
+  };
+  if (size > maxBytes) return tooLarge();
+  std::string text;
+  text.reserve(static_cast<std::size_t>(size));
+  char buffer[1 << 16];
+  for (;;) {
+    const std::size_t got = std::fread(buffer, 1, sizeof buffer, in);
+    if (got == 0) break;
+    // The size can lie or grow: the bound holds on the bytes actually read.
+    if (text.size() + got > maxBytes) return tooLarge();
+    text.append(buffer, got);
+  }
+  const bool readError = std::ferror(in) != 0;
+  std::fclose(in);
+  if (readError) {
+    error = "cannot be read as " + std::string(what);
+    return std::nullopt;
+  }
+  return text;
+}
+
 }  // namespace ragscope::core

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ragscope::core {
 
@@ -39,5 +40,20 @@ std::optional<std::string> specialFileProblem(const std::filesystem::path& path)
 // and fcloses it.
 std::FILE* openForReading(const std::filesystem::path& path, std::string& error,
                           std::uint64_t& size);
+
+// Reads all of a small file that configures or continues work (a prompt or request template, a
+// checkpoint, a registry, a report read back) through openForReading's checks, never more than
+// `maxBytes`: a bigger file, or one that grows past the bound while read, is refused with "is
+// larger than N bytes, the limit for WHAT". `what` names the kind of file in that sentence.
+// nullopt with `error` set to a whole problem sentence (without the path) on failure. "-" is
+// refused: these files are named, never piped.
+std::optional<std::string> readBoundedFile(const std::filesystem::path& path,
+                                           std::uint64_t maxBytes, std::string_view what,
+                                           std::string& error);
+
+// Bounds of readBoundedFile for the kinds of files ragscope reads whole.
+inline constexpr std::uint64_t kMaxTemplateBytes = std::uint64_t{4} << 20;    // prompt, request
+inline constexpr std::uint64_t kMaxSmallJsonBytes = std::uint64_t{16} << 20;  // manifests, registries
+inline constexpr std::uint64_t kMaxCheckpointBytes = std::uint64_t{4} << 30;  // retrieval checkpoints
 
 }  // namespace ragscope::core

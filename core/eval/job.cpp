@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/data/loaders.h"
+#include "core/data/inputfile.h"
 #include "core/eval/generatejob.h"
 #include "core/export/json.h"
 #include "core/eval/jobplanning.h"
@@ -32,17 +33,10 @@ bool complete(RunOutcome o) { return o == RunOutcome::Done || o == RunOutcome::D
 std::optional<std::string> readTemplate(const fs::path& path, std::string* error,
                                         const std::string& fallback = llm::defaultRagTemplate()) {
   if (path.empty()) return fallback;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    *error = path.string() + ": cannot read the prompt template (not a regular file)";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path.string() + ": cannot read the prompt template";
-    return std::nullopt;
-  }
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string why;
+  auto text = readBoundedFile(path, kMaxTemplateBytes, "a prompt template", why);
+  if (!text) *error = path.string() + ": cannot read the prompt template: " + why;
+  return text;
 }
 
 // eRAG's measures, refused up front when continuous labels cannot give them (rather than after
@@ -346,18 +340,18 @@ std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const js
   return out;
 }
 
-// After a judging run: the metrics from the store, and the claims file when the job names one.
+// After a judging run: the metrics from the store, and the claims file when the user named one
+// (`claimsOut`: the spec's on a new run, the resume's own on a resume, never the store's).
 void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& results,
-                 std::optional<JudgeWalk> finalWalk) {
+                 std::optional<JudgeWalk> finalWalk, const fs::path& claimsOut) {
   auto report = finalWalk ? summarizeJudgeWalk(std::move(*finalWalk), results.bootstrap)
                           : computeJudgeReport(store, results.bootstrap);
   if (!report.error.empty()) {
     if (out.error.empty()) out.error = report.error;
     return;
   }
-  const json& settings = store.run().settings;
-  if (const auto it = settings.find("claims_out"); it != settings.end() && it->is_string()) {
-    const fs::path path = it->get<std::string>();
+  if (!claimsOut.empty()) {
+    const fs::path& path = claimsOut;
     const auto examples = judgeClaimExamples(report);
     const auto scores = claims::scoreCorpus(examples, report.settings.mode == JudgeMode::RagChecker
                                                           ? claims::Mode::RagChecker
@@ -755,7 +749,7 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
       std::optional<JudgeWalk> finalWalk;
       out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedRoutes(stage.record.settings), spec.limits,
                                          cache.get(), execution, callbacks, &finalWalk));
-      finishJudge(out, *store, results, std::move(finalWalk));
+      finishJudge(out, *store, results, std::move(finalWalk), spec.judge.claimsOut);
       stores.push_back(std::move(store));
       break;
     }
@@ -832,7 +826,7 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
     std::optional<JudgeWalk> finalWalk;
     out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes, job.settings.limits, cache.get(),
                                        execution, callbacks, &finalWalk));
-    finishJudge(out, *job.store, results, std::move(finalWalk));
+    finishJudge(out, *job.store, results, std::move(finalWalk), job.settings.claimsOut);
     if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
       out.error = out.stages.back().summary.error;
     return out;

@@ -192,9 +192,17 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
   if (o.pricePer1kOutput) r.endpoint.pricePer1kOutput = *o.pricePer1kOutput;
   if (o.budgetUsd) r.limits.budgetUsd = *o.budgetUsd;
   else if (s.contains("budget_usd") && s["budget_usd"].is_number()) r.limits.budgetUsd = s["budget_usd"].get<double>();
-  if (s.contains("cache")) {
-    if (s["cache"].is_boolean()) r.limits.useCache = s["cache"].get<bool>();
-    if (s["cache"].is_string()) r.limits.cachePath = s["cache"].get<std::string>();
+  // Paths in the settings are suggestions: the store may come from someone else, and a path it
+  // names could be any file of the user's (a shell start-up file, say). The cache falls back to
+  // the default one; outputs are written only where the overrides say.
+  auto suggest = [&](const char* key, const char* option, const char* what) {
+    if (const auto it = s.find(key); it != s.end() && it->is_string() && !it->get<std::string>().empty())
+      r.suggested.push_back({option, what, it->get<std::string>()});
+  };
+  if (s.contains("cache") && s["cache"].is_boolean()) r.limits.useCache = s["cache"].get<bool>();
+  if (s.contains("cache") && s["cache"].is_string()) {
+    r.limits.useCache = true;
+    if (!o.cachePath) suggest("cache", "--cache", "the response cache");
   }
   if (o.useCache) r.limits.useCache = *o.useCache;
   if (o.cachePath) {
@@ -202,7 +210,9 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
     r.limits.useCache = true;
   }
   if (o.out) r.out = *o.out;
-  else if (s.contains("out") && s["out"].is_string()) r.out = s["out"].get<std::string>();
+  else suggest("out", "--out", "the output file");
+  if (o.claimsOut) r.claimsOut = *o.claimsOut;
+  else suggest("claims_out", "--claims-out", "the claims file");
   return r;
 }
 

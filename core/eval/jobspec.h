@@ -156,14 +156,29 @@ struct ResumeOverrides {
   std::optional<double> budgetUsd;
   std::optional<bool> useCache;
   std::optional<std::filesystem::path> cachePath;
+  // Where the resume writes its files. Only the user names them (CLI --out / --claims-out, the
+  // GUI's save dialog): a store is data from elsewhere and never chooses a path ragscope writes.
   std::optional<std::filesystem::path> out;
+  std::optional<std::filesystem::path> claimsOut;
 };
 
-// A stored run's endpoint, limits and output file as the record says, with `overrides` applied.
+// A path the store's settings name for a file the run writes; a resume reports it and writes
+// there only when the user names it again.
+struct SuggestedOutput {
+  std::string option;  // "--out", "--claims-out", "--cache"
+  std::string what;    // "the answers file", "the claims file", "the response cache"
+  std::filesystem::path path;
+};
+
+// A stored run's endpoint and limits as the record says, with `overrides` applied; its output
+// files only as the overrides name them.
 struct ResumeSettings {
   llm::EndpointConfig endpoint;
   JobLimits limits;
-  std::filesystem::path out;
+  std::filesystem::path out;        // empty: no answers / labels file is written
+  std::filesystem::path claimsOut;  // empty: no claims file is written
+  // What the store names and this resume does not use (not named on the command line).
+  std::vector<SuggestedOutput> suggested;
 };
 ResumeSettings resumeSettings(const nlohmann::json& endpoint, const nlohmann::json& settings,
                               const ResumeOverrides& overrides);

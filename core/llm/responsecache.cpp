@@ -60,6 +60,12 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
     m_db.close();
     return false;
   }
+  // A cache may have been copied from elsewhere: nothing but its one table.
+  if (auto problem = m_db.schemaProblem(SqliteSchema{{"responses"}, {}})) {
+    if (error) *error = path.string() + ": not a ragscope response cache: it " + *problem;
+    m_db.close();
+    return false;
+  }
   m_select = m_db.prepare("SELECT response FROM responses WHERE key = ?");
   m_insert = m_db.prepare(
       "INSERT OR REPLACE INTO responses(key, identity, response, created) VALUES (?, ?, ?, ?)");

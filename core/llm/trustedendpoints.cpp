@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/llm/providerfactory.h"
+#include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
 
 namespace ragscope::core::llm {
@@ -47,21 +48,13 @@ bool readRegistry(const std::filesystem::path& path, std::vector<TrustedEndpoint
   out.clear();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return true;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    setError(error, path.string() + ": not a regular file");
+  std::string why;
+  const auto text = readBoundedFile(path, kMaxRegistryBytes, "a trusted-endpoints file", why);
+  if (!text) {
+    setError(error, path.string() + ": " + why);
     return false;
   }
-  if (std::filesystem::file_size(path, ec) > kMaxRegistryBytes) {
-    setError(error, path.string() + ": too large for a trusted-endpoints file");
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    setError(error, path.string() + ": cannot be read");
-    return false;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const json j = json::parse(text, nullptr, false);
+  const json j = json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains("endpoints") || !j["endpoints"].is_array()) {
     setError(error, path.string() + ": not a ragscope trusted-endpoints file (fix or remove it)");
     return false;
@@ -85,7 +78,7 @@ class RegistryLock {
  public:
   explicit RegistryLock(const std::filesystem::path& registry) {
     const std::string lockPath = registry.string() + ".lock";
-    m_fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    m_fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
     if (m_fd >= 0 && ::flock(m_fd, LOCK_EX) != 0) {
       ::close(m_fd);
       m_fd = -1;
@@ -203,7 +196,7 @@ bool TrustedEndpoints::add(const EndpointConfig& endpoint, std::string_view how,
         out << j.dump(2, ' ', false, json::error_handler_t::replace) << '\n';
         return static_cast<bool>(out);
       },
-      error);
+      error, /*fsyncFile=*/true, FileAccess::Private);
 }
 
 }  // namespace ragscope::core::llm

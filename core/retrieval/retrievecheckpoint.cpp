@@ -1,6 +1,12 @@
 #include "core/retrieval/retrievecheckpoint.h"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/data/inputfile.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core {
 
@@ -24,15 +30,24 @@ std::string answerLine(const std::string& queryId, const std::vector<ScoredDoc>&
 
 RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& settingsKey, std::string* note)
     : m_path(std::move(path)) {
+  // The checkpoint's name comes from the run's, which a project file may choose: a symlink, FIFO
+  // or device there is refused untouched (never read, never written through).
+  if (auto why = unsafeWriteTarget(m_path)) {
+    m_error = m_path.string() + ": " + *why + ", so it is not used as the retrieval checkpoint";
+    return;
+  }
   bool keep = false;
   std::error_code ec;
   if (fs::exists(m_path, ec)) {
-    std::ifstream in(m_path, std::ios::binary);
-    std::string line;
-    std::size_t lineNo = 0;
     std::string why;
     std::vector<std::pair<std::string, std::vector<ScoredDoc>>> read;
-    while (std::getline(in, line)) {
+    std::string readError;
+    const auto text = readBoundedFile(m_path, kMaxCheckpointBytes, "a retrieval checkpoint", readError);
+    if (!text) why = readError;
+    std::istringstream in(text ? *text : std::string());
+    std::string line;
+    std::size_t lineNo = 0;
+    while (text && std::getline(in, line)) {
       ++lineNo;
       const bool lastLine = in.peek() == std::char_traits<char>::eof();
       json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -69,16 +84,23 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
       *note = m_path.string() + ": " + (why.empty() ? std::string("unreadable") : why) + "; starting over";
     }
   }
-  // Rewritten from what was kept, so a torn last line never sits in the middle of the file.
-  m_out.open(m_path, std::ios::binary | std::ios::trunc);
-  if (!m_out) {
-    m_error = m_path.string() + ": cannot write the checkpoint";
-    return;
-  }
-  m_out << json{{"format", kMagic}, {"version", kVersion}, {"settings", settingsKey}}.dump() << '\n';
-  for (const auto& [q, docs] : m_answers) m_out << answerLine(q, docs) << '\n';
-  m_out.flush();
-  if (!m_out) m_error = m_path.string() + ": cannot write the checkpoint";
+  // Rewritten from what was kept, so a torn last line never sits in the middle of the file; then
+  // reopened for appending (private: it holds the service's answers).
+  std::string err;
+  const bool written = writeFileAtomically(
+      m_path,
+      [&](std::ostream& out) {
+        out << json{{"format", kMagic}, {"version", kVersion}, {"settings", settingsKey}}.dump() << '\n';
+        for (const auto& [q, docs] : m_answers) out << answerLine(q, docs) << '\n';
+        return static_cast<bool>(out);
+      },
+      &err, /*fsyncFile=*/false, FileAccess::Private);
+  if (written) m_fd = openForAppend(m_path, /*create=*/false, FileAccess::Private, &err);
+  if (!written || m_fd < 0) m_error = "cannot write the checkpoint: " + err;
+}
+
+RetrieveCheckpoint::~RetrieveCheckpoint() {
+  if (m_fd >= 0) ::close(m_fd);
 }
 
 const std::vector<ScoredDoc>* RetrieveCheckpoint::answer(const std::string& queryId) const {
@@ -88,11 +110,9 @@ const std::vector<ScoredDoc>* RetrieveCheckpoint::answer(const std::string& quer
 }
 
 bool RetrieveCheckpoint::record(const std::string& queryId, const std::vector<ScoredDoc>& docs, std::string* error) {
-  const std::string line = answerLine(queryId, docs);
+  const std::string line = answerLine(queryId, docs) + '\n';
   std::lock_guard lock(m_mutex);
-  m_out << line << '\n';
-  m_out.flush();
-  if (!m_out) {
+  if (m_fd < 0 || !writeAll(m_fd, line)) {
     if (m_error.empty()) m_error = m_path.string() + ": cannot write the checkpoint (the run is not resumable)";
     if (error) *error = m_error;
     return false;
@@ -102,7 +122,9 @@ bool RetrieveCheckpoint::record(const std::string& queryId, const std::vector<Sc
 
 void RetrieveCheckpoint::remove() {
   std::lock_guard lock(m_mutex);
-  m_out.close();
+  if (m_fd < 0) return;  // never opened: whatever is at the name is not ours to delete
+  ::close(m_fd);
+  m_fd = -1;
   std::error_code ec;
   fs::remove(m_path, ec);
 }

@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -29,7 +28,11 @@ class RetrieveCheckpoint {
   // is replaced, and *note says why. A last line cut short by a crash is dropped (its query is
   // asked again). When the file cannot be written, now or later, ok() turns false and error()
   // says why; the answers still flow, only the resume is lost.
+  // A symlink or special file at `path` is refused untouched (ok() false).
   RetrieveCheckpoint(std::filesystem::path path, const std::string& settingsKey, std::string* note = nullptr);
+  ~RetrieveCheckpoint();
+  RetrieveCheckpoint(const RetrieveCheckpoint&) = delete;
+  RetrieveCheckpoint& operator=(const RetrieveCheckpoint&) = delete;
 
   bool ok() const { return m_error.empty(); }
   const std::string& error() const { return m_error; }
@@ -49,7 +52,7 @@ class RetrieveCheckpoint {
   std::string m_error;
   std::unordered_map<std::string, std::vector<ScoredDoc>> m_answers;
   std::mutex m_mutex;
-  std::ofstream m_out;
+  int m_fd = -1;  // appended to, opened without following links
 };
 
 // A retriever that answers from the checkpoint when it can and records what `inner` answers.

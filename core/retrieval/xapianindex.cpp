@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <xapian.h>
 
+#include "core/data/inputfile.h"
+#include "core/util/atomicfile.h"
+
 namespace ragscope::core {
 
 namespace fs = std::filesystem;
@@ -68,13 +71,14 @@ std::uint64_t folderBytes(const fs::path& dir) {
 }
 
 std::optional<nlohmann::json> readManifest(const fs::path& dir, std::string* why) {
-  std::ifstream in(dir / kManifestName, std::ios::binary);
-  if (!in) {
-    if (why) *why = "no manifest";
+  std::string problem;
+  const auto text = readBoundedFile(dir / kManifestName, kMaxSmallJsonBytes, "an index manifest", problem);
+  if (!text) {
+    if (why) *why = "no readable manifest (" + problem + ")";
     return std::nullopt;
   }
   try {
-    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = nlohmann::json::parse(*text);
     if (!j.is_object() || j.value("format", "") != kFormatName) {
       if (why) *why = "manifest is not a ragscope index manifest";
       return std::nullopt;
@@ -277,14 +281,10 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
       {"build_seconds", r.buildSeconds},
       {"created_unix", static_cast<long long>(std::time(nullptr))},
   };
-  {
-    std::ofstream out(tmp / kManifestName, std::ios::binary | std::ios::trunc);
-    out << manifest.dump(2) << "\n";
-    if (!out) {
-      r.error = (tmp / kManifestName).string() + ": cannot write manifest";
-      cleanup();
-      return r;
-    }
+  if (std::string err; !writeBytesAtomically(tmp / kManifestName, manifest.dump(2) + "\n", &err)) {
+    r.error = err;
+    cleanup();
+    return r;
   }
   if (exists) {
     fs::remove_all(dir, ec);

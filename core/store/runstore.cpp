@@ -1,4 +1,5 @@
 #include "core/store/runstore.h"
+#include "core/data/inputfile.h"
 #include "core/export/json.h"
 
 #include <sqlite3.h>
@@ -51,6 +52,11 @@ CREATE TABLE run_data (
   value TEXT NOT NULL
 );
 )";
+
+// Everything a run store may hold: the schema above, the scores tables the eRAG and end-to-end
+// jobs add (core/eval), and the automatic indexes of their keys.
+const SqliteSchema kStoreSchema{{"run", "items", "results", "run_data", "erag_labels", "query_scores"},
+                                {"items_status"}};
 
 void setError(std::string* error, std::string text) {
   if (error) *error = std::move(text);
@@ -188,6 +194,10 @@ bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error
     return fail("not a ragscope run store of schema " + std::to_string(kSchemaVersion) + " (user_version " +
                 std::to_string(version.int64(0)) + ")");
   }
+  // A store from elsewhere is untrusted input: nothing but our tables (no view or trigger that
+  // would run code, or spin, on every read).
+  if (auto problem = m_db.schemaProblem(kStoreSchema))
+    return fail("not a ragscope run store: it " + *problem + "; it is not read");
   // A damaged file gives wrong answers without any error (rows missing from an index, pages of
   // another table): check it before reading anything. integrity_check, not quick_check: a flipped
   // byte in a row's key or status leaves the b-trees well-formed but the row missing from its
@@ -234,9 +244,10 @@ bool RunStore::refuseWrite(std::string* error) const {
 }
 
 bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  FILE* f = std::fopen(path.string().c_str(), "rb");
+  // Through the input check: a FIFO or device under a store's name never blocks the listing.
+  std::string error;
+  std::uint64_t size = 0;
+  FILE* f = isStdinPath(path) ? nullptr : openForReading(path, error, size);
   if (!f) return false;
   char magic[16] = {};
   const auto got = std::fread(magic, 1, sizeof magic, f);

@@ -3,6 +3,12 @@
 // WAL and a busy timeout, prepared statements with positional binds, transactions. Errors come
 // back as strings (core never throws on I/O problems).
 //
+// Every database is opened as untrusted input, since stores and caches travel between people:
+// defensive mode, no trusted schema, views and triggers disabled, no value over kMaxValueBytes,
+// and a work budget per statement step (a progress handler stops a query after about a billion
+// VM instructions, far past anything a ragscope store needs), never through a symlink; a new file
+// is created private (0600). Each store then checks its schema with schemaProblem().
+//
 //   SqliteDb db; std::string err;
 //   if (!db.open(path, &err)) ...;
 //   auto st = db.prepare("INSERT INTO t(a, b) VALUES (?, ?)");
@@ -10,9 +16,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -22,7 +30,8 @@ namespace ragscope::core {
 class SqliteStatement {
  public:
   SqliteStatement() = default;
-  SqliteStatement(sqlite3* db, sqlite3_stmt* stmt) : m_db(db), m_stmt(stmt) {}
+  SqliteStatement(sqlite3* db, sqlite3_stmt* stmt, std::uint64_t* work = nullptr)
+      : m_db(db), m_stmt(stmt), m_work(work) {}
   SqliteStatement(SqliteStatement&& other) noexcept;
   SqliteStatement& operator=(SqliteStatement&& other) noexcept;
   SqliteStatement(const SqliteStatement&) = delete;
@@ -51,11 +60,24 @@ class SqliteStatement {
  private:
   sqlite3* m_db = nullptr;
   sqlite3_stmt* m_stmt = nullptr;
+  std::uint64_t* m_work = nullptr;  // the connection's work counter, reset at each step
   bool m_ok = true;
+};
+
+// What a store's file may hold: these tables, these named indexes, and the automatic indexes
+// of those tables. Anything else (a view, a trigger, a virtual table, another table or index)
+// makes schemaProblem() refuse the file.
+struct SqliteSchema {
+  std::vector<std::string_view> tables;
+  std::vector<std::string_view> indexes;
 };
 
 class SqliteDb {
  public:
+  // The largest string or blob a statement may produce or store (SQLITE_LIMIT_LENGTH): above the
+  // 64 MiB reply cap, far below what would exhaust memory.
+  static constexpr int kMaxValueBytes = 256 << 20;
+
   SqliteDb() = default;
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
@@ -81,9 +103,14 @@ class SqliteDb {
   int userVersion();
   std::string lastError() const;
   sqlite3* handle() const { return m_db; }
+  // Why the open file is not a store of `schema` ("holds a view \"run\"; ..."), or nullopt.
+  std::optional<std::string> schemaProblem(const SqliteSchema& schema);
 
  private:
+  bool harden(const std::filesystem::path& path, std::string* error);
   sqlite3* m_db = nullptr;
+  // Progress-handler calls since the running statement's last step (SqliteStatement resets it).
+  std::unique_ptr<std::uint64_t> m_work = std::make_unique<std::uint64_t>(0);
 };
 
 }  // namespace ragscope::core

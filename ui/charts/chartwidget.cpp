@@ -33,6 +33,7 @@
 #include <numeric>
 
 #include "core/stats/summary.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::ui::charts {
 
@@ -629,6 +630,17 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event) {
   menu.exec(event->globalPos());
 }
 
+namespace {
+
+// Exported pictures go through the one safe writer (never through a link at the name).
+bool writeBytes(const QString& path, const QByteArray& bytes) {
+  std::string error;
+  return core::writeBytesAtomically(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                    &error);
+}
+
+}  // namespace
+
 QSize ChartWidget::exportSize(QSize requested) const {
   if (requested.isValid() && !requested.isEmpty()) return requested;
   const QSize s = size();
@@ -646,8 +658,11 @@ QImage ChartWidget::render(const ChartSpec& spec, QSize size) {
 }
 
 bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize size) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
   QSvgGenerator svg;
-  svg.setFileName(path);
+  svg.setOutputDevice(&buffer);
   svg.setSize(size);
   svg.setViewBox(QRect(QPoint(), size));
   svg.setTitle(QStringLiteral("ragscope chart"));
@@ -656,13 +671,17 @@ bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize siz
   if (!painter.begin(&svg)) return false;
   painter.fillRect(QRect(QPoint(), size), Qt::white);
   view->render(&painter, QRectF(QPointF(), QSizeF(size)), QRect(QPoint(), size));
-  return painter.end() && QFileInfo(path).size() > 0;
+  return painter.end() && !bytes.isEmpty() && writeBytes(path, bytes);
 }
 
 QImage ChartWidget::renderImage(QSize size) const { return render(m_spec, exportSize(size)); }
 
 bool ChartWidget::savePng(const QString& path, QSize size) const {
-  return !isEmpty() && renderImage(size).save(path, "PNG");
+  if (isEmpty()) return false;
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  return renderImage(size).save(&buffer, "PNG") && writeBytes(path, bytes);
 }
 
 bool ChartWidget::saveSvg(const QString& path, QSize size) const {

@@ -10,11 +10,12 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-#include <fstream>
-#include <sstream>
+#include <string>
+
+#include "core/data/inputfile.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::ui {
 
@@ -89,8 +90,10 @@ void TemplateField::edit() {
           QMessageBox::warning(this, m_title, tr("%1 could not be written.").arg(target));
       });
       saver->setFuture(QtConcurrent::run([target, text = editor->toPlainText()] {
-        QSaveFile out(target);
-        return out.open(QIODevice::WriteOnly) && out.write(text.toUtf8()) >= 0 && out.commit();
+        const QByteArray bytes = text.toUtf8();
+        std::string error;
+        return core::writeBytesAtomically(target.toStdString(),
+                                          std::string_view(bytes.constData(), std::size_t(bytes.size())), &error);
       }));
       dialog.accept();
     });
@@ -102,11 +105,10 @@ void TemplateField::edit() {
   });
   watcher->setFuture(QtConcurrent::run([file, builtin = m_builtin]() -> std::pair<bool, QString> {
     if (file.isEmpty()) return {true, QString::fromStdString(builtin)};
-    std::ifstream in(file.toStdString(), std::ios::binary);
-    if (!in) return {false, {}};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return {true, QString::fromStdString(s.str())};
+    std::string why;
+    const auto text = core::readBoundedFile(file.toStdString(), core::kMaxTemplateBytes, "a prompt template", why);
+    if (!text) return {false, {}};
+    return {true, QString::fromStdString(*text)};
   }));
 }
 

@@ -1,6 +1,7 @@
 #include "ui/report/pdfreport.h"
 
 #include <QAbstractTextDocumentLayout>
+#include <QBuffer>
 #include <QDate>
 #include <QFileInfo>
 #include <QPainter>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/util/atomicfile.h"
 #include "ui/report/reportcharts.h"
 
 namespace ragscope::ui::report {
@@ -314,9 +316,13 @@ const std::vector<std::string>& pdfSections() {
   return sections;
 }
 
-bool writePdfReport(const Report& report, const QString& path, const PdfReportOptions& options, std::string* error) {
+namespace {
+
+// The PDF, drawn into `device`; `path` names it in messages.
+bool renderPdfReport(const Report& report, QIODevice* device, const QString& path, const PdfReportOptions& options,
+                     std::string* error) {
   const QString date = options.date.isEmpty() ? QDate::currentDate().toString(Qt::ISODate) : options.date;
-  QPdfWriter writer(path);
+  QPdfWriter writer(device);
   writer.setResolution(72);  // one unit = one point
   writer.setPageSize(QPageSize(QPageSize::A4));
   writer.setPageMargins(QMarginsF(40, 36, 40, 36), QPageLayout::Point);
@@ -418,6 +424,19 @@ bool writePdfReport(const Report& report, const QString& path, const PdfReportOp
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool writePdfReport(const Report& report, const QString& path, const PdfReportOptions& options, std::string* error) {
+  // Drawn in memory, then written by the one safe writer (never through a link at the name).
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!renderPdfReport(report, &buffer, path, options, error)) return false;
+  buffer.close();
+  return core::writeBytesAtomically(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())),
+                                    error);
 }
 
 }  // namespace ragscope::ui::report

@@ -10,20 +10,7 @@ namespace ragscope::ui::report {
 
 bool writeReportFile(const core::exporting::Report& report, const std::string& path, const ReportFileFormat& format,
                      const PdfReportOptions& pdf, std::string* error) {
-  if (format.kind == ReportFileFormat::Kind::Pdf) {
-    // QPdfWriter writes in place: the PDF goes beside the target first and is renamed over it.
-    const std::filesystem::path part = std::filesystem::path(path).concat(".part");
-    std::string err;
-    std::error_code ec;
-    if (writePdfReport(report, QString::fromStdString(part.string()), pdf, &err)) {
-      std::filesystem::rename(part, path, ec);
-      if (!ec) return true;
-      err = path + ": " + ec.message();
-    }
-    std::filesystem::remove(part, ec);
-    if (error) *error = err;
-    return false;
-  }
+  if (format.kind == ReportFileFormat::Kind::Pdf) return writePdfReport(report, QString::fromStdString(path), pdf, error);
   return core::writeFileAtomically(
       path,
       [&](std::ostream& os) {
