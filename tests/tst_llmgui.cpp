@@ -34,8 +34,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/llm/llmjson.h"
 #include "core/store/project.h"
@@ -128,6 +130,7 @@ class TestLlmGui : public QObject {
   void eragBm25OnDocugamiMatchesCli();
   void demoProjectOpensWithStoredErag();
   void resumeAsksBeforeForeignEndpoint();
+  void item01_resumeAsksWhereToWrite();
 
  private:
   QTemporaryDir m_dir;
@@ -1063,6 +1066,62 @@ void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
   QVERIFY(finished.wait(kJobTimeoutMs));
   QCOMPARE(server.requestCount(), std::size_t{8});
   ui::JobsDock::setTrustPrompt({});
+}
+
+void TestLlmGui::item01_resumeAsksWhereToWrite() {
+  // Issue 24 item 1, GUI: a finished generate store whose settings name a file of the user's as
+  // its answers file. Resuming it asks; "write none" writes nothing, a chosen path gets the answers.
+  QDir().mkpath(ui::runsFolder());
+  const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo/");
+  const QString store = QDir(ui::runsFolder()).filePath(QStringLiteral("suggests-out.db"));
+  const auto made = test::runCliText({"generate", "--dataset", demo + "topics.tsv", "--dataset",
+                                      demo + "collection.tsv", "--run", demo + "run-good.trec", "--k", "2",
+                                      "--store", store, "--out", m_dir.filePath(QStringLiteral("first.jsonl")),
+                                      "--quiet"});
+  QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+  const QString victim = m_dir.filePath(QStringLiteral("victim.txt"));
+  {
+    QFile f(victim);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("precious\n");
+  }
+  {
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(store.toUtf8().constData(), &db), SQLITE_OK);
+    const QByteArray sql = "UPDATE run SET settings = json_set(settings, '$.out', '" + victim.toUtf8() + "')";
+    QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ui::Workbench wb;
+  ui::JobsDock dock(&wb);
+  dock.runs()->setFolder(ui::runsFolder());
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(store) >= 0, 10000);
+  QSignalSpy finished(&dock, &ui::JobsDock::jobFinished);
+  QStringList suggested;
+  QString answer;
+  ui::JobsDock::setOutputPrompt([&](QWidget*, const QString&, const QString&, const QString& path) {
+    suggested << path;
+    return answer;
+  });
+  QVERIFY(dock.resumeRow(dock.runs()->rowOf(store)));
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  QCOMPARE(suggested, QStringList{victim});
+  QFile v(victim);
+  QVERIFY(v.open(QIODevice::ReadOnly));
+  QCOMPARE(v.readAll(), QByteArray("precious\n"));
+  v.close();
+
+  answer = m_dir.filePath(QStringLiteral("chosen.jsonl"));
+  finished.clear();
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.currentJob() || !dock.currentJob()->isRunning(), 10000);
+  QVERIFY(dock.resumeRow(dock.runs()->rowOf(store)));
+  QVERIFY(finished.wait(kJobTimeoutMs));
+  QFile chosen(answer);
+  QVERIFY(chosen.open(QIODevice::ReadOnly));
+  QCOMPARE(chosen.readAll().trimmed().split('\n').size(), 29);
+  QVERIFY(v.open(QIODevice::ReadOnly));
+  QCOMPARE(v.readAll(), QByteArray("precious\n"));
+  ui::JobsDock::setOutputPrompt({});
 }
 
 QTEST_MAIN(TestLlmGui)

@@ -44,6 +44,13 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   if (!m_db.open(path, true, error)) return false;
   std::string err;
+  // A cache may have been copied from elsewhere: nothing but its one table (checked before
+  // anything is written to the file).
+  if (auto problem = m_db.schemaProblem(SqliteSchema{{"responses"}, {}})) {
+    if (error) *error = path.string() + ": not a ragscope response cache: it " + *problem;
+    m_db.close();
+    return false;
+  }
   const int version = m_db.userVersion();
   if (version > kSchemaVersion) {
     if (error) *error = path.string() + ": cache schema " + std::to_string(version) + " is newer than this ragscope";
@@ -57,12 +64,6 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
           "PRAGMA user_version = 1;",
           &err)) {
     if (error) *error = path.string() + ": " + err;
-    m_db.close();
-    return false;
-  }
-  // A cache may have been copied from elsewhere: nothing but its one table.
-  if (auto problem = m_db.schemaProblem(SqliteSchema{{"responses"}, {}})) {
-    if (error) *error = path.string() + ": not a ragscope response cache: it " + *problem;
     m_db.close();
     return false;
   }
