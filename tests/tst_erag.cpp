@@ -671,7 +671,8 @@ void TestErag::docugamiKilledAndResumed() {
   }
 
   QProcess resume;
-  resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--quiet"});
+  // The labels file is named again: a resume writes only where its command line says.
+  resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--out", labelsPath, "--quiet"});
   QVERIFY(resume.waitForFinished(300000));
   const QByteArray resumeOut = resume.readAllStandardOutput();
   QVERIFY2(resume.exitCode() == 0, (resumeOut + resume.readAllStandardError()).constData());

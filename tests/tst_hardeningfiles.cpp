@@ -159,6 +159,27 @@ void TestHardeningFiles::item01_judgingStoreClaimsFileOnlyWhenNamed() {
   QCOMPARE(QString::fromStdString(test::readText(victim)), QStringLiteral("keep me\n"));
   QVERIFY2(resumed.err.contains("--claims-out") && resumed.err.contains("--cache"), qPrintable(resumed.err));
   QVERIFY(!fs::exists(root / "elsewhere.db"));
+  // An existing response cache named by the store is used (it is one: nothing new is created).
+  std::string err;
+  {
+    core::llm::ResponseCache made;
+    QVERIFY2(made.open(root / "mine.db", &err), err.c_str());
+  }
+  setStoredSetting(store, "cache", (root / "mine.db").string());
+  core::store::RunStore s;
+  QVERIFY(s.open(store, &err));
+  const auto settings = core::eval::resumeSettings(s.run().endpoint, s.run().settings, {});
+  QCOMPARE(settings.limits.cachePath, root / "mine.db");
+  // A file that is not a cache is not, and neither is a foreign database (left unchanged).
+  test::writeText(root / "notes.txt", "my notes\n");
+  setStoredSetting(store, "cache", (root / "notes.txt").string());
+  QVERIFY(s.open(store, &err));
+  QVERIFY(core::eval::resumeSettings(s.run().endpoint, s.run().settings, {}).limits.cachePath != root / "notes.txt");
+  core::llm::ResponseCache foreign;
+  const auto before = test::readText(store);
+  QVERIFY(!foreign.open(store, &err));
+  QVERIFY(test::readText(store) == before);
+  QVERIFY2(err.find("not a ragscope response cache") != std::string::npos, err.c_str());
 
   const auto named = test::runCliText({"resume", q(store), "--claims-out", q(root / "again.json"), "--quiet"});
   QVERIFY2(named.exitCode == 0, qPrintable(named.err));

@@ -5,6 +5,7 @@
 #include "core/eval/eragaggregate.h"
 #include "core/eval/judgejob.h"
 #include "core/llm/offline.h"
+#include "core/llm/responsecache.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
 
@@ -202,7 +203,11 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
   if (s.contains("cache") && s["cache"].is_boolean()) r.limits.useCache = s["cache"].get<bool>();
   if (s.contains("cache") && s["cache"].is_string()) {
     r.limits.useCache = true;
-    if (!o.cachePath) suggest("cache", "--cache", "the response cache");
+    // An existing response cache is used (it was this run's, or is one anyway); a path that is
+    // anything else is only suggested: the store never makes ragscope create or write a file.
+    const std::filesystem::path named = s["cache"].get<std::string>();
+    if (!o.cachePath && llm::ResponseCache::isCacheFile(named)) r.limits.cachePath = named;
+    else if (!o.cachePath) suggest("cache", "--cache", "the response cache");
   }
   if (o.useCache) r.limits.useCache = *o.useCache;
   if (o.cachePath) {

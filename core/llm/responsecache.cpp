@@ -1,9 +1,11 @@
 #include "core/llm/responsecache.h"
-#include "core/export/json.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 
+#include "core/data/inputfile.h"
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
 
@@ -38,15 +40,48 @@ std::string ResponseCache::key(const Provider& provider, const LlmRequest& reque
   return key(provider.cacheIdentity(), provider.requestBody(request));
 }
 
+namespace {
+
+// The cache's schema: its one table (and the index of its key).
+const SqliteSchema kCacheSchema{{"responses"}, {}};
+
+bool hasSqliteHeader(const std::filesystem::path& path) {
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* in = openForReading(path, error, size);
+  if (!in) return false;
+  char magic[16] = {};
+  const bool got = std::fread(magic, 1, sizeof magic, in) == sizeof magic;
+  std::fclose(in);
+  return got && std::string_view(magic, sizeof magic) == std::string_view("SQLite format 3\0", 16);
+}
+
+}  // namespace
+
+bool ResponseCache::isCacheFile(const std::filesystem::path& path) {
+  if (!hasSqliteHeader(path)) return false;
+  SqliteDb db;
+  return db.openReadOnly(path, nullptr) && !db.schemaProblem(kCacheSchema);
+}
+
 bool ResponseCache::open(const std::filesystem::path& path, std::string* error) {
   std::lock_guard lock(m_mutex);
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  // An existing file is checked read-only first, so a foreign database handed over as a cache is
+  // refused without a byte of it changed (the read-write open would switch it to WAL).
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec) && std::filesystem::file_size(path, ec) > 0) {
+    SqliteDb check;
+    if (!check.openReadOnly(path, error)) return false;
+    if (auto problem = check.schemaProblem(kCacheSchema)) {
+      if (error) *error = path.string() + ": not a ragscope response cache: it " + *problem;
+      return false;
+    }
+  }
   if (!m_db.open(path, true, error)) return false;
   std::string err;
-  // A cache may have been copied from elsewhere: nothing but its one table (checked before
-  // anything is written to the file).
-  if (auto problem = m_db.schemaProblem(SqliteSchema{{"responses"}, {}})) {
+  // Checked again on the connection that writes (the file may have changed in between).
+  if (auto problem = m_db.schemaProblem(kCacheSchema)) {
     if (error) *error = path.string() + ": not a ragscope response cache: it " + *problem;
     m_db.close();
     return false;

@@ -30,6 +30,10 @@ class ResponseCache {
 
   // Creates the file (and its folder) when missing. Safe to share between processes.
   bool open(const std::filesystem::path& path, std::string* error);
+  // True for an existing ragscope response cache (a SQLite file holding only its table), checked
+  // read-only: a path a run store names is used as the cache only when this is true, so a store
+  // never makes ragscope create a file of its choosing.
+  static bool isCacheFile(const std::filesystem::path& path);
   bool isOpen() const;
   const std::filesystem::path& path() const { return m_path; }
 
