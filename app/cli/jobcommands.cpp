@@ -49,9 +49,10 @@ whose call failed. The API key variable's name is stored; --api-key-env override
 options override the stored ones for this session.
 
 Files are written only where this command line says: --out for a generate run's answers or an
-eRAG run's labels, --claims-out for a judging run's claims. Paths a store names (its output file,
-claims file or response cache) are shown as a note and not used, since a store may come from
-someone else; the default response cache is used unless --cache names one.
+eRAG run's labels, --claims-out for a judging run's claims. Paths a store names for its output or
+claims file are shown as a note and not used, since a store may come from someone else. The
+store's response cache is used only when it already is a ragscope response cache; otherwise the
+default cache is (or the one --cache names).
 
 A store names the endpoint its calls go to and where their key comes from. A run started on this
 machine resumes as it is; a store from elsewhere (or one naming an endpoint you never used here
