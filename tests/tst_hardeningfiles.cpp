@@ -242,6 +242,14 @@ void TestHardeningFiles::item02_everyWriterReplacesLinksInsteadOfFollowing() {
   QVERIFY2(err.find("symbolic link") != std::string::npos, err.c_str());
   QCOMPARE(test::readText(victim), std::string("precious\n"));
 
+  // Nor at a store's side files, which SQLite opens by name (WAL frames would go into the victim).
+  const fs::path store = finishedGenerateStore(root / "s");
+  fs::create_symlink(victim, store.string() + "-wal");
+  core::store::RunStore s;
+  QVERIFY(!s.open(store, &err));
+  QVERIFY2(err.find("-wal: is a symbolic link") != std::string::npos, err.c_str());
+  QCOMPARE(test::readText(victim), std::string("precious\n"));
+
   // Appending (checkpoints, logs) refuses links and special files.
   QCOMPARE(core::openForAppend(storeLink, true, core::FileAccess::Private, &err), -1);
   QVERIFY2(err.find("symbolic link") != std::string::npos, err.c_str());

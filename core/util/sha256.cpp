@@ -1,9 +1,11 @@
 #include "core/util/sha256.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <vector>
+
+#include "core/data/inputfile.h"
 
 namespace ragscope::core {
 
@@ -128,15 +130,17 @@ std::string sha256Hex(std::string_view text) {
 namespace {
 
 bool hashFile(const std::filesystem::path& path, Sha256& h) {
-  std::ifstream in(path, std::ios::binary);
+  // Through the input check: a FIFO or device named as a dataset file is never read.
+  std::string error;
+  std::uint64_t size = 0;
+  std::FILE* in = isStdinPath(path) ? nullptr : openForReading(path, error, size);
   if (!in) return false;
   std::vector<char> buf(std::size_t{1} << 20);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = in.gcount();
-    if (got > 0) h.update(buf.data(), static_cast<std::size_t>(got));
-  }
-  return !in.bad();
+  std::size_t got = 0;
+  while ((got = std::fread(buf.data(), 1, buf.size(), in)) > 0) h.update(buf.data(), got);
+  const bool ok = std::ferror(in) == 0;
+  std::fclose(in);
+  return ok;
 }
 
 }  // namespace

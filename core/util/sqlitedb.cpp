@@ -118,6 +118,20 @@ bool SqliteStatement::isNull(int column) const {
 
 SqliteDb::~SqliteDb() { close(); }
 
+namespace {
+
+// SQLite opens a database's side files by name, following links: a planted `run.db-wal` link to
+// another file would get WAL frames written into it. They must be regular files, or absent.
+std::optional<std::string> unsafeSideFile(const std::filesystem::path& path) {
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    const std::filesystem::path side = path.string() + suffix;
+    if (auto why = unsafeWriteTarget(side)) return side.string() + ": " + *why;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool SqliteDb::harden(const std::filesystem::path& path, std::string* error) {
   int applied = 0;
   const bool ok = sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, &applied) == SQLITE_OK &&
@@ -149,6 +163,10 @@ bool SqliteDb::open(const std::filesystem::path& path, bool create, std::string*
   }
   if (auto why = unsafeWriteTarget(path)) {
     if (error) *error = path.string() + ": " + *why;
+    return false;
+  }
+  if (auto why = unsafeSideFile(path)) {
+    if (error) *error = *why;
     return false;
   }
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX |
@@ -216,6 +234,10 @@ bool SqliteDb::openReadOnly(const std::filesystem::path& path, std::string* erro
     return std::filesystem::exists(f, e);
   };
   const bool immutable = headerSaysWal(p) && !exists(p.string() + "-wal") && !exists(p.string() + "-shm");
+  if (auto why = unsafeSideFile(p)) {
+    if (error) *error = *why;
+    return false;
+  }
   const std::string uri = "file:" + uriPath(p) + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
   // Viewing may go through a symlink (nothing is written); the read-write open never does.
   const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
