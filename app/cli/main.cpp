@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminaltext.h"
 
 namespace {
 
@@ -68,6 +69,8 @@ Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every message quoting a server or a file reaches the terminal with its controls escaped.
+  const ragscope::cli::TerminalText terminal;
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;

@@ -3,6 +3,9 @@
 #include "core/llm/openaiformat.h"
 #include "core/llm/ratelimit.h"
 #include "core/llm/retrypolicy.h"
+#include "core/util/atomicfile.h"
+#include "core/util/httpsafety.h"
+#include "core/util/textescape.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,8 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <curl/curl.h>
+#include <unistd.h>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -145,8 +148,11 @@ curl_slist* makeHeaders(const std::string& key, bool json) {
   return h;
 }
 
-void configureEasy(CURL* easy, const std::string& url, curl_slist* headers, Exchange& ex,
+// false when the transport policy could not be set: the handle must then not be used.
+bool configureEasy(CURL* easy, const std::string& url, curl_slist* headers, Exchange& ex,
                    double timeoutSeconds, const TransportOptions& options) {
+  // http/https only, redirects never followed, TLS verified (core/util/httpsafety.h).
+  if (!applyTransportPolicy(easy)) return false;
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &onBody);
@@ -154,22 +160,19 @@ void configureEasy(CURL* easy, const std::string& url, curl_slist* headers, Exch
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &onHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &ex);
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, ex.errbuf);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   const auto timeoutMs = static_cast<long>(std::max(1.0, timeoutSeconds * 1000.0));
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeoutMs);
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
                    std::min(timeoutMs, static_cast<long>(options.connectTimeoutSeconds * 1000.0)));
-  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L);
   if (!options.caInfo.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options.caInfo.c_str());
-  // Never follow redirects (a redirect could carry the request elsewhere) and speak HTTP only.
-  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(easy, CURLOPT_USERAGENT, "ragscope/0.1");
+  return true;
 }
+
+constexpr const char* kPolicyRefused = "cannot set libcurl's http/https-only transport policy";
 
 struct Failure {
   FailureKind kind = FailureKind::None;
@@ -201,7 +204,8 @@ bool isTlsError(CURLcode rc) {
 
 // Transport-level failure (rc != CURLE_OK) in words.
 Failure classifyCurl(CURLcode rc, CURL* easy, const Exchange& ex, double timeoutSeconds) {
-  std::string why = ex.errbuf[0] ? std::string(ex.errbuf) : std::string(curl_easy_strerror(rc));
+  // libcurl's message may quote what the server sent (a status line, a header).
+  std::string why = escapeControlChars(ex.errbuf[0] ? ex.errbuf : curl_easy_strerror(rc));
   if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY)
     return {FailureKind::Dns, why};
   if (isTlsError(rc)) return {FailureKind::Tls, why};
@@ -310,7 +314,7 @@ struct HttpProvider::Impl {
   Clock::time_point lastStart{};
   std::uint64_t seenEpoch = 0;
   std::mt19937_64 rng;
-  std::ofstream log;
+  int log = -1;  // the request log, appended to (private; never through a link at its name)
   std::vector<std::string> secrets;  // refreshed per attempt, for scrubbing error texts
 
   Impl(EndpointConfig c, TransportOptions o)
@@ -326,7 +330,8 @@ struct HttpProvider::Impl {
     ensureCurlGlobal();
     stats.effectiveConcurrency = adaptive.limit();
     multi = curl_multi_init();
-    if (!options.logPath.empty()) log.open(options.logPath, std::ios::app);
+    if (!options.logPath.empty())
+      log = openForAppend(options.logPath, /*create=*/true, FileAccess::Private, nullptr);
     worker = std::thread([this] { run(); });
   }
 
@@ -342,6 +347,7 @@ struct HttpProvider::Impl {
     if (worker.joinable()) worker.join();
     for (CURL* e : easyPool) curl_easy_cleanup(e);
     curl_multi_cleanup(multi);
+    if (log >= 0) ::close(log);
   }
 
   void submit(LlmRequest request, ResponseCallback done) {
@@ -527,11 +533,19 @@ struct HttpProvider::Impl {
     call->exchange.errbuf[0] = 0;
     call->headers = makeHeaders(key.key, true);
     std::fill(key.key.begin(), key.key.end(), '\0');
-    configureEasy(easy, url, call->headers, call->exchange, config.timeoutSeconds, options);
+    call->easy = easy;
+    if (!configureEasy(easy, url, call->headers, call->exchange, config.timeoutSeconds, options)) {
+      releaseEasy(*call);
+      call->lastFailure = {FailureKind::Other, kPolicyRefused};
+      writeLog(*call, 0, kPolicyRefused, 0.0);
+      LlmResponse r = baseResponse(*call);
+      r.error = describe(call->lastFailure, 0, call->attempts);
+      finish(std::move(call), std::move(r));
+      return;
+    }
     curl_easy_setopt(easy, CURLOPT_POST, 1L);
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
-    call->easy = easy;
     curl_multi_add_handle(multi, easy);
     active.emplace(easy, std::move(call));
     const int inFlight = static_cast<int>(active.size());
@@ -708,7 +722,7 @@ struct HttpProvider::Impl {
   }
 
   void writeLog(const Call& call, long status, const std::string& error, double latencyMs) {
-    if (!log.is_open()) return;
+    if (log < 0) return;
     nlohmann::json line = {
         {"t_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::system_clock::now().time_since_epoch()).count()},
@@ -719,8 +733,7 @@ struct HttpProvider::Impl {
         {"status", status},
         {"latency_ms", latencyMs},
         {"error", redact(error, secrets)}};
-    log << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    log.flush();
+    writeAll(log, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
   }
 
   // The limiter is worker-owned; readers get its state through the stats copy.
@@ -796,7 +809,13 @@ ConnectionTest testConnection(const EndpointConfig& config, const TransportOptio
   ex.maxBytes = options.maxReplyBytes;
   curl_slist* headers = makeHeaders(key.key, false);
   std::fill(key.key.begin(), key.key.end(), '\0');
-  configureEasy(easy, url, headers, ex, std::min(config.timeoutSeconds, 30.0), options);
+  const double timeout = std::min(config.timeoutSeconds, 30.0);
+  if (!easy || !configureEasy(easy, url, headers, ex, timeout, options)) {
+    freeHeaders(headers);
+    if (easy) curl_easy_cleanup(easy);
+    result.error = kPolicyRefused;
+    return result;
+  }
   curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
   const auto start = Clock::now();
   CURLcode rc = curl_easy_perform(easy);

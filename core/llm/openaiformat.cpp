@@ -1,6 +1,7 @@
 #include "core/llm/openaiformat.h"
 
 #include "core/data/jsonguard.h"
+#include "core/util/textescape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -367,9 +368,9 @@ std::string errorExcerpt(std::string_view body, const std::vector<std::string>& 
   }
   // Redact before cutting so a secret straddling the cut cannot leave a usable prefix behind.
   text = redact(std::move(text), secrets);
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
+  // Tabs and line breaks become spaces; other controls (ESC sequences that would drive the
+  // terminal the error is printed on) and invalid UTF-8 become visible escapes.
+  text = escapeControlChars(text);
   // Collapse runs of spaces (HTML error pages are mostly indentation).
   std::string collapsed;
   collapsed.reserve(text.size());

@@ -75,7 +75,8 @@ ParsedReply parseReply(EndpointKind kind, std::string_view body, long expectedIt
 std::vector<std::string> parseModelList(std::string_view body, std::string* error = nullptr);
 
 // A short, single-line excerpt of an error body for people: the OpenAI-style error.message when
-// the body has one, else the body itself; control characters become spaces; at most maxChars
+// the body has one, else the body itself; tabs and line breaks become spaces, other control
+// characters and invalid UTF-8 visible escapes (core/util/textescape.h); at most maxChars
 // (UTF-8 safe cut, "..." appended). Every occurrence of each `secrets` entry is replaced with
 // "[redacted]" so a server echoing a key back cannot leak it into an error.
 std::string errorExcerpt(std::string_view body, const std::vector<std::string>& secrets = {},

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/retrieval/httppost.h"
@@ -13,7 +14,8 @@
 namespace ragscope::core {
 
 struct EsOptions {
-  // Index URL, e.g. "http://localhost:9200/msmarco"; "/_search" is appended unless present.
+  // Index URL, e.g. "http://localhost:9200/msmarco"; "/_search" is appended to its path unless
+  // present (esSearchUrl).
   std::string url;
   std::vector<std::string> fields = {"text"};  // one field: match; several: multi_match
   std::string idField;    // _source field holding the document id; empty = the hit's _id
@@ -29,6 +31,11 @@ struct EsOptions {
   std::string queryTemplate;
 };
 
+// The _search URL of an index URL: "/_search" appended to the path (trailing slashes dropped)
+// unless it ends so already, the query string kept after it and a fragment dropped:
+// "http://h:9200/idx/?routing=x#top" -> "http://h:9200/idx/_search?routing=x".
+std::string esSearchUrl(std::string_view indexUrl);
+
 class EsRetriever : public Retriever {
  public:
   explicit EsRetriever(EsOptions options);
@@ -38,6 +45,13 @@ class EsRetriever : public Retriever {
   // The request body for a query (exposed for tests); empty + *error when the template fails.
   std::string requestBody(const Query& query, std::size_t k, std::string* error = nullptr) const;
   const std::string& searchUrl() const { return m_searchUrl; }
+
+  // Reads the hits of a _search reply: the first k of hits.hits, each with its id (_id, or the
+  // _source field `idField` when set), _score and the _source field `textField` as text. false +
+  // *problem (without the URL) when the reply does not fit; memory is O(k) whatever its size.
+  static bool parseHits(const std::string& body, std::size_t k, const std::string& idField,
+                        const std::string& textField, std::vector<ScoredDoc>* out,
+                        std::string* problem);
 
  private:
   EsOptions m_options;

@@ -1,10 +1,14 @@
 #include "core/retrieval/httppost.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <curl/curl.h>
 
 #include <mutex>
+
+#include "core/util/httpsafety.h"
+#include "core/util/textescape.h"
 
 namespace ragscope::core {
 
@@ -43,14 +47,19 @@ std::string redactUrl(std::string_view url) {
   const std::size_t slash = u.find('/', hostStart);
   const std::size_t at = u.rfind('@', slash == std::string::npos ? u.size() : slash);
   if (at != std::string::npos && at >= hostStart) u.erase(hostStart, at + 1 - hostStart);
-  return u;
+  return escapeControlChars(u);  // a URL from a project file is text from outside too
 }
 
 std::string snippet(std::string_view body, std::size_t n) {
-  std::string s(body.substr(0, n));
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (body.size() > n) s += "...";
+  std::size_t cut = std::min(n, body.size());
+  // Cut before a UTF-8 sequence the limit would split: its first bytes would show as escapes.
+  for (int back = 0; back < 3 && cut > 0 && cut < body.size() &&
+                     (static_cast<unsigned char>(body[cut]) & 0xC0) == 0x80;
+       ++back)
+    --cut;
+  // The body is the server's text: a terminal must not act on its escape sequences.
+  std::string s = escapeControlChars(body.substr(0, cut));
+  if (body.size() > cut) s += "...";
   return s;
 }
 
@@ -66,7 +75,8 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   reply->status = 0;
   reply->body.clear();
   CURL* curl = curl_easy_init();
-  if (!curl) {
+  if (!curl || !applyTransportPolicy(curl)) {
+    if (curl) curl_easy_cleanup(curl);
     if (error) *error = "POST " + redactUrl(url) + ": cannot initialise libcurl";
     return false;
   }
@@ -85,7 +95,6 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeoutMs);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // worker threads: no SIGALRM for timeouts
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
   const CURLcode rc = curl_easy_perform(curl);
@@ -99,7 +108,7 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
                  std::to_string(options.maxReplyBytes) + " bytes";
       else
         *error = "POST " + redactUrl(url) + ": " +
-                 (curlError[0] ? std::string(curlError) : std::string(curl_easy_strerror(rc)));
+                 escapeControlChars(curlError[0] ? curlError : curl_easy_strerror(rc));
     }
     return false;
   }

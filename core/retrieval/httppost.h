@@ -1,7 +1,7 @@
 #pragma once
 // A blocking JSON POST over libcurl's easy interface, for the HTTP retrievers. Retrieval runs on
 // worker threads, so one simple call per query is enough (the LLM client has its own multi-handle
-// transport).
+// transport). Both speak http and https only and never follow redirects (core/util/httpsafety.h).
 
 #include <functional>
 #include <string>
@@ -29,10 +29,11 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
                   HttpReply* reply, std::string* error);
 
 // The URL fit for messages: user:password@ removed and the query string dropped (API keys hide
-// in both).
+// in both), control characters escaped.
 std::string redactUrl(std::string_view url);
 
-// The first `n` bytes of a reply body, on one line, for error messages.
+// The first `n` bytes of a reply body (less when that would split a UTF-8 sequence), on one line
+// and with control characters escaped (core/util/textescape.h), for error messages.
 std::string snippet(std::string_view body, std::size_t n = 200);
 
 // The Authorization header for a secret taken from an environment variable: a value that already

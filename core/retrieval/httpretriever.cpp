@@ -3,17 +3,43 @@
 #include <nlohmann/json.hpp>
 
 #include "core/retrieval/requesttemplate.h"
+#include "core/util/jsonkeep.h"
+#include "core/util/textescape.h"
 
 namespace ragscope::core {
+
+namespace {
+
+// What parseReply reads of a reply: the first k results (the list is cut at k, in list order)
+// and in each only its id, score and text, so a reply of millions of results costs O(k) memory
+// (core/util/jsonkeep.h). Results past k are never looked at, in the whole document either.
+JsonKeep replyKeep(std::size_t k, const HttpReplyPaths& paths) {
+  auto result = std::make_shared<JsonKeep>();
+  result->path(paths.id);
+  if (!paths.score.empty()) result->path(paths.score);
+  if (!paths.text.empty()) result->path(paths.text);
+  JsonKeep keep;
+  auto keepList = [&](JsonKeep& list) {
+    list.firstElements = k;
+    list.elements = result;
+  };
+  if (!paths.results.empty()) {
+    keepList(keep.path(paths.results));
+  } else {
+    keepList(keep);                   // the reply is the array...
+    keepList(keep.step("results"));  // ...or an object with one under "results"
+  }
+  return keep;
+}
+
+}  // namespace
 
 bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
                                std::string* problem, const HttpReplyPaths& paths) {
   out->clear();
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::exception& e) {
-    *problem = "reply is not JSON (" + std::string(e.what()) + "): " + snippet(body);
+  if (std::string why; !parseJsonKeeping(body, replyKeep(k, paths), &j, &why)) {
+    *problem = "reply is not JSON (" + escapeControlChars(why) + "): " + snippet(body);
     return false;
   }
   const nlohmann::json* list = &j;

@@ -42,7 +42,9 @@ class HttpRetriever : public Retriever {
   std::string name() const override { return "http"; }
   std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
 
-  // Parses a reply body; false + *problem (without the URL) when it does not fit the contract.
+  // Parses a reply body: its first k results in list order. false + *problem (without the URL)
+  // when it does not fit the contract. Only those k results are built (core/util/jsonkeep.h), so
+  // memory is O(k) however many results the reply holds.
   static bool parseReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
                          std::string* problem, const HttpReplyPaths& paths = {});
 

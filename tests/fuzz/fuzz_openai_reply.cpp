@@ -5,6 +5,7 @@
 // seed: tests/fuzz/seeds/openai_reply
 
 #include "core/llm/openaiformat.h"
+#include "core/util/textescape.h"
 #include "fuzzsupport.h"
 
 using namespace ragscope;
@@ -35,5 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& model : parseModelList(body, &error)) fuzz::touch(model);
   const std::string excerpt = errorExcerpt(body, {"sk-secret"});
   fuzz::check(excerpt.find("sk-secret") == std::string::npos, "errorExcerpt leaked a secret");
+  // Issue 24 item 11: an excerpt is printed on terminals, so it carries no control character.
+  fuzz::check(core::isPrintableText(excerpt), "errorExcerpt let a control character through");
   return 0;
 }

@@ -249,6 +249,7 @@ void ClaimsPage::buildUi() {
   m_estimate->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_status = new QLabel;
   m_status->setWordWrap(true);
+  m_status->setTextFormat(Qt::PlainText);  // errors quote judges and files: never HTML
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_startButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Judge claims"));
   m_cancelButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"));

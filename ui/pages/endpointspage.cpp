@@ -157,12 +157,14 @@ void EndpointsPage::buildUi() {
   m_testHeadline = new QLabel(tr("Not tested yet."));
   m_testHeadline->setObjectName(QStringLiteral("TestHeadline"));
   m_testHeadline->setWordWrap(true);
+  m_testHeadline->setTextFormat(Qt::PlainText);  // both quote the server: never HTML
   m_testHeadline->setTextInteractionFlags(Qt::TextSelectableByMouse);
   QFont bold = m_testHeadline->font();
   bold.setBold(true);
   m_testHeadline->setFont(bold);
   m_testDetail = new QLabel;
   m_testDetail->setWordWrap(true);
+  m_testDetail->setTextFormat(Qt::PlainText);
   m_testDetail->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_models = new QListWidget;
   m_models->setObjectName(QStringLiteral("ModelList"));

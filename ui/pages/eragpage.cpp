@@ -169,6 +169,7 @@ void EragPage::buildUi() {
   m_estimate->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_status = new QLabel;
   m_status->setWordWrap(true);
+  m_status->setTextFormat(Qt::PlainText);  // errors quote servers and files: never HTML
   m_startButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run eRAG"));
   m_cancelButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"));
   m_cancelButton->setEnabled(false);
