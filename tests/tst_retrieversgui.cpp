@@ -29,6 +29,7 @@
 #include "ui/pages/retrievalpage.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/pages/retrieverspage.h"
+#include "ui/retrievertrust.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
 
@@ -281,6 +282,7 @@ void TestRetrieversGui::faultsAreRecordedPerQuery() {
   spec.name = "flaky";
   spec.url = "http://127.0.0.1:" + std::to_string(server.port()) + "/retrieve";
   spec.timeoutMs = 500;
+  ui::trustRetriever(spec);  // configured by this user, as the Retrievers page's "Save" records it
   wb.setRetrievers({spec});
   ui::RetrievalPage retrieval(&wb);
   ui::RetrieverRunBar* bar = retrieval.retrieverBar();

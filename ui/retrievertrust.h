@@ -1,9 +1,11 @@
 #pragma once
-// A retriever's key goes only where this machine's user said it may (DESIGN: secrets are never
-// sent to a server a file names unless the user confirmed that endpoint). A retriever saved on the
+// An es or http retriever sends the dataset's queries (the user's data, as prompts are) and its
+// key, when it has one, only where this machine's user said it may (DESIGN: nothing goes to a
+// server a file names unless the user confirmed that endpoint). A retriever saved on the
 // Retrievers page is recorded as configured; one read from a project file is asked about before
-// its first request, and the answer is recorded in the same registry as LLM endpoints
-// (core/llm/trustedendpoints.h).
+// its first request, keyed or not, and the answer is recorded in the same registry as LLM
+// endpoints (core/llm/trustedendpoints.h; a URL without a key is an entry of its own). BM25 is
+// local and is never asked about.
 
 #include <QString>
 
@@ -16,10 +18,10 @@ class QWidget;
 
 namespace ragscope::ui {
 
-// True when the retriever sends no key, when the registry lists its URL with its key variable, or
-// when the user confirms it now (recorded). Where nobody can answer (offscreen) it declines, and
-// *why says what to do.
-bool confirmRetrieverKey(QWidget* parent, const core::RetrieverSpec& spec, QString* why);
+// True for bm25, when the registry lists the retriever's URL with its key sources (any entry of
+// the URL when it has no key), or when the user confirms it now (recorded). Where nobody can
+// answer (offscreen) it declines, and *why says what to do.
+bool confirmRetriever(QWidget* parent, const core::RetrieverSpec& spec, QString* why);
 
 // The retriever's key for a job: from its keychain entry when it names one (read asynchronously,
 // falling back to its environment variable with a note), else from the variable at each request.

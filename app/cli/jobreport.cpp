@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "core/claims/judgeparse.h"
 #include "core/claims/numpycompat.h"
 #include "core/eval/correlationanalysis.h"
 #include "core/export/json.h"
@@ -164,6 +165,10 @@ void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsO
     std::cout << line;
   }
   if (r.repairs > 0) std::cout << "repairs:    " << r.repairs << " replies asked again once (recorded in the store)\n";
+  if (r.claimListsOverCap > 0)
+    std::cout << "claims cap: " << r.claimListsOverCap << " claim list(s) longer than "
+              << claims::kMaxClaimsPerAnswer << " claims: " << r.claimsNotJudged
+              << " claims past the cap not judged (unparsed)\n";
   if (r.settings.repeats > 1) {
     std::snprintf(line, sizeof line, "reliability: flip rate %.4f over %zu claim verdicts (%zu not unanimous)\n",
                   r.reliability.flipRate, r.reliability.cells, r.reliability.flippedCells);

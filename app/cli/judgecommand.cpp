@@ -33,8 +33,10 @@ answer), then labels each claim SUPPORTED=1/0 (or Entailment/Neutral/Contradicti
 premise: the retrieved chunks joined, each chunk alone, the gold answer or the answer. Replies
 are read strictly: a claim with no line, two lines, a line out of order or no verdict is
 "unparsed", a failed call "error", an answer without claims "empty"; one repair call restating
-the problem is made and recorded. In ragscope mode these never count as 0 or 1: each metric
-shows claims scored / total and the queries in each state.
+the problem is made and recorded. At most 200 claims of an answer are judged: the claims an
+extraction lists past the 200th are kept and "unparsed" ("claims cap:" in the output). In
+ragscope mode these never count as 0 or 1: each metric shows claims scored / total and the
+queries in each state.
 
 Answers, in this order: --answers FILE (generate's JSONL {"qid","answer"}; chunks from --run's
 top k when a run is given), else generated first from the run's top k (--run or --retriever

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/claims/numpycompat.h"
+#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/jsonlines.h"
 #include "core/export/json.h"
@@ -355,6 +356,9 @@ Loaded<std::vector<ClaimExample>> readCheckingOutput(const std::filesystem::path
   return out;
 }
 
+// RAGChecker's checking outputs run to tens of megabytes; anything past this is not one.
+constexpr std::uint64_t kMaxCheckingFileBytes = std::uint64_t{2} << 30;
+
 std::map<std::string, std::map<std::string, double>> readStoredCorpusMetrics(
     const std::filesystem::path& path, std::string* error) {
   std::map<std::string, std::map<std::string, double>> out;
@@ -362,11 +366,10 @@ std::map<std::string, std::map<std::string, double>> readStoredCorpusMetrics(
     if (error) *error = path.string() + ": " + std::move(why);
     return decltype(out){};
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot open");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string problem;
+  const auto read = readBoundedFile(path, kMaxCheckingFileBytes, "a checking-output file", problem);
+  if (!read) return fail(problem);
+  const std::string& text = *read;
   if (auto why = checkJsonDepth(text, 256)) return fail(*why);
   // The results are skipped while parsing, so only the small top level is built.
   const json::parser_callback_t skipResults = [](int depth, json::parse_event_t event,

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "core/util/textescape.h"
 
 namespace ragscope::core::claims {
 
@@ -150,6 +154,15 @@ ClaimListParse parseClaimList(std::string_view reply) {
   return out;
 }
 
+std::string claimsOverCapProblem(std::size_t n) {
+  if (n <= kMaxClaimsPerAnswer) return {};
+  const std::string cap = std::to_string(kMaxClaimsPerAnswer);
+  const std::string first = std::to_string(kMaxClaimsPerAnswer + 1);
+  const std::string range =
+      n == kMaxClaimsPerAnswer + 1 ? "claim " + first : "claims " + first + "-" + std::to_string(n);
+  return range + ": not judged (at most " + cap + " claims of an answer are)";
+}
+
 std::size_t VerdictParse::unparsed() const {
   return static_cast<std::size_t>(std::count(labels.begin(), labels.end(), Label::Unparsed));
 }
@@ -162,7 +175,12 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
 
   // Claims by their normalized text; equal texts take their lines in turn.
   std::unordered_map<std::string, std::vector<std::size_t>> byText;
-  for (std::size_t i = 0; i < n; ++i) byText[normalizeClaimText(claims[i])].push_back(i);
+  std::vector<const std::string*> normOf(n);  // claim i's key in byText
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto it = byText.try_emplace(normalizeClaimText(claims[i])).first;
+    it->second.push_back(i);
+    normOf[i] = &it->first;
+  }
   std::unordered_map<std::string, std::size_t> usedOfText;
   auto claimOf = [&](const std::string& norm) -> std::optional<std::size_t> {
     const auto it = byText.find(norm);
@@ -181,7 +199,9 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
   };
   std::vector<VerdictLine> verdictLines;
   std::vector<std::vector<std::size_t>> linesOf(n);  // line positions carrying claim i with a verdict
-  std::vector<bool> labelless(n, false);
+  // Texts of claims seen on a line without a verdict: marked once per text, not once per claim of
+  // that text, so that n equal claims on n such lines cost n steps, not n^2.
+  std::unordered_set<std::string> labellessTexts;
   std::vector<std::string> strays;
   std::size_t position = 0;
   for (std::string_view raw : lines(reply)) {
@@ -195,8 +215,7 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
     const LineVerdict v = findVerdict(line);
     const std::string norm = normalizeClaimText(v.text);
     if (!v.label) {
-      if (const auto it = byText.find(norm); it != byText.end())
-        for (std::size_t i : it->second) labelless[i] = true;
+      if (byText.count(norm)) labellessTexts.insert(norm);
       continue;  // chatter, or a claim without its verdict
     }
     verdictLines.push_back({position++, *v.label, norm, number});
@@ -209,7 +228,7 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
     std::optional<std::size_t> claim;
     if (!l.norm.empty()) {
       claim = claimOf(l.norm);
-      if (!claim) strays.push_back(l.norm.substr(0, 60));
+      if (!claim) strays.push_back(escapeControlChars(l.norm.substr(0, 60)));
     } else if (l.number >= 1 && static_cast<std::size_t>(l.number) <= n) {
       claim = static_cast<std::size_t>(l.number - 1);
     } else if (allBare && li < n) {
@@ -224,18 +243,25 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
   for (std::size_t i = 0; i < n; ++i) {
     const std::string name = "claim " + std::to_string(i + 1);
     if (linesOf[i].empty()) {
-      out.problems.push_back(name + (labelless[i] ? ": its line has no verdict" : ": no line"));
+      const bool labelless = labellessTexts.count(*normOf[i]) > 0;
+      out.problems.push_back(name + (labelless ? ": its line has no verdict" : ": no line"));
     } else if (linesOf[i].size() > 1) {
       out.problems.push_back(name + ": on " + std::to_string(linesOf[i].size()) + " lines");
     } else {
       at[i] = linesOf[i].front();
     }
   }
+  // Claim i is in order when every placed claim before it is on an earlier line and every one
+  // after it on a later line: its line is above the prefix maximum and below the suffix minimum,
+  // so one pass each way decides all claims (linear: a reply may list 10^6 claims).
+  std::vector<std::size_t> laterMin(n + 1, std::numeric_limits<std::size_t>::max());
+  for (std::size_t i = n; i-- > 0;)
+    laterMin[i] = at[i] ? std::min(laterMin[i + 1], *at[i]) : laterMin[i + 1];
+  std::optional<std::size_t> earlierMax;
   for (std::size_t i = 0; i < n; ++i) {
     if (!at[i]) continue;
-    bool inOrder = true;
-    for (std::size_t j = 0; j < n && inOrder; ++j)
-      if (at[j] && j != i && ((j < i && *at[j] > *at[i]) || (j > i && *at[j] < *at[i]))) inOrder = false;
+    const bool inOrder = (!earlierMax || *earlierMax < *at[i]) && *at[i] < laterMin[i + 1];
+    earlierMax = std::max(earlierMax.value_or(0), *at[i]);
     if (!inOrder) {
       out.problems.push_back("claim " + std::to_string(i + 1) + ": out of order");
       continue;

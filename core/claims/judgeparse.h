@@ -14,6 +14,12 @@
 // do, when its line is out of order with the others, or when its line has no verdict. Lines
 // naming no claim and carrying no verdict are chatter and ignored; a line with a verdict and no
 // claim text is matched by its number, else by its position when every line is of that kind.
+// Both parsers take time linear in the reply (and the claims): a reply may be up to the 64 MiB
+// reply cap, a million lines.
+//
+// At most kMaxClaimsPerAnswer claims of one text are judged: the judging job (core/eval/judgejob.h)
+// keeps every claim an extraction lists, asks the judge about the first kMaxClaimsPerAnswer only,
+// and labels the rest Unparsed with a problem saying so (core/claims/README.md, "Claims cap").
 
 #include <string>
 #include <string_view>
@@ -22,6 +28,13 @@
 #include "core/claims/labels.h"
 
 namespace ragscope::core::claims {
+
+// Claims of one answer (or gold answer) sent to the judge; answers are a few sentences, typically
+// 5 to 30 claims, so an extraction listing more than this is a runaway reply, not an answer.
+inline constexpr std::size_t kMaxClaimsPerAnswer = 200;
+
+// "claims 201-5000: not judged (at most 200 claims of an answer are)", or "" when n fits the cap.
+std::string claimsOverCapProblem(std::size_t n);
 
 struct ClaimListParse {
   std::vector<std::string> claims;

@@ -4,7 +4,8 @@
 // Three-way labels are RAGChecker's (Entailment / Neutral / Contradiction), binary ones the
 // notebook's (SUPPORTED=1 / SUPPORTED=0). Only Entailment and Supported count as supported.
 // Unparsed (the reply had no usable label for the claim: missing, duplicated, reordered or
-// label-less line, or no label in a file) and Error (the call failed) are states, not verdicts:
+// label-less line, or no label in a file; or the claim is past the kMaxClaimsPerAnswer claims of
+// an answer that are judged, judgeparse.h) and Error (the call failed) are states, not verdicts:
 // ragscope's own mode never counts them as 0 or 1; RAGChecker's compatibility mode treats them
 // as it treats its own padding, "Neutral" (not supported).
 //

@@ -1,9 +1,11 @@
 #include "core/data/csvreader.h"
+
 #include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+#include <unordered_map>
 
 namespace ragscope::core {
 
@@ -66,10 +68,20 @@ CsvReader::Status CsvReader::fail(std::string field, std::string problem, bool f
 
 CsvReader::Status CsvReader::readHeader(std::vector<std::string>& names) {
   Status st = next(names);
-  if (st == Status::Record) {
-    m_header = names;
-    m_expectedFields = names.size();
+  if (st != Status::Record) return st;
+  // Two columns of one name are two values for one thing: which one a reader keeps would decide
+  // the figures silently, so the file is refused.
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto [it, inserted] = seen.try_emplace(names[i], i);
+    if (!inserted)
+      return fail(names[i],
+                  "duplicate column name '" + names[i] + "' (columns " +
+                      std::to_string(it->second + 1) + " and " + std::to_string(i + 1) + ")",
+                  true);
   }
+  m_header = names;
+  m_expectedFields = names.size();
   return st;
 }
 

@@ -42,7 +42,9 @@ class CsvReader {
   std::string openError() const { return m_openError; }
 
   // Reads the first record as the header (BOM already stripped) and from then on requires every
-  // record to have as many fields; a mismatch is an Error naming the expected columns.
+  // record to have as many fields; a mismatch is an Error naming the expected columns. A header
+  // naming one column twice is an Error (fatal: field = the name, problem names both columns),
+  // for every CSV input: which of the two a reader kept would decide its figures silently.
   Status readHeader(std::vector<std::string>& names);
 
   // Next record. Blank lines between records are skipped (they are not records). On Error the

@@ -379,6 +379,7 @@ LoadReport loadDocugami(const fs::path& path, Dataset& into, const LoadOptions& 
   const std::vector<std::string> required = {"Question", "Source Docs", "Question Type",
                                              "Source Chunk Type", "Answer"};
   std::vector<std::optional<std::size_t>> column(required.size());
+  bool duplicate = false;
   for (std::size_t i = 0; i < header.size(); ++i) {
     std::string_view name = trim(header[i]);
     auto it = std::find(required.begin(), required.end(), name);
@@ -387,13 +388,17 @@ LoadReport loadDocugami(const fs::path& path, Dataset& into, const LoadOptions& 
       continue;
     }
     auto& slot = column[static_cast<std::size_t>(it - required.begin())];
-    if (slot)
-      rep.warn(file, 1, "header",
-               "column '" + std::string(name) + "' appears twice: the first one is used");
-    else
+    if (slot) {
+      // The same name with other blanks around it: as much a duplicate as the CSV reader refuses.
+      rep.add(Severity::Error, file, 1, "header",
+              "duplicate column name '" + std::string(name) + "' (columns " +
+                  std::to_string(*slot + 1) + " and " + std::to_string(i + 1) + ")");
+      duplicate = true;
+    } else {
       slot = i;
+    }
   }
-  bool missing = false;
+  bool missing = duplicate;
   for (std::size_t c = 0; c < required.size(); ++c) {
     if (!column[c]) {
       rep.add(Severity::Error, file, 1, "header",

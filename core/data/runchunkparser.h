@@ -153,7 +153,7 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
           out.add({Severity::Warning, line, names[k], utf8Problem(*bad)});
     }
     if (out.firstTag.empty()) out.firstTag = std::string(f[5]);
-    // Ids with blanks (PDF chunk ids) are written percent-encoded: see trecid.h.
+    // Ids with blanks (PDF chunk ids) or '%' are written percent-encoded: see trecid.h.
     if (f[2].find('%') == std::string_view::npos || !hasTrecEscape(f[2]))
       sink.entry(f[2], static_cast<std::uint32_t>(line), score, true);
     else
@@ -187,13 +187,21 @@ struct StreamSink {
   bool textOutlivesEntries = false;
   std::vector<RunEntry> entries;
   std::vector<Segment> segments;
-  std::string_view current;
+  std::string_view current;  // the qid as written of the last segment
+  std::string escapedQid;    // its bytes, when they hold an escape (segments hold it decoded)
 
   void line(std::string_view qid) {
     if (!segments.empty() && sameBytes(qid, current)) return;
     if (!segments.empty()) segments.back().end = entries.size();
-    segments.push_back({std::string(qid), entries.size(), entries.size()});
-    current = segments.back().qid;
+    // Lines are grouped by their qid's bytes; the ranking is named by the id (trecid.h).
+    if (qid.find('%') != std::string_view::npos && hasTrecEscape(qid)) {
+      segments.push_back({decodeTrecId(qid), entries.size(), entries.size()});
+      escapedQid.assign(qid);
+      current = escapedQid;
+    } else {
+      segments.push_back({std::string(qid), entries.size(), entries.size()});
+      current = segments.back().qid;
+    }
   }
   void entry(std::string_view docno, std::uint32_t line, double score, bool inText) {
     const std::string_view doc = inText && textOutlivesEntries ? docno : arena->store(docno);

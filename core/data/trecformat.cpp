@@ -445,6 +445,12 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
       return;
     }
 
+  // Rankings are named by their ids: a qid written with escapes (trecid.h) is decoded, and lines
+  // of the same id written two ways go to one ranking.
+  for (auto& c : chunks)
+    for (auto& count : c.counts)
+      if (count.qid.find('%') != std::string::npos && hasTrecEscape(count.qid))
+        count.qid = decodeTrecId(count.qid);
   // Sizes: every ranking once, in order of first appearance, each with its exact size.
   std::unordered_map<std::string, std::size_t> index;
   std::vector<std::size_t> sizes;
@@ -669,9 +675,11 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
       return !fail(at, "rel", "out of range: '" + printable(relText) + "'");
     }
     if (rel > 0) qrels.positiveLines = qrels.positiveLines.value_or(0) + 1;
-    key.assign(fields[0]);
+    // Ids as runs name them (trecid.h), so a pair written two ways is still one judgment.
+    std::string qid = decodeTrecId(fields[0]), docno = decodeTrecId(fields[2]);
+    key.assign(qid);
     key.push_back('\0');
-    key.append(fields[2]);
+    key.append(docno);
     auto [it, inserted] = seen.try_emplace(key, at);
     if (!inserted) {
       return !fail(at, "docno",
@@ -684,8 +692,8 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
         report.add({Severity::Warning, file, at, k == 0 ? "qid" : "docno",
                     *bad + "; JSON output shows U+FFFD in its place"},
                    options.maxStoredDiagnostics);
-    auto& judgments = qrels.byQuery[std::string(fields[0])];
-    judgments.push_back(Judgment{decodeTrecId(fields[2]), static_cast<int>(rel), at});
+    auto& judgments = qrels.byQuery[std::move(qid)];
+    judgments.push_back(Judgment{std::move(docno), static_cast<int>(rel), at});
     ++report.records;
     return true;
   });

@@ -261,6 +261,8 @@ class Walker {
       }
     }
     c.claims = std::move(parsed.claims);
+    // Every claim is kept (shown, counted in n_total); those past the cap are not judged.
+    c.problem = claims::claimsOverCapProblem(c.claims.size());
     return c;
   }
 
@@ -269,6 +271,13 @@ class Walker {
     PremiseVerdicts v;
     v.premise = premise;
     const std::size_t n = claimsOf.claims.size();
+    // The judge is asked about the first kMaxClaimsPerAnswer claims; the others stay Unparsed.
+    const std::size_t judged = std::min(n, claims::kMaxClaimsPerAnswer);
+    std::vector<std::string> capped;
+    if (judged < n)
+      capped.assign(claimsOf.claims.begin(),
+                    claimsOf.claims.begin() + static_cast<std::ptrdiff_t>(judged));
+    const std::vector<std::string>& asked = judged < n ? capped : claimsOf.claims;
     const std::size_t repeats = std::max<std::size_t>(1, m_s.repeats);
     v.repeats.assign(repeats, std::vector<Label>(n, Label::Unparsed));
     if (claimsOf.failed || n == 0) {
@@ -285,12 +294,13 @@ class Walker {
       v.problems.push_back("no premise: nothing supports the claims");
       return v;
     }
+    if (judged < n) v.problems.push_back(claims::claimsOverCapProblem(n));
     for (std::size_t rep = 0; rep < repeats; ++rep) {
       const std::string key = "assess:" + premise + ":" + std::to_string(rep) + ":" + qid;
       auto request = [&] {
         llm::LlmRequest r = chatRequest(llm::renderTemplate(
             m_s.judgeTemplate,
-            {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(claimsOf.claims)}}));
+            {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(asked)}}));
         if (repeats > 1) r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(rep);
         return r;
       };
@@ -298,12 +308,13 @@ class Walker {
       const store::ItemResult* res = result(key);
       auto& row = v.repeats[rep];
       if (!res || res->status != store::ItemStatus::Done) {
-        row.assign(n, Label::Error);
+        row.assign(judged, Label::Error);
+        row.resize(n, Label::Unparsed);
         v.problems.push_back(res ? "the judge call failed: " + res->error : "not judged yet");
         continue;
       }
       v.replies.push_back(res->text);
-      auto parsed = claims::parseVerdicts(res->text, claimsOf.claims);
+      auto parsed = claims::parseVerdicts(res->text, asked);
       if (parsed.unparsed() > 0) {
         const std::string repairKey = "repair:" + key;
         plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, parsed.problems); });
@@ -311,16 +322,17 @@ class Walker {
         const store::ItemResult* rep2 = result(repairKey);
         if (rep2 && rep2->status == store::ItemStatus::Done) {
           v.replies.push_back(rep2->text);
-          const auto again = claims::parseVerdicts(rep2->text, claimsOf.claims);
+          const auto again = claims::parseVerdicts(rep2->text, asked);
           // The claims read the first time keep their verdict; the repair decides the others.
-          for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t i = 0; i < judged; ++i)
             if (!claims::isResolved(parsed.labels[i])) parsed.labels[i] = again.labels[i];
           parsed.problems = again.problems;
         } else {
           parsed.problems.push_back(rep2 ? "the repair failed: " + rep2->error : "not repaired yet");
         }
       }
-      row = parsed.labels;
+      row = std::move(parsed.labels);
+      row.resize(n, Label::Unparsed);
       for (auto& p : parsed.problems) v.problems.push_back(std::move(p));
     }
     v.labels.assign(n, Label::Unparsed);
@@ -887,6 +899,11 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
   report.heuristic = walk.heuristic;
   const std::size_t repeats = std::max<std::size_t>(1, settings.repeats);
   for (auto& q : walk.queries) {
+    for (const JudgedClaims* c : {&q.responseClaims, &q.goldClaims})
+      if (c->claims.size() > claims::kMaxClaimsPerAnswer) {
+        ++report.claimListsOverCap;
+        report.claimsNotJudged += c->claims.size() - claims::kMaxClaimsPerAnswer;
+      }
     for (const auto& name : settings.metrics) {
       MetricValue v = metricValue(name, q, settings.mode, std::string::npos);
       if (repeats > 1)
@@ -1020,6 +1037,9 @@ json judgeReportJson(const JudgeReport& r) {
   }
   j["per_query"] = std::move(perQuery);
   j["repairs"] = r.repairs;
+  j["claims_over_cap"] = {{"cap", claims::kMaxClaimsPerAnswer},
+                          {"lists", r.claimListsOverCap},
+                          {"claims_not_judged", r.claimsNotJudged}};
   j["pending_calls"] = r.pendingItems;
   j["heuristic"] = r.heuristic;
   if (r.reliability.repeats > 1) {

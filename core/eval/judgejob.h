@@ -105,7 +105,7 @@ std::vector<store::NewItem> nextJudgeItems(store::RunStore& store);
 struct JudgedClaims {
   std::vector<std::string> claims;
   std::optional<claims::ScoreState> failed;  // Error / Unparsed: the extraction gave no claims
-  std::string problem;
+  std::string problem;  // why it failed; or, with claims, those past the cap (judgeparse.h)
   bool repaired = false;
 };
 
@@ -170,6 +170,10 @@ struct JudgeReport {
   JudgeReliability reliability;
   std::size_t pendingItems = 0;  // calls not made yet: the figures are partial
   std::size_t repairs = 0;
+  // Claim lists (of answers and gold answers) longer than claims::kMaxClaimsPerAnswer, and their
+  // claims past it: kept, counted in n_total, Unparsed (never sent to the judge).
+  std::size_t claimListsOverCap = 0;
+  std::uint64_t claimsNotJudged = 0;
   bool heuristic = false;        // an offline heuristic judged
 };
 

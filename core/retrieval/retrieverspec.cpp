@@ -7,8 +7,23 @@
 #include "core/retrieval/httpretriever.h"
 #include "core/retrieval/indexdir.h"
 #include "core/retrieval/requesttemplate.h"
+#include "core/util/httpsafety.h"
 
 namespace ragscope::core {
+
+namespace {
+
+// es and http retrievers reach their service over http or https only: a file:// or gopher://
+// URL is refused where it is configured, before any request (core/util/httpsafety.h).
+bool checkServiceUrl(const RetrieverSpec& spec, std::string* error) {
+  if (spec.kind == RetrieverSpec::Kind::Bm25) return true;
+  const auto problem = httpUrlProblem(spec.url);
+  if (problem && error)
+    *error = std::string(retrieverKindName(spec.kind)) + " retriever: " + *problem;
+  return !problem;
+}
+
+}  // namespace
 
 const char* retrieverKindName(RetrieverSpec::Kind k) {
   switch (k) {
@@ -25,6 +40,7 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
   if (arg.rfind("es:", 0) == 0 && arg.size() > 3) {
     spec.kind = RetrieverSpec::Kind::Elasticsearch;
     spec.url = std::string(arg.substr(3));
+    if (!checkServiceUrl(spec, error)) return std::nullopt;
     return spec;
   }
   if (arg.rfind("http:", 0) == 0 && arg.size() > 5) {
@@ -32,6 +48,7 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
     spec.url = std::string(arg.substr(5));
     // "http:http://host/x" is the documented form; "http://host/x" is shorthand for it.
     if (spec.url.rfind("//", 0) == 0) spec.url = "http:" + spec.url;
+    if (!checkServiceUrl(spec, error)) return std::nullopt;
     return spec;
   }
   if (error) *error = "unknown retriever '" + std::string(arg) + "' (expected bm25, es:URL or http:URL)";
@@ -99,6 +116,7 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
     }
     spec.url = j.value("url", std::string());
     if (spec.url.empty()) return fail("field 'url': missing");
+    if (std::string why; !checkServiceUrl(spec, &why)) return fail("field 'url': " + why);
     spec.apiKeyEnv = j.value("api_key_env", std::string());
     spec.keychainEntry = j.value("keychain_entry", std::string());
     spec.timeoutMs = j.value("timeout_ms", spec.timeoutMs);
@@ -124,8 +142,8 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
   return spec;
 }
 
-std::optional<llm::EndpointConfig> retrieverKeyEndpoint(const RetrieverSpec& spec) {
-  if (spec.kind == RetrieverSpec::Kind::Bm25 || (spec.apiKeyEnv.empty() && spec.keychainEntry.empty())) return std::nullopt;
+std::optional<llm::EndpointConfig> retrieverTrustEndpoint(const RetrieverSpec& spec) {
+  if (spec.kind == RetrieverSpec::Kind::Bm25) return std::nullopt;
   llm::EndpointConfig endpoint;
   endpoint.name = spec.name.empty() ? retrieverKindName(spec.kind) : spec.name;
   endpoint.baseUrl = spec.url;
@@ -150,6 +168,8 @@ std::string describeRetriever(const RetrieverSpec& spec) {
 OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
                               const IndexBuildOptions& indexOptions, std::function<std::string()> apiKey) {
   OpenedRetriever out;
+  // Specs the workbench builds itself never pass the parsers above: checked here as well.
+  if (!checkServiceUrl(spec, &out.error)) return out;
   switch (spec.kind) {
     case RetrieverSpec::Kind::Bm25: {
       if (dataset.corpus.empty()) {

@@ -64,11 +64,12 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
 nlohmann::json retrieverSpecToJson(const RetrieverSpec& spec);
 std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& json, std::string* error);
 
-// The retriever as the trust registry sees it (core/llm/trustedendpoints.h): its URL and the
-// variable its key comes from. A key goes only to a URL this machine's user configured or
-// confirmed, never to one a project file names by itself; nullopt when no key is sent (bm25, or
-// no variable named).
-std::optional<llm::EndpointConfig> retrieverKeyEndpoint(const RetrieverSpec& spec);
+// The retriever as the trust registry sees it (core/llm/trustedendpoints.h): its URL and where
+// its key comes from (none when it names no variable or keychain entry). The dataset's queries
+// are the user's data, as prompts are: an es or http retriever sends them, and its key when it
+// has one, only to a URL this machine's user configured or confirmed, never to one a project file
+// names by itself, key or not. nullopt for bm25, which is local and sends nothing.
+std::optional<llm::EndpointConfig> retrieverTrustEndpoint(const RetrieverSpec& spec);
 
 // One line for logs and run records, URLs with credentials redacted: "bm25 (k1=0.9 b=0.4)".
 std::string describeRetriever(const RetrieverSpec& spec);

@@ -31,7 +31,7 @@ std::vector<ScoredDoc> RunFileRetriever::search(const Query& query, std::size_t 
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     ScoredDoc d;
-    // Runs we wrote carry escaped blanks (encodeTrecId); ids from elsewhere pass unchanged.
+    // Runs we wrote carry escaped blanks and '%' (encodeTrecId); other ids pass unchanged.
     d.id = std::string(entries[i].docId());  // the reader already decoded trecid.h escapes
     d.score = entries[i].score;
     if (m_corpus) {

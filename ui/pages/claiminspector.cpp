@@ -315,6 +315,8 @@ void ClaimInspector::showResponse() {
                      html(m_query->responseClaims.problem));
   else if (claimTexts.empty())
     body += tr("<p><i>The judge found no claim in this answer.</i></p>");
+  else if (!m_query->responseClaims.problem.empty())  // claims past the cap: Unparsed, not judged
+    body += tr("<p><i>%1</i></p>").arg(html(m_query->responseClaims.problem));
   m_response->setHtml(body);
 }
 

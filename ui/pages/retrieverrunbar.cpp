@@ -41,6 +41,7 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
   m_progress->setVisible(false);
   m_progress->setMaximumWidth(160);
   m_status = new QLabel(this);
+  m_status->setTextFormat(Qt::PlainText);  // quotes the service's replies: never HTML
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
@@ -98,7 +99,7 @@ bool RetrieverRunBar::run(int index, int k) {
     return false;
   }
   QString why;
-  if (!confirmRetrieverKey(this, spec, &why)) {
+  if (!confirmRetriever(this, spec, &why)) {
     m_status->setText(why);
     return false;
   }

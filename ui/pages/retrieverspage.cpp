@@ -266,6 +266,7 @@ void RetrieversPage::buildUi() {
   m_testHeadline = new QLabel(tr("Not tested yet."));
   m_testHeadline->setObjectName(QStringLiteral("RetrieverTestHeadline"));
   m_testHeadline->setWordWrap(true);
+  m_testHeadline->setTextFormat(Qt::PlainText);  // quotes the service's replies: never HTML
   m_testHeadline->setTextInteractionFlags(Qt::TextSelectableByMouse);
   QFont bold = m_testHeadline->font();
   bold.setBold(true);
@@ -438,7 +439,7 @@ bool RetrieversPage::applyEdits() {
     m_testHeadline->setText(tr("Not saved: %1.").arg(q(why)));
     return false;
   }
-  // Configured here by this machine's user: its key may go to its URL.
+  // Configured here by this machine's user: its queries (and key) may go to its URL.
   trustRetriever(spec);
   specs[std::size_t(row)] = std::move(spec);
   m_workbench->setRetrievers(std::move(specs));
@@ -473,7 +474,7 @@ bool RetrieversPage::test(const QString& query) {
     return false;
   }
   QString why;
-  if (!confirmRetrieverKey(this, spec, &why)) {
+  if (!confirmRetriever(this, spec, &why)) {
     m_testHeadline->setText(why);
     return false;
   }
