@@ -38,7 +38,10 @@ bool isPseudoFileSystem(long type) {
   }
 }
 
-const char* kindOf(mode_t mode) {
+}  // namespace
+
+const char* fileKind(unsigned mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
   if (S_ISDIR(mode)) return "a folder";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
@@ -47,9 +50,11 @@ const char* kindOf(mode_t mode) {
   return "not a plain file";
 }
 
+namespace {
+
 std::string notRegular(mode_t mode) {
   if (S_ISDIR(mode)) return "is a folder, not a file";
-  return std::string("is not a regular file (") + kindOf(mode) +
+  return std::string("is not a regular file (") + fileKind(mode) +
          "); ragscope reads regular files, or '-' for standard input";
 }
 

@@ -18,6 +18,10 @@
 
 namespace ragscope::core {
 
+// What a file of st_mode `mode` is, for messages: "a symbolic link", "a folder", "a FIFO (named
+// pipe)", "a character device", ...; "not a plain file" for anything else.
+const char* fileKind(unsigned mode);
+
 // "-": the name under which a reader takes its standard input.
 bool isStdinPath(const std::filesystem::path& path);
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/data/inputfile.h"
 #include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
@@ -45,21 +44,10 @@ namespace {
 // The cache's schema: its one table (and the index of its key).
 const SqliteSchema kCacheSchema{{"responses"}, {}};
 
-bool hasSqliteHeader(const std::filesystem::path& path) {
-  std::string error;
-  std::uint64_t size = 0;
-  std::FILE* in = openForReading(path, error, size);
-  if (!in) return false;
-  char magic[16] = {};
-  const bool got = std::fread(magic, 1, sizeof magic, in) == sizeof magic;
-  std::fclose(in);
-  return got && std::string_view(magic, sizeof magic) == std::string_view("SQLite format 3\0", 16);
-}
-
 }  // namespace
 
 bool ResponseCache::isCacheFile(const std::filesystem::path& path) {
-  if (!hasSqliteHeader(path)) return false;
+  if (!SqliteDb::hasSqliteHeader(path)) return false;
   SqliteDb db;
   return db.openReadOnly(path, nullptr) && !db.schemaProblem(kCacheSchema);
 }

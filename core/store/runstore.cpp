@@ -1,5 +1,4 @@
 #include "core/store/runstore.h"
-#include "core/data/inputfile.h"
 #include "core/export/json.h"
 
 #include <sqlite3.h>
@@ -243,17 +242,7 @@ bool RunStore::refuseWrite(std::string* error) const {
   return true;
 }
 
-bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
-  // Through the input check: a FIFO or device under a store's name never blocks the listing.
-  std::string error;
-  std::uint64_t size = 0;
-  FILE* f = isStdinPath(path) ? nullptr : openForReading(path, error, size);
-  if (!f) return false;
-  char magic[16] = {};
-  const auto got = std::fread(magic, 1, sizeof magic, f);
-  std::fclose(f);
-  return got == sizeof magic && std::string_view(magic, sizeof magic) == std::string_view("SQLite format 3\0", 16);
-}
+bool RunStore::hasSqliteHeader(const std::filesystem::path& path) { return SqliteDb::hasSqliteHeader(path); }
 
 bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
   // Only SQLite files: don't let sqlite3_open create or touch anything else.

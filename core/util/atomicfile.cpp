@@ -12,6 +12,8 @@
 #include <streambuf>
 #include <vector>
 
+#include "core/data/inputfile.h"
+
 namespace ragscope::core {
 
 namespace {
@@ -70,16 +72,6 @@ class FdStreamBuf : public std::streambuf {
   bool m_failed = false;
 };
 
-std::string kindOf(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 // The mode a new file gets: the one of the file it replaces, else what `access` asks.
 mode_t modeFor(const std::filesystem::path& path, FileAccess access) {
   struct stat st {};
@@ -104,7 +96,7 @@ bool writeAll(int fd, std::string_view bytes) {
 std::optional<std::string> unsafeWriteTarget(const std::filesystem::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return std::nullopt;
-  return "is " + kindOf(st.st_mode) + "; ragscope writes only regular files";
+  return "is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files";
 }
 
 bool writeFileAtomically(const std::filesystem::path& path,
@@ -197,14 +189,14 @@ int openForAppend(const std::filesystem::path& path, bool create, FileAccess acc
       struct stat st {};
       *error = path.string() + ": " +
                (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)
-                    ? "is " + kindOf(st.st_mode) + "; ragscope writes only regular files"
+                    ? "is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files"
                     : std::string("cannot open for writing: ") + std::strerror(err));
     }
     return -1;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (error) *error = path.string() + ": is " + kindOf(st.st_mode) + "; ragscope writes only regular files";
+    if (error) *error = path.string() + ": is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files";
     ::close(fd);
     return -1;
   }

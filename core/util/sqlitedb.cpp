@@ -1,6 +1,4 @@
 #include "core/util/sqlitedb.h"
-#include "core/data/inputfile.h"
-#include "core/util/atomicfile.h"
 
 #include <sqlite3.h>
 
@@ -9,8 +7,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+#include <cstdio>
 #include <utility>
+
+#include "core/data/inputfile.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core {
 
@@ -211,15 +212,22 @@ std::string uriPath(const std::filesystem::path& path) {
 }
 
 // Bytes 18 and 19 of the header are 2 for a WAL database (1: rollback journal).
-bool headerSaysWal(const std::filesystem::path& path) {
+// The first 20 bytes of a database file (its magic string and format bytes), read through the
+// input check; empty when the file is shorter, special or unreadable.
+std::string headerBytes(const std::filesystem::path& path) {
   std::string error;
   std::uint64_t size = 0;
-  std::FILE* in = openForReading(path, error, size);
-  if (!in) return false;
-  char header[20] = {};
-  const bool got = std::fread(header, 1, sizeof header, in) == sizeof header;
+  std::FILE* in = isStdinPath(path) ? nullptr : openForReading(path, error, size);
+  if (!in) return {};
+  std::string header(20, '\0');
+  const bool got = std::fread(header.data(), 1, header.size(), in) == header.size();
   std::fclose(in);
-  return got && (header[18] == 2 || header[19] == 2);
+  return got ? header : std::string();
+}
+
+bool headerSaysWal(const std::filesystem::path& path) {
+  const std::string header = headerBytes(path);
+  return !header.empty() && (header[18] == 2 || header[19] == 2);
 }
 
 }  // namespace
@@ -247,6 +255,10 @@ bool SqliteDb::openReadOnly(const std::filesystem::path& path, std::string* erro
     return false;
   }
   return harden(path, error);
+}
+
+bool SqliteDb::hasSqliteHeader(const std::filesystem::path& path) {
+  return headerBytes(path).rfind(std::string_view("SQLite format 3\0", 16), 0) == 0;
 }
 
 void SqliteDb::close() {

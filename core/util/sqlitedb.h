@@ -94,6 +94,9 @@ class SqliteDb {
   // the main file, so it is opened `immutable` (no locks, no side files). Otherwise the existing
   // side files are shared with the writer (`mode=ro`).
   bool openReadOnly(const std::filesystem::path& path, std::string* error);
+  // True for a regular file that starts with SQLite's header, read through the input check (a
+  // FIFO or device under the name is never read): what may be handed to SQLite as a store.
+  static bool hasSqliteHeader(const std::filesystem::path& path);
   void close();
   bool isOpen() const { return m_db != nullptr; }
 

@@ -25,28 +25,6 @@ using namespace ragscope;
 
 namespace {
 
-// An empty store of the current schema, made once by RunStore::create; every input starts from
-// a copy of its bytes.
-const std::string& templateStore() {
-  static const std::string bytes = [] {
-    const auto path = fuzz::scratchDir() / "template" / "run.db";
-    std::filesystem::create_directories(path.parent_path());
-    {
-      core::store::RunStore store;
-      core::store::RunRecord record;
-      record.kind = "erag";
-      record.settings = nlohmann::json::object();
-      record.endpoint = nlohmann::json::object();
-      std::string error;
-      fuzz::check(store.create(path, record, &error), "cannot create the template store");
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }();
-  return bytes;
-}
 
 std::vector<std::string_view> splitOn(std::string_view text, char sep) {
   std::vector<std::string_view> out;
@@ -123,7 +101,7 @@ void fill(const std::filesystem::path& path, const std::vector<std::string_view>
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string& base = templateStore();
+  const std::string& base = fuzz::emptyStoreBytes("erag");
   fuzz::removeScratch("store");
   const auto path = fuzz::writeScratch("store/run.db", base);
   fill(path, fuzz::splitParts(fuzz::bytes(data, size), 5));

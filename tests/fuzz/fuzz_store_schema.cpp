@@ -22,28 +22,6 @@ using namespace ragscope;
 
 namespace {
 
-// An empty store of the current schema, made once by RunStore::create; every input starts from
-// a copy of its bytes.
-const std::string& templateStore() {
-  static const std::string bytes = [] {
-    const auto path = fuzz::scratchDir() / "schema-template" / "run.db";
-    std::filesystem::create_directories(path.parent_path());
-    {
-      core::store::RunStore store;
-      core::store::RunRecord record;
-      record.kind = "generate";
-      record.settings = nlohmann::json::object();
-      record.endpoint = nlohmann::json::object();
-      std::string error;
-      fuzz::check(store.create(path, record, &error), "cannot create the template store");
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }();
-  return bytes;
-}
 
 // The crafting connection is bounded too, so the fuzzer's own SQL cannot hang the target.
 int stopLongWork(void* calls) { return ++*static_cast<int*>(calls) > 2000 ? 1 : 0; }
@@ -95,7 +73,7 @@ bool holdsCode(sqlite3* db) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::removeScratch("schema");
-  const auto path = fuzz::writeScratch("schema/run.db", templateStore());
+  const auto path = fuzz::writeScratch("schema/run.db", fuzz::emptyStoreBytes("generate"));
   bool crafted = false;
   {
     sqlite3* db = nullptr;

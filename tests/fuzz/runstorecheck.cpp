@@ -1,5 +1,9 @@
 #include "runstorecheck.h"
 
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "core/eval/job.h"
 #include "core/eval/jobspec.h"
 #include "core/eval/projectruns.h"
@@ -43,6 +47,28 @@ void exerciseRunStore(const std::filesystem::path& path) {
 
   eval::storedRunsForDataset({path}, {{path.parent_path() / "collection.tsv", std::nullopt}},
                              "Harbor City demo");
+}
+
+const std::string& emptyStoreBytes(const std::string& kind) {
+  static std::map<std::string, std::string> made;
+  auto& bytes = made[kind];
+  if (!bytes.empty()) return bytes;
+  const auto path = scratchDir() / ("template-" + kind) / "run.db";
+  std::filesystem::create_directories(path.parent_path());
+  {
+    core::store::RunStore store;
+    core::store::RunRecord record;
+    record.kind = kind;
+    record.settings = nlohmann::json::object();
+    record.endpoint = nlohmann::json::object();
+    std::string error;
+    check(store.create(path, record, &error), "cannot create the template store");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  bytes = s.str();
+  return bytes;
 }
 
 }  // namespace ragscope::fuzz

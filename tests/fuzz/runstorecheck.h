@@ -6,9 +6,14 @@
 // (storedRunsForDataset). Nothing is sent anywhere: no provider is made.
 
 #include <filesystem>
+#include <string>
 
 namespace ragscope::fuzz {
 
 void exerciseRunStore(const std::filesystem::path& path);
+
+// The bytes of an empty run store of the current schema with a record of `kind`, made once per
+// kind by RunStore::create: targets that craft stores start from a copy of them.
+const std::string& emptyStoreBytes(const std::string& kind);
 
 }  // namespace ragscope::fuzz
