@@ -4,7 +4,6 @@
 // Elasticsearch URL with a query string gets "/_search" on its path (item 13).
 
 #include <arpa/inet.h>
-#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -25,6 +24,8 @@
 #include <vector>
 
 #include "common/cli.h"
+#include "common/files.h"
+#include "common/localserver.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/openaiformat.h"
 #include "core/retrieval/esretriever.h"
@@ -38,50 +39,11 @@
 using namespace ragscope::core;
 namespace fs = std::filesystem;
 
+using ragscope::test::LocalServer;
+using ragscope::test::writeText;
+
 namespace {
 
-// A cpp-httplib server on 127.0.0.1:<ephemeral>, on its own thread, that remembers the paths and
-// query strings it was asked for.
-class LocalServer {
- public:
-  httplib::Server server;
-  int port = -1;
-  std::thread thread;
-
-  bool start() {
-    server.set_logger([this](const httplib::Request& req, const httplib::Response&) {
-      std::lock_guard lock(mutex);
-      paths.push_back(req.path);
-      targets.push_back(req.target);
-    });
-    port = server.bind_to_any_port("127.0.0.1");
-    if (port <= 0) return false;
-    thread = std::thread([this] { server.listen_after_bind(); });
-    for (int i = 0; i < 2000 && !server.is_running(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return server.is_running();
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port) + path;
-  }
-  std::vector<std::string> seenPaths() {
-    std::lock_guard lock(mutex);
-    return paths;
-  }
-  std::vector<std::string> seenTargets() {
-    std::lock_guard lock(mutex);
-    return targets;
-  }
-  ~LocalServer() {
-    server.stop();
-    if (thread.joinable()) thread.join();
-  }
-
- private:
-  std::mutex mutex;
-  std::vector<std::string> paths;
-  std::vector<std::string> targets;
-};
 
 // A bare TCP listener on 127.0.0.1 that accepts nothing: whether a client connected shows as a
 // connection waiting in its backlog.
@@ -118,10 +80,6 @@ Query makeQuery(std::string id, std::string text) {
   q.id = std::move(id);
   q.text = std::move(text);
   return q;
-}
-
-void writeText(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
 }
 
 // True when no byte of `text` is a C0 control, DEL, a raw C1 control (U+0080..U+009F in UTF-8)

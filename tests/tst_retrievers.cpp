@@ -4,7 +4,6 @@
 // the Elasticsearch and generic HTTP retrievers against a local cpp-httplib server, and the
 // `retrieve` CLI.
 
-#include <httplib.h>
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -25,6 +24,7 @@
 #include <thread>
 
 #include "common/cli.h"
+#include "common/localserver.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
 #include "core/data/loaders.h"
@@ -43,6 +43,8 @@
 using namespace ragscope::core;
 using ragscope::test::dataPath;
 namespace fs = std::filesystem;
+
+using ragscope::test::LocalServer;
 
 namespace {
 
@@ -104,29 +106,6 @@ void writeText(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
-// A cpp-httplib server on 127.0.0.1:<ephemeral>, listening on its own thread for one test.
-class LocalServer {
- public:
-  httplib::Server server;
-  int port = -1;
-  std::thread thread;
-
-  bool start() {
-    port = server.bind_to_any_port("127.0.0.1");
-    if (port <= 0) return false;
-    thread = std::thread([this] { server.listen_after_bind(); });
-    for (int i = 0; i < 2000 && !server.is_running(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return true;
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port) + path;
-  }
-  ~LocalServer() {
-    server.stop();
-    if (thread.joinable()) thread.join();
-  }
-};
 
 // A generic HTTP retriever service for the job tests: "d-<query>-1".."d-<query>-3" for every
 // query, each request counted per query; the queries named in `failing` get a 500, a reply slower
@@ -1129,8 +1108,7 @@ void TestRetrievers::cliUsageErrors() {
     LocalServer gone;
     QVERIFY(gone.start());
     const int port = gone.port;
-    gone.server.stop();
-    gone.thread.join();
+    gone.stop();
     r = runCli({"retrieve", "--dataset", topics, "--retriever",
                 QString("http:http://127.0.0.1:%1/search").arg(port), "--out", out});
     QCOMPARE(r.exitCode, 1);
