@@ -35,6 +35,7 @@
 #include "ui/pages/eragpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
+#include "ui/report/safefile.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -85,7 +86,7 @@ void SelfTest::shoot(const QString& name) {
   if (m_options.screenshotDir.isEmpty()) return;
   QDir().mkpath(m_options.screenshotDir);
   const QString path = QDir(m_options.screenshotDir).absoluteFilePath(name + QStringLiteral(".png"));
-  const bool saved = m_window->grab().save(path);
+  const bool saved = savePngSafely(m_window->grab().toImage(), path);
   check(saved, tr("screenshot %1").arg(path));
   if (saved) m_screenshots << path;
 }

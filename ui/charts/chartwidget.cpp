@@ -33,7 +33,7 @@
 #include <numeric>
 
 #include "core/stats/summary.h"
-#include "core/util/atomicfile.h"
+#include "ui/report/safefile.h"
 
 namespace ragscope::ui::charts {
 
@@ -630,17 +630,6 @@ void ChartWidget::contextMenuEvent(QContextMenuEvent* event) {
   menu.exec(event->globalPos());
 }
 
-namespace {
-
-// Exported pictures go through the one safe writer (never through a link at the name).
-bool writeBytes(const QString& path, const QByteArray& bytes) {
-  std::string error;
-  return core::writeBytesAtomically(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())),
-                                    &error);
-}
-
-}  // namespace
-
 QSize ChartWidget::exportSize(QSize requested) const {
   if (requested.isValid() && !requested.isEmpty()) return requested;
   const QSize s = size();
@@ -671,17 +660,13 @@ bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize siz
   if (!painter.begin(&svg)) return false;
   painter.fillRect(QRect(QPoint(), size), Qt::white);
   view->render(&painter, QRectF(QPointF(), QSizeF(size)), QRect(QPoint(), size));
-  return painter.end() && !bytes.isEmpty() && writeBytes(path, bytes);
+  return painter.end() && !bytes.isEmpty() && writeBytesSafely(path, bytes);
 }
 
 QImage ChartWidget::renderImage(QSize size) const { return render(m_spec, exportSize(size)); }
 
 bool ChartWidget::savePng(const QString& path, QSize size) const {
-  if (isEmpty()) return false;
-  QByteArray bytes;
-  QBuffer buffer(&bytes);
-  buffer.open(QIODevice::WriteOnly);
-  return renderImage(size).save(&buffer, "PNG") && writeBytes(path, bytes);
+  return !isEmpty() && savePngSafely(renderImage(size), path);
 }
 
 bool ChartWidget::saveSvg(const QString& path, QSize size) const {

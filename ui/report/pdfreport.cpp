@@ -13,8 +13,8 @@
 #include <cmath>
 #include <map>
 
-#include "core/util/atomicfile.h"
 #include "ui/report/reportcharts.h"
+#include "ui/report/safefile.h"
 
 namespace ragscope::ui::report {
 
@@ -435,8 +435,7 @@ bool writePdfReport(const Report& report, const QString& path, const PdfReportOp
   buffer.open(QIODevice::WriteOnly);
   if (!renderPdfReport(report, &buffer, path, options, error)) return false;
   buffer.close();
-  return core::writeBytesAtomically(path.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())),
-                                    error);
+  return writeBytesSafely(path, bytes, error);
 }
 
 }  // namespace ragscope::ui::report
