@@ -10,8 +10,8 @@
 //   claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
 // A missing value is an empty cell; `state` (query) and `verdict` (claim) say why.
 //
-//   std::ofstream out(path, std::ios::binary);
-//   writeReportCsv(out, report, CsvGrain::Query);
+//   writeFileAtomically(path, [&](std::ostream& out) {
+//     return writeReportCsv(out, report, CsvGrain::Query); }, &error);
 
 #include <optional>
 #include <ostream>

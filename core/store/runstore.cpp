@@ -245,7 +245,7 @@ bool RunStore::refuseWrite(std::string* error) const {
 bool RunStore::hasSqliteHeader(const std::filesystem::path& path) { return SqliteDb::hasSqliteHeader(path); }
 
 bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
-  // Only SQLite files: don't let sqlite3_open create or touch anything else.
+  // Only SQLite files: SQLite must not create or touch anything else.
   if (!hasSqliteHeader(path)) return false;
   SqliteDb db;
   if (!db.openReadOnly(path, nullptr)) return false;
