@@ -41,6 +41,9 @@ Retrievers (--retriever):
   es:URL        Elasticsearch/OpenSearch index, e.g. es:http://localhost:9200/msmarco
                 (POST URL/_search with a match query on --field)
   http:URL      generic JSON service: POST URL {"query","k"} -> [{"id","score","text"?}]
+                URLs are http:// or https:// only (any other scheme is refused); a query
+                string stays on the URL (es: POST /index/_search?routing=x); redirects are
+                not followed; of a reply, only the first K hits are read.
 
 Options:
   --dataset PATH...   files or folders loaded as one dataset (as 'dataset info'); paths may
