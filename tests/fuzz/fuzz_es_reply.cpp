@@ -28,12 +28,6 @@ namespace {
 constexpr std::size_t kMaxExpandedBytes = std::size_t{4} << 20;
 
 // FNV-1a: the input decides its own k and size, so libFuzzer can keep what makes a difference.
-std::uint64_t inputHash(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 bool idOf(const nlohmann::json& v, std::string* out) {
   if (v.is_string()) {
     *out = v.get<std::string>();
@@ -92,31 +86,22 @@ bool wholeDocumentHits(const std::string& body, std::size_t k, const std::string
 
 void checkSame(const std::string& body, std::size_t k, const std::string& idField,
                const std::string& textField) {
-  std::vector<ScoredDoc> docs, expected;
-  std::string problem, expectedProblem;
+  std::vector<ScoredDoc> docs;
+  std::string problem;
   const bool ok = core::EsRetriever::parseHits(body, k, idField, textField, &docs, &problem);
   fuzz::check(ok || !problem.empty(), "a rejected reply says nothing about why");
   fuzz::check(core::isPrintableText(problem), "a problem carries a control character");
   if (ok) fuzz::check(docs.size() <= k, "more hits than asked for");
-  const bool expectedOk =
-      wholeDocumentHits(body, k, idField, textField, &expected, &expectedProblem);
-  fuzz::check(ok == expectedOk, "accepted differently from the whole-document reading");
-  if (!ok) {
-    fuzz::check(problem == expectedProblem, "a problem differs from the whole-document reading");
-    return;
-  }
-  fuzz::check(docs.size() == expected.size(), "a different number of hits");
-  for (std::size_t i = 0; i < docs.size(); ++i)
-    fuzz::check(docs[i].id == expected[i].id && docs[i].score == expected[i].score &&
-                    docs[i].text == expected[i].text,
-                "a hit differs from the whole-document reading");
+  fuzz::Reading reference;
+  reference.ok = wholeDocumentHits(body, k, idField, textField, &reference.docs, &reference.problem);
+  fuzz::checkSameReading({ok, problem, docs}, reference);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string element(fuzz::bytes(data, size));
-  const std::uint64_t h = inputHash(element);
+  const std::uint64_t h = fuzz::inputHash(element);
   const std::size_t k = h & 0x0F;
   const std::string idField = (h & 0x10) ? "pid" : "";
   const std::string textField = (h & 0x20) ? "a.b" : "text";

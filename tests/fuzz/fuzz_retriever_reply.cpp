@@ -31,12 +31,6 @@ namespace {
 constexpr std::size_t kMaxExpandedBytes = std::size_t{4} << 20;
 
 // FNV-1a: the input decides its own k and size, so libFuzzer can keep what makes a difference.
-std::uint64_t inputHash(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 // parseReply as it was before it kept only k results: the whole document, then the first k.
 bool wholeDocumentReply(const std::string& body, std::size_t k, std::vector<ScoredDoc>* out,
                         std::string* problem, const HttpReplyPaths& paths) {
@@ -132,30 +126,22 @@ HttpReplyPaths pathsFor(unsigned choice) {
 }
 
 void checkSame(const std::string& body, std::size_t k, const HttpReplyPaths& paths) {
-  std::vector<ScoredDoc> docs, expected;
-  std::string problem, expectedProblem;
+  std::vector<ScoredDoc> docs;
+  std::string problem;
   const bool ok = core::HttpRetriever::parseReply(body, k, &docs, &problem, paths);
   fuzz::check(ok || !problem.empty(), "a rejected reply says nothing about why");
   fuzz::check(core::isPrintableText(problem), "a problem carries a control character");
   if (ok) fuzz::check(docs.size() <= k, "more documents than asked for");
-  const bool expectedOk = wholeDocumentReply(body, k, &expected, &expectedProblem, paths);
-  fuzz::check(ok == expectedOk, "accepted differently from the whole-document reading");
-  if (!ok) {
-    fuzz::check(problem == expectedProblem, "a problem differs from the whole-document reading");
-    return;
-  }
-  fuzz::check(docs.size() == expected.size(), "a different number of results");
-  for (std::size_t i = 0; i < docs.size(); ++i)
-    fuzz::check(docs[i].id == expected[i].id && docs[i].score == expected[i].score &&
-                    docs[i].text == expected[i].text,
-                "a result differs from the whole-document reading");
+  fuzz::Reading reference;
+  reference.ok = wholeDocumentReply(body, k, &reference.docs, &reference.problem, paths);
+  fuzz::checkSameReading({ok, problem, docs}, reference);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string element(fuzz::bytes(data, size));
-  const std::uint64_t h = inputHash(element);
+  const std::uint64_t h = fuzz::inputHash(element);
   const std::size_t k = h & 0x0F;
   const HttpReplyPaths paths = pathsFor(static_cast<unsigned>(h >> 4));
   checkSame(element, 5, {});

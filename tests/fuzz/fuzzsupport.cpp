@@ -136,4 +136,23 @@ void checkReport(const core::LoadReport& report) {
   check(!report.stopped || report.errors > 0, "a load stopped without an error");
 }
 
+std::uint64_t inputHash(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void checkSameReading(const Reading& bounded, const Reading& reference) {
+  check(bounded.ok == reference.ok, "accepted differently from the whole-document reading");
+  if (!bounded.ok) {
+    check(bounded.problem == reference.problem, "a problem differs from the whole-document reading");
+    return;
+  }
+  check(bounded.docs.size() == reference.docs.size(), "a different number of hits");
+  for (std::size_t i = 0; i < bounded.docs.size(); ++i)
+    check(bounded.docs[i].id == reference.docs[i].id && bounded.docs[i].score == reference.docs[i].score &&
+              bounded.docs[i].text == reference.docs[i].text,
+          "a hit differs from the whole-document reading");
+}
+
 }  // namespace ragscope::fuzz

@@ -19,10 +19,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/data/diagnostic.h"
+#include "core/retrieval/retriever.h"
 
 namespace ragscope::fuzz {
 
@@ -57,6 +59,18 @@ void touch(std::string_view s);
 
 // Aborts (a finding for libFuzzer) with `what` when `ok` is false.
 void check(bool ok, const char* what);
+
+// FNV-1a of `s`: a stable choice of parameters (k, paths, repeats) from the input itself.
+std::uint64_t inputHash(std::string_view s);
+
+// A retriever reply read two ways (the bounded parse and a whole-document reference) must agree:
+// both accept with the same hits (id, score, text) or both refuse with the same problem.
+struct Reading {
+  bool ok = false;
+  std::string problem;
+  std::vector<core::ScoredDoc> docs;
+};
+void checkSameReading(const Reading& bounded, const Reading& reference);
 
 // Invariants every loader's report keeps: counts agree with the diagnostics, a stopped load says
 // why (an error), every stored diagnostic names its file and a problem.
