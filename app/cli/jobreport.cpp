@@ -304,7 +304,7 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
                 << (plan.stages.empty() ? 0 : plan.stages.front().items.size())
                 << " calls, the claims it extracts decide the rest\n";
     } else if (!quiet && spec.kind != eval::JobKind::Generate) {
-      // SPEC §6: both costs before a run starts.
+      // Both costs are shown before a run starts.
       std::size_t calls = 0;
       for (const auto& s : plan.stages) calls += s.items.size();
       std::cerr << job << ": " << plan.queries << " queries, " << plan.documents << " documents (k=" << spec.k

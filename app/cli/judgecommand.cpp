@@ -1,4 +1,4 @@
-// ragscope-cli judge (SPEC §7): claim-level judging of RAG answers. The command turns its
+// ragscope-cli judge (core/claims/README.md): claim-level judging of RAG answers. The command turns its
 // arguments into a core job specification (kind judge); planning, the phases of calls, the run
 // store, the parse states and the metrics are core's (core/eval/job.h, core/eval/judgejob.h).
 
@@ -28,7 +28,7 @@ constexpr const char* kJudgeHelp =
                           [--question-template FILE] [--relevance-template FILE]
                           [--json] [--quiet] [LLM job options]
 
-Claim-level judging (SPEC §7): the judge extracts the claims of each answer (and of its gold
+Claim-level judging: the judge extracts the claims of each answer (and of its gold
 answer), then labels each claim SUPPORTED=1/0 (or Entailment/Neutral/Contradiction) against a
 premise: the retrieved chunks joined, each chunk alone, the gold answer or the answer. Replies
 are read strictly: a claim with no line, two lines, a line out of order or no verdict is

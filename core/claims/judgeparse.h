@@ -1,5 +1,5 @@
 #pragma once
-// Strict reading of a judge's replies (SPEC §7 "Parse states"): the claims of an extraction
+// Strict reading of a judge's replies (core/claims/README.md, "Parse states"): the claims of an extraction
 // reply, and the verdict of each claim in an assessment reply, matched to its claim by order and
 // text, never counted.
 //

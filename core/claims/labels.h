@@ -1,5 +1,5 @@
 #pragma once
-// Claim labels (SPEC §7): what a judge said about one claim against one premise.
+// Claim labels (core/claims/README.md): what a judge said about one claim against one premise.
 //
 // Three-way labels are RAGChecker's (Entailment / Neutral / Contradiction), binary ones the
 // notebook's (SUPPORTED=1 / SUPPORTED=0). Only Entailment and Supported count as supported.
@@ -39,7 +39,7 @@ std::string_view labelName(Label l);
 // The label of an exact name above (case-sensitive, as RAGChecker's to_bool compares), or nullopt.
 std::optional<Label> labelFromName(std::string_view name);
 
-// The state of a score over claims (SPEC §7).
+// The state of a score over claims (core/claims/README.md, "Parse states").
 enum class ScoreState : std::uint8_t {
   Scored,    // a value (possibly from some of the items: see the counts beside it)
   Empty,     // nothing to average: no claims, no chunks, no recalled gold claim

@@ -1,5 +1,6 @@
-// Docugami KG-RAG SEC 10-Q (SPEC §3): qna_data.csv (questions, long answers whose SOURCE(S) line
-// names the gold PDFs) plus the 10-Q PDFs of docs/ as a page-aware chunked corpus.
+// Docugami KG-RAG SEC 10-Q (core/data/README.md, "Docugami"): qna_data.csv (questions, long
+// answers whose SOURCE(S) line names the gold PDFs) plus the 10-Q PDFs of docs/ as a page-aware
+// chunked corpus.
 
 #include "core/data/docugami.h"
 
