@@ -402,8 +402,7 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
   const QString kind = row->kind;
   // Files the store names are written only where the user says (the cache: the default one).
   core::eval::ResumeOverrides outputs;
-  for (const auto& suggested : core::eval::resumeSettings(row->endpoint, row->settings, {}).suggested) {
-    if (suggested.option == "--cache") continue;
+  for (const auto& suggested : core::eval::storedOutputs(row->settings)) {
     const auto& ask = outputPrompt();
     const QString what = QString::fromStdString(suggested.what);
     const QString named = QString::fromStdString(suggested.path.string());

@@ -176,6 +176,19 @@ std::string runRecordProblem(const store::RunRecord& record) {
   return {};
 }
 
+std::vector<SuggestedOutput> storedOutputs(const json& settings) {
+  std::vector<SuggestedOutput> out;
+  auto named = [&](const char* key, const char* option, const char* what) {
+    const auto it = settings.find(key);
+    if (it != settings.end() && it->is_string() && !it->get<std::string>().empty())
+      out.push_back({option, what, it->get<std::string>()});
+  };
+  if (!settings.is_object()) return out;
+  named("out", "--out", "the output file");
+  named("claims_out", "--claims-out", "the claims file");
+  return out;
+}
+
 ResumeSettings resumeSettings(const json& endpoint, const json& settings, const ResumeOverrides& o) {
   ResumeSettings r;
   r.endpoint = llm::endpointFromJson(endpoint);
@@ -194,12 +207,8 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
   if (o.budgetUsd) r.limits.budgetUsd = *o.budgetUsd;
   else if (s.contains("budget_usd") && s["budget_usd"].is_number()) r.limits.budgetUsd = s["budget_usd"].get<double>();
   // Paths in the settings are suggestions: the store may come from someone else, and a path it
-  // names could be any file of the user's (a shell start-up file, say). The cache falls back to
-  // the default one; outputs are written only where the overrides say.
-  auto suggest = [&](const char* key, const char* option, const char* what) {
-    if (const auto it = s.find(key); it != s.end() && it->is_string() && !it->get<std::string>().empty())
-      r.suggested.push_back({option, what, it->get<std::string>()});
-  };
+  // names could be any file of the user's (a shell start-up file, say). Outputs are written only
+  // where the overrides say.
   if (s.contains("cache") && s["cache"].is_boolean()) r.limits.useCache = s["cache"].get<bool>();
   if (s.contains("cache") && s["cache"].is_string()) {
     r.limits.useCache = true;
@@ -207,7 +216,7 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
     // anything else is only suggested: the store never makes ragscope create or write a file.
     const std::filesystem::path named = s["cache"].get<std::string>();
     if (!o.cachePath && llm::ResponseCache::isCacheFile(named)) r.limits.cachePath = named;
-    else if (!o.cachePath) suggest("cache", "--cache", "the response cache");
+    else if (!o.cachePath && !named.empty()) r.suggested.push_back({"--cache", "the response cache", named});
   }
   if (o.useCache) r.limits.useCache = *o.useCache;
   if (o.cachePath) {
@@ -215,9 +224,10 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
     r.limits.useCache = true;
   }
   if (o.out) r.out = *o.out;
-  else suggest("out", "--out", "the output file");
   if (o.claimsOut) r.claimsOut = *o.claimsOut;
-  else suggest("claims_out", "--claims-out", "the claims file");
+  for (auto& named : storedOutputs(s))
+    if ((named.option == "--out" && !o.out) || (named.option == "--claims-out" && !o.claimsOut))
+      r.suggested.push_back(std::move(named));
   return r;
 }
 

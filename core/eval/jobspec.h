@@ -170,6 +170,10 @@ struct SuggestedOutput {
   std::filesystem::path path;
 };
 
+// The output files a store's settings name (`out`, `claims_out`): read from the settings alone,
+// no file touched, so a front end may ask about them on any thread.
+std::vector<SuggestedOutput> storedOutputs(const nlohmann::json& settings);
+
 // A stored run's endpoint and limits as the record says, with `overrides` applied; its output
 // files only as the overrides name them.
 struct ResumeSettings {
