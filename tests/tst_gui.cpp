@@ -48,6 +48,7 @@
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/pages/datasetpage.h"
+#include "ui/pages/documenttextview.h"
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
 #include "ui/reportdialog.h"
@@ -87,8 +88,8 @@ std::shared_ptr<const core::Dataset> handDataset() {
   ds->queries[0].gold.push_back(gold);
   ds->queries[2].flags.push_back("no SOURCE(S) line");
   ds->qrels.byQuery["2"] = {{"d1", 2, 1}, {"d2", 0, 2}};
-  ds->corpus.add({"d1", "Okapi BM25", "BM25 is a <ranking> function & more.", "", 0, -1});
-  ds->corpus.add({"d2", "", "Unrelated text.", "file.pdf", 3, 0});
+  ds->corpus.add({"d1", "Okapi BM25", "BM25 is a <ranking> function & more.", "", 0, -1, {}});
+  ds->corpus.add({"d2", "", "Unrelated text.", "file.pdf", 3, 0, {}});
   return ds;
 }
 
@@ -137,6 +138,7 @@ class TestGui : public QObject {
   void queryFilter();
   void sortsIdsNumerically();
   void detailPaneEscapesAndShowsProvenance();
+  void detailPaneShowsProvenanceParagraphs();
   void pageLoadsInBackground();
   void cancelKeepsPreviousDataset();
   void issuesDockJumpsToRecord();
@@ -307,6 +309,56 @@ void TestGui::detailPaneEscapesAndShowsProvenance() {
   QVERIFY(text.contains(QStringLiteral("BM25 is a <ranking> function & more.")));
   QVERIFY(text.contains(QStringLiteral("Judged documents (2)")));
   QVERIFY(text.contains(QStringLiteral("grade 2")));
+}
+
+// KILT provenance names paragraphs (0-based) and, optionally, the evidence's first and last
+// character in them (code points, end exclusive): the detail pane shows exactly that text of the
+// page, and the document pane numbers a KILT page's paragraphs the same way.
+void TestGui::detailPaneShowsProvenanceParagraphs() {
+  auto ds = std::make_shared<core::Dataset>();
+  ds->parts.push_back({"kilt_knowledgesource.json", core::Format::KiltKnowledgeSource});
+  ds->corpus.add({"7", "Z\u00fcrich", "Z\u00fcrich\nZ\u00fcrich is a city on the Limmat.\nIt has 400,000 people.\nSection::::History.",
+                  "", 0, -1, {}});
+  auto query = [&](std::string id, core::Provenance p) {
+    core::Query q;
+    q.id = std::move(id);
+    q.text = "Where?";
+    core::GoldOutput g;
+    g.provenance.push_back(std::move(p));
+    q.gold.push_back(std::move(g));
+    ds->queries.push_back(std::move(q));
+  };
+  // From code point 10 of paragraph 1 (byte 11: "ü" is two bytes) to code point 6 of paragraph 2.
+  query("cut", {"7", "Z\u00fcrich", "", 1, 2, 10, 6});
+  query("one", {"7", "", "", 3, 3, 11, -1});
+  query("whole", {"7", "", "", 1, 1, -1, -1});
+  query("outside", {"7", "", "", 4, 5, -1, -1});
+  auto detail = [&](std::size_t i) {
+    QTextBrowser browser;
+    browser.setHtml(ui::queryDetailHtml(*ds, ds->queries[i], {}));
+    return browser.toPlainText();
+  };
+  const QString cut = detail(0);
+  QVERIFY2(cut.contains(QStringLiteral("\u2026a city on the Limmat.\nIt has\u2026")), qPrintable(cut));
+  QVERIFY(cut.contains(QStringLiteral("from character 10 of paragraph 1 to character 6 of paragraph 2")));
+  QVERIFY(!cut.contains(QStringLiteral("400,000")));
+  const QString one = detail(1);
+  QVERIFY2(one.contains(QStringLiteral("\u2026History.")), qPrintable(one));
+  QVERIFY(one.contains(QStringLiteral("paragraph 3 \u00b7 characters 11\u2013\u2026")));
+  const QString whole = detail(2);
+  QVERIFY(whole.contains(QStringLiteral("Z\u00fcrich is a city on the Limmat.")));
+  QVERIFY(!whole.contains(QStringLiteral("400,000")));
+  QVERIFY(detail(3).contains(QStringLiteral("paragraphs 4\u20135 not in the page (it has 4, numbered from 0)")));
+
+  const auto content = ui::DocumentTextView::read(*ds->corpus.find("7"), true);
+  QCOMPARE(content.text, QString::fromStdString(ds->corpus.at(0).text));
+  QCOMPARE(content.paragraphStarts, (std::vector<int>{0, 1, 2, 3}));
+  QCOMPARE(content.characters, std::size_t(81));
+  ui::DocumentTextView view;
+  view.setContent(content);
+  QCOMPARE(view.numberedParagraphs(), 4);
+  QCOMPARE(view.paragraphAtBlock(2), 2);
+  QVERIFY(ui::DocumentTextView::read(ds->corpus.at(0), false).paragraphStarts.empty());
 }
 
 void TestGui::pageLoadsInBackground() {

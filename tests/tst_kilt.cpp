@@ -337,7 +337,7 @@ class TestKilt : public QObject {
     QVERIFY(hasDiagnostic(r, 4, "wikipedia_id", "already in the corpus"));
     QVERIFY(hasDiagnostic(r, 5, "text", "missing"));
     QVERIFY(hasDiagnostic(r, 6, "record", "invalid JSON"));
-    const Document* email = ds.corpus.find("1101759");
+    const auto email = ds.corpus.find("1101759");
     QVERIFY(email);
     QCOMPARE(email->title, std::string("Email marketing"));
     QCOMPARE(email->text, std::string("Email marketing\nEmail marketing is the act of sending a commercial "

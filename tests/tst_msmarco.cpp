@@ -266,7 +266,7 @@ void TestMsmarco::rankLlmMatchesTrecResultsAndCollection() {
   QCOMPARE(c.corpus.size(), d.corpus.size());
   std::size_t same = 0;
   for (const auto& doc : c.corpus.documents()) {
-    const Document* other = d.corpus.find(doc.id);
+    const auto other = d.corpus.find(doc.id);
     QVERIFY2(other, doc.id.c_str());
     if (other->text == doc.text) ++same;
   }

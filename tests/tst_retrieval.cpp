@@ -8,11 +8,13 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <stop_token>
 #include <string>
 
 #include "common/cli.h"
@@ -22,6 +24,7 @@
 #include "core/metrics/kiltretrieval.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
+#include "core/retrieval/xapianindex.h"
 
 using namespace ragscope::core;
 
@@ -85,6 +88,49 @@ void writeLines(const std::filesystem::path& p, const std::vector<std::string>& 
   for (const auto& l : lines) out << l << '\n';
 }
 
+constexpr const char* kDl19Collection = "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
+constexpr const char* kDl19Topics = "msmarco_trecdl/topics/topics.dl19-passage.txt";
+
+// The BM25 top k of every query, as the index in `dir` (built with `threads` workers) gives them.
+std::vector<std::vector<ScoredDoc>> bm25Rankings(const Dataset& ds, const std::filesystem::path& dir,
+                                                 unsigned threads, std::size_t k) {
+  IndexBuildOptions o;
+  o.threads = threads;
+  const auto built = openOrBuildIndex(ds.corpus, dir, o);
+  if (!built.ok) qFatal("index build with %u threads: %s", threads, built.error.c_str());
+  std::string error;
+  auto bm25 = XapianRetriever::open(dir, Bm25Params{0.9, 0.0, 1.0, 0.4, 0.5}, &error);
+  if (!bm25) qFatal("%s", error.c_str());
+  std::vector<std::vector<ScoredDoc>> out;
+  for (const Query& q : ds.queries) {
+    out.push_back(bm25->search(q, k, &error));
+    if (!error.empty()) qFatal("%s", error.c_str());
+  }
+  return out;
+}
+
+// Ranked ids with tied scores next to each other: where the docid order decides the ranking.
+std::size_t tiedNeighbours(const std::vector<std::vector<ScoredDoc>>& rankings) {
+  std::size_t ties = 0;
+  for (const auto& r : rankings)
+    for (std::size_t i = 1; i < r.size(); ++i) ties += r[i].score == r[i - 1].score;
+  return ties;
+}
+
+Corpus syntheticCorpus(int documents) {
+  Corpus corpus;
+  for (int i = 0; i < documents; ++i) {
+    Document d;
+    // Appended, not "literal" + std::to_string(): GCC 12 warns about the latter (-Wrestrict).
+    d.id = "d";
+    d.id += std::to_string(i);
+    d.text = "some words for document ";
+    d.text += std::to_string(i);
+    corpus.add(std::move(d));
+  }
+  return corpus;
+}
+
 }  // namespace
 
 class TstRetrieval : public QObject {
@@ -122,6 +168,8 @@ class TstRetrieval : public QObject {
   void cliInvalidUtf8Json();
   void cliHugeCounts_data();
   void cliHugeCounts();
+  void bm25ParallelBuildSameRankings();
+  void bm25ParallelBuildCancel();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -1111,6 +1159,103 @@ void TstRetrieval::cliHugeCounts() {
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
   QVERIFY(!QFile::exists(dir.filePath("out.trec")));
+}
+
+void TstRetrieval::bm25ParallelBuildSameRankings() {
+  RAGSCOPE_REQUIRE_DATA(kDl19Collection);
+  RAGSCOPE_REQUIRE_DATA(kDl19Topics);
+  const auto ds = loadDataset({{ragscope::test::dataPath(kDl19Collection), Format::MsmarcoCollection},
+                               {ragscope::test::dataPath(kDl19Topics), Format::TopicsTsv}},
+                              LoadOptions{});
+  QVERIFY(ds.report.ok());
+  QCOMPARE(ds.value.corpus.size(), std::size_t{4297});
+  QCOMPARE(ds.value.queries.size(), std::size_t{43});
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const std::filesystem::path root = tmp.path().toStdString();
+
+  // One worker adds the documents in corpus order; 2 split the corpus evenly, 3 unevenly
+  // (4297 = 1432 + 1432 + 1433). The shards' merge must keep corpus order, which decides ties.
+  const auto one = bm25Rankings(ds.value, root / "one", 1, 100);
+  QVERIFY(tiedNeighbours(one) > 0);  // else docid order would go untested
+  for (unsigned threads : {2u, 3u}) {
+    const auto many = bm25Rankings(ds.value, root / ("threads-" + std::to_string(threads)), threads, 100);
+    QCOMPARE(many.size(), one.size());
+    for (std::size_t q = 0; q < one.size(); ++q) {
+      QCOMPARE(many[q].size(), one[q].size());
+      for (std::size_t i = 0; i < one[q].size(); ++i) {
+        QCOMPARE(many[q][i].id, one[q][i].id);
+        QVERIFY2(std::abs(many[q][i].score - one[q][i].score) <= 1e-9,
+                 qPrintable(QString("threads %1, query %2, rank %3").arg(threads).arg(q).arg(i + 1)));
+      }
+    }
+    // Only the merged database is left: the shards' folders are gone.
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(root / ("threads-" + std::to_string(threads))))
+      ++entries;
+    QCOMPARE(entries, std::size_t{2});  // xapian/ and manifest.json
+  }
+}
+
+void TstRetrieval::bm25ParallelBuildCancel() {
+  const Corpus corpus = syntheticCorpus(20000);
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const std::filesystem::path root = tmp.path().toStdString();
+  const std::filesystem::path dir = root / "idx";
+
+  // The callback declines at 2,000 documents: cancelled, nothing left behind, and the progress
+  // seen counted documents over all workers in steps of 500.
+  std::vector<std::uint64_t> seen;
+  IndexBuildOptions o;
+  o.threads = 3;
+  o.progress = [&](std::uint64_t done, std::uint64_t) {
+    seen.push_back(done);
+    return done < 2000;
+  };
+  auto r = openOrBuildIndex(corpus, dir, o);
+  QVERIFY(!r.ok);
+  QVERIFY(r.cancelled);
+  QVERIFY(r.error.empty());
+  QVERIFY(!std::filesystem::exists(dir));
+  QVERIFY(std::filesystem::is_empty(root));  // no temporary folder, no shard
+  QCOMPARE(seen, (std::vector<std::uint64_t>{0, 500, 1000, 1500, 2000}));
+
+  // The stop token, fired while the workers run, stops them too.
+  std::stop_source source;
+  IndexBuildOptions stopped;
+  stopped.threads = 2;
+  stopped.stop = source.get_token();
+  stopped.progress = [&](std::uint64_t done, std::uint64_t) {
+    if (done >= 1000) source.request_stop();
+    return true;
+  };
+  r = openOrBuildIndex(corpus, dir, stopped);
+  QVERIFY(r.cancelled);
+  QVERIFY(std::filesystem::is_empty(root));
+
+  // A full build reports every step up to the total, then the total.
+  seen.clear();
+  o.progress = [&](std::uint64_t done, std::uint64_t) {
+    seen.push_back(done);
+    return true;
+  };
+  r = openOrBuildIndex(corpus, dir, o);
+  QVERIFY2(r.ok, r.error.c_str());
+  QCOMPARE(seen.size(), std::size_t{20000 / 500 + 2});
+  QCOMPARE(seen.back(), std::uint64_t{20000});
+  QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+  std::string error;
+  auto bm25 = XapianRetriever::open(dir, {}, &error, &corpus);
+  QVERIFY2(bm25, error.c_str());
+  QCOMPARE(bm25->documentCount(), std::size_t{20000});
+  Query q;
+  q.id = "q";
+  q.text = "document 19999";
+  const auto hits = bm25->search(q, 1, &error);
+  QCOMPARE(hits.size(), std::size_t{1});
+  QCOMPARE(hits[0].id, std::string("d19999"));
+  QCOMPARE(hits[0].text, std::string("some words for document 19999"));
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

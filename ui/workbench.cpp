@@ -333,6 +333,7 @@ void Workbench::startLoad(const RecentDataset& spec, std::vector<core::DatasetPa
   m_pendingPreReport = std::move(preReport);
   core::LoadOptions options;
   options.onError = m_onError;
+  options.textInFileFrom = m_textInFileFrom;
   m_job->start(spec.name, std::move(parts), options);
 }
 

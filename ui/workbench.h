@@ -39,6 +39,9 @@ class Workbench : public QObject {
 
   core::OnError onError() const { return m_onError; }
   void setOnError(core::OnError mode) { m_onError = mode; }
+  // Corpus files at least this big leave their texts in the file (core::LoadOptions::
+  // textInFileFrom, 64 MiB by default): tests load a "big" corpus without writing 64 MiB.
+  void setTextInFileFrom(std::uint64_t bytes) { m_textInFileFrom = bytes; }
 
   // Parts of a project that lie outside its folder (core::Project::outsideParts) are read only
   // with the user's consent, since a project from someone else could name ../../etc/passwd or
@@ -148,6 +151,7 @@ class Workbench : public QObject {
   bool m_saving = false;
   QThreadPool* m_savePool = nullptr;  // owned
   core::OnError m_onError = core::OnError::Skip;
+  std::uint64_t m_textInFileFrom = core::LoadOptions{}.textInFileFrom;
   OutsidePartsPolicy m_outsidePolicy = OutsidePartsPolicy::Ask;
   OutsidePartsAsker m_asker;
   std::shared_ptr<const EvalOutcome> m_evaluation;

@@ -14,6 +14,8 @@ constexpr const char* kUsage = R"(usage: ragscope-cli <command> [options]
 Commands:
   dataset info PATH... [--format F] [--json] [--skip-bad]
                       load a dataset (one or more files or folders) and print its counts
+  dataset doc PATH... ID [--paragraphs A-B] [--json]
+                      print one document's title and text (or a KILT paragraph range)
                       and diagnostics; exits 2 on input errors
   eval [-q] [-c] [-l LEVEL] [-M DEPTH] [-m MEASURE]... QRELS RUN... [--format trec|csv|json]
        [--doc-level] [--B N]

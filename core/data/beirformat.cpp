@@ -14,6 +14,7 @@
 
 #include "core/data/jsonlines.h"
 #include "core/data/linereader.h"
+#include "core/data/storedcorpus.h"
 #include "core/data/loaders.h"
 
 namespace ragscope::core {
@@ -242,7 +243,10 @@ LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const Lo
       }
       into.corpus.add(std::move(doc));
     };
-    auto part = readJsonRecords(corpusPath, withProgressOffset(options, done, total), onDoc, JsonLayout::Lines);
+    const LoadOptions corpusOptions = withProgressOffset(options, done, total);
+    auto part = leavesTextInFile(corpusPath, options)
+                    ? loadStoredCorpus(corpusPath, CorpusLayout::JsonlDocs, into.corpus, corpusOptions)
+                    : readJsonRecords(corpusPath, corpusOptions, onDoc, JsonLayout::Lines);
     if (!finished(part, corpusPath)) return report;
   }
 

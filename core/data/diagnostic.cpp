@@ -1,5 +1,7 @@
 #include "core/data/diagnostic.h"
 
+#include <cstdlib>
+
 namespace ragscope::core {
 
 std::string Diagnostic::toString() const {
@@ -54,6 +56,19 @@ void LoadReport::merge(const LoadReport& other, std::size_t maxStored) {
   unstoredDiagnostics += other.unstoredDiagnostics;
   stopped = stopped || other.stopped;
   cancelled = cancelled || other.cancelled;
+}
+
+std::uint64_t defaultTextInFileFrom() {
+  static const std::uint64_t bytes = [] {
+    std::uint64_t value = std::uint64_t{64} << 20;
+    if (const char* env = std::getenv("RAGSCOPE_TEXT_IN_FILE_FROM"); env && *env) {
+      char* end = nullptr;
+      const unsigned long long parsed = std::strtoull(env, &end, 10);
+      if (end && *end == '\0' && parsed > 0) value = parsed;
+    }
+    return value;
+  }();
+  return bytes;
 }
 
 }  // namespace ragscope::core

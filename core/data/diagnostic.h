@@ -28,6 +28,10 @@ enum class OnError { Stop, Skip };
 // Reports bytes done / bytes total (total 0 when unknown). Return false to cancel the load.
 using ProgressFn = std::function<bool(std::uint64_t done, std::uint64_t total)>;
 
+// 64 MiB, or the byte count in the environment variable RAGSCOPE_TEXT_IN_FILE_FROM (a machine
+// short of memory lowers it; tests set 1 to read small files the way big ones are read).
+std::uint64_t defaultTextInFileFrom();
+
 struct LoadOptions {
   OnError onError = OnError::Stop;
   // A line or record longer than this is an error: we never buffer unbounded input.
@@ -44,9 +48,10 @@ struct LoadOptions {
   // Docugami and other PDF corpora: chunking of page text (characters).
   std::size_t chunkSize = 1500;
   std::size_t chunkOverlap = 200;
-  // A passage collection file (MS MARCO TSV) at least this big leaves its passages' text in the
-  // file, read when a view, a prompt or an index needs it: memory then holds ids and offsets.
-  std::uint64_t textInFileFrom = std::uint64_t{64} << 20;
+  // A corpus file (MS MARCO TSV, KILT knowledge source, BEIR corpus.jsonl) at least this big
+  // leaves its documents' text in the file, read when a view, a prompt or an index needs it:
+  // memory then holds ids and offsets (JSON corpora: nothing, see the side index).
+  std::uint64_t textInFileFrom = defaultTextInFileFrom();
 };
 
 struct LoadReport {

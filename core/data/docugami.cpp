@@ -200,8 +200,8 @@ LoadReport loadPdfCorpus(const std::vector<fs::path>& allFiles, Corpus& into,
 
   // Loading a second question file of the same folder must not duplicate the corpus.
   std::unordered_set<std::string> present;
-  for (const auto& d : into.documents())
-    if (!d.parentId.empty()) present.insert(d.parentId);
+  for (std::size_t i = 0; i < into.inMemorySize(); ++i)  // PDF chunks are always held in memory
+    if (const Document& d = into.inMemory(i); !d.parentId.empty()) present.insert(d.parentId);
   std::vector<fs::path> files;
   std::vector<std::uint64_t> sizes;
   for (const auto& f : allFiles) {

@@ -7,6 +7,7 @@
 #include "core/data/jsonguard.h"
 #include "core/data/jsonlines.h"
 #include "core/data/loaders.h"
+#include "core/data/storedcorpus.h"
 
 namespace ragscope::core {
 
@@ -59,6 +60,8 @@ void readProvenance(json& p, const std::string& field, GoldOutput& gold, RecordP
   }
   readParagraph(p, "start_paragraph_id", field, prov.startParagraph, problems);
   readParagraph(p, "end_paragraph_id", field, prov.endParagraph, problems);
+  readParagraph(p, "start_character", field, prov.startCharacter, problems);
+  readParagraph(p, "end_character", field, prov.endCharacter, problems);
   gold.provenance.push_back(std::move(prov));
 }
 
@@ -91,8 +94,7 @@ void readOutput(json& o, const std::string& field, Query& query, RecordProblems&
   query.gold.push_back(std::move(gold));
 }
 
-// Paragraphs of the knowledge source end in "\n"; dropping it before joining keeps one
-// paragraph per line.
+// One paragraph per line (appendParagraph), as a page whose text stays in its file gives it.
 std::string joinParagraphs(json& text, RecordProblems& problems) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -101,10 +103,7 @@ std::string joinParagraphs(json& text, RecordProblems& problems) {
       problems.error(indexedField("text", i), "must be a string, not " + jsonTypeName(p));
       return {};
     }
-    std::string_view s = p.get_ref<const std::string&>();
-    if (!s.empty() && s.back() == '\n') s.remove_suffix(1);
-    if (i > 0) out.push_back('\n');
-    out.append(s);
+    appendParagraph(out, p.get_ref<const std::string&>(), i == 0);
   }
   return out;
 }
@@ -168,6 +167,8 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
 
 LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& into,
                                    const LoadOptions& options) {
+  // The dump is 35.7 GB: above the threshold, pages stay in the file behind a side index.
+  if (leavesTextInFile(path, options)) return loadStoredCorpus(path, CorpusLayout::KiltPages, into.corpus, options);
   auto onRecord = [&](json& rec, const JsonRecordPlace&, RecordProblems& problems) {
     if (!rec.is_object()) {
       problems.error("record", "must be a JSON object, not " + jsonTypeName(rec));

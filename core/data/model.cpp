@@ -22,14 +22,28 @@ std::vector<std::string> Query::goldDocIds() const {
   return out;
 }
 
-std::string Document::fullText() const { return stored.file ? textPrefix(stored.length) : text; }
+std::string Document::fullText() const { return stored.file ? textPrefix(std::string::npos) : text; }
 
 std::string Document::textPrefix(std::size_t n) const {
   if (!stored.file) return text.substr(0, n);
   std::string error;
-  const auto length = static_cast<std::uint32_t>(std::min<std::size_t>(n, stored.length));
-  if (auto bytes = stored.file->read(stored.offset, length, error)) return std::move(*bytes);
+  if (stored.encoding == TextEncoding::Raw) {
+    const auto length = static_cast<std::uint32_t>(std::min<std::size_t>(n, stored.length));
+    if (auto bytes = stored.file->read(stored.offset, length, error)) return std::move(*bytes);
+  } else if (auto decoded = readStoredText(stored, error)) {
+    // A JSON text is decoded whole (one record: kilobytes), then cut.
+    if (decoded->size() > n) decoded->resize(n);
+    return std::move(*decoded);
+  }
   return "[text of " + id + " unavailable: " + error + "]";
+}
+
+std::size_t Document::paragraphCount() const {
+  return stored.file ? storedParagraphCount(stored) : paragraphCountOf(text);
+}
+
+std::optional<std::string> Document::paragraphRange(std::size_t first, std::size_t last, std::string& error) const {
+  return stored.file ? readStoredParagraphs(stored, first, last, error) : paragraphsOf(text, first, last, error);
 }
 
 std::size_t Corpus::slotOf(std::string_view id) const {
@@ -59,13 +73,15 @@ void Corpus::add(Document doc) {
   if (m_slots[slot] == 0) m_slots[slot] = static_cast<std::uint32_t>(m_docs.size());
 }
 
-const Document* Corpus::tryAdd(Document doc) {
+std::optional<std::size_t> Corpus::tryAdd(Document doc) {
+  if (!m_segments.empty())
+    if (auto at = indexOf(doc.id)) return at;
   if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size()) grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
   const std::size_t slot = slotOf(doc.id);
-  if (m_slots[slot] != 0) return &m_docs[m_slots[slot] - 1];
+  if (m_slots[slot] != 0) return m_slots[slot] - 1;
   m_docs.push_back(std::move(doc));
   m_slots[slot] = static_cast<std::uint32_t>(m_docs.size());
-  return nullptr;
+  return std::nullopt;
 }
 
 void Corpus::reserve(std::size_t n) {
@@ -73,10 +89,98 @@ void Corpus::reserve(std::size_t n) {
   grow(n);
 }
 
-const Document* Corpus::find(std::string_view id) const {
-  if (m_slots.empty()) return nullptr;
+void Corpus::addStored(std::shared_ptr<const TextFile> file) {
+  if (!file || !file->index()) return;
+  const DocIndex* index = file->index();
+  m_storedCount += index->size();
+  m_segments.push_back({std::move(file), index});
+}
+
+std::pair<const Corpus::Segment*, std::size_t> Corpus::locate(std::size_t p) const {
+  p -= m_docs.size();
+  for (const Segment& s : m_segments) {
+    if (p < s.index->size()) return {&s, p};
+    p -= s.index->size();
+  }
+  return {nullptr, 0};
+}
+
+Document Corpus::storedDocument(const Segment& s, std::size_t i) const {
+  const DocIndexEntry& e = s.index->entry(i);
+  Document d;
+  d.id.assign(s.index->id(i));
+  d.title.assign(s.index->title(i));
+  d.stored.file = s.file;
+  d.stored.offset = e.recordOffset + e.textOffset;
+  d.stored.length = e.textLength;
+  d.stored.encoding =
+      s.index->layout() == CorpusLayout::KiltPages ? TextEncoding::JsonParagraphs : TextEncoding::JsonString;
+  d.stored.item = static_cast<std::uint32_t>(i);
+  return d;
+}
+
+Document Corpus::at(std::size_t i) const {
+  if (i < m_docs.size()) return m_docs[i];
+  const auto [segment, within] = locate(i);
+  return segment ? storedDocument(*segment, within) : Document{};
+}
+
+std::string_view Corpus::idAt(std::size_t i) const {
+  if (i < m_docs.size()) return m_docs[i].id;
+  const auto [segment, within] = locate(i);
+  return segment ? segment->index->id(within) : std::string_view();
+}
+
+std::string_view Corpus::titleAt(std::size_t i) const {
+  if (i < m_docs.size()) return m_docs[i].title;
+  const auto [segment, within] = locate(i);
+  return segment ? segment->index->title(within) : std::string_view();
+}
+
+std::optional<std::size_t> Corpus::memoryIndexOf(std::string_view id) const {
+  if (m_slots.empty()) return std::nullopt;
   const std::uint32_t at = m_slots[slotOf(id)];
-  return at == 0 ? nullptr : &m_docs[at - 1];
+  return at == 0 ? std::nullopt : std::optional<std::size_t>(at - 1);
+}
+
+std::optional<std::size_t> Corpus::indexOf(std::string_view id) const {
+  if (auto at = memoryIndexOf(id)) return at;
+  std::size_t base = m_docs.size();
+  for (const Segment& s : m_segments) {
+    if (auto at = s.index->find(id)) return base + *at;
+    base += s.index->size();
+  }
+  return std::nullopt;
+}
+
+std::optional<Document> Corpus::find(std::string_view id) const {
+  if (auto at = memoryIndexOf(id)) return m_docs[*at];
+  for (const Segment& s : m_segments)
+    if (auto at = s.index->find(id)) return storedDocument(s, *at);
+  return std::nullopt;
+}
+
+std::vector<std::size_t> Corpus::withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const {
+  std::vector<std::size_t> out;
+  auto folded = [](std::string_view s) {
+    std::string f(s);
+    for (char& c : f)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    return f;
+  };
+  const std::string foldedPrefix = folded(prefix);
+  for (std::size_t i = 0; i < m_docs.size() && out.size() < limit; ++i) {
+    const std::string_view key = byTitle ? m_docs[i].title : m_docs[i].id;
+    if (byTitle ? folded(key.substr(0, prefix.size())) == foldedPrefix : key.substr(0, prefix.size()) == prefix)
+      out.push_back(i);
+  }
+  std::size_t base = m_docs.size();
+  for (const Segment& s : m_segments) {
+    if (out.size() >= limit) break;
+    for (std::size_t at : s.index->withPrefix(prefix, byTitle, limit - out.size())) out.push_back(base + at);
+    base += s.index->size();
+  }
+  return out;
 }
 
 std::size_t Qrels::judgmentCount() const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/data/bulkmemory.h"
+#include "core/data/docindex.h"
 #include "core/data/textfile.h"
 
 namespace ragscope::core {
@@ -23,6 +24,10 @@ struct Provenance {
   std::string section;
   int startParagraph = -1;
   int endParagraph = -1;
+  // KILT: the evidence's first and last character (code points, 0-based, end exclusive as KILT
+  // writes them) within the start and end paragraphs; -1 when not given.
+  int startCharacter = -1;
+  int endCharacter = -1;
 };
 
 struct GoldOutput {
@@ -54,7 +59,7 @@ struct Document {
   std::string parentId;  // the source document of a chunk (PDF file name); empty otherwise
   int page = 0;          // 1-based PDF page; 0 when not from a paged source
   int chunk = -1;        // chunk index within the page; -1 when not chunked
-  // A big passage collection leaves each text in its file (LoadOptions::textInFileFrom).
+  // A big corpus leaves each text in its file (LoadOptions::textInFileFrom).
   StoredText stored;
 
   // The text, from `text` or read from its file. A text that can no longer be read (the file
@@ -62,34 +67,107 @@ struct Document {
   std::string fullText() const;
   // At most the first n bytes of the text (a view's preview reads no more than it shows).
   std::string textPrefix(std::size_t n) const;
-  // The text's length in bytes, without reading it.
+  // The text's length in bytes, without reading it (for a text stored as JSON, the length of its
+  // JSON form: escapes make that a little more than the text).
   std::size_t textSize() const { return stored.file ? stored.length : text.size(); }
+  // Paragraphs: a KILT page's elements of "text"; the lines of any other text (a KILT page loaded
+  // whole keeps one paragraph per line). paragraphRange() gives paragraphs first..last (0-based,
+  // inclusive) joined by "\n"; nullopt with `error` set when the range is not in the document or
+  // the text cannot be read.
+  std::size_t paragraphCount() const;
+  std::optional<std::string> paragraphRange(std::size_t first, std::size_t last, std::string& error) const;
 };
 
+// The document positions of a corpus: documents held in memory first (in the order added), then
+// those of each side-indexed corpus file (addStored), in file order. Documents of an indexed file
+// are built on demand from its memory-mapped side index: at(), find() return them by value.
 class Corpus {
  public:
   void add(Document doc);
-  // Adds `doc` unless its id is already present; returns the document already holding the id
-  // (nullptr when added). One hash lookup instead of find() + add() for big corpora.
-  const Document* tryAdd(Document doc);
-  // Room for `n` documents in total (loaders of big collections know roughly how many).
+  // Adds `doc` unless its id is already present; returns the position of the document already
+  // holding the id (nullopt when added). One hash lookup instead of find() + add() for big
+  // corpora.
+  std::optional<std::size_t> tryAdd(Document doc);
+  // Room for `n` documents held in memory in total (loaders of big collections know roughly how
+  // many).
   void reserve(std::size_t n);
-  std::size_t size() const { return m_docs.size(); }
-  bool empty() const { return m_docs.empty(); }
-  const Document& at(std::size_t i) const { return m_docs[i]; }
-  const std::vector<Document>& documents() const { return m_docs; }
-  // nullptr when unknown. The first document with an id wins (duplicates are reported by loaders).
-  const Document* find(std::string_view id) const;
-  bool contains(std::string_view id) const { return find(id) != nullptr; }
+  // Adds every document of the corpus file `file` describes through its side index
+  // (TextFile::index()). A document whose id is already present stays listed, but find() gives
+  // the first.
+  void addStored(std::shared_ptr<const TextFile> file);
+
+  std::size_t size() const { return m_docs.size() + m_storedCount; }
+  bool empty() const { return size() == 0; }
+  // Documents held in memory: positions [0, inMemorySize()).
+  std::size_t inMemorySize() const { return m_docs.size(); }
+  const Document& inMemory(std::size_t i) const { return m_docs[i]; }
+  Document at(std::size_t i) const;
+  // Every document in position order, each built when reached: `for (const Document& d :
+  // corpus.documents())`. Over an indexed file, that reads nothing but the side index until a
+  // text is asked for.
+  class Range;
+  Range documents() const;
+  // Id and title of position i without building the document (a list view's rows).
+  std::string_view idAt(std::size_t i) const;
+  std::string_view titleAt(std::size_t i) const;
+  // nullopt when unknown. The first document with an id wins (duplicates are reported by loaders).
+  std::optional<Document> find(std::string_view id) const;
+  std::optional<std::size_t> indexOf(std::string_view id) const;
+  bool contains(std::string_view id) const { return indexOf(id).has_value(); }
+  // Positions of up to `limit` documents whose id (byTitle: title, ASCII letters without case)
+  // starts with `prefix`: documents in memory first (in order), then each indexed file's in id or
+  // title order.
+  std::vector<std::size_t> withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const;
 
  private:
+  struct Segment {
+    std::shared_ptr<const TextFile> file;
+    const DocIndex* index = nullptr;
+  };
+  // The segment holding stored position p (>= m_docs.size()) and the position within it.
+  std::pair<const Segment*, std::size_t> locate(std::size_t p) const;
+  Document storedDocument(const Segment& s, std::size_t i) const;
   // Open addressing over document positions (position + 1; 0 = empty), hashed by the document's
   // own id: 8-16 bytes a document where a map of id copies took ~80 (8.8M MS MARCO passages).
   std::size_t slotOf(std::string_view id) const;
+  std::optional<std::size_t> memoryIndexOf(std::string_view id) const;
   void grow(std::size_t documents);
   std::vector<Document> m_docs;
   std::vector<std::uint32_t> m_slots;
+  std::vector<Segment> m_segments;
+  std::size_t m_storedCount = 0;
 };
+
+class Corpus::Range {
+ public:
+  class Iterator {
+   public:
+    using difference_type = std::ptrdiff_t;
+    using value_type = Document;
+    Iterator(const Corpus* c, std::size_t i) : m_corpus(c), m_i(i) {}
+    Document operator*() const { return m_corpus->at(m_i); }
+    Iterator& operator++() {
+      ++m_i;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return m_i == o.m_i; }
+
+   private:
+    const Corpus* m_corpus;
+    std::size_t m_i;
+  };
+  explicit Range(const Corpus& c) : m_corpus(&c) {}
+  Iterator begin() const { return {m_corpus, 0}; }
+  Iterator end() const { return {m_corpus, m_corpus->size()}; }
+  std::size_t size() const { return m_corpus->size(); }
+  bool empty() const { return m_corpus->empty(); }
+  Document operator[](std::size_t i) const { return m_corpus->at(i); }
+
+ private:
+  const Corpus* m_corpus;
+};
+
+inline Corpus::Range Corpus::documents() const { return Range(*this); }
 
 struct Judgment {
   std::string docId;

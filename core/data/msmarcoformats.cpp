@@ -13,6 +13,7 @@
 
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
+#include "core/data/storedcorpus.h"
 #include "core/data/loaders.h"
 #include "core/data/textcheck.h"
 
@@ -23,12 +24,12 @@ namespace {
 using nlohmann::json;
 
 // Progress is reported every few MB: often enough for a bar, rare enough to cost nothing.
-constexpr std::uint64_t kProgressStep = std::uint64_t{4} << 20;
+constexpr std::uint64_t kLineProgressStep = std::uint64_t{4} << 20;
 
 // Records diagnostics for one file and applies the caller's Skip/Stop choice.
-class Sink {
+class LineSink {
  public:
-  Sink(const std::filesystem::path& path, const LoadOptions& options, LoadReport& report)
+  LineSink(const std::filesystem::path& path, const LoadOptions& options, LoadReport& report)
       : m_file(path.string()), m_options(options), m_report(report) {}
 
   const std::string& file() const { return m_file; }
@@ -60,11 +61,11 @@ class Sink {
     m_report.stopped = true;
   }
 
-  // Calls the progress callback every kProgressStep bytes (and always when `force`); false once
+  // Calls the progress callback every kLineProgressStep bytes (and always when `force`); false once
   // the user cancelled.
   bool progress(std::uint64_t done, std::uint64_t total, bool force = false) {
     if (!m_options.progress) return true;
-    if (!force && done < m_lastProgress + kProgressStep) return true;
+    if (!force && done < m_lastProgress + kLineProgressStep) return true;
     m_lastProgress = done;
     if (!m_options.progress(done, total)) {
       m_report.cancelled = true;
@@ -108,7 +109,7 @@ class QueryMerger {
   // both lines; a query also present in an earlier file is merged silently when its text is the
   // same, and with a warning when it differs (the first one is kept).
   // Returns true when the query was added or merged.
-  bool add(Query q, Sink& sink, const std::string& field) {
+  bool add(Query q, LineSink& sink, const std::string& field) {
     auto [it, inserted] = m_index.try_emplace(q.id, m_into.queries.size());
     if (inserted) {
       m_into.queries.push_back(std::move(q));
@@ -144,7 +145,7 @@ struct TsvRecord {
 
 enum class TsvVerdict { Ok, Bad, Blank };
 
-TsvVerdict splitTsv(std::string_view line, std::uint64_t lineNo, const char* idField, Sink& sink,
+TsvVerdict splitTsv(std::string_view line, std::uint64_t lineNo, const char* idField, LineSink& sink,
                     TsvRecord& out, bool& keepGoing) {
   keepGoing = true;
   if (trim(line).empty()) return TsvVerdict::Blank;
@@ -190,7 +191,7 @@ std::pair<const json*, std::string> firstPresentKey(const json& object,
 // Shared read loop over a line-oriented file: handles open errors, over-long lines, I/O errors
 // and progress; `onLine(line, lineNumber, reader)` returns false to stop.
 template <class OnLine>
-void forEachLine(const std::filesystem::path& path, const LoadOptions& options, Sink& sink,
+void forEachLine(const std::filesystem::path& path, const LoadOptions& options, LineSink& sink,
                  OnLine&& onLine) {
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
@@ -225,7 +226,7 @@ template <class OnLine>
 LoadReport readTopics(const std::filesystem::path& path, Dataset& into, const LoadOptions& options,
                       OnLine&& onLine) {
   LoadReport report;
-  Sink sink(path, options, report);
+  LineSink sink(path, options, report);
   QueryMerger merger(into);
   forEachLine(path, options, sink,
               [&](std::string_view line, std::uint64_t lineNo, const LineReader&) {
@@ -241,7 +242,7 @@ LoadReport readTopics(const std::filesystem::path& path, Dataset& into, const Lo
 LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into,
                          const LoadOptions& options) {
   return readTopics(path, into, options,
-                    [&](std::string_view line, std::uint64_t lineNo, Sink& sink,
+                    [&](std::string_view line, std::uint64_t lineNo, LineSink& sink,
                         QueryMerger& merger, LoadReport& report) {
                       TsvRecord rec;
                       bool keepGoing = true;
@@ -261,7 +262,7 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
                            const LoadOptions& options) {
   return readTopics(
       path, into, options,
-      [&](std::string_view line, std::uint64_t lineNo, Sink& sink, QueryMerger& merger,
+      [&](std::string_view line, std::uint64_t lineNo, LineSink& sink, QueryMerger& merger,
           LoadReport& report) {
         if (trim(line).empty()) return true;
         if (auto deep = checkJsonDepth(line, options.maxJsonDepth))
@@ -300,8 +301,9 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
 LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& into,
                                  const LoadOptions& options) {
   LoadReport report;
-  Sink sink(path, options, report);
-  const std::size_t firstNew = into.corpus.size();
+  LineSink sink(path, options, report);
+  // Positions of documents held in memory are stable; this file's start at firstNew.
+  const std::size_t firstNew = into.corpus.inMemorySize();
   // Line of each passage this file added (index - firstNew), to name both lines of a duplicate.
   std::vector<std::uint64_t> lines;
   // After a sample of lines, room is reserved for the whole file: growing an 8.8M-entry index
@@ -309,11 +311,9 @@ LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& int
   constexpr std::uint64_t kSampleLines = 2000;
   // A big collection's texts stay in the file (textfile.h); the file is opened once more for that.
   std::shared_ptr<const TextFile> textFile;
-  {
-    std::error_code ec;
-    const auto bytes = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+  if (leavesTextInFile(path, options)) {
     std::string ignored;  // a file that does not open is reported by the reading below
-    if (!ec && bytes > 0 && bytes >= options.textInFileFrom) textFile = TextFile::open(path, ignored);
+    textFile = TextFile::open(path, ignored);
   }
   forEachLine(
       path, options, sink,
@@ -337,13 +337,12 @@ LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& int
                         static_cast<std::uint32_t>(rec.text.size())};
         else
           doc.text.assign(rec.text);
-        if (const Document* existing = into.corpus.tryAdd(std::move(doc))) {
-          const auto index = static_cast<std::size_t>(existing - into.corpus.documents().data());
-          if (index >= firstNew)
+        if (const auto index = into.corpus.tryAdd(std::move(doc))) {
+          if (*index >= firstNew && *index < into.corpus.inMemorySize())
             sink.warn(lineNo, "pid",
                       "duplicate passage id " + quoteId(rec.id) + " (first at line " +
-                          std::to_string(lines[index - firstNew]) + "); this one is ignored");
-          else if (existing->fullText() != rec.text)
+                          std::to_string(lines[*index - firstNew]) + "); this one is ignored");
+          else if (into.corpus.at(*index).fullText() != rec.text)
             sink.warn(
                 lineNo, "pid",
                 "passage id " + quoteId(rec.id) +
@@ -377,7 +376,7 @@ std::string rankLlmTag(const std::filesystem::path& path) {
 LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
                            const LoadOptions& options) {
   LoadReport report;
-  Sink sink(path, options, report);
+  LineSink sink(path, options, report);
   JsonArrayReader reader(path, options.maxLineBytes, options.maxJsonDepth);
   if (!reader.isOpen()) {
     sink.fatal(0, "", reader.openError());
@@ -507,7 +506,7 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
       if (const auto cIt = h.find("content"); cIt != h.end()) {
         if (!cIt->is_string()) {
           sink.warn(line, hat + ".content", "not a string; the passage text is not kept");
-        } else if (const Document* existing = into.corpus.find(*docid)) {
+        } else if (const auto existing = into.corpus.find(*docid)) {
           if (existing->fullText() != cIt->get_ref<const std::string&>())
             sink.warn(line, hat + ".content",
                       "document " + quoteId(*docid) +

@@ -25,7 +25,7 @@ class ContextCorpus {
   explicit ContextCorpus(Dataset& into) : m_into(into) {}
 
   void add(const Document& doc, std::uint64_t line, std::vector<std::string>& conflicts) {
-    if (const Document* existing = m_into.corpus.find(doc.id)) {
+    if (const auto existing = m_into.corpus.find(doc.id)) {
       if (existing->fullText() != doc.text) {
         auto it = m_firstLine.find(doc.id);
         conflicts.push_back("\"" + doc.id + "\"" +

@@ -6,10 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
 
 namespace ragscope::core {
 
-std::shared_ptr<const TextFile> TextFile::open(const std::filesystem::path& path, std::string& error) {
+std::shared_ptr<TextFile> TextFile::open(const std::filesystem::path& path, std::string& error) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     error = path.string() + ": cannot open: " + std::strerror(errno);
@@ -21,7 +24,7 @@ std::shared_ptr<const TextFile> TextFile::open(const std::filesystem::path& path
     ::close(fd);
     return nullptr;
   }
-  return std::shared_ptr<const TextFile>(
+  return std::shared_ptr<TextFile>(
       new TextFile(fd, path, static_cast<std::uint64_t>(st.st_size), st.st_mtim));
 }
 
@@ -63,5 +66,116 @@ std::optional<std::string> TextFile::read(std::uint64_t offset, std::uint32_t le
   }
   return out;
 }
+
+}  // namespace ragscope::core
+
+// ---- stored texts ----------------------------------------------------------------------------
+
+namespace ragscope::core {
+
+namespace {
+
+// Joins the strings of a JSON array of paragraphs; nullopt when `bytes` is not one.
+std::optional<std::string> joinJsonParagraphs(std::string_view bytes, std::string& error) {
+  try {
+    const nlohmann::json array = nlohmann::json::parse(bytes);
+    if (!array.is_array()) throw std::runtime_error("not an array");
+    std::string out;
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      if (!array[i].is_string()) throw std::runtime_error("paragraph " + std::to_string(i) + " is not a string");
+      appendParagraph(out, array[i].get_ref<const std::string&>(), i == 0);
+    }
+    return out;
+  } catch (const std::exception& e) {
+    error = std::string("the stored paragraphs are not what the side index says (") + e.what() +
+            "): load the dataset again";
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string_view> lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  if (text.empty()) return out;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at));
+    if (nl == std::string_view::npos) return out;
+    at = nl + 1;
+  }
+}
+
+std::string rangeOutOf(std::size_t first, std::size_t last, std::size_t count) {
+  return "paragraphs " + std::to_string(first) + "-" + std::to_string(last) + " are not in the document (it has " +
+         std::to_string(count) + ", numbered from 0)";
+}
+
+}  // namespace
+
+std::optional<std::string> readStoredText(const StoredText& stored, std::string& error) {
+  auto bytes = stored.file->read(stored.offset, stored.length, error);
+  if (!bytes || stored.encoding == TextEncoding::Raw) return bytes;
+  if (stored.encoding == TextEncoding::JsonParagraphs) return joinJsonParagraphs(*bytes, error);
+  try {
+    const nlohmann::json value = nlohmann::json::parse(*bytes);
+    if (value.is_string()) return value.get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+  }
+  error = "the stored text is not the JSON string the side index says: load the dataset again";
+  return std::nullopt;
+}
+
+std::size_t storedParagraphCount(const StoredText& stored) {
+  if (stored.encoding == TextEncoding::JsonParagraphs && stored.file->index())
+    return stored.file->index()->paragraphs(stored.item).size();
+  std::string error;
+  const auto text = readStoredText(stored, error);
+  return text ? lines(*text).size() : 0;
+}
+
+std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first, std::size_t last,
+                                                std::string& error) {
+  const DocIndex* index = stored.file->index();
+  if (stored.encoding != TextEncoding::JsonParagraphs || !index) {
+    const auto text = readStoredText(stored, error);
+    if (!text) return std::nullopt;
+    return paragraphsOf(*text, first, last, error);
+  }
+  const auto starts = index->paragraphs(stored.item);
+  if (first > last || last >= starts.size()) {
+    error = rangeOutOf(first, last, starts.size());
+    return std::nullopt;
+  }
+  // From the first paragraph's opening quote to the next paragraph's (or the closing bracket).
+  const std::uint64_t from = starts[first];
+  const std::uint64_t to = last + 1 < starts.size() ? starts[last + 1] : stored.length - 1;
+  if (from >= to || to >= stored.length) {
+    error = "the side index's paragraph offsets do not fit the page: load the dataset again";
+    return std::nullopt;
+  }
+  auto bytes = stored.file->read(stored.offset + from, static_cast<std::uint32_t>(to - from), error);
+  if (!bytes) return std::nullopt;
+  while (!bytes->empty() && (bytes->back() == ',' || bytes->back() == ' ' || bytes->back() == '\t' ||
+                             bytes->back() == '\r' || bytes->back() == '\n'))
+    bytes->pop_back();
+  return joinJsonParagraphs("[" + *bytes + "]", error);
+}
+
+std::optional<std::string> paragraphsOf(std::string_view text, std::size_t first, std::size_t last,
+                                        std::string& error) {
+  const auto all = lines(text);
+  if (first > last || last >= all.size()) {
+    error = rangeOutOf(first, last, all.size());
+    return std::nullopt;
+  }
+  std::string out;
+  for (std::size_t i = first; i <= last; ++i) {
+    if (i > first) out.push_back('\n');
+    out.append(all[i]);
+  }
+  return out;
+}
+
+std::size_t paragraphCountOf(std::string_view text) { return lines(text).size(); }
 
 }  // namespace ragscope::core

@@ -15,7 +15,7 @@ RankedPassages topPassages(const Corpus& corpus, const Ranking& ranking, std::si
   RankedPassages out;
   for (const RunEntry* e : order) {
     if (out.docIds.size() >= k) break;
-    const Document* doc = corpus.find(e->docId());
+    const auto doc = corpus.find(e->docId());
     if (!doc) {
       out.missing.emplace_back(e->docId());
       continue;

@@ -7,6 +7,7 @@
 #include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
+#include "core/util/userfolders.h"
 
 namespace ragscope::core::llm {
 
@@ -14,17 +15,7 @@ namespace {
 constexpr int kSchemaVersion = 1;
 }
 
-std::filesystem::path ResponseCache::defaultPath() {
-  std::filesystem::path base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
-    base = xdg;
-  } else if (const char* home = std::getenv("HOME"); home && *home) {
-    base = std::filesystem::path(home) / ".cache";
-  } else {
-    base = std::filesystem::temp_directory_path();
-  }
-  return base / "ragscope" / "responses.sqlite";
-}
+std::filesystem::path ResponseCache::defaultPath() { return userCacheFolder() / "responses.sqlite"; }
 
 std::string ResponseCache::key(std::string_view identity, std::string_view body) {
   Sha256 h;

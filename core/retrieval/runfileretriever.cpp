@@ -35,7 +35,7 @@ std::vector<ScoredDoc> RunFileRetriever::search(const Query& query, std::size_t 
     d.id = std::string(entries[i].docId());  // the reader already decoded trecid.h escapes
     d.score = entries[i].score;
     if (m_corpus) {
-      if (const Document* doc = m_corpus->find(d.id)) d.text = doc->fullText();
+      if (const auto doc = m_corpus->find(d.id)) d.text = doc->fullText();
     }
     out.push_back(std::move(d));
   }

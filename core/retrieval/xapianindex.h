@@ -35,14 +35,19 @@ struct Bm25Params {
 };
 
 struct IndexBuildOptions {
-  // Reports documents indexed / documents total; return false to cancel (the folder is left as
-  // it was: a build writes to a temporary folder renamed into place at the end).
+  // Reports documents indexed / documents total, from the calling thread, at every 500 documents
+  // indexed over all workers; return false to cancel (the folder is left as it was: a build
+  // writes to a temporary folder renamed into place at the end).
   ProgressFn progress;
   std::stop_token stop;
   bool forceRebuild = false;
   // English Porter2 stemming of documents and queries (Xapian's STEM_SOME); off: words as written.
   // Part of the index's analysis settings: an index built the other way is rebuilt, never reused.
   bool stemming = true;
+  // Worker threads indexing at once; 0 = one per core (std::thread::hardware_concurrency()).
+  // Each indexes a contiguous share of the corpus into a database of its own; the shares are then
+  // merged in corpus order, so the index (docids, rankings, scores) is the same for any count.
+  unsigned threads = 0;
 };
 
 struct IndexBuildResult {

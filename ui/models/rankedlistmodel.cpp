@@ -102,7 +102,7 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
       break;
     case Text:
       if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
-        const core::Document* doc = m_corpus ? m_corpus->find(d.docId) : nullptr;
+        const auto doc = m_corpus ? m_corpus->find(d.docId) : std::nullopt;
         if (!doc) return role == Qt::DisplayRole ? tr("(not in the loaded corpus)") : QVariant();
         QString text = QString::fromStdString(doc->textPrefix(2000));
         if (role == Qt::DisplayRole && text.size() > 200) text = text.left(200) + QChar(0x2026);

@@ -4,7 +4,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
-#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -34,6 +33,9 @@
 
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
+#include "ui/pages/corpusbrowser.h"
+#include "ui/pages/documenttextview.h"
+#include "ui/pages/largetable.h"
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
 #include "ui/workbench.h"
@@ -44,74 +46,6 @@ namespace {
 
 QString formatBytes(quint64 bytes) {
   return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeSIFormat);
-}
-
-// Fixed row heights let the view compute positions arithmetically: a million rows scroll as
-// smoothly as a hundred.
-void setUpLargeTable(QTableView* view) {
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setAlternatingRowColors(true);
-  view->setWordWrap(false);
-  view->setSortingEnabled(true);
-  view->setTextElideMode(Qt::ElideRight);
-  view->verticalHeader()->hide();
-  view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 8);
-  view->horizontalHeader()->setHighlightSections(false);
-  view->horizontalHeader()->setSortIndicatorShown(true);
-}
-
-// Keeps a table's `fill` column as wide as the viewport leaves it, also when the viewport later
-// changes width (a vertical scroll bar appearing, the splitter or window moving): sized once at
-// load, the last columns ended up clipped behind a horizontal scroll bar.
-class FillColumn : public QObject {
- public:
-  FillColumn(QTableView* view, int column) : QObject(view), m_view(view), m_column(column) {
-    setObjectName(QStringLiteral("fillColumn"));
-    view->viewport()->installEventFilter(this);
-  }
-  void setColumn(int column) { m_column = column; }
-  void fit() {
-    auto* header = m_view->horizontalHeader();
-    int used = 0;
-    for (int c = 0; c < header->count(); ++c)
-      if (c != m_column && !header->isSectionHidden(c)) used += header->sectionSize(c);
-    header->resizeSection(m_column, std::max(240, m_view->viewport()->width() - used - 4));
-  }
-  bool eventFilter(QObject* watched, QEvent* event) override {
-    if (event->type() == QEvent::Resize) fit();
-    return QObject::eventFilter(watched, event);
-  }
-
- private:
-  QTableView* m_view;
-  int m_column;
-};
-
-// Column widths from the first rows (a million-row model is never measured whole); columns without
-// any data are hidden. `fill` takes the width the others leave in the viewport.
-template <class Model>
-void fitColumns(QTableView* view, const Model* model, int fill, const std::map<int, int>& caps) {
-  const QFontMetrics fm = view->fontMetrics();
-  auto* header = view->horizontalHeader();
-  const int rows = std::min(model->rowCount(), 300);
-  for (int c = 0; c < model->columnCount(); ++c) {
-    const bool hidden = model->isColumnEmpty(c);
-    view->setColumnHidden(c, hidden);
-    if (hidden || c == fill) continue;
-    int width = fm.horizontalAdvance(model->headerData(c, Qt::Horizontal).toString()) + 30;
-    for (int r = 0; r < rows; ++r)
-      width = std::max(width, fm.horizontalAdvance(model->index(r, c).data().toString()) + 14);
-    const auto cap = caps.find(c);
-    width = std::min(width, cap == caps.end() ? 280 : cap->second);
-    header->resizeSection(c, width);
-  }
-  auto* filler = dynamic_cast<FillColumn*>(
-      view->findChild<QObject*>(QStringLiteral("fillColumn"), Qt::FindDirectChildrenOnly));
-  if (!filler) filler = new FillColumn(view, fill);
-  filler->setColumn(fill);
-  filler->fit();
 }
 
 QLabel* mutedLabel() {
@@ -138,9 +72,7 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
       m_queryModel(new QueryTableModel(this)),
       m_queryProxy(new QueryFilterProxyModel(this)),
       m_filterTimer(new QTimer(this)),
-      m_docModel(new DocumentListModel(this)),
-      m_docProxy(new DocumentFilterProxyModel(this)),
-      m_docFilterTimer(new QTimer(this)) {
+      m_corpus(new CorpusBrowser) {
   setObjectName(QStringLiteral("DatasetPage"));
   QFont nameFont = m_name->font();
   nameFont.setPointSizeF(nameFont.pointSizeF() * 1.3);
@@ -182,7 +114,7 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
   header->addWidget(m_open);
 
   m_tabs->addTab(buildQueriesTab(), tr("Queries"));
-  m_tabs->addTab(buildCorpusTab(), tr("Corpus"));
+  m_tabs->addTab(m_corpus, tr("Corpus"));
   m_tabs->addTab(buildRunsTab(), tr("Runs"));
   m_tabs->setDocumentMode(true);
 
@@ -261,64 +193,6 @@ QWidget* DatasetPage::buildQueriesTab() {
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
   splitter->setSizes({800, 460});
-  return splitter;
-}
-
-QWidget* DatasetPage::buildCorpusTab() {
-  m_docProxy->setSourceModel(m_docModel);
-  m_docFilter = new QLineEdit;
-  m_docFilter->setPlaceholderText(tr("Filter documents by id, title or source file"));
-  m_docFilter->setClearButtonEnabled(true);
-  m_docCount = mutedLabel();
-
-  m_docView = new QTableView;
-  m_docView->setObjectName(QStringLiteral("DocumentTable"));
-  setUpLargeTable(m_docView);
-  m_docView->setModel(m_docProxy);
-  m_docView->sortByColumn(-1, Qt::AscendingOrder);
-  m_docView->horizontalHeader()->setStretchLastSection(true);
-
-  m_docHeading = new QLabel;
-  m_docHeading->setWordWrap(true);
-  m_docHeading->setTextFormat(Qt::RichText);
-  m_docHeading->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_docText = new QPlainTextEdit;
-  m_docText->setObjectName(QStringLiteral("DocumentText"));
-  m_docText->setReadOnly(true);
-  m_docText->setPlaceholderText(tr("Select a document to read its text."));
-
-  m_docFilterTimer->setSingleShot(true);
-  m_docFilterTimer->setInterval(200);
-  connect(m_docFilter, &QLineEdit::textChanged, m_docFilterTimer, qOverload<>(&QTimer::start));
-  connect(m_docFilterTimer, &QTimer::timeout, this, [this] {
-    m_docProxy->setFilterText(m_docFilter->text());
-    updateDocCount();
-  });
-  connect(m_docView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          &DatasetPage::showDocumentText);
-
-  auto* left = new QWidget;
-  auto* filterRow = new QHBoxLayout;
-  filterRow->addWidget(m_docFilter, 1);
-  filterRow->addWidget(m_docCount);
-  auto* leftLayout = new QVBoxLayout(left);
-  leftLayout->setContentsMargins(0, 6, 0, 0);
-  leftLayout->addLayout(filterRow);
-  leftLayout->addWidget(m_docView, 1);
-
-  auto* right = new QWidget;
-  auto* rightLayout = new QVBoxLayout(right);
-  rightLayout->setContentsMargins(0, 6, 0, 0);
-  rightLayout->addWidget(m_docHeading);
-  rightLayout->addWidget(m_docText, 1);
-
-  auto* splitter = new QSplitter(Qt::Horizontal);
-  splitter->setObjectName(QStringLiteral("CorpusSplitter"));
-  splitter->addWidget(left);
-  splitter->addWidget(right);
-  splitter->setStretchFactor(0, 1);
-  splitter->setStretchFactor(1, 1);
-  splitter->setSizes({640, 620});
   return splitter;
 }
 
@@ -418,6 +292,8 @@ void DatasetPage::saveProjectAs() {
 }
 
 void DatasetPage::onLoadStarted(const QString& name) {
+  m_loadingName = name;
+  m_progress->setToolTip(QString());
   m_progress->setRange(0, 0);  // busy until the first progress report
   m_progress->setFormat(tr("Loading %1…").arg(name));
   m_progress->show();
@@ -427,7 +303,19 @@ void DatasetPage::onLoadStarted(const QString& name) {
 }
 
 void DatasetPage::onLoadProgress(quint64 done, quint64 total) {
-  if (total > 0) {
+  if (total > 0 && done >= total - total / 100) {
+    // Read (all but the last percent), not done: a big corpus's first open sorts and writes its
+    // side index after the scan, seconds for millions of pages with no progress to report; a bar
+    // at "99%" all that time looks stuck.
+    // A busy bar shows no text: the status bar and the tooltip say what is going on.
+    if (m_progress->maximum() != 0) {
+      m_progress->setRange(0, 0);
+      m_progress->setToolTip(tr("%1 read. What remains shows no progress: for a big corpus opened for "
+                                "the first time, sorting and writing its document index.")
+                                 .arg(formatBytes(total)));
+      emit statusMessage(tr("Loading %1: %2 read, finishing…").arg(m_loadingName, formatBytes(total)));
+    }
+  } else if (total > 0) {
     m_progress->setRange(0, 1000);
     m_progress->setValue(int(std::min<quint64>(1000, done * 1000 / total)));
     m_progress->setFormat(tr("%p% (%1 of %2)").arg(formatBytes(done), formatBytes(total)));
@@ -460,14 +348,10 @@ void DatasetPage::onDatasetChanged() {
       m_exampleIndex.emplace(dataset->examples[i].id, i);
 
   m_queryModel->setDataset(dataset);
-  m_docModel->setDataset(dataset);
+  m_corpus->setDataset(dataset);
   m_detail->clear();
-  m_docText->clear();
-  m_docHeading->clear();
   m_queryView->sortByColumn(-1, Qt::AscendingOrder);
-  m_docView->sortByColumn(-1, Qt::AscendingOrder);
   m_queryProxy->invalidate();
-  m_docProxy->invalidate();
 
   m_name->setText(m_workbench->datasetName());
   const int projectIndex = m_projectDatasets->findText(m_workbench->datasetName());
@@ -515,21 +399,15 @@ void DatasetPage::onDatasetChanged() {
   fitColumns(m_queryView, m_queryModel, QueryTableModel::Text,
              {{QueryTableModel::Id, 220}, {QueryTableModel::Answers, 170}, {QueryTableModel::Task, 150},
               {QueryTableModel::Flags, 220}});
-  fitColumns(m_docView, m_docModel, DocumentListModel::Preview,
-             {{DocumentListModel::Id, 240}, {DocumentListModel::Title, 220},
-              {DocumentListModel::Source, 180}});
   updateQueryCount();
-  updateDocCount();
   if (m_queryProxy->rowCount() > 0) m_queryView->selectRow(0);
-  if (m_docProxy->rowCount() > 0) m_docView->selectRow(0);
 }
 
 void DatasetPage::setQueryFilter(const QString& text) {
+  // Not with signals blocked: the box's clear button follows textChanged. The timer it starts is
+  // stopped instead.
+  if (m_queryFilter->text() != text) m_queryFilter->setText(text);
   m_filterTimer->stop();
-  if (m_queryFilter->text() != text) {
-    const QSignalBlocker block(m_queryFilter);
-    m_queryFilter->setText(text);
-  }
   m_queryProxy->setFilterText(text);
   updateQueryCount();
 }
@@ -539,13 +417,6 @@ void DatasetPage::updateQueryCount() {
   const int total = m_queryModel->rowCount();
   m_queryCount->setText(shown == total ? tr("%L1 queries").arg(total)
                                        : tr("%L1 of %L2").arg(shown).arg(total));
-}
-
-void DatasetPage::updateDocCount() {
-  const int shown = m_docProxy->rowCount();
-  const int total = m_docModel->rowCount();
-  m_docCount->setText(shown == total ? tr("%L1 documents").arg(total)
-                                     : tr("%L1 of %L2").arg(shown).arg(total));
 }
 
 void DatasetPage::showQueryDetail() {
@@ -559,19 +430,6 @@ void DatasetPage::showQueryDetail() {
   const core::Query* q = m_queryModel->query(row);
   if (!q) return;
   m_detail->setHtml(queryDetailHtml(*dataset, *q, m_exampleIndex));
-}
-
-void DatasetPage::showDocumentText() {
-  const QModelIndex current = m_docView->currentIndex();
-  const core::Document* doc =
-      current.isValid() ? m_docModel->document(m_docProxy->mapToSource(current).row()) : nullptr;
-  if (!doc) {
-    m_docHeading->clear();
-    m_docText->clear();
-    return;
-  }
-  m_docHeading->setText(documentHeadingHtml(*doc));
-  m_docText->setPlainText(QString::fromStdString(doc->fullText()));
 }
 
 bool DatasetPage::selectQueryRow(int datasetRow) {
@@ -592,21 +450,15 @@ bool DatasetPage::selectQueryRow(int datasetRow) {
 }
 
 bool DatasetPage::showDocument(const std::string& id) {
-  const int row = m_docModel->rowForId(id);
-  if (row < 0) return false;
-  QModelIndex proxyIndex = m_docProxy->mapFromSource(m_docModel->index(row, 0));
-  if (!proxyIndex.isValid()) {
-    m_docFilter->clear();
-    m_docProxy->setFilterText(QString());
-    updateDocCount();
-    proxyIndex = m_docProxy->mapFromSource(m_docModel->index(row, 0));
-  }
+  if (!m_corpus->showDocument(id)) return false;
   m_tabs->setCurrentIndex(corpusTab());
-  m_docView->setCurrentIndex(proxyIndex);
-  m_docView->selectRow(proxyIndex.row());
-  m_docView->scrollTo(proxyIndex, QAbstractItemView::PositionAtCenter);
   return true;
 }
+
+QTableView* DatasetPage::documentView() const { return m_corpus->view(); }
+DocumentListModel* DatasetPage::documentModel() const { return m_corpus->model(); }
+DocumentFilterProxyModel* DatasetPage::documentProxy() const { return m_corpus->proxy(); }
+QPlainTextEdit* DatasetPage::documentText() const { return m_corpus->textView(); }
 
 bool DatasetPage::showRecord(const core::Diagnostic& d) {
   const QString file = QString::fromStdString(d.file);

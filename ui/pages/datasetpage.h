@@ -1,7 +1,7 @@
 #pragma once
 // The dataset page: open any format (detected where unambiguous, asked otherwise), watch it load in
 // the background with progress and cancel, then browse queries (virtualised, sortable, filterable
-// table + detail pane), the corpus (document list + text with page numbers) and the runs.
+// table + detail pane), the corpus (CorpusBrowser: document list + text) and the runs.
 
 #include <QString>
 #include <QStringList>
@@ -29,6 +29,7 @@ class QTreeWidget;
 
 namespace ragscope::ui {
 
+class CorpusBrowser;
 class DocumentFilterProxyModel;
 class DocumentListModel;
 class QueryFilterProxyModel;
@@ -69,10 +70,13 @@ class DatasetPage : public Page {
   QueryTableModel* queryModel() const { return m_queryModel; }
   QueryFilterProxyModel* queryProxy() const { return m_queryProxy; }
   QTextBrowser* detailView() const { return m_detail; }
-  QTableView* documentView() const { return m_docView; }
-  DocumentListModel* documentModel() const { return m_docModel; }
-  DocumentFilterProxyModel* documentProxy() const { return m_docProxy; }
-  QPlainTextEdit* documentText() const { return m_docText; }
+  CorpusBrowser* corpusBrowser() const { return m_corpus; }
+  QTableView* documentView() const;
+  DocumentListModel* documentModel() const;
+  DocumentFilterProxyModel* documentProxy() const;
+  // The selected document's text; a text left in its file arrives a moment after the selection
+  // (CorpusBrowser::documentShown).
+  QPlainTextEdit* documentText() const;
   QLineEdit* queryFilterEdit() const { return m_queryFilter; }
   QProgressBar* progressBar() const { return m_progress; }
   QPushButton* cancelButton() const { return m_cancel; }
@@ -86,7 +90,6 @@ class DatasetPage : public Page {
 
  private:
   QWidget* buildQueriesTab();
-  QWidget* buildCorpusTab();
   QWidget* buildRunsTab();
   void onDatasetChanged();
   void onLoadStarted(const QString& name);
@@ -95,9 +98,7 @@ class DatasetPage : public Page {
   void onProjectChanged();
   void onProjectSaved(bool ok, const QString& fileOrError);
   void showQueryDetail();
-  void showDocumentText();
   void updateQueryCount();
-  void updateDocCount();
   void openLink(const QUrl& url);
   QString askFormat(const QString& path);
 
@@ -111,6 +112,7 @@ class DatasetPage : public Page {
   QToolButton* m_open;
   QTabWidget* m_tabs;
   bool m_saveRequested = false;  // a save this page started (scripted saves report themselves)
+  QString m_loadingName;         // the load under way, for its progress messages
 
   QueryTableModel* m_queryModel;
   QueryFilterProxyModel* m_queryProxy;
@@ -121,14 +123,7 @@ class DatasetPage : public Page {
   QTextBrowser* m_detail;
   QTimer* m_filterTimer;
 
-  DocumentListModel* m_docModel;
-  DocumentFilterProxyModel* m_docProxy;
-  QLineEdit* m_docFilter;
-  QLabel* m_docCount;
-  QTableView* m_docView;
-  QLabel* m_docHeading;
-  QPlainTextEdit* m_docText;
-  QTimer* m_docFilterTimer;
+  CorpusBrowser* m_corpus;
 
   QTreeWidget* m_runs;
   std::unordered_map<std::string, std::size_t> m_exampleIndex;

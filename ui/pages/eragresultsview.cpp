@@ -384,7 +384,7 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
   const std::string prompt = qi < r.prompts.size() && ri < r.prompts[qi].size() ? r.prompts[qi][ri] : std::string();
   const std::string output = qi < erag.outputs.size() && ri < erag.outputs[qi].size() ? erag.outputs[qi][ri] : std::string();
   const auto& ds = m_dataset;
-  const core::Document* doc = ds ? ds->corpus.find(docId.toStdString()) : nullptr;
+  const auto doc = ds ? ds->corpus.find(docId.toStdString()) : std::nullopt;
 
   const QColor chip = label ? HeatmapDelegate::labelColour(*label) : HeatmapDelegate::missingColour();
   QString h;

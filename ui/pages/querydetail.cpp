@@ -8,6 +8,9 @@
 #include <map>
 #include <vector>
 
+#include "ui/models/documentsearch.h"
+#include "ui/pages/provenanceexcerpt.h"
+
 namespace ragscope::ui {
 
 namespace {
@@ -25,6 +28,11 @@ QString escText(std::string_view s, int max) {
   out.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
   if (cut) out += QStringLiteral(" <span style='color:#888'>[…]</span>");
   return out;
+}
+
+std::size_t codePoints(std::string_view utf8) {
+  return std::size_t(std::count_if(utf8.begin(), utf8.end(),
+                                   [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 QString docAnchor(std::string_view id) {
@@ -46,16 +54,39 @@ QString excerptBlock(const QString& html) {
       .arg(html);
 }
 
+// Texts read from corpus files while one query's detail is built. It is built on the GUI thread
+// when the query is selected: a judged list of sixty documents of a big BEIR corpus must not mean
+// sixty preads there. Documents held in memory cost nothing.
+class ReadBudget {
+ public:
+  explicit ReadBudget(int reads) : m_left(reads) {}
+  bool take(const core::Document& doc) {
+    if (!doc.stored.file) return true;
+    if (m_left <= 0) return false;
+    --m_left;
+    return true;
+  }
+
+ private:
+  int m_left;
+};
+
 // Text of a document, or a summary of the chunks of a source file (Docugami PDFs).
-QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt) {
-  if (const core::Document* doc = corpus.find(id)) {
+QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt, ReadBudget& budget) {
+  if (const auto doc = corpus.find(id)) {
     QString head;
     if (doc->page > 0) head = muted(QObject::tr("page %1: ").arg(doc->page));
-    return excerptBlock(head + escText(doc->fullText(), excerpt));
+    if (!budget.take(*doc))
+      return excerptBlock(head + muted(QObject::tr("(text not read here: open the document to read it)")));
+    return excerptBlock(head + escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));
   }
+  // Chunks are held in memory and come from PDF folders (thousands): a corpus of millions of
+  // passages is not scanned for a parent on every query selected.
+  if (corpus.inMemorySize() > kBigCorpusDocuments) return {};
   int chunks = 0, firstPage = 0, lastPage = 0;
   const core::Document* first = nullptr;
-  for (const auto& d : corpus.documents()) {
+  for (std::size_t i = 0; i < corpus.inMemorySize(); ++i) {
+    const core::Document& d = corpus.inMemory(i);
     if (d.parentId != id) continue;
     if (!first) first = &d;
     ++chunks;
@@ -71,6 +102,42 @@ QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt)
       escText(first->fullText(), excerpt));
 }
 
+// Where in a page a provenance points: "paragraphs 3–4", and the character offsets if given.
+QStringList provenancePlace(const core::Provenance& p) {
+  QStringList where;
+  if (p.startParagraph < 0) return where;
+  const int last = std::max(p.startParagraph, p.endParagraph);
+  where << (last > p.startParagraph ? QObject::tr("paragraphs %1–%2").arg(p.startParagraph).arg(last)
+                                    : QObject::tr("paragraph %1").arg(p.startParagraph));
+  const QString start = p.startCharacter >= 0 ? QString::number(p.startCharacter) : QStringLiteral("…");
+  const QString end = p.endCharacter >= 0 ? QString::number(p.endCharacter) : QStringLiteral("…");
+  if (p.startCharacter >= 0 || p.endCharacter >= 0)
+    where << (last > p.startParagraph
+                  ? QObject::tr("from character %1 of paragraph %2 to character %3 of paragraph %4")
+                        .arg(start)
+                        .arg(p.startParagraph)
+                        .arg(end)
+                        .arg(last)
+                  : QObject::tr("characters %1–%2").arg(start, end));
+  return where;
+}
+
+// The text of exactly the paragraphs (and characters) a provenance names, when its page is in the
+// corpus; otherwise the page's opening, as for any document.
+QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, int excerpt, ReadBudget& budget) {
+  const auto doc = p.startParagraph >= 0 ? corpus.find(p.docId) : std::nullopt;
+  if (!doc) return corpusText(corpus, p.docId, excerpt, budget);
+  if (!budget.take(*doc))
+    return excerptBlock(muted(QObject::tr("(text not read here: open the document to read it)")));
+  const ProvenanceExcerpt cut = provenanceExcerpt(*doc, p);
+  if (!cut.error.empty())  // the error, then the page's opening
+    return excerptBlock(muted(esc(cut.error)) +
+                        QStringLiteral("<br>") + escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));
+  const QString ellipsis = muted(QStringLiteral("…"));
+  return excerptBlock((cut.cutAtStart ? ellipsis : QString()) + escText(cut.text, excerpt * 4) +
+                      (cut.cutAtEnd ? ellipsis : QString()));
+}
+
 }  // namespace
 
 QString documentLink(std::string_view docId) {
@@ -84,14 +151,15 @@ std::string documentIdFromLink(const QString& link) {
   return QUrl::fromPercentEncoding(link.mid(4).toLatin1()).toStdString();
 }
 
-QString documentHeadingHtml(const core::Document& doc) {
+QString documentHeadingHtml(const core::Document& doc, std::optional<std::size_t> characters) {
   QString html = QStringLiteral("<b>%1</b>").arg(esc(doc.id));
   if (!doc.title.empty()) html += QStringLiteral(" — %1").arg(esc(doc.title));
   QStringList where;
   if (!doc.parentId.empty()) where << esc(doc.parentId);
   if (doc.page > 0) where << QObject::tr("page %1").arg(doc.page);
   if (doc.chunk >= 0) where << QObject::tr("chunk %1").arg(doc.chunk + 1);
-  where << QObject::tr("%L1 characters").arg(qulonglong(doc.textSize()));
+  if (!characters && !doc.stored.file) characters = codePoints(doc.text);
+  if (characters) where << QObject::tr("%L1 characters").arg(qulonglong(*characters));
   html += QStringLiteral("<br><span style='color:#666'>%1</span>").arg(where.join(QStringLiteral(" · ")));
   return html;
 }
@@ -99,6 +167,7 @@ QString documentHeadingHtml(const core::Document& doc) {
 QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
                         const std::unordered_map<std::string, std::size_t>& examples,
                         const QueryDetailOptions& opt) {
+  ReadBudget budget(opt.maxStoredReads);
   QString html;
   html += QStringLiteral("<p style='color:#666; margin:0'>%1 %2%3%4</p>")
               .arg(QObject::tr("Query"), esc(q.id),
@@ -137,13 +206,9 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
         QStringList where;
         if (q.gold.size() > 1) where << QObject::tr("output %1").arg(gi + 1);
         if (!p.section.empty()) where << esc(p.section);
-        if (p.startParagraph >= 0) {
-          where << (p.endParagraph > p.startParagraph
-                        ? QObject::tr("paragraphs %1–%2").arg(p.startParagraph).arg(p.endParagraph)
-                        : QObject::tr("paragraph %1").arg(p.startParagraph));
-        }
+        where << provenancePlace(p);
         if (!where.isEmpty()) item += QStringLiteral(" ") + muted(where.join(QStringLiteral(" · ")));
-        const QString text = corpusText(dataset.corpus, p.docId, opt.excerptChars);
+        const QString text = provenanceText(dataset.corpus, p, opt.excerptChars, budget);
         item += text.isEmpty() && !dataset.corpus.empty()
                     ? QStringLiteral("<br>") + muted(QObject::tr("not in the loaded corpus"))
                     : text;
@@ -172,7 +237,7 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
       if (shown++ >= opt.maxJudged) break;
       html += QStringLiteral("<li>%1 <b>%2</b>%3</li>")
                   .arg(docAnchor(j->docId), QObject::tr("grade %1").arg(j->rel),
-                       corpusText(dataset.corpus, j->docId, opt.excerptChars / 2));
+                       corpusText(dataset.corpus, j->docId, opt.excerptChars / 2, budget));
     }
     html += QStringLiteral("</ul>");
     if (int(judged.size()) > opt.maxJudged)
@@ -205,8 +270,12 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
           if (j.docId == e->docId()) grade = QObject::tr("grade %1").arg(j.rel);
       }
       QString title;
-      if (const core::Document* d = dataset.corpus.find(e->docId()))
-        title = escText(d->title.empty() ? d->textPrefix(400) : d->title, 90);
+      if (const auto d = dataset.corpus.find(e->docId())) {
+        if (!d->title.empty())
+          title = escText(d->title, 90);
+        else if (budget.take(*d))
+          title = escText(d->textPrefix(400), 90);
+      }
       html += QStringLiteral("<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
                              "<td>%4</td><td>%5</td></tr>")
                   .arg(i + 1)

@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -17,6 +18,9 @@ struct QueryDetailOptions {
   int maxRunEntries = 10;    // top entries shown per run
   int maxRuns = 6;
   int excerptChars = 600;    // document text shown per document
+  // Documents whose text is read from a corpus file (big corpora), at most: the detail is built on
+  // the GUI thread, a pread each. Provenance comes first; the others say where to read them.
+  int maxStoredReads = 24;
 };
 
 // `examples` maps example id -> index in dataset.examples (may be empty).
@@ -24,8 +28,9 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& query,
                         const std::unordered_map<std::string, std::size_t>& examples,
                         const QueryDetailOptions& options = {});
 
-// The document pane's heading: id, title, source file and page.
-QString documentHeadingHtml(const core::Document& doc);
+// The document pane's heading: id, title, source file, page and length. A text left in its file is
+// not read for it: its length is shown once known (`characters`, in Unicode code points).
+QString documentHeadingHtml(const core::Document& doc, std::optional<std::size_t> characters = std::nullopt);
 
 // `doc:<percent-encoded id>` link target and its inverse.
 QString documentLink(std::string_view docId);
