@@ -24,6 +24,7 @@
 #include "core/data/dataset.h"
 #include "core/data/jsonscan.h"
 #include "core/data/loaders.h"
+#include "core/data/provenance.h"
 #include "core/data/storedcorpus.h"
 
 using namespace ragscope;
@@ -591,6 +592,35 @@ class TestBigCorpus : public QObject {
     QVERIFY(ja["mean"]["P_5"].get<double>() > 0.0);
     qInfo("eRAG over stored and in-memory pages: P_5 %.4f success_5 %.4f map %.4f", ja["mean"]["P_5"].get<double>(),
           ja["mean"]["success_5"].get<double>(), ja["mean"]["map"].get<double>());
+  }
+
+  // A provenance's evidence, cut at code points within its first and last paragraphs; the same
+  // for a page held in memory and one left in its file.
+  void provenanceExcerptCutsAtCharacters() {
+    QTemporaryDir dir;
+    const fs::path file = fs::path(dir.path().toStdString()) / "kilt_knowledgesource.json";
+    test::writeText(file, "{\"wikipedia_id\": \"7\", \"wikipedia_title\": \"T\", \"text\": [\"T\\n\", "
+                          "\"ab\\u00e9d efg\\n\", \"middle\\n\", \"xy\\u00fcz\\n\"]}\n");
+    auto s = loadStored(file);
+    Dataset memory;
+    QVERIFY(loadKiltKnowledgeSource(file, memory, inMemoryOptions()).ok());
+    for (const Corpus* c : {&s.dataset.corpus, &memory.corpus}) {
+      const Document page = *c->find("7");
+      Provenance p;
+      p.startParagraph = 1;
+      p.endParagraph = 3;
+      p.startCharacter = 2;  // after "ab"
+      p.endCharacter = 3;    // "xy\u00fc"
+      const ProvenanceExcerpt cut = provenanceExcerpt(page, p);
+      QVERIFY2(cut.error.empty(), cut.error.c_str());
+      QCOMPARE(cut.text, std::string("\xc3\xa9" "d efg\nmiddle\nxy\xc3\xbc"));
+      QVERIFY(cut.cutAtStart && cut.cutAtEnd);
+      p.startCharacter = p.endCharacter = -1;
+      p.endParagraph = 1;
+      QCOMPARE(provenanceExcerpt(page, p).text, std::string("ab\xc3\xa9" "d efg"));
+      p.endParagraph = 4;
+      QVERIFY(!provenanceExcerpt(page, p).error.empty());
+    }
   }
 
   // ragscope-cli dataset doc: one page, a paragraph range, JSON, and the errors.

@@ -502,7 +502,8 @@ CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout
     fatal("changed while it was being read: load it again");
     return out;
   }
-  if (options.progress && !out.report.stopped) options.progress(size, size);
+  // The last report can still cancel: nothing is written then.
+  if (!out.report.stopped && !progress(size)) out.report.cancelled = true;
   return out;
 }
 

@@ -102,17 +102,34 @@ Tables buildTables(const DocIndexContent& c) {
       if (idIn(c, c.entries[t.slots[s] - 1]) == id) break;  // the first of an id wins
     }
   }
-  t.idOrder.resize(n);
-  t.titleOrder.resize(n);
-  for (std::size_t i = 0; i < n; ++i) t.idOrder[i] = t.titleOrder[i] = static_cast<std::uint32_t>(i);
-  std::thread byTitle([&] {
-    std::stable_sort(t.titleOrder.begin(), t.titleOrder.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return compareFolded(titleIn(c, c.entries[a]), titleIn(c, c.entries[b])) < 0;
+  // Sorted on (first 8 bytes as a big-endian number, position) pairs: most comparisons end on
+  // the number, without touching the strings (2M titles sorted in a fraction of the time).
+  auto sortBy = [&](std::vector<std::uint32_t>& order, bool byTitle) {
+    struct Keyed {
+      std::uint64_t key;
+      std::uint32_t pos;
+    };
+    std::vector<Keyed> keyed(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string_view k = byTitle ? titleIn(c, c.entries[i]) : idIn(c, c.entries[i]);
+      std::uint64_t key = 0;
+      for (std::size_t b = 0; b < 8; ++b) {
+        const unsigned char ch = b < k.size() ? static_cast<unsigned char>(k[b]) : 0;
+        key = key << 8 | (byTitle ? fold(ch) : ch);
+      }
+      keyed[i] = {key, static_cast<std::uint32_t>(i)};
+    }
+    std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
+      if (a.key != b.key) return a.key < b.key;
+      const int cmp = byTitle ? compareFolded(titleIn(c, c.entries[a.pos]), titleIn(c, c.entries[b.pos]))
+                              : idIn(c, c.entries[a.pos]).compare(idIn(c, c.entries[b.pos]));
+      return cmp != 0 ? cmp < 0 : a.pos < b.pos;
     });
-  });
-  std::stable_sort(t.idOrder.begin(), t.idOrder.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return idIn(c, c.entries[a]) < idIn(c, c.entries[b]);
-  });
+    order.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = keyed[i].pos;
+  };
+  std::thread byTitle([&] { sortBy(t.titleOrder, true); });
+  sortBy(t.idOrder, false);
   byTitle.join();
   return t;
 }

@@ -161,10 +161,11 @@ LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& c
       out.writeProblem = writeError;
       continue;
     }
+    scan.content = DocIndexContent{};  // written: its memory goes before the map comes
     auto index = DocIndex::open(target, layout, *stamp, why);
     if (!index) {
       out.writeProblem = target.string() + ": written but not readable: " + why;
-      continue;
+      break;  // its content is gone: reading it again is the way (next load)
     }
     out.indexPath = target;
     out.writeProblem.clear();

@@ -43,7 +43,7 @@ RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
   // The embedded index returns ids only; the test shows what was found.
   for (auto& hit : probe.hits)
     if (hit.text.empty())
-      if (auto d = dataset.corpus.find(hit.id)) hit.text = d->fullText();  // a pointer or an optional
+      if (auto d = dataset.corpus.find(hit.id)) hit.text = d->fullText();
   return probe;
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ui/models/documentsearch.h"
-#include "ui/pages/provenanceexcerpt.h"
+#include "core/data/provenance.h"
 
 namespace ragscope::ui {
 
@@ -129,7 +129,7 @@ QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, in
   if (!doc) return corpusText(corpus, p.docId, excerpt, budget);
   if (!budget.take(*doc))
     return excerptBlock(muted(QObject::tr("(text not read here: open the document to read it)")));
-  const ProvenanceExcerpt cut = provenanceExcerpt(*doc, p);
+  const core::ProvenanceExcerpt cut = core::provenanceExcerpt(*doc, p);
   if (!cut.error.empty())  // the error, then the page's opening
     return excerptBlock(muted(esc(cut.error)) +
                         QStringLiteral("<br>") + escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));

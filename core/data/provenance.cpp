@@ -1,8 +1,8 @@
-#include "ui/pages/provenanceexcerpt.h"
+#include "core/data/provenance.h"
 
 #include <algorithm>
 
-namespace ragscope::ui {
+namespace ragscope::core {
 
 std::size_t utf8Offset(std::string_view text, std::size_t n) {
   std::size_t seen = 0;
@@ -13,7 +13,7 @@ std::size_t utf8Offset(std::string_view text, std::size_t n) {
   return text.size();
 }
 
-ProvenanceExcerpt provenanceExcerpt(const core::Document& page, const core::Provenance& p) {
+ProvenanceExcerpt provenanceExcerpt(const Document& page, const Provenance& p) {
   ProvenanceExcerpt out;
   const auto first = std::size_t(std::max(p.startParagraph, 0));
   const auto last = std::max(first, std::size_t(std::max(p.endParagraph, 0)));
@@ -53,4 +53,4 @@ ProvenanceExcerpt provenanceExcerpt(const core::Document& page, const core::Prov
   return out;
 }
 
-}  // namespace ragscope::ui
+}  // namespace ragscope::core

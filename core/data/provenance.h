@@ -9,7 +9,7 @@
 
 #include "core/data/model.h"
 
-namespace ragscope::ui {
+namespace ragscope::core {
 
 struct ProvenanceExcerpt {
   std::string text;         // the paragraphs, joined by "\n", cut
@@ -19,9 +19,9 @@ struct ProvenanceExcerpt {
 };
 
 // `provenance.startParagraph` must be >= 0; an end before the start means the start paragraph.
-ProvenanceExcerpt provenanceExcerpt(const core::Document& page, const core::Provenance& provenance);
+ProvenanceExcerpt provenanceExcerpt(const Document& page, const Provenance& provenance);
 
 // The byte offset of code point `n` in UTF-8 `text` (its size when the text is shorter).
 std::size_t utf8Offset(std::string_view text, std::size_t n);
 
-}  // namespace ragscope::ui
+}  // namespace ragscope::core
