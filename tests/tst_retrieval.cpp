@@ -170,6 +170,7 @@ class TstRetrieval : public QObject {
   void cliHugeCounts();
   void bm25ParallelBuildSameRankings();
   void bm25ParallelBuildCancel();
+  void bm25ShardsKeepCorpusOrder();
 };
 
 void TstRetrieval::trecEvalOutputs_data() {
@@ -1256,6 +1257,51 @@ void TstRetrieval::bm25ParallelBuildCancel() {
   QCOMPARE(hits.size(), std::size_t{1});
   QCOMPARE(hits[0].id, std::string("d19999"));
   QCOMPARE(hits[0].text, std::string("some words for document 19999"));
+}
+
+void TstRetrieval::bm25ShardsKeepCorpusOrder() {
+  // 250,000 documents are more than one shard a worker (shards hold about 100,000): one worker
+  // indexes 3 shards in turn, 2 workers share 4. Every 25,000th document reads "alpha beta", so
+  // a query for it ties 10 documents spread over every shard; ties go by docid, so the ranking is
+  // the corpus order exactly when the shards were merged in corpus order.
+  Corpus corpus;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 250000; ++i) {
+    Document d;
+    d.id = "p";
+    d.id += std::to_string(i);
+    if (i % 25000 == 24999) {
+      d.text = "alpha beta";
+      expected.push_back(d.id);
+    } else {
+      d.text = "filler ";
+      d.text += std::to_string(i % 1000);
+    }
+    corpus.add(std::move(d));
+  }
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  for (unsigned threads : {1u, 2u}) {
+    const std::filesystem::path dir = std::filesystem::path(tmp.path().toStdString()) / std::to_string(threads);
+    IndexBuildOptions o;
+    o.threads = threads;
+    const auto built = openOrBuildIndex(corpus, dir, o);
+    QVERIFY2(built.ok, built.error.c_str());
+    std::string error;
+    auto bm25 = XapianRetriever::open(dir, {}, &error);
+    QVERIFY2(bm25, error.c_str());
+    QCOMPARE(bm25->documentCount(), std::size_t{250000});
+    Query q;
+    q.id = "q";
+    q.text = "alpha";
+    const auto hits = bm25->search(q, 100, &error);
+    std::vector<std::string> ids;
+    for (const auto& h : hits) ids.push_back(h.id);
+    QCOMPARE(ids, expected);
+    QCOMPARE(hits.front().score, hits.back().score);
+    q.text = "filler 999";
+    QCOMPARE(bm25->search(q, 1, &error).front().id, std::string("p999"));  // the first "999" in corpus order
+  }
 }
 
 QTEST_GUILESS_MAIN(TstRetrieval)

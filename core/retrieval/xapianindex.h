@@ -45,8 +45,9 @@ struct IndexBuildOptions {
   // Part of the index's analysis settings: an index built the other way is rebuilt, never reused.
   bool stemming = true;
   // Worker threads indexing at once; 0 = one per core (std::thread::hardware_concurrency()).
-  // Each indexes a contiguous share of the corpus into a database of its own; the shares are then
-  // merged in corpus order, so the index (docids, rankings, scores) is the same for any count.
+  // They index contiguous ranges of the corpus (shards of about 100,000 documents) into databases
+  // of their own, merged in corpus order at the end, so docids, rankings and scores are the same
+  // for any number of threads.
   unsigned threads = 0;
 };
 

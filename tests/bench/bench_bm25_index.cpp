@@ -1,16 +1,16 @@
 // Time and memory of building the embedded BM25 (Xapian) index over an MS MARCO-sized passage
 // collection, with one indexing thread and with one per core (IndexBuildOptions::threads).
 //
-//   bench_bm25_index [PASSAGES] [--threads N [--xapian-flushing]] [--file collection.tsv] [--keep]
+//   bench_bm25_index [PASSAGES] [--threads N | --reference] [--file collection.tsv] [--keep]
 //
 // Without --file, writes a seeded synthetic collection of PASSAGES (default 1,000,000) lines
 // `pid<TAB>passage` of ~387 bytes (MS MARCO's mean) into a temp folder and loads it with the
 // project's loader, which leaves the texts in the file (as for the real 2.9 GiB collection), so
-// indexing reads them back with pread. Then builds the index three times: as before builds were
-// parallel (1 thread, Xapian flushing its buffer every 10,000 documents), with 1 thread, and with
-// one per core (--threads N: only with N threads, 0 = all cores; --xapian-flushing: with Xapian's
-// flushing), and prints seconds, documents/s, index bytes and peak RSS, and projects them to the
-// 8,841,823 passages of the full collection.
+// indexing reads them back with pread. Then builds the index three times: the reference build
+// (the one-database loop openOrBuildIndex ran before it was parallel), openOrBuildIndex with 1
+// thread, and with one per core (--threads N: only openOrBuildIndex with N threads, 0 = all
+// cores; --reference: only the reference), and prints seconds, CPU seconds, documents/s, index
+// bytes and peak RSS, and projects them to the 8,841,823 passages of the full collection.
 //
 // Each build runs in a child process forked after loading, so that its peak RSS (from wait4's
 // rusage) is its own and not the maximum of the builds before it; the corpus the child inherits
@@ -32,6 +32,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <xapian.h>
 
 #include "core/data/loaders.h"
 #include "core/retrieval/xapianindex.h"
@@ -147,12 +149,10 @@ struct BuildFigures {
   std::uint64_t documents = 0;
 };
 
-// One build to measure. `xapianFlushing`: Xapian flushes every 10,000 documents (its default)
-// instead of the build committing every few thousand: with one thread, the build as it was
-// before it used several.
+// One build to measure: the reference build, or openOrBuildIndex with `threads`.
 struct Config {
   unsigned threads = 0;
-  bool xapianFlushing = false;
+  bool reference = false;
 };
 
 BuildFigures buildIndex(const Corpus& corpus, const fs::path& dir, unsigned threads) {
@@ -167,6 +167,49 @@ BuildFigures buildIndex(const Corpus& corpus, const fs::path& dir, unsigned thre
   f.bytes = r.bytes;
   f.documents = r.documents;
   if (!r.ok) std::fprintf(stderr, "build failed: %s\n", r.error.c_str());
+  return f;
+}
+
+// The build as openOrBuildIndex made it before it used several threads: one database, every
+// document in turn on one thread, Xapian flushing its buffer every 10,000 documents (its
+// default); the same analysis. No manifest: writing one takes no measurable time.
+BuildFigures referenceBuild(const Corpus& corpus, const fs::path& dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  BuildFigures f;
+  try {
+    fs::create_directories(dir);
+    Xapian::WritableDatabase db((dir / "xapian").string(),
+                                Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_NO_SYNC);
+    Xapian::TermGenerator gen;
+    gen.set_stemmer(Xapian::Stem("english"));
+    gen.set_stemming_strategy(Xapian::TermGenerator::STEM_SOME);
+    Xapian::SimpleStopper stopper(englishStopwords().begin(), englishStopwords().end());
+    gen.set_stopper(&stopper);
+    gen.set_stopper_strategy(Xapian::TermGenerator::STOP_STEMMED);
+    for (std::size_t i = 0; i < corpus.size(); ++i) {
+      const Document& d = corpus.at(i);
+      Xapian::Document doc;
+      doc.set_data(d.id);
+      if (d.id.size() <= 240) doc.add_boolean_term("Q" + d.id);
+      gen.set_document(doc);
+      if (!d.title.empty()) {
+        gen.index_text_without_positions(d.title);
+        gen.increase_termpos();
+      }
+      gen.index_text_without_positions(d.fullText());
+      db.add_document(doc);
+    }
+    db.commit();
+    db.close();
+  } catch (const Xapian::Error& e) {
+    std::fprintf(stderr, "reference build failed: %s\n", e.get_description().c_str());
+    return f;
+  }
+  f.seconds = secondsSince(t0);
+  f.ok = true;
+  f.documents = corpus.size();
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) f.bytes += entry.file_size();
   return f;
 }
 
@@ -189,9 +232,7 @@ std::optional<Measured> buildInChild(const Corpus& corpus, const fs::path& dir,
   if (pid < 0) return std::nullopt;
   if (pid == 0) {
     ::close(fds[0]);
-    // setenv is safe here: the child has one thread until the build starts its workers.
-    if (config.xapianFlushing) ::setenv("XAPIAN_FLUSH_THRESHOLD", "10000", 1);
-    const BuildFigures f = buildIndex(corpus, dir, config.threads);
+    const BuildFigures f = config.reference ? referenceBuild(corpus, dir) : buildIndex(corpus, dir, config.threads);
     const bool written = ::write(fds[1], &f, sizeof f) == static_cast<ssize_t>(sizeof f);
     std::fflush(nullptr);
     ::_exit(written && f.ok ? 0 : 1);  // no destructors: freeing the corpus is not measured
@@ -216,8 +257,9 @@ void printFigures(const std::string& label, const Measured& m, double loadedRssM
               "(build adds %.1f MiB to the loaded corpus)\n",
               label.c_str(), f.seconds, m.cpuSeconds, docsPerSecond, double(f.bytes) / (1024.0 * 1024.0),
               peakMiB, peakMiB - loadedRssMiB);
-  // Time and index size grow about linearly; the corpus in memory too, while the build's own
-  // memory is bounded per worker (Xapian's flush threshold), so it is carried over as measured.
+  // Linear: time and index size grow about linearly (the reference build's time faster: its
+  // single database slows down as it grows); so does the corpus in memory, while the build's own
+  // memory is bounded per worker, so it is carried over as measured.
   std::printf("   projected to %.0f passages: %.0f s (%.1f min), index %.2f GiB, "
               "peak RSS ~%.0f MiB\n",
               kFullCollection, f.seconds * scale, f.seconds * scale / 60.0,
@@ -232,15 +274,15 @@ int main(int argc, char** argv) {
   std::optional<unsigned> onlyThreads;
   fs::path file;
   bool keep = false;
-  bool xapianFlushing = false;
+  bool reference = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--file" && i + 1 < argc)
       file = argv[++i];
     else if (a == "--threads" && i + 1 < argc)
       onlyThreads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
-    else if (a == "--xapian-flushing")
-      xapianFlushing = true;
+    else if (a == "--reference")
+      reference = true;
     else if (a == "--keep")
       keep = true;
     else
@@ -273,15 +315,17 @@ int main(int argc, char** argv) {
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Config> configs;
-  if (onlyThreads)
-    configs = {{*onlyThreads, xapianFlushing}};
+  if (reference)
+    configs = {{1, true}};
+  else if (onlyThreads)
+    configs = {{*onlyThreads, false}};
   else
     configs = {{1, true}, {1, false}, {0, false}};
   int status = 0;
   for (const Config& config : configs) {
     const unsigned threads = config.threads ? config.threads : cores;
-    const std::string label = std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
-                              (config.xapianFlushing ? ", Xapian's flushing" : "");
+    const std::string label = config.reference ? std::string("reference (1 database)")
+                                               : std::to_string(threads) + (threads == 1 ? " thread" : " threads");
     const fs::path indexDir = dir / "index";
     const auto built = buildInChild(corpus, indexDir, config);
     if (!built) {
