@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -793,7 +794,7 @@ void TestDocugami::realCorpus() {
   QVERIFY(!docs.empty());
   std::set<std::string> parents, ids;
   const LoadOptions defaults;
-  const Document* prev = nullptr;
+  std::optional<Document> prev;  // documents() builds each document: keep a copy, not a pointer
   for (const auto& d : docs) {
     parents.insert(d.parentId);
     QVERIFY(ids.insert(d.id).second);
@@ -815,7 +816,7 @@ void TestDocugami::realCorpus() {
     } else {
       QCOMPARE(d.chunk, 0);
     }
-    prev = &d;
+    prev = d;
   }
   QCOMPARE(parents.size(), std::size_t{20});
   QCOMPARE(*parents.begin(), std::string("2022 Q3 AAPL.pdf"));
