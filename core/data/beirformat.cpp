@@ -1,4 +1,4 @@
-// BEIR dataset folders (SPEC §3): corpus.jsonl {_id,title,text}, queries.jsonl {_id,text} and
+// BEIR dataset folders (formats: core/data/README.md): corpus.jsonl {_id,title,text}, queries.jsonl {_id,text} and
 // qrels/<split>.tsv with the header `query-id corpus-id score`. Every split file is loaded into
 // the one Qrels of the dataset; each query named by a split gets the attribute
 // ("beir split", "<split>") so a view can filter by split, and Qrels.source lists the files.

@@ -1,4 +1,4 @@
-// KILT task files (`*-kilt.jsonl`) and the KILT knowledge source (SPEC §3).
+// KILT task files (`*-kilt.jsonl`) and the KILT knowledge source (core/data/README.md).
 
 #include <limits>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The data model of SPEC §2. Ids are always strings; integer ids in files are normalised.
+// The data model (core/data/README.md). Ids are always strings; integer ids in files are normalised.
 
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 // MS MARCO / TREC DL formats: topics (TSV and rag25-style JSONL), the passage collection TSV and
-// rank_llm's retrieve_results JSON (SPEC §3).
+// rank_llm's retrieve_results JSON (see core/data/README.md).
 
 #include <algorithm>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-// Generation-side JSON formats (SPEC §3): llama-index LabelledRagDataset JSON, generic RAG JSONL
+// Generation-side JSON formats (formats: core/data/README.md): llama-index LabelledRagDataset JSON, generic RAG JSONL
 // examples and RAGChecker's checking JSON. Whole-file documents are streamed element by element
 // (jsonlines.h), so memory holds one record at a time and each record knows its line.
 
@@ -204,7 +204,7 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
     Example ex;
     ex.line = place.line;
     auto id = jsonId(rec, "id", problems, false);
-    // "question" per SPEC; "query" accepted as the common alternative spelling.
+    // "question" as the format defines it; "query" accepted as the common alternative spelling.
     const char* questionKey = rec.contains("question") || !rec.contains("query") ? "question" : "query";
     if (auto q = jsonString(rec, questionKey, problems, true)) ex.query = std::move(*q);
     if (auto r = jsonString(rec, "response", problems, false)) ex.response = std::move(*r);
