@@ -1,7 +1,7 @@
 // Claim-level judging without an LLM (core/claims, `ragscope-cli ragchecker`, `agreement`):
-// RAGChecker's metrics against its example file and the synthetic cases of CLAIMS.md §2.5, missing
-// labels in both modes, the notebook's and RAGAS's formulas, judge-human agreement against
-// RAGChecker's meta-evaluation, and bad input.
+// RAGChecker's metrics against its example file and the synthetic cases of core/claims/README.md
+// ("RAGChecker metrics"), missing labels in both modes, the notebook's and RAGAS's formulas,
+// judge-human agreement against RAGChecker's meta-evaluation, and bad input.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,7 +93,8 @@ std::vector<std::vector<Label>> rowsOf(const std::string& spec) {
   return rows;
 }
 
-// An example from CLAIMS.md §2.5's notation (K given for matrices without rows).
+// An example in the notation of the hand-computed cases of core/claims/README.md ("RAGChecker
+// metrics"; K given for matrices without rows).
 ClaimExample makeSynthetic(const std::string& a2r, const std::string& r2a, const std::string& mResp,
                            const std::string& mAns, std::size_t k) {
   ClaimExample ex;
@@ -139,7 +140,7 @@ struct Synthetic {
   double expected[kMetricCount];  // P R F1 CR CP CU NSrel NSirr Hal SK Faith
 };
 
-// CLAIMS.md §2.5 (hand-computed there).
+// The hand-computed cases S1-S5 of core/claims/README.md, "RAGChecker metrics".
 const Synthetic kSynthetic[] = {
     {"S1 R=0", "", "EN", "", "EN|NN", 2, {0, .5, 0, .5, .5, 1, 0, 0, 0, 0, 0}},
     {"S2 G=0", "NN", "", "E|N", "", 1, {0, 0, 0, 0, 0, 0, 0, 0, .5, 0, .5}},
@@ -230,7 +231,7 @@ class TestClaims : public QObject {
                  (metricName(m) + " of example " + std::to_string(e)).c_str());
       }
     }
-    // CLAIMS.md §2.4, written out.
+    // The example file's values (core/claims/README.md, "RAGChecker metrics"), written out.
     QCOMPARE(s.perExample[0][Metric::Precision].value, 8.0 / 11.0);
     QCOMPARE(s.perExample[0][Metric::F1].value, 0.5925925925925926);
     QCOMPARE(s.perExample[0][Metric::ClaimRecall].value, 0.22727272727272727);
@@ -296,7 +297,7 @@ class TestClaims : public QObject {
     QVERIFY(text.out.contains("22 compared, 22 equal"));
   }
 
-  // ---- RAGChecker: CLAIMS.md §2.5 -----------------------------------------------------------
+  // ---- RAGChecker: hand-computed cases (core/claims/README.md) ------------------------------
   void synthetic_data() {
     QTest::addColumn<int>("row");
     for (int i = 0; i < int(std::size(kSynthetic)); ++i) QTest::newRow(kSynthetic[i].name) << i;
@@ -588,7 +589,7 @@ class TestClaims : public QObject {
     QVERIFY(top.out.contains("agreement --human FILE --judge FILE"));
   }
 
-  // ---- Notebook (CLAIMS.md §1.2) -----------------------------------------------------------
+  // ---- Notebook (core/claims/README.md, "Notebook metrics") -------------------------------
   void notebook() {
     const auto S = Label::Supported, U = Label::Unsupported;
     const std::vector<Label> faith(6, S);
@@ -630,7 +631,7 @@ class TestClaims : public QObject {
     QVERIFY(std::isnan(notebookScore(countSupportedMarkers("no labels here"))));
   }
 
-  // ---- RAGAS (CLAIMS.md §3) ----------------------------------------------------------------
+  // ---- RAGAS (core/claims/README.md, "RAGAS metrics") -------------------------------------
   void ragasContextPrecision_data() {
     QTest::addColumn<std::vector<int>>("verdicts");
     QTest::addColumn<double>("expected");
@@ -719,7 +720,7 @@ class TestClaims : public QObject {
     QVERIFY2(r.exitCode == 0, r.err.constData());
     const json out = parseOut(r);
     const json& c = out["aspects"]["correctness"];
-    // CLAIMS.md §4, as meta_eval.py prints them.
+    // RAGChecker's figures (core/claims/README.md, "Judge vs human"), as meta_eval.py prints them.
     QCOMPARE(c["pearson"].get<double>(), 49.66);
     QCOMPARE(c["spearman"].get<double>(), 46.95);
     QCOMPARE(c["n"].get<int>(), 560);

@@ -1,11 +1,11 @@
 // The Claims page (issue 14): the notebook's worked example driven through the page against a
-// scripted judge server (the figures of CLAIMS.md §1 and each claim's colour state in the
-// inspector, unparsed and contradiction included); the page's means, CIs and state counts against
-// `ragscope-cli judge --json` on the demo answers and on all 195 Docugami questions (BM25 top 5,
-// offline reader, a scripted judge server), with a probe timer on the GUI thread during that run;
-// the claim x chunk matrix, the unsupported-claims list, the paired comparison and the
-// judge-vs-human view against `ragscope-cli agreement`; claim spans. Screenshots go to
-// $RAGSCOPE_SCREENSHOT_DIR when it is set.
+// scripted judge server (the figures of core/claims/README.md, "Notebook metrics", and each claim's
+// colour state in the inspector, unparsed and contradiction included); the page's means, CIs and
+// state counts against `ragscope-cli judge --json` on the demo answers and on all 195 Docugami
+// questions (BM25 top 5, offline reader, a scripted judge server), with a probe timer on the GUI
+// thread during that run; the claim x chunk matrix, the unsupported-claims list, the paired
+// comparison and the judge-vs-human view against `ragscope-cli agreement`; claim spans. Screenshots
+// go to $RAGSCOPE_SCREENSHOT_DIR when it is set.
 
 #include <QAbstractItemModelTester>
 #include <QDir>

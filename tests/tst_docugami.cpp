@@ -1,5 +1,5 @@
 // Docugami KG-RAG SEC 10-Q loader: CSV reader, chunker, PDF text, SOURCE(S) parsing and the real
-// qna_data.csv + 20 PDFs. Known answers come from MANIFEST.md, Python's csv module run by hand on
+// qna_data.csv + 20 PDFs. Known answers come from the data set's manifest, Python's csv module run by hand on
 // the file (record lines, mini row count, SOURCE(S) totals) and `pdfinfo` (page counts).
 
 #include <QElapsedTimer>

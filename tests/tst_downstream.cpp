@@ -1,6 +1,6 @@
 // Downstream metrics (core/metrics/normalize, downstream, stemmer, kiltdownstream).
 // Known answers: KILT's own fixtures with the values of KILT's tests/test_eval_downstream.py
-// (quoted in data/MANIFEST.md), and hand-computed SQuAD / LCS / Porter cases (the working is in
+// (quoted in the data set's manifest), and hand-computed SQuAD / LCS / Porter cases (the working is in
 // the comments next to each row).
 
 #include <QTemporaryDir>

@@ -1,7 +1,7 @@
-// eRAG (SPEC §6): the aggregation rules against hand-computed values, the eRAG and end-to-end
-// jobs over the run engine with the offline heuristic reader, the correlation analysis, and the
-// CLI on the Docugami 10-Q set (all 195 questions, BM25 top 5), including a run killed mid-way
-// against the test server and resumed.
+// eRAG (core/eval/README.md, "eRAG"): the aggregation rules against hand-computed values, the eRAG
+// and end-to-end jobs over the run engine with the offline heuristic reader, the correlation
+// analysis, and the CLI on the Docugami 10-Q set (all 195 questions, BM25 top 5), including a run
+// killed mid-way against the test server and resumed.
 
 #include <QDir>
 #include <QFile>
@@ -29,6 +29,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/metrics/downstream.h"
+#include "core/metrics/measurename.h"
 #include "core/store/runstore.h"
 #include "testserver/testserver.h"
 
@@ -160,14 +161,15 @@ void TestErag::measureNames() {
   QFETCH(QString, text);
   QFETCH(QString, name);
   QFETCH(QString, params);
-  const auto parsed = eval::parseEragMeasure(text.toStdString());
+  const auto parsed = parseMeasureName(text.toStdString());
   if (params == "!") {
     QVERIFY(!parsed.ok());
     return;
   }
   QVERIFY2(parsed.ok(), parsed.error.c_str());
-  QCOMPARE(QString::fromStdString(parsed.value.name), name);
-  QCOMPARE(parsed.value.params ? QString::fromStdString(*parsed.value.params) : QString("-"), params);
+  const MeasureRequest& request = parsed.value.request;
+  QCOMPARE(QString::fromStdString(request.name), name);
+  QCOMPARE(request.params ? QString::fromStdString(*request.params) : QString("-"), params);
 }
 
 void TestErag::binaryLabelsUseTheEvaluator_data() {
@@ -251,7 +253,7 @@ void TestErag::continuousRefusesOtherMeasures() {
     QVERIFY2(a.error.find(std::string("'") + m + "'") != std::string::npos, a.error.c_str());
     QVERIFY2(a.error.find("P_k") != std::string::npos, a.error.c_str());
     QVERIFY2(a.error.find("success_k") != std::string::npos, a.error.c_str());
-    QVERIFY2(a.error.find("SPEC §6") != std::string::npos, a.error.c_str());
+    QVERIFY2(a.error.find("eRAG reference code") != std::string::npos, a.error.c_str());
     QVERIFY(a.values.empty());
   }
 }

@@ -1,8 +1,8 @@
 // Claim judging as a job (core/eval/judgejob.h, `ragscope-cli judge`): the strict reading of judge
-// replies into states with the repair retry, the notebook's worked example through a scripted
-// judge server (CLAIMS.md §1), repeats, the offline judge over all Docugami questions from the
-// CLI, and a judging run killed mid-way and resumed with no finished call repeated (counted at
-// the server), then re-run from the cache with no request.
+// replies into states with the repair retry, the notebook's worked example through a scripted judge
+// server (core/claims/README.md, "Notebook metrics"), repeats, the offline judge over all Docugami
+// questions from the CLI, and a judging run killed mid-way and resumed with no finished call
+// repeated (counted at the server), then re-run from the cache with no request.
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -345,7 +345,8 @@ void TestJudge::repeatsGiveFlipRates() {
 
 void TestJudge::ragasContextPrecisionInRankOrder() {
   // The judge finds the gold answer useful in chunks 1 and 3: verdicts [1, 0, 1], RAGAS's AP with
-  // its 1e-10 is 0.8333333332916666 (CLAIMS.md §3); chunk order is rank order.
+  // its 1e-10 is 0.8333333332916666 (core/claims/README.md, "RAGAS metrics"); chunk order is rank
+  // order.
   ragscope::testserver::Options options;
   options.answer = [](const std::string& prompt) -> std::string {
     const auto sections = llm::parsePromptSections(prompt);

@@ -1,5 +1,5 @@
 // KILT task files and knowledge source (core/data/kiltformat.cpp). Expected counts come from
-// data/MANIFEST.md and were re-counted independently with python3's json module.
+// the data set's manifest and were re-counted independently with python3's json module.
 
 #include <QTemporaryDir>
 #include <QTest>

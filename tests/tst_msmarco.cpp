@@ -1,5 +1,5 @@
 // MS MARCO / TREC DL loaders: topics TSV and JSONL, the passage collection TSV and rank_llm JSON,
-// on the real files of ../shared/data/msmarco_trecdl (counts from data/MANIFEST.md) and on
+// on the real files of ../shared/data/msmarco_trecdl (counts from the data set's manifest) and on
 // hand-made malformed inputs.
 
 #include <QFile>

@@ -1,6 +1,6 @@
 // Retrieval evaluation against independently known answers: trec_eval's own expected outputs
 // (every line of every measure ragscope implements, to the printed 4 decimals), the TREC DL
-// figures of EXPECTED.md, the claim-level notebook's document-level example, KILT's retrieval
+// figures published with the TREC DL runs, the claim-level notebook's document-level example, KILT's retrieval
 // fixtures; plus seeded property tests and the CLI diffed against trec_eval's out.test.
 
 #include <QProcess>
@@ -22,6 +22,7 @@
 #include "core/data/loaders.h"
 #include "core/metrics/doclevel.h"
 #include "core/metrics/kiltretrieval.h"
+#include "core/metrics/measurename.h"
 #include "core/metrics/measures.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/retrieval/xapianindex.h"
@@ -140,6 +141,8 @@ class TstRetrieval : public QObject {
   void trecEvalOutputs_data();
   void trecEvalOutputs();
   void measureParsing();
+  void measureNames_data();
+  void measureNames();
   void irMeasuresNames_data();
   void irMeasuresNames();
   void completeWithLevelNumRel();
@@ -297,6 +300,73 @@ void TstRetrieval::measureParsing() {
   QVERIFY(!resolveMeasures(parseMeasureArgs({"P.0"}).value).ok());
   QVERIFY(!resolveMeasures(parseMeasureArgs({"P.5,5"}).value).ok());
   QVERIFY(!parseMeasureArgs({"P."}).ok());
+}
+
+// parseMeasureName: the printed, requested and ir_measures spellings of one measure give the
+// same request, the same `-m` text and trec_eval's column names; what `-m` refuses, it refuses.
+void TstRetrieval::measureNames_data() {
+  QTest::addColumn<QString>("text");
+  QTest::addColumn<QString>("requested");  // "!" when refused
+  QTest::addColumn<QStringList>("printed");
+  const QStringList ndcg10{"ndcg_cut_10"};
+  QTest::newRow("printed") << "ndcg_cut_10" << "ndcg_cut.10" << ndcg10;
+  QTest::newRow("requested") << "ndcg_cut.10" << "ndcg_cut.10" << ndcg10;
+  QTest::newRow("ir_measures") << "nDCG@10" << "nDCG@10" << ndcg10;
+  QTest::newRow("bare") << "map" << "map" << QStringList{"map"};
+  QTest::newRow("P_5") << "P_5" << "P.5" << QStringList{"P_5"};
+  QTest::newRow("P.5,10") << "P.5,10" << "P.5,10" << QStringList{"P_5", "P_10"};
+  QTest::newRow("P") << "P" << "P" << QStringList{"P_5", "P_10", "P_15", "P_20", "P_30",
+                                                  "P_100", "P_200", "P_500", "P_1000"};
+  QTest::newRow("num_rel_ret") << "num_rel_ret" << "num_rel_ret" << QStringList{"num_rel_ret"};
+  QTest::newRow("iprec printed") << "iprec_at_recall_0.50" << "iprec_at_recall.0.50"
+                                 << QStringList{"iprec_at_recall_0.50"};
+  QTest::newRow("iprec requested") << "iprec_at_recall.0.5" << "iprec_at_recall.0.5"
+                                   << QStringList{"iprec_at_recall_0.50"};
+  QTest::newRow("ndcg pairs") << "ndcg_1=3,2=9" << "ndcg.1=3,2=9" << QStringList{"ndcg_1=3,2=9"};
+  QTest::newRow("rbp printed") << "rbp_p=0.9" << "rbp.p=0.9" << QStringList{"rbp_p=0.9"};
+  QTest::newRow("utility") << "utility_2,-1,0,0" << "utility.2,-1,0,0"
+                           << QStringList{"utility_2,-1,0,0"};
+  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10" << "P(rel=2)@10" << QStringList{"P(rel=2)@10"};
+  QTest::newRow("RR@10") << "RR@10" << "RR@10" << QStringList{"RR@10"};
+  QTest::newRow("empty") << "" << "!" << QStringList{};
+  QTest::newRow("unknown") << "precision_5" << "!" << QStringList{};
+  QTest::newRow("not a cutoff") << "P_5x" << "!" << QStringList{};
+  QTest::newRow("zero cutoff") << "P_0" << "!" << QStringList{};
+  QTest::newRow("duplicate cutoffs") << "P.5,5" << "!" << QStringList{};
+  QTest::newRow("empty params") << "P." << "!" << QStringList{};
+  QTest::newRow("no parameters") << "map.5" << "!" << QStringList{};
+  QTest::newRow("not implemented") << "ndcg_p" << "!" << QStringList{};
+  QTest::newRow("nickname") << "official" << "!" << QStringList{};
+  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10" << "!" << QStringList{};
+  QTest::newRow("store measure") << "rouge-l" << "!" << QStringList{};
+}
+
+void TstRetrieval::measureNames() {
+  QFETCH(QString, text);
+  QFETCH(QString, requested);
+  QFETCH(QStringList, printed);
+  const auto parsed = parseMeasureName(text.toStdString());
+  if (requested == "!") {
+    QVERIFY(!parsed.ok());
+    QVERIFY(!parsed.error.empty());
+    return;
+  }
+  QVERIFY2(parsed.ok(), parsed.error.c_str());
+  QCOMPARE(QString::fromStdString(parsed.value.requested), requested);
+  QStringList got;
+  for (const auto& p : parsed.value.printed) got << QString::fromStdString(p);
+  QCOMPARE(got, printed);
+  QCOMPARE(QString::fromStdString(parsed.value.column()),
+           printed.size() == 1 ? printed.front() : QString());
+  // The request and the `-m` text resolve to the same columns.
+  const auto fromRequest = resolveMeasures({parsed.value.request});
+  const auto again = parseMeasureArgs({parsed.value.requested});
+  QVERIFY(fromRequest.ok() && again.ok());
+  const auto fromText = resolveMeasures(again.value);
+  QVERIFY(fromText.ok());
+  QCOMPARE(fromText.value.size(), fromRequest.value.size());
+  for (std::size_t i = 0; i < fromText.value.size(); ++i)
+    QCOMPARE(fromText.value[i].name, fromRequest.value[i].name);
 }
 
 // ir_measures names, each against the trec_eval measure it stands for and trec_eval's own printed
@@ -597,9 +667,10 @@ void TstRetrieval::skippedAndCompleteQueries() {
 }
 
 void TstRetrieval::queryWithoutRelevantCountsAsZero() {
-  // SPEC §4: a query judged in the qrels with only non-relevant documents, and retrieved, counts
-  // with value 0 in every mean (trec_eval 9 prints num_q 2 here). By hand: query 1 retrieves its
-  // one relevant document at rank 1 (AP 1, P@5 1/5, nDCG 1); query 2 has nothing relevant (0).
+  // core/metrics/README.md, "trec_eval conventions": a query judged in the qrels with only
+  // non-relevant documents, and retrieved, counts with value 0 in every mean (trec_eval 9 prints
+  // num_q 2 here). By hand: query 1 retrieves its one relevant document at rank 1 (AP 1, P@5 1/5,
+  // nDCG 1); query 2 has nothing relevant (0).
   QTemporaryDir dir;
   const auto base = std::filesystem::path(dir.path().toStdString());
   writeLines(base / "run", {"1 Q0 a 1 2 r", "1 Q0 b 2 1 r", "2 Q0 x 1 2 r", "2 Q0 y 2 1 r"});
@@ -664,7 +735,7 @@ void TstRetrieval::trecDlFigures() {
   auto r = loadRun(run.toStdString());
   auto q = loadQrels(qrels.toStdString());
   QVERIFY(r.report.ok() && q.report.ok());
-  // EXPECTED.md: nDCG@10 over all grades (no -l), AP and recall at -l 2, all qrels topics (-c).
+  // The published TREC DL figures: nDCG@10 over all grades (no -l), AP and recall at -l 2, all qrels topics (-c).
   EvalSettings graded;
   graded.complete = true;
   graded.measures = parseMeasureArgs({"ndcg_cut.10", "num_q"}).value;
@@ -1012,7 +1083,7 @@ void TstRetrieval::cliJsonMatchesTrecEval() {
 }
 
 void TstRetrieval::cliTrecDlLevel2() {
-  // EXPECTED.md through the CLI: -c, -l 2 for AP and recall (NDCG ignores the level). The three
+  // The published TREC DL figures through the CLI: -c, -l 2 for AP and recall (NDCG ignores the level). The three
   // rank_llm runs are all tagged "rank": each row is told apart by its folder and file.
   RAGSCOPE_REQUIRE_DATA("msmarco_trecdl/runs/rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt");
   const std::string r = "msmarco_trecdl/runs/";

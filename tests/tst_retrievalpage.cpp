@@ -1,6 +1,6 @@
 // The retrieval-evaluation page: background evaluation of several runs, the summary table, the
 // per-query table (sorting, filtering) and the ranked-list drill-down (grade colours), checked
-// against EXPECTED.md's TREC DL figures and values counted independently from the files; the
+// against the published TREC DL figures and values counted independently from the files; the
 // Conventions box; document-level evaluation of chunk runs on the claim-level notebook's example.
 
 #include <QAbstractItemModelTester>
@@ -121,7 +121,7 @@ void TestRetrievalPage::threeDl19RunsSideBySide() {
   const int map = columnOf(summary, QStringLiteral("map"));
   const int recall = columnOf(summary, QStringLiteral("recall_100"));
   QVERIFY(ndcg > 0 && map > 0 && recall > 0);
-  // EXPECTED.md: nDCG@10 uses all grades (the level does not apply), AP and R@100 use -l 2.
+  // The published TREC DL figures: nDCG@10 uses all grades (the level does not apply), AP and R@100 use -l 2.
   const QStringList expectedNdcg = {QStringLiteral("0.5058"), QStringLiteral("0.7308"), QStringLiteral("0.7035")};
   const QStringList expectedMap = {QStringLiteral("0.2476"), QStringLiteral("0.4464"), QStringLiteral("0.4151")};
   const QStringList expectedRecall = {QStringLiteral("0.4910"), QStringLiteral("0.6390"), QStringLiteral("0.6235")};
@@ -236,7 +236,7 @@ void TestRetrievalPage::badRunFileIsReported() {
 }
 
 // The measure field takes ir_measures names: nDCG@10, AP and R@100 are trec_eval's ndcg_cut_10,
-// map and recall_100 (EXPECTED.md's BM25 figures at -l 2); one trec_eval cannot express is refused.
+// map and recall_100 (the published BM25 figures at -l 2); one trec_eval cannot express is refused.
 void TestRetrievalPage::irMeasuresNamesInMeasureField() {
   RAGSCOPE_REQUIRE_DATA(kDl19Qrels);
   ui::Workbench workbench;
@@ -381,9 +381,10 @@ void TestRetrievalPage::drillDownColoursGrades() {
 }
 
 void TestRetrievalPage::documentLevelNotebookExample() {
-  // The claim-level notebook (SPEC §4): retrieved chunks of [2022 Q3 AAPL, 2023 Q1 MSFT,
-  // 2023 Q1 AAPL] (a second 2022 Q3 AAPL chunk too, which must not count twice), gold
-  // [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL, 2023 Q3 AAPL]. Ids hold blanks: written %20-escaped.
+  // The claim-level notebook (core/metrics/README.md, "Document level"): retrieved chunks of [2022
+  // Q3 AAPL, 2023 Q1 MSFT, 2023 Q1 AAPL] (a second 2022 Q3 AAPL chunk too, which must not count
+  // twice), gold [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL, 2023 Q3 AAPL]. Ids hold blanks: written
+  // %20-escaped.
   QTemporaryDir dir;
   QVERIFY(dir.isValid());
   const QString qrels = dir.filePath(QStringLiteral("gold.qrels"));

@@ -1122,10 +1122,10 @@ void TestRetrievers::cliUsageErrors() {
 }
 
 void TestRetrievers::cliDocLevel() {
-  // The claim-level notebook's example (SPEC §4) as files: chunks of [2022 Q3 AAPL, 2022 Q3 AAPL
-  // again, 2023 Q1 MSFT, 2023 Q1 AAPL], gold [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL,
-  // 2023 Q3 AAPL]; the ids hold blanks, %20-escaped as our TREC writer does. Query "gone" has gold
-  // documents but no ranking.
+  // The claim-level notebook's example (core/metrics/README.md, "Document level") as files: chunks
+  // of [2022 Q3 AAPL, 2022 Q3 AAPL again, 2023 Q1 MSFT, 2023 Q1 AAPL], gold [2022 Q3 AAPL, 2023 Q1
+  // AAPL, 2023 Q2 AAPL, 2023 Q3 AAPL]; the ids hold blanks, %20-escaped as our TREC writer does.
+  // Query "gone" has gold documents but no ranking.
   QTemporaryDir tmp;
   QVERIFY(tmp.isValid());
   const fs::path root = fs::path(tmp.path().toStdString());
@@ -1177,8 +1177,9 @@ void TestRetrievers::cliDocLevel() {
 }
 
 void TestRetrievers::cliDocLevelDocugami() {
-  // SPEC §4's use case end to end: BM25 top 5 chunks per Docugami question from the CLI, then
-  // `eval --doc-level` with qna_data.csv itself as the document-level qrels (its SOURCE(S) lines).
+  // Document-level evaluation end to end (core/metrics/README.md): BM25 top 5 chunks per Docugami
+  // question from the CLI, then `eval --doc-level` with qna_data.csv itself as the document-level
+  // qrels (its SOURCE(S) lines).
   RAGSCOPE_REQUIRE_DATA(kSec10q);
   QTemporaryDir tmp;
   QVERIFY(tmp.isValid());

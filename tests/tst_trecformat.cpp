@@ -454,9 +454,10 @@ void TstTrecFormat::progressAndCancel() {
   QVERIFY(c.report.records < 1500000ull);
 }
 
-// A plain sequential reading of a run, written from SPEC §3 for this test: fields split on
-// ' ', \t, \r, \v and \f; blank and '#' lines skipped; six fields needed; the score must be
-// a whole number for std::from_chars and not NaN; lines over the cap or with a NUL are errors.
+// A plain sequential reading of a run, written from core/data/README.md's rules for this test:
+// fields split on ' ', \t, \r, \v and \f; blank and '#' lines skipped; six fields needed; the score
+// must be a whole number for std::from_chars and not NaN; lines over the cap or with a NUL are
+// errors.
 struct ReferenceRun {
   struct Entry {
     std::string qid, docno;

@@ -36,6 +36,7 @@
 #include "ui/models/runlistmodel.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -46,7 +47,7 @@ QString titleOf(const RunJob* job) {
   return job->heuristic() ? QObject::tr("%1 (heuristic)").arg(job->title()) : job->title();
 }
 
-// The core job a generate dialog describes (SPEC §9: the answers of the dataset's queries).
+// The core job a generate dialog describes: the answers of the dataset's queries.
 core::eval::JobSpec generateSpec(const core::Dataset& ds, const GenerateSettings& settings) {
   core::eval::JobSpec spec;
   spec.kind = core::eval::JobKind::Generate;
@@ -283,7 +284,7 @@ void JobsDock::track(RunJob* job) {
       if (!outcome.cacheNote.isEmpty()) text += QStringLiteral(" (%1)").arg(outcome.cacheNote);
       m_title->setText(titleOf(job));
       m_stats->setText(text + QStringLiteral("\n") + describeProgress(outcome.summary.progress, job->budgetUsd()));
-      m_stats->setStyleSheet(outcome.error.isEmpty() ? QString() : QStringLiteral("color: #b01c1c;"));
+      setErrorStyle(m_stats, !outcome.error.isEmpty());
     }
     emit statusMessage(tr("%1: %2").arg(job->title(), outcome.error.isEmpty() ? outcome.status : outcome.error));
     emit jobFinished(outcome);
@@ -344,7 +345,7 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
   Secrets::resolveEndpointKey(settings.endpoint, this, [this, dataset, settings, datasetName](const ResolvedEndpoint& resolved) {
     if (!resolved.ok) {
       m_stats->setText(tr("Not started: %1").arg(resolved.message));
-      m_stats->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+      setErrorStyle(m_stats, true);
       if (isHidden()) show();
       return;
     }
@@ -387,7 +388,7 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
       m_stats->setText(tr("Not resumed: %1 sends its calls to %2, an endpoint not configured, used or "
                           "confirmed on this machine; nothing was sent")
                            .arg(QFileInfo(row->path).fileName(), where));
-      m_stats->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+      setErrorStyle(m_stats, true);
       emit statusMessage(tr("Not resumed: endpoint not confirmed"));
       return false;
     }

@@ -25,6 +25,7 @@
 #include "ui/report/pdfreport.h"
 #include "ui/report/reportfile.h"
 #include "ui/workbench.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
@@ -33,7 +34,6 @@ namespace {
 constexpr int kProjectRetrieval = Qt::UserRole + 1;  // the item stands for the project's runs
 constexpr int kStorePath = Qt::UserRole + 2;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 

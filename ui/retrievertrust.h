@@ -1,11 +1,11 @@
 #pragma once
 // An es or http retriever sends the dataset's queries (the user's data, as prompts are) and its
-// key, when it has one, only where this machine's user said it may (DESIGN: nothing goes to a
-// server a file names unless the user confirmed that endpoint). A retriever saved on the
-// Retrievers page is recorded as configured; one read from a project file is asked about before
-// its first request, keyed or not, and the answer is recorded in the same registry as LLM
-// endpoints (core/llm/trustedendpoints.h; a URL without a key is an entry of its own). BM25 is
-// local and is never asked about.
+// key, when it has one, only where this machine's user said it may (core/retrieval/README.md,
+// "Trust": nothing goes to a server a file names unless the user confirmed that endpoint). A
+// retriever saved on the Retrievers page is recorded as configured; one read from a project file is
+// asked about before its first request, keyed or not, and the answer is recorded in the same
+// registry as LLM endpoints (core/llm/trustedendpoints.h; a URL without a key is an entry of its
+// own). BM25 is local and is never asked about.
 
 #include <QString>
 

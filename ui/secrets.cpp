@@ -108,22 +108,6 @@ void Secrets::writeKey(const QString& entry, const QString& key, QObject* contex
       [done] { done(false, QObject::tr("keychain: no answer from the OS keychain service")); });
 }
 
-void Secrets::deleteKey(const QString& entry, QObject* context, std::function<void(bool, const QString&)> done) {
-  auto* job = new QKeychain::DeletePasswordJob(service());
-  job->setAutoDelete(true);
-  job->setInsecureFallback(false);
-  job->setKey(entry);
-  runWithTimeout(
-      job, context,
-      [done, entry](QKeychain::Job* j) {
-        if (j->error() == QKeychain::NoError)
-          done(true, QObject::tr("keychain entry \"%1\" deleted").arg(entry));
-        else
-          done(false, describeKeychainError(j->error(), j->errorString(), entry));
-      },
-      [done] { done(false, QObject::tr("keychain: no answer from the OS keychain service")); });
-}
-
 void Secrets::resolveEndpointKey(const core::llm::EndpointConfig& config, QObject* context,
                                  std::function<void(const ResolvedEndpoint&)> done) {
   ResolvedEndpoint base;

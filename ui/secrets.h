@@ -45,8 +45,6 @@ class Secrets {
   static void readKey(const QString& entry, QObject* context, std::function<void(const KeyLookup&)> done);
   static void writeKey(const QString& entry, const QString& key, QObject* context,
                        std::function<void(bool ok, const QString& message)> done);
-  static void deleteKey(const QString& entry, QObject* context,
-                        std::function<void(bool ok, const QString& message)> done);
 
   // Reads the keychain entry when the endpoint names one; falls back to its environment
   // variable (with a note) when the keychain cannot be read. Offline endpoints and endpoints

@@ -1,4 +1,4 @@
-// ragscope-cli erag-correlate (SPEC §6): the correlation of retrieval evaluation methods with
+// ragscope-cli erag-correlate (core/eval/README.md): the correlation of retrieval evaluation methods with
 // end-to-end quality over stored eRAG and end-to-end runs (the eRAG paper's Table 1), one pair of
 // stores per system.
 
@@ -10,6 +10,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
+#include "app/cli/options.h"
 #include "core/data/loaders.h"
 #include "core/eval/correlationanalysis.h"
 #include "core/eval/e2ejob.h"
@@ -24,20 +25,13 @@ namespace {
 using namespace ragscope::core;
 namespace fs = std::filesystem;
 
-constexpr const char* kCorrelateHelp =
-    R"(usage: ragscope-cli erag-correlate --erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]...
-                                   [--qrels QRELS] [--measures LIST] [--resamples N]
-                                   [--json]
-
-The eRAG paper's Table 1: Kendall's tau-b and Spearman's rho between each retrieval evaluation
+constexpr const char* kCorrelateIntro =
+    R"(The eRAG paper's Table 1: Kendall's tau-b and Spearman's rho between each retrieval evaluation
 method's per-query scores and the end-to-end per-query scores, queries paired by id. Methods:
 qrels (with --qrels), provenance (the gold outputs' source documents; chunks count as their
 document), contains-answer document labels, and eRAG. Each --erag store is paired with the
 --e2e store given in the same position (one pair per system, same downstream metric); with two
 or more systems a table over the systems' means follows.
-
-  --measures LIST   default: the eRAG run's measures
-  --resamples N     bootstrap resamples for the coefficient CIs (default 1000; 0 = none)
 )";
 
 }  // namespace
@@ -47,40 +41,25 @@ int eragCorrelateCommand(const Args& args) {
   std::string qrelsPath, measuresText;
   std::size_t resamples = 1000;
   bool asJson = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string& into) { return nextValue(args, i, into); };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::cout << kCorrelateHelp;
-      return 0;
-    } else if (a == "--erag") {
-      if (!value(v)) return usageError("--erag needs a run store", kCorrelateHelp);
-      eragPaths.push_back(v);
-    } else if (a == "--e2e") {
-      if (!value(v)) return usageError("--e2e needs a run store", kCorrelateHelp);
-      e2ePaths.push_back(v);
-    } else if (a == "--qrels") {
-      if (!value(qrelsPath)) return usageError("--qrels needs a path", kCorrelateHelp);
-    } else if (a == "--measures") {
-      if (!value(measuresText)) return usageError("--measures needs a list", kCorrelateHelp);
-    } else if (a == "--resamples") {
-      if (!value(v)) return usageError("--resamples needs a number", kCorrelateHelp);
-      if (!parseCount(v, 0, 1000000, resamples))
-        return usageError("--resamples: '" + v + "' is not 0..1000000", kCorrelateHelp);
-    } else if (a == "--json") {
-      asJson = true;
-    } else {
-      return usageError("erag-correlate: unknown argument '" + a + "'", kCorrelateHelp);
-    }
-  }
-  if (eragPaths.empty() || eragPaths.size() != e2ePaths.size()) {
-    return usageError("erag-correlate needs one --e2e store for each --erag store", kCorrelateHelp);
-  }
+  CommandLine cli("erag-correlate");
+  cli.synopsis("--erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]... [--qrels QRELS] "
+               "[--measures LIST] [--resamples N] [--json]");
+  cli.intro(kCorrelateIntro);
+  cli.paths("--erag", "RUN.db", eragPaths, "an eRAG run store, repeatable (one per system)");
+  cli.paths("--e2e", "RUN.db", e2ePaths,
+            "the end-to-end run store of the system of the --erag store in the same position");
+  cli.path("--qrels", "QRELS", qrelsPath, "qrels for the qrels method");
+  cli.text("--measures", "LIST", measuresText, "default: the eRAG run's measures");
+  cli.integer("--resamples", "N", resamples, 0, 1000000,
+              "bootstrap resamples for the coefficient CIs (default 1000; 0 = none)");
+  cli.flag("--json", asJson, "print the analysis as JSON");
+  if (auto exit = cli.parse(args)) return *exit;
+  if (eragPaths.empty() || eragPaths.size() != e2ePaths.size())
+    return cli.usageError("erag-correlate needs one --e2e store for each --erag store");
   std::vector<MeasureRequest> measures;
   if (!measuresText.empty()) {
     auto parsed = eval::parseEragMeasures(measuresText);
-    if (!parsed.ok()) return usageError("--measures: " + parsed.error, kCorrelateHelp);
+    if (!parsed.ok()) return cli.usageError("--measures: " + parsed.error);
     measures = parsed.value;
   }
   std::optional<Qrels> qrels;

@@ -11,6 +11,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
+#include "app/cli/options.h"
 #include "app/cli/jobreport.h"
 #include "core/eval/job.h"
 #include "core/export/json.h"
@@ -23,27 +24,17 @@ namespace {
 using namespace ragscope::core;
 using nlohmann::json;
 
-constexpr const char* kGenerateHelp =
-    R"(usage: ragscope-cli generate --dataset PATH [--dataset PATH]... [--format F]
-                             [--run RUNFILE [--k K]] [--template FILE] [--out answers.jsonl]
-                             [--quiet] [LLM job options]
-
-One chat call per query of the dataset with the default RAG prompt: the question and the texts
+constexpr const char* kGenerateIntro =
+    R"(One chat call per query of the dataset with the default RAG prompt: the question and the texts
 (from the dataset's corpus) of the run's top-k documents in trec_eval order (k default 5), or no
 documents without --run. Every answer is committed to the run store as it arrives; a killed or
 cancelled run continues with `ragscope-cli resume RUN.db` and repeats no finished call.
 --template FILE replaces the default prompt ({question} and {documents} placeholders).
 --out writes JSONL lines {"qid","answer","heuristic","error"}.
-
 )";
 
-constexpr const char* kResumeHelp =
-    R"(usage: ragscope-cli resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
-                           [--concurrency N] [--rpm N] [--timeout S] [--cache PATH] [--no-cache]
-                           [--out FILE] [--claims-out FILE] [--trust-endpoint] [--estimate]
-                           [--quiet]
-
-Continues a stored run with the settings in its store: items with a stored result are skipped,
+constexpr const char* kResumeIntro =
+    R"(Continues a stored run with the settings in its store: items with a stored result are skipped,
 items pending or in flight when the run stopped are redone. --retry-errors also redoes items
 whose call failed. The API key variable's name is stored; --api-key-env overrides it. The other
 options override the stored ones for this session.
@@ -67,87 +58,59 @@ int generateCommand(const Args& args) {
   JobInputArgs inputs;
   eval::JobSpec spec;
   spec.kind = eval::JobKind::Generate;
-  const auto ended = parseJobArgs(
-      args, jobOptions, inputs, 10000, kGenerateHelp, [&](std::size_t& i) -> std::optional<int> {
-        const std::string& a = args[i];
-        std::string out;
-        if (a != "--out") return usageError("generate: unknown argument '" + a + "'", kGenerateHelp);
-        if (!nextValue(args, i, out)) return usageError("--out needs a path", kGenerateHelp);
-        spec.out = out;
-        return std::nullopt;
-      });
-  if (ended) return *ended;
-  if (inputs.datasets.empty()) return usageError("generate needs --dataset PATH", kGenerateHelp);
-  spec.k = inputs.k;
-  spec.templatePath = inputs.templatePath;
+  std::string out;
+  CommandLine cli("generate");
+  cli.synopsis("--dataset PATH [--dataset PATH]... [--run RUNFILE [--k K]] [--out answers.jsonl] "
+               "[options] [LLM job options]");
+  cli.intro(kGenerateIntro);
+  addJobInputOptions(cli, inputs, 10000);
+  cli.path("--out", "FILE", out, "write the answers as JSONL");
+  addJobOptions(cli, jobOptions);
+  if (auto exit = cli.parse(args)) return *exit;
+  if (inputs.datasets.empty()) return cli.usageError("generate needs --dataset PATH");
+  spec.out = out;
   spec.run.type = inputs.runPath.empty() ? eval::RunSource::Type::None : eval::RunSource::Type::File;
-  spec.run.file = inputs.runPath;
-  spec.endpoint = generatorEndpoint(jobOptions);
-  spec.limits = jobLimits(jobOptions);
-  spec.store = jobOptions.store;
-  spec.frontEnd = "cli";
-
-  const auto dataset = loadJobInputs(inputs, "generate", kGenerateHelp);
-  if (!dataset) return 2;
-  ReportOptions report;
-  report.budgetUsd = jobOptions.budget;
-  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
+  return runJobFromCommandLine(spec, inputs, jobOptions, cli, false);
 }
 
 int resumeCommand(const Args& args) {
   JobOptions jobOptions;
-  std::string storePath;
+  std::vector<std::string> stores;
   eval::ResumeOverrides overrides;
   bool quiet = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    int exitCode = 0;
-    const ArgStep step = takeJobOption(args, i, jobOptions, kResumeHelp, exitCode);
-    if (step == ArgStep::Exit) return exitCode;
-    if (step == ArgStep::Taken) continue;
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kResumeHelp << "\n" << jobOptionsHelp();
-      return 0;
-    }
-    if (a == "--retry-errors") {
-      overrides.retryErrors = true;
-    } else if (a == "--trust-endpoint") {
-      overrides.trustEndpoint = true;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (a == "--out") {
-      if (i + 1 >= args.size()) return usageError("--out needs a path", kResumeHelp);
-      overrides.out = args[++i];
-    } else if (a == "--claims-out") {
-      if (i + 1 >= args.size()) return usageError("--claims-out needs a path", kResumeHelp);
-      overrides.claimsOut = args[++i];
-    } else if (a.rfind("-", 0) == 0) {
-      return usageError("resume: unknown option '" + a + "'", kResumeHelp);
-    } else if (storePath.empty()) {
-      storePath = a;
-    } else {
-      return usageError("resume takes one run store", kResumeHelp);
-    }
-  }
-  if (storePath.empty()) return usageError("resume needs RUN.db", kResumeHelp);
+  std::string out, claimsOut;
+  CommandLine cli("resume");
+  cli.synopsis("RUN.db [options] [LLM job options]");
+  cli.intro(kResumeIntro);
+  cli.positionals("RUN.db", stores, 1);
+  cli.flag("--retry-errors", overrides.retryErrors, "also redo the items whose call failed");
+  cli.flag("--trust-endpoint", overrides.trustEndpoint,
+           "confirm the store's endpoint (and where its key comes from) after checking its URL");
+  cli.path("--out", "FILE", out, "where a generate run's answers or an eRAG run's labels go");
+  cli.path("--claims-out", "FILE", claimsOut, "where a judging run's claims go");
+  cli.flag("-q, --quiet", quiet, "no progress line or notes on stderr");
+  addJobOptions(cli, jobOptions);
+  if (auto exit = cli.parse(args)) return *exit;
+  if (stores.empty()) return cli.usageError("resume needs RUN.db");
+  const std::string& storePath = stores.front();
+  if (cli.given("--out")) overrides.out = out;
+  if (cli.given("--claims-out")) overrides.claimsOut = claimsOut;
   for (const char* fixed : {"--generator", "--judge", "--model", "--judge-model", "--store"}) {
-    if (jobOptions.given.count(fixed)) {
-      return usageError(std::string(fixed) + " is part of the stored run and cannot change on resume",
-                        kResumeHelp);
-    }
+    if (cli.given(fixed))
+      return cli.usageError(std::string(fixed) +
+                            " is part of the stored run and cannot change on resume");
   }
   // What this command line says overrides the stored settings for this session.
-  const auto& given = jobOptions.given;
-  if (given.count("--api-key-env")) overrides.apiKeyEnv = jobOptions.apiKeyEnv;
-  if (given.count("--concurrency")) overrides.concurrency = jobOptions.concurrency;
-  if (given.count("--rpm")) overrides.requestsPerMinute = jobOptions.rpm;
-  if (given.count("--timeout")) overrides.timeoutSeconds = jobOptions.timeoutSeconds;
-  if (given.count("--max-tokens")) overrides.maxTokens = jobOptions.maxTokens;
-  if (given.count("--price-in")) overrides.pricePer1kInput = jobOptions.priceIn;
-  if (given.count("--price-out")) overrides.pricePer1kOutput = jobOptions.priceOut;
-  if (given.count("--budget")) overrides.budgetUsd = jobOptions.budget;
-  if (given.count("--no-cache")) overrides.useCache = false;
-  if (given.count("--cache")) overrides.cachePath = jobOptions.cache;
+  if (cli.given("--api-key-env")) overrides.apiKeyEnv = jobOptions.apiKeyEnv;
+  if (cli.given("--concurrency")) overrides.concurrency = jobOptions.concurrency;
+  if (cli.given("--rpm")) overrides.requestsPerMinute = jobOptions.rpm;
+  if (cli.given("--timeout")) overrides.timeoutSeconds = jobOptions.timeoutSeconds;
+  if (cli.given("--max-tokens")) overrides.maxTokens = jobOptions.maxTokens;
+  if (cli.given("--price-in")) overrides.pricePer1kInput = jobOptions.priceIn;
+  if (cli.given("--price-out")) overrides.pricePer1kOutput = jobOptions.priceOut;
+  if (cli.given("--budget")) overrides.budgetUsd = jobOptions.budget;
+  if (cli.given("--no-cache")) overrides.useCache = false;
+  if (cli.given("--cache")) overrides.cachePath = jobOptions.cache;
 
   std::string err;
   auto job = eval::openStoredJob(storePath, overrides, &err);

@@ -1,82 +1,28 @@
 #include "app/cli/jobinputs.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <iostream>
 
+#include "app/cli/jobreport.h"
 #include "core/data/loaders.h"
+#include "core/eval/job.h"
 
 namespace ragscope::cli {
 
 using namespace ragscope::core;
 
-int usageError(const std::string& message, const char* help) {
-  std::cerr << "ragscope-cli: " << message << "\n\n" << help;
-  return 2;
-}
-
-bool nextValue(const Args& args, std::size_t& i, std::string& into) {
-  if (i + 1 >= args.size()) return false;
-  into = args[++i];
-  return true;
-}
-
-namespace {
-
-ArgStep takeJobInputArg(const Args& args, std::size_t& i, JobOptions& options,
-                        JobInputArgs& inputs, std::size_t maxK, const char* help, int& exitCode) {
-  if (const ArgStep step = takeJobOption(args, i, options, help, exitCode); step != ArgStep::NotMine)
-    return step;
-  const std::string& a = args[i];
-  auto fail = [&](const std::string& message) {
-    exitCode = usageError(message, help);
-    return ArgStep::Exit;
-  };
-  std::string v;
-  if (a == "--help" || a == "-h") {
-    std::cout << help << jobOptionsHelp();
-    exitCode = 0;
-    return ArgStep::Exit;
-  } else if (a == "--dataset") {
-    if (!nextValue(args, i, v)) return fail("--dataset needs a path");
-    inputs.datasets.push_back(v);
-  } else if (a == "--format") {
-    if (!nextValue(args, i, inputs.format)) return fail("--format needs a name");
-  } else if (a == "--run") {
-    if (!nextValue(args, i, inputs.runPath)) return fail("--run needs a path");
-  } else if (a == "--template") {
-    if (!nextValue(args, i, inputs.templatePath)) return fail("--template needs a path");
-  } else if (a == "--k") {
-    if (!nextValue(args, i, v)) return fail("--k needs a number");
-    if (!parseCount(v, 1, static_cast<long>(maxK), inputs.k))
-      return fail("--k: '" + v + "' is not 1.." + std::to_string(maxK));
-  } else if (a == "--quiet" || a == "-q") {
-    inputs.quiet = true;
-  } else {
-    return ArgStep::NotMine;
-  }
-  return ArgStep::Taken;
-}
-
-}  // namespace
-
-std::optional<int> parseJobArgs(const Args& args, JobOptions& options, JobInputArgs& inputs,
-                                std::size_t maxK, const char* help,
-                                const std::function<std::optional<int>(std::size_t& i)>& own) {
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    int exitCode = 0;
-    switch (takeJobInputArg(args, i, options, inputs, maxK, help, exitCode)) {
-      case ArgStep::Taken:
-        continue;
-      case ArgStep::Exit:
-        return exitCode;
-      case ArgStep::NotMine:
-        break;
-    }
-    if (auto ended = own(i)) return ended;
-  }
-  return std::nullopt;
+void addJobInputOptions(CommandLine& cli, JobInputArgs& inputs, std::size_t maxK) {
+  cli.paths("--dataset", "PATH", inputs.datasets,
+            "a dataset file or folder, repeatable: the parts load as one dataset (as `dataset "
+            "info`)");
+  cli.text("--format", "F", inputs.format,
+           "format of every --dataset PATH (default: detected; `dataset --help` lists them)");
+  cli.path("--run", "RUNFILE", inputs.runPath,
+           "the retrieval run (TREC format) whose top-k documents each query uses");
+  cli.path("--template", "FILE", inputs.templatePath,
+           "the RAG prompt ({question}, {documents}); default: the built-in one");
+  cli.integer("--k", "K", inputs.k, 1, maxK,
+              "documents per query (default 5, at most " + std::to_string(maxK) + ")");
+  cli.flag("-q, --quiet", inputs.quiet, "no progress line or notes on stderr");
 }
 
 void printLoadDiagnostics(const LoadReport& report) {
@@ -87,56 +33,19 @@ void printLoadDiagnostics(const LoadReport& report) {
   }
 }
 
-bool parseUnsigned(const std::string& text, std::uint64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (errno || *end != '\0') return false;
-  out = v;
-  return true;
-}
-
-bool parseFiniteDouble(const std::string& text, double& out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(v)) return false;
-  out = v;
-  return true;
-}
-
-bool parseCount(const std::string& text, long min, long max, std::size_t& out) {
-  char* end = nullptr;
-  errno = 0;
-  const long n = std::strtol(text.c_str(), &end, 10);
-  if (errno || *end != '\0' || n < min || n > max) return false;
-  out = static_cast<std::size_t>(n);
-  return true;
-}
-
-std::string countRangeError(const std::string& option, std::uint64_t min, std::uint64_t max,
-                            const std::string& text) {
-  // A pasted megabyte of digits is not echoed back whole.
-  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
-  return option + ": expected an integer from " + std::to_string(min) + " to " +
-         std::to_string(max) + ", got '" + shown + "'";
-}
-
-bool parseFormatOption(const std::string& name, std::optional<Format>& out) {
-  out.reset();
-  if (name.empty()) return true;
-  out = formatFromName(name);
-  return out.has_value();
-}
-
-std::optional<Dataset> loadJobDataset(const std::vector<std::string>& paths,
-                                      const std::optional<Format>& format,
-                                      const LoadOptions& options, const std::string& job) {
+std::optional<Dataset> loadJobInputs(const JobInputArgs& args, const std::string& job,
+                                     const CommandLine& cli) {
+  std::optional<Format> format;
+  if (!args.format.empty()) {
+    format = formatFromName(args.format);
+    if (!format) {
+      cli.usageError("unknown --format '" + args.format + "'");
+      return std::nullopt;
+    }
+  }
   std::vector<DatasetPart> parts;
-  for (const auto& p : paths) parts.push_back({p, format});
-  auto loaded = loadDataset(parts, options);
+  for (const auto& p : args.datasets) parts.push_back({p, format});
+  auto loaded = loadDataset(parts, LoadOptions{});
   if (!loaded.report.ok() || loaded.report.hasErrors()) {
     printLoadDiagnostics(loaded.report);
     std::cerr << "ragscope-cli: " << job << ": the dataset has errors\n";
@@ -149,13 +58,22 @@ std::optional<Dataset> loadJobDataset(const std::vector<std::string>& paths,
   return std::move(loaded.value);
 }
 
-std::optional<Dataset> loadJobInputs(const JobInputArgs& args, const std::string& job, const char* help) {
-  std::optional<Format> format;
-  if (!parseFormatOption(args.format, format)) {
-    usageError("unknown --format '" + args.format + "'", help);
-    return std::nullopt;
-  }
-  return loadJobDataset(args.datasets, format, LoadOptions{}, job);
+int runJobFromCommandLine(eval::JobSpec spec, const JobInputArgs& inputs,
+                          const JobOptions& jobOptions, const CommandLine& cli, bool json) {
+  const std::string job(eval::jobKindName(spec.kind));
+  spec.k = inputs.k;
+  spec.templatePath = inputs.templatePath;
+  spec.run.file = inputs.runPath;
+  spec.endpoint = generatorEndpoint(jobOptions);
+  spec.limits = jobLimits(jobOptions);
+  spec.store = jobOptions.store;
+  spec.frontEnd = "cli";
+  const auto dataset = loadJobInputs(inputs, job, cli);
+  if (!dataset) return 2;
+  ReportOptions report;
+  report.json = json;
+  report.budgetUsd = jobOptions.budget;
+  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
 }
 
 }  // namespace ragscope::cli

@@ -6,11 +6,11 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/options.h"
 #include "core/eval/jobspec.h"
 #include "core/eval/runengine.h"
 #include "core/llm/provider.h"
@@ -34,27 +34,11 @@ struct JobOptions {
   bool noCache = false;
   bool estimate = false;
   std::optional<double> budget;
-  std::set<std::string> given;  // option names seen on the command line ("--budget", ...)
 };
 
-enum class OptionParse { NotMine, Consumed, Error };
-
-// Looks at args[i] (and its value); on Consumed, `i` points at the last argument used.
-// Accepts "--opt value" and "--opt=value".
-OptionParse parseJobOption(const Args& args, std::size_t& i, JobOptions& options,
-                           std::string& error);
-
-// One step of a job command's argument loop, so every job treats its arguments alike: Taken (go
-// on with the next argument), Exit (return `exitCode`: 0 after --help, 2 after a usage error that
-// is already printed), or NotMine (the command's own option).
-enum class ArgStep { Taken, Exit, NotMine };
-
-// args[i] as an LLM job option; a bad value is a usage error with `help`.
-ArgStep takeJobOption(const Args& args, std::size_t& i, JobOptions& options, const char* help,
-                      int& exitCode);
-
-// The options' help text, for each job's --help.
-const char* jobOptionsHelp();
+// Declares the LLM job options on `cli`, in their own help section; `cli.given("--budget")` then
+// tells which were on the command line (resume overrides only those).
+void addJobOptions(CommandLine& cli, JobOptions& options);
 
 core::llm::EndpointConfig generatorEndpoint(const JobOptions& options);
 core::llm::EndpointConfig judgeEndpoint(const JobOptions& options);

@@ -9,6 +9,7 @@
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
+#include "app/cli/options.h"
 #include "core/eval/job.h"
 #include "core/llm/provider.h"
 
@@ -18,17 +19,8 @@ namespace {
 
 using namespace ragscope::core;
 
-constexpr const char* kJudgeHelp =
-    R"(usage: ragscope-cli judge --dataset PATH [--dataset PATH]... [--format F]
-                          [--answers FILE] [--run RUNFILE | --retriever bm25 [--index DIR]]
-                          [--k K] [--metrics LIST] [--mode ragscope|ragchecker|ragas]
-                          [--repeats R] [--judge URL|offline] [--claims-out FILE] [--matrix]
-                          [--embedder URL [--embedder-model M]] [--reranker URL [--reranker-model M]]
-                          [--extract-template FILE] [--judge-template FILE] [--template FILE]
-                          [--question-template FILE] [--relevance-template FILE]
-                          [--json] [--quiet] [LLM job options]
-
-Claim-level judging: the judge extracts the claims of each answer (and of its gold
+constexpr const char* kJudgeIntro =
+    R"(Claim-level judging: the judge extracts the claims of each answer (and of its gold
 answer), then labels each claim SUPPORTED=1/0 (or Entailment/Neutral/Contradiction) against a
 premise: the retrieved chunks joined, each chunk alone, the gold answer or the answer. Replies
 are read strictly: a claim with no line, two lines, a line out of order or no verdict is
@@ -42,53 +34,15 @@ Answers, in this order: --answers FILE (generate's JSONL {"qid","answer"}; chunk
 top k when a run is given), else generated first from the run's top k (--run or --retriever
 bm25; the generator is --generator, default the offline reader), else the dataset's own
 responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and contexts).
-
-  --metrics LIST      comma-separated (default notebook):
-                        notebook = faithfulness, correctness, coverage (response claims vs
-                        the chunks joined; response claims vs the gold answer; gold-answer
-                        claims vs the response)
-                        ragchecker = all eleven ragchecker.* metrics (claim x chunk matrix)
-                        ragas.answer_relevancy (3 questions written from the answer by the
-                        judge, embedded with the question by --embedder: mean cosine, 0 when
-                        all are noncommittal; RAGAS v0.4 rules)
-                        ragas.context_relevance_paper (sentences of the chunks the judge
-                        copies as helpful, over all their sentences, at most 1)
-                        vera.consolidated (the --reranker score of the answer for the
-                        question)
-                        ragas.faithfulness (response claims vs the chunks joined, over
-                        the verdicts returned), ragas.context_recall (gold-answer claims vs
-                        the chunks joined), ragas.context_precision (the gold answer vs each
-                        chunk alone: RAGAS's rank-aware AP with its 1e-10)
-  --mode M            ragscope (default): unparsed/error never 0 or 1, empty has no value;
-                      ragchecker: RAGChecker's numbers (unresolved labels not entailed, empty
-                      cases 0.0 and averaged); ragas: RAGAS's (a failed row NaN, nanmean, the
-                      denominator is the verdicts returned)
-  --repeats R         ask every assessment R times (seeds seed..seed+R-1, each cached on its
-                      own); the majority label scores, with per-claim flip rate and within- and
-                      across-answer variance (default 1, at most 100)
-  --judge URL         the judge endpoint (default offline: the heuristic claim splitter and
-                      lexical judge, labelled heuristic); --judge-model NAME its model
-  --claims-out FILE   every claim with its verdicts in RAGChecker's checking-output layout
-                      (also judges each chunk alone, for the claim x chunk matrix)
-  --matrix            judge every claim against each chunk alone as well (the claim x chunk
-                      matrix of the GUI's Claims page; --claims-out implies it)
-  --extract-template FILE   the extraction prompt ({text}); default: the built-in one
-  --judge-template FILE     the assessment prompt ({documents}, {claims}); default: the built-in
-                      SUPPORTED=1/0 prompt (in ragchecker mode: Entailment/Neutral/Contradiction)
-  --question-template FILE  ragas.answer_relevancy's question prompt ({text}: the answer; the
-                      reply must be {"question": ..., "noncommittal": 0|1})
-  --relevance-template FILE ragas.context_relevance_paper's prompt ({question}, {documents})
-  --template FILE     the RAG prompt when answers are generated
-                      (every prompt is recorded in the run store with its SHA-256)
-  --json              {"n","mode","mean","ci95","states","n_scored","n_total","per_query",...}
-
-A killed run continues with `ragscope-cli resume RUN.db`; no finished call is repeated.
-  --embedder URL      OpenAI-compatible embeddings endpoint (/embeddings), for
-                      ragas.answer_relevancy; --embedder-model its model
-  --reranker URL      rerank endpoint (/rerank, Cohere/Jina/TEI shape), for vera.consolidated;
-                      --reranker-model its model. Both take the judge's --api-key-env.
-
 )";
+
+constexpr const char* kMetricsHelp = R"(comma-separated (default notebook):
+  notebook = faithfulness, correctness, coverage (response claims vs the chunks joined; response claims vs the gold answer; gold-answer claims vs the response)
+  ragchecker = all eleven ragchecker.* metrics (claim x chunk matrix)
+  ragas.answer_relevancy (3 questions written from the answer by the judge, embedded with the question by --embedder: mean cosine, 0 when all are noncommittal; RAGAS v0.4 rules)
+  ragas.context_relevance_paper (sentences of the chunks the judge copies as helpful, over all their sentences, at most 1)
+  vera.consolidated (the --reranker score of the answer for the question)
+  ragas.faithfulness (response claims vs the chunks joined, over the verdicts returned), ragas.context_recall (gold-answer claims vs the chunks joined), ragas.context_precision (the gold answer vs each chunk alone: RAGAS's rank-aware AP with its 1e-10))";
 
 }  // namespace
 
@@ -97,74 +51,72 @@ int judgeCommand(const Args& args) {
   JobInputArgs inputs;
   eval::JobSpec spec;
   spec.kind = eval::JobKind::Judge;
-  std::string retriever, value, repeatsText, embedder, embedderModel, reranker, rerankerModel;
+  std::string retriever, embedder, embedderModel, reranker, rerankerModel;
   bool asJson = false;
-  const auto ended = parseJobArgs(args, jobOptions, inputs, 1000, kJudgeHelp, [&](std::size_t& i) -> std::optional<int> {
-    const std::string& a = args[i];
-    auto take = [&](const char* what) -> bool {
-      return nextValue(args, i, value) || (usageError(a + " needs " + what, kJudgeHelp), false);
-    };
-    if (a == "--retriever") {
-      if (!take("a name (bm25)")) return 2;
-      retriever = value;
-      if (retriever != "bm25") return usageError("--retriever: only bm25 is supported here", kJudgeHelp);
-    } else if (a == "--index") {
-      if (!take("a folder")) return 2;
-      spec.run.retriever.indexDir = value;
-    } else if (a == "--answers") {
-      if (!take("a file")) return 2;
-      spec.judge.answers = value;
-    } else if (a == "--metrics") {
-      if (!take("a list")) return 2;
-      spec.judge.metrics = value;
-    } else if (a == "--mode") {
-      if (!take("ragscope, ragchecker or ragas")) return 2;
-      spec.judge.mode = value;
-    } else if (a == "--repeats") {
-      if (!take("a count")) return 2;
-      if (!parseCount(value, 1, 100, spec.judge.repeats))
-        return usageError("--repeats must be a whole number from 1 to 100", kJudgeHelp);
-    } else if (a == "--claims-out") {
-      if (!take("a path")) return 2;
-      spec.judge.claimsOut = value;
-    } else if (a == "--extract-template") {
-      if (!take("a file")) return 2;
-      spec.judge.extractTemplate = value;
-    } else if (a == "--judge-template") {
-      if (!take("a file")) return 2;
-      spec.judge.judgeTemplate = value;
-    } else if (a == "--question-template") {
-      if (!take("a file")) return 2;
-      spec.judge.questionTemplate = value;
-    } else if (a == "--relevance-template") {
-      if (!take("a file")) return 2;
-      spec.judge.relevanceTemplate = value;
-    } else if (a == "--embedder" || a == "--embedder-model" || a == "--reranker" || a == "--reranker-model") {
-      if (!take(a.ends_with("model") ? "a model name" : "a base URL")) return 2;
-      (a == "--embedder" ? embedder : a == "--embedder-model" ? embedderModel : a == "--reranker" ? reranker : rerankerModel) = value;
-    } else if (a == "--matrix") {
-      spec.judge.matrices = true;
-    } else if (a == "--json") {
-      asJson = true;
-    } else {
-      return usageError("judge: unknown argument '" + a + "'", kJudgeHelp);
-    }
-    return std::nullopt;
-  });
-  if (ended) return *ended;
-  if (inputs.datasets.empty()) return usageError("judge needs --dataset PATH", kJudgeHelp);
+  eval::JudgeJobOptions& judge = spec.judge;
+  CommandLine cli("judge");
+  cli.synopsis("--dataset PATH [--dataset PATH]... [--answers FILE] [--run RUNFILE | --retriever "
+               "bm25] [--metrics LIST] [--mode ragscope|ragchecker|ragas] [options] "
+               "[LLM job options]");
+  cli.intro(kJudgeIntro);
+  addJobInputOptions(cli, inputs, 1000);
+  cli.text("--retriever", "bm25", retriever,
+           "retrieve the top k with the embedded BM25 index over the dataset corpus");
+  cli.path("--index", "DIR", spec.run.retriever.indexDir, "bm25 index folder");
+  cli.path("--answers", "FILE", judge.answers, "the answers to judge: generate's JSONL");
+  cli.text("--metrics", "LIST", judge.metrics, kMetricsHelp);
+  cli.choice("--mode", {"ragscope", "ragchecker", "ragas"}, judge.mode,
+             "ragscope (default): unparsed/error never 0 or 1, empty has no value; ragchecker: "
+             "RAGChecker's numbers (unresolved labels not entailed, empty cases 0.0 and "
+             "averaged); ragas: RAGAS's (a failed row NaN, nanmean, the denominator is the "
+             "verdicts returned)",
+             "M");
+  cli.integer("--repeats", "R", judge.repeats, 1, 100,
+              "ask every assessment R times (seeds seed..seed+R-1, each cached on its own); the "
+              "majority label scores, with per-claim flip rate and within- and across-answer "
+              "variance (default 1)");
+  cli.path("--claims-out", "FILE", judge.claimsOut,
+           "every claim with its verdicts in RAGChecker's checking-output layout (also judges "
+           "each chunk alone, for the claim x chunk matrix)");
+  cli.flag("--matrix", judge.matrices,
+           "judge every claim against each chunk alone as well (the claim x chunk matrix of the "
+           "GUI's Claims page; --claims-out implies it)");
+  cli.path("--extract-template", "FILE", judge.extractTemplate,
+           "the extraction prompt ({text}); default: the built-in one");
+  cli.path("--judge-template", "FILE", judge.judgeTemplate,
+           "the assessment prompt ({documents}, {claims}); default: the built-in SUPPORTED=1/0 "
+           "prompt (in ragchecker mode: Entailment/Neutral/Contradiction)");
+  cli.path("--question-template", "FILE", judge.questionTemplate,
+           "ragas.answer_relevancy's question prompt ({text}: the answer; the reply must be "
+           "{\"question\": ..., \"noncommittal\": 0|1})");
+  cli.path("--relevance-template", "FILE", judge.relevanceTemplate,
+           "ragas.context_relevance_paper's prompt ({question}, {documents})");
+  cli.text("--embedder", "URL", embedder,
+           "OpenAI-compatible embeddings endpoint (/embeddings), for ragas.answer_relevancy; it "
+           "takes the judge's --api-key-env");
+  cli.text("--embedder-model", "M", embedderModel, "the embedder's model");
+  cli.text("--reranker", "URL", reranker,
+           "rerank endpoint (/rerank, Cohere/Jina/TEI shape), for vera.consolidated; it takes "
+           "the judge's --api-key-env");
+  cli.text("--reranker-model", "M", rerankerModel, "the reranker's model");
+  cli.flag("--json", asJson,
+           "{\"n\",\"mode\",\"mean\",\"ci95\",\"states\",\"n_scored\",\"n_total\","
+           "\"per_query\",...}");
+  addJobOptions(cli, jobOptions);
+  cli.epilogue("--template FILE is the RAG prompt when answers are generated; every prompt is "
+               "recorded in the run store with its SHA-256. A killed run continues with "
+               "`ragscope-cli resume RUN.db`; no finished call is repeated.");
+  if (auto exit = cli.parse(args)) return *exit;
+  if (!retriever.empty() && retriever != "bm25")
+    return cli.usageError("--retriever: only bm25 is supported here");
+  if (inputs.datasets.empty()) return cli.usageError("judge needs --dataset PATH");
   if (!inputs.runPath.empty() && !retriever.empty())
-    return usageError("judge takes --run or --retriever, not both", kJudgeHelp);
-  if (std::string err; !eval::parseJudgeMetrics(spec.judge.metrics, &err)) return usageError("--metrics: " + err, kJudgeHelp);
-  if (!eval::judgeModeFromName(spec.judge.mode))
-    return usageError("--mode must be ragscope, ragchecker or ragas", kJudgeHelp);
-  spec.k = inputs.k;
-  spec.templatePath = inputs.templatePath;
+    return cli.usageError("judge takes --run or --retriever, not both");
+  if (std::string err; !eval::parseJudgeMetrics(spec.judge.metrics, &err))
+    return cli.usageError("--metrics: " + err);
   spec.run.type = !retriever.empty()           ? eval::RunSource::Type::Retriever
                   : !inputs.runPath.empty()    ? eval::RunSource::Type::File
                                                : eval::RunSource::Type::None;
-  spec.run.file = inputs.runPath;
-  spec.endpoint = generatorEndpoint(jobOptions);
   spec.judge.judge = jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
   // The embeddings and rerank endpoints share the judge's key variable and limits.
   auto other = [&](const std::string& url, const std::string& model, llm::EndpointKind kind, const char* name) {
@@ -177,20 +129,11 @@ int judgeCommand(const Args& args) {
   };
   if (!embedder.empty()) spec.judge.embedder = other(embedder, embedderModel, llm::EndpointKind::Embeddings, "embedder");
   if (!reranker.empty()) spec.judge.reranker = other(reranker, rerankerModel, llm::EndpointKind::Rerank, "reranker");
-  if (embedder.empty() != embedderModel.empty() && embedder.empty())
-    return usageError("--embedder-model goes with --embedder URL", kJudgeHelp);
-  if (reranker.empty() != rerankerModel.empty() && reranker.empty())
-    return usageError("--reranker-model goes with --reranker URL", kJudgeHelp);
-  spec.limits = jobLimits(jobOptions);
-  spec.store = jobOptions.store;
-  spec.frontEnd = "cli";
-
-  const auto dataset = loadJobInputs(inputs, "judge", kJudgeHelp);
-  if (!dataset) return 2;
-  ReportOptions report;
-  report.json = asJson;
-  report.budgetUsd = jobOptions.budget;
-  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
+  if (embedder.empty() && !embedderModel.empty())
+    return cli.usageError("--embedder-model goes with --embedder URL");
+  if (reranker.empty() && !rerankerModel.empty())
+    return cli.usageError("--reranker-model goes with --reranker URL");
+  return runJobFromCommandLine(spec, inputs, jobOptions, cli, asJson);
 }
 
 }  // namespace ragscope::cli

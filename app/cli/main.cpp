@@ -21,11 +21,11 @@ Commands:
        [--doc-level] [--B N]
                       trec_eval-exact retrieval evaluation; csv/json add each mean's 95% CI
                       and n; --doc-level scores chunks as their documents
-  bootstrap FILE --measure M [--B N] [--size S] [--seed S] [--level L] [--bca] [--json]
+  bootstrap FILE [--measure M] [--B N] [--size S] [--seed S] [--level L] [--bca] [--json]
                       bootstrap mean, variance and CI of a measure's per-query values
-  compare A B [C...] --measure M [--seed S] [--permutations N] [--json]
+  compare A B [C...] [--measure M]... [--seed S] [--permutations N] [--json]
                       paired comparison (A minus B): bootstrap CI, randomization test, t-test
-  correlate X Y --measure M [--json]
+  correlate X Y --measure M [--measure-y M2] [--json]
                       Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
                       (bootstrap, compare, correlate read trec_eval -q files, TREC runs with
                       --qrels, or eRAG/e2e run stores)
@@ -64,9 +64,35 @@ Commands:
                       a project's or run stores' results: a PDF report, one JSON document
                       with everything, or CSV at one grain (summary, query, document, claim)
 
-Run 'ragscope-cli <command> --help' for a command's options.
+Every option takes its value as `--opt value` or `--opt=value`. Run 'ragscope-cli <command>
+--help' for a command's options.
 Exit codes: 0 ok, 1 evaluation problems, 2 usage or input errors.
 )";
+
+// The commands by name; each parses its own arguments (app/cli/options.h).
+struct Command {
+  std::string_view name;
+  int (*run)(const ragscope::cli::Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"dataset", ragscope::cli::datasetCommand},
+    {"eval", ragscope::cli::evalCommand},
+    {"bootstrap", ragscope::cli::bootstrapCommand},
+    {"compare", ragscope::cli::compareCommand},
+    {"correlate", ragscope::cli::correlateCommand},
+    {"retrieve", ragscope::cli::retrieveCommand},
+    {"generate", ragscope::cli::generateCommand},
+    {"resume", ragscope::cli::resumeCommand},
+    {"runs", ragscope::cli::runsCommand},
+    {"erag", ragscope::cli::eragCommand},
+    {"e2e", ragscope::cli::e2eCommand},
+    {"erag-correlate", ragscope::cli::eragCorrelateCommand},
+    {"judge", ragscope::cli::judgeCommand},
+    {"ragchecker", ragscope::cli::ragcheckerCommand},
+    {"agreement", ragscope::cli::agreementCommand},
+    {"report", ragscope::cli::reportCommand},
+};
 
 }  // namespace
 
@@ -81,24 +107,10 @@ int main(int argc, char** argv) {
     std::cout << "ragscope-cli " << RAGSCOPE_VERSION << "\n";
     return 0;
   }
-  ragscope::cli::Args args(argv + 1, argv + argc);
+  const ragscope::cli::Args args(argv + 1, argv + argc);
   const std::string_view command = argv[1];
-  if (command == "dataset") return ragscope::cli::datasetCommand(args);
-  if (command == "eval") return ragscope::cli::evalCommand(args);
-  if (command == "bootstrap") return ragscope::cli::bootstrapCommand(args);
-  if (command == "compare") return ragscope::cli::compareCommand(args);
-  if (command == "correlate") return ragscope::cli::correlateCommand(args);
-  if (command == "retrieve") return ragscope::cli::retrieveCommand(args);
-  if (command == "generate") return ragscope::cli::generateCommand(args);
-  if (command == "resume") return ragscope::cli::resumeCommand(args);
-  if (command == "runs") return ragscope::cli::runsCommand(args);
-  if (command == "erag") return ragscope::cli::eragCommand(args);
-  if (command == "e2e") return ragscope::cli::e2eCommand(args);
-  if (command == "erag-correlate") return ragscope::cli::eragCorrelateCommand(args);
-  if (command == "judge") return ragscope::cli::judgeCommand(args);
-  if (command == "ragchecker") return ragscope::cli::ragcheckerCommand(args);
-  if (command == "agreement") return ragscope::cli::agreementCommand(args);
-  if (command == "report") return ragscope::cli::reportCommand(args);
+  for (const Command& c : kCommands)
+    if (c.name == command) return c.run(args);
   std::cerr << "ragscope-cli: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

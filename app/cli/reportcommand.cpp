@@ -1,21 +1,23 @@
-// ragscope-cli report (SPEC §12): a project's or run stores' results written as CSV (one grain)
+// ragscope-cli report (core/export/README.md): a project's or run stores' results written as CSV (one grain)
 // or one JSON document, through core/eval/resultsreport.h and core/export, the same code as the
 // GUI's File > Export.
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/jobinputs.h"
+#include "app/cli/options.h"
 #include "core/eval/resultsreport.h"
+#include "app/cli/pdfwriter.h"
 #include "core/export/reportcsv.h"
-#include "ui/report/pdfreport.h"
-#include "ui/report/reportfile.h"
-
-#include <QGuiApplication>
+#include "core/export/reportfile.h"
 
 namespace ragscope::cli {
 
@@ -24,12 +26,13 @@ namespace {
 using namespace ragscope::core;
 namespace fs = std::filesystem;
 
-constexpr const char* kReportHelp =
-    R"(usage: ragscope-cli report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv
-                           [--grain summary|query|document|claim] [--B N] [--seed S]
-                           [-l LEVEL] [-c] [--sections LIST] [--read-outside]
+constexpr const char* kReportEpilogue =
+    R"(Exit codes: 0 ok, 1 written but a source could not be read (named on stderr), 2 bad arguments
+or nothing could be written.
+)";
 
-Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
+constexpr const char* kReportIntro =
+    R"(Writes the results of a project (its datasets' retrieval runs, evaluated against their qrels
 with trec_eval's official measures, and its run stores) or of run stores (eRAG, end-to-end,
 claim judging; --store may be given more than once, and with --project) to FILE:
   .pdf   a report to read: title page, per run its settings, conventions and notes, the
@@ -53,21 +56,6 @@ claim judging; --store may be given more than once, and with --project) to FILE:
          so that spreadsheets show them as text; numbers stay numbers; a missing value is an
          empty cell and its state says why
 JSON and CSV: the same inputs give the same bytes.
-
-  --sections LIST  PDF: the parts to include, comma-separated, from settings (conventions,
-                   notes, settings), charts, lowest (lowest-scoring queries), claims
-                   (unsupported claims), comparisons, appendix; default all (the title page
-                   and the summary tables are always there)
-  -l LEVEL         retrieval runs: the lowest qrels grade that counts as relevant (trec_eval's
-                   -l; default 1; TREC DL uses 2 for AP and recall)
-  -c               retrieval runs: qrels queries missing from a run count as 0 (trec_eval's -c)
-  --B N            bootstrap resamples for the 95% CIs (default 1000; 0: no intervals)
-  --seed S         bootstrap seed (default ragscope's)
-  --read-outside   read project dataset parts outside the project's folder (otherwise they
-                   are listed as problems and not read)
-
-Exit codes: 0 ok, 1 written but a source could not be read (named on stderr), 2 bad arguments
-or nothing could be written.
 )";
 
 }  // namespace
@@ -76,72 +64,68 @@ int reportCommand(const Args& args) {
   eval::ReportSources sources;
   eval::ReportOptions options;
   options.bootstrap.resamples = 1000;
-  std::string out, grainText = "summary", value;
-  bool grainGiven = false, sectionsGiven = false;
-  ui::report::PdfReportOptions pdf;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kReportHelp;
-      return 0;
-    } else if (a == "--project") {
-      if (!nextValue(args, i, value)) return usageError("--project needs a project file", kReportHelp);
-      if (sources.project) return usageError("--project is given twice", kReportHelp);
-      sources.project = value;
-    } else if (a == "--store") {
-      if (!nextValue(args, i, value)) return usageError("--store needs a run store", kReportHelp);
-      sources.stores.emplace_back(value);
-    } else if (a == "--out") {
-      if (!nextValue(args, i, out)) return usageError("--out needs a file", kReportHelp);
-    } else if (a == "--grain") {
-      if (!nextValue(args, i, grainText)) return usageError("--grain needs a value", kReportHelp);
-      grainGiven = true;
-    } else if (a == "--B") {
-      std::size_t b = 0;
-      if (!nextValue(args, i, value) || !parseCount(value, 0, 1000000, b))
-        return usageError("--B needs a number of resamples from 0 to 1000000", kReportHelp);
-      options.bootstrap.resamples = b;
-    } else if (a == "--seed") {
-      std::uint64_t s = 0;
-      if (!nextValue(args, i, value) || !parseUnsigned(value, s)) return usageError("--seed needs a number", kReportHelp);
-      options.bootstrap.seed = s;
-    } else if (a == "-l") {
-      std::size_t level = 0;
-      if (!nextValue(args, i, value) || !parseCount(value, 0, 1000, level))
-        return usageError("-l needs a relevance level from 0 to 1000", kReportHelp);
-      options.retrieval.relevanceLevel = static_cast<int>(level);
-    } else if (a == "--sections") {
-      if (!nextValue(args, i, value)) return usageError("--sections needs a list", kReportHelp);
-      pdf.sections.clear();
-      std::size_t start = 0;
-      while (start <= value.size()) {
-        const std::size_t comma = std::min(value.find(',', start), value.size());
-        const std::string name = value.substr(start, comma - start);
+  std::string out, grainText = "summary";
+  std::optional<std::string> project;
+  std::vector<std::string> stores;
+  PdfWriterOptions pdf;
+  CommandLine cli("report");
+  cli.synopsis("(--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [options]");
+  cli.intro(kReportIntro);
+  cli.path("--project", "P", project, "the project file whose results are written");
+  cli.paths("--store", "RUN.db", stores, "a run store, repeatable (also with --project)");
+  cli.path("--out", "FILE", out, "the file to write: .pdf, .json or .csv");
+  cli.choice("--grain", {"summary", "query", "document", "claim"}, grainText,
+             "CSV: the table's grain (default summary)");
+  cli.custom(
+      "--sections", "LIST",
+      [&pdf](const std::string& value) -> std::string {
+        pdf.sections.clear();
         const auto& known = ui::report::pdfSections();
-        if (std::find(known.begin(), known.end(), name) == known.end())
-          return usageError("--sections: '" + name + "' is not one of settings, charts, lowest, claims, comparisons, appendix",
-                            kReportHelp);
-        pdf.sections.insert(name);
-        start = comma + 1;
-      }
-      sectionsGiven = true;
-    } else if (a == "-c") {
-      options.retrieval.complete = true;
-    } else if (a == "--read-outside") {
-      options.readOutsideParts = true;
-    } else {
-      return usageError("report: unexpected argument '" + a + "'", kReportHelp);
-    }
-  }
-  if (!sources.project && sources.stores.empty()) return usageError("report needs --project or --store", kReportHelp);
-  if (out.empty()) return usageError("report needs --out FILE.json or FILE.csv", kReportHelp);
+        std::size_t start = 0;
+        while (start <= value.size()) {
+          const std::size_t comma = std::min(value.find(',', start), value.size());
+          const std::string name = value.substr(start, comma - start);
+          if (std::find(known.begin(), known.end(), name) == known.end())
+            return "'" + name +
+                   "' is not one of settings, charts, lowest, claims, comparisons, appendix";
+          pdf.sections.insert(name);
+          start = comma + 1;
+        }
+        return {};
+      },
+      "PDF: the parts to include, comma-separated, from settings (conventions, notes, "
+      "settings), charts, lowest (lowest-scoring queries), claims (unsupported claims), "
+      "comparisons, appendix; default all (the title page and the summary tables are always "
+      "there)");
+  cli.integer("-l", "LEVEL", options.retrieval.relevanceLevel, 0, 1000,
+              "retrieval runs: the lowest qrels grade that counts as relevant (trec_eval's -l; "
+              "default 1; TREC DL uses 2 for AP and recall)");
+  cli.flag("-c", options.retrieval.complete,
+           "retrieval runs: qrels queries missing from a run count as 0 (trec_eval's -c)");
+  cli.integer("--B", "N", options.bootstrap.resamples, 0, 1000000,
+              "bootstrap resamples for the 95% CIs (default 1000; 0: no intervals)");
+  cli.integer("--seed", "S", options.bootstrap.seed, 0, std::numeric_limits<std::uint64_t>::max(),
+              "bootstrap seed (default ragscope's)");
+  cli.flag("--read-outside", options.readOutsideParts,
+           "read project dataset parts outside the project's folder (otherwise they are listed "
+           "as problems and not read)");
+  cli.epilogue(kReportEpilogue);
+  if (auto exit = cli.parse(args)) return *exit;
+  if (cli.count("--project") > 1) return cli.usageError("--project is given twice");
+  if (project) sources.project = *project;
+  for (const auto& s : stores) sources.stores.emplace_back(s);
+  if (!sources.project && sources.stores.empty())
+    return cli.usageError("report needs --project or --store");
+  if (out.empty()) return cli.usageError("report needs --out FILE.pdf, FILE.json or FILE.csv");
   const std::string ext = fs::path(out).extension().string();
   if (ext != ".json" && ext != ".csv" && ext != ".pdf")
-    return usageError("--out: " + out + " must end in .pdf, .json or .csv", kReportHelp);
+    return cli.usageError("--out: " + out + " must end in .pdf, .json or .csv");
   const auto grain = exporting::csvGrainFromName(grainText);
-  if (!grain) return usageError("--grain: '" + grainText + "' is not summary, query, document or claim", kReportHelp);
-  if (grainGiven && ext != ".csv") return usageError("--grain applies to .csv output only", kReportHelp);
-  if (sectionsGiven && ext != ".pdf") return usageError("--sections applies to .pdf output only", kReportHelp);
+  if (!grain) return cli.usageError("--grain: '" + grainText + "' is not summary, query, document or claim");
+  if (cli.given("--grain") && ext != ".csv")
+    return cli.usageError("--grain applies to .csv output only");
+  if (cli.given("--sections") && ext != ".pdf")
+    return cli.usageError("--sections applies to .pdf output only");
   if (sources.project && !fs::is_regular_file(*sources.project)) {
     std::cerr << "ragscope-cli: report: " << sources.project->string() << ": no such project file\n";
     return 2;
@@ -155,21 +139,14 @@ int reportCommand(const Args& args) {
     return 2;
   }
   std::string err;
-  ui::report::ReportFileFormat format;
-  format.kind = ext == ".pdf"    ? ui::report::ReportFileFormat::Kind::Pdf
-                : ext == ".json" ? ui::report::ReportFileFormat::Kind::Json
-                                 : ui::report::ReportFileFormat::Kind::Csv;
-  format.grain = *grain;
-  std::optional<QGuiApplication> app;
-  if (ext == ".pdf") {
-    // Qt's offscreen platform: fonts and painting without a display.
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "ragscope-cli";
-    static char* argv[] = {name, nullptr};
-    app.emplace(argc, argv);
-  }
-  if (!ui::report::writeReportFile(report, out, format, pdf, &err)) {
+  // The same bytes as the workbench's File > Report…; Qt is loaded for a PDF only (pdfwriter.h).
+  const bool written =
+      ext == ".pdf" ? writePdfWithModule(report, out, pdf, &err)
+                    : exporting::writeReportData(report, out,
+                                                 ext == ".json" ? exporting::ReportDataKind::Json
+                                                                : exporting::ReportDataKind::Csv,
+                                                 *grain, &err);
+  if (!written) {
     std::cerr << "ragscope-cli: report: " << err << "\n";
     return 2;
   }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/jobinputs.h"
+#include "app/cli/options.h"
 #include "core/data/dataset.h"
 #include "core/data/inputfile.h"
 #include "core/retrieval/requesttemplate.h"
@@ -27,10 +27,8 @@ namespace {
 using namespace ragscope::core;
 namespace fs = std::filesystem;
 
-constexpr const char* kHelp =
-    R"(usage: ragscope-cli retrieve --dataset PATH... --retriever R --out RUN.trec [options]
-
-Retrieve the top K documents for every query of a dataset and write a TREC run file
+constexpr const char* kIntro =
+    R"(Retrieve the top K documents for every query of a dataset and write a TREC run file
 ("qid Q0 docid rank score tag"), ranked in trec_eval's order, for 'ragscope-cli eval'.
 
 Retrievers (--retriever):
@@ -44,40 +42,10 @@ Retrievers (--retriever):
                 URLs are http:// or https:// only (any other scheme is refused); a query
                 string stays on the URL (es: POST /index/_search?routing=x); redirects are
                 not followed; of a reply, only the first K hits are read.
+)";
 
-Options:
-  --dataset PATH...   files or folders loaded as one dataset (as 'dataset info'); paths may
-                      also be given without the option
-  --format F          format of every dataset PATH (default: detected)
-  --k K               documents per query (default 100, at most 100000)
-  --out FILE          run file to write (required)
-  --tag T             run tag (default: the retriever's name)
-  --threads N         queries in flight at once (default: 4, at most 256)
-  --index DIR         bm25: index folder
-  --rebuild           bm25: rebuild the index even when it matches the corpus
-  --no-stemming       bm25: index and match words as written (default: English stemming); the
-                      default index folder then ends in -nostem, and an index built the other
-                      way is rebuilt, never reused
-  --bm25-k1 X         bm25: k1 (default 1.0, Xapian's; Anserini's MS MARCO setting is 0.9)
-  --bm25-b X          bm25: b (default 0.5, Xapian's; Anserini's MS MARCO setting is 0.4)
-  --field F           es: text field to match, repeatable for multi_match (default "text")
-  --id-field F        es: _source field holding the document id (default: the hit's _id)
-  --text-field F      es: _source field returned as the document's text (default: the first --field)
-  --request-template T  es: the whole _search body; http: the request body. JSON with placeholders
-                      {{query}} (the query as a JSON string, quotes included), {{query_id}} and
-                      {{k}}; @FILE reads it from FILE. Example: '{"q": {{query}}, "top_k": {{k}}}'
-  --results-path P    http: dot path to the array of results in the reply (default: the reply
-                      itself, or its "results"), e.g. data.hits
-  --id-path P         http: dot path to the id within a result (default id), e.g. doc.pid
-  --score-path P      http: ... to the score (default score); --text-path P: to the text (default text)
-  --api-key-env VAR   es/http: environment variable holding the key or token (never printed)
-  --timeout-ms N      es/http: per-request timeout (default 30000, at most 3600000)
-  --no-resume         es/http: ask every query again, even when RUN.partial holds the answers
-                      of an earlier run with the same settings that failed or was interrupted
-  --skip-bad          skip bad dataset records instead of stopping at the first
-  -h, --help          this help
-
-es and http answers are kept in RUN.partial as they arrive: when a run is interrupted (killed,
+constexpr const char* kEpilogue =
+    R"(es and http answers are kept in RUN.partial as they arrive: when a run is interrupted (killed,
 network down) or some queries fail, the same command again asks only for the queries not yet
 answered. The file goes once the run is complete.
 
@@ -85,40 +53,90 @@ Exit codes: 0 ok, 1 some queries failed (the run was written without them), 2 us
 errors.
 )";
 
-int usageError(const std::string& message) {
-  std::cerr << "ragscope-cli retrieve: " << message << "\n"
-            << "Run 'ragscope-cli retrieve --help' for usage.\n";
-  return 2;
-}
-
-bool parseDouble(const std::string& s, double* out) {
-  try {
-    std::size_t used = 0;
-    *out = std::stod(s, &used);
-    return used == s.size();
-  } catch (...) {
-    return false;
-  }
-}
-
-// A whole decimal integer in [min, max].
-bool parseCount(const std::string& s, long long min, long long max, long long* out) {
-  try {
-    std::size_t used = 0;
-    const long long v = std::stoll(s, &used);
-    if (used != s.size() || v < min || v > max) return false;
-    *out = v;
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
-
 // Bounds of the count options: beyond them a run is not a retrieval run but a way to exhaust
 // memory (a ranking of 4e9 documents per query) or threads.
-constexpr long long kMaxK = 100'000;
-constexpr long long kMaxThreads = 256;
-constexpr long long kMaxTimeoutMs = 3'600'000;
+constexpr std::uint64_t kMaxK = 100'000;
+constexpr std::uint64_t kMaxThreads = 256;
+constexpr std::uint64_t kMaxTimeoutMs = 3'600'000;
+
+// What the command line of retrieve says.
+struct RetrieveArgs {
+  std::vector<std::string> paths;
+  std::optional<std::string> format, retriever, out, tag, index, idField, textField, keyEnv,
+      requestTemplate;
+  std::optional<std::string> resultsPath, idPath, scorePath, textPath;
+  std::vector<std::string> fields;
+  std::size_t k = 100;
+  unsigned threads = 4;
+  long timeoutMs = 30000;
+  Bm25Params bm25;
+  bool rebuild = false, skipBad = false, resume = true, stemming = true;
+};
+
+void declare(CommandLine& cli, RetrieveArgs& a) {
+  cli.synopsis("--dataset PATH... --retriever R --out RUN.trec [options]");
+  cli.intro(kIntro);
+  cli.epilogue(kEpilogue);
+  // --dataset and bare paths go to one list, in the order given: the first names the index.
+  cli.positionals("PATH...", a.paths);
+  cli.paths("--dataset", "PATH", a.paths,
+            "a file or folder of the dataset, repeatable, loaded as one dataset (as 'dataset "
+            "info'); paths may also be given without the option");
+  cli.text("--format", "F", a.format, "format of every dataset PATH (default: detected)");
+  cli.text("--retriever", "R", a.retriever, "bm25, es:URL or http:URL (above)");
+  cli.integer("--k", "K", a.k, 1, kMaxK, "documents per query (default 100)");
+  cli.path("-o, --out", "FILE", a.out, "run file to write (required)");
+  cli.text("--tag", "T", a.tag, "run tag (default: the retriever's name)");
+  cli.integer("--threads", "N", a.threads, 1, kMaxThreads, "queries in flight at once (default 4)");
+  cli.path("--index", "DIR", a.index, "bm25: index folder");
+  cli.flag("--rebuild", a.rebuild, "bm25: rebuild the index even when it matches the corpus");
+  cli.flag("--no-stemming", a.stemming,
+           "bm25: index and match words as written (default: English stemming); the default index "
+           "folder then ends in -nostem, and an index built the other way is rebuilt, never reused",
+           false);
+  cli.number("--bm25-k1", "X", a.bm25.k1, NumberBounds::atLeast(0),
+             "bm25: k1 (default 1.0, Xapian's; Anserini's MS MARCO setting is 0.9)");
+  cli.number("--bm25-b", "X", a.bm25.b, NumberBounds::between(0, 1),
+             "bm25: b (default 0.5, Xapian's; Anserini's MS MARCO setting is 0.4)");
+  cli.texts("--field", "F", a.fields,
+            "es: text field to match, repeatable for multi_match (default \"text\")");
+  cli.text("--id-field", "F", a.idField,
+           "es: _source field holding the document id (default: the hit's _id)");
+  cli.text("--text-field", "F", a.textField,
+           "es: _source field returned as the document's text (default: the first --field)");
+  cli.custom(
+      "--request-template", "T",
+      [&a](const std::string& v) -> std::string {
+        if (v.empty() || v[0] != '@') {
+          a.requestTemplate = v;
+          return {};
+        }
+        std::string why;
+        auto text = readBoundedFile(v.substr(1), kMaxTemplateBytes, "a request template", why);
+        if (!text) return v.substr(1) + ": " + why;
+        a.requestTemplate = std::move(*text);
+        return {};
+      },
+      "es: the whole _search body; http: the request body. JSON with placeholders {{query}} (the "
+      "query as a JSON string, quotes included), {{query_id}} and {{k}}; @FILE reads it from "
+      "FILE. Example: '{\"q\": {{query}}, \"top_k\": {{k}}}'");
+  cli.text("--results-path", "P", a.resultsPath,
+           "http: dot path to the array of results in the reply (default: the reply itself, or "
+           "its \"results\"), e.g. data.hits");
+  cli.text("--id-path", "P", a.idPath, "http: dot path to the id within a result (default id), "
+           "e.g. doc.pid");
+  cli.text("--score-path", "P", a.scorePath, "http: ... to the score (default score)");
+  cli.text("--text-path", "P", a.textPath, "http: ... to the text (default text)");
+  cli.text("--api-key-env", "VAR", a.keyEnv,
+           "es/http: environment variable holding the key or token (never printed)");
+  cli.integer("--timeout-ms", "N", a.timeoutMs, 1, kMaxTimeoutMs,
+              "es/http: per-request timeout (default 30000)");
+  cli.flag("--no-resume", a.resume,
+           "es/http: ask every query again, even when RUN.partial holds the answers of an earlier "
+           "run with the same settings that failed or was interrupted",
+           false);
+  cli.flag("--skip-bad", a.skipBad, "skip bad dataset records instead of stopping at the first");
+}
 
 std::string humanBytes(std::uint64_t b) {
   char buf[32];
@@ -132,139 +150,47 @@ std::string humanBytes(std::uint64_t b) {
 }  // namespace
 
 int retrieveCommand(const Args& args) {
-  // args[0] == "retrieve"
-  std::vector<std::string> paths;
-  std::optional<std::string> formatArg, retrieverArg, outArg, tagArg, indexArg, idField, textField, keyEnv, requestTemplate;
-  std::optional<std::string> resultsPath, idPath, scorePath, textPath;
-  std::vector<std::string> fields;
-  long long k = 100, threads = 4, timeoutMs = 30000;
-  Bm25Params bm25;
-  bool rebuild = false, skipBad = false, resume = true, stemming = true;
-
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::cout << kHelp;
-      return 0;
-    } else if (a == "--dataset") {
-      // Every following argument up to the next option is a path.
-      bool any = false;
-      while (i + 1 < args.size() && !(args[i + 1].size() > 1 && args[i + 1][0] == '-')) {
-        paths.push_back(args[++i]);
-        any = true;
-      }
-      if (!any) return usageError("--dataset needs at least one PATH");
-    } else if (a == "--format") {
-      if (!value(&v)) return usageError("--format needs a value");
-      formatArg = v;
-    } else if (a == "--retriever") {
-      if (!value(&v)) return usageError("--retriever needs bm25, es:URL or http:URL");
-      retrieverArg = v;
-    } else if (a == "--out" || a == "-o") {
-      if (!value(&v)) return usageError("--out needs a file name");
-      outArg = v;
-    } else if (a == "--tag") {
-      if (!value(&v)) return usageError("--tag needs a value");
-      tagArg = v;
-    } else if (a == "--index") {
-      if (!value(&v)) return usageError("--index needs a folder");
-      indexArg = v;
-    } else if (a == "--field") {
-      if (!value(&v)) return usageError("--field needs a field name");
-      fields.push_back(v);
-    } else if (a == "--id-field") {
-      if (!value(&v)) return usageError("--id-field needs a field name");
-      idField = v;
-    } else if (a == "--text-field") {
-      if (!value(&v)) return usageError("--text-field needs a field name");
-      textField = v;
-    } else if (a == "--request-template") {
-      if (!value(&v)) return usageError("--request-template needs a JSON text or @FILE");
-      if (!v.empty() && v[0] == '@') {
-        std::string why;
-        auto text = core::readBoundedFile(v.substr(1), core::kMaxTemplateBytes, "a request template", why);
-        if (!text) return usageError("--request-template: " + v.substr(1) + ": " + why);
-        v = std::move(*text);
-      }
-      requestTemplate = v;
-    } else if (a == "--results-path" || a == "--id-path" || a == "--score-path" || a == "--text-path") {
-      if (!value(&v)) return usageError(a + " needs a dot path");
-      (a == "--results-path" ? resultsPath : a == "--id-path" ? idPath : a == "--score-path" ? scorePath : textPath) = v;
-    } else if (a == "--api-key-env") {
-      if (!value(&v)) return usageError("--api-key-env needs a variable name");
-      keyEnv = v;
-    } else if (a == "--k") {
-      if (!value(&v)) return usageError("--k needs a number of documents");
-      if (!parseCount(v, 1, kMaxK, &k)) return usageError(countRangeError(a, 1, kMaxK, v));
-    } else if (a == "--threads") {
-      if (!value(&v)) return usageError("--threads needs a number");
-      if (!parseCount(v, 1, kMaxThreads, &threads))
-        return usageError(countRangeError(a, 1, kMaxThreads, v));
-    } else if (a == "--timeout-ms") {
-      if (!value(&v)) return usageError("--timeout-ms needs a number of milliseconds");
-      if (!parseCount(v, 1, kMaxTimeoutMs, &timeoutMs))
-        return usageError(countRangeError(a, 1, kMaxTimeoutMs, v));
-    } else if (a == "--bm25-k1") {
-      if (!value(&v) || !parseDouble(v, &bm25.k1) || bm25.k1 < 0)
-        return usageError("--bm25-k1 needs a number >= 0");
-    } else if (a == "--bm25-b") {
-      if (!value(&v) || !parseDouble(v, &bm25.b) || bm25.b < 0 || bm25.b > 1)
-        return usageError("--bm25-b needs a number in [0, 1]");
-    } else if (a == "--rebuild") {
-      rebuild = true;
-    } else if (a == "--no-stemming") {
-      stemming = false;
-    } else if (a == "--no-resume") {
-      resume = false;
-    } else if (a == "--skip-bad") {
-      skipBad = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      return usageError("unknown option '" + a + "'");
-    } else {
-      paths.push_back(a);
-    }
-  }
-  if (paths.empty()) return usageError("no dataset given (--dataset PATH...)");
-  if (!retrieverArg) return usageError("no retriever given (--retriever bm25|es:URL|http:URL)");
-  if (!outArg) return usageError("no output file given (--out RUN.trec)");
+  RetrieveArgs a;
+  CommandLine cli("retrieve");
+  declare(cli, a);
+  if (auto exit = cli.parse(args)) return *exit;
+  if (a.paths.empty()) return cli.usageError("no dataset given (--dataset PATH...)");
+  if (!a.retriever) return cli.usageError("no retriever given (--retriever bm25|es:URL|http:URL)");
+  if (!a.out) return cli.usageError("no output file given (--out RUN.trec)");
+  const std::vector<std::string>& paths = a.paths;
 
   std::string error;
-  auto spec = parseRetrieverArg(*retrieverArg, &error);
-  if (!spec) return usageError(error);
-  spec->bm25 = bm25;
-  if (indexArg) spec->indexDir = *indexArg;
-  spec->rebuild = rebuild;
-  spec->stemming = stemming;
-  if (!fields.empty()) spec->fields = fields;
-  if (idField) spec->idField = *idField;
-  if (keyEnv) spec->apiKeyEnv = *keyEnv;
-  if (textField) spec->textField = *textField;
-  if (requestTemplate) {
-    if (!checkRequestTemplate(*requestTemplate, &error)) return usageError("--request-template: " + error);
-    spec->requestTemplate = *requestTemplate;
+  auto spec = parseRetrieverArg(*a.retriever, &error);
+  if (!spec) return cli.usageError(error);
+  spec->bm25 = a.bm25;
+  if (a.index) spec->indexDir = *a.index;
+  spec->rebuild = a.rebuild;
+  spec->stemming = a.stemming;
+  if (!a.fields.empty()) spec->fields = a.fields;
+  if (a.idField) spec->idField = *a.idField;
+  if (a.keyEnv) spec->apiKeyEnv = *a.keyEnv;
+  if (a.textField) spec->textField = *a.textField;
+  if (a.requestTemplate) {
+    if (!checkRequestTemplate(*a.requestTemplate, &error))
+      return cli.usageError("--request-template: " + error);
+    spec->requestTemplate = *a.requestTemplate;
   }
-  if (resultsPath) spec->reply.results = *resultsPath;
-  if (idPath) spec->reply.id = *idPath;
-  if (scorePath) spec->reply.score = *scorePath;
-  if (textPath) spec->reply.text = *textPath;
-  spec->timeoutMs = static_cast<long>(timeoutMs);
+  if (a.resultsPath) spec->reply.results = *a.resultsPath;
+  if (a.idPath) spec->reply.id = *a.idPath;
+  if (a.scorePath) spec->reply.score = *a.scorePath;
+  if (a.textPath) spec->reply.text = *a.textPath;
+  spec->timeoutMs = a.timeoutMs;
 
   std::optional<Format> format;
-  if (formatArg) {
-    format = formatFromName(*formatArg);
-    if (!format) return usageError("unknown format '" + *formatArg + "'");
+  if (a.format) {
+    format = formatFromName(*a.format);
+    if (!format) return cli.usageError("unknown format '" + *a.format + "'");
   }
   std::vector<DatasetPart> parts;
   for (const auto& p : paths) {
-    if (!fs::exists(p)) return usageError("no such file or folder: " + p);
+    if (!fs::exists(p)) return cli.usageError("no such file or folder: " + p);
     if (!format && fs::is_regular_file(p) && !detectFormat(p))
-      return usageError("cannot tell the format of '" + p + "'; give it with --format");
+      return cli.usageError("cannot tell the format of '" + p + "'; give it with --format");
     parts.push_back({p, format});
   }
 
@@ -288,14 +214,14 @@ int retrieveCommand(const Args& args) {
 
   using Clock = std::chrono::steady_clock;
   LoadOptions loadOptions;
-  loadOptions.onError = skipBad ? OnError::Skip : OnError::Stop;
+  loadOptions.onError = a.skipBad ? OnError::Skip : OnError::Stop;
   loadOptions.progress = progressLine("loading");
   const auto loadStart = Clock::now();
   auto loaded = loadDataset(parts, loadOptions);
   clearLine();
   for (const auto& d : loaded.report.diagnostics)
     std::cerr << d.toString() << (d.severity == Severity::Warning ? " (warning)" : "") << "\n";
-  if (loaded.report.hasErrors() && !skipBad) return 2;
+  if (loaded.report.hasErrors() && !a.skipBad) return 2;
   if (!loaded.report.ok()) return 2;
   const Dataset& ds = loaded.value;
   std::cout << "dataset: " << ds.name << ": " << ds.queries.size() << " queries, "
@@ -309,11 +235,11 @@ int retrieveCommand(const Args& args) {
   // The one retrieval job of every front end (core/retrieval/retrievejob.h).
   std::cout << "retriever: " << describeRetriever(*spec) << "\n";
   RetrieveJobOptions ro;
-  ro.k = static_cast<std::size_t>(k);
-  ro.threads = static_cast<unsigned>(threads);
-  if (tagArg) ro.tag = *tagArg;
-  ro.out = *outArg;
-  ro.resume = resume;
+  ro.k = a.k;
+  ro.threads = a.threads;
+  if (a.tag) ro.tag = *a.tag;
+  ro.out = *a.out;
+  ro.resume = a.resume;
   ro.indexProgress = progressLine("indexing");
   ro.retrieveProgress = progressLine("retrieving");
   RetrieveJobResult job = runRetrieveJob(*spec, ds, paths.front(), ro);
@@ -348,7 +274,7 @@ int retrieveCommand(const Args& args) {
             << " queries/s)";
   if (job.resumed > 0) std::cout << ", " << job.resumed << " answered by an earlier interrupted run";
   std::cout << "\n";
-  std::cout << "wrote: " << *outArg << " (tag " << sanitizeRunTag(run.value.tag) << ")\n";
+  std::cout << "wrote: " << *a.out << " (tag " << sanitizeRunTag(run.value.tag) << ")\n";
   if (!job.checkpoint.empty())
     std::cout << "kept: " << job.checkpoint.string()
               << " (the answers so far; the same command asks again only for the failed queries)\n";

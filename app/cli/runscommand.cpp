@@ -8,9 +8,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
-#include "app/cli/jobinputs.h"
-#include "app/cli/joboptions.h"
-#include "app/cli/jobreport.h"
+#include "app/cli/options.h"
 #include "core/eval/job.h"
 #include "core/export/json.h"
 #include "core/store/runstore.h"
@@ -22,33 +20,22 @@ namespace {
 using namespace ragscope::core;
 using nlohmann::json;
 
-constexpr const char* kRunsHelp = R"(usage: ragscope-cli runs [DIR] [--json]
-
-Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
+constexpr const char* kRunsIntro = R"(Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
 A run killed mid-way still shows "running"; resume it.
 )";
 
 }  // namespace
 
 int runsCommand(const Args& args) {
-  std::string dir = ".";
+  std::vector<std::string> dirs;
   bool asJson = false;
-  bool dirGiven = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << kRunsHelp;
-      return 0;
-    }
-    if (a == "--json") {
-      asJson = true;
-    } else if (a.rfind("-", 0) == 0 || dirGiven) {
-      return usageError("runs: unexpected argument '" + a + "'", kRunsHelp);
-    } else {
-      dir = a;
-      dirGiven = true;
-    }
-  }
+  CommandLine cli("runs");
+  cli.synopsis("[DIR] [--json]");
+  cli.intro(kRunsIntro);
+  cli.positionals("DIR", dirs, 1);
+  cli.flag("--json", asJson, "print the list as JSON");
+  if (auto exit = cli.parse(args)) return *exit;
+  const std::string dir = dirs.empty() ? "." : dirs.front();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     std::cerr << "ragscope-cli: " << dir << ": not a folder\n";

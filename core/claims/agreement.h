@@ -1,6 +1,6 @@
 #pragma once
-// Judge vs human agreement (SPEC §7, §8; CLAIMS.md §4): Pearson's r, Spearman's rho, Kendall's
-// tau-b and Cohen's kappa between paired judge and human values, each with a percentile
+// Judge vs human agreement (core/claims/README.md, "Judge vs human"): Pearson's r, Spearman's rho,
+// Kendall's tau-b and Cohen's kappa between paired judge and human values, each with a percentile
 // bootstrap CI, plus the same coefficients between two annotators (the ceiling a judge can be
 // expected to reach).
 //

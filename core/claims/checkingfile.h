@@ -1,5 +1,5 @@
 #pragma once
-// RAGChecker's checking-output layout (CLAIMS.md §2.1; MANIFEST.md "ragchecker"): read and
+// RAGChecker's checking-output layout (core/claims/README.md, "RAGChecker metrics"): read and
 // written, so a RAGChecker user can read what ragscope writes and the other way round.
 //
 //   {"results": [{"query_id", "query", "gt_answer", "response",

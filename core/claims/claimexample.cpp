@@ -39,13 +39,4 @@ std::optional<std::string> shapeProblem(const ClaimExample& ex) {
   return std::nullopt;
 }
 
-LabelCounts countLabels(const ClaimExample& ex) {
-  LabelCounts c;
-  for (Label l : ex.answer2response) c.add(l);
-  for (Label l : ex.response2answer) c.add(l);
-  for (Label l : ex.retrieved2response.cells()) c.add(l);
-  for (Label l : ex.retrieved2answer.cells()) c.add(l);
-  return c;
-}
-
 }  // namespace ragscope::core::claims

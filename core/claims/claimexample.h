@@ -1,7 +1,7 @@
 #pragma once
-// One example of claim-level judging (SPEC §7, CLAIMS.md §2.1): a query, its response, the gold
-// answer, the retrieved chunks, the claims extracted from the response and from the gold answer,
-// and the four label sets RAGChecker's checking step produces.
+// One example of claim-level judging (core/claims/README.md, "RAGChecker metrics"): a query, its
+// response, the gold answer, the retrieved chunks, the claims extracted from the response and from
+// the gold answer, and the four label sets RAGChecker's checking step produces.
 //
 // Naming (RAGChecker's, and a trap): `answer2response[i]` is the gold answer (premise) judged
 // against response claim i, so it has one label per *response* claim; `response2answer[j]` has one
@@ -89,8 +89,5 @@ struct ClaimExample {
 // nullopt when the sizes agree (see the header comment); otherwise what disagrees, e.g.
 // "retrieved2answer has 3 columns, retrieved2response 4".
 std::optional<std::string> shapeProblem(const ClaimExample& ex);
-
-// Every label of the example, counted per kind (all four label sets).
-LabelCounts countLabels(const ClaimExample& ex);
 
 }  // namespace ragscope::core::claims

@@ -1,5 +1,6 @@
 #pragma once
-// Human labels and judge scores to compare (CLAIMS.md §4), and the comparison itself.
+// Human labels and judge scores to compare (core/claims/README.md, "Judge vs human"), and the
+// comparison itself.
 //
 // Pairwise: RAGChecker's meta-evaluation layout. The human file is a JSON array of records
 // {instance_id, ..., "<aspect>_label": integer in -2..2 (positive: model2 better)}, one record per

@@ -1,7 +1,8 @@
 #pragma once
-// The notebook's claim metrics (seed 004; CLAIMS.md §1, SPEC §7): faithfulness (response claims
-// vs the retrieved documents joined), correctness (response claims vs the gold answer) and
-// coverage (gold-answer claims vs the response). Each is supported / labelled over one example.
+// The claim metrics of the "Deep Dive Into RAG Evaluation" notebook (core/claims/README.md,
+// "Notebook metrics"): faithfulness (response claims vs the retrieved documents joined),
+// correctness (response claims vs the gold answer) and coverage (gold-answer claims vs the
+// response). Each is supported / labelled over one example.
 //
 //   std::vector<Label> faith = {Supported, Supported, Unsupported, ...};
 //   ClaimScore s = notebookFaithfulness(faith);   // s.value, s.supported, s.unparsed, ...

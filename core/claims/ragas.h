@@ -1,7 +1,7 @@
 #pragma once
 // RAGAS formulas that need no model call once the verdicts or embeddings are known
-// (CLAIMS.md §3; explodinggradients/ragas v0.4.0 and its legacy metrics), in RAGAS's own
-// conventions (ragas compatibility: NaN where RAGAS gives NaN).
+// (core/claims/README.md, "RAGAS metrics"; explodinggradients/ragas v0.4.0 and its legacy metrics),
+// in RAGAS's own conventions (ragas compatibility: NaN where RAGAS gives NaN).
 //
 //   ragasContextPrecision({1, 0, 1});            // 0.8333333332916666 (RAGAS's 1e-10 included)
 //   ragasFaithfulness(4, {1, 1, 0});             // 2/3: the denominator is the verdicts returned
@@ -9,7 +9,7 @@
 //   ragasAnswerRelevancy(q, {{e1, false}, {e2, true}, {e3, false}});   // mean cosine
 //
 // Names: these are ragas.context_precision, ragas.faithfulness, ragas.context_recall and
-// ragas.answer_relevancy (SPEC §7), not RAGChecker's metrics of similar names.
+// ragas.answer_relevancy, not RAGChecker's metrics of similar names.
 
 #include <cstddef>
 #include <optional>

@@ -288,7 +288,7 @@ ExampleScores score(const ClaimExample& ex, Mode mode, Scratch& w) {
   f1.errors = p.errors + rc.errors;
 
   if (mode == Mode::RagChecker) {
-    // computation.py's guards, in its terms (CLAIMS.md §2.2).
+    // computation.py's guards, in its terms (core/claims/README.md, "RAGChecker metrics").
     if (r == 0) forceZero(out[Metric::Precision]);
     if (g == 0) forceZero(out[Metric::Recall]);
     if (g == 0 || k == 0) {

@@ -1,6 +1,6 @@
 #pragma once
-// RAGChecker's eleven metrics (SPEC §7, CLAIMS.md §2.2-2.3) from an example's label sets, per
-// example and over a corpus, in two modes:
+// RAGChecker's eleven metrics (core/claims/README.md, "RAGChecker metrics") from an example's label
+// sets, per example and over a corpus, in two modes:
 //
 //   Mode::RagChecker  RAGChecker's own conventions, to reproduce its numbers bit for bit: only
 //                     Entailment (or a binary Supported) is true, every other label, unparsed and
@@ -62,7 +62,7 @@ std::span<const Metric> allMetrics();
 
 // "precision", ... as RAGChecker's files name them.
 std::string_view metricKey(Metric m);
-// "ragchecker.precision", ... (SPEC §7 names).
+// "ragchecker.precision", ...: the namespaced names every report and CLI table uses.
 std::string metricName(Metric m);
 // "overall", "retriever" or "generator": the group RAGChecker prints the metric in.
 std::string_view metricGroup(Metric m);

@@ -2,7 +2,7 @@
 // What `ragscope-cli ragchecker` shows (and a later view can reuse): RAGChecker's metrics of a
 // checking-output file recomputed from its labels, as JSON or as a text table.
 //
-// JSON (metric names namespaced as in SPEC §7, except under "metrics", which mirrors the figures
+// JSON (metric names namespaced `ragchecker.*`, except under "metrics", which mirrors the figures
 // RAGChecker prints: percent, one decimal, grouped under overall / retriever / generator):
 //   {"mode": "ragchecker", "n": 2,
 //    "per_example": {"0": {"ragchecker.precision": 0.7272727272727273, ...}, ...},

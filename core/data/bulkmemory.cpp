@@ -48,20 +48,13 @@ void* BulkPool::allocate(std::size_t bytes, std::size_t align) {
     const std::size_t at = roundUp(m_used, align);
     if (at + bytes <= m_regions.back().size()) {
       m_used = at + bytes;
-      m_total += bytes;
       return m_regions.back().data() + at;
     }
   }
   // A new region; a request bigger than the usual region gets one of its own size.
   m_regions.emplace_back(std::max(kRegionBytes, bytes));
   m_used = bytes;
-  m_total += bytes;
   return m_regions.back().data();
-}
-
-std::size_t BulkPool::bytesAllocated() const {
-  std::lock_guard lock(m_mutex);
-  return m_total;
 }
 
 }  // namespace ragscope::core

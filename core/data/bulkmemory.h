@@ -48,13 +48,11 @@ class HugeRegion {
 class BulkPool {
  public:
   void* allocate(std::size_t bytes, std::size_t align);
-  std::size_t bytesAllocated() const;
 
  private:
-  mutable std::mutex m_mutex;
+  std::mutex m_mutex;
   std::vector<HugeRegion> m_regions;
   std::size_t m_used = 0;  // in the last region
-  std::size_t m_total = 0;
 };
 
 template <class T>

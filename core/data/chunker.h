@@ -1,6 +1,7 @@
 #pragma once
 // Splitting page text into retrieval chunks, and the chunk id convention `file#page#n` that
-// document-level evaluation (SPEC §4) undoes with documentOfChunk().
+// document-level evaluation (core/metrics/README.md, "Document level") undoes with
+// documentOfChunk().
 //
 //   for (auto span : chunkText(pageText, 1500, 200)) {
 //     std::string_view piece = pageText.substr(span.begin, span.end - span.begin);

@@ -1,6 +1,6 @@
 #pragma once
 // A dataset is a bundle: queries, gold outputs, judgments, a corpus, runs and examples, loaded
-// from one or more files of one or more formats (SPEC §3).
+// from one or more files of one or more formats (core/data/README.md, "Data model and loading").
 
 #include <filesystem>
 #include <optional>
@@ -29,7 +29,8 @@ enum class Format {
   RagChecker,
 };
 
-// CLI / project names: "trec-run", "trec-qrels", "topics-tsv", ... (SPEC §3, issue 2).
+// CLI / project names: "trec-run", "trec-qrels", "topics-tsv", ... (the top-level README's format
+// table).
 std::string_view formatName(Format f);
 std::optional<Format> formatFromName(std::string_view name);
 std::vector<Format> allFormats();

@@ -1,6 +1,6 @@
 #pragma once
 // Internals of the Docugami KG-RAG SEC 10-Q loader (loadDocugami in loaders.h), exposed for tests
-// and for document-level evaluation (SPEC §3, §4).
+// and for document-level evaluation (core/data/README.md, "Docugami").
 
 #include <filesystem>
 #include <string>

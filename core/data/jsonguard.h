@@ -68,8 +68,8 @@ class JsonNesting {
   bool m_escape = false;
 };
 
-// Ids are always strings (SPEC §2): a JSON string is taken as is, an integer is written in
-// decimal (`1` and `"1"` are the same id). nullopt for anything else (floats, objects, null).
+// Ids are always strings (core/data/README.md): a JSON string is taken as is, an integer is written
+// in decimal (`1` and `"1"` are the same id). nullopt for anything else (floats, objects, null).
 std::optional<std::string> jsonIdToString(const nlohmann::json& value);
 
 // Where a nlohmann parse_error happened and what it says, in our terms: `text` is what was parsed,

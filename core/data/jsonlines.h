@@ -23,33 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data/diagnostic.h"
+#include "core/data/jsonfields.h"
 
 namespace ragscope::core {
-
-// Collects the diagnostics of one record, with file, line and a field-path prefix filled in
-// ("results[3]" for an element of a whole-file document; empty for a JSON line).
-class RecordProblems {
- public:
-  RecordProblems(std::string file, std::uint64_t line, std::string prefix);
-
-  void error(std::string_view field, std::string problem);
-  void warning(std::string_view field, std::string problem);
-  bool hasErrors() const { return m_errors > 0; }
-  std::uint64_t line() const { return m_line; }
-  // "results[3].query" for field "query"; the prefix alone for an empty field or "record"
-  // (loaders name a whole JSON line "record"; inside a document the element path says it).
-  std::string fieldPath(std::string_view field) const;
-  std::vector<Diagnostic>& items() { return m_items; }
-
- private:
-  void add(Severity s, std::string_view field, std::string problem);
-
-  std::string m_file;
-  std::uint64_t m_line;
-  std::string m_prefix;
-  std::vector<Diagnostic> m_items;
-  std::size_t m_errors = 0;
-};
 
 struct JsonRecordPlace {
   std::uint64_t line = 0;  // first line of the record (1-based)
@@ -79,26 +55,6 @@ LoadReport readJsonArrayElements(const std::filesystem::path& path, const LoadOp
 
 // Calls options.progress through an offset so several files report as one load (BEIR folders).
 LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset, std::uint64_t total);
-
-// ---- field helpers for the record callbacks --------------------------------------------------
-
-// An id: a JSON string as is, an integer in decimal. Anything else is an error; nullopt then
-// (or when absent and !required: no diagnostic).
-std::optional<std::string> jsonId(const nlohmann::json& obj, std::string_view key,
-                                  RecordProblems& problems, bool required, std::string_view field = {});
-// (Bare values: jsonIdToString in jsonguard.h.)
-
-// A string member: absent or null -> nullopt (error when required); other types -> error.
-std::optional<std::string> jsonString(nlohmann::json& obj, std::string_view key, RecordProblems& problems,
-                                      bool required, std::string_view field = {});
-
-// An integer given as a number or a decimal string (KILT fixtures write "start_paragraph_id": "1").
-std::optional<long long> jsonInteger(const nlohmann::json& value);
-
-// Human text for a JSON value's type ("a number", "null", ...).
-std::string jsonTypeName(const nlohmann::json& value);
-// "field[i]": where in a record a problem is (messages name list elements so).
-std::string indexedField(std::string_view field, std::size_t i);
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: x" -> "x (column 5)",
 // with lines shifted by firstLine - 1 when the text spanned lines.

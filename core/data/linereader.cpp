@@ -43,8 +43,13 @@ LineReader::LineReader(const std::filesystem::path& path, std::size_t maxLineByt
     : m_maxLine(maxLineBytes) {
   m_file = openForReading(path, m_openError, m_fileSize);
   if (!m_file) return;
-  // Starts small and grows (up to one maximal line) only when a long line needs it.
-  m_buf.resize(std::min(kMinBuffer, maxLineBytes + 2));
+  // Starts small and grows (up to one maximal line) only when a long line needs it. A smaller
+  // file gets a buffer of its size: zero-filling 1 MiB costs a small `eval` a third of its time
+  // (every page touched is a page fault).
+  const std::size_t first = m_fileSize > 0 && m_fileSize < kMinBuffer
+                                ? static_cast<std::size_t>(m_fileSize) + 1
+                                : kMinBuffer;
+  m_buf.resize(std::min(first, maxLineBytes + 2));
   // The first block tells CR-only line ends apart: refused, since every line would run into one.
   refill();
   if (!std::ferror(m_file) &&

@@ -1,7 +1,7 @@
 #pragma once
-// One loader per format of SPEC §3. Each appends what it reads to a Dataset and returns a report
-// of what it loaded, skipped and why. Loaders stream: none reads a whole large file into memory.
-// dataset.h's loadInto()/loadDataset() dispatch to these by Format.
+// One loader per format (core/data/README.md, "Data model and loading"). Each appends what it reads
+// to a Dataset and returns a report of what it loaded, skipped and why. Loaders stream: none reads
+// a whole large file into memory. dataset.h's loadInto()/loadDataset() dispatch to these by Format.
 
 #include <filesystem>
 #include <functional>

@@ -2,6 +2,8 @@
 // PDF -> UTF-8 text per page, through poppler-cpp. A file poppler cannot open (garbage, truncated,
 // encrypted) is reported in the result, never thrown or crashed on; poppler's own complaints about
 // a file ("Syntax Error: ...") are collected as that file's warnings instead of going to stderr.
+// poppler is in a module opened on the first call (core/data/pdftextmodule.h); when it cannot be
+// opened every file gets the error "no PDF reader: cannot load libragscope_pdftext.so: ...".
 //
 //   PdfText t = extractPdfText("2022 Q3 AAPL.pdf");
 //   if (!t.ok) report(t.error);

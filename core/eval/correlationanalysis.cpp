@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/metrics/doclevel.h"
+#include "core/metrics/measurename.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/util/nan.h"
 
@@ -65,7 +66,7 @@ void fromAggregate(const std::vector<EragQueryLabels>& labels, const MeasureRequ
     // The full rule is in a.error; the table has room for its gist.
     const bool continuousRule = a.error.find("continuous") != std::string::npos;
     MethodScores refused{method, request.name + (request.params ? "_" + *request.params : ""), {},
-                         continuousRule ? "not defined for continuous labels (SPEC §6: only P_k and "
+                         continuousRule ? "not defined for continuous labels (eRAG: only P_k and "
                                           "success_k)"
                                         : a.error};
     out.push_back(std::move(refused));
@@ -179,8 +180,8 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
     const auto& measures = options.measures.empty() ? [&] {
       std::vector<MeasureRequest> fromReport;
       for (const auto& name : s.erag->aggregate.measures) {
-        auto parsed = parseEragMeasure(name);
-        if (parsed.ok()) fromReport.push_back(parsed.value);
+        auto parsed = parseMeasureName(name);
+        if (parsed.ok()) fromReport.push_back(parsed.value.request);
       }
       return fromReport;
     }() : options.measures;

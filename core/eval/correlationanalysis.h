@@ -1,8 +1,9 @@
 #pragma once
-// Correlation of retrieval evaluation methods with end-to-end RAG quality (SPEC §6, the eRAG
-// paper's Table 1): for each evaluation method and measure, Kendall's tau-b and Spearman's rho
-// between the method's per-query scores and the end-to-end per-query scores of the same system
-// (queries paired by id); with several systems also over the systems' means.
+// Correlation of retrieval evaluation methods with end-to-end RAG quality, as in the eRAG paper's
+// Table 1 (core/eval/README.md, "End-to-end and correlation"): for each evaluation method and
+// measure, Kendall's tau-b and Spearman's rho between the method's per-query scores and the
+// end-to-end per-query scores of the same system (queries paired by id); with several systems also
+// over the systems' means.
 //
 //   EragReport erag = computeEragReport(eragStore, measures, {});
 //   E2eReport e2e = computeE2eReport(e2eStore, {});

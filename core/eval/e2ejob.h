@@ -1,8 +1,8 @@
 #pragma once
-// The end-to-end job (SPEC §6): one chat call per query with the RAG prompt holding all of its
-// top-k documents ("e2e:<qid>"), the output scored against the gold answers with the same
-// downstream metric as eRAG. The per-query scores are what eRAG (and every other retrieval
-// evaluation) is correlated with (correlationanalysis.h).
+// The end-to-end job (core/eval/README.md, "End-to-end and correlation"): one chat call per query
+// with the RAG prompt holding all of its top-k documents ("e2e:<qid>"), the output scored against
+// the gold answers with the same downstream metric as eRAG. The per-query scores are what eRAG (and
+// every other retrieval evaluation) is correlated with (correlationanalysis.h).
 //
 //   E2ePlan plan = planE2e(dataset, run, 5, defaultRagTemplate());
 //   record.settings["plan"] = plan.plan; store.addItems(plan.items, &err); ... executeRun ...

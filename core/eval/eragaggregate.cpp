@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "core/data/model.h"
+#include "core/metrics/measurename.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/util/nan.h"
 
@@ -16,18 +17,18 @@ namespace ragscope::core::eval {
 
 namespace {
 
-bool allDigits(std::string_view s) {
+bool eragAllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // A cutoff list "5,10" -> {5, 10}; nullopt when a part is not a positive integer.
-std::optional<std::vector<std::size_t>> cutoffs(std::string_view params) {
+std::optional<std::vector<std::size_t>> eragCutoffs(std::string_view params) {
   std::vector<std::size_t> out;
   std::size_t start = 0;
   while (start <= params.size()) {
     const std::size_t comma = std::min(params.find(',', start), params.size());
     const std::string part(params.substr(start, comma - start));
-    if (!allDigits(part)) return std::nullopt;
+    if (!eragAllDigits(part)) return std::nullopt;
     errno = 0;
     const unsigned long long v = std::strtoull(part.c_str(), nullptr, 10);
     if (errno || v == 0 || v > 1000000) return std::nullopt;
@@ -41,7 +42,7 @@ std::optional<std::vector<std::size_t>> cutoffs(std::string_view params) {
 
 std::string_view continuousLabelRule() {
   return "with continuous (non-binary) labels eRAG defines only P_k (the mean of the first k "
-         "labels) and success_k (the max of the first k labels) (SPEC §6, the eRAG reference "
+         "labels) and success_k (the max of the first k labels) (the eRAG reference "
          "code's rule); use a binary downstream metric (em, accuracy, contains) for other measures";
 }
 
@@ -54,54 +55,18 @@ bool labelsAreBinary(const std::vector<EragQueryLabels>& queries) {
   return true;
 }
 
-Parsed<MeasureRequest> parseEragMeasure(std::string_view text) {
-  Parsed<MeasureRequest> out;
-  const std::string t(text);
-  if (t.empty()) {
-    out.error = "empty measure name";
-    return out;
-  }
-  // ir_measures names ("P@5", "nDCG@10") first, then trec_eval style: "P.5", "ndcg_cut.10".
-  if (auto ir = parseIrMeasure(t)) {
-    if (!ir->ok()) out.error = ir->error;
-    else out.value = std::move(ir->value);
-    return out;
-  }
-  if (const auto dot = t.find('.'); dot != std::string::npos && isTrecEvalMeasure(t.substr(0, dot))) {
-    out.value = MeasureRequest{t.substr(0, dot), t.substr(dot + 1), {}, {}};
-  } else if (isTrecEvalMeasure(t)) {
-    out.value = MeasureRequest{t, std::nullopt, {}, {}};
-  } else {
-    // pytrec_eval style: the base is everything before the last '_' when the rest is a number.
-    const auto us = t.rfind('_');
-    if (us != std::string::npos && us + 1 < t.size() && isTrecEvalMeasure(t.substr(0, us)) &&
-        cutoffs(t.substr(us + 1))) {
-      out.value = MeasureRequest{t.substr(0, us), t.substr(us + 1), {}, {}};
-    } else {
-      out.error = "unknown measure '" + t + "' (expected a trec_eval measure such as P_5, "
-                  "success_1, recall_10, map, recip_rank, ndcg_cut_10, or an ir_measures name such as P@5)";
-      return out;
-    }
-  }
-  if (!isImplementedMeasure(out.value.name)) {
-    out.error = "measure '" + t + "' is a trec_eval measure ragscope does not implement";
-    return out;
-  }
-  return out;
-}
-
 Parsed<std::vector<MeasureRequest>> parseEragMeasures(std::string_view list) {
   Parsed<std::vector<MeasureRequest>> out;
   std::string token;
   auto flush = [&]() {
     if (token.empty()) return true;
-    auto one = parseEragMeasure(token);
+    auto one = parseMeasureName(token);
     token.clear();
     if (!one.ok()) {
       out.error = one.error;
       return false;
     }
-    out.value.push_back(std::move(one.value));
+    out.value.push_back(std::move(one.value.request));
     return true;
   };
   for (char c : list) {
@@ -153,13 +118,13 @@ EragAggregate aggregateErag(const std::vector<EragQueryLabels>& queries,
                             const std::vector<std::string>& measures) {
   std::vector<MeasureRequest> requests;
   for (const auto& m : measures) {
-    auto one = parseEragMeasure(m);
+    auto one = parseMeasureName(m);
     if (!one.ok()) {
       EragAggregate bad;
       bad.error = one.error;
       return bad;
     }
-    requests.push_back(std::move(one.value));
+    requests.push_back(std::move(one.value.request));
   }
   return aggregateErag(queries, requests);
 }
@@ -210,7 +175,7 @@ EragAggregate aggregateErag(const std::vector<EragQueryLabels>& queries,
       }
       std::vector<std::optional<std::size_t>> ks;
       if (r.params) {
-        const auto list = cutoffs(*r.params);
+        const auto list = eragCutoffs(*r.params);
         if (!list) {
           out = EragAggregate{};
           out.binary = false;

@@ -1,6 +1,7 @@
 #pragma once
-// eRAG aggregation (SPEC §6, paper 000, reference code 002): per-document labels G_q[d] in [0, 1]
-// of each query's ranked list become per-query retrieval scores. Pure functions, no I/O.
+// eRAG aggregation (Salemi & Zamani, SIGIR 2024, and their reference code; core/eval/README.md,
+// "eRAG"): per-document labels G_q[d] in [0, 1] of each query's ranked list become per-query
+// retrieval scores. Pure functions, no I/O.
 //
 //   std::vector<EragQueryLabels> lists = {{"q1", {1, 0, 1}}, {"q2", {0, 0}}};
 //   EragAggregate a = aggregateErag(lists, {"P_5", "success_1", "map"});
@@ -40,17 +41,14 @@ struct EragQueryLabels {
   std::vector<double> labels;  // rank order: labels[0] belongs to the first (best) document
 };
 
-// The rule text quoted in errors and help (SPEC §6).
+// The rule text quoted in errors and help (core/eval/README.md, "eRAG").
 std::string_view continuousLabelRule();
 
 // True when every label is exactly 0 or 1 (an empty run counts as binary).
 bool labelsAreBinary(const std::vector<EragQueryLabels>& queries);
 
-// One measure name as the user gave it, split into the trec_eval request it means:
-// "P_5" -> {P, "5"}, "ndcg_cut_10" -> {ndcg_cut, "10"}, "P.5" -> {P, "5"}, "map" -> {map}.
-// Error when the base is not a trec_eval measure ragscope implements.
-Parsed<MeasureRequest> parseEragMeasure(std::string_view text);
-// Comma- or blank-separated list of the above.
+// Comma- or blank-separated list of measure names, each read by parseMeasureName
+// (core/metrics/measurename.h): "P_5", "ndcg_cut.10", "nDCG@10", "map".
 Parsed<std::vector<MeasureRequest>> parseEragMeasures(std::string_view list);
 
 struct EragAggregate {

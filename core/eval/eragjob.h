@@ -1,7 +1,8 @@
 #pragma once
-// The eRAG job (SPEC §6, paper 000): for each query and each of its top-k documents, one chat
-// call with the RAG prompt holding only that document; the output scored against the query's
-// gold answers is the document's label G_q[d]; labels are aggregated by eragaggregate.h.
+// The eRAG job (Salemi & Zamani, SIGIR 2024; core/eval/README.md, "eRAG"): for each query and each
+// of its top-k documents, one chat call with the RAG prompt holding only that document; the output
+// scored against the query's gold answers is the document's label G_q[d]; labels are aggregated by
+// eragaggregate.h.
 //
 //   EragPlan plan = planErag(dataset, run, 5, defaultRagTemplate(), DownstreamMetric::RougeL);
 //   record.settings["plan"] = plan.plan;      // the store alone can then compute the labels

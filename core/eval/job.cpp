@@ -9,7 +9,9 @@
 #include "core/data/inputfile.h"
 #include "core/eval/generatejob.h"
 #include "core/export/json.h"
+#include "core/eval/jobinputs.h"
 #include "core/eval/jobplanning.h"
+#include "core/eval/judgeplan.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/claims/checkingfile.h"
@@ -30,15 +32,6 @@ namespace {
 
 bool complete(RunOutcome o) { return o == RunOutcome::Done || o == RunOutcome::DoneWithErrors; }
 
-std::optional<std::string> readTemplate(const fs::path& path, std::string* error,
-                                        const std::string& fallback = llm::defaultRagTemplate()) {
-  if (path.empty()) return fallback;
-  std::string why;
-  auto text = readBoundedFile(path, kMaxTemplateBytes, "a prompt template", why);
-  if (!text) *error = path.string() + ": cannot read the prompt template: " + why;
-  return text;
-}
-
 // eRAG's measures, refused up front when continuous labels cannot give them (rather than after
 // N x k calls).
 std::string checkMeasures(const JobSpec& spec) {
@@ -50,96 +43,6 @@ std::string checkMeasures(const JobSpec& spec) {
       return "measure " + m.name + (m.params ? "_" + *m.params : "") + " with metric " +
              downstreamMetricKey(spec.metric) + ": " + std::string(continuousLabelRule());
   return {};
-}
-
-std::string stemOf(const std::string& source) { return fs::path(source).stem().string(); }
-
-// The run a job's lists come from, with how it was made (the record's "run") and its name.
-struct ResolvedRun {
-  std::optional<Run> owned;
-  const Run* run = nullptr;
-  json setting;
-  std::string system;
-};
-
-bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& cb, JobPlan& plan,
-                ResolvedRun& out) {
-  using Type = RunSource::Type;
-  switch (spec.run.type) {
-    case Type::None:
-      if (spec.kind != JobKind::Generate && spec.kind != JobKind::Judge) {
-        plan.error = std::string(jobKindName(spec.kind)) + " needs a run or a retriever";
-        return false;
-      }
-      return true;
-    case Type::File: {
-      auto loaded = readTrecRun(spec.run.file, LoadOptions{});
-      plan.report = std::move(loaded.report);
-      if (!plan.report.ok() || plan.report.hasErrors()) {
-        plan.error = spec.run.file.string() + ": the run has errors";
-        return false;
-      }
-      out.owned = std::move(loaded.value);
-      out.run = &*out.owned;
-      out.setting = inputFileEntry(spec.run.file, "trec-run");
-      out.setting["source"] = "file";
-      out.setting["tag"] = out.run->tag;
-      out.system = out.run->tag.empty() ? spec.run.file.stem().string() : out.run->tag;
-      return true;
-    }
-    case Type::DatasetRun: {
-      if (spec.run.datasetRun >= dataset.runs.size()) {
-        plan.error = "the dataset has no run number " + std::to_string(spec.run.datasetRun + 1);
-        return false;
-      }
-      out.run = &dataset.runs[spec.run.datasetRun];
-      std::error_code ec;
-      // A run read from a file is recorded as that file, as if it had been named on its own.
-      if (!out.run->source.empty() && fs::is_regular_file(out.run->source, ec)) {
-        out.setting = inputFileEntry(out.run->source, "trec-run");
-        out.setting["source"] = "file";
-      } else {
-        out.setting = {{"source", "dataset"}, {"description", out.run->source}};
-      }
-      out.setting["tag"] = out.run->tag;
-      out.system = out.run->tag.empty() ? stemOf(out.run->source) : out.run->tag;
-      return true;
-    }
-    case Type::Retriever: {
-      const RetrieverSpec& r = spec.run.retriever;
-      RetrieveJobOptions ro;
-      ro.k = spec.k;
-      ro.tag = (r.name.empty() ? std::string(retrieverKindName(r.kind)) : r.name) + "-top" + std::to_string(spec.k);
-      ro.indexProgress = cb.indexProgress;
-      ro.retrieveProgress = cb.retrieveProgress;
-      ro.stop = cb.stop;
-      auto made = runRetrieveJob(r, dataset, dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path, ro);
-      if (made.cancelled) {
-        plan.cancelled = true;
-        return false;
-      }
-      if (!made.ok) {
-        plan.error = std::string(retrieverKindName(r.kind)) + ": " + made.error;
-        return false;
-      }
-      RetrievedRun retrieved;
-      retrieved.run = std::move(made.run.value);
-      retrieved.run.source = describeRetriever(r);  // no file: how it was made
-      if (r.kind == RetrieverSpec::Kind::Bm25) retrieved.run.source += " index " + made.index.dir.string();
-      retrieved.index = made.index;
-      retrieved.queriesFailed = made.run.report.skipped;
-      for (const auto& d : made.run.report.diagnostics) addPlanWarning(plan.warnings, d.toString());
-      retrieved.seconds = made.seconds;
-      out.setting = std::move(made.setting);
-      out.setting["source"] = retrieverKindName(r.kind);
-      out.system = retrieved.run.tag;
-      plan.retrieved = std::move(retrieved);
-      out.run = &plan.retrieved->run;
-      if (cb.retrieved) cb.retrieved(*plan.retrieved);
-      return true;
-    }
-  }
-  return false;
 }
 
 StagePlan makeStage(const JobSpec& spec, JobKind kind, json settings, const JobPlan& plan,
@@ -380,184 +283,11 @@ void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* er
   }
 }
 
-// The answers a judging job judges (JudgeJobOptions says where they come from), each with its
-// question, gold answer and chunks.
-bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun& run, JobPlan& plan,
-                 std::vector<JudgeInput>& inputs, json& source) {
-  const JudgeJobOptions& o = spec.judge;
-  auto goldOf = [](const Query* q) {
-    if (!q) return std::string();
-    for (const auto& a : q->goldAnswers())
-      if (!a.empty()) return a;
-    return std::string();
-  };
-  auto chunksOf = [&](const std::string& qid) {
-    std::vector<claims::Chunk> chunks;
-    if (!run.run) return chunks;
-    if (const Ranking* ranking = run.run->find(qid)) {
-      auto top = topPassages(dataset.corpus, *ranking, spec.k);
-      for (std::size_t i = 0; i < top.docIds.size(); ++i) chunks.push_back({top.docIds[i], top.texts[i]});
-      for (const auto& id : top.missing) {
-        ++plan.missingDocuments;
-        addPlanWarning(plan.warnings, "query " + qid + ": document " + id + " is not in the corpus (left out)");
-      }
-    }
-    return chunks;
-  };
-  if (!o.inputs.empty()) {
-    inputs = o.inputs;
-    source = {{"source", "given"}};
-  } else if (!o.answers.empty()) {
-    auto answers = readAnswersJsonl(o.answers);
-    plan.report = answers.report;
-    if (!answers.report.ok() || answers.report.hasErrors()) {
-      plan.error = o.answers.string() + ": the answers file has errors";
-      return false;
-    }
-    for (const auto& a : answers.value) {
-      const Query* q = dataset.findQuery(a.qid);
-      if (!q) {
-        plan.error = o.answers.string() + ":" + std::to_string(a.line) + ": qid: '" + a.qid + "' is not a query of the dataset";
-        return false;
-      }
-      if (!a.error.empty()) {
-        addPlanWarning(plan.warnings, o.answers.string() + ":" + std::to_string(a.line) + ": query " + a.qid +
-                                          " has no answer (" + a.error + "): not judged");
-        continue;
-      }
-      inputs.push_back({a.qid, q->text, a.answer, goldOf(q), chunksOf(a.qid), {}});
-    }
-    source = inputFileEntry(o.answers, "answers-jsonl");
-    source["source"] = "answers";
-  } else if (run.run) {
-    for (const auto& q : dataset.queries) {
-      if (!run.run->find(q.id)) {
-        addPlanWarning(plan.warnings, "query " + q.id + ": no ranking in the run (not judged)");
-        continue;
-      }
-      JudgeInput in{q.id, q.text, std::nullopt, goldOf(&q), chunksOf(q.id), {}};
-      std::vector<std::string> passages;
-      for (const auto& c : in.chunks) passages.push_back(c.text);
-      in.generatePrompt = llm::renderTemplate(plan.templateText, {{"question", q.text}, {"documents", llm::formatPassages(passages)}});
-      inputs.push_back(std::move(in));
-    }
-    source = {{"source", "generated"}};
-  } else if (!dataset.examples.empty()) {
-    for (const auto& ex : dataset.examples) {
-      JudgeInput in{ex.id, ex.query, ex.response, ex.reference, {}, {}};
-      for (const auto& d : ex.contexts) in.chunks.push_back({d.id, passageText(d)});
-      inputs.push_back(std::move(in));
-    }
-    source = {{"source", "dataset"}};
-  } else {
-    plan.error = "judge needs answers: an answers file, a run (or retriever) to generate them from, or a dataset "
-                 "whose records hold responses";
-    return false;
-  }
-  if (inputs.empty()) {
-    plan.error = "there is no answer to judge";
-    return false;
-  }
-  return true;
-}
-
-void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks, JobPlan& plan) {
-  const JudgeJobOptions& o = spec.judge;
-  JudgeSettings js;
-  const auto metrics = parseJudgeMetrics(o.metrics, &plan.error);
-  if (!metrics) return;
-  js.metrics = *metrics;
-  const auto mode = judgeModeFromName(o.mode);
-  if (!mode) {
-    plan.error = "mode '" + o.mode + "' is not one of ragscope, ragchecker, ragas";
-    return;
-  }
-  js.mode = *mode;
-  if (o.repeats < 1 || o.repeats > 100) {
-    plan.error = "repeats must be between 1 and 100";
-    return;
-  }
-  js.repeats = o.repeats;
-  js.matrices = o.matrices || !o.claimsOut.empty();
-  js.seed = o.judge.seed;
-  auto extract = readTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
-  if (!extract) return;
-  js.extractTemplate = std::move(*extract);
-  auto question = readTemplate(o.questionTemplate, &plan.error, llm::defaultQuestionGenerationTemplate());
-  if (!question) return;
-  js.questionTemplate = std::move(*question);
-  auto relevance = readTemplate(o.relevanceTemplate, &plan.error, llm::defaultContextRelevanceTemplate());
-  if (!relevance) return;
-  js.contextRelevanceTemplate = std::move(*relevance);
-  auto wants = [&](const char* m) { return std::find(js.metrics.begin(), js.metrics.end(), m) != js.metrics.end(); };
-  if (wants("ragas.answer_relevancy")) {
-    if (!o.embedder) {
-      plan.error = "ragas.answer_relevancy needs an embeddings endpoint (--embedder URL)";
-      return;
-    }
-    if (llm::isOfflineEndpoint(o.judge)) {
-      plan.error = "ragas.answer_relevancy needs an LLM judge to write the questions (--judge URL); the offline "
-                   "judge writes none";
-      return;
-    }
-  }
-  if (wants("vera.consolidated") && !o.reranker) {
-    plan.error = "vera.consolidated needs a rerank endpoint (--reranker URL)";
-    return;
-  }
-  // RAGChecker's numbers come from three-way verdicts; the notebook's and RAGAS's from binary ones.
-  auto judgeText = readTemplate(o.judgeTemplate, &plan.error,
-                                js.mode == JudgeMode::RagChecker ? llm::defaultClaimJudgeThreeWayTemplate()
-                                                                 : llm::defaultClaimJudgeTemplate());
-  if (!judgeText) return;
-  js.judgeTemplate = std::move(*judgeText);
-
-  ResolvedRun run;
-  if (o.inputs.empty() && !resolveRun(spec, dataset, callbacks, plan, run)) return;
-  std::vector<JudgeInput> inputs;
-  json source;
-  if (!judgeInputs(spec, dataset, run, plan, inputs, source)) return;
-  plan.system = run.system;
-  plan.queries = inputs.size();
-  const bool generates = std::any_of(inputs.begin(), inputs.end(), [](const JudgeInput& in) { return !in.response; });
-
-  json settings = recordSettings(spec, JobKind::Judge, dataset, run.setting, run.system);
-  settings["answers"] = std::move(source);
-  settings["judge"] = judgeSettingsJson(js);
-  const std::string inputsText = exporting::jsonText(judgeInputsJson(inputs));
-  settings["inputs"] = {{"count", inputs.size()}, {"sha256", sha256Hex(inputsText)}, {"stored_as", kJudgeInputsData}};
-  settings["queries"] = inputs.size();
-  settings["missing_documents"] = plan.missingDocuments;
-  settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
-  // The other endpoints a judging run calls, each by its route, recorded without secrets.
-  if (o.embedder && wants("ragas.answer_relevancy")) settings["embedder"] = llm::toJson(*o.embedder);
-  if (o.reranker && wants("vera.consolidated")) settings["reranker"] = llm::toJson(*o.reranker);
-  if (generates) {
-    llm::EndpointConfig generator = spec.endpoint;
-    generator.concurrency = static_cast<int>(spec.limits.concurrency);
-    settings["generator"] = llm::toJson(generator);
-    settings["generator_template_sha256"] = llm::templateHash(plan.templateText);
-  }
-  StagePlan stage;
-  stage.kind = JobKind::Judge;
-  stage.store = spec.store.empty() ? freshStorePath(spec.storeFolder, "judge") : spec.store;
-  stage.record.kind = std::string(kJudgeJobKind);
-  stage.record.settings = std::move(settings);
-  stage.record.templateText = js.judgeTemplate;
-  stage.record.templateHash = llm::templateHash(js.judgeTemplate);
-  llm::EndpointConfig judge = o.judge;
-  judge.concurrency = static_cast<int>(spec.limits.concurrency);
-  stage.record.endpoint = llm::toJson(judge);
-  stage.items = firstJudgeItems(js, inputs);
-  stage.data.emplace_back(kJudgeInputsData, inputsText);
-  plan.stages.push_back(std::move(stage));
-}
-
 }  // namespace
 
 JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks) {
   JobPlan plan;
-  auto templateText = readTemplate(spec.templatePath, &plan.error);
+  auto templateText = readJobTemplate(spec.templatePath, &plan.error);
   if (!templateText) return plan;
   plan.templateText = std::move(*templateText);
   if (spec.kind == JobKind::Erag) {
@@ -812,7 +542,7 @@ Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache*
 JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
                     const JobCallbacks& callbacks) {
   JobResult out;
-  // A store decides nothing about where keys and prompts go (DESIGN): not one request to an
+  // A store decides nothing about where keys and prompts go (core/eval/README.md, resume rules): not one request to an
   // endpoint the user did not choose.
   if (!job.endpointTrusted) {
     out.error = untrustedEndpointMessage(job);

@@ -1,5 +1,5 @@
 #pragma once
-// The evaluation-job API every front end calls (DESIGN: "one job API, one versioned run record"):
+// The evaluation-job API every front end calls (core/eval/README.md: one job API, one versioned run record):
 // a JobSpec (jobspec.h) is planned against a loaded dataset (the BM25 retrieval step included),
 // estimated, then run on the run engine stage by stage (eRAG then its end-to-end run is one job),
 // each stage's store created with the one run record, its calls committed as they arrive, and

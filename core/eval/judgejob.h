@@ -1,5 +1,5 @@
 #pragma once
-// The claim-judging job (SPEC §7, CLAIMS.md): for each answer, the judge extracts the claims of
+// The claim-judging job (core/eval/README.md; metrics in core/claims/README.md): for each answer, the judge extracts the claims of
 // the response and of the gold answer, then labels them against premises (the retrieved chunks
 // joined, each chunk alone, the gold answer, the response), R times when asked; the metrics are
 // computed from the stored replies. Every call is a work item of one run store (kind "judge"),
@@ -64,12 +64,14 @@ enum class JudgeMode { RagScope, RagChecker, Ragas };
 std::string_view judgeModeName(JudgeMode m);
 std::optional<JudgeMode> judgeModeFromName(std::string_view name);
 
-// The metrics this build computes, by their SPEC §7 names, in report order.
+// The metrics this build computes, by their namespaced names (core/claims/README.md), in report order.
 const std::vector<std::string>& judgeMetricNames();
 // Expands "ragchecker" (all eleven) and "notebook" (faithfulness,correctness,coverage) and checks
 // each name; *error names the first unknown one (and says which metrics need an endpoint kind
 // this build's judging does not call yet).
 std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list, std::string* error);
+// True for RAGChecker's metrics ("ragchecker.precision", ...), computed from the claim matrices.
+bool isRagCheckerMetric(std::string_view metric);
 
 struct JudgeSettings {
   std::vector<std::string> metrics;

@@ -1,8 +1,8 @@
 #pragma once
-// Per-query values of an eRAG or end-to-end run store (SPEC §6, §8), for the statistics commands
-// (`ragscope-cli bootstrap / compare / correlate`) that otherwise read `trec_eval -q` files.
-// Values are recomputed from the store's outputs exactly as `ragscope-cli erag/e2e --json` print
-// them (complete queries only, keyed by qid):
+// Per-query values of an eRAG or end-to-end run store (core/eval/README.md), for the statistics
+// commands (`ragscope-cli bootstrap / compare / correlate`) that otherwise read `trec_eval -q`
+// files. Values are recomputed from the store's outputs exactly as `ragscope-cli erag/e2e --json`
+// print them (complete queries only, keyed by qid):
 //  - an eRAG store holds its run's measures, named as printed ("P_5", "success_5", "map");
 //  - an end-to-end store holds one measure named by its downstream metric ("rouge-l", "f1", ...);
 //  - a judging store holds its metrics ("faithfulness", "ragchecker.precision", ...), each over

@@ -1,8 +1,8 @@
 #pragma once
-// A report as CSV, one table per grain (SPEC §12), through the one CsvWriter (csv.h: RFC 4180
-// quoting, UTF-8, formula-injection-safe text cells, numbers as numbers). Rows end with CRLF, as
-// RFC 4180 has it: these files are meant for spreadsheets. The columns, in this order (README,
-// "Export"):
+// A report as CSV, one table per grain, through the one CsvWriter (csv.h: RFC 4180 quoting,
+// UTF-8, formula-injection-safe text cells, numbers as numbers). Rows end with CRLF, as RFC 4180
+// has it: these files are meant for spreadsheets. The columns, in this order
+// (core/export/README.md, "CSV"):
 //   summary   run, kind, mode, metric, mean, ci_low, ci_high, n, total, scored, unparsed, error,
 //             empty, incomplete
 //   query     run, kind, qid, metric, value, state

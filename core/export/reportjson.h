@@ -1,7 +1,7 @@
 #pragma once
-// A report as one JSON document (SPEC §12): everything of the runs it covers, with a schema
-// version, written through json.h (UTF-8 safe, deterministic: the same report gives the same
-// bytes; no time of writing is put in, so two exports of the same inputs can be diffed).
+// A report as one JSON document (core/export/README.md, "JSON"): everything of the runs it covers,
+// with a schema version, written through json.h (UTF-8 safe, deterministic: the same report gives
+// the same bytes; no time of writing is put in, so two exports of the same inputs can be diffed).
 //
 // {"schema": "ragscope-report", "schema_version": 1, "ragscope_version", "title", "datasets",
 //  "problems": [...], "runs": [{"name", "kind", "source", "mode", "settings", "conventions",

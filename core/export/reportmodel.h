@@ -1,11 +1,11 @@
 #pragma once
-// What a report holds (SPEC §12), as plain data: every result of ragscope (retrieval, eRAG,
-// end-to-end, claims) flattened to the four grains the exports write (a run's summary, its
+// What a report holds (core/export/README.md), as plain data: every result of ragscope (retrieval,
+// eRAG, end-to-end, claims) flattened to the four grains the exports write (a run's summary, its
 // per-query values, its per-document eRAG labels, its per-claim verdicts), with the settings,
-// conventions and notes that say how the figures were made. core/eval/resultsreport.h fills it
-// from run stores and evaluations; reportcsv.h, reportjson.h and ui/report (PDF) write it. Rows
-// are in a fixed order (runs as given, then qid, rank or claim order), so the same inputs give
-// the same bytes.
+// conventions and notes that say how the figures were made. core/eval/resultsreport.h fills it from
+// run stores and evaluations; reportcsv.h, reportjson.h and ui/report (PDF) write it. Rows are in a
+// fixed order (runs as given, then qid, rank or claim order), so the same inputs give the same
+// bytes.
 
 #include <cstddef>
 #include <nlohmann/json.hpp>

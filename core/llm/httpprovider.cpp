@@ -1,11 +1,14 @@
+// The multi-handle transport of core/llm/httpprovider.h: one worker thread drives every transfer
+// of a provider; one exchange's headers, handle set-up and failure wording are in
+// core/llm/httpexchange.h, the one-shot connection test in connectiontest.cpp.
+
 #include "core/llm/httpprovider.h"
 
+#include "core/llm/httpexchange.h"
 #include "core/llm/openaiformat.h"
 #include "core/llm/ratelimit.h"
 #include "core/llm/retrypolicy.h"
 #include "core/util/atomicfile.h"
-#include "core/util/httpsafety.h"
-#include "core/util/textescape.h"
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +16,6 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <curl/curl.h>
 #include <unistd.h>
 #include <deque>
 #include <map>
@@ -28,15 +30,6 @@ namespace ragscope::core::llm {
 
 namespace {
 
-void ensureCurlGlobal() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-double msBetween(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
 // "https://user:pw@host/v1/x?key=..." -> "https://host/v1/x": what may appear in logs.
 std::string loggableUrl(std::string url) {
   if (auto q = url.find_first_of("?#"); q != std::string::npos) url.resize(q);
@@ -47,215 +40,6 @@ std::string loggableUrl(std::string url) {
   if (at != std::string::npos && (slash == std::string::npos || at < slash))
     url.erase(hostStart, at + 1 - hostStart);
   return url;
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
-
-std::string formatSeconds(double s) {
-  char buf[32];
-  if (s == static_cast<long long>(s)) std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(s));
-  else std::snprintf(buf, sizeof buf, "%.3g s", s);
-  return buf;
-}
-
-// What one HTTP exchange produced, kept per attempt.
-struct Exchange {
-  std::string body;
-  std::string retryAfter;
-  std::string retryAfterMs;
-  bool overflow = false;
-  std::size_t maxBytes = 0;
-  char errbuf[CURL_ERROR_SIZE] = {0};
-};
-
-size_t onBody(char* data, size_t size, size_t n, void* user) {
-  auto* ex = static_cast<Exchange*>(user);
-  const size_t bytes = size * n;
-  if (ex->body.size() + bytes > ex->maxBytes) {
-    ex->overflow = true;
-    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
-  }
-  ex->body.append(data, bytes);
-  return bytes;
-}
-
-size_t onHeader(char* data, size_t size, size_t n, void* user) {
-  auto* ex = static_cast<Exchange*>(user);
-  const size_t bytes = size * n;
-  std::string_view line(data, bytes);
-  // A new status line starts a new response (after 100 Continue or a redirect): forget headers.
-  if (line.size() >= 5 && line.substr(0, 5) == "HTTP/") {
-    ex->retryAfter.clear();
-    ex->retryAfterMs.clear();
-    return bytes;
-  }
-  auto colon = line.find(':');
-  if (colon == std::string_view::npos) return bytes;
-  std::string name(line.substr(0, colon));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name == "retry-after") ex->retryAfter = trimmed(std::string(line.substr(colon + 1)));
-  else if (name == "retry-after-ms") ex->retryAfterMs = trimmed(std::string(line.substr(colon + 1)));
-  return bytes;
-}
-
-// Wipes header strings (they hold the key) before libcurl frees them.
-void freeHeaders(curl_slist* list) {
-  for (curl_slist* p = list; p; p = p->next) {
-    if (p->data) {
-      volatile char* d = p->data;
-      for (std::size_t i = 0; d[i]; ++i) d[i] = 0;
-    }
-  }
-  curl_slist_free_all(list);
-}
-
-struct KeyResult {
-  std::string key;
-  std::string error;  // set when a key is configured but unavailable
-};
-
-KeyResult resolveKey(const EndpointConfig& config, const TransportOptions& options) {
-  KeyResult r;
-  if (!config.apiKeyEnv.empty()) {
-    const char* v = std::getenv(config.apiKeyEnv.c_str());
-    if (!v || !*v) {
-      r.error = "auth: environment variable " + config.apiKeyEnv + " is not set";
-      return r;
-    }
-    r.key = v;
-    return r;
-  }
-  if (options.apiKey) r.key = options.apiKey();
-  return r;
-}
-
-curl_slist* makeHeaders(const std::string& key, bool json) {
-  curl_slist* h = nullptr;
-  if (json) h = curl_slist_append(h, "Content-Type: application/json");
-  h = curl_slist_append(h, "Accept: application/json");
-  // libcurl would otherwise wait for "100 Continue" before sending bodies over 1 kB.
-  h = curl_slist_append(h, "Expect:");
-  if (!key.empty()) {
-    std::string line = "Authorization: Bearer " + key;
-    h = curl_slist_append(h, line.c_str());
-    std::fill(line.begin(), line.end(), '\0');
-  }
-  return h;
-}
-
-// false when the transport policy could not be set: the handle must then not be used.
-bool configureEasy(CURL* easy, const std::string& url, curl_slist* headers, Exchange& ex,
-                   double timeoutSeconds, const TransportOptions& options) {
-  // http/https only, redirects never followed, TLS verified (core/util/httpsafety.h).
-  if (!applyTransportPolicy(easy)) return false;
-  curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &onBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &ex);
-  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &onHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &ex);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, ex.errbuf);
-  const auto timeoutMs = static_cast<long>(std::max(1.0, timeoutSeconds * 1000.0));
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeoutMs);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
-                   std::min(timeoutMs, static_cast<long>(options.connectTimeoutSeconds * 1000.0)));
-  if (!options.caInfo.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, options.caInfo.c_str());
-  curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(easy, CURLOPT_USERAGENT, "ragscope/0.1");
-  return true;
-}
-
-constexpr const char* kPolicyRefused = "cannot set libcurl's http/https-only transport policy";
-
-struct Failure {
-  FailureKind kind = FailureKind::None;
-  std::string detail;
-};
-
-bool isTlsError(CURLcode rc) {
-  switch (rc) {
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_PEER_FAILED_VERIFICATION:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_ENGINE_INITFAILED:
-    case CURLE_SSL_SHUTDOWN_FAILED:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_CLIENTCERT:
-    case CURLE_USE_SSL_FAILED:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Transport-level failure (rc != CURLE_OK) in words.
-Failure classifyCurl(CURLcode rc, CURL* easy, const Exchange& ex, double timeoutSeconds) {
-  // libcurl's message may quote what the server sent (a status line, a header).
-  std::string why = escapeControlChars(ex.errbuf[0] ? ex.errbuf : curl_easy_strerror(rc));
-  if (rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY)
-    return {FailureKind::Dns, why};
-  if (isTlsError(rc)) return {FailureKind::Tls, why};
-  if (rc == CURLE_OPERATION_TIMEDOUT) {
-    // No connect time means the connection itself never came up (connect timeout).
-    curl_off_t connectUs = 0;
-    curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectUs);
-    if (connectUs == 0) return {FailureKind::Timeout, "while connecting (" + why + ")"};
-    return {FailureKind::Timeout, "after " + formatSeconds(timeoutSeconds) + " (" + why + ")"};
-  }
-  if (rc == CURLE_COULDNT_CONNECT) return {FailureKind::Refused, why};
-  if (rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_GOT_NOTHING)
-    return {FailureKind::Reset, why};
-  if (rc == CURLE_PARTIAL_FILE) {
-    curl_off_t expected = -1;
-    curl_easy_getinfo(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected);
-    std::string d = "truncated body (" + std::to_string(ex.body.size()) + " bytes";
-    if (expected >= 0) d += " of " + std::to_string(expected);
-    return {FailureKind::Truncated, d + ")"};
-  }
-  if (rc == CURLE_WRITE_ERROR && ex.overflow)
-    return {FailureKind::Malformed, "reply larger than " + std::to_string(ex.maxBytes) + " bytes"};
-  // A chunked body cut short surfaces as a receive/decoding error.
-  if (rc == CURLE_BAD_CONTENT_ENCODING) return {FailureKind::Truncated, why};
-  return {FailureKind::Other, why};
-}
-
-std::string describe(const Failure& f, long status, int attempts) {
-  std::string s;
-  switch (f.kind) {
-    case FailureKind::Auth:
-      s = f.detail.rfind("environment variable", 0) == 0 ? "auth: " + f.detail
-                                                          : "auth: HTTP " + std::to_string(status) + ": " + f.detail;
-      break;
-    case FailureKind::RateLimited:
-    case FailureKind::ServerError:
-    case FailureKind::HttpError:
-      s = "http " + std::to_string(status);
-      if (attempts > 1) s += " after " + std::to_string(attempts) + " attempts";
-      if (!f.detail.empty()) s += ": " + f.detail;
-      return s;
-    case FailureKind::Timeout:
-      s = "timeout " + f.detail;
-      break;
-    default:
-      s = std::string(failureLabel(f.kind)) + ": " + f.detail;
-      break;
-  }
-  if (attempts > 1) s += " (after " + std::to_string(attempts) + " attempts)";
-  return s;
 }
 
 }  // namespace
@@ -300,6 +84,13 @@ struct HttpProvider::Impl {
   mutable std::mutex statsMutex;
   TransportStats stats;
 
+  // libcurl, loaded on the first provider made (core/util/curlapi.h). Without it every call fails
+  // with curlMissing (naming the library) and the worker waits on wakeCv instead of the multi
+  // handle.
+  const CurlApi* curl = nullptr;
+  std::string curlMissing;
+  std::condition_variable wakeCv;
+
   // Worker-owned.
   CURLM* multi = nullptr;
   std::thread worker;
@@ -327,9 +118,9 @@ struct HttpProvider::Impl {
         adaptive(std::max(1, config.concurrency)),
         rng(options.jitterSeed ? options.jitterSeed
                                : static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())) {
-    ensureCurlGlobal();
+    curl = curlApi(&curlMissing);
     stats.effectiveConcurrency = adaptive.limit();
-    multi = curl_multi_init();
+    if (curl) multi = curl->multi_init();
     if (!options.logPath.empty())
       log = openForAppend(options.logPath, /*create=*/true, FileAccess::Private, nullptr);
     worker = std::thread([this] { run(); });
@@ -343,10 +134,12 @@ struct HttpProvider::Impl {
       for (auto& c : submitted) toCancel.push_back(std::move(c));
       submitted.clear();
     }
-    curl_multi_wakeup(multi);
+    wake();
     if (worker.joinable()) worker.join();
-    for (CURL* e : easyPool) curl_easy_cleanup(e);
-    curl_multi_cleanup(multi);
+    if (curl) {
+      for (CURL* e : easyPool) curl->easy_cleanup(e);
+      curl->multi_cleanup(multi);
+    }
     if (log >= 0) ::close(log);
   }
 
@@ -368,7 +161,7 @@ struct HttpProvider::Impl {
       std::lock_guard lock(statsMutex);
       ++stats.submitted;
     }
-    curl_multi_wakeup(multi);
+    wake();
   }
 
   void cancelAll() {
@@ -378,7 +171,17 @@ struct HttpProvider::Impl {
       for (auto& c : submitted) toCancel.push_back(std::move(c));
       submitted.clear();
     }
-    curl_multi_wakeup(multi);
+    wake();
+  }
+
+  // Wakes the worker from its wait: the multi handle's poll, or wakeCv without libcurl.
+  void wake() {
+    if (curl) {
+      curl->multi_wakeup(multi);
+    } else {
+      std::lock_guard lock(mutex);  // the worker checks its condition under this lock
+      wakeCv.notify_all();
+    }
   }
 
   void waitIdle() {
@@ -430,10 +233,18 @@ struct HttpProvider::Impl {
       if (!delayed.empty()) wakeAt = std::min(wakeAt, delayed.begin()->first);
       startTransfers(now, wakeAt);
 
+      if (!curl) {
+        // Every call started above failed at once; sleep until something new arrives.
+        std::unique_lock lock(mutex);
+        wakeCv.wait_until(lock, wakeAt, [this] {
+          return !submitted.empty() || !toCancel.empty() || stopping || cancelEpoch != seenEpoch;
+        });
+        continue;
+      }
       int running = 0;
-      curl_multi_perform(multi, &running);
+      curl->multi_perform(multi, &running);
       int queued = 0;
-      while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+      while (CURLMsg* msg = curl->multi_info_read(multi, &queued)) {
         if (msg->msg != CURLMSG_DONE) continue;
         CURL* easy = msg->easy_handle;
         CURLcode rc = msg->data.result;
@@ -441,7 +252,7 @@ struct HttpProvider::Impl {
         if (it == active.end()) continue;
         CallPtr call = std::move(it->second);
         active.erase(it);
-        curl_multi_remove_handle(multi, easy);
+        curl->multi_remove_handle(multi, easy);
         completeAttempt(std::move(call), rc);
       }
 
@@ -455,12 +266,12 @@ struct HttpProvider::Impl {
       // Retries scheduled just now count too.
       if (!delayed.empty()) wakeAt = std::min(wakeAt, delayed.begin()->first);
       long curlTimeout = -1;
-      curl_multi_timeout(multi, &curlTimeout);
+      curl->multi_timeout(multi, &curlTimeout);
       long ourTimeout = static_cast<long>(
           std::max(0.0, std::chrono::duration<double, std::milli>(std::min(wakeAt, nextStartTime(after)) - after).count()) + 1);
       long timeout = curlTimeout < 0 ? ourTimeout : std::min(curlTimeout, ourTimeout);
       timeout = std::clamp(timeout, 0L, 1000L);
-      curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout), nullptr);
+      curl->multi_poll(multi, nullptr, 0, static_cast<int>(timeout), nullptr);
     }
   }
 
@@ -518,23 +329,29 @@ struct HttpProvider::Impl {
       finish(std::move(call), std::move(r));
       return;
     }
-    CURL* easy = nullptr;
-    if (!easyPool.empty()) {
-      easy = easyPool.back();
-      easyPool.pop_back();
-      curl_easy_reset(easy);
-    } else {
-      easy = curl_easy_init();
+    if (!curl) {
+      call->lastFailure = {FailureKind::Other, curlMissing};
+      writeLog(*call, 0, curlMissing, 0.0);
+      LlmResponse r = baseResponse(*call);
+      r.error = describe(call->lastFailure, 0, call->attempts);
+      finish(std::move(call), std::move(r));
+      return;
     }
+    CURL* pooled = nullptr;
+    if (!easyPool.empty()) {
+      pooled = easyPool.back();
+      easyPool.pop_back();
+    }
+    CURL* easy = takeEasy(*curl, pooled);
     call->exchange.body.clear();
     call->exchange.retryAfter.clear();
     call->exchange.retryAfterMs.clear();
     call->exchange.overflow = false;
     call->exchange.errbuf[0] = 0;
-    call->headers = makeHeaders(key.key, true);
+    call->headers = makeHeaders(*curl, key.key, true);
     std::fill(key.key.begin(), key.key.end(), '\0');
     call->easy = easy;
-    if (!configureEasy(easy, url, call->headers, call->exchange, config.timeoutSeconds, options)) {
+    if (!configureEasy(*curl, easy, url, call->headers, call->exchange, config.timeoutSeconds, options)) {
       releaseEasy(*call);
       call->lastFailure = {FailureKind::Other, kPolicyRefused};
       writeLog(*call, 0, kPolicyRefused, 0.0);
@@ -543,10 +360,10 @@ struct HttpProvider::Impl {
       finish(std::move(call), std::move(r));
       return;
     }
-    curl_easy_setopt(easy, CURLOPT_POST, 1L);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, call->body.data());
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
-    curl_multi_add_handle(multi, easy);
+    curl->easy_setopt(easy, CURLOPT_POST, 1L);
+    curl->easy_setopt(easy, CURLOPT_POSTFIELDS, call->body.data());
+    curl->easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
+    curl->multi_add_handle(multi, easy);
     active.emplace(easy, std::move(call));
     const int inFlight = static_cast<int>(active.size());
     std::lock_guard lock(statsMutex);
@@ -555,7 +372,7 @@ struct HttpProvider::Impl {
 
   void releaseEasy(Call& call) {
     if (call.headers) {
-      freeHeaders(call.headers);
+      freeHeaders(*curl, call.headers);
       call.headers = nullptr;
     }
     if (call.easy) {
@@ -582,10 +399,10 @@ struct HttpProvider::Impl {
     const auto now = Clock::now();
     const double latency = msBetween(call->attemptStart, now);
     long status = 0;
-    curl_easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &status);
+    curl->easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &status);
     Failure failure;
     if (rc != CURLE_OK) {
-      failure = classifyCurl(rc, call->easy, call->exchange, config.timeoutSeconds);
+      failure = classifyCurl(*curl, rc, call->easy, call->exchange, config.timeoutSeconds);
     } else {
       failure.kind = classifyHttpStatus(status);
       if (failure.kind != FailureKind::None)
@@ -684,7 +501,7 @@ struct HttpProvider::Impl {
   void cancelEverythingHeld() {
     std::vector<CallPtr> calls;
     for (auto& [easy, call] : active) {
-      curl_multi_remove_handle(multi, easy);
+      curl->multi_remove_handle(multi, easy);
       releaseEasy(*call);
       calls.push_back(std::move(call));
     }
@@ -789,69 +606,6 @@ TransportStats HttpProvider::stats() const { return m_impl->snapshot(); }
 
 std::unique_ptr<Provider> makeHttpProvider(EndpointConfig config, TransportOptions options) {
   return std::make_unique<HttpProvider>(std::move(config), std::move(options));
-}
-
-// ---------------------------------------------------------------------------------------------
-
-ConnectionTest testConnection(const EndpointConfig& config, const TransportOptions& options) {
-  ensureCurlGlobal();
-  ConnectionTest result;
-  KeyResult key = resolveKey(config, options);
-  if (!key.error.empty()) {
-    result.error = key.error;
-    return result;
-  }
-  const std::vector<std::string> secrets = key.key.empty() ? std::vector<std::string>{}
-                                                           : std::vector<std::string>{key.key};
-  const std::string url = joinUrl(config.baseUrl, "/models");
-  CURL* easy = curl_easy_init();
-  Exchange ex;
-  ex.maxBytes = options.maxReplyBytes;
-  curl_slist* headers = makeHeaders(key.key, false);
-  std::fill(key.key.begin(), key.key.end(), '\0');
-  const double timeout = std::min(config.timeoutSeconds, 30.0);
-  if (!easy || !configureEasy(easy, url, headers, ex, timeout, options)) {
-    freeHeaders(headers);
-    if (easy) curl_easy_cleanup(easy);
-    result.error = kPolicyRefused;
-    return result;
-  }
-  curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
-  const auto start = Clock::now();
-  CURLcode rc = curl_easy_perform(easy);
-  result.latencyMs = msBetween(start, Clock::now());
-  long status = 0;
-  curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-  result.httpStatus = static_cast<int>(status);
-  Failure failure;
-  if (rc != CURLE_OK) {
-    failure = classifyCurl(rc, easy, ex, std::min(config.timeoutSeconds, 30.0));
-  } else {
-    failure.kind = classifyHttpStatus(status);
-    if (failure.kind != FailureKind::None) failure.detail = errorExcerpt(ex.body, secrets);
-  }
-  freeHeaders(headers);
-  curl_easy_cleanup(easy);
-  if (failure.kind == FailureKind::None) {
-    std::string why;
-    result.modelIds = parseModelList(ex.body, &why);
-    if (!why.empty()) failure = {FailureKind::Malformed, why};
-  }
-  if (failure.kind != FailureKind::None) {
-    result.error = redact(describe(failure, status, 1), secrets);
-    return result;
-  }
-  result.ok = true;
-  result.modelFound =
-      std::find(result.modelIds.begin(), result.modelIds.end(), config.model) != result.modelIds.end();
-  return result;
-}
-
-std::vector<std::string> listModels(const EndpointConfig& config, std::string* error,
-                                    const TransportOptions& options) {
-  ConnectionTest t = testConnection(config, options);
-  if (error) *error = t.error;
-  return t.modelIds;
 }
 
 }  // namespace ragscope::core::llm

@@ -1,5 +1,5 @@
 #pragma once
-// The HTTP transport for OpenAI-compatible servers (SPEC §9): chat completions, embeddings and
+// The HTTP transport for OpenAI-compatible servers (core/llm/README.md): chat completions, embeddings and
 // rerank over libcurl's multi interface. One worker thread owns the multi handle and drives every
 // transfer; submit() only queues and wakes it. Per endpoint: bounded concurrency, requests/min and
 // tokens/min buckets, retries with exponential backoff and jitter on 429/5xx/timeouts/resets

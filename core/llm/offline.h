@@ -1,7 +1,7 @@
 #pragma once
-// Offline heuristic providers (SPEC §9): no network, always available, labelled "heuristic"
-// everywhere (LlmResponse::heuristic). Baselines that let the demo and tests run without a
-// server, not LLMs:
+// Offline heuristic providers (core/llm/README.md): no network, always available, labelled
+// "heuristic" everywhere (LlmResponse::heuristic). Baselines that let the demo and tests run
+// without a server, not LLMs:
 //  - reader: answers with the passage sentence that best overlaps the question;
 //  - claim splitter: sentences and clauses of a text as "- claim" bullets;
 //  - judge: a claim is supported when all its numbers and most of its content words occur in

@@ -1,7 +1,7 @@
 #pragma once
-// The OpenAI-compatible wire format (SPEC §9) as pure functions: request bodies for chat
-// completions, embeddings and rerank, and strict parsers for the replies. No I/O, no clocks, so
-// every rule here is unit-testable with hand-written JSON.
+// The OpenAI-compatible wire format (core/llm/README.md, "Endpoints") as pure functions: request
+// bodies for chat completions, embeddings and rerank, and strict parsers for the replies. No I/O,
+// no clocks, so every rule here is unit-testable with hand-written JSON.
 //
 //   std::string body = buildRequestBody(config, request);   // what the transport POSTs
 //   ParsedReply r = parseReply(EndpointKind::Chat, replyBody);

@@ -19,9 +19,10 @@ namespace ragscope::core::llm {
 
 // Answer a question from numbered passages (end-to-end and eRAG generation).
 const std::string& defaultRagTemplate();
-// Turn a text into atomic claims, one "- claim" bullet each (SPEC §7 extraction).
+// Turn a text into atomic claims, one "- claim" bullet each (core/claims/README.md).
 const std::string& defaultClaimExtractionTemplate();
-// Check claims against documents: each claim back with SUPPORTED=1 or SUPPORTED=0 (SPEC §7).
+// Check claims against documents: each claim back with SUPPORTED=1 or SUPPORTED=0, as the
+// notebook's judge answers (core/claims/README.md, "Notebook metrics").
 const std::string& defaultClaimJudgeTemplate();
 
 // The same with RAGChecker's three-way verdicts: Entailment, Neutral or Contradiction per claim.

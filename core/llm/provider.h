@@ -1,7 +1,8 @@
 #pragma once
-// What every LLM-based evaluation talks to (SPEC §9): an endpoint configuration, a request, a
-// response, and the Provider interface that both the HTTP transport (OpenAI-compatible servers)
-// and the offline heuristic providers implement. The run engine (core/eval) only sees Provider.
+// What every LLM-based evaluation talks to (core/llm/README.md): an endpoint configuration, a
+// request, a response, and the Provider interface that both the HTTP transport (OpenAI-compatible
+// servers) and the offline heuristic providers implement. The run engine (core/eval) only sees
+// Provider.
 //
 //   EndpointConfig ep{.name = "local", .baseUrl = "http://127.0.0.1:8000/v1", .model = "m"};
 //   auto provider = makeHttpProvider(ep);          // core/llm/httpprovider.h

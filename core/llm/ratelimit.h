@@ -1,9 +1,9 @@
 #pragma once
-// Client-side pacing for one endpoint (SPEC §9): token buckets for requests/min and tokens/min,
-// and an adaptive limiter that halves the effective concurrency (and spaces starts out) after
-// repeated 429s and recovers gradually on success. Time is passed in, never read here, so the
-// rules are testable without sleeping; the transport's worker thread owns these objects (no
-// locking inside).
+// Client-side pacing for one endpoint (core/llm/README.md, "Transport, retries and pacing"): token
+// buckets for requests/min and tokens/min, and an adaptive limiter that halves the effective
+// concurrency (and spaces starts out) after repeated 429s and recovers gradually on success. Time
+// is passed in, never read here, so the rules are testable without sleeping; the transport's worker
+// thread owns these objects (no locking inside).
 //
 //   TokenBucket rpm = TokenBucket::perMinute(600);      // 10/s, bursts of 10
 //   if (rpm.tryTake(1, now)) start(); else wakeAt(now + rpm.waitFor(1, now));

@@ -1,8 +1,9 @@
 #pragma once
-// The response cache (SPEC §9): content-addressed, on disk (SQLite, WAL), shared by every run and
-// project of the user, so a repeated or resumed evaluation makes no repeated call. The key is the
-// SHA-256 of the provider's cache identity (endpoint kind, base URL, model, parameters) and the
-// exact request body it would send. Only successful responses are stored.
+// The response cache (core/llm/README.md, "Response cache"): content-addressed, on disk (SQLite,
+// WAL), shared by every run and project of the user, so a repeated or resumed evaluation makes no
+// repeated call. The key is the SHA-256 of the provider's cache identity (endpoint kind, base URL,
+// model, parameters) and the exact request body it would send. Only successful responses are
+// stored.
 //
 //   ResponseCache cache;
 //   if (!cache.open(ResponseCache::defaultPath(), &err)) ...;

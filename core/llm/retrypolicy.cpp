@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <curl/curl.h>
+
+#include "core/util/curlapi.h"
 
 namespace ragscope::core::llm {
 
@@ -61,9 +62,13 @@ std::optional<double> parseRetryAfter(std::string_view value, std::time_t nowUni
       return std::nullopt;
     return std::max(0.0, seconds);
   }
-  // HTTP dates: libcurl's parser knows all three forms RFC 9110 asks recipients to accept.
+  // HTTP dates: libcurl's parser knows all three forms RFC 9110 asks recipients to accept. A
+  // Retry-After header comes with a reply libcurl received, so libcurl is loaded by then; without
+  // it the date is not understood and the caller's own backoff applies.
+  const CurlApi* curl = curlApi();
+  if (!curl) return std::nullopt;
   const std::string text(value);
-  const std::time_t when = curl_getdate(text.c_str(), nullptr);
+  const std::time_t when = curl->getdate(text.c_str(), nullptr);
   if (when == static_cast<std::time_t>(-1)) return std::nullopt;
   return std::max(0.0, std::difftime(when, nowUnix));
 }

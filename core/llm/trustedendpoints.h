@@ -1,9 +1,10 @@
 #pragma once
-// Which endpoints this machine's user has chosen to call (DESIGN: "a key is only ever sent to an
-// endpoint the user configured or confirmed, never to one that a project or run store names by
-// itself"). A run store records its endpoint's base URL and the *name* of its key's environment
-// variable or keychain entry; a store received from someone else could name OPENAI_API_KEY and
-// their own URL. So calls to an endpoint named by a store go out only when this registry holds it.
+// Which endpoints this machine's user has chosen to call (core/llm/README.md, "Trusted endpoints":
+// a key is only ever sent to an endpoint the user configured or confirmed, never to one that a
+// project or run store names by itself). A run store records its endpoint's base URL and the *name*
+// of its key's environment variable or keychain entry; a store received from someone else could
+// name OPENAI_API_KEY and their own URL. So calls to an endpoint named by a store go out only when
+// this registry holds it.
 //
 // The registry is one small JSON file, $XDG_CONFIG_HOME/ragscope/trusted-endpoints.json (else
 // ~/.config/ragscope/...), listing base URLs with the key sources they may receive (environment

@@ -1,6 +1,7 @@
 #pragma once
-// Document-level evaluation of chunked corpora (SPEC §4, Docugami): a retrieved chunk counts as
-// its document, and only the first occurrence of each document in the ranking counts.
+// Document-level evaluation of chunked corpora (Docugami; core/metrics/README.md, "Document
+// level"): a retrieved chunk counts as its document, and only the first occurrence of each
+// document in the ranking counts.
 //
 //   auto r = evaluateDocLevel({"2022 Q3 AAPL.pdf#3#0", "2023 Q1 MSFT.pdf#1#2", "2023 Q1 AAPL.pdf#9#1"},
 //                             {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"});
@@ -42,7 +43,7 @@ DocLevelResult evaluateDocLevel(const std::vector<std::string>& retrievedChunkId
 // Means over queries (each query weighs the same), for a summary row.
 DocLevelResult meanDocLevel(const std::vector<DocLevelResult>& perQuery);
 
-// Printed names of the document-level columns, as SPEC §4 names the two AP variants.
+// Printed names of the two AP variants (core/metrics/README.md, "Document level").
 inline constexpr const char* kDocApTrecEval = "AP (trec_eval)";
 inline constexpr const char* kDocApRetrievedRelevant = "AP over retrieved relevant";
 

@@ -1,13 +1,14 @@
 #pragma once
-// Downstream metrics: one generated output scored against the gold answers (SPEC §5). Each
-// per-pair function scores one gold; score() takes the max over all golds (0 when there are none,
-// where the Python references would raise on max([])).
+// Downstream metrics: one generated output scored against the gold answers
+// (core/metrics/README.md, "Downstream metrics"). Each per-pair function scores one gold; score()
+// takes the max over all golds (0 when there are none, where the Python references would raise on
+// max([])).
 //
 //   exactMatch      SQuAD/KILT: normalizeAnswer(output) == normalizeAnswer(gold) (two texts that
 //                   normalise to "" are equal, as in Python).
 //   tokenF1         SQuAD v1.1/KILT: harmonic mean of precision and recall of the common token
 //                   multiset of the normalised texts; 0 when nothing is shared (also both empty).
-//   accuracy        FEVER-style label accuracy, SPEC §5: normalised equality (so "SUPPORTS" and
+//   accuracy        FEVER-style label accuracy: normalised equality (so "SUPPORTS" and
 //                   "supports." agree). strictAccuracy is KILT's own accuracy: the stripped texts
 //                   are identical (kiltdownstream.h uses it, to reproduce KILT's numbers).
 //   rougeL          "ROUGE-L (rouge_score, stemmed)": what the eRAG README computes with
@@ -30,8 +31,8 @@
 //                   normalised output on token boundaries (" gold " in " output "), so "1" is not
 //                   found in "1984"; an empty normalised gold is never contained.
 //
-// LLM-judged scores (claim coverage/correctness, SPEC §7) plug in as other DownstreamScorer
-// implementations.
+// LLM-judged scores (claim coverage/correctness, core/claims/README.md) plug in as other
+// DownstreamScorer implementations.
 
 #include <memory>
 #include <optional>

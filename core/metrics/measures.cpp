@@ -223,13 +223,6 @@ Parsed<std::vector<MeasureColumn>> columnsFor(const MeasureDef& d, const std::st
 
 }  // namespace
 
-std::vector<std::string_view> implementedMeasureNames() {
-  std::vector<std::string_view> out;
-  for (const auto& d : table())
-    if (d.inAllTrec) out.push_back(d.name);
-  return out;
-}
-
 bool isTrecEvalMeasure(std::string_view name) {
   return std::find(kTrecEvalNames.begin(), kTrecEvalNames.end(), name) != kTrecEvalNames.end();
 }

@@ -1,8 +1,8 @@
 #pragma once
 // The retrieval measures ragscope computes, named and parameterised exactly as trec_eval does
-// (SPEC §4): `-m map`, `-m P.5,10`, `-m ndcg_cut.10`, `-m success.1,5`, `-m all_trec`, and with no
-// `-m` trec_eval's "official" set. Output order is trec_eval's measure table order, whatever
-// order the measures were asked in.
+// (core/metrics/README.md, "Measure names"): `-m map`, `-m P.5,10`, `-m ndcg_cut.10`,
+// `-m success.1,5`, `-m all_trec`, and with no `-m` trec_eval's "official" set. Output order is
+// trec_eval's measure table order, whatever order the measures were asked in.
 //
 //   auto requests = parseMeasureArgs({"P.5,10", "map"});   // -> P_5, P_10, map
 //   auto columns = resolveMeasures(requests.value);          // map before P, as trec_eval prints
@@ -109,8 +109,6 @@ Parsed<std::vector<MeasureRequest>> parseMeasureArgs(const std::vector<std::stri
 // (yaap, ndcg_p, ...) and ir_measures measures trec_eval cannot express are errors naming them.
 Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequest>& requests);
 
-// Measure base names ragscope implements, in output order.
-std::vector<std::string_view> implementedMeasureNames();
 // Known trec_eval measure names (implemented or not): lets tests and the CLI say "not implemented"
 // instead of "unknown".
 bool isTrecEvalMeasure(std::string_view name);

@@ -1,5 +1,5 @@
 #pragma once
-// trec_eval-exact retrieval evaluation (SPEC §4). One evaluator for the CLI, the GUI, eRAG and the
+// trec_eval-exact retrieval evaluation (core/metrics/README.md, "trec_eval conventions"). One evaluator for the CLI, the GUI, eRAG and the
 // statistics code:
 //
 //   EvalSettings s;                       // official measures, -l 1, no -c, no -M

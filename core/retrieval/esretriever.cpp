@@ -11,7 +11,8 @@ namespace ragscope::core {
 
 namespace {
 
-// Ids may be numbers in the source document; ids are always strings (SPEC §2).
+// Ids may be numbers in the source document; ids are always strings (core/data/README.md, "Data
+// model and loading").
 bool idOf(const nlohmann::json& v, std::string* out) {
   if (v.is_string()) {
     *out = v.get<std::string>();

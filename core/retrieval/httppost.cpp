@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include <curl/curl.h>
-
-#include <mutex>
-
+#include "core/util/curlapi.h"
 #include "core/util/httpsafety.h"
 #include "core/util/textescape.h"
 
@@ -29,11 +26,6 @@ std::size_t onData(char* data, std::size_t size, std::size_t n, void* user) {
   }
   sink->body->append(data, bytes);
   return bytes;
-}
-
-void globalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 }  // namespace
@@ -71,36 +63,41 @@ std::string authorizationHeader(std::string_view value, std::string_view scheme)
 
 bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
                   HttpReply* reply, std::string* error) {
-  globalInit();
   reply->status = 0;
   reply->body.clear();
-  CURL* curl = curl_easy_init();
+  std::string missing;
+  const CurlApi* api = curlApi(&missing);  // libcurl is loaded on the first request
+  if (!api) {
+    if (error) *error = "POST " + redactUrl(url) + ": " + missing;
+    return false;
+  }
+  CURL* curl = api->easy_init();
   if (!curl || !applyTransportPolicy(curl)) {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) api->easy_cleanup(curl);
     if (error) *error = "POST " + redactUrl(url) + ": cannot initialise libcurl";
     return false;
   }
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  headers = curl_slist_append(headers, "Accept: application/json");
-  for (const auto& h : options.headers) headers = curl_slist_append(headers, h.c_str());
+  curl_slist* headers = api->slist_append(nullptr, "Content-Type: application/json");
+  headers = api->slist_append(headers, "Accept: application/json");
+  for (const auto& h : options.headers) headers = api->slist_append(headers, h.c_str());
 
   Sink sink{&reply->body, options.maxReplyBytes};
   char curlError[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeoutMs);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-  const CURLcode rc = curl_easy_perform(curl);
-  if (rc == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply->status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
+  api->easy_setopt(curl, CURLOPT_URL, url.c_str());
+  api->easy_setopt(curl, CURLOPT_POST, 1L);
+  api->easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  api->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  api->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  api->easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
+  api->easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  api->easy_setopt(curl, CURLOPT_TIMEOUT_MS, options.timeoutMs);
+  api->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMs);
+  api->easy_setopt(curl, CURLOPT_ERRORBUFFER, curlError);
+  api->easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+  const CURLcode rc = api->easy_perform(curl);
+  if (rc == CURLE_OK) api->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply->status);
+  api->slist_free_all(headers);
+  api->easy_cleanup(curl);
   if (rc != CURLE_OK) {
     if (error) {
       if (sink.overflow)
@@ -108,7 +105,7 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
                  std::to_string(options.maxReplyBytes) + " bytes";
       else
         *error = "POST " + redactUrl(url) + ": " +
-                 escapeControlChars(curlError[0] ? curlError : curl_easy_strerror(rc));
+                 escapeControlChars(curlError[0] ? curlError : api->easy_strerror(rc));
     }
     return false;
   }

@@ -1,7 +1,7 @@
 #pragma once
-// Retrievers (DESIGN core/retrieval): something that turns a query into a ranked list of document
-// ids. A retrieve job runs one over every query of a dataset and yields a core::Run, saved as a
-// TREC run file and evaluated like any other run:
+// Retrievers (core/retrieval/README.md): something that turns a query into a ranked list of
+// document ids. A retrieve job runs one over every query of a dataset and yields a core::Run, saved
+// as a TREC run file and evaluated like any other run:
 //
 //   auto bm25 = XapianRetriever::open(indexDir, {}, &error);          // xapianindex.h
 //   RetrieveOptions o; o.k = 100; o.threads = 4;

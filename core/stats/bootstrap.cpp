@@ -5,59 +5,22 @@
 #include <limits>
 
 #include "core/stats/parallel.h"
+#include "core/stats/resamplekernel.h"
 #include "core/util/nan.h"
 
 namespace ragscope::core::stats {
 
-namespace {
-
-// Mean of one resample. The index draws are inlined rather than going through below32(): two
-// indices per 64-bit step, four independent accumulators to hide the add latency. The order of
-// draws and sums is fixed, so the value depends only on the stream.
-double oneResampleMean(const double* x, std::uint32_t n, std::uint32_t threshold, std::size_t s,
-                       Rng& rng) {
-  double acc[4] = {0.0, 0.0, 0.0, 0.0};
-  std::size_t j = 0;
-  auto draw = [&](std::uint32_t half) -> std::uint32_t {
-    std::uint64_t m = std::uint64_t{half} * n;
-    while (static_cast<std::uint32_t>(m) < threshold) m = std::uint64_t{static_cast<std::uint32_t>(rng.next() >> 32)} * n;
-    return static_cast<std::uint32_t>(m >> 32);
-  };
-  for (; j + 4 <= s; j += 4) {
-    const std::uint64_t r1 = rng.next();
-    const std::uint64_t r2 = rng.next();
-    const std::uint32_t i0 = draw(static_cast<std::uint32_t>(r1 >> 32));
-    const std::uint32_t i1 = draw(static_cast<std::uint32_t>(r1));
-    const std::uint32_t i2 = draw(static_cast<std::uint32_t>(r2 >> 32));
-    const std::uint32_t i3 = draw(static_cast<std::uint32_t>(r2));
-    acc[0] += x[i0];
-    acc[1] += x[i1];
-    acc[2] += x[i2];
-    acc[3] += x[i3];
-  }
-  for (; j < s; ++j) acc[j & 3] += x[draw(static_cast<std::uint32_t>(rng.next() >> 32))];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) / double(s);
-}
-
-}  // namespace
-
 bool resampleMeans(std::span<const double> values, std::size_t sampleSize, std::uint64_t seed,
                    Domain domain, std::uint64_t salt, unsigned threads, std::span<double> out,
                    const std::atomic<bool>* cancel) {
-  const auto n = static_cast<std::uint32_t>(values.size());
-  const std::uint32_t threshold = Rng::rejectionThreshold(n);
   const std::size_t resamples = out.size();
   std::atomic<bool> stopped{false};
   threads = resolveThreads(threads, resamples * sampleSize, 200000);
   forChunks(resamples, threads, [&](unsigned, std::size_t begin, std::size_t end) {
-    for (std::size_t b = begin; b < end; ++b) {
-      if (cancel && (b & 63) == 0 && cancel->load(std::memory_order_relaxed)) {
-        stopped = true;
-        return;
-      }
-      Rng rng = streamFor(seed, domain, b, salt);
-      out[b] = oneResampleMean(values.data(), n, threshold, sampleSize, rng);
-    }
+    // The draws and sums (resamplekernel.h); the value of out[b] depends on b's stream only.
+    if (!resampleMeansRange(values, sampleSize, seed, domain, salt, begin, end, out.data() + begin,
+                            cancel))
+      stopped = true;
   });
   return !stopped;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Bootstrap of a mean over per-item metric values (SPEC §8, VERA §3.3).
+// Bootstrap of a mean over per-item metric values (VERA §3.3; core/stats/README.md, "Bootstrap").
 //
 // B resamples of size s are drawn with replacement from the n values; each resample's mean is
 // one point of the bootstrap distribution. Reported: the bootstrap mean (mean of the B resample

@@ -1,9 +1,9 @@
 #pragma once
-// Contrastive topicality analysis (SPEC §8, VERA §3.4): two or more named query sets over the
-// same collection (on-topic vs off-topic, TREC DL rel=3 vs rel=0 pairs, ...), the same measure
-// on each. Every set gets its own bootstrap distribution of the mean; every pair of sets gets the
-// difference of means with a bootstrap CI and a two-sample permutation p-value, Holm-adjusted
-// across the pairs.
+// Contrastive topicality analysis (VERA §3.4; core/stats/README.md, "Contrastive topicality"): two
+// or more named query sets over the same collection (on-topic vs off-topic, TREC DL rel=3 vs rel=0
+// pairs, ...), the same measure on each. Every set gets its own bootstrap distribution of the mean;
+// every pair of sets gets the difference of means with a bootstrap CI and a two-sample permutation
+// p-value, Holm-adjusted across the pairs.
 //
 //   ContrastiveOptions o;  o.bootstrap.sampleSize = 50;  o.bootstrap.resamples = 500;  // VERA
 //   ContrastiveResult r = contrastive({{"on-topic", on}, {"off-topic", off}}, o);

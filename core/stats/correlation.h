@@ -1,6 +1,6 @@
 #pragma once
-// Rank correlation of paired values (SPEC §8): Kendall's tau-b and Spearman's rho, with p-values
-// and percentile bootstrap CIs.
+// Rank correlation of paired values: Kendall's tau-b and Spearman's rho, with p-values and
+// percentile bootstrap CIs (core/stats/README.md, "Correlation").
 //
 //   CorrelationResult c = correlate(x, y);          // x[i], y[i] paired (e.g. aligned qids)
 //   // c.kendall.value, c.kendall.p, c.kendall.ci; c.spearman.value, c.spearman.p, c.spearman.ci

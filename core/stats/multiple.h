@@ -1,5 +1,5 @@
 #pragma once
-// Multiple-comparison adjustment of p-values (SPEC §8).
+// Multiple-comparison adjustment of p-values (core/stats/README.md, "Paired comparison").
 //
 //   std::vector<double> adj = holmAdjust({0.01, 0.04, 0.03, 0.005});  // {0.03, 0.06, 0.06, 0.02}
 //

@@ -1,6 +1,7 @@
 #pragma once
-// Paired comparison of two runs on aligned query ids (SPEC §8): paired bootstrap CI of the mean
-// difference, Fisher's randomization (sign-flip) test and the paired t-test.
+// Paired comparison of two runs on aligned query ids: paired bootstrap CI of the mean difference,
+// Fisher's randomization (sign-flip) test and the paired t-test (core/stats/README.md, "Paired
+// comparison").
 //
 //   PairedSample s = alignByQid(perQueryA, perQueryB);   // qids in both; the rest listed
 //   PairedResult r = comparePaired(s, PairedOptions{});  // A minus B

@@ -29,7 +29,7 @@ class Rng {
   explicit constexpr Rng(std::uint64_t key) : m_state(key) {}
 
   constexpr std::uint64_t next() {
-    m_state += 0x9E3779B97F4A7C15ULL;
+    m_state += kGamma;
     return mix64(m_state);
   }
 
@@ -51,6 +51,11 @@ class Rng {
 
   // Uniform double in [0, 1) with 53 random bits.
   constexpr double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+  // The counter: Rng(state()) continues this stream (the vectorised resampling loops run eight
+  // streams side by side in registers, core/stats/resamplekernel.h).
+  constexpr std::uint64_t state() const { return m_state; }
+  static constexpr std::uint64_t kGamma = 0x9E3779B97F4A7C15ULL;  // the counter's step
 
  private:
   std::uint64_t m_state;

@@ -1,7 +1,7 @@
 #pragma once
 // Summaries of retrieval evaluations shared by the GUI's summary table and `ragscope-cli eval`:
 // labels that tell runs apart, which measures take a bootstrap CI of their mean, and each
-// measure's mean, CI and n (SPEC §8: summary tables show mean, CI and n).
+// measure's mean, CI and n, what every summary table shows (core/stats/README.md, "Summaries").
 //
 //   std::vector<std::string> labels = runLabels(results);   // "rank (BM25/trec_results_dl19.txt)"
 //   std::vector<MeasureSummary> s = summarizeRun(results[0], BootstrapOptions{});

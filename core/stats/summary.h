@@ -42,7 +42,6 @@ struct Histogram {
 
   double binWidth() const { return counts.empty() ? 0.0 : (high - low) / double(counts.size()); }
   double binLow(std::size_t i) const { return low + binWidth() * double(i); }
-  double binCenter(std::size_t i) const { return low + binWidth() * (double(i) + 0.5); }
 };
 
 // bins = 0 picks the Freedman-Diaconis width (falling back to sqrt(n) bins), clamped to

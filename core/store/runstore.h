@@ -1,9 +1,9 @@
 #pragma once
-// The run store (SPEC §10): one SQLite file per run, WAL mode, schema versioned with
-// PRAGMA user_version. It holds the run's settings (input hashes, template text and hash, endpoint
-// config without secrets), its work items (one provider call each, with a stable key) and their
-// results, each committed as it arrives, so a killed run loses at most the calls in flight and a
-// resumed run repeats no finished call.
+// The run store (core/store/README.md, "Run store"): one SQLite file per run, WAL mode, schema
+// versioned with PRAGMA user_version. It holds the run's settings (input hashes, template text and
+// hash, endpoint config without secrets), its work items (one provider call each, with a stable
+// key) and their results, each committed as it arrives, so a killed run loses at most the calls in
+// flight and a resumed run repeats no finished call.
 //
 //   RunStore store;
 //   store.create("run.db", record, &err);
@@ -105,7 +105,6 @@ class RunStore {
   // file is created beside it and its modification time stays (SqliteDb::openReadOnly). The
   // writing calls (setStatus, addItems, commitResults) then fail.
   bool openReadOnly(const std::filesystem::path& path, std::string* error);
-  bool isReadOnly() const { return m_readOnly; }
   // True when `path` is a SQLite file with our run table (for `ragscope-cli runs`); opens it
   // read-only and writes nothing.
   static bool looksLikeRunStore(const std::filesystem::path& path);

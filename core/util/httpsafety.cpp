@@ -1,5 +1,6 @@
 #include "core/util/httpsafety.h"
 
+#include "core/util/curlapi.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core {
@@ -19,22 +20,24 @@ bool hasSchemePrefix(std::string_view text, std::string_view prefix) {
 }  // namespace
 
 bool applyTransportPolicy(CURL* easy) {
-  if (!easy) return false;
+  // A handle exists only once libcurl is loaded, so the table is there whenever easy is.
+  const CurlApi* curl = easy ? curlApi() : nullptr;
+  if (!curl) return false;
   bool ok = true;
   auto set = [&](CURLcode rc) { ok = ok && rc == CURLE_OK; };
   // The allow-list, for the first request and (should following ever be switched on) redirects.
-  set(curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https"));
-  set(curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"));
+  set(curl->easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https"));
+  set(curl->easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"));
   // A redirect could carry the request, its key included, to another host: never followed.
-  set(curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L));
-  set(curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 0L));
-  set(curl_easy_setopt(easy, CURLOPT_UNRESTRICTED_AUTH, 0L));
-  set(curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L));
-  set(curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L));
+  set(curl->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L));
+  set(curl->easy_setopt(easy, CURLOPT_MAXREDIRS, 0L));
+  set(curl->easy_setopt(easy, CURLOPT_UNRESTRICTED_AUTH, 0L));
+  set(curl->easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 1L));
+  set(curl->easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 2L));
   // Requests run on worker threads: timeouts must not use SIGALRM.
-  set(curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L));
+  set(curl->easy_setopt(easy, CURLOPT_NOSIGNAL, 1L));
   // ~/.netrc could add credentials the user never gave ragscope for this URL.
-  set(curl_easy_setopt(easy, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_IGNORED)));
+  set(curl->easy_setopt(easy, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_IGNORED)));
   return ok;
 }
 

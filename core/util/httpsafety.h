@@ -5,12 +5,13 @@
 // file or the command line can then only ever reach an HTTP server: never a local file
 // (file://), a raw socket (gopher://, dict://, telnet://) or anything else libcurl speaks.
 //
-//   CURL* easy = curl_easy_init();
+//   const CurlApi* curl = curlApi(&error);      // core/util/curlapi.h: libcurl, loaded on first use
+//   CURL* easy = curl->easy_init();
 //   if (!applyTransportPolicy(easy)) { ...fail the request... }
-//   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+//   curl->easy_setopt(easy, CURLOPT_URL, url.c_str());
 //
 // Callers set their own URL, timeouts, headers and body afterwards, never these options. A pooled
-// handle that is curl_easy_reset() must have the policy applied again.
+// handle that is reset (curl->easy_reset) must have the policy applied again.
 
 #include <curl/curl.h>
 

@@ -71,14 +71,6 @@ SqliteStatement& SqliteStatement::bind(int index, double value) {
   return *this;
 }
 
-SqliteStatement& SqliteStatement::bindBlob(int index, std::string_view bytes) {
-  if (m_stmt &&
-      sqlite3_bind_blob64(m_stmt, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT) != SQLITE_OK) {
-    m_ok = false;
-  }
-  return *this;
-}
-
 SqliteStatement& SqliteStatement::bindNull(int index) {
   if (m_stmt && sqlite3_bind_null(m_stmt, index) != SQLITE_OK) m_ok = false;
   return *this;

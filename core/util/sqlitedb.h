@@ -44,7 +44,6 @@ class SqliteStatement {
   SqliteStatement& bind(int index, std::int64_t value);
   SqliteStatement& bind(int index, int value) { return bind(index, std::int64_t{value}); }
   SqliteStatement& bind(int index, double value);
-  SqliteStatement& bindBlob(int index, std::string_view bytes);
   SqliteStatement& bindNull(int index);
   // True while a row is available; false when done or on error (see ok()).
   bool step();

@@ -1,5 +1,5 @@
-// Throughput of the MS MARCO collection loader (SPEC §3: the full collection.tsv is 8.8M lines /
-// 2.9 GiB and must stream with progress).
+// Throughput of the MS MARCO collection loader (the full collection.tsv is 8.8M lines / 2.9 GiB
+// and must stream with progress: core/data/README.md, "Data model and loading").
 //
 //   bench_parse_collection [LINES] [--file collection.tsv] [--keep]
 //

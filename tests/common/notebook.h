@@ -1,9 +1,9 @@
 #pragma once
-// The claim-level evaluation notebook's worked example (CLAIMS.md §1): Apple's net sales, the
-// claims its judge extracted from the response and from the gold answer, and that judge's verdicts
-// scripted as a test server's answer function, so that a judging run through the real engine (CLI,
-// core job or the GUI's Claims page) reproduces faithfulness 1.0 (0.5 after the 2022 -> 1922
-// change), correctness 0.5 and coverage 2/6.
+// The claim-level evaluation notebook's worked example (core/claims/README.md, "Notebook metrics"):
+// Apple's net sales, the claims its judge extracted from the response and from the gold answer, and
+// that judge's verdicts scripted as a test server's answer function, so that a judging run through
+// the real engine (CLI, core job or the GUI's Claims page) reproduces faithfulness 1.0 (0.5 after
+// the 2022 -> 1922 change), correctness 0.5 and coverage 2/6.
 
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@
 
 namespace ragscope::test::notebook {
 
-// The notebook's example (CLAIMS.md §1.2): the claims as its judge extracted them.
+// The notebook's example: the claims as its judge extracted them.
 inline const std::vector<std::string> kResponseClaims = {
     "Apple's total net sales experienced a decline over the last year.",
     "The three-month period ended July 1, 2023, saw a total net sale of $81,797 million.",

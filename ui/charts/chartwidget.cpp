@@ -123,6 +123,16 @@ void attach(QChart* chart, QAbstractSeries* series, QValueAxis* x, QValueAxis* y
   series->attachAxis(y);
 }
 
+// An area between two lines. QAreaSeries does not own its line series (Qt Charts leaves them to
+// the caller, and a chart owns only what addSeries() got): the area becomes their parent, so they
+// go with it instead of leaking with every rebuilt chart.
+QAreaSeries* areaBetween(QLineSeries* upper, QLineSeries* lower) {
+  auto* area = new QAreaSeries(upper, lower);
+  upper->setParent(area);
+  lower->setParent(area);
+  return area;
+}
+
 void hideFromLegend(QChart* chart, QAbstractSeries* series) {
   for (QLegendMarker* m : chart->legend()->markers(series)) m->setVisible(false);
 }
@@ -153,7 +163,7 @@ QAreaSeries* histogramArea(const core::stats::Histogram& h, double scale, const 
   upper->append(h.high, 0.0);
   lower->append(h.low, 0.0);
   lower->append(h.high, 0.0);
-  auto* area = new QAreaSeries(upper, lower);
+  auto* area = areaBetween(upper, lower);
   area->setName(name);
   QColor fill = color;
   fill.setAlpha(alpha);
@@ -357,7 +367,7 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
   auto* bandLower = new QLineSeries;
   bandLower->append(0.0, spec.ciLow);
   bandLower->append(xMax, spec.ciLow);
-  auto* band = new QAreaSeries(bandUpper, bandLower);
+  auto* band = areaBetween(bandUpper, bandLower);
   band->setName(QObject::tr("%1 CI of the mean [%2, %3]").arg(percent(spec.level), signedNum(spec.ciLow),
                                                              signedNum(spec.ciHigh)));
   QColor bandColor = kCiColor;
@@ -367,13 +377,13 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
   attach(chart, band, x, y);
 
   const QColor winColor(44, 160, 44), lossColor(214, 39, 40);
-  auto* pos = new QAreaSeries(posUpper, zeroLine());
+  auto* pos = areaBetween(posUpper, zeroLine());
   // "1 query", not "1 queries": no translation is loaded to pluralise %n.
   pos->setName(wins == 1 ? QObject::tr("A better (1 query)")
                          : QObject::tr("A better (%1 queries)").arg(wins));
   pos->setBrush(winColor);
   pos->setPen(QPen(winColor.darker(120), n <= 120 ? 1.0 : 0.0));
-  auto* neg = new QAreaSeries(negUpper, zeroLine());
+  auto* neg = areaBetween(negUpper, zeroLine());
   neg->setName(losses == 1 ? QObject::tr("B better (1 query)")
                            : QObject::tr("B better (%1 queries)").arg(losses));
   neg->setBrush(lossColor);
@@ -646,7 +656,10 @@ QImage ChartWidget::render(const ChartSpec& spec, QSize size) {
   return image;
 }
 
-bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize size) {
+namespace {
+
+// The chart as an SVG drawing on white; empty when it could not be drawn.
+QByteArray svgBytes(const ChartSpec& spec, QSize size) {
   QByteArray bytes;
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
@@ -657,10 +670,17 @@ bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize siz
   svg.setTitle(QStringLiteral("ragscope chart"));
   auto view = offscreenView(spec, size);
   QPainter painter;
-  if (!painter.begin(&svg)) return false;
+  if (!painter.begin(&svg)) return {};
   painter.fillRect(QRect(QPoint(), size), Qt::white);
   view->render(&painter, QRectF(QPointF(), QSizeF(size)), QRect(QPoint(), size));
-  return painter.end() && !bytes.isEmpty() && writeBytesSafely(path, bytes);
+  return painter.end() ? bytes : QByteArray();
+}
+
+}  // namespace
+
+bool ChartWidget::writeSvg(const ChartSpec& spec, const QString& path, QSize size) {
+  const QByteArray bytes = svgBytes(spec, size);
+  return !bytes.isEmpty() && writeBytesSafely(path, bytes);
 }
 
 QImage ChartWidget::renderImage(QSize size) const { return render(m_spec, exportSize(size)); }
@@ -679,20 +699,7 @@ void ChartWidget::copyToClipboard() const {
   auto* mime = new QMimeData;
   mime->setImageData(render(m_spec, size));
   // SVG too, for editors that take vector pictures.
-  QByteArray svgBytes;
-  {
-    QBuffer buffer(&svgBytes);
-    buffer.open(QIODevice::WriteOnly);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(), size));
-    auto view = offscreenView(m_spec, size);
-    QPainter painter(&svg);
-    painter.fillRect(QRect(QPoint(), size), Qt::white);
-    view->render(&painter, QRectF(QPointF(), QSizeF(size)), QRect(QPoint(), size));
-  }
-  mime->setData(QStringLiteral("image/svg+xml"), svgBytes);
+  mime->setData(QStringLiteral("image/svg+xml"), svgBytes(m_spec, size));
   QGuiApplication::clipboard()->setMimeData(mime);
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/llm/providerfactory.h"
 #include "ui/preferences.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
@@ -35,7 +36,6 @@ QString& runsFolderOverride() {
   return folder;
 }
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 

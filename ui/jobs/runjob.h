@@ -79,7 +79,8 @@ class RunJob : public QObject {
   QString storePath() const { return m_storePath; }  // its store (empty before the first stage)
   const core::eval::Progress& lastProgress() const { return m_last; }
   std::optional<double> budgetUsd() const { return m_budget; }
-  // The offline heuristic providers answer, not an LLM (SPEC §9: labelled wherever shown).
+  // The offline heuristic providers answer, not an LLM (labelled wherever shown, as
+  // core/llm/README.md says).
   bool heuristic() const { return m_heuristic; }
 
  signals:

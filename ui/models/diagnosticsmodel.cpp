@@ -5,12 +5,9 @@
 #include <QStyle>
 
 #include <algorithm>
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
-
-namespace {
-QString fromStd(const std::string& s) { return QString::fromStdString(s); }
-}  // namespace
 
 DiagnosticsModel::DiagnosticsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -57,19 +54,19 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       switch (index.column()) {
         case Severity: return error ? tr("error") : tr("warning");
-        case File: return QFileInfo(fromStd(d.file)).fileName();
+        case File: return QFileInfo(q(d.file)).fileName();
         case Line: return d.line > 0 ? QVariant(qulonglong(d.line)) : QVariant(QString());
-        case Field: return fromStd(d.field);
-        case Problem: return fromStd(d.problem);
+        case Field: return q(d.field);
+        case Problem: return q(d.problem);
       }
       break;
     case SortRole:
       switch (index.column()) {
         case Severity: return error ? 0 : 1;
-        case File: return fromStd(d.file);
+        case File: return q(d.file);
         case Line: return qulonglong(d.line);
-        case Field: return fromStd(d.field);
-        case Problem: return fromStd(d.problem);
+        case Field: return q(d.field);
+        case Problem: return q(d.problem);
       }
       break;
     case Qt::DecorationRole:
@@ -78,7 +75,7 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
         return QApplication::style()->standardIcon(error ? QStyle::SP_MessageBoxCritical
                                                  : QStyle::SP_MessageBoxWarning);
       break;
-    case Qt::ToolTipRole: return fromStd(d.toString());
+    case Qt::ToolTipRole: return q(d.toString());
     case Qt::TextAlignmentRole:
       if (index.column() == Line) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       break;

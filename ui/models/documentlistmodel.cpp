@@ -200,28 +200,14 @@ QVariant DocumentListModel::headerData(int section, Qt::Orientation orientation,
 }
 
 DocumentFilterProxyModel::DocumentFilterProxyModel(QObject* parent)
-    : QSortFilterProxyModel(parent) {
-  setSortRole(DocumentListModel::SortRole);
-  setDynamicSortFilter(false);
-}
-
-void DocumentFilterProxyModel::setFilterText(const QString& text) {
-  if (text == m_filterText) return;
-  // A reset, not invalidateFilter(): over a million rows the incremental diff emits thousands of
-  // rowsRemoved/rowsInserted ranges and the view relayouts for each; a reset rebuilds the
-  // mapping once (the selection is lost, which a new filter makes moot anyway).
-  beginResetModel();
-  m_filterText = text;
-  m_matcher = TextMatcher(text);
-  endResetModel();
-}
+    : TextFilterProxyModel(DocumentListModel::SortRole, parent) {}
 
 bool DocumentFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex&) const {
-  if (m_matcher.isEmpty()) return true;
+  const TextMatcher& m = matcher();
+  if (m.isEmpty()) return true;
   const auto* model = static_cast<const DocumentListModel*>(sourceModel());
   const auto d = model ? model->document(sourceRow) : std::nullopt;
-  return d && (m_matcher.matches(d->id) || m_matcher.matches(d->title) ||
-               m_matcher.matches(d->parentId));
+  return d && (m.matches(d->id) || m.matches(d->title) || m.matches(d->parentId));
 }
 
 bool DocumentFilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "ui/models/textmatch.h"
+#include "ui/models/textfilterproxy.h"
 
 namespace ragscope::ui {
 
@@ -60,20 +60,15 @@ class DocumentListModel : public QAbstractTableModel {
   PreviewCache* m_previews;
 };
 
-class DocumentFilterProxyModel : public QSortFilterProxyModel {
+// The filter text matches id, title and source file.
+class DocumentFilterProxyModel : public TextFilterProxyModel {
   Q_OBJECT
  public:
   explicit DocumentFilterProxyModel(QObject* parent = nullptr);
-  // Case-insensitive substring over id, title and source file.
-  void setFilterText(const QString& text);
 
  protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
   bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
-
- private:
-  TextMatcher m_matcher;
-  QString m_filterText;
 };
 
 }  // namespace ragscope::ui

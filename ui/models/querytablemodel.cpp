@@ -182,23 +182,8 @@ QVariant QueryTableModel::headerData(int section, Qt::Orientation orientation, i
   return {};
 }
 
-QueryFilterProxyModel::QueryFilterProxyModel(QObject* parent) : QSortFilterProxyModel(parent) {
-  setSortRole(QueryTableModel::SortRole);
-  // Re-sorting a million rows on every source change is wasted work: the dataset is immutable
-  // and the model only resets.
-  setDynamicSortFilter(false);
-}
-
-void QueryFilterProxyModel::setFilterText(const QString& text) {
-  if (text == m_filterText) return;
-  // A reset, not invalidateFilter(): over a million rows the incremental diff emits thousands of
-  // rowsRemoved/rowsInserted ranges and the view relayouts for each; a reset rebuilds the
-  // mapping once (the selection is lost, which a new filter makes moot anyway).
-  beginResetModel();
-  m_filterText = text;
-  m_matcher = TextMatcher(text);
-  endResetModel();
-}
+QueryFilterProxyModel::QueryFilterProxyModel(QObject* parent)
+    : TextFilterProxyModel(QueryTableModel::SortRole, parent) {}
 
 void QueryFilterProxyModel::setFlaggedOnly(bool on) {
   if (on == m_flaggedOnly) return;
@@ -211,7 +196,8 @@ bool QueryFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex&) 
   const core::Query* q = model ? model->query(sourceRow) : nullptr;
   if (!q) return false;
   if (m_flaggedOnly && q->flags.empty()) return false;
-  return m_matcher.isEmpty() || m_matcher.matches(q->id) || m_matcher.matches(q->text);
+  const TextMatcher& m = matcher();
+  return m.isEmpty() || m.matches(q->id) || m.matches(q->text);
 }
 
 bool QueryFilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex& right) const {

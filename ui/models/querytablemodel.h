@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "ui/models/textmatch.h"
+#include "ui/models/textfilterproxy.h"
 
 namespace ragscope::ui {
 
@@ -49,14 +49,12 @@ class QueryTableModel : public QAbstractTableModel {
   std::array<bool, ColumnCount> m_hasData{};
 };
 
-class QueryFilterProxyModel : public QSortFilterProxyModel {
+// The filter text matches id and text; flaggedOnly keeps the queries with flags.
+class QueryFilterProxyModel : public TextFilterProxyModel {
   Q_OBJECT
  public:
   explicit QueryFilterProxyModel(QObject* parent = nullptr);
 
-  // Case-insensitive substring over id and text.
-  void setFilterText(const QString& text);
-  QString filterText() const { return m_filterText; }
   void setFlaggedOnly(bool on);
 
  protected:
@@ -64,8 +62,6 @@ class QueryFilterProxyModel : public QSortFilterProxyModel {
   bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
  private:
-  QString m_filterText;
-  TextMatcher m_matcher;
   bool m_flaggedOnly = false;
 };
 

@@ -3,7 +3,7 @@
 // last update. The folder is read off the GUI thread (refresh() returns at once; refreshed() says
 // when the rows are in), and jobs running in this session overlay their live progress on their
 // row, so "running 40 %" shows without re-reading the store. Runs made with the offline heuristic
-// providers say so in their Job column ("erag (heuristic)"), as SPEC §9 asks wherever their
+// providers say so in their Job column ("erag (heuristic)"), as core/llm/README.md asks wherever their
 // output appears.
 
 #include <QAbstractTableModel>

@@ -16,12 +16,13 @@
 
 #include "core/claims/agreementreport.h"
 #include "ui/charts/chartwidget.h"
+#include "ui/textutil.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 // x 100, two decimals, as RAGChecker's meta_eval.py prints them; with the CI when there is one.
 QString stat(const core::claims::AgreementStat& s) {
@@ -142,7 +143,7 @@ void AgreementView::start(std::function<core::eval::AgreementOutcome()> work, co
         if (text.size() > 2000) break;
       }
       m_status->setText(text);
-      m_status->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+      setErrorStyle(m_status, true);
       emit finished(false);
       return;
     }

@@ -16,6 +16,8 @@
 
 #include "core/claims/claimspans.h"
 #include "core/eval/claimverdicts.h"
+#include "ui/textutil.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -24,7 +26,6 @@ namespace {
 using core::claims::Label;
 using State = ClaimInspector::ClaimState;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 QString html(std::string_view s) {
   return QString::fromUtf8(s.data(), qsizetype(s.size()))
       .toHtmlEscaped()
@@ -448,7 +449,7 @@ void ClaimInspector::showCall(int row) {
   if (c.heuristic) head += tr(" · offline heuristic judge");
   head += QStringLiteral("</p>");
   if (!c.error.empty())
-    head += tr("<p style='color:#b01c1c'><b>Error:</b> %1</p>").arg(html(c.error));
+    head += errorHtml(tr("<b>Error:</b> %1").arg(html(c.error)), "p");
   m_callText->setHtml(
       head +
       tr("<p><b>Prompt</b></p><pre style='white-space:pre-wrap'>%1</pre><p><b>Raw reply</b></p>"

@@ -29,7 +29,10 @@
 #include "ui/models/naturalsort.h"
 #include "ui/pages/agreementview.h"
 #include "ui/pages/claiminspector.h"
+#include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
+#include "ui/textutil.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -37,39 +40,11 @@ namespace {
 
 using core::claims::Label;
 
-constexpr int kSortRole = Qt::UserRole;
+constexpr int kSortRole = Qt::UserRole;  // as resultitems.h's cells
 constexpr int kUnsupportedRole = Qt::UserRole + 2;
 constexpr int kUnparsedRole = Qt::UserRole + 3;
 constexpr int kQueryRole = Qt::UserRole + 4;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-QString html(const std::string& s) { return q(s).toHtmlEscaped(); }
-QString number(double v) {
-  return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', 4);
-}
-
-QStandardItem* textItem(const QString& text, const QVariant& sort = {}) {
-  auto* item = new QStandardItem(text);
-  item->setData(sort.isValid() ? sort : QVariant(naturalSortKey(text)), kSortRole);
-  item->setEditable(false);
-  return item;
-}
-
-QStandardItem* numberItem(std::optional<double> v, const QString& suffix = {}) {
-  auto* item = new QStandardItem(v ? number(*v) + suffix : QStringLiteral("–"));
-  item->setData(v ? *v : -1e300, kSortRole);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  item->setEditable(false);
-  return item;
-}
-
-QStandardItem* countItem(std::uint64_t n) {
-  auto* item = new QStandardItem(QString::number(n));
-  item->setData(double(n), kSortRole);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  item->setEditable(false);
-  return item;
-}
 
 QString modeText(core::eval::JudgeMode mode) {
   switch (mode) {
@@ -301,18 +276,9 @@ ClaimsResultsView::ClaimsResultsView(QWidget* parent) : QWidget(parent) {
   m_agreementTab = m_tabs->addTab(m_agreement, tr("Judge vs human"));
 
   m_statsPanel = new StatsPanel;
-  m_statsPanel->setVisible(false);
-  connect(m_statsPanel, &StatsPanel::closeRequested, this,
-          [this] { m_statsPanel->setVisible(false); });
-  auto* withStats = new QSplitter(Qt::Horizontal);
-  withStats->addWidget(m_tabs);
-  withStats->addWidget(m_statsPanel);
-  withStats->setStretchFactor(0, 3);
-  withStats->setStretchFactor(1, 2);
-  withStats->setCollapsible(1, false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(withStats);
+  layout->addWidget(m_statsPanel->placeBeside(m_tabs));
 }
 
 void ClaimsResultsView::setReport(std::shared_ptr<const core::eval::JudgeReport> report,
@@ -354,7 +320,7 @@ void ClaimsResultsView::fillSummary() {
   if (r.pendingItems)
     mode +=
         tr(". <b>Partial</b>: %n call(s) not made yet (resume the run)", "", int(r.pendingItems));
-  if (!r.error.empty()) mode = tr("<span style='color:#b01c1c'>%1</span>").arg(html(r.error));
+  if (!r.error.empty()) mode = errorHtml(html(r.error));
   m_mode->setText(mode);
   const bool ragchecker = r.settings.mode == core::eval::JudgeMode::RagChecker;
   for (const auto& m : r.metrics) {
@@ -363,7 +329,8 @@ void ClaimsResultsView::fillSummary() {
     const std::optional<double> mean =
         std::isnan(m.mean) ? std::nullopt : std::optional<double>(m.mean);
     row << numberItem(
-        mean, ragchecker && mean
+        mean, 4,
+        ragchecker && mean
                   ? QStringLiteral(" (%1)").arg(core::claims::ragcheckerPercent(*mean), 0, 'f', 1)
                   : QString());
     row << textItem(m.ci95

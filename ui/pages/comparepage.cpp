@@ -24,8 +24,9 @@
 #include "core/stats/multiple.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
-#include "ui/jobs/perqueryfilesjob.h"
-#include "ui/jobs/statsjob.h"
+#include "ui/models/runsources.h"
+#include "ui/pages/formwidgets.h"
+#include "ui/jobs/statsrunner.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -92,11 +93,11 @@ std::vector<ComparisonRow> compareAll(const std::vector<RunValues>& runs, const 
 }  // namespace
 
 ComparePage::ComparePage(Workbench* workbench, QWidget* parent)
-    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)), m_files(new PerQueryFilesJob(this)) {
+    : Page(parent), m_workbench(workbench), m_sources(new RunSources(workbench, true, this)) {
   buildUi();
-  connect(m_files, &PerQueryFilesJob::loaded, this, &ComparePage::onPerQueryFilesLoaded);
-  connect(m_workbench, &Workbench::evaluationChanged, this, &ComparePage::refreshRuns);
-  connect(m_job, &StatsJob::finished, this, &ComparePage::onFinished);
+  connect(m_sources, &RunSources::changed, this, &ComparePage::refreshRuns);
+  m_sources->showStatusIn(m_status);
+  connect(m_sources, &RunSources::filesAdded, this, &ComparePage::perQueryFilesAdded);
   refreshRuns();
 }
 
@@ -111,7 +112,7 @@ void ComparePage::buildUi() {
   m_runs->setToolTip(tr("Runs of the latest retrieval evaluation, and per-query files you add"));
   connect(m_runs, &QListWidget::itemChanged, this, &ComparePage::refreshMeasures);
   auto* addFiles = new QPushButton(tr("Add trec_eval -q files…"), inputs);
-  connect(addFiles, &QPushButton::clicked, this, &ComparePage::chooseFiles);
+  connect(addFiles, &QPushButton::clicked, this, [this] { m_sources->chooseFiles(this); });
   auto* runsBox = new QVBoxLayout;
   runsBox->addWidget(new QLabel(tr("Runs:"), inputs));
   runsBox->addWidget(m_runs, 1);
@@ -122,27 +123,15 @@ void ComparePage::buildUi() {
   measuresBox->addWidget(new QLabel(tr("Measures:"), inputs));
   measuresBox->addWidget(m_measures, 1);
 
-  m_resamples = new QSpinBox(inputs);
-  m_resamples->setRange(100, 1000000);
-  m_resamples->setValue(10000);
-  m_resamples->setGroupSeparatorShown(true);
-  m_permutations = new QSpinBox(inputs);
-  m_permutations->setRange(100, 10000000);
-  m_permutations->setValue(10000);
-  m_permutations->setGroupSeparatorShown(true);
-  m_level = new QComboBox(inputs);
-  m_level->addItem(QStringLiteral("90%"), 0.90);
-  m_level->addItem(QStringLiteral("95%"), 0.95);
-  m_level->addItem(QStringLiteral("99%"), 0.99);
-  m_level->setCurrentIndex(1);
+  m_resamples = resamplesSpin(inputs);
+  m_permutations = permutationsSpin(inputs);
+  m_level = levelCombo(inputs);
   m_alpha = new QDoubleSpinBox(inputs);
   m_alpha->setRange(0.0001, 0.5);
   m_alpha->setDecimals(4);
   m_alpha->setSingleStep(0.01);
   m_alpha->setValue(0.05);
-  m_seed = new QSpinBox(inputs);
-  m_seed->setRange(0, 2147483647);
-  m_seed->setValue(int(stats::kDefaultSeed));
+  m_seed = seedSpin(inputs);
   auto* form = new QFormLayout;
   form->addRow(tr("Bootstrap B:"), m_resamples);
   form->addRow(tr("Permutations:"), m_permutations);
@@ -154,12 +143,11 @@ void ComparePage::buildUi() {
   m_compare->setDefault(true);
   connect(m_compare, &QPushButton::clicked, this, &ComparePage::compare);
   m_cancel = new QPushButton(tr("Cancel"), inputs);
-  m_cancel->setEnabled(false);
   connect(m_cancel, &QPushButton::clicked, this, &ComparePage::cancel);
   m_busy = new QProgressBar(inputs);
   m_busy->setRange(0, 0);
-  m_busy->setVisible(false);
   m_busy->setMaximumHeight(14);
+  m_job = new StatsRunner({m_compare, m_cancel, m_busy}, this);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_compare);
   buttons->addWidget(m_cancel);
@@ -216,8 +204,6 @@ void ComparePage::buildUi() {
 }
 
 void ComparePage::refreshRuns() {
-  const auto outcome = m_workbench->evaluation();
-  m_evalRuns = outcome ? runValuesFrom(*outcome) : std::vector<RunValues>{};
   QStringList unchecked;
   for (int i = 0; i < m_runs->count(); ++i)
     if (m_runs->item(i)->checkState() != Qt::Checked) unchecked << m_runs->item(i)->text();
@@ -231,8 +217,9 @@ void ComparePage::refreshRuns() {
     item->setCheckState(unchecked.contains(run.name) ? Qt::Unchecked : Qt::Checked);
   };
   int index = 0;
-  for (const auto& run : m_evalRuns) add(run, index++, tr("from the retrieval evaluation"));
-  for (const auto& run : m_fileRuns) add(run, index++, tr("per-query file"));
+  for (const auto& run : m_sources->evaluationRuns())
+    add(run, index++, tr("from the retrieval evaluation"));
+  for (const auto& run : m_sources->fileRuns()) add(run, index++, tr("per-query file"));
   m_runs->blockSignals(false);
   refreshMeasures();
 }
@@ -255,11 +242,8 @@ std::vector<const RunValues*> ComparePage::checkedRuns() const {
   std::vector<const RunValues*> out;
   for (int i = 0; i < m_runs->count(); ++i) {
     if (m_runs->item(i)->checkState() != Qt::Checked) continue;
-    const int index = m_runs->item(i)->data(kRunIndexRole).toInt();
-    if (index < static_cast<int>(m_evalRuns.size()))
-      out.push_back(&m_evalRuns[std::size_t(index)]);
-    else if (index - m_evalRuns.size() < m_fileRuns.size())
-      out.push_back(&m_fileRuns[std::size_t(index) - m_evalRuns.size()]);
+    if (const RunValues* run = m_sources->at(m_runs->item(i)->data(kRunIndexRole).toInt()))
+      out.push_back(run);
   }
   return out;
 }
@@ -296,24 +280,8 @@ void ComparePage::setPermutations(int n) { m_permutations->setValue(n); }
 bool ComparePage::isRunning() const { return m_job->isRunning(); }
 void ComparePage::cancel() { m_job->cancel(); }
 
-void ComparePage::chooseFiles() {
-  const QStringList files = QFileDialog::getOpenFileNames(this, tr("trec_eval -q output files"));
-  if (!files.isEmpty()) addPerQueryFiles(files);
-}
-
 void ComparePage::addPerQueryFiles(const QStringList& files) {
-  core::LoadOptions options;
-  options.onError = m_workbench->onError();
-  m_status->setText(tr("Reading %n file(s)…", "", int(files.size())));
-  m_files->start(files, options, /*reportEmpty=*/true);
-}
-
-void ComparePage::onPerQueryFilesLoaded(const PerQueryRuns& loaded) {
-  for (const auto& run : loaded.runs) m_fileRuns.push_back(run);
-  refreshRuns();
-  m_status->setText(loaded.problems.isEmpty() ? tr("%n run(s) added.", "", int(loaded.runs.size()))
-                                              : loaded.problems.mid(0, 5).join(QLatin1Char('\n')));
-  emit perQueryFilesAdded(loaded.allOk);
+  m_sources->addPerQueryFiles(files);
 }
 
 bool ComparePage::compare() {
@@ -331,32 +299,25 @@ bool ComparePage::compare() {
   o.paired.seed = static_cast<std::uint64_t>(m_seed->value());
   o.correlation.level = o.paired.level;
   o.correlation.seed = o.paired.seed;
-  auto out = std::make_shared<std::vector<ComparisonRow>>();
-  m_pending = out;
   const std::size_t pairs = runs.size() * (runs.size() - 1) / 2 * std::size_t(measures.size());
   m_status->setText(tr("Comparing %n pair(s)…", nullptr, int(pairs)));
-  m_compare->setEnabled(false);
-  m_cancel->setEnabled(true);
-  m_busy->setVisible(true);
-  m_ticket = m_job->start([out, runs = std::move(runs), measures, o](const std::atomic<bool>* cancel) {
-    *out = compareAll(runs, measures, o, cancel);
-  });
+  m_job->start<std::vector<ComparisonRow>>(
+      [runs = std::move(runs), measures, o](std::vector<ComparisonRow>& out,
+                                             const std::atomic<bool>* cancel) {
+        out = compareAll(runs, measures, o, cancel);
+      },
+      [this](std::vector<ComparisonRow> rows, bool cancelled) {
+        onFinished(std::move(rows), cancelled);
+      });
   return true;
 }
 
-void ComparePage::onFinished(int ticket, bool cancelled) {
-  if (ticket != m_ticket) return;
-  m_compare->setEnabled(true);
-  m_cancel->setEnabled(false);
-  m_busy->setVisible(false);
-  if (cancelled || !m_pending) {
+void ComparePage::onFinished(std::vector<ComparisonRow> rows, bool cancelled) {
+  if (cancelled) {
     m_status->setText(tr("Cancelled."));
-    m_pending.reset();
     emit comparisonFinished(false);
     return;
   }
-  std::vector<ComparisonRow> rows = std::move(*m_pending);
-  m_pending.reset();
   std::size_t significant = 0, unaligned = 0;
   const double alpha = m_alpha->value();
   for (const auto& r : rows) {

@@ -1,5 +1,5 @@
 #pragma once
-// Compare runs (SPEC §8): pick runs (from the retrieval page's latest evaluation, or `trec_eval -q`
+// Compare runs (core/stats/README.md, paired comparison): pick runs (from the retrieval page's latest evaluation, or `trec_eval -q`
 // per-query files) and measures; every pair of runs on every measure gets the mean difference with
 // a paired bootstrap CI, the randomization and t-test p-values raw and Holm-adjusted across all
 // comparisons, wins/ties/losses per query, and for the selected row the sorted per-query
@@ -31,8 +31,8 @@ namespace ragscope::ui {
 namespace charts {
 class ChartWidget;
 }
-class PerQueryFilesJob;
-class StatsJob;
+class RunSources;
+class StatsRunner;
 class Workbench;
 
 class ComparePage : public Page {
@@ -72,24 +72,18 @@ class ComparePage : public Page {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void onPerQueryFilesLoaded(const PerQueryRuns& loaded);
   void buildUi();
   void refreshRuns();
   void refreshMeasures();
-  void chooseFiles();
-  void onFinished(int ticket, bool cancelled);
+  void onFinished(std::vector<ComparisonRow> rows, bool cancelled);
   void showRow(int sourceRow);
   void fitTableHeight();
   std::vector<const RunValues*> checkedRuns() const;
   QStringList checkedMeasures() const;
 
   Workbench* m_workbench;
-  StatsJob* m_job;
-  PerQueryFilesJob* m_files;
-  int m_ticket = 0;
-  std::shared_ptr<std::vector<ComparisonRow>> m_pending;
-  std::vector<RunValues> m_evalRuns;
-  std::vector<RunValues> m_fileRuns;
+  StatsRunner* m_job = nullptr;
+  RunSources* m_sources;
 
   QListWidget* m_runs;
   QListWidget* m_measures;

@@ -28,8 +28,9 @@
 
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
-#include "ui/jobs/perqueryfilesjob.h"
-#include "ui/jobs/statsjob.h"
+#include "ui/models/runsources.h"
+#include "ui/pages/formwidgets.h"
+#include "ui/jobs/statsrunner.h"
 #include "ui/models/comparisonmodel.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/querysetmodel.h"
@@ -74,11 +75,11 @@ QString signedValue(double v) { return (v > 0 ? QStringLiteral("+") : QString())
 }  // namespace
 
 ContrastivePage::ContrastivePage(Workbench* workbench, QWidget* parent)
-    : Page(parent), m_workbench(workbench), m_job(new StatsJob(this)), m_files(new PerQueryFilesJob(this)) {
+    : Page(parent), m_workbench(workbench), m_sources(new RunSources(workbench, false, this)) {
   buildUi();
-  connect(m_files, &PerQueryFilesJob::loaded, this, &ContrastivePage::onPerQueryFilesLoaded);
-  connect(m_workbench, &Workbench::evaluationChanged, this, &ContrastivePage::refreshRuns);
-  connect(m_job, &StatsJob::finished, this, &ContrastivePage::onFinished);
+  connect(m_sources, &RunSources::changed, this, &ContrastivePage::refreshRuns);
+  m_sources->showStatusIn(m_status);
+  connect(m_sources, &RunSources::filesAdded, this, &ContrastivePage::perQueryFilesAdded);
   refreshRuns();
 }
 
@@ -97,7 +98,7 @@ void ContrastivePage::buildUi() {
   connect(m_run, &QComboBox::currentIndexChanged, this, &ContrastivePage::refreshMeasures);
   connect(m_measure, &QComboBox::currentIndexChanged, this, &ContrastivePage::applySource);
   auto* addFiles = new QPushButton(tr("Add trec_eval -q files…"), inputs);
-  connect(addFiles, &QPushButton::clicked, this, &ContrastivePage::chooseFiles);
+  connect(addFiles, &QPushButton::clicked, this, [this] { m_sources->chooseFiles(this); });
   auto* sourceRow = new QHBoxLayout;
   sourceRow->addWidget(m_run, 2);
   sourceRow->addWidget(new QLabel(tr("measure"), inputs));
@@ -157,37 +158,22 @@ void ContrastivePage::buildUi() {
   setRow->addWidget(m_setsLabel, 2);
   form->addRow(tr("Set:"), setRow);
 
-  m_resamples = new QSpinBox(inputs);
-  m_resamples->setRange(100, 1000000);
-  m_resamples->setValue(10000);
-  m_resamples->setGroupSeparatorShown(true);
-  m_sampleSize = new QSpinBox(inputs);
-  m_sampleSize->setRange(0, 10000000);
-  m_sampleSize->setSpecialValueText(tr("each set's n"));
-  m_permutations = new QSpinBox(inputs);
-  m_permutations->setRange(100, 10000000);
-  m_permutations->setValue(10000);
-  m_permutations->setGroupSeparatorShown(true);
-  m_level = new QComboBox(inputs);
-  m_level->addItem(QStringLiteral("90%"), 0.90);
-  m_level->addItem(QStringLiteral("95%"), 0.95);
-  m_level->addItem(QStringLiteral("99%"), 0.99);
-  m_level->setCurrentIndex(1);
-  m_seed = new QSpinBox(inputs);
-  m_seed->setRange(0, 2147483647);
-  m_seed->setValue(int(stats::kDefaultSeed));
+  m_resamples = resamplesSpin(inputs);
+  m_sampleSize = sampleSizeSpin(tr("each set's n"), inputs);
+  m_permutations = permutationsSpin(inputs);
+  m_level = levelCombo(inputs);
+  m_seed = seedSpin(inputs);
   auto* vera = new QPushButton(tr("VERA setting (s = 50, B = 500)"), inputs);
   connect(vera, &QPushButton::clicked, this, &ContrastivePage::useVeraSetting);
   m_analyse = new QPushButton(tr("Analyse"), inputs);
   m_analyse->setDefault(true);
   connect(m_analyse, &QPushButton::clicked, this, &ContrastivePage::analyse);
   m_cancel = new QPushButton(tr("Cancel"), inputs);
-  m_cancel->setEnabled(false);
   connect(m_cancel, &QPushButton::clicked, this, &ContrastivePage::cancel);
   m_busy = new QProgressBar(inputs);
   m_busy->setRange(0, 0);
-  m_busy->setVisible(false);
   m_busy->setMaximumHeight(14);
+  m_job = new StatsRunner({m_analyse, m_cancel, m_busy}, this);
   auto* optionRow = new QHBoxLayout;
   optionRow->addWidget(new QLabel(tr("B"), inputs));
   optionRow->addWidget(m_resamples);
@@ -261,33 +247,21 @@ void ContrastivePage::buildUi() {
   updateSetsLabel();
 }
 
-std::vector<const RunValues*> ContrastivePage::allRuns() const {
-  std::vector<const RunValues*> out;
-  for (const auto& r : m_evalRuns) out.push_back(&r);
-  for (const auto& r : m_fileRuns) out.push_back(&r);
-  return out;
-}
-
-const RunValues* ContrastivePage::runAt(int index) const {
-  const auto runs = allRuns();
-  return index >= 0 && index < static_cast<int>(runs.size()) ? runs[std::size_t(index)] : nullptr;
-}
+const RunValues* ContrastivePage::runAt(int index) const { return m_sources->at(index); }
 
 QStringList ContrastivePage::runNames() const {
   QStringList out;
-  for (const RunValues* r : allRuns()) out << r->name;
+  for (const RunValues* r : m_sources->all()) out << r->name;
   return out;
 }
 
 void ContrastivePage::refreshRuns() {
-  const auto outcome = m_workbench->evaluation();
-  m_evalRuns = outcome ? runValuesFrom(*outcome) : std::vector<RunValues>{};
   const int run = std::max(0, m_run->currentIndex());
   const int splitRun = std::max(0, m_splitRun->currentIndex());
   for (QComboBox* box : {m_run, m_splitRun}) {
     box->blockSignals(true);
     box->clear();
-    for (const RunValues* r : allRuns()) box->addItem(r->name, r->source);
+    for (const RunValues* r : m_sources->all()) box->addItem(r->name, r->source);
     box->blockSignals(false);
   }
   if (m_run->count() > 0) m_run->setCurrentIndex(std::min(run, m_run->count() - 1));
@@ -440,24 +414,8 @@ void ContrastivePage::updateSetsLabel() {
                                        : tr("%1 (unassigned %2)").arg(parts.join(QStringLiteral(", "))).arg(unassigned));
 }
 
-void ContrastivePage::chooseFiles() {
-  const QStringList files = QFileDialog::getOpenFileNames(this, tr("trec_eval -q output files"));
-  if (!files.isEmpty()) addPerQueryFiles(files);
-}
-
 void ContrastivePage::addPerQueryFiles(const QStringList& files) {
-  core::LoadOptions options;
-  options.onError = m_workbench->onError();
-  m_status->setText(tr("Reading %n file(s)…", "", int(files.size())));
-  m_files->start(files, options, /*reportEmpty=*/false);
-}
-
-void ContrastivePage::onPerQueryFilesLoaded(const PerQueryRuns& loaded) {
-  for (const auto& run : loaded.runs) m_fileRuns.push_back(run);
-  refreshRuns();
-  m_status->setText(loaded.problems.isEmpty() ? tr("%n run(s) added.", "", int(loaded.runs.size()))
-                                              : loaded.problems.mid(0, 5).join(QLatin1Char('\n')));
-  emit perQueryFilesAdded(loaded.allOk);
+  m_sources->addPerQueryFiles(files);
 }
 
 void ContrastivePage::setResamples(int b) { m_resamples->setValue(b); }
@@ -487,27 +445,22 @@ bool ContrastivePage::analyse() {
   o.bootstrap.level = m_level->currentData().toDouble();
   o.bootstrap.seed = static_cast<std::uint64_t>(m_seed->value());
   o.permutations = static_cast<std::size_t>(m_permutations->value());
-  auto out = std::make_shared<stats::ContrastiveResult>();
-  m_pending = out;
   m_analysedMeasure = m_measure->currentText();
-  m_analyse->setEnabled(false);
-  m_cancel->setEnabled(true);
-  m_busy->setVisible(true);
   m_status->setText(tr("Bootstrapping %n set(s)…", nullptr, int(sets.size())));
-  m_ticket = m_job->start([out, sets = std::move(sets), o](const std::atomic<bool>* cancel) mutable {
-    o.bootstrap.cancel = cancel;
-    *out = stats::contrastive(sets, o);
-  });
+  m_job->start<stats::ContrastiveResult>(
+      [sets = std::move(sets), o](stats::ContrastiveResult& out,
+                                  const std::atomic<bool>* cancel) mutable {
+        o.bootstrap.cancel = cancel;
+        out = stats::contrastive(sets, o);
+      },
+      [this](stats::ContrastiveResult result, bool cancelled) {
+        m_result = std::move(result);
+        onFinished(cancelled);
+      });
   return true;
 }
 
-void ContrastivePage::onFinished(int ticket, bool cancelled) {
-  if (ticket != m_ticket) return;
-  m_analyse->setEnabled(true);
-  m_cancel->setEnabled(false);
-  m_busy->setVisible(false);
-  if (m_pending) m_result = std::move(*m_pending);
-  m_pending.reset();
+void ContrastivePage::onFinished(bool cancelled) {
   if (cancelled || !m_result.ok()) {
     m_status->setText(cancelled || m_result.cancelled ? tr("Cancelled.")
                                                       : tr("Cannot analyse: %1").arg(QString::fromStdString(m_result.error)));

@@ -1,5 +1,5 @@
 #pragma once
-// Contrastive analysis (SPEC §8, VERA §3.4): two or more named query sets over the same
+// Contrastive analysis (VERA §3.4; core/stats/README.md): two or more named query sets over the same
 // collection, the same measure of one run on each. Sets are made by selecting queries, by
 // splitting on a column (top vs bottom half, or a threshold, of any run's measure) or from a file
 // of query ids. Each set's bootstrap distribution of the mean is overlaid; each pair of sets gets
@@ -32,8 +32,8 @@ namespace charts {
 class ChartWidget;
 }
 class QuerySetModel;
-class PerQueryFilesJob;
-class StatsJob;
+class RunSources;
+class StatsRunner;
 class Workbench;
 
 class ContrastivePage : public Page {
@@ -85,27 +85,20 @@ class ContrastivePage : public Page {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void onPerQueryFilesLoaded(const PerQueryRuns& loaded);
   void buildUi();
   void refreshRuns();
   void refreshMeasures();
   void applySource();
-  void chooseFiles();
   void chooseSetFile();
   void assignSelected();
   void updateSetsLabel();
-  void onFinished(int ticket, bool cancelled);
+  void onFinished(bool cancelled);
   const RunValues* runAt(int index) const;
-  std::vector<const RunValues*> allRuns() const;
 
   Workbench* m_workbench;
-  StatsJob* m_job;
-  PerQueryFilesJob* m_files;
-  int m_ticket = 0;
-  std::shared_ptr<core::stats::ContrastiveResult> m_pending;
+  StatsRunner* m_job = nullptr;
+  RunSources* m_sources;
   core::stats::ContrastiveResult m_result;
-  std::vector<RunValues> m_evalRuns;
-  std::vector<RunValues> m_fileRuns;
   QString m_analysedMeasure;
 
   QComboBox* m_run;

@@ -21,6 +21,7 @@
 #include "ui/pages/documenttextview.h"
 #include "ui/pages/largetable.h"
 #include "ui/pages/querydetail.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -28,14 +29,6 @@ namespace {
 
 const std::map<int, int> kColumnCaps{
     {DocumentListModel::Id, 240}, {DocumentListModel::Title, 220}, {DocumentListModel::Source, 180}};
-
-QLabel* mutedLabel() {
-  auto* label = new QLabel;
-  QPalette pal = label->palette();
-  pal.setColor(QPalette::WindowText, QColor(0x5f, 0x5f, 0x5f));
-  label->setPalette(pal);
-  return label;
-}
 
 // Runs `work` on `pool` unless a newer request (a higher `latest`) came first, and hands its
 // result to `done` on the GUI thread if it is still the newest then. A request waiting in the

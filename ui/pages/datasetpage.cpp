@@ -39,6 +39,7 @@
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
 #include "ui/workbench.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -46,14 +47,6 @@ namespace {
 
 QString formatBytes(quint64 bytes) {
   return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeSIFormat);
-}
-
-QLabel* mutedLabel() {
-  auto* label = new QLabel;
-  QPalette pal = label->palette();
-  pal.setColor(QPalette::WindowText, QColor(0x5f, 0x5f, 0x5f));
-  label->setPalette(pal);
-  return label;
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/formwidgets.h"
 #include "ui/secrets.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
@@ -355,7 +356,7 @@ void EndpointsPage::onTested(const ConnectionOutcome& outcome) {
   m_outcome = outcome;
   m_testButton->setEnabled(true);
   m_testHeadline->setText(outcome.headline);
-  m_testHeadline->setStyleSheet(outcome.ok ? QStringLiteral("color: #1b7a2e;") : QStringLiteral("color: #b01c1c;"));
+  setOutcomeStyle(m_testHeadline, outcome.ok);
   QString detail = outcome.detail;
   if (!outcome.ok && outcome.httpStatus > 0 && !detail.contains(QString::number(outcome.httpStatus)))
     detail += tr(" (HTTP %1)").arg(outcome.httpStatus);
@@ -391,7 +392,7 @@ void EndpointsPage::storeKeyInKeychain() {
   if (!ok || key.isEmpty()) return;
   Secrets::writeKey(entry, key, this, [this](bool stored, const QString& message) {
     m_keyNote->setText(message);
-    m_keyNote->setStyleSheet(stored ? QString() : QStringLiteral("color: #b01c1c;"));
+    setErrorStyle(m_keyNote, !stored);
     emit statusMessage(message);
   });
   key.fill(QLatin1Char('\0'));

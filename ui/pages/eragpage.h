@@ -1,11 +1,12 @@
 #pragma once
-// eRAG (SPEC §6, paper 000) in the GUI. Setup: the current dataset, one of its runs or a retriever
+// eRAG (Salemi & Zamani, SIGIR 2024; core/eval/README.md) in the GUI. Setup: the current dataset, one of its runs or a retriever
 // (BM25 over the dataset's corpus: retrieved as the job's first step, then added to the dataset's
 // runs so every page sees it, and savable as a TREC run file), the generator endpoint, the prompt
 // template, k, the downstream metric that turns each output into a document label, and the
 // measures that aggregate the labels; a dry-run estimate (calls, tokens, cost) for eRAG and,
 // optionally, the end-to-end run it is compared with; an optional budget cap. The page only
-// gathers a core::eval::JobSpec and hands it to a RunJob (listed in the Jobs dock, resumable):
+// gathers a core::eval::JobSpec (EragSetup) and hands it to a RunJob through the JobLauncher and
+// JobControls every job page shares (listed in the Jobs dock, resumable):
 // planning, the stores, the engine, the scores and the eRAG-then-end-to-end chain are core's, the
 // same path as `ragscope-cli erag --with-e2e`. Results show in an EragResultsView.
 
@@ -18,16 +19,10 @@
 #include "core/eval/job.h"
 #include "core/metrics/downstream.h"
 #include "ui/pages/eragresultsview.h"
-#include "ui/pages/page.h"
+#include "ui/pages/jobpage.h"
 
-class QCheckBox;
-class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
 class QProgressBar;
-class QPushButton;
-class QSpinBox;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
@@ -35,12 +30,12 @@ class QThreadPool;
 
 namespace ragscope::ui {
 
-class RunJob;
+class EragSetup;
 struct RunJobOutcome;
 class RetrieverRunBar;
 class Workbench;
 
-class EragPage : public Page {
+class EragPage : public JobPage {
   Q_OBJECT
  public:
   explicit EragPage(Workbench* workbench, QWidget* parent = nullptr);
@@ -59,13 +54,7 @@ class EragPage : public Page {
   void setMetric(core::DownstreamMetric metric);
   void setMeasures(const QString& text);
   void setEndToEnd(bool on);
-  void setBudget(std::optional<double> usd);
-  bool estimate();  // estimateFinished() follows
-  bool start();     // finished() follows
-  void cancel();
-  bool isRunning() const;
-  // The specification start() would run now (the endpoint's key not yet resolved).
-  std::optional<core::eval::JobSpec> jobSpec(QString* error) const;
+  bool start() override;
   // Writes run `runIndex` of the current dataset as a TREC run file in the background;
   // runSaved() follows.
   bool saveRun(int runIndex, const QString& path);
@@ -87,19 +76,14 @@ class EragPage : public Page {
   charts::ChartWidget* scatter() const { return m_view->scatter(); }
   int heatmapTab() const { return m_view->heatmapTab(); }
   int correlationTab() const { return m_view->correlationTab(); }
-  QProgressBar* progressBar() const { return m_progress; }
-  QLabel* estimateLabel() const { return m_estimate; }
-  QLabel* statusLabel() const { return m_status; }
   QLabel* runNoteLabel() const { return m_runNote; }
 
   // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
-  RetrieverRunBar* retrieverBar() const { return m_retrieverBar; }
+  RetrieverRunBar* retrieverBar() const;
  signals:
-  void estimateFinished(bool ok);
   // The retriever's run is in the dataset (or the retrieval failed or was cancelled).
   void retrieved(bool ok);
   void runSaved(bool ok, const QString& message);
-  void finished(bool ok);
 
  private:
   void buildUi();
@@ -107,43 +91,18 @@ class EragPage : public Page {
   // Shows the open project's stored eRAG (and end-to-end) run of the loaded dataset, when the page
   // has nothing else to show: a project reopens with its results on screen.
   void showProjectRuns();
-  core::llm::EndpointConfig endpoint() const;
-  std::vector<core::MeasureRequest> parsedMeasures(QString* error) const;
-  core::eval::ResultOptions resultOptions(const std::shared_ptr<const core::Dataset>& dataset) const;
-  void scheduleEstimate();
+  std::optional<core::eval::JobSpec> formSpec(QString* error) const override;
+  bool runEstimate() override;
   void onRetrieved(const std::shared_ptr<const core::eval::RetrievedRun>& run);
   void onFinished(const RunJobOutcome& outcome);
   void showResults(std::shared_ptr<const core::eval::EvaluationResults> results);
-  void fail(const QString& message);
-  void setBusy(bool busy);
 
   Workbench* m_workbench;
-  RetrieverRunBar* m_retrieverBar = nullptr;
-  QLabel* m_datasetLabel = nullptr;
-  QComboBox* m_run = nullptr;
-  QComboBox* m_endpoint = nullptr;
-  QLineEdit* m_template = nullptr;
-  QSpinBox* m_k = nullptr;
-  QComboBox* m_metric = nullptr;
-  QLineEdit* m_measures = nullptr;
-  QCheckBox* m_e2e = nullptr;
-  QCheckBox* m_useBudget = nullptr;
-  QDoubleSpinBox* m_budget = nullptr;
-  QLabel* m_estimate = nullptr;
-  QLabel* m_status = nullptr;
-  QPushButton* m_startButton = nullptr;
-  QPushButton* m_cancelButton = nullptr;
-  QPushButton* m_saveRun = nullptr;
-  QProgressBar* m_progress = nullptr;
+  EragSetup* m_setup = nullptr;
   QLabel* m_runNote = nullptr;  // how the last retrieved run was made
   EragResultsView* m_view = nullptr;
-  std::vector<core::llm::EndpointConfig> m_endpoints;
-  RunJob* m_job = nullptr;
-  QThreadPool* m_pool = nullptr;  // owned: estimates and stored results off the GUI thread
-  bool m_measuresEdited = false;
-  bool m_running = false;
+  QThreadPool* m_pool = nullptr;  // owned: stored results and saved runs off the GUI thread
   bool m_retrievalPending = false;  // the job's BM25 step has not delivered its run yet
-  int m_estimateGeneration = 0;
   std::shared_ptr<const core::Dataset> m_runDataset;  // dataset of the job in flight
 };
 

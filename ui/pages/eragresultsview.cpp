@@ -20,33 +20,15 @@
 #include "ui/delegates/heatmapdelegate.h"
 #include "ui/models/heatmapmodel.h"
 #include "ui/models/naturalsort.h"
+#include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
+#include "ui/textutil.h"
+#include "ui/style.h"
 
 namespace ragscope::ui {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-QString html(const std::string& s) { return q(s).toHtmlEscaped(); }
-
-QString number(double v, int decimals = 4) {
-  return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', decimals);
-}
-
-QStandardItem* textItem(const QString& text) {
-  auto* item = new QStandardItem(text);
-  item->setData(naturalSortKey(text), Qt::UserRole);  // q2 before q10
-  item->setEditable(false);
-  return item;
-}
-
-QStandardItem* numberItem(double v, int decimals = 4) {
-  auto* item = new QStandardItem(number(v, decimals));
-  item->setData(std::isnan(v) ? -1e300 : v, Qt::UserRole);
-  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  item->setEditable(false);
-  return item;
-}
 
 // The eRAG report of `r`, or an empty one that says there is none (an end-to-end store alone).
 const core::eval::EragReport& eragOf(const core::eval::EvaluationResults& r) {
@@ -154,18 +136,9 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
 
   // The statistics panel sits beside the results, hidden until a measure column is selected.
   m_statsPanel = new StatsPanel;
-  m_statsPanel->setVisible(false);
-  connect(m_statsPanel, &StatsPanel::closeRequested, this, [this] { m_statsPanel->setVisible(false); });
-  auto* withStats = new QSplitter(Qt::Horizontal);
-  withStats->addWidget(m_tabs);
-  withStats->addWidget(m_statsPanel);
-  withStats->setStretchFactor(0, 3);
-  withStats->setStretchFactor(1, 2);
-  withStats->setCollapsible(1, false);
-
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(withStats);
+  layout->addWidget(m_statsPanel->placeBeside(m_tabs));
 
 }
 
@@ -215,7 +188,7 @@ void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationRes
   // Summary.
   QString s;
   s += tr("<h3>eRAG of %1</h3>").arg(html(r.system));
-  if (!r.error.empty()) s += QStringLiteral("<p style='color:#b01c1c'>%1</p>").arg(html(r.error));
+  if (!r.error.empty()) s += errorHtml(html(r.error), "p");
   if (erag.error.empty()) {
     s += tr("<p>%1 queries scored with <b>%2</b> labels (%3)%4.</p>")
              .arg(a.qids.size())
@@ -398,7 +371,7 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
   const bool contains = ri < pq.contains.size() && pq.contains[ri] > 0.5;
   h += tr("<p><b>Document contains a gold answer:</b> %1</p>").arg(contains ? tr("yes") : tr("no"));
   const QString pre = QStringLiteral("<pre style='white-space: pre-wrap; background:#f4f4f4; padding:4px'>%1</pre>");
-  // A run has one generator: when the offline reader answered, every output is its (SPEC §9).
+  // A run has one generator: when the offline reader answered, every output is its (core/llm/README.md).
   h += (erag.heuristicOutputs ? tr("<h4>Generated output <i>(offline heuristic reader, not an LLM)</i></h4>")
                                 : tr("<h4>Generated output</h4>")) +
        pre.arg(output.empty() ? tr("(no output)") : html(output));

@@ -30,7 +30,7 @@
 #include "core/metrics/doclevel.h"
 #include "core/stats/bootstrap.h"
 #include "core/stats/runsummary.h"
-#include "ui/jobs/statsjob.h"
+#include "ui/jobs/statsrunner.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
@@ -97,7 +97,7 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     : Page(parent),
       m_workbench(workbench),
       m_job(new EvalJob(this)),
-      m_statsJob(new StatsJob(this)),
+      m_statsJob(new StatsRunner({}, this)),
       m_outcome(std::make_shared<const EvalOutcome>()) {
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, this, &RetrievalPage::refreshDatasetInputs);
@@ -106,13 +106,6 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     m_progress->setValue(done);
   });
   connect(m_job, &EvalJob::finished, this, &RetrievalPage::onFinished);
-  connect(m_statsJob, &StatsJob::finished, this, [this](int ticket, bool cancelled) {
-    if (ticket != m_statsTicket || !m_pendingIntervals) return;
-    if (!cancelled) m_summary->setIntervals(std::move(*m_pendingIntervals), 0.95);
-    m_pendingIntervals.reset();
-    fitSummaryColumns(m_summaryView, m_summary);
-    emit summaryStatisticsReady();
-  });
   refreshDatasetInputs();
 }
 
@@ -304,18 +297,9 @@ void RetrievalPage::buildUi() {
 
   // The statistics panel sits beside the results, hidden until a measure column is selected.
   m_statsPanel = new StatsPanel(this);
-  m_statsPanel->setVisible(false);
-  connect(m_statsPanel, &StatsPanel::closeRequested, this, [this] { m_statsPanel->setVisible(false); });
-  auto* withStats = new QSplitter(Qt::Horizontal, this);
-  withStats->addWidget(results);
-  withStats->addWidget(m_statsPanel);
-  withStats->setStretchFactor(0, 3);
-  withStats->setStretchFactor(1, 2);
-  withStats->setCollapsible(1, false);
-
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(inputs);
-  layout->addWidget(withStats, 1);
+  layout->addWidget(m_statsPanel->placeBeside(results), 1);
   updateConventions();
 }
 
@@ -636,26 +620,31 @@ void RetrievalPage::updateConventions() {
 
 namespace ragscope::ui {
 
-bool RetrievalPage::summaryStatisticsPending() const { return m_pendingIntervals != nullptr; }
+bool RetrievalPage::summaryStatisticsPending() const { return m_statsJob->isPending(); }
 
 void RetrievalPage::computeSummaryIntervals() {
   // Every run x mean-type measure: a percentile bootstrap CI (B = 10,000, seed 42) of the mean,
   // off the GUI thread; the summary shows "…" until it is done. core::stats::summarizeRun is what
   // `ragscope-cli eval --format csv|json` prints, so the GUI and CLI CIs are the same numbers.
-  auto out = std::make_shared<std::vector<std::map<std::string, core::stats::Interval>>>();
-  m_pendingIntervals = out;
-  m_statsTicket = m_statsJob->start([outcome = m_outcome, out](const std::atomic<bool>* cancel) {
-    core::stats::BootstrapOptions o;
-    o.cancel = cancel;
-    for (const auto& r : outcome->results) {
-      const auto summaries = core::stats::summarizeRun(r, o);
-      if (cancel->load()) return;
-      auto& intervals = out->emplace_back();
-      for (std::size_t c = 0; c < r.columns.size() && c < summaries.size(); ++c)
-        if (std::isfinite(summaries[c].ci.low) && std::isfinite(summaries[c].ci.high))
-          intervals[r.columns[c].name] = summaries[c].ci;
-    }
-  });
+  using Intervals = std::vector<std::map<std::string, core::stats::Interval>>;
+  m_statsJob->start<Intervals>(
+      [outcome = m_outcome](Intervals& out, const std::atomic<bool>* cancel) {
+        core::stats::BootstrapOptions o;
+        o.cancel = cancel;
+        for (const auto& r : outcome->results) {
+          const auto summaries = core::stats::summarizeRun(r, o);
+          if (cancel->load()) return;
+          auto& intervals = out.emplace_back();
+          for (std::size_t c = 0; c < r.columns.size() && c < summaries.size(); ++c)
+            if (std::isfinite(summaries[c].ci.low) && std::isfinite(summaries[c].ci.high))
+              intervals[r.columns[c].name] = summaries[c].ci;
+        }
+      },
+      [this](Intervals intervals, bool cancelled) {
+        if (!cancelled) m_summary->setIntervals(std::move(intervals), 0.95);
+        fitSummaryColumns(m_summaryView, m_summary);
+        emit summaryStatisticsReady();
+      });
 }
 
 bool RetrievalPage::openStatistics(int runIndex, const QString& measure) {

@@ -1,5 +1,5 @@
 #pragma once
-// Retrieval evaluation (SPEC §4): pick qrels and runs (files, or the loaded dataset's), measures
+// Retrieval evaluation (core/metrics/README.md): pick qrels and runs (files, or the loaded dataset's), measures
 // in trec_eval's syntax, level, depth and complete mode; the evaluation runs in the background.
 // Results: a runs x measures summary, the conventions in force, a per-query table per run, and a
 // drill-down from a query to its ranked list with grades coloured and unjudged documents marked.
@@ -33,7 +33,7 @@ namespace ragscope::ui {
 class EvalSummaryModel;
 class PerQueryEvalModel;
 class RankedListModel;
-class StatsJob;
+class StatsRunner;
 class StatsPanel;
 class RetrieverRunBar;
 class Workbench;
@@ -53,7 +53,7 @@ class RetrievalPage : public Page {
   void setRelevanceLevel(int level);
   void setComplete(bool on);
   void setMaxDepth(int depth);  // 0 = no cut
-  // Document level: chunk ids file#page#n count as their document (SPEC §4, chunked corpora).
+  // Document level: chunk ids file#page#n count as their document (core/metrics/README.md, document level).
   void setDocumentLevel(bool on);
   // Chooses the loaded dataset's gold documents as the (document-level) qrels; false when the
   // dataset names none.
@@ -101,9 +101,7 @@ class RetrievalPage : public Page {
   Workbench* m_workbench;
   RetrieverRunBar* m_retrieverBar = nullptr;
   EvalJob* m_job;
-  StatsJob* m_statsJob;
-  int m_statsTicket = 0;
-  std::shared_ptr<std::vector<std::map<std::string, core::stats::Interval>>> m_pendingIntervals;
+  StatsRunner* m_statsJob;  // the summary's confidence intervals
   std::shared_ptr<const EvalOutcome> m_outcome;
 
   QComboBox* m_qrels;

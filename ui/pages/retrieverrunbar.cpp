@@ -3,23 +3,17 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLocale>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 
 #include "core/retrieval/retrievejob.h"
 #include "ui/jobs/retrieverjob.h"
-#include "ui/retrievertrust.h"
+#include "ui/pages/jobcontrols.h"
+#include "ui/pages/joblauncher.h"
+#include "ui/textutil.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
-
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-}  // namespace
 
 RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* parent)
     : QWidget(parent), m_workbench(workbench), m_job(new RetrieverJob(this)) {
@@ -32,32 +26,28 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
   m_k->setRange(1, 100000);
   m_k->setValue(defaultK);
   m_k->setPrefix(tr("top "));
-  m_run = new QPushButton(tr("Retrieve"), this);
-  m_run->setObjectName(QStringLiteral("RetrieveButton"));
-  m_run->setToolTip(tr("Run the retriever over every query of the dataset; the run joins the dataset"));
-  m_cancel = new QPushButton(tr("Cancel"), this);
-  m_cancel->setEnabled(false);
-  m_progress = new QProgressBar(this);
-  m_progress->setVisible(false);
-  m_progress->setMaximumWidth(160);
-  m_status = new QLabel(this);
-  m_status->setTextFormat(Qt::PlainText);  // quotes the service's replies: never HTML
-  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_controls = new JobControls({tr("Retrieve"), JobControls::Compact}, this);
+  m_controls->addLeading(m_retriever);
+  m_controls->addLeading(m_k);
+  m_controls->startButton()->setObjectName(QStringLiteral("RetrieveButton"));
+  m_controls->startButton()->setToolTip(
+      tr("Run the retriever over every query of the dataset; the run joins the dataset"));
+  m_launcher = new JobLauncher(m_controls, this);
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
-  row->addWidget(m_retriever);
-  row->addWidget(m_k);
-  row->addWidget(m_run);
-  row->addWidget(m_cancel);
-  row->addWidget(m_progress);
-  row->addWidget(m_status, 1);
-  connect(m_run, &QPushButton::clicked, this, [this] { run(); });
-  connect(m_cancel, &QPushButton::clicked, this, &RetrieverRunBar::cancel);
+  row->addWidget(m_controls);
+  connect(m_controls, &JobControls::startRequested, this, [this] { run(); });
+  connect(m_launcher, &JobLauncher::notStarted, this, [this] {
+    m_basis.reset();
+    refresh();
+    emit finished(false);
+  });
   connect(m_workbench, &Workbench::retrieversChanged, this, &RetrieverRunBar::refresh);
   connect(m_workbench, &Workbench::datasetChanged, this, &RetrieverRunBar::refresh);
-  connect(m_job, &RetrieverJob::progress, this, [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
-    showRetrievalProgress(m_progress, m_status, phase == RetrieverJob::Phase::Index, done, total);
-  });
+  connect(m_job, &RetrieverJob::progress, this,
+          [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
+            m_controls->showRetrievalProgress(phase == RetrieverJob::Phase::Index, done, total);
+          });
   connect(m_job, &RetrieverJob::finished, this, &RetrieverRunBar::onFinished);
   refresh();
 }
@@ -65,21 +55,24 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
 RetrieverRunBar::~RetrieverRunBar() = default;
 
 // From Run until the job's end, the key lookup included.
-bool RetrieverRunBar::isRunning() const { return m_job->isRunning() || m_basis; }
+bool RetrieverRunBar::isRunning() const { return m_job->isRunning() || m_launcher->isActive(); }
 
-void RetrieverRunBar::cancel() { m_job->cancel(); }
+void RetrieverRunBar::cancel() { m_launcher->cancel(); }
+
+QLabel* RetrieverRunBar::statusLabel() const { return m_controls->statusLabel(); }
 
 void RetrieverRunBar::refresh() {
   const QString current = m_retriever->currentText();
   m_retriever->clear();
   for (const auto& spec : m_workbench->retrievers())
     m_retriever->addItem(q(spec.name.empty() ? core::retrieverKindName(spec.kind) : spec.name));
-  if (m_retriever->count() == 0) m_retriever->addItem(tr("(no retrievers: add one on the Retrievers page)"));
+  if (m_retriever->count() == 0)
+    m_retriever->addItem(tr("(no retrievers: add one on the Retrievers page)"));
   const int idx = m_retriever->findText(current);
   if (idx >= 0) m_retriever->setCurrentIndex(idx);
   const bool any = !m_workbench->retrievers().empty();
   m_retriever->setEnabled(any && !isRunning());
-  m_run->setEnabled(any && m_workbench->dataset() && !isRunning());
+  m_controls->setStartEnabled(any && m_workbench->dataset());
 }
 
 bool RetrieverRunBar::run(int index, int k) {
@@ -89,18 +82,13 @@ bool RetrieverRunBar::run(int index, int k) {
   if (k > 0) m_k->setValue(k);
   const auto ds = m_workbench->dataset();
   if (index < 0 || index >= int(specs.size()) || !ds) {
-    m_status->setText(tr("Open a dataset and configure a retriever first."));
+    m_controls->setStatus(tr("Open a dataset and configure a retriever first."), true);
     return false;
   }
   m_retriever->setCurrentIndex(index);
   const core::RetrieverSpec spec = specs[std::size_t(index)];
   if (ds->queries.empty()) {
-    m_status->setText(tr("The dataset has no queries."));
-    return false;
-  }
-  QString why;
-  if (!confirmRetriever(this, spec, &why)) {
-    m_status->setText(why);
+    m_controls->setStatus(tr("The dataset has no queries."), true);
     return false;
   }
   core::RetrieveJobOptions options;
@@ -108,52 +96,46 @@ bool RetrieverRunBar::run(int index, int k) {
   options.tag = spec.name.empty() ? core::retrieverKindName(spec.kind) : spec.name;
   options.out = m_workbench->retrievedRunPath(options.tag);
   m_basis = ds;
-  m_run->setEnabled(false);
   m_retriever->setEnabled(false);
-  m_progress->setRange(0, 0);
-  m_progress->setVisible(true);
-  m_status->setText(tr("Starting %1…").arg(q(core::describeRetriever(spec))));
-  // The key from the keychain, when the retriever names an entry, before anything is sent.
-  resolveRetrieverKey(spec, this, [this, spec, ds, options](bool ok, std::function<std::string()> key, const QString& message) mutable {
-    if (!ok) {
-      m_basis.reset();
-      m_progress->setVisible(false);
-      refresh();
-      m_status->setText(tr("Not started: %1").arg(message));
-      emit finished(false);
-      return;
-    }
-    options.apiKey = std::move(key);
-    m_cancel->setEnabled(true);
-    m_job->run(spec, ds, ds->parts.empty() ? std::filesystem::path() : ds->parts.front().path, std::move(options));
-  });
-  return true;
+  const bool launched = m_launcher->launchRetriever(
+      this, spec, tr("Starting %1…").arg(q(core::describeRetriever(spec))),
+      [this, spec, ds, options](std::function<std::string()> key) mutable {
+        options.apiKey = std::move(key);
+        m_job->run(spec, ds, ds->parts.empty() ? std::filesystem::path() : ds->parts.front().path,
+                   std::move(options));
+      },
+      [this] { m_job->cancel(); });
+  if (!launched) {  // the retriever was not confirmed: the status says why
+    m_basis.reset();
+    refresh();
+  }
+  return launched;
 }
 
 void RetrieverRunBar::onFinished(const std::shared_ptr<const core::RetrieveJobResult>& result) {
-  m_progress->setVisible(false);
-  m_cancel->setEnabled(false);
+  m_launcher->done();
   const auto basis = std::exchange(m_basis, nullptr);
   refresh();
   if (result->cancelled) {
-    m_status->setText(result->checkpoint.empty()
-                          ? tr("Cancelled; nothing was added.")
-                          : tr("Cancelled; the answers so far are kept in %1 and are not asked for again.")
-                                .arg(q(result->checkpoint.string())));
+    m_controls->setStatus(
+        result->checkpoint.empty()
+            ? tr("Cancelled; nothing was added.")
+            : tr("Cancelled; the answers so far are kept in %1 and are not asked for again.")
+                  .arg(q(result->checkpoint.string())));
     emit finished(false);
     return;
   }
   if (!result->ok) {
-    m_status->setText(tr("Failed: %1").arg(q(result->error)));
-    m_status->setStyleSheet(QStringLiteral("color: #b01c1c;"));
+    m_controls->setStatus(tr("Failed: %1").arg(q(result->error)), true);
     emit finished(false);
     return;
   }
-  m_status->setStyleSheet(QString());
-  const int runIndex = m_workbench->addRetrievedRun(result->run.value, result->run.value.source, basis);
+  const int runIndex =
+      m_workbench->addRetrievedRun(result->run.value, result->run.value.source, basis);
   if (runIndex < 0) {
-    m_status->setText(tr("The dataset was replaced during the retrieval; the run was not added (it is in %1).")
-                          .arg(q(result->run.value.source)));
+    m_controls->setStatus(tr("The dataset was replaced during the retrieval; the run was not "
+                             "added (it is in %1).")
+                              .arg(q(result->run.value.source)));
     emit finished(false);
     return;
   }
@@ -163,19 +145,18 @@ void RetrieverRunBar::onFinished(const std::shared_ptr<const core::RetrieveJobRe
                      .arg(result->run.report.records)
                      .arg(basis->queries.size())
                      .arg(result->seconds, 0, 'f', 1);
-  if (result->resumed) text += tr(", %n answered by an earlier interrupted run", "", int(result->resumed));
+  if (result->resumed)
+    text += tr(", %n answered by an earlier interrupted run", "", int(result->resumed));
+  QStringList errors;
   if (failed) {
     // Each failure is in the report; the first one is shown here, all in the tooltip.
-    QStringList errors;
     for (const auto& d : result->run.report.diagnostics)
       if (d.severity == core::Severity::Error) errors << q(d.field + ": " + d.problem);
     text += tr("; %n queries failed (%1)", "", int(failed)).arg(errors.value(0));
-    m_status->setToolTip(errors.join(QLatin1Char('\n')));
-    m_status->setStyleSheet(QStringLiteral("color: #b01c1c;"));
-  } else {
-    m_status->setToolTip(q(result->run.value.source));
   }
-  m_status->setText(text + QLatin1Char('.'));
+  m_controls->setStatus(text + QLatin1Char('.'), failed > 0);
+  m_controls->statusLabel()->setToolTip(failed ? errors.join(QLatin1Char('\n'))
+                                               : q(result->run.value.source));
   emit runAdded(runIndex);
   emit finished(true);
 }

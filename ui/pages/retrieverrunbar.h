@@ -1,6 +1,7 @@
 #pragma once
 // "Make a run with a retriever" for every page that chooses a run (Retrieval, eRAG, Claims): one
-// row with the project's retrievers, the depth, Run and Cancel, a progress bar and a status line.
+// row with the project's retrievers, the depth, Run and Cancel, a progress bar and a status line
+// (a compact JobControls; JobLauncher confirms the retriever and looks up its key first).
 // The run is made in the background by core::runRetrieveJob (the code path of `ragscope-cli
 // retrieve`), written as a TREC file (Workbench::retrievedRunPath; es/http resumable there), and
 // joins the dataset, where the page then finds and selects it (runAdded).
@@ -16,12 +17,12 @@ struct RetrieveJobResult;
 
 class QComboBox;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace ragscope::ui {
 
+class JobControls;
+class JobLauncher;
 class RetrieverJob;
 class Workbench;
 
@@ -37,7 +38,7 @@ class RetrieverRunBar : public QWidget {
   void cancel();
   bool isRunning() const;
   QComboBox* retrieverCombo() const { return m_retriever; }
-  QLabel* statusLabel() const { return m_status; }
+  QLabel* statusLabel() const;
 
  signals:
   // The run is in the dataset at `runIndex` (the dataset changed first).
@@ -53,10 +54,8 @@ class RetrieverRunBar : public QWidget {
   std::shared_ptr<const core::Dataset> m_basis;  // the dataset the job started from
   QComboBox* m_retriever;
   QSpinBox* m_k;
-  QPushButton* m_run;
-  QPushButton* m_cancel;
-  QProgressBar* m_progress;
-  QLabel* m_status;
+  JobControls* m_controls;
+  JobLauncher* m_launcher;
 };
 
 }  // namespace ragscope::ui

@@ -27,6 +27,7 @@
 #include "ui/pages/formwidgets.h"
 #include "ui/retrievertrust.h"
 #include "ui/workbench.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
@@ -34,7 +35,6 @@ namespace {
 
 using Kind = core::RetrieverSpec::Kind;
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString kindLabel(Kind kind) {
   switch (kind) {

@@ -1,13 +1,13 @@
 #include "ui/pages/statspanel.h"
 
 #include <QComboBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -16,14 +16,15 @@
 #include <memory>
 
 #include "ui/charts/chartwidget.h"
-#include "ui/jobs/statsjob.h"
+#include "ui/jobs/statsrunner.h"
 #include "ui/models/runvalues.h"
+#include "ui/pages/formwidgets.h"
 
 namespace ragscope::ui {
 
 namespace stats = core::stats;
 
-StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(this)) {
+StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("StatsPanel"));
   m_title = new QLabel(tr("Select a measure column to see its statistics."), this);
   m_title->setWordWrap(true);
@@ -36,30 +37,18 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   titleRow->addWidget(m_title, 1);
   titleRow->addWidget(close, 0, Qt::AlignTop);
 
-  m_resamples = new QSpinBox(this);
-  m_resamples->setRange(100, 1000000);
+  m_resamples = resamplesSpin(this);
   m_resamples->setSingleStep(1000);
   m_resamples->setValue(kDefaultResamples);
-  m_resamples->setGroupSeparatorShown(true);
   m_resamples->setToolTip(tr("Number of bootstrap resamples (B)"));
-  m_sampleSize = new QSpinBox(this);
-  m_sampleSize->setRange(0, 10000000);
-  m_sampleSize->setSpecialValueText(tr("n"));
+  m_sampleSize = sampleSizeSpin(tr("n"), this);
   m_sampleSize->setToolTip(tr("Resample size s; n = the number of queries (VERA used s = 50, B = 500)"));
-  m_level = new QComboBox(this);
-  m_level->addItem(QStringLiteral("90%"), 0.90);
-  m_level->addItem(QStringLiteral("95%"), 0.95);
-  m_level->addItem(QStringLiteral("99%"), 0.99);
-  m_level->setCurrentIndex(1);
+  m_level = levelCombo(this);
   m_method = new QComboBox(this);
   m_method->addItem(tr("percentile"), int(stats::CiMethod::Percentile));
   m_method->addItem(tr("BCa"), int(stats::CiMethod::Bca));
-  m_seed = new QSpinBox(this);
-  m_seed->setRange(0, 2147483647);
-  m_seed->setValue(int(stats::kDefaultSeed));
+  m_seed = seedSpin(this);
 
-  auto* form = new QFormLayout;
-  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   auto* row1 = new QHBoxLayout;
   row1->addWidget(new QLabel(tr("B"), this));
   row1->addWidget(m_resamples, 1);
@@ -87,13 +76,12 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   m_compute = new QPushButton(tr("Recompute"), this);
   connect(m_compute, &QPushButton::clicked, this, &StatsPanel::recompute);
   m_cancel = new QPushButton(tr("Cancel"), this);
-  m_cancel->setEnabled(false);
   connect(m_cancel, &QPushButton::clicked, this, &StatsPanel::cancel);
   m_busy = new QProgressBar(this);
   m_busy->setRange(0, 0);
   m_busy->setMaximumHeight(12);
   m_busy->setTextVisible(false);
-  m_busy->setVisible(false);
+  m_job = new StatsRunner({m_compute, m_cancel, m_busy}, this);
   auto* row3 = new QHBoxLayout;
   row3->addWidget(m_compute);
   row3->addWidget(m_cancel);
@@ -117,11 +105,21 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent), m_job(new StatsJob(th
   layout->addWidget(m_figures);
   layout->addWidget(m_chart, 1);
   setMinimumWidth(340);
-
-  connect(m_job, &StatsJob::finished, this, &StatsPanel::onFinished);
 }
 
 StatsPanel::~StatsPanel() = default;
+
+QSplitter* StatsPanel::placeBeside(QWidget* results) {
+  setVisible(false);
+  connect(this, &StatsPanel::closeRequested, this, [this] { setVisible(false); });
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(results);
+  split->addWidget(this);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setCollapsible(1, false);
+  return split;
+}
 
 void StatsPanel::setResamples(int b) { m_resamples->setValue(b); }
 void StatsPanel::setSampleSize(int s) { m_sampleSize->setValue(s); }
@@ -142,8 +140,7 @@ bool StatsPanel::isRunning() const { return m_job->isRunning(); }
 void StatsPanel::cancel() { m_job->cancel(); }
 
 void StatsPanel::clear() {
-  m_job->cancel();
-  m_ticket = 0;
+  m_job->forget();
   m_run.clear();
   m_measure.clear();
   m_values.clear();
@@ -173,26 +170,20 @@ void StatsPanel::recompute() {
   o.level = m_level->currentData().toDouble();
   o.method = static_cast<stats::CiMethod>(m_method->currentData().toInt());
   o.seed = static_cast<std::uint64_t>(m_seed->value());
-  auto out = std::make_shared<stats::BootstrapResult>();
-  auto values = m_values;
-  m_compute->setEnabled(false);
-  m_cancel->setEnabled(true);
-  m_busy->setVisible(true);
-  m_chart->setPlaceholder(tr("Computing %1 resamples…").arg(QLocale().toString(qulonglong(o.resamples))));
-  m_ticket = m_job->start([out, values = std::move(values), o](const std::atomic<bool>* cancel) mutable {
-    o.cancel = cancel;
-    *out = stats::bootstrap(values, o);
-  });
-  m_pending = std::move(out);
+  m_chart->setPlaceholder(
+      tr("Computing %1 resamples…").arg(QLocale().toString(qulonglong(o.resamples))));
+  m_job->start<stats::BootstrapResult>(
+      [values = m_values, o](stats::BootstrapResult& out, const std::atomic<bool>* cancel) mutable {
+        o.cancel = cancel;
+        out = stats::bootstrap(values, o);
+      },
+      [this](stats::BootstrapResult result, bool cancelled) {
+        m_result = std::move(result);
+        onFinished(cancelled);
+      });
 }
 
-void StatsPanel::onFinished(int ticket, bool cancelled) {
-  if (ticket != m_ticket) return;
-  if (m_pending) m_result = std::move(*m_pending);
-  m_pending.reset();
-  m_compute->setEnabled(true);
-  m_cancel->setEnabled(false);
-  m_busy->setVisible(false);
+void StatsPanel::onFinished(bool cancelled) {
   const bool ok = !cancelled && m_result.ok();
   if (!ok) {
     m_figures->setText(cancelled || m_result.cancelled ? tr("Cancelled.")

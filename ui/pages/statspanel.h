@@ -19,19 +19,24 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 
 namespace ragscope::ui {
 
 namespace charts {
 class ChartWidget;
 }
-class StatsJob;
+class StatsRunner;
 
 class StatsPanel : public QWidget {
   Q_OBJECT
  public:
   explicit StatsPanel(QWidget* parent = nullptr);
   ~StatsPanel() override;
+
+  // The panel beside `results` in a splitter (returned, for the caller's layout), hidden until a
+  // measure column is selected, and hidden again by its close button.
+  QSplitter* placeBeside(QWidget* results);
 
   // Shows `measure` of `run` and starts its bootstrap (unless it is the sample already shown).
   void setSample(const QString& run, const QString& measure, std::vector<std::string> qids,
@@ -61,16 +66,14 @@ class StatsPanel : public QWidget {
   void closeRequested();
 
  private:
-  void onFinished(int ticket, bool cancelled);
+  void onFinished(bool cancelled);
 
-  StatsJob* m_job;
-  int m_ticket = 0;
+  StatsRunner* m_job = nullptr;
   QString m_run;
   QString m_measure;
   std::vector<std::string> m_qids;
   std::vector<double> m_values;
   core::stats::BootstrapResult m_result;
-  std::shared_ptr<core::stats::BootstrapResult> m_pending;  // filled by the running task
 
   QLabel* m_title;
   QSpinBox* m_resamples;

@@ -309,15 +309,6 @@ void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& o
   }
 }
 
-}  // namespace
-
-const std::vector<std::string>& pdfSections() {
-  static const std::vector<std::string> sections = {"settings", "charts", "lowest", "claims", "comparisons", "appendix"};
-  return sections;
-}
-
-namespace {
-
 // The PDF, drawn into `device`; `path` names it in messages.
 bool renderPdfReport(const Report& report, QIODevice* device, const QString& path, const PdfReportOptions& options,
                      std::string* error) {

@@ -1,5 +1,5 @@
 #pragma once
-// The PDF report (SPEC §12): a title page (project, datasets, date, ragscope version, the runs),
+// The PDF report (core/export/README.md): a title page (project, datasets, date, ragscope version, the runs),
 // then per run its settings, conventions and notes, the summary table with 95% CIs, charts
 // (metric intervals, the bootstrap distribution of the first metric, the eRAG heatmap, claim
 // verdict bars, eRAG vs end-to-end scatter), the lowest-scoring queries and the unsupported
@@ -17,13 +17,9 @@
 #include <vector>
 
 #include "core/export/reportmodel.h"
+#include "ui/report/pdfsections.h"  // pdfSections(): the parts a report may leave out
 
 namespace ragscope::ui::report {
-
-// The parts a report may leave out (the title page and the summary tables are always there):
-// "settings" (conventions, notes, settings), "charts", "lowest" (lowest-scoring queries),
-// "claims" (unsupported claims), "comparisons", "appendix".
-const std::vector<std::string>& pdfSections();
 
 struct PdfReportOptions {
   std::set<std::string> sections{pdfSections().begin(), pdfSections().end()};

@@ -1,6 +1,6 @@
 #pragma once
 // The PDF report's charts, painted with QPainter straight onto the page, so they are vectors in
-// the PDF (SPEC §12): each chart is a QTextDocument object (ChartObjects) that the document lays
+// the PDF (core/export/README.md): each chart is a QTextDocument object (ChartObjects) that the document lays
 // out like a character and paints when its page is drawn. Plain painting, no Qt Charts: the
 // report is written by the CLI too, without widgets.
 //

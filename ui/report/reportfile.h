@@ -1,8 +1,9 @@
 #pragma once
-// A report written to a file in one of its three forms, the one way File > Report… and
-// `ragscope-cli report` write: PDF (pdfreport.h), JSON (core/export/reportjson.h) or CSV at a
-// grain (core/export/reportcsv.h), always atomically (a reader never sees half a file; a failed
-// write leaves the old file, or none).
+// A report written to a file in one of its three forms, the way File > Report… writes: PDF
+// (pdfreport.h), JSON or CSV at a grain (core/export/reportfile.h), always atomically (a reader
+// never sees half a file; a failed write leaves the old file, or none). `ragscope-cli report`
+// writes the same bytes through core/export/reportfile.h and, for a PDF, the PDF writer module
+// (pdfmodule.h), so that it loads Qt only for a PDF.
 //
 //   std::string error;
 //   if (!writeReportFile(report, "out.pdf", ReportFileFormat::pdf(), {}, &error)) ...
