@@ -51,7 +51,8 @@ LoadOptions inMemoryOptions(OnError onError = OnError::Stop) {
 // A page's text as KILT's own reading gives it: paragraphs without their final "\n", one per line.
 std::string joined(const json& paragraphs, std::size_t first, std::size_t last) {
   std::string out;
-  for (std::size_t i = first; i <= last; ++i) appendParagraph(out, paragraphs[i].get<std::string>(), i == first);
+  for (std::size_t i = first; i <= last; ++i)
+    appendParagraph(out, paragraphs[i].get<std::string>(), i == first);
   return out;
 }
 
@@ -71,8 +72,8 @@ std::size_t checkEveryPage(const fs::path& file, const Corpus& corpus) {
     }
     const json& paragraphs = page["text"];
     const std::size_t n = paragraphs.size();
-    if (doc->title != page["wikipedia_title"].get<std::string>() || doc->fullText() != joined(paragraphs, 0, n - 1) ||
-        doc->paragraphCount() != n) {
+    if (doc->title != page["wikipedia_title"].get<std::string>() ||
+        doc->fullText() != joined(paragraphs, 0, n - 1) || doc->paragraphCount() != n) {
       qWarning("page %s differs", doc->id.c_str());
       return 0;
     }
@@ -86,7 +87,8 @@ std::size_t checkEveryPage(const fs::path& file, const Corpus& corpus) {
     }
     const std::size_t a = rng() % n, b = a + rng() % (n - a);
     if (doc->paragraphRange(a, b, error) != joined(paragraphs, a, b)) return 0;
-    if (doc->paragraphRange(0, n, error) || error.find("not in the document") == std::string::npos) return 0;
+    if (doc->paragraphRange(0, n, error) || error.find("not in the document") == std::string::npos)
+      return 0;
     ++pages;
   }
   return pages;
@@ -109,8 +111,8 @@ Loaded2 loadStored(const fs::path& file, const LoadOptions& options = storedOpti
 std::vector<std::string> diagnosticKeys(const LoadReport& r) {
   std::vector<std::string> keys;
   for (const auto& d : r.diagnostics)
-    keys.push_back(std::to_string(d.line) + "|" + d.field + "|" + (d.severity == Severity::Error ? "E" : "W") + "|" +
-                   d.problem);
+    keys.push_back(std::to_string(d.line) + "|" + d.field + "|" +
+                   (d.severity == Severity::Error ? "E" : "W") + "|" + d.problem);
   return keys;
 }
 
@@ -120,7 +122,8 @@ QStringList q(std::initializer_list<std::string> args) {
   return out;
 }
 
-// Runs the CLI with the environment variable that makes every corpus file leave its text in the file.
+// Runs the CLI with the environment variable that makes every corpus file leave its text in the
+// file.
 test::CliText runCliStored(const QStringList& args) {
   qputenv("RAGSCOPE_TEXT_IN_FILE_FROM", "1");
   auto r = test::runCliText(args);
@@ -148,7 +151,8 @@ class TestBigCorpus : public QObject {
 
     // Through the dataset loader, as the CLI and the workbench open it.
     auto loaded = loadDataset({{file, Format::KiltKnowledgeSource}}, storedOptions());
-    QVERIFY2(loaded.report.ok() && !loaded.report.hasErrors(), qPrintable(test::diagnosticsText(loaded.report)));
+    QVERIFY2(loaded.report.ok() && !loaded.report.hasErrors(),
+             qPrintable(test::diagnosticsText(loaded.report)));
     QCOMPARE(loaded.value.corpus.size(), stats.pages);
     QCOMPARE(loaded.value.corpus.inMemorySize(), std::size_t{0});  // nothing held per page
     QVERIFY(fs::exists(sideIndexBeside(file)));
@@ -311,24 +315,40 @@ class TestBigCorpus : public QObject {
     QFETCH(bool, skip);
     QTemporaryDir dir;
     const fs::path file = fs::path(dir.path().toStdString()) / "kilt_knowledgesource.json";
-    const std::string good = R"({"wikipedia_id": "1", "wikipedia_title": "One", "text": ["One\n", "First.\n"]})";
+    const std::string good =
+        R"({"wikipedia_id": "1", "wikipedia_title": "One", "text": ["One\n", "First.\n"]})";
     std::string text = good + "\n";
     text += "{\"wikipedia_id\": \"2\", \"text\": [\"Two\\n\"], \"wikipedia_title\": \"Two\"}\n";
-    text += "{\"wikipedia_id\": 3, \"wikipedia_title\": \"Three\", \"text\": [\"x\", 4]}\n";   // paragraph not a string
-    text += "\n";                                                                              // blank: ignored
-    text += "{\"wikipedia_id\": \"4\", \"wikipedia_title\": \"Four\", \"text\": [\"a\",]}\n";   // invalid JSON
-    text += "{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"Again\", \"text\": [\"b\"]}\n";  // repeated id
-    text += "{\"wikipedia_id\": 5, \"wikipedia_title\": \"Five\", \"text\": [\"five\\u00e9\"]}\n";  // integer id
-    text += "{\"wikipedia_id\": \"6\", \"wikipedia_title\": 6, \"text\": [\"six\"]}\n";  // title not a string
-    text += "{\"wikipedia_id\": \"7\", \"wikipedia_title\": \"Seven\"}\n";               // no text
-    text += "[1, 2]\n";                                                                  // not an object
+    text +=
+        "{\"wikipedia_id\": 3, \"wikipedia_title\": \"Three\", \"text\": [\"x\", 4]}\n";  // paragraph
+                                                                                          // not a
+                                                                                          // string
+    text += "\n";  // blank: ignored
+    text +=
+        "{\"wikipedia_id\": \"4\", \"wikipedia_title\": \"Four\", \"text\": [\"a\",]}\n";  // invalid
+                                                                                           // JSON
+    text +=
+        "{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"Again\", \"text\": [\"b\"]}\n";  // repeated
+                                                                                           // id
+    text +=
+        "{\"wikipedia_id\": 5, \"wikipedia_title\": \"Five\", \"text\": [\"five\\u00e9\"]}\n";  // integer id
+    text +=
+        "{\"wikipedia_id\": \"6\", \"wikipedia_title\": 6, \"text\": [\"six\"]}\n";  // title not a
+                                                                                     // string
+    text += "{\"wikipedia_id\": \"7\", \"wikipedia_title\": \"Seven\"}\n";           // no text
+    text += "[1, 2]\n";  // not an object
     text += "{\"wikipedia_id\": \"8\", \"wikipedia_title\": \"Eight\", \"text\": \"one string\"}\n";
     text += "{\"wikipedia_id\": \"\", \"wikipedia_title\": \"Empty\", \"text\": [\"e\"]}\n";
-    text += "{\"wikipedia_id\": \"9\", \"wikipedia_title\": \"Bad \xff byte\", \"text\": [\"n\"]}\n";
+    text +=
+        "{\"wikipedia_id\": \"9\", \"wikipedia_title\": \"Bad \xff byte\", \"text\": [\"n\"]}\n";
     text += "{\"wikipedia_id\": \"10\", \"wikipedia_title\": \"Deep\", \"text\": [\"d\"], \"x\": " +
             std::string(300, '[') + std::string(300, ']') + "}\n";
-    text += "{\"wikipedia_id\": \"11\", \"wikipedia_title\": \"Big\", \"text\": [\"n\"], \"n\": 1e999}\n";
-    text += "{\"wikipedia\\u005fid\": \"12\", \"wikipedia_title\": \"Esc\\/aped\", \"text\": [\"t\\\"q\\\"\"]}\n";
+    text +=
+        "{\"wikipedia_id\": \"11\", \"wikipedia_title\": \"Big\", \"text\": [\"n\"], \"n\": "
+        "1e999}\n";
+    text +=
+        "{\"wikipedia\\u005fid\": \"12\", \"wikipedia_title\": \"Esc\\/aped\", \"text\": "
+        "[\"t\\\"q\\\"\"]}\n";
     text += good.substr(0, good.size() - 1);  // the last line without its newline: cut short
     test::writeText(file, text);
 
@@ -336,7 +356,8 @@ class TestBigCorpus : public QObject {
     Dataset memory;
     const LoadReport m = loadKiltKnowledgeSource(file, memory, inMemoryOptions(policy));
     auto s = loadStored(file, storedOptions(policy));
-    qInfo("stored:\n%s\nin memory:\n%s", qPrintable(test::diagnosticsText(s.report)), qPrintable(test::diagnosticsText(m)));
+    qInfo("stored:\n%s\nin memory:\n%s", qPrintable(test::diagnosticsText(s.report)),
+          qPrintable(test::diagnosticsText(m)));
     QCOMPARE(s.report.stopped, m.stopped);
     QCOMPARE(s.report.records, m.records);
     QCOMPARE(s.report.errors, m.errors);
@@ -375,16 +396,47 @@ class TestBigCorpus : public QObject {
   // The scanner accepts exactly what nlohmann accepts.
   void scannerAgreesWithNlohmann_data() {
     QTest::addColumn<QByteArray>("text");
-    for (const char* t :
-         {R"({})", R"({"a":1})", R"({"a":-0})", R"({"a":01})", R"({"a":1.})", R"({"a":.5})", R"({"a":1e5})",
-          R"({"a":1E+5})", R"({"a":1e})", R"({"a":1e400})", R"({"a":-1e-400})", R"({"a":tru})", R"({"a":true})",
-          R"({"a":nul})", R"({"a":[1,2,]})", R"({"a":[,]})", R"({"a":[]})", R"({"a":{}}})", R"({"a" 1})",
-          R"({"a":"\u12"})", R"({"a":"\ud800"})", R"({"a":"\udc00"})", R"({"a":"\ud83d\ude00"})",
-          R"({"a":"\ud83d\u0041"})", R"({"a":"\x"})", R"({"a":"\/"})", "{\"a\":\"\t\"}", "{\"a\":\"\x7f\"}",
-          "{\"a\":\"\xc3\xa9\"}", "{\"a\":\"\xc3\"}", "{\"a\":\"\xe0\x80\x80\"}", "{\"a\":\"\xed\xa0\x80\"}",
-          "{\"a\":\"\xf4\x90\x80\x80\"}", "{\"a\":\"\xf0\x9f\x98\x80\"}", " {\"a\":1} ", "{\"a\":1} x",
-          R"([1,"two",{"three":[3]}])", R"("just a string")", R"({"a":1,"a":2})", "{\"a\":1}\r",
-          R"({"text":["p0","p1"],"text":["q"]})"}) {
+    for (const char* t : {R"({})",
+                          R"({"a":1})",
+                          R"({"a":-0})",
+                          R"({"a":01})",
+                          R"({"a":1.})",
+                          R"({"a":.5})",
+                          R"({"a":1e5})",
+                          R"({"a":1E+5})",
+                          R"({"a":1e})",
+                          R"({"a":1e400})",
+                          R"({"a":-1e-400})",
+                          R"({"a":tru})",
+                          R"({"a":true})",
+                          R"({"a":nul})",
+                          R"({"a":[1,2,]})",
+                          R"({"a":[,]})",
+                          R"({"a":[]})",
+                          R"({"a":{}}})",
+                          R"({"a" 1})",
+                          R"({"a":"\u12"})",
+                          R"({"a":"\ud800"})",
+                          R"({"a":"\udc00"})",
+                          R"({"a":"\ud83d\ude00"})",
+                          R"({"a":"\ud83d\u0041"})",
+                          R"({"a":"\x"})",
+                          R"({"a":"\/"})",
+                          "{\"a\":\"\t\"}",
+                          "{\"a\":\"\x7f\"}",
+                          "{\"a\":\"\xc3\xa9\"}",
+                          "{\"a\":\"\xc3\"}",
+                          "{\"a\":\"\xe0\x80\x80\"}",
+                          "{\"a\":\"\xed\xa0\x80\"}",
+                          "{\"a\":\"\xf4\x90\x80\x80\"}",
+                          "{\"a\":\"\xf0\x9f\x98\x80\"}",
+                          " {\"a\":1} ",
+                          "{\"a\":1} x",
+                          R"([1,"two",{"three":[3]}])",
+                          R"("just a string")",
+                          R"({"a":1,"a":2})",
+                          "{\"a\":1}\r",
+                          R"({"text":["p0","p1"],"text":["q"]})"}) {
       QTest::newRow(t) << QByteArray(t);
     }
   }
@@ -407,14 +459,16 @@ class TestBigCorpus : public QObject {
     const fs::path beir = fs::path(dir.path().toStdString()) / "scifact-mini";
     fs::create_directories(beir / "qrels");
     std::string corpus, queries, qrels = "query-id\tcorpus-id\tscore\n", trecQrels;
-    const char* topics[] = {"protein folding", "vitamin d", "gene expression", "immune response", "sleep memory"};
+    const char* topics[] = {"protein folding", "vitamin d", "gene expression", "immune response",
+                            "sleep memory"};
     std::mt19937 rng(3);
     for (int d = 0; d < 600; ++d) {
       const char* topic = topics[d % 5];
-      json doc = {{"_id", "D" + std::to_string(d)},
-                  {"title", std::string("Study ") + std::to_string(d) + " on " + topic},
-                  {"text", std::string("We measured ") + topic + " in " + std::to_string(rng() % 500) +
-                               " \"subjects\" \xe2\x80\x94 results \\ varied " + std::to_string(d)}};
+      json doc = {
+          {"_id", "D" + std::to_string(d)},
+          {"title", std::string("Study ") + std::to_string(d) + " on " + topic},
+          {"text", std::string("We measured ") + topic + " in " + std::to_string(rng() % 500) +
+                       " \"subjects\" \xe2\x80\x94 results \\ varied " + std::to_string(d)}};
       corpus += doc.dump(-1, ' ', d % 2 == 0) + "\n";
     }
     for (int t = 0; t < 5; ++t) {
@@ -432,7 +486,8 @@ class TestBigCorpus : public QObject {
 
     auto memory = loadDataset({{beir, Format::Beir}}, inMemoryOptions());
     auto stored = loadDataset({{beir, Format::Beir}}, storedOptions());
-    QVERIFY2(stored.report.ok() && !stored.report.hasErrors(), qPrintable(test::diagnosticsText(stored.report)));
+    QVERIFY2(stored.report.ok() && !stored.report.hasErrors(),
+             qPrintable(test::diagnosticsText(stored.report)));
     QCOMPARE(stored.value.corpus.inMemorySize(), std::size_t{0});
     QCOMPARE(stored.value.corpus.size(), memory.value.corpus.size());
     for (std::size_t i = 0; i < memory.value.corpus.size(); ++i) {
@@ -444,8 +499,9 @@ class TestBigCorpus : public QObject {
     // The CLI, as an analyst runs it: retrieve with BM25, then evaluate, in memory and stored.
     const fs::path root = dir.path().toStdString();
     auto retrieve = [&](const std::string& out, bool storedText) {
-      const QStringList args = q({"retrieve", "--dataset", beir.string(), "--retriever", "bm25", "--index",
-                                  (root / (out + ".index")).string(), "--k", "50", "--out", (root / out).string()});
+      const QStringList args =
+          q({"retrieve", "--dataset", beir.string(), "--retriever", "bm25", "--index",
+             (root / (out + ".index")).string(), "--k", "50", "--out", (root / out).string()});
       return storedText ? runCliStored(args) : test::runCliText(args);
     };
     const auto a = retrieve("memory.run", false);
@@ -453,8 +509,10 @@ class TestBigCorpus : public QObject {
     const auto b = retrieve("stored.run", true);
     QVERIFY2(b.exitCode == 0, qPrintable(b.err));
     QCOMPARE(test::readText(root / "stored.run"), test::readText(root / "memory.run"));
-    const auto evalMemory = test::runCliText(q({"eval", "-m", "all_trec", trec.string(), (root / "memory.run").string()}));
-    const auto evalStored = test::runCliText(q({"eval", "-m", "all_trec", trec.string(), (root / "stored.run").string()}));
+    const auto evalMemory = test::runCliText(
+        q({"eval", "-m", "all_trec", trec.string(), (root / "memory.run").string()}));
+    const auto evalStored = test::runCliText(
+        q({"eval", "-m", "all_trec", trec.string(), (root / "stored.run").string()}));
     QVERIFY2(evalMemory.exitCode == 0, qPrintable(evalMemory.err));
     QCOMPARE(evalStored.out, evalMemory.out);
     QVERIFY(evalMemory.out.contains("map"));
@@ -482,7 +540,8 @@ class TestBigCorpus : public QObject {
       std::map<int, std::string> answers;
     };
     std::map<std::string, Page> pages;
-    std::vector<std::pair<std::string, std::vector<std::string>>> questions;  // id, provenance pages
+    std::vector<std::pair<std::string, std::vector<std::string>>>
+        questions;  // id, provenance pages
     {
       std::ifstream in(dev);
       std::string line;
@@ -495,7 +554,8 @@ class TestBigCorpus : public QObject {
             page.title = p.value("title", "");
             const int end = p.value("end_paragraph_id", 1);
             page.paragraphs = std::max(page.paragraphs, end + 2);
-            for (int k = p.value("start_paragraph_id", 1); k <= end; ++k) page.answers[k] = out.value("answer", "");
+            for (int k = p.value("start_paragraph_id", 1); k <= end; ++k)
+              page.answers[k] = out.value("answer", "");
             gold.push_back(p["wikipedia_id"].get<std::string>());
           }
         }
@@ -510,11 +570,13 @@ class TestBigCorpus : public QObject {
         json paragraphs = json::array({page.title + "\n"});
         for (int k = 1; k < page.paragraphs; ++k) {
           std::string p = id + "/" + std::to_string(k) + " of " + page.title + ".";
-          if (auto it = page.answers.find(k); it != page.answers.end()) p += " It is " + it->second + ".";
+          if (auto it = page.answers.find(k); it != page.answers.end())
+            p += " It is " + it->second + ".";
           paragraphs.push_back(p + "\n");
         }
-        json rec = {{"_id", id},        {"wikipedia_id", id}, {"wikipedia_title", page.title},
-                    {"text", paragraphs}, {"anchors", json::array()}, {"categories", ""}};
+        json rec = {
+            {"_id", id},          {"wikipedia_id", id},       {"wikipedia_title", page.title},
+            {"text", paragraphs}, {"anchors", json::array()}, {"categories", ""}};
         text += rec.dump(-1, ' ', ++n % 2 == 0) + "\n";
       }
       test::writeText(ks, text);
@@ -544,11 +606,16 @@ class TestBigCorpus : public QObject {
           QVERIFY2(text, error.c_str());
           // Paragraph 0 is the title; paragraph k > 0 of page W begins "W/k of".
           if (p.startParagraph > 0)
-            QVERIFY2(text->rfind(p.docId + "/" + std::to_string(p.startParagraph) + " of ", 0) == 0, text->c_str());
+            QVERIFY2(text->rfind(p.docId + "/" + std::to_string(p.startParagraph) + " of ", 0) == 0,
+                     text->c_str());
           if (p.endParagraph > 0)
-            QVERIFY2(text->find(p.docId + "/" + std::to_string(p.endParagraph) + " of ") != std::string::npos,
-                     (std::to_string(p.startParagraph) + "-" + std::to_string(p.endParagraph) + ": " + *text).c_str());
-          QCOMPARE(*text, *memory.corpus.find(p.docId)->paragraphRange(p.startParagraph, p.endParagraph, error));
+            QVERIFY2(text->find(p.docId + "/" + std::to_string(p.endParagraph) + " of ") !=
+                         std::string::npos,
+                     (std::to_string(p.startParagraph) + "-" + std::to_string(p.endParagraph) +
+                      ": " + *text)
+                         .c_str());
+          QCOMPARE(*text, *memory.corpus.find(p.docId)->paragraphRange(p.startParagraph,
+                                                                       p.endParagraph, error));
           ++resolved;
         }
     }
@@ -566,14 +633,16 @@ class TestBigCorpus : public QObject {
       while (ranked.size() < gold.size() + 3) ranked.push_back(ids[rng() % ids.size()]);
       std::shuffle(ranked.begin(), ranked.end(), rng);
       for (std::size_t r = 0; r < ranked.size(); ++r)
-        run += qid + " Q0 " + ranked[r] + " " + std::to_string(r + 1) + " " + std::to_string(100 - r) + " mix\n";
+        run += qid + " Q0 " + ranked[r] + " " + std::to_string(r + 1) + " " +
+               std::to_string(100 - r) + " mix\n";
     }
     test::writeText(root / "run.txt", run);
     auto erag = [&](const std::string& store, bool storedText) {
-      const QStringList args = q({"erag", "--dataset", dev.string(), "--dataset", ks.string(), "--run",
-                                  (root / "run.txt").string(), "--k", "5", "--metric", "contains", "--measures",
-                                  "P_5,success_5,map", "--json", "--quiet", "--store", (root / store).string(),
-                                  "--cache", (root / (store + ".cache")).string()});
+      const QStringList args =
+          q({"erag", "--dataset", dev.string(), "--dataset", ks.string(), "--run",
+             (root / "run.txt").string(), "--k", "5", "--metric", "contains", "--measures",
+             "P_5,success_5,map", "--json", "--quiet", "--store", (root / store).string(),
+             "--cache", (root / (store + ".cache")).string()});
       return storedText ? runCliStored(args) : test::runCliText(args);
     };
     const auto a = erag("memory.db", false);
@@ -588,10 +657,12 @@ class TestBigCorpus : public QObject {
     QCOMPARE(QString::fromStdString(jb.dump(1)), QString::fromStdString(ja.dump(1)));
     // Provenance pages ranked among three others: the offline reader finds the answer through
     // some of them (values that could not come out equal by being all 0 or all 1).
-    QVERIFY(ja["mean"]["success_5"].get<double>() > 0.1 && ja["mean"]["success_5"].get<double>() < 1.0);
+    QVERIFY(ja["mean"]["success_5"].get<double>() > 0.1 &&
+            ja["mean"]["success_5"].get<double>() < 1.0);
     QVERIFY(ja["mean"]["P_5"].get<double>() > 0.0);
-    qInfo("eRAG over stored and in-memory pages: P_5 %.4f success_5 %.4f map %.4f", ja["mean"]["P_5"].get<double>(),
-          ja["mean"]["success_5"].get<double>(), ja["mean"]["map"].get<double>());
+    qInfo("eRAG over stored and in-memory pages: P_5 %.4f success_5 %.4f map %.4f",
+          ja["mean"]["P_5"].get<double>(), ja["mean"]["success_5"].get<double>(),
+          ja["mean"]["map"].get<double>());
   }
 
   // A provenance's evidence, cut at code points within its first and last paragraphs; the same
@@ -599,8 +670,9 @@ class TestBigCorpus : public QObject {
   void provenanceExcerptCutsAtCharacters() {
     QTemporaryDir dir;
     const fs::path file = fs::path(dir.path().toStdString()) / "kilt_knowledgesource.json";
-    test::writeText(file, "{\"wikipedia_id\": \"7\", \"wikipedia_title\": \"T\", \"text\": [\"T\\n\", "
-                          "\"ab\\u00e9d efg\\n\", \"middle\\n\", \"xy\\u00fcz\\n\"]}\n");
+    test::writeText(file,
+                    "{\"wikipedia_id\": \"7\", \"wikipedia_title\": \"T\", \"text\": [\"T\\n\", "
+                    "\"ab\\u00e9d efg\\n\", \"middle\\n\", \"xy\\u00fcz\\n\"]}\n");
     auto s = loadStored(file);
     Dataset memory;
     QVERIFY(loadKiltKnowledgeSource(file, memory, inMemoryOptions()).ok());
@@ -613,11 +685,13 @@ class TestBigCorpus : public QObject {
       p.endCharacter = 3;    // "xy\u00fc"
       const ProvenanceExcerpt cut = provenanceExcerpt(page, p);
       QVERIFY2(cut.error.empty(), cut.error.c_str());
-      QCOMPARE(cut.text, std::string("\xc3\xa9" "d efg\nmiddle\nxy\xc3\xbc"));
+      QCOMPARE(cut.text, std::string("\xc3\xa9"
+                                     "d efg\nmiddle\nxy\xc3\xbc"));
       QVERIFY(cut.cutAtStart && cut.cutAtEnd);
       p.startCharacter = p.endCharacter = -1;
       p.endParagraph = 1;
-      QCOMPARE(provenanceExcerpt(page, p).text, std::string("ab\xc3\xa9" "d efg"));
+      QCOMPARE(provenanceExcerpt(page, p).text, std::string("ab\xc3\xa9"
+                                                            "d efg"));
       p.endParagraph = 4;
       QVERIFY(!provenanceExcerpt(page, p).error.empty());
     }
@@ -640,10 +714,11 @@ class TestBigCorpus : public QObject {
       };
       const auto whole = cli({"dataset", "doc", file.string(), "1007"});
       QCOMPARE(whole.exitCode, 0);
-      QCOMPARE(whole.out.toStdString(), "id: 1007\ntitle: " + page["wikipedia_title"].get<std::string>() +
-                                            "\nparagraphs: " + std::to_string(n) + "\n\n" + joined(page["text"], 0, n - 1) +
-                                            "\n");
-      const auto range = cli({"dataset", "doc", file.string(), "1007", "--paragraphs", "1-2", "--json"});
+      QCOMPARE(whole.out.toStdString(),
+               "id: 1007\ntitle: " + page["wikipedia_title"].get<std::string>() + "\nparagraphs: " +
+                   std::to_string(n) + "\n\n" + joined(page["text"], 0, n - 1) + "\n");
+      const auto range =
+          cli({"dataset", "doc", file.string(), "1007", "--paragraphs", "1-2", "--json"});
       QCOMPARE(range.exitCode, 0);
       const json j = json::parse(range.out.toStdString());
       QCOMPARE(j["text"].get<std::string>(), joined(page["text"], 1, 2));
@@ -653,7 +728,8 @@ class TestBigCorpus : public QObject {
       const auto missing = cli({"dataset", "doc", file.string(), "no-such-id"});
       QCOMPARE(missing.exitCode, 1);
       QVERIFY(missing.err.contains("no document 'no-such-id'"));
-      const auto outside = cli({"dataset", "doc", file.string(), "1007", "--paragraphs", std::to_string(n)});
+      const auto outside =
+          cli({"dataset", "doc", file.string(), "1007", "--paragraphs", std::to_string(n)});
       QCOMPARE(outside.exitCode, 1);
       QVERIFY2(outside.err.contains("not in the document"), qPrintable(outside.err));
       QCOMPARE(cli({"dataset", "doc", file.string(), "1007", "--paragraphs", "3-1"}).exitCode, 2);

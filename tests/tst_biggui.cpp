@@ -22,7 +22,6 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTimer>
-
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,10 +45,10 @@ constexpr std::size_t kPages = 300000;
 // sanitizers. The measured gap is printed.
 constexpr qint64 kMaxGapMs = 250;
 
-const char* const kTitleWords[] = {"Anchorage", "Bremen",  "Cadiz",   "Dundee",  "Esbjerg", "Faro",
-                                   "Genoa",     "Halifax", "Inverness", "Jaffna", "Kotor",  "Lagos",
-                                   "Malmo",     "Nantes",  "Oporto",  "Perth",   "Quimper", "Riga",
-                                   "Split",     "Tromso"};
+const char* const kTitleWords[] = {"Anchorage", "Bremen",  "Cadiz",   "Dundee",    "Esbjerg",
+                                   "Faro",      "Genoa",   "Halifax", "Inverness", "Jaffna",
+                                   "Kotor",     "Lagos",   "Malmo",   "Nantes",    "Oporto",
+                                   "Perth",     "Quimper", "Riga",    "Split",     "Tromso"};
 
 // Page n of the synthetic source: its id, title and paragraphs (without their final "\n").
 struct Page {
@@ -66,9 +65,11 @@ struct Page {
 Page synthetic(std::size_t n) {
   Page p;
   p.id = std::to_string(100000 + n * 3);
-  p.title = std::string(n % 97 == 0 ? "\xc3\x84rger " : "") + kTitleWords[n % 20] + " " + std::to_string(n / 20);
+  p.title = std::string(n % 97 == 0 ? "\xc3\x84rger " : "") + kTitleWords[n % 20] + " " +
+            std::to_string(n / 20);
   p.paragraphs.push_back(p.title);
-  p.paragraphs.push_back(p.title + " is page " + std::to_string(n) + " of a synthetic \"knowledge\" source.");
+  p.paragraphs.push_back(p.title + " is page " + std::to_string(n) +
+                         " of a synthetic \"knowledge\" source.");
   if (n % 3 == 0) p.paragraphs.push_back("Section::::History.");
   p.paragraphs.push_back("It was founded in " + std::to_string(1800 + n % 200) +
                          " by caf\xc3\xa9 owners; its name means \xe6\x9d\xb1 in the old tongue.");
@@ -113,13 +114,19 @@ bool writeKnowledgeSource(const QString& path) {
 bool writeTaskFile(const QString& path) {
   const Page p5 = synthetic(5), p7 = synthetic(7);
   const std::string lines =
-      "{\"id\": \"q1\", \"input\": \"Where is page five?\", \"output\": [{\"answer\": \"there\", \"provenance\": "
-      "[{\"wikipedia_id\": \"" + p5.id + "\", \"title\": " + jsonString(p5.title) +
-      ", \"start_paragraph_id\": 1, \"end_paragraph_id\": 2, \"start_character\": 5, \"end_character\": 12}]}]}\n"
-      "{\"id\": \"q2\", \"input\": \"And page seven?\", \"output\": [{\"answer\": \"here\", \"provenance\": "
-      "[{\"wikipedia_id\": \"" + p7.id + "\", \"start_paragraph_id\": 1, \"end_paragraph_id\": 1}]}]}\n";
+      "{\"id\": \"q1\", \"input\": \"Where is page five?\", \"output\": [{\"answer\": \"there\", "
+      "\"provenance\": "
+      "[{\"wikipedia_id\": \"" +
+      p5.id + "\", \"title\": " + jsonString(p5.title) +
+      ", \"start_paragraph_id\": 1, \"end_paragraph_id\": 2, \"start_character\": 5, "
+      "\"end_character\": 12}]}]}\n"
+      "{\"id\": \"q2\", \"input\": \"And page seven?\", \"output\": [{\"answer\": \"here\", "
+      "\"provenance\": "
+      "[{\"wikipedia_id\": \"" +
+      p7.id + "\", \"start_paragraph_id\": 1, \"end_paragraph_id\": 1}]}]}\n";
   QFile f(path);
-  return f.open(QIODevice::WriteOnly) && f.write(lines.data(), qint64(lines.size())) == qint64(lines.size());
+  return f.open(QIODevice::WriteOnly) &&
+         f.write(lines.data(), qint64(lines.size())) == qint64(lines.size());
 }
 
 // The longest gap between the ticks of a 10 ms timer on the GUI thread.
@@ -188,7 +195,9 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   QTest::qWait(50);
   GapProbe probe;
   QStringList gaps;  // the longest gap of each phase, for the report
-  auto phase = [&](const char* name) { gaps << QStringLiteral("%1 %2 ms").arg(QLatin1String(name)).arg(probe.phase()); };
+  auto phase = [&](const char* name) {
+    gaps << QStringLiteral("%1 %2 ms").arg(QLatin1String(name)).arg(probe.phase());
+  };
 
   // A first open cancelled from the page: progress shows, the load ends without a dataset.
   {
@@ -235,9 +244,11 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   const QString detail = page->detailView()->toPlainText();
   QVERIFY2(detail.contains(QString::fromStdString(evidence)), qPrintable(detail));
   QVERIFY(detail.contains(QStringLiteral("paragraphs 1–2")));
-  QVERIFY(detail.contains(QStringLiteral("from character 5 of paragraph 1 to character 12 of paragraph 2")));
+  QVERIFY(detail.contains(
+      QStringLiteral("from character 5 of paragraph 1 to character 12 of paragraph 2")));
   QVERIFY(page->selectQueryRow(1));
-  QVERIFY(page->detailView()->toPlainText().contains(QString::fromStdString(synthetic(7).paragraphs[1])));
+  QVERIFY(page->detailView()->toPlainText().contains(
+      QString::fromStdString(synthetic(7).paragraphs[1])));
   phase("query detail");
 
   // The corpus list: every page, in file order, no proxy, no sorting.
@@ -254,7 +265,8 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   QTest::qWait(50);
   // Previews of the rows on screen are read off the GUI thread, then painted.
   const QModelIndex last = model->index(int(kPages) - 1, ui::DocumentListModel::Preview);
-  QTRY_VERIFY(last.data().toString().startsWith(QString::fromStdString(synthetic(kPages - 1).title)));
+  QTRY_VERIFY(
+      last.data().toString().startsWith(QString::fromStdString(synthetic(kPages - 1).title)));
   phase("corpus list");
 
   // Find by title prefix (letters in any case): at most kMaxMatches rows, all matching.
@@ -266,13 +278,17 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   QCOMPARE(model->rowCount(), int(ui::CorpusBrowser::kMaxMatches));
   QVERIFY(corpus->countLabel()->text().startsWith(QStringLiteral("first 500 matches")));
   for (int r = 0; r < model->rowCount(); ++r)
-    QVERIFY(model->index(r, ui::DocumentListModel::Title).data().toString().startsWith(QStringLiteral("Genoa 1")));
+    QVERIFY(model->index(r, ui::DocumentListModel::Title)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("Genoa 1")));
   // An id prefix: ids first.
   searched.clear();
   corpus->setFilter(QString::fromStdString(synthetic(4321).id));
   QVERIFY(searched.wait(10000));
   QVERIFY(model->rowCount() >= 1);
-  QCOMPARE(model->index(0, ui::DocumentListModel::Id).data().toString(), QString::fromStdString(synthetic(4321).id));
+  QCOMPARE(model->index(0, ui::DocumentListModel::Id).data().toString(),
+           QString::fromStdString(synthetic(4321).id));
   phase("prefix search");
 
   // Select a match: its text, read off the GUI thread, with the paragraphs numbered from 0.
@@ -281,7 +297,8 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   view->setFocus();
   view->selectRow(row);
   QVERIFY(shown.count() > 0 || shown.wait(10000));
-  const std::string id = model->index(row, ui::DocumentListModel::Id).data().toString().toStdString();
+  const std::string id =
+      model->index(row, ui::DocumentListModel::Id).data().toString().toStdString();
   const auto doc = ds->corpus.find(id);
   QVERIFY(doc);
   ui::DocumentTextView* text = corpus->textView();
@@ -337,15 +354,19 @@ void TestBigGui::knowledgeSourceStaysResponsive() {
   QCOMPARE(corpus->countLabel()->text(), QStringLiteral("1 of 3"));
   corpus->setFilter(QString());
   QVERIFY(page->showDocument("p3"));
-  QCOMPARE(page->documentText()->toPlainText(), QStringLiteral("middle length text"));  // in memory: at once
+  QCOMPARE(page->documentText()->toPlainText(),
+           QStringLiteral("middle length text"));  // in memory: at once
   phase("small corpus");
 
-  qInfo("KILT source of %zu pages (%.0f MB, written in %lld ms): first open %lld ms, reopen %lld ms; "
-        "GUI probe: longest gap %lld ms (target 50 ms, bound %lld ms; %s)",
-        kPages, double(QFileInfo(source).size()) / 1e6, static_cast<long long>(writeMs),
-        static_cast<long long>(firstOpenMs), static_cast<long long>(reopenMs), static_cast<long long>(probe.worst()),
-        static_cast<long long>(kMaxGapMs), qPrintable(gaps.join(QStringLiteral(", "))));
-  QVERIFY2(probe.worst() < kMaxGapMs, qPrintable(QStringLiteral("longest GUI gap %1 ms").arg(probe.worst())));
+  qInfo(
+      "KILT source of %zu pages (%.0f MB, written in %lld ms): first open %lld ms, reopen %lld ms; "
+      "GUI probe: longest gap %lld ms (target 50 ms, bound %lld ms; %s)",
+      kPages, double(QFileInfo(source).size()) / 1e6, static_cast<long long>(writeMs),
+      static_cast<long long>(firstOpenMs), static_cast<long long>(reopenMs),
+      static_cast<long long>(probe.worst()), static_cast<long long>(kMaxGapMs),
+      qPrintable(gaps.join(QStringLiteral(", "))));
+  QVERIFY2(probe.worst() < kMaxGapMs,
+           qPrintable(QStringLiteral("longest GUI gap %1 ms").arg(probe.worst())));
 }
 
 // The document model over pages behind a side index, under QAbstractItemModelTester: the found
@@ -358,8 +379,8 @@ void TestBigGui::documentModelOverSideIndex() {
     QVERIFY(f.open(QIODevice::WriteOnly));
     for (std::size_t n = 0; n < 40; ++n) {
       const Page p = synthetic(n);
-      std::string line = "{\"wikipedia_id\": " + jsonString(p.id) + ", \"wikipedia_title\": " + jsonString(p.title) +
-                         ", \"text\": [";
+      std::string line = "{\"wikipedia_id\": " + jsonString(p.id) +
+                         ", \"wikipedia_title\": " + jsonString(p.title) + ", \"text\": [";
       for (std::size_t i = 0; i < p.paragraphs.size(); ++i) {
         std::string paragraph = jsonString(p.paragraphs[i]);
         paragraph.insert(paragraph.size() - 1, "\\n");
@@ -371,7 +392,8 @@ void TestBigGui::documentModelOverSideIndex() {
   }
   core::LoadOptions options;
   options.textInFileFrom = 0;
-  auto loaded = core::loadDataset({{source.toStdString(), core::Format::KiltKnowledgeSource}}, options);
+  auto loaded =
+      core::loadDataset({{source.toStdString(), core::Format::KiltKnowledgeSource}}, options);
   QVERIFY(loaded.report.ok());
   const auto ds = std::make_shared<const core::Dataset>(std::move(loaded.value));
   QCOMPARE(ds->corpus.inMemorySize(), std::size_t{0});
@@ -385,7 +407,9 @@ void TestBigGui::documentModelOverSideIndex() {
   QCOMPARE(preview.data().toString(), QStringLiteral("\u2026"));  // being read
   QVERIFY(changed.wait(5000));
   QCOMPARE(changed.front().at(0).toModelIndex(), preview);  // that row alone, not the column
-  QCOMPARE(preview.data().toString(), QString::fromStdString(synthetic(7).text()).replace(QLatin1Char('\n'), QLatin1Char(' ')).left(200));
+  QCOMPARE(preview.data().toString(), QString::fromStdString(synthetic(7).text())
+                                          .replace(QLatin1Char('\n'), QLatin1Char(' '))
+                                          .left(200));
   QCOMPARE(preview.data(Qt::ToolTipRole).toString(), QString::fromStdString(synthetic(7).text()));
 
   const auto matches = ui::findByPrefix(ds->corpus, "genoa", ui::CorpusBrowser::kMaxMatches);
@@ -393,7 +417,8 @@ void TestBigGui::documentModelOverSideIndex() {
   QVERIFY(!matches.more);
   model.showPositions(matches.positions);
   QCOMPARE(model.rowCount(), 2);
-  QCOMPARE(model.index(1, ui::DocumentListModel::Title).data().toString(), QString::fromStdString(synthetic(26).title));
+  QCOMPARE(model.index(1, ui::DocumentListModel::Title).data().toString(),
+           QString::fromStdString(synthetic(26).title));
   QCOMPARE(model.rowForId(synthetic(26).id), 1);
   QCOMPARE(model.rowForId(synthetic(7).id), -1);  // not among the rows shown
   const auto limited = ui::findByPrefix(ds->corpus, synthetic(1).id.substr(0, 4), 3);

@@ -196,7 +196,8 @@ void TestClaimsGui::claimSpans() {
   // A sentence taken by another claim's own words is not a reworded claim's home; a number shared
   // outweighs a word shared.
   const std::string plant = "The plant opened in 1973. It opened in 1980.";
-  const auto years = core::claims::locateClaims(plant, {"The plant opened in 1973.", "The plant opened in 1980."});
+  const auto years =
+      core::claims::locateClaims(plant, {"The plant opened in 1973.", "The plant opened in 1980."});
   QVERIFY(years[0] && years[0]->exact && years[1] && !years[1]->exact);
   QCOMPARE(QString::fromStdString(plant.substr(years[1]->begin, years[1]->end - years[1]->begin)),
            QStringLiteral("It opened in 1980."));

@@ -4,7 +4,6 @@
 // compiled into this test directly.
 
 #include <QTest>
-
 #include <iostream>
 #include <sstream>
 
@@ -105,8 +104,8 @@ class TestCliOptions : public QObject {
 
   void repeatedAndShortOptions() {
     Fixture f;
-    const auto r = run(f.cli, {"-m", "map", "--measure=P.5,10", "-mndcg_cut.10", "-qc", "-l-2",
-                               "q", "-", "r"});
+    const auto r = run(
+        f.cli, {"-m", "map", "--measure=P.5,10", "-mndcg_cut.10", "-qc", "-l-2", "q", "-", "r"});
     QVERIFY2(!r.exit, r.err.c_str());
     QCOMPARE(f.measures, (std::vector<std::string>{"map", "P.5,10", "ndcg_cut.10"}));
     QCOMPARE(f.cli.count("-m"), std::size_t{3});
@@ -129,8 +128,9 @@ class TestCliOptions : public QObject {
   void integerBounds_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("below") << QStringList{"--depth", "0"}
-                           << "ragscope-cli eval: --depth: expected an integer from 1 to 1000, got '0'";
+    QTest::newRow("below")
+        << QStringList{"--depth", "0"}
+        << "ragscope-cli eval: --depth: expected an integer from 1 to 1000, got '0'";
     QTest::newRow("above") << QStringList{"--depth=1001"}
                            << "--depth: expected an integer from 1 to 1000, got '1001'";
     QTest::newRow("not a number") << QStringList{"--depth", "x"}
@@ -174,8 +174,8 @@ class TestCliOptions : public QObject {
 
   void finiteNumbersOnly_data() {
     QTest::addColumn<QString>("value");
-    for (const char* v : {"inf", "-inf", "Infinity", "nan", "NaN", "1e400", "0x1p-2", " 0.5",
-                          "0.5x", "", "0", "1"})
+    for (const char* v :
+         {"inf", "-inf", "Infinity", "nan", "NaN", "1e400", "0x1p-2", " 0.5", "0.5x", "", "0", "1"})
       QTest::newRow(v) << QString(v);
   }
 
@@ -217,15 +217,15 @@ class TestCliOptions : public QObject {
     QTest::newRow("unknown short") << QStringList{"-qx"} << "unknown option '-x'";
     QTest::newRow("missing value") << QStringList{"--name"} << "--name needs a value (NAME)";
     QTest::newRow("missing short value") << QStringList{"-l"} << "option -l needs a value (LEVEL)";
-    QTest::newRow("option as value") << QStringList{"--name", "--depth", "3"}
-                                     << "--name needs a value (NAME)";
+    QTest::newRow("option as value")
+        << QStringList{"--name", "--depth", "3"} << "--name needs a value (NAME)";
     QTest::newRow("flag with value") << QStringList{"--quiet=yes"} << "--quiet takes no value";
     QTest::newRow("choice") << QStringList{"--format", "xml"}
                             << "--format: expected one of trec, csv, json, got 'xml'";
     QTest::newRow("empty path") << QStringList{"--out="}
                                 << "--out: expected a path, got an empty value";
-    QTest::newRow("too many positionals") << QStringList{"a", "b", "c", "d"}
-                                          << "unexpected argument 'd'";
+    QTest::newRow("too many positionals")
+        << QStringList{"a", "b", "c", "d"} << "unexpected argument 'd'";
   }
 
   void usageErrors() {
@@ -245,8 +245,9 @@ class TestCliOptions : public QObject {
     cli.positionals("FILE", files);
     cli.unknownOptionNote("a trec_eval option ragscope does not implement");
     const auto r = run(cli, {"-J"});
-    QVERIFY2(contains(r.err, "unknown option '-J' (a trec_eval option ragscope does not implement)"),
-             r.err.c_str());
+    QVERIFY2(
+        contains(r.err, "unknown option '-J' (a trec_eval option ragscope does not implement)"),
+        r.err.c_str());
     // No positionals declared: any is unexpected.
     CommandLine none("runs");
     QVERIFY(contains(run(none, {"x"}).err, "ragscope-cli runs: unexpected argument 'x'"));
@@ -262,11 +263,13 @@ class TestCliOptions : public QObject {
       QCOMPARE(r.out, f.cli.help());
     }
     const std::string help = f.cli.help();
-    QVERIFY2(help.rfind("usage: ragscope-cli eval [options] QRELS RUN...\n\nEvaluates runs.\n", 0) == 0,
-             help.c_str());
-    for (const char* part : {"\nOptions:\n", "  --name NAME ", "  -o, --out FILE ", "  -m, --measure M ",
-                             "  --format trec|csv|json ", "  -q, --quiet ", "  -h, --help ",
-                             "\nMore options:\n  --extra X ", "\nExit codes: 0 ok.\n"})
+    QVERIFY2(
+        help.rfind("usage: ragscope-cli eval [options] QRELS RUN...\n\nEvaluates runs.\n", 0) == 0,
+        help.c_str());
+    for (const char* part :
+         {"\nOptions:\n", "  --name NAME ", "  -o, --out FILE ", "  -m, --measure M ",
+          "  --format trec|csv|json ", "  -q, --quiet ", "  -h, --help ",
+          "\nMore options:\n  --extra X ", "\nExit codes: 0 ok.\n"})
       QVERIFY2(contains(help, part), part);
     // Descriptions start in one column; no line is wider than 100.
     const auto nameAt = help.find("  --name NAME");
@@ -286,8 +289,9 @@ class TestCliOptions : public QObject {
   void synopsisAndWrapping() {
     std::vector<std::string> files;
     CommandLine cli("report");
-    cli.synopsis("(--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [--grain G] "
-                 "[--B N] [--seed S] [-l LEVEL] [-c] [--sections LIST] [--read-outside]");
+    cli.synopsis(
+        "(--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [--grain G] "
+        "[--B N] [--seed S] [-l LEVEL] [-c] [--sections LIST] [--read-outside]");
     const std::string help = cli.help();
     QVERIFY2(help.rfind("usage: ragscope-cli report (--project P", 0) == 0, help.c_str());
     const std::string indent(std::string("usage: ragscope-cli report ").size(), ' ');
@@ -300,9 +304,9 @@ class TestCliOptions : public QObject {
   // option is a usage error in the one style with exit 2.
   void everyCommandThroughTheLayer_data() {
     QTest::addColumn<QStringList>("command");
-    for (const char* c : {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate",
-                          "resume", "runs", "erag", "e2e", "erag-correlate", "judge", "ragchecker",
-                          "agreement", "report"})
+    for (const char* c :
+         {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate", "resume", "runs",
+          "erag", "e2e", "erag-correlate", "judge", "ragchecker", "agreement", "report"})
       QTest::newRow(c) << QStringList{c};
     QTest::newRow("dataset info") << QStringList{"dataset", "info"};
     QTest::newRow("dataset doc") << QStringList{"dataset", "doc"};
@@ -318,8 +322,10 @@ class TestCliOptions : public QObject {
              qPrintable(help.out));
     const auto unknown = ragscope::test::runCliText(command + QStringList{"--no-such-option=1"});
     QCOMPARE(unknown.exitCode, 2);
-    QCOMPARE(unknown.err, "ragscope-cli " + name + ": unknown option '--no-such-option'\nRun "
-                          "'ragscope-cli " + name + " --help' for usage.\n");
+    QCOMPARE(unknown.err, "ragscope-cli " + name +
+                              ": unknown option '--no-such-option'\nRun "
+                              "'ragscope-cli " +
+                              name + " --help' for usage.\n");
     QVERIFY(unknown.out.isEmpty());
   }
 
@@ -330,15 +336,14 @@ class TestCliOptions : public QObject {
     QTest::newRow("retrieve --bm25-k1=inf")
         << QStringList{"retrieve", "--dataset=x", "--retriever=bm25", "--out=y", "--bm25-k1=inf"}
         << "ragscope-cli retrieve: --bm25-k1: expected a number >= 0, got 'inf'";
-    QTest::newRow("retrieve --bm25-b nan")
-        << QStringList{"retrieve", "--bm25-b", "nan"}
-        << "--bm25-b: expected a number from 0 to 1, got 'nan'";
+    QTest::newRow("retrieve --bm25-b nan") << QStringList{"retrieve", "--bm25-b", "nan"}
+                                           << "--bm25-b: expected a number from 0 to 1, got 'nan'";
     QTest::newRow("bootstrap --level=inf") << QStringList{"bootstrap", "f", "--level=inf"}
                                            << "--level: expected a number strictly between 0 and 1";
     QTest::newRow("generate --rpm=nan") << QStringList{"generate", "--dataset=d", "--rpm=nan"}
                                         << "--rpm: expected a number >= 0, got 'nan'";
-    QTest::newRow("judge --budget=-1") << QStringList{"judge", "--budget=-1"}
-                                       << "--budget: expected a number >= 0, got '-1'";
+    QTest::newRow("judge --budget=-1")
+        << QStringList{"judge", "--budget=-1"} << "--budget: expected a number >= 0, got '-1'";
     QTest::newRow("report --B=x") << QStringList{"report", "--B=x"}
                                   << "--B: expected an integer from 0 to 1000000, got 'x'";
     QTest::newRow("agreement --resamples=-1")
@@ -352,8 +357,8 @@ class TestCliOptions : public QObject {
                                        << "--format: expected one of trec, csv, json, got 'xml'";
     QTest::newRow("ragchecker --mode=x") << QStringList{"ragchecker", "f", "--mode=x"}
                                          << "--mode: expected one of ragchecker, ragscope";
-    QTest::newRow("dataset doc --json=1") << QStringList{"dataset", "doc", "--json=1"}
-                                          << "--json takes no value";
+    QTest::newRow("dataset doc --json=1")
+        << QStringList{"dataset", "doc", "--json=1"} << "--json takes no value";
     QTest::newRow("resume --generator=x") << QStringList{"resume", "r.db", "--generator=x"}
                                           << "--generator is part of the stored run";
     QTest::newRow("runs two folders") << QStringList{"runs", "a", "b"} << "unexpected argument 'b'";

@@ -1,6 +1,8 @@
 // The format registry: names, detection on every real file of ../shared/data, bundle loading,
 // and `ragscope-cli dataset info` end to end.
 
+#include <sys/stat.h>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -8,9 +10,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <sys/stat.h>
-
 #include <set>
 
 #include "common/cli.h"
@@ -792,39 +791,55 @@ void TestDataset::jsonNumberOverflow_data() {
   QTest::addColumn<QByteArray>("content");
   QTest::addColumn<int>("line");  // 0: any line
   // 1e400 overflows a double: nlohmann throws out_of_range (406), not parse_error.
-  QTest::newRow("topics-jsonl") << "topics-jsonl" << "topics.jsonl"
-                                << QByteArray("{\"id\": \"1\", \"title\": \"t\"}\n"
-                                              "{\"id\": \"2\", \"title\": \"t\", \"x\": 1e400}\n")
+  QTest::newRow("topics-jsonl") << "topics-jsonl"
+                                << "topics.jsonl"
+                                << QByteArray(
+                                       "{\"id\": \"1\", \"title\": \"t\"}\n"
+                                       "{\"id\": \"2\", \"title\": \"t\", \"x\": 1e400}\n")
                                 << 2;
   QTest::newRow("rank-llm-json")
-      << "rank-llm-json" << "run.json"
-      << QByteArray("[\n{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": "
-                    "[{\"docid\": \"d\", \"score\": 1e400}]}\n]\n")
+      << "rank-llm-json"
+      << "run.json"
+      << QByteArray(
+             "[\n{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": "
+             "[{\"docid\": \"d\", \"score\": 1e400}]}\n]\n")
       << 2;
-  QTest::newRow("kilt") << "kilt" << "x-kilt.jsonl"
-                        << QByteArray("{\"id\": \"1\", \"input\": \"q\", \"output\": [{\"answer\": "
-                                      "\"a\"}]}\n{\"id\": \"2\", \"input\": \"q\", \"x\": -1e400}\n")
+  QTest::newRow("kilt") << "kilt"
+                        << "x-kilt.jsonl"
+                        << QByteArray(
+                               "{\"id\": \"1\", \"input\": \"q\", \"output\": [{\"answer\": "
+                               "\"a\"}]}\n{\"id\": \"2\", \"input\": \"q\", \"x\": -1e400}\n")
                         << 2;
   QTest::newRow("kilt-knowledge-source")
-      << "kilt-knowledge-source" << "ks.jsonl"
-      << QByteArray("{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"t\", \"text\": [\"a\"], "
-                    "\"x\": 1e400}\n")
+      << "kilt-knowledge-source"
+      << "ks.jsonl"
+      << QByteArray(
+             "{\"wikipedia_id\": \"1\", \"wikipedia_title\": \"t\", \"text\": [\"a\"], "
+             "\"x\": 1e400}\n")
       << 1;
-  QTest::newRow("rag-jsonl") << "rag-jsonl" << "rag.jsonl"
-                             << QByteArray("{\"question\": \"q\", \"contexts\": [\"c\"], "
-                                           "\"response\": \"r\", \"x\": 1e400}\n")
+  QTest::newRow("rag-jsonl") << "rag-jsonl"
+                             << "rag.jsonl"
+                             << QByteArray(
+                                    "{\"question\": \"q\", \"contexts\": [\"c\"], "
+                                    "\"response\": \"r\", \"x\": 1e400}\n")
                              << 1;
-  QTest::newRow("ragchecker") << "ragchecker" << "checker.json"
-                              << QByteArray("{\"results\": [\n{\"query_id\": \"1\", \"query\": "
-                                            "\"q\", \"x\": 1e400}\n]}\n")
+  QTest::newRow("ragchecker") << "ragchecker"
+                              << "checker.json"
+                              << QByteArray(
+                                     "{\"results\": [\n{\"query_id\": \"1\", \"query\": "
+                                     "\"q\", \"x\": 1e400}\n]}\n")
                               << 0;
-  QTest::newRow("llama-rag-dataset") << "llama-rag-dataset" << "rag_dataset.json"
-                                     << QByteArray("{\"examples\": [\n{\"query\": \"q\", \"x\": "
-                                                   "1e400}\n]}\n")
+  QTest::newRow("llama-rag-dataset") << "llama-rag-dataset"
+                                     << "rag_dataset.json"
+                                     << QByteArray(
+                                            "{\"examples\": [\n{\"query\": \"q\", \"x\": "
+                                            "1e400}\n]}\n")
                                      << 0;
-  QTest::newRow("beir") << "beir" << "corpus.jsonl"
-                        << QByteArray("{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"x\", "
-                                      "\"n\": 1e400}\n")
+  QTest::newRow("beir") << "beir"
+                        << "corpus.jsonl"
+                        << QByteArray(
+                               "{\"_id\": \"d1\", \"title\": \"T\", \"text\": \"x\", "
+                               "\"n\": 1e400}\n")
                         << 1;
 }
 
@@ -859,7 +874,8 @@ void TestDataset::jsonNumberOverflow() {
       named = line == 0 ? d.line > 0 : d.line == std::uint64_t(line);
     }
     QString all;
-    for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+    for (const auto& d : loaded.report.diagnostics)
+      all += QString::fromStdString(d.toString()) + "\n";
     QVERIFY2(named, qPrintable(all));
   }
 }
@@ -874,8 +890,9 @@ void TestDataset::cliJsonNumberOverflow() {
   QVERIFY2(r.out.contains("number overflow"), r.out.constData());
 
   const QString run = dir.filePath("retrieve_results_x.json");
-  writeFile(run, "[{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": [{\"docid\": \"d\", "
-                 "\"score\": 1e400}]}]\n");
+  writeFile(run,
+            "[{\"query\": {\"text\": \"q\", \"qid\": \"1\"}, \"hits\": [{\"docid\": \"d\", "
+            "\"score\": 1e400}]}]\n");
   r = runCli({"dataset", "info", run, "--format", "rank-llm-json"}, 20000);
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.out.contains((run + ":1: [0]: ").toUtf8()), r.out.constData());
@@ -898,16 +915,15 @@ void TestDataset::cliRefusesEndlessInput_data() {
       << QStringList{"bootstrap", "%DIR%/run", "--qrels", "/dev/zero", "--measure", "map"}
       << notRegular;
   QTest::newRow("retrieve")
-      << QStringList{"retrieve", "--dataset", "/dev/zero", "--format", "msmarco-collection",
-                     "--retriever", "bm25", "--out", "%DIR%/out.trec"}
+      << QStringList{"retrieve",    "--dataset", "/dev/zero", "--format",      "msmarco-collection",
+                     "--retriever", "bm25",      "--out",     "%DIR%/out.trec"}
       << notRegular;
   QTest::newRow("fifo") << QStringList{"dataset", "info", "%DIR%/fifo", "--format", "trec-run"}
                         << "fifo: is not a regular file (a FIFO (named pipe))";
   QTest::newRow("fifo eval") << QStringList{"eval", "%DIR%/qrels", "%DIR%/fifo"}
                              << "fifo: is not a regular file (a FIFO (named pipe))";
   // /proc/kmsg blocks until the kernel logs something: the folder is never scanned.
-  QTest::newRow("/proc") << QStringList{"dataset", "info", "/proc"}
-                         << "/proc: is a system folder";
+  QTest::newRow("/proc") << QStringList{"dataset", "info", "/proc"} << "/proc: is a system folder";
   QTest::newRow("/sys/kernel") << QStringList{"dataset", "info", "/sys/kernel"}
                                << "/sys/kernel: is a system folder";
   QTest::newRow("/proc file") << QStringList{"dataset", "info", "/proc/self/status", "--format",
@@ -945,23 +961,27 @@ void TestDataset::bundleSkipsSpecialFiles() {
   // Library: the special files are named and skipped, the rest loads.
   auto loaded = loadDataset({{bundle.toStdString(), std::nullopt}}, LoadOptions{});
   QString all;
-  for (const auto& d : loaded.report.diagnostics) all += QString::fromStdString(d.toString()) + "\n";
+  for (const auto& d : loaded.report.diagnostics)
+    all += QString::fromStdString(d.toString()) + "\n";
   QVERIFY2(loaded.report.ok() && !loaded.report.hasErrors(), qPrintable(all));
   QCOMPARE(loaded.value.queries.size(), std::size_t(1));
-  QVERIFY2(all.contains(bundle + "/qrels.txt: is not a regular file (a FIFO (named pipe)); skipped"),
-           qPrintable(all));
+  QVERIFY2(
+      all.contains(bundle + "/qrels.txt: is not a regular file (a FIFO (named pipe)); skipped"),
+      qPrintable(all));
   QVERIFY2(all.contains(bundle + "/run.trec: is not a regular file (a character device); skipped"),
            qPrintable(all));
   QVERIFY2(all.contains(bundle + "/topics-proc.tsv: is a system file"), qPrintable(all));
-  if (kmsg) QVERIFY2(all.contains(bundle + "/collection-kmsg.tsv: is a system file"), qPrintable(all));
+  if (kmsg)
+    QVERIFY2(all.contains(bundle + "/collection-kmsg.tsv: is a system file"), qPrintable(all));
   QVERIFY(isBundleFolder(bundle.toStdString()));
 
   // And from the CLI, bounded in time.
   const auto r = runCli({"dataset", "info", bundle}, 20000);
   QCOMPARE(r.exitCode, 0);
   QVERIFY2(r.out.contains("queries: 1\n"), r.out.constData());
-  QVERIFY2(r.out.contains("qrels.txt: is not a regular file (a FIFO (named pipe)); skipped (warning)"),
-           r.out.constData());
+  QVERIFY2(
+      r.out.contains("qrels.txt: is not a regular file (a FIFO (named pipe)); skipped (warning)"),
+      r.out.constData());
 }
 
 void TestDataset::tooManyErrorsStop_data() {
@@ -983,12 +1003,14 @@ void TestDataset::tooManyErrorsStop() {
   QTemporaryDir dir;
   const QString file = dir.filePath("garbage.txt");
   QByteArray content;
-  if (format == "docugami") content = "Question,Source Docs,Question Type,Source Chunk Type,Answer\n";
+  if (format == "docugami")
+    content = "Question,Source Docs,Question Type,Source Chunk Type,Answer\n";
   for (int i = 0; i < 5000; ++i) content += line;
   writeFile(file, content);
   LoadOptions skip;
   skip.onError = OnError::Skip;
-  const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, skip);
+  const auto loaded =
+      loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, skip);
   const auto& r = loaded.report;
   QVERIFY(r.stopped);  // the file was not read to its end: not ok()
   QVERIFY2(r.errors <= 1001, qPrintable(QString::number(r.errors)));
@@ -1005,8 +1027,8 @@ void TestDataset::crOnlyLineEnds_data() {
   QByteArray run, qrels, topics, jsonl;
   for (int q = 1; q <= 113; ++q)
     for (int d = 1; d <= 3; ++d)
-      run += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " +
-             QByteArray::number(d) + " " + QByteArray::number(10 - d) + " r\r";
+      run += QByteArray::number(q) + " Q0 d" + QByteArray::number(d) + " " + QByteArray::number(d) +
+             " " + QByteArray::number(10 - d) + " r\r";
   for (int q = 1; q <= 100; ++q) qrels += QByteArray::number(q) + " 0 d1 1\r";
   for (int q = 1; q <= 100; ++q) topics += QByteArray::number(q) + "\tquestion\r";
   for (int q = 1; q <= 100; ++q)
@@ -1026,7 +1048,8 @@ void TestDataset::crOnlyLineEnds() {
   LoadOptions skip;
   skip.onError = OnError::Skip;
   for (const LoadOptions& options : {LoadOptions{}, skip}) {
-    const auto loaded = loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, options);
+    const auto loaded =
+        loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, options);
     QVERIFY(!loaded.report.ok());
     QVERIFY(!loaded.report.diagnostics.empty());
     const QString text = QString::fromStdString(loaded.report.diagnostics.front().toString());
@@ -1035,7 +1058,8 @@ void TestDataset::crOnlyLineEnds() {
   }
   // CRLF and a last line ending in CR alone are fine.
   writeFile(file, QByteArray(content).replace("\r", "\r\n"));
-  QVERIFY(loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, {}).report.ok());
+  QVERIFY(
+      loadDataset({{file.toStdString(), formatFromName(format.toStdString())}}, {}).report.ok());
 }
 
 void TestDataset::cliCrOnlyFile() {

@@ -1,6 +1,6 @@
 // Docugami KG-RAG SEC 10-Q loader: CSV reader, chunker, PDF text, SOURCE(S) parsing and the real
-// qna_data.csv + 20 PDFs. Known answers come from the data set's manifest, Python's csv module run by hand on
-// the file (record lines, mini row count, SOURCE(S) totals) and `pdfinfo` (page counts).
+// qna_data.csv + 20 PDFs. Known answers come from the data set's manifest, Python's csv module run
+// by hand on the file (record lines, mini row count, SOURCE(S) totals) and `pdfinfo` (page counts).
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -8,8 +8,8 @@
 #include <QTest>
 #include <filesystem>
 #include <map>
-#include <random>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>

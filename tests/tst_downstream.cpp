@@ -1,11 +1,10 @@
 // Downstream metrics (core/metrics/normalize, downstream, stemmer, kiltdownstream).
 // Known answers: KILT's own fixtures with the values of KILT's tests/test_eval_downstream.py
-// (quoted in the data set's manifest), and hand-computed SQuAD / LCS / Porter cases (the working is in
-// the comments next to each row).
+// (quoted in the data set's manifest), and hand-computed SQuAD / LCS / Porter cases (the working is
+// in the comments next to each row).
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -36,11 +35,14 @@ fs::path writeFile(const QTemporaryDir& dir, const std::string& name, const std:
 
 bool near(double a, double b, double eps = 1e-12) { return std::abs(a - b) <= eps; }
 
-#define QCOMPARE_NEAR(actual, expected)                                                             \
-  do {                                                                                              \
-    const double a_ = (actual), e_ = (expected);                                                    \
-    if (!near(a_, e_))                                                                              \
-      QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3").arg(#actual).arg(a_, 0, 'g', 17).arg(e_, 0, 'g', 17))); \
+#define QCOMPARE_NEAR(actual, expected)                       \
+  do {                                                        \
+    const double a_ = (actual), e_ = (expected);              \
+    if (!near(a_, e_))                                        \
+      QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3") \
+                           .arg(#actual)                      \
+                           .arg(a_, 0, 'g', 17)               \
+                           .arg(e_, 0, 'g', 17)));            \
   } while (false)
 
 std::string kiltTestData(const std::string& name) {
@@ -59,7 +61,8 @@ class TestDownstream : public QObject {
     QTest::addColumn<std::string>("expected");
     QTest::newRow("articles+punct") << std::string("The Cat!") << std::string("cat");
     QTest::newRow("spaces") << std::string("  An apple,  a   day ") << std::string("apple day");
-    QTest::newRow("article inside word") << std::string("theater anthem") << std::string("theater anthem");
+    QTest::newRow("article inside word")
+        << std::string("theater anthem") << std::string("theater anthem");
     QTest::newRow("punct joins") << std::string("the-end") << std::string("theend");
     QTest::newRow("underscore is punct") << std::string("the_end") << std::string("theend");
     QTest::newRow("dot after article") << std::string("A. Lincoln") << std::string("lincoln");
@@ -97,56 +100,72 @@ class TestDownstream : public QObject {
     QTest::addColumn<Golds>("golds");
     QTest::addColumn<double>("expected");
     // EM: normalised equality, max over golds.
-    QTest::newRow("em same") << "em" << std::string("The Eiffel Tower") << Golds{"eiffel tower"} << 1.0;
-    QTest::newRow("em max") << "em" << std::string("Eiffel Tower.") << Golds{"Paris", "the eiffel tower"} << 1.0;
+    QTest::newRow("em same") << "em" << std::string("The Eiffel Tower") << Golds{"eiffel tower"}
+                             << 1.0;
+    QTest::newRow("em max") << "em" << std::string("Eiffel Tower.")
+                            << Golds{"Paris", "the eiffel tower"} << 1.0;
     QTest::newRow("em differ") << "em" << std::string("Eiffel") << Golds{"Eiffel Tower"} << 0.0;
-    QTest::newRow("em both empty") << "em" << std::string("") << Golds{""} << 1.0;  // Python: "" == ""
+    QTest::newRow("em both empty")
+        << "em" << std::string("") << Golds{""} << 1.0;  // Python: "" == ""
     QTest::newRow("em article gold") << "em" << std::string("") << Golds{"The"} << 1.0;
     QTest::newRow("em no golds") << "em" << std::string("x") << Golds{} << 0.0;
     // F1: [cat sat] vs [cat sat on mat]: 2 shared, P=1, R=1/2 -> 2/3.
-    QTest::newRow("f1 partial") << "f1" << std::string("the cat sat") << Golds{"cat sat on mat"} << 2.0 / 3.0;
+    QTest::newRow("f1 partial") << "f1" << std::string("the cat sat") << Golds{"cat sat on mat"}
+                                << 2.0 / 3.0;
     // Repeated tokens: [x x x y] vs [x y y]: shared min(3,1)+min(1,2)=2, P=2/4, R=2/3 -> 4/7.
     QTest::newRow("f1 repeats") << "f1" << std::string("x x x y") << Golds{"x y y"} << 4.0 / 7.0;
     QTest::newRow("f1 both empty") << "f1" << std::string("") << Golds{""} << 0.0;
     QTest::newRow("f1 punct") << "f1" << std::string("Paris") << Golds{"paris!"} << 1.0;
-    QTest::newRow("f1 max") << "f1" << std::string("it was suicide") << Golds{"murder", "suicide"} << 0.5;
+    QTest::newRow("f1 max") << "f1" << std::string("it was suicide") << Golds{"murder", "suicide"}
+                            << 0.5;
     QTest::newRow("f1 no golds") << "f1" << std::string("x") << Golds{} << 0.0;
     // Accuracy (normalised labels).
     QTest::newRow("acc case") << "accuracy" << std::string("SUPPORTS") << Golds{"supports"} << 1.0;
     QTest::newRow("acc other") << "accuracy" << std::string("REFUTES") << Golds{"SUPPORTS"} << 0.0;
     // ROUGE-L (rouge_score, stemmed): [the cat are run] vs gold [the cat run]: LCS 3, P=3/4,
     // R=1 -> 6/7 ("cats"->"cat", "running"/"runs"->"run"; "are" has 3 letters, not stemmed).
-    QTest::newRow("rouge stem") << "rouge-l" << std::string("The cats are running") << Golds{"the cat runs"} << 6.0 / 7.0;
+    QTest::newRow("rouge stem") << "rouge-l" << std::string("The cats are running")
+                                << Golds{"the cat runs"} << 6.0 / 7.0;
     // [a b c d] vs [a c e]: LCS [a c] = 2, P=1/2, R=2/3 -> 4/7 (no article removal here).
-    QTest::newRow("rouge lcs") << "rouge-l" << std::string("a b c d") << Golds{"a c e"} << 4.0 / 7.0;
-    QTest::newRow("rouge punct") << "rouge-l" << std::string("Hello, World!") << Golds{"hello world"} << 1.0;
+    QTest::newRow("rouge lcs") << "rouge-l" << std::string("a b c d") << Golds{"a c e"}
+                               << 4.0 / 7.0;
+    QTest::newRow("rouge punct") << "rouge-l" << std::string("Hello, World!")
+                                 << Golds{"hello world"} << 1.0;
     QTest::newRow("rouge empty") << "rouge-l" << std::string("") << Golds{"x"} << 0.0;
     QTest::newRow("rouge only punct") << "rouge-l" << std::string("!!") << Golds{"x"} << 0.0;
     // "Café" -> "caf" (é is outside [a-z0-9], so it separates).
     QTest::newRow("rouge unicode") << "rouge-l" << std::string("Café") << Golds{"caf"} << 1.0;
     // [the cat the dog] vs [the dog the cat]: LCS 2 -> 1/2.
-    QTest::newRow("rouge order") << "rouge-l" << std::string("the cat. the dog") << Golds{"the dog. the cat"} << 0.5;
+    QTest::newRow("rouge order") << "rouge-l" << std::string("the cat. the dog")
+                                 << Golds{"the dog. the cat"} << 0.5;
     QTest::newRow("rouge max") << "rouge-l" << std::string("x y") << Golds{"z", "x y"} << 1.0;
     // ROUGE-L (KILT): F = 2PR/(P+R+1e-8) over distinct words; case-sensitive; '.' splits sentences.
-    QTest::newRow("kilt rouge a suicide") << "rouge-l-kilt" << std::string("a suicide") << Golds{"suicide"}
-                                          << 2.0 * ((0.5 * 1.0) / (1.5 + 1e-8));
+    QTest::newRow("kilt rouge a suicide") << "rouge-l-kilt" << std::string("a suicide")
+                                          << Golds{"suicide"} << 2.0 * ((0.5 * 1.0) / (1.5 + 1e-8));
     QTest::newRow("kilt rouge same") << "rouge-l-kilt" << std::string("suicide") << Golds{"suicide"}
                                      << 2.0 * ((1.0 * 1.0) / (2.0 + 1e-8));
     // Sentences [the cat][the dog] vs [the dog][the cat]: union LCS words {the, dog, cat} = 3 of 3.
-    QTest::newRow("kilt rouge sentences") << "rouge-l-kilt" << std::string("the cat. the dog")
-                                          << Golds{"the dog. the cat"} << 2.0 * ((1.0 * 1.0) / (2.0 + 1e-8));
-    QTest::newRow("kilt rouge case") << "rouge-l-kilt" << std::string("Suicide") << Golds{"suicide"} << 0.0;
+    QTest::newRow("kilt rouge sentences")
+        << "rouge-l-kilt" << std::string("the cat. the dog") << Golds{"the dog. the cat"}
+        << 2.0 * ((1.0 * 1.0) / (2.0 + 1e-8));
+    QTest::newRow("kilt rouge case")
+        << "rouge-l-kilt" << std::string("Suicide") << Golds{"suicide"} << 0.0;
     QTest::newRow("kilt rouge empty") << "rouge-l-kilt" << std::string("") << Golds{"x"} << 0.0;
     QTest::newRow("kilt rouge dots") << "rouge-l-kilt" << std::string("...") << Golds{"x"} << 0.0;
     // Distinct words: hyp [x x y] has 2 distinct, ref [x y] 2; LCS words {x, y}: P=R=1.
     QTest::newRow("kilt rouge distinct") << "rouge-l-kilt" << std::string("x x y") << Golds{"x y"}
                                          << 2.0 * ((1.0 * 1.0) / (2.0 + 1e-8));
     // Contains-answer on token boundaries of the normalised texts.
-    QTest::newRow("contains") << "contains" << std::string("He was born in Paris, France.") << Golds{"paris"} << 1.0;
-    QTest::newRow("contains phrase") << "contains" << std::string("The answer is the Eiffel Tower") << Golds{"Eiffel Tower"} << 1.0;
-    QTest::newRow("contains not inside") << "contains" << std::string("Born in 1984") << Golds{"1"} << 0.0;
-    QTest::newRow("contains plural") << "contains" << std::string("Towers") << Golds{"tower"} << 0.0;
-    QTest::newRow("contains empty gold") << "contains" << std::string("anything") << Golds{"the"} << 0.0;
+    QTest::newRow("contains") << "contains" << std::string("He was born in Paris, France.")
+                              << Golds{"paris"} << 1.0;
+    QTest::newRow("contains phrase") << "contains" << std::string("The answer is the Eiffel Tower")
+                                     << Golds{"Eiffel Tower"} << 1.0;
+    QTest::newRow("contains not inside")
+        << "contains" << std::string("Born in 1984") << Golds{"1"} << 0.0;
+    QTest::newRow("contains plural")
+        << "contains" << std::string("Towers") << Golds{"tower"} << 0.0;
+    QTest::newRow("contains empty gold")
+        << "contains" << std::string("anything") << Golds{"the"} << 0.0;
     QTest::newRow("contains max") << "contains" << std::string("Dumbledore was headmaster")
                                   << Golds{"Albus Dumbledore", "Dumbledore"} << 1.0;
   }
@@ -202,7 +221,8 @@ class TestDownstream : public QObject {
   }
 
   void displayNames() {
-    QCOMPARE(downstreamMetricName(DownstreamMetric::RougeL), std::string("ROUGE-L (rouge_score, stemmed)"));
+    QCOMPARE(downstreamMetricName(DownstreamMetric::RougeL),
+             std::string("ROUGE-L (rouge_score, stemmed)"));
     QCOMPARE(downstreamMetricName(DownstreamMetric::RougeLKilt), std::string("ROUGE-L (KILT)"));
     QCOMPARE(allDownstreamMetrics().size(), std::size_t(6));
     QVERIFY(isBinaryDownstreamMetric(DownstreamMetric::ExactMatch));
@@ -225,27 +245,38 @@ class TestDownstream : public QObject {
     QTest::addColumn<std::string>("snowballPorter");
     // Porter (1980) examples, where all agree.
     QTest::newRow("running") << std::string("running") << std::string("run") << std::string("run");
-    QTest::newRow("caresses") << std::string("caresses") << std::string("caress") << std::string("caress");
+    QTest::newRow("caresses") << std::string("caresses") << std::string("caress")
+                              << std::string("caress");
     QTest::newRow("ponies") << std::string("ponies") << std::string("poni") << std::string("poni");
-    QTest::newRow("relational") << std::string("relational") << std::string("relat") << std::string("relat");
-    QTest::newRow("conditional") << std::string("conditional") << std::string("condit") << std::string("condit");
+    QTest::newRow("relational") << std::string("relational") << std::string("relat")
+                                << std::string("relat");
+    QTest::newRow("conditional") << std::string("conditional") << std::string("condit")
+                                 << std::string("condit");
     QTest::newRow("hopping") << std::string("hopping") << std::string("hop") << std::string("hop");
     QTest::newRow("filing") << std::string("filing") << std::string("file") << std::string("file");
     QTest::newRow("happy") << std::string("happy") << std::string("happi") << std::string("happi");
-    QTest::newRow("generalizations") << std::string("generalizations") << std::string("gener") << std::string("gener");
-    QTest::newRow("oscillators") << std::string("oscillators") << std::string("oscil") << std::string("oscil");
-    QTest::newRow("controll") << std::string("controll") << std::string("control") << std::string("control");
+    QTest::newRow("generalizations")
+        << std::string("generalizations") << std::string("gener") << std::string("gener");
+    QTest::newRow("oscillators") << std::string("oscillators") << std::string("oscil")
+                                 << std::string("oscil");
+    QTest::newRow("controll") << std::string("controll") << std::string("control")
+                              << std::string("control");
     // NLTK's departures (stemmer.h).
     QTest::newRow("dies") << std::string("dies") << std::string("die") << std::string("di");
     QTest::newRow("died") << std::string("died") << std::string("die") << std::string("di");
     QTest::newRow("enjoy") << std::string("enjoy") << std::string("enjoy") << std::string("enjoi");
-    QTest::newRow("always") << std::string("always") << std::string("alway") << std::string("alwai");
+    QTest::newRow("always") << std::string("always") << std::string("alway")
+                            << std::string("alwai");
     QTest::newRow("skies") << std::string("skies") << std::string("sky") << std::string("ski");
     QTest::newRow("dying") << std::string("dying") << std::string("die") << std::string("dy");
-    QTest::newRow("hopefully") << std::string("hopefully") << std::string("hope") << std::string("hopefulli");
-    QTest::newRow("technology") << std::string("technology") << std::string("technolog") << std::string("technologi");
-    QTest::newRow("possibly") << std::string("possibly") << std::string("possibl") << std::string("possibli");
-    QTest::newRow("internationally") << std::string("internationally") << std::string("intern") << std::string("internation");
+    QTest::newRow("hopefully") << std::string("hopefully") << std::string("hope")
+                               << std::string("hopefulli");
+    QTest::newRow("technology") << std::string("technology") << std::string("technolog")
+                                << std::string("technologi");
+    QTest::newRow("possibly") << std::string("possibly") << std::string("possibl")
+                              << std::string("possibli");
+    QTest::newRow("internationally")
+        << std::string("internationally") << std::string("intern") << std::string("internation");
     QTest::newRow("age") << std::string("age") << std::string("age") << std::string("ag");
     QTest::newRow("is") << std::string("is") << std::string("is") << std::string("i");
   }
@@ -260,14 +291,15 @@ class TestDownstream : public QObject {
 
   // NLTK's documented example (nltk/test/stem.doctest).
   void nltkDoctest() {
-    const std::vector<std::string> words = {"caresses", "flies", "dies", "mules", "denied", "died", "agreed",
-                                            "owned", "humbled", "sized", "meeting", "stating", "siezing",
-                                            "itemization", "sensational", "traditional", "reference",
-                                            "colonizer", "plotted"};
+    const std::vector<std::string> words = {
+        "caresses",    "flies",       "dies",      "mules",     "denied",  "died",    "agreed",
+        "owned",       "humbled",     "sized",     "meeting",   "stating", "siezing", "itemization",
+        "sensational", "traditional", "reference", "colonizer", "plotted"};
     std::string joined;
     for (const auto& w : words) joined += (joined.empty() ? "" : " ") + nltkPorterStem(w);
-    QCOMPARE(joined, std::string("caress fli die mule deni die agre own humbl size meet state siez item "
-                                 "sensat tradit refer colon plot"));
+    QCOMPARE(joined,
+             std::string("caress fli die mule deni die agre own humbl size meet state siez item "
+                         "sensat tradit refer colon plot"));
   }
 
   void snowballWrapper() {
@@ -286,7 +318,8 @@ class TestDownstream : public QObject {
 
   void snowballThreads() {
     // One libstemmer instance per thread: concurrent use must give the same stems.
-    const std::vector<std::string> words = {"running", "generalizations", "oscillators", "relational", "happy"};
+    const std::vector<std::string> words = {"running", "generalizations", "oscillators",
+                                            "relational", "happy"};
     std::vector<std::string> expected;
     for (const auto& w : words) expected.push_back(snowballStem(w, "porter"));
     std::vector<int> bad(4, 0);
@@ -334,7 +367,8 @@ class TestDownstream : public QObject {
   // ---- KILT fixtures ---------------------------------------------------------------------------
   void kiltFixture1() {
     RAGSCOPE_REQUIRE_DATA("kilt/tests/test_data/gold1.jsonl");
-    const auto r = evaluateKiltDownstream(kiltTestData("gold1.jsonl"), kiltTestData("guess1_1.jsonl"));
+    const auto r =
+        evaluateKiltDownstream(kiltTestData("gold1.jsonl"), kiltTestData("guess1_1.jsonl"));
     QVERIFY(r.report.ok());
     QCOMPARE(r.report.errors, std::uint64_t(0));
     const auto& s = r.value;
@@ -363,7 +397,8 @@ class TestDownstream : public QObject {
   void kiltFixture3() {
     QFETCH(QString, guess);
     RAGSCOPE_REQUIRE_DATA("kilt/tests/test_data/gold3.jsonl");
-    const auto r = evaluateKiltDownstream(kiltTestData("gold3.jsonl"), kiltTestData(guess.toStdString()));
+    const auto r =
+        evaluateKiltDownstream(kiltTestData("gold3.jsonl"), kiltTestData(guess.toStdString()));
     QVERIFY(r.report.ok());
     const auto& s = r.value;
     QCOMPARE(s.count, std::size_t(2));
@@ -381,7 +416,8 @@ class TestDownstream : public QObject {
   }
 
   void kiltPerPairRouge() {
-    // The gold3 pair through the per-pair function directly (same value as the mean: both items equal).
+    // The gold3 pair through the per-pair function directly (same value as the mean: both items
+    // equal).
     RAGSCOPE_REQUIRE_DATA("kilt/tests/test_data/gold3.jsonl");
     std::ifstream g(kiltTestData("gold3.jsonl")), p(kiltTestData("guess3_1.jsonl"));
     std::string gl, pl;
@@ -396,10 +432,12 @@ class TestDownstream : public QObject {
   void kiltAlignment_data() {
     QTest::addColumn<std::string>("guess");
     QTest::addColumn<QString>("error");  // empty: ok
-    const std::string a = R"({"id": 1, "output": [{"answer": "x", "provenance": [{"wikipedia_id": "7"}]}]})";
+    const std::string a =
+        R"({"id": 1, "output": [{"answer": "x", "provenance": [{"wikipedia_id": "7"}]}]})";
     const std::string b = R"({"id": "2", "output": [{"answer": "The Y"}]})";
     QTest::newRow("reordered") << (b + "\n" + a + "\n") << QString();
-    QTest::newRow("unknown id") << (a + "\n" + b + "\n" + R"({"id": 3, "output": [{"answer": "z"}]})" + "\n")
+    QTest::newRow("unknown id") << (a + "\n" + b + "\n" +
+                                    R"({"id": 3, "output": [{"answer": "z"}]})" + "\n")
                                 << "is not in gold";
     QTest::newRow("duplicate") << (a + "\n" + a + "\n" + b + "\n") << "duplicate id '1'";
     QTest::newRow("missing") << (a + "\n") << "no guess for gold id '2'";
@@ -408,11 +446,12 @@ class TestDownstream : public QObject {
     QFETCH(std::string, guess);
     QFETCH(QString, error);
     QTemporaryDir dir;
-    const auto goldPath = writeFile(dir, "gold.jsonl",
-                                    R"({"id": "1", "output": [{"answer": " x ", "provenance": [{"wikipedia_id": 7}]}, {"answer": ""}]})"
-                                    "\n"
-                                    R"({"id": 2, "output": [{"answer": "y"}, {"answer": "y z"}]})"
-                                    "\n");
+    const auto goldPath = writeFile(
+        dir, "gold.jsonl",
+        R"({"id": "1", "output": [{"answer": " x ", "provenance": [{"wikipedia_id": 7}]}, {"answer": ""}]})"
+        "\n"
+        R"({"id": 2, "output": [{"answer": "y"}, {"answer": "y z"}]})"
+        "\n");
     const auto guessPath = writeFile(dir, "guess.jsonl", guess);
     const auto r = evaluateKiltDownstream(goldPath, guessPath);
     if (error.isEmpty()) {
@@ -437,9 +476,11 @@ class TestDownstream : public QObject {
 
   void kiltEmptyAnswerAndBadRecord() {
     QTemporaryDir dir;
-    const auto goldPath = writeFile(dir, "gold.jsonl", "{\"id\": 1, \"output\": [{\"answer\": \"x\"}]}\n");
+    const auto goldPath =
+        writeFile(dir, "gold.jsonl", "{\"id\": 1, \"output\": [{\"answer\": \"x\"}]}\n");
     // An empty guess answer scores 0 (KILT skips it).
-    auto guessPath = writeFile(dir, "guess.jsonl", "{\"id\": 1, \"output\": [{\"answer\": \"  \"}]}\n");
+    auto guessPath =
+        writeFile(dir, "guess.jsonl", "{\"id\": 1, \"output\": [{\"answer\": \"  \"}]}\n");
     auto r = evaluateKiltDownstream(goldPath, guessPath);
     QVERIFY(r.report.ok());
     QCOMPARE(r.value.em, 0.0);

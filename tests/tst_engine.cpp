@@ -2,14 +2,36 @@
 // budget and estimate, the offline heuristic providers and prompts, secrets hygiene of the CLI,
 // and a kill -9 crash test of `ragscope-cli generate` against the test server process.
 
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QtTest>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
 #include "common/cli.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/job.h"
 #include "core/eval/judgejob.h"
 #include "core/eval/projectruns.h"
 #include "core/eval/runengine.h"
-#include "core/export/json.h"
 #include "core/eval/storedscores.h"
+#include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/llmjson.h"
@@ -22,29 +44,6 @@
 #include "core/util/sha256.h"
 #include "core/util/sqlitedb.h"
 #include "testserver/testserver.h"
-
-#include <QDirIterator>
-#include <QElapsedTimer>
-#include <QFile>
-#include <QProcess>
-#include <QRandomGenerator>
-#include <QTemporaryDir>
-#include <QUrl>
-#include <QtTest>
-
-#include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <map>
-#include <random>
-#include <mutex>
-#include <set>
-#include <thread>
 
 using namespace ragscope::core;
 using namespace ragscope::core::llm;
@@ -155,7 +154,8 @@ class StopAfter final : public eval::ProgressListener {
   int m_seen = 0;
 };
 
-eval::EngineOptions engineOptions(std::size_t concurrency, std::optional<double> budget = std::nullopt,
+eval::EngineOptions engineOptions(std::size_t concurrency,
+                                  std::optional<double> budget = std::nullopt,
                                   bool retryErrors = false) {
   eval::EngineOptions o;
   o.concurrency = concurrency;
@@ -181,7 +181,8 @@ QString demoStoreCopy(const QTemporaryDir& dir, const QString& demoStore, const 
 // Runs `sql` on the store at `path` through the SQLite C API, as a hand-made or edited store.
 bool execSql(const QString& path, const QString& sql) {
   sqlite3* db = nullptr;
-  bool ok = sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
+  bool ok =
+      sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK;
   char* msg = nullptr;
   ok = ok && sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, &msg) == SQLITE_OK;
   if (!ok) qWarning("sql failed: %s", msg ? msg : (db ? sqlite3_errmsg(db) : "open"));
@@ -194,10 +195,13 @@ bool execSql(const QString& path, const QString& sql) {
 bool integrityOk(const QString& path) {
   sqlite3* db = nullptr;
   const QByteArray uri = "file:" + QUrl::toPercentEncoding(path, "/") + "?mode=ro&immutable=1";
-  bool ok = sqlite3_open_v2(uri.constData(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK;
+  bool ok = sqlite3_open_v2(uri.constData(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                            nullptr) == SQLITE_OK;
   sqlite3_stmt* st = nullptr;
   ok = ok && sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK;
-  const char* verdict = ok && sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : nullptr;
+  const char* verdict = ok && sqlite3_step(st) == SQLITE_ROW
+                            ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                            : nullptr;
   ok = verdict && std::string(verdict) == "ok";
   sqlite3_finalize(st);
   sqlite3_close(db);
@@ -280,9 +284,9 @@ void TestEngine::sha256_data() {
                          << "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   QTest::newRow("abc") << QByteArray("abc")
                        << "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-  QTest::newRow("448 bits")
-      << QByteArray("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-      << "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1";
+  QTest::newRow("448 bits") << QByteArray(
+                                   "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                            << "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1";
   QTest::newRow("million a") << QByteArray(1000000, 'a')
                              << "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
 }
@@ -290,11 +294,13 @@ void TestEngine::sha256_data() {
 void TestEngine::sha256() {
   QFETCH(QByteArray, input);
   QFETCH(QString, hex);
-  QCOMPARE(QString::fromStdString(sha256Hex(std::string_view(input.constData(), input.size()))), hex);
+  QCOMPARE(QString::fromStdString(sha256Hex(std::string_view(input.constData(), input.size()))),
+           hex);
   // Fed in odd pieces, the same digest.
   Sha256 h;
   for (qsizetype i = 0; i < input.size(); i += 37) {
-    h.update(input.constData() + i, static_cast<std::size_t>(std::min<qsizetype>(37, input.size() - i)));
+    h.update(input.constData() + i,
+             static_cast<std::size_t>(std::min<qsizetype>(37, input.size() - i)));
   }
   QCOMPARE(QString::fromStdString(h.hexDigest()), hex);
 }
@@ -305,10 +311,12 @@ void TestEngine::prompts() {
   // Values are not re-expanded; unknown placeholders stay.
   QCOMPARE(QString::fromStdString(out), QString("Q: why {documents}? / D / {unknown}"));
   QCOMPARE(templateHash(defaultRagTemplate()), sha256Hex(defaultRagTemplate()));
-  QCOMPARE(QString::fromStdString(formatPassages({"a", "b"})), QString("Passage 1: a\n\nPassage 2: b"));
+  QCOMPARE(QString::fromStdString(formatPassages({"a", "b"})),
+           QString("Passage 1: a\n\nPassage 2: b"));
   // The default templates parse back into their sections.
   const auto rag = parsePromptSections(renderTemplate(
-      defaultRagTemplate(), {{"question", "Who?"}, {"documents", formatPassages({"One.\nTwo.", "Three."})}}));
+      defaultRagTemplate(),
+      {{"question", "Who?"}, {"documents", formatPassages({"One.\nTwo.", "Three."})}}));
   QCOMPARE(QString::fromStdString(rag.question), QString("Who?"));
   QCOMPARE(rag.passages.size(), std::size_t{2});
   QCOMPARE(QString::fromStdString(rag.passages[0]), QString("One.\nTwo."));
@@ -317,7 +325,8 @@ void TestEngine::prompts() {
       {{"documents", formatPassages({"X."})}, {"claims", formatClaims({"c1", "c2"})}}));
   QCOMPARE(judge.claims.size(), std::size_t{2});
   QCOMPARE(judge.passages.size(), std::size_t{1});
-  const auto split = parsePromptSections(renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A b. C d."}}));
+  const auto split = parsePromptSections(
+      renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A b. C d."}}));
   QVERIFY(split.hasText);
   QCOMPARE(QString::fromStdString(split.text), QString("A b. C d."));
 }
@@ -331,7 +340,9 @@ void TestEngine::cacheHitMiss() {
   const auto items = makeItems(50);
   for (int round = 0; round < 2; ++round) {
     RunStore store;
-    QVERIFY2(store.create((dir.path() + "/run" + QString::number(round) + ".db").toStdString(), testRecord(), &err), err.c_str());
+    QVERIFY2(store.create((dir.path() + "/run" + QString::number(round) + ".db").toStdString(),
+                          testRecord(), &err),
+             err.c_str());
     QVERIFY(store.addItems(items, &err));
     CachingProvider provider(std::make_unique<FakeProvider>(counter, 0), cache);
     const auto summary = eval::executeRun(store, provider, engineOptions(4), nullptr, {});
@@ -364,7 +375,8 @@ void TestEngine::cacheOnlySuccess() {
   const auto items = makeItems(10);
   for (int round = 0; round < 2; ++round) {
     RunStore store;
-    QVERIFY(store.create((dir.path() + "/r" + QString::number(round) + ".db").toStdString(), testRecord(), &err));
+    QVERIFY(store.create((dir.path() + "/r" + QString::number(round) + ".db").toStdString(),
+                         testRecord(), &err));
     QVERIFY(store.addItems(items, &err));
     auto fake = std::make_unique<FakeProvider>(counter);
     fake->failPrompts = {"p3", "p4"};
@@ -397,7 +409,8 @@ void TestEngine::cachedAnswersInWindows() {
     QVERIFY(store.create((dir.path() + "/even.db").toStdString(), testRecord(), &err));
     QVERIFY(store.addItems(even, &err));
     CachingProvider provider(std::make_unique<FakeProvider>(counter), cache);
-    QCOMPARE(eval::executeRun(store, provider, engineOptions(8), nullptr, {}).outcome, eval::RunOutcome::Done);
+    QCOMPARE(eval::executeRun(store, provider, engineOptions(8), nullptr, {}).outcome,
+             eval::RunOutcome::Done);
   }
   QCOMPARE(counter->submitted, n / 2);
   const auto hitsBefore = cache.hits();
@@ -440,8 +453,9 @@ void TestEngine::routedKnownAnswers() {
     r.route = route;
     return r;
   };
-  const std::vector<LlmRequest> asked = {request("b", "generator"), request("a", ""), request("b", ""),
-                                         request("a", "generator"), request("a", "unknown-route")};
+  const std::vector<LlmRequest> asked = {request("b", "generator"), request("a", ""),
+                                         request("b", ""), request("a", "generator"),
+                                         request("a", "unknown-route")};
   LlmResponse answer;
   answer.status = CallStatus::Ok;
   // Cached: "b" by the generator, "a" and the unknown route's "a" by the main endpoint.
@@ -461,7 +475,8 @@ void TestEngine::routedKnownAnswers() {
   QVERIFY(known[1] && known[1]->text == "main a");
   QVERIFY(!known[2]);  // "b" was never answered by the main endpoint
   QVERIFY(!known[3]);  // nor "a" by the generator
-  QVERIFY(known[4] && known[4]->text == "main, unknown route");  // an unknown route is the main endpoint's
+  QVERIFY(known[4] &&
+          known[4]->text == "main, unknown route");  // an unknown route is the main endpoint's
   QCOMPARE(counter->submitted, 0);
 }
 
@@ -500,7 +515,8 @@ void TestEngine::storeRoundTrip() {
   const auto rec = again.run();
   QCOMPARE(QString::fromStdString(rec.kind), QString("test"));
   QCOMPARE(rec.settings.value("answer", 0), 42);
-  QCOMPARE(QString::fromStdString(rec.templateHash), QString::fromStdString(sha256Hex("T {question}")));
+  QCOMPARE(QString::fromStdString(rec.templateHash),
+           QString::fromStdString(sha256Hex("T {question}")));
   QCOMPARE(QString::fromStdString(rec.status), QString("paused: budget"));
   const auto c = again.counts();
   QCOMPARE(c.total, std::size_t{4});
@@ -512,7 +528,8 @@ void TestEngine::storeRoundTrip() {
   QCOMPARE(c.heuristic, std::size_t{1});
   const auto results = again.results();
   QCOMPARE(results.size(), std::size_t{2});
-  QCOMPARE(QString::fromStdString(results[0].result.text), QString::fromUtf8("héllo \"quoted\"\nline"));
+  QCOMPARE(QString::fromStdString(results[0].result.text),
+           QString::fromUtf8("héllo \"quoted\"\nline"));
   QCOMPARE(results[0].result.latencyMs, 12.5);
   QCOMPARE(QString::fromStdString(results[1].result.error), QString("timeout after 60 s"));
   QCOMPARE(again.itemsToRun(false).size(), std::size_t{2});  // cancelled + pending
@@ -539,7 +556,8 @@ void TestEngine::resumeAfterStop() {
     FakeProvider provider(counter, 2);
     std::stop_source source;
     StopAfter stopper(source, 40);
-    const auto summary = eval::executeRun(store, provider, engineOptions(6), &stopper, source.get_token());
+    const auto summary =
+        eval::executeRun(store, provider, engineOptions(6), &stopper, source.get_token());
     QCOMPARE(summary.outcome, eval::RunOutcome::Cancelled);
     QCOMPARE(QString::fromStdString(store.run().status), QString("cancelled"));
     const auto c = store.counts();
@@ -580,7 +598,8 @@ void TestEngine::retryErrors() {
   {
     FakeProvider provider(counter);
     provider.failPrompts = {"p2", "p5"};
-    QCOMPARE(eval::executeRun(store, provider, {}, nullptr, {}).outcome, eval::RunOutcome::DoneWithErrors);
+    QCOMPARE(eval::executeRun(store, provider, {}, nullptr, {}).outcome,
+             eval::RunOutcome::DoneWithErrors);
   }
   FakeProvider provider(counter);
   // Without the flag errors stay; with it they are redone (and now succeed).
@@ -670,7 +689,8 @@ void TestEngine::offlineReader_data() {
   QTest::addColumn<QStringList>("passages");
   QTest::addColumn<QString>("expected");
   const QStringList bridge = {
-      "The Kessel Bridge crosses the Amber River. The Kessel Bridge was designed by Lena Hart. The bridge opened "
+      "The Kessel Bridge crosses the Amber River. The Kessel Bridge was designed by Lena Hart. The "
+      "bridge opened "
       "to traffic in 1931 after four years of work.",
       "The Amber River floods most springs. A ferry ran before any bridge existed."};
   QTest::newRow("year") << "When did the Kessel Bridge open to traffic?" << bridge
@@ -680,7 +700,8 @@ void TestEngine::offlineReader_data() {
   QTest::newRow("second passage") << "What ran before the bridge existed?" << bridge
                                   << "A ferry ran before any bridge existed.";
   QTest::newRow("no overlap") << "What is the capital of Peru?" << bridge << "I do not know.";
-  QTest::newRow("no passages") << "Who designed the Kessel Bridge?" << QStringList() << "I do not know.";
+  QTest::newRow("no passages") << "Who designed the Kessel Bridge?" << QStringList()
+                               << "I do not know.";
 }
 
 void TestEngine::offlineReader() {
@@ -691,8 +712,9 @@ void TestEngine::offlineReader() {
   for (const auto& s : passages) p.push_back(s.toStdString());
   QCOMPARE(QString::fromStdString(lexicalRead(question.toStdString(), p)), expected);
   // Through the default prompt, as the provider sees it.
-  const std::string prompt = renderTemplate(
-      defaultRagTemplate(), {{"question", question.toStdString()}, {"documents", formatPassages(p)}});
+  const std::string prompt =
+      renderTemplate(defaultRagTemplate(),
+                     {{"question", question.toStdString()}, {"documents", formatPassages(p)}});
   QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Reader, prompt)), expected);
 }
 
@@ -714,11 +736,14 @@ void TestEngine::offlineJudge() {
       "Total revenue was $1,234 million for fiscal 2022, up from $1,100 million.",
       "Gross margin reached 41.5 percent."};
   const std::vector<std::string> claims = {claim.toStdString()};
-  const std::string expected = "- " + claim.toStdString() + (supported ? " SUPPORTED=1" : " SUPPORTED=0");
+  const std::string expected =
+      "- " + claim.toStdString() + (supported ? " SUPPORTED=1" : " SUPPORTED=0");
   QCOMPARE(QString::fromStdString(lexicalJudge(claims, docs)), QString::fromStdString(expected));
-  const std::string prompt = renderTemplate(
-      defaultClaimJudgeTemplate(), {{"documents", formatPassages(docs)}, {"claims", formatClaims(claims)}});
-  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)), QString::fromStdString(expected));
+  const std::string prompt =
+      renderTemplate(defaultClaimJudgeTemplate(),
+                     {{"documents", formatPassages(docs)}, {"claims", formatClaims(claims)}});
+  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)),
+           QString::fromStdString(expected));
 }
 
 void TestEngine::offlineSplitter() {
@@ -730,8 +755,10 @@ void TestEngine::offlineSplitter() {
   QCOMPARE(got, QStringList({"Apple reported revenue of $81.8 billion in Q3 2023",
                              "services revenue set an all-time record", "The CEO is Tim Cook",
                              "he joined in 1998", "Short one"}));
-  const std::string prompt = renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A cat sat. A dog ran."}});
-  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)), QString("- A cat sat\n- A dog ran"));
+  const std::string prompt =
+      renderTemplate(defaultClaimExtractionTemplate(), {{"text", "A cat sat. A dog ran."}});
+  QCOMPARE(QString::fromStdString(offlineAnswer(OfflineRole::Auto, prompt)),
+           QString("- A cat sat\n- A dog ran"));
 }
 
 void TestEngine::offlineProviderEndToEnd() {
@@ -742,9 +769,11 @@ void TestEngine::offlineProviderEndToEnd() {
   std::vector<LlmResponse> got;
   for (int i = 0; i < 20; ++i) {
     LlmRequest r;
-    r.messages.push_back({"user", renderTemplate(defaultRagTemplate(),
-                                                 {{"question", "Who designed it?"},
-                                                  {"documents", formatPassages({"It was designed by Lena Hart. It is red."})}})});
+    r.messages.push_back(
+        {"user", renderTemplate(defaultRagTemplate(),
+                                {{"question", "Who designed it?"},
+                                 {"documents",
+                                  formatPassages({"It was designed by Lena Hart. It is red."})}})});
     provider->submit(std::move(r), [&](LlmResponse resp) {
       std::lock_guard lock(m);
       got.push_back(std::move(resp));
@@ -764,10 +793,10 @@ void TestEngine::cliGenerateOffline() {
   const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
   QProcess cli;
   cli.setWorkingDirectory(dir.path());
-  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", demo + "topics.tsv", "--dataset",
-                                demo + "collection.tsv", "--run", demo + "run-good.trec", "--k", "3",
-                                "--store", dir.path() + "/g.db", "--out", dir.path() + "/a.jsonl",
-                                "--quiet"});
+  cli.start(RAGSCOPE_CLI_PATH,
+            {"generate", "--dataset", demo + "topics.tsv", "--dataset", demo + "collection.tsv",
+             "--run", demo + "run-good.trec", "--k", "3", "--store", dir.path() + "/g.db", "--out",
+             dir.path() + "/a.jsonl", "--quiet"});
   QVERIFY(cli.waitForFinished(60000));
   QCOMPARE(cli.exitCode(), 0);
   const auto lines = readAll(dir.path() + "/a.jsonl").trimmed().split('\n');
@@ -803,31 +832,56 @@ void TestEngine::secretsNeverWritten() {
   QVERIFY(server.start());
   QFile topics(dir.path() + "/topics.tsv");
   QVERIFY(topics.open(QIODevice::WriteOnly));
-  for (int i = 0; i < 10; ++i) topics.write(QByteArray("s") + QByteArray::number(i) + "\tquestion number " + QByteArray::number(i) + "\n");
+  for (int i = 0; i < 10; ++i)
+    topics.write(QByteArray("s") + QByteArray::number(i) + "\tquestion number " +
+                 QByteArray::number(i) + "\n");
   topics.close();
   QProcess cli;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert("RAGSCOPE_TEST_KEY", QString::fromLatin1(marker));
   cli.setProcessEnvironment(env);
   cli.setWorkingDirectory(dir.path());
-  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
-                                "--generator", QString::fromStdString(server.baseUrl()), "--model", "test-model",
-                                "--api-key-env", "RAGSCOPE_TEST_KEY", "--store", dir.path() + "/run.db",
-                                "--cache", dir.path() + "/cache.sqlite", "--out", dir.path() + "/out.jsonl"});
+  cli.start(RAGSCOPE_CLI_PATH,
+            {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
+             "--generator", QString::fromStdString(server.baseUrl()), "--model", "test-model",
+             "--api-key-env", "RAGSCOPE_TEST_KEY", "--store", dir.path() + "/run.db", "--cache",
+             dir.path() + "/cache.sqlite", "--out", dir.path() + "/out.jsonl"});
   QVERIFY(cli.waitForFinished(60000));
   const QByteArray out = cli.readAllStandardOutput() + cli.readAllStandardError();
   QVERIFY2(cli.exitCode() == 0, out.constData());
   QVERIFY(!out.contains(marker));
   // The exports of an eRAG run (per-document labels, the --json report) and a resume of it.
   const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
-  const QStringList eragArgs = {"erag", "--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
-                                "--run", demo + "run-good.trec", "--k", "2", "--metric", "contains",
-                                "--measures", "P_2,success_2", "--generator", QString::fromStdString(server.baseUrl()),
-                                "--model", "test-model", "--api-key-env", "RAGSCOPE_TEST_KEY",
-                                "--store", dir.path() + "/erag.db", "--cache", dir.path() + "/cache.sqlite",
-                                "--labels-out", dir.path() + "/labels.json", "--json"};
-  for (const QStringList& args : {eragArgs, QStringList{"resume", dir.path() + "/erag.db", "--api-key-env", "RAGSCOPE_TEST_KEY"},
-                                  QStringList{"runs", dir.path(), "--json"}}) {
+  const QStringList eragArgs = {"erag",
+                                "--dataset",
+                                demo + "collection.tsv",
+                                "--dataset",
+                                demo + "demo-kilt.jsonl",
+                                "--run",
+                                demo + "run-good.trec",
+                                "--k",
+                                "2",
+                                "--metric",
+                                "contains",
+                                "--measures",
+                                "P_2,success_2",
+                                "--generator",
+                                QString::fromStdString(server.baseUrl()),
+                                "--model",
+                                "test-model",
+                                "--api-key-env",
+                                "RAGSCOPE_TEST_KEY",
+                                "--store",
+                                dir.path() + "/erag.db",
+                                "--cache",
+                                dir.path() + "/cache.sqlite",
+                                "--labels-out",
+                                dir.path() + "/labels.json",
+                                "--json"};
+  for (const QStringList& args :
+       {eragArgs,
+        QStringList{"resume", dir.path() + "/erag.db", "--api-key-env", "RAGSCOPE_TEST_KEY"},
+        QStringList{"runs", dir.path(), "--json"}}) {
     QProcess step;
     step.setProcessEnvironment(env);
     step.setWorkingDirectory(dir.path());
@@ -860,7 +914,8 @@ void TestEngine::secretsNeverWritten() {
   RunStore store;
   std::string err;
   QVERIFY(store.open((dir.path() + "/run.db").toStdString(), &err));
-  QCOMPARE(QString::fromStdString(store.run().endpoint.value("api_key_env", std::string())), QString("RAGSCOPE_TEST_KEY"));
+  QCOMPARE(QString::fromStdString(store.run().endpoint.value("api_key_env", std::string())),
+           QString("RAGSCOPE_TEST_KEY"));
   QCOMPARE(store.counts().done, std::size_t{10});
 }
 
@@ -871,7 +926,8 @@ void TestEngine::crashAndResume() {
   QFile topics(dir.path() + "/topics.tsv");
   QVERIFY(topics.open(QIODevice::WriteOnly));
   for (int i = 0; i < n; ++i) {
-    topics.write("c" + QByteArray::number(i) + "\twhat is item " + QByteArray::number(i) + " of the crash test?\n");
+    topics.write("c" + QByteArray::number(i) + "\twhat is item " + QByteArray::number(i) +
+                 " of the crash test?\n");
   }
   topics.close();
   const QString log = dir.path() + "/server.log";
@@ -888,13 +944,15 @@ void TestEngine::crashAndResume() {
 
   QProcess cli;
   cli.setWorkingDirectory(dir.path());
-  cli.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
-                                "--generator", base, "--model", "test-model", "--concurrency",
-                                QString::number(concurrency), "--store", store, "--cache", cache, "--quiet"});
+  cli.start(RAGSCOPE_CLI_PATH,
+            {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
+             "--generator", base, "--model", "test-model", "--concurrency",
+             QString::number(concurrency), "--store", store, "--cache", cache, "--quiet"});
   QVERIFY(cli.waitForStarted());
   QElapsedTimer timer;
   timer.start();
-  while (countLines() < 150 && timer.elapsed() < 60000 && cli.state() == QProcess::Running) QTest::qWait(5);
+  while (countLines() < 150 && timer.elapsed() < 60000 && cli.state() == QProcess::Running)
+    QTest::qWait(5);
   QCOMPARE(cli.state(), QProcess::Running);
   cli.kill();  // SIGKILL
   QVERIFY(cli.waitForFinished(10000));
@@ -920,7 +978,8 @@ void TestEngine::crashAndResume() {
   resume.setWorkingDirectory(dir.path());
   resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--quiet"});
   QVERIFY(resume.waitForFinished(120000));
-  QVERIFY2(resume.exitCode() == 0, (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
+  QVERIFY2(resume.exitCode() == 0,
+           (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
   QTest::qWait(100);  // the server logs a reply just after sending it
 
   // Every item done exactly once in the store, and the server answered at most n + concurrency.
@@ -939,7 +998,8 @@ void TestEngine::crashAndResume() {
   QCOMPARE(keys.size(), std::size_t(n));
   QCOMPARE(s.results().size(), std::size_t(n));
   const QList<QByteArray> lines = readAll(log).trimmed().split('\n');
-  qInfo("server requests in all: %lld (items %d, concurrency %d)", static_cast<long long>(lines.size()), n, concurrency);
+  qInfo("server requests in all: %lld (items %d, concurrency %d)",
+        static_cast<long long>(lines.size()), n, concurrency);
   QVERIFY(lines.size() <= n + concurrency);
   // Each item's request reached the server: its body hash is in the log.
   std::map<std::string, int> byHash;
@@ -971,9 +1031,9 @@ void TestEngine::crashAndResume() {
   const int before = lines.size();
   QProcess again;
   again.setWorkingDirectory(dir.path());
-  again.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format", "topics-tsv",
-                                  "--generator", base, "--model", "test-model", "--store", dir.path() + "/run2.db",
-                                  "--cache", cache, "--quiet"});
+  again.start(RAGSCOPE_CLI_PATH, {"generate", "--dataset", dir.path() + "/topics.tsv", "--format",
+                                  "topics-tsv", "--generator", base, "--model", "test-model",
+                                  "--store", dir.path() + "/run2.db", "--cache", cache, "--quiet"});
   QVERIFY(again.waitForFinished(60000));
   QCOMPARE(again.exitCode(), 0);
   QTest::qWait(100);
@@ -999,9 +1059,11 @@ void TestEngine::invalidUtf8InRecordsIsStored() {
   QVERIFY2(s.create(dir.filePath("u.db").toStdString(), record, &err), err.c_str());
   llm::LlmRequest request;
   request.messages.push_back({"user", std::string("question \xff?")});
-  QVERIFY2(s.addItems({{"gen:q\xff", "generate", exporting::jsonText(llm::toJson(request))}}, &err), err.c_str());
+  QVERIFY2(s.addItems({{"gen:q\xff", "generate", exporting::jsonText(llm::toJson(request))}}, &err),
+           err.c_str());
   const auto back = s.run();
-  QCOMPARE(back.settings["run"]["path"].get<std::string>(), std::string("/data/r\xef\xbf\xbd.trec"));
+  QCOMPARE(back.settings["run"]["path"].get<std::string>(),
+           std::string("/data/r\xef\xbf\xbd.trec"));
   QCOMPARE(s.items().size(), std::size_t(1));
 }
 
@@ -1010,41 +1072,77 @@ void TestEngine::brokenStoresAreRefused_data() {
   QTest::addColumn<QString>("sql");
   QTest::addColumn<QString>("problem");  // the error names the field
   // Issue 12 item 5: resume aborted ("cannot use value()", "type must be string") on these.
-  QTest::newRow("run row missing") << "erag-good.db" << "DELETE FROM run" << "the run's record (table run, row 1) is missing";
-  QTest::newRow("run table missing") << "erag-good.db" << "DROP TABLE run" << "no run table";
-  QTest::newRow("settings a list") << "erag-good.db" << "UPDATE run SET settings = '[1, 2]'" << "run.settings is not a JSON object";
-  QTest::newRow("settings null") << "erag-good.db" << "UPDATE run SET settings = 'null'" << "run.settings is not a JSON object";
-  QTest::newRow("settings not JSON") << "erag-good.db" << "UPDATE run SET settings = '{\"plan\": ['" << "run.settings is not a JSON object";
-  QTest::newRow("settings a number") << "e2e-good.db" << "UPDATE run SET settings = 1e400" << "run.settings is not a JSON object";
-  QTest::newRow("endpoint a number") << "erag-good.db" << "UPDATE run SET endpoint = '5'" << "run.endpoint is not a JSON object";
-  QTest::newRow("base_url a number") << "erag-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.base_url', 5)"
-                                     << "run.endpoint: field \"base_url\" is not a string";
-  QTest::newRow("api_key_env a list") << "e2e-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.api_key_env', json('[1]'))"
-                                      << "run.endpoint: field \"api_key_env\" is not a string";
-  QTest::newRow("concurrency a string") << "erag-good.db" << "UPDATE run SET endpoint = json_set(endpoint, '$.concurrency', 'x')"
-                                        << "run.endpoint: field \"concurrency\" is not a number";
-  QTest::newRow("system a number") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.system', 5)"
+  QTest::newRow("run row missing") << "erag-good.db"
+                                   << "DELETE FROM run"
+                                   << "the run's record (table run, row 1) is missing";
+  QTest::newRow("run table missing") << "erag-good.db"
+                                     << "DROP TABLE run"
+                                     << "no run table";
+  QTest::newRow("settings a list") << "erag-good.db"
+                                   << "UPDATE run SET settings = '[1, 2]'"
+                                   << "run.settings is not a JSON object";
+  QTest::newRow("settings null") << "erag-good.db"
+                                 << "UPDATE run SET settings = 'null'"
+                                 << "run.settings is not a JSON object";
+  QTest::newRow("settings not JSON") << "erag-good.db"
+                                     << "UPDATE run SET settings = '{\"plan\": ['"
+                                     << "run.settings is not a JSON object";
+  QTest::newRow("settings a number") << "e2e-good.db"
+                                     << "UPDATE run SET settings = 1e400"
+                                     << "run.settings is not a JSON object";
+  QTest::newRow("endpoint a number") << "erag-good.db"
+                                     << "UPDATE run SET endpoint = '5'"
+                                     << "run.endpoint is not a JSON object";
+  QTest::newRow("base_url a number")
+      << "erag-good.db"
+      << "UPDATE run SET endpoint = json_set(endpoint, '$.base_url', 5)"
+      << "run.endpoint: field \"base_url\" is not a string";
+  QTest::newRow("api_key_env a list")
+      << "e2e-good.db"
+      << "UPDATE run SET endpoint = json_set(endpoint, '$.api_key_env', json('[1]'))"
+      << "run.endpoint: field \"api_key_env\" is not a string";
+  QTest::newRow("concurrency a string")
+      << "erag-good.db"
+      << "UPDATE run SET endpoint = json_set(endpoint, '$.concurrency', 'x')"
+      << "run.endpoint: field \"concurrency\" is not a number";
+  QTest::newRow("system a number") << "erag-good.db"
+                                   << "UPDATE run SET settings = json_set(settings, '$.system', 5)"
                                    << "run.settings: \"system\" is not a string";
-  QTest::newRow("out a number") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.out', 5)"
+  QTest::newRow("out a number") << "erag-good.db"
+                                << "UPDATE run SET settings = json_set(settings, '$.out', 5)"
                                 << "run.settings: \"out\" is not a path";
-  QTest::newRow("budget a string") << "e2e-good.db" << "UPDATE run SET settings = json_set(settings, '$.budget_usd', 'lots')"
-                                   << "run.settings: \"budget_usd\" is not a number";
-  QTest::newRow("concurrency negative") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.concurrency', -3)"
-                                        << "run.settings: \"concurrency\" is not a count";
+  QTest::newRow("budget a string")
+      << "e2e-good.db"
+      << "UPDATE run SET settings = json_set(settings, '$.budget_usd', 'lots')"
+      << "run.settings: \"budget_usd\" is not a number";
+  QTest::newRow("concurrency negative")
+      << "erag-good.db"
+      << "UPDATE run SET settings = json_set(settings, '$.concurrency', -3)"
+      << "run.settings: \"concurrency\" is not a count";
   // Item 8: a default would score with another metric than the run's, silently (0.0769).
-  QTest::newRow("metric missing") << "erag-good.db" << "UPDATE run SET settings = json_remove(settings, '$.metric')"
+  QTest::newRow("metric missing") << "erag-good.db"
+                                  << "UPDATE run SET settings = json_remove(settings, '$.metric')"
                                   << "run.settings: \"metric\" is missing";
-  QTest::newRow("metric a number") << "e2e-good.db" << "UPDATE run SET settings = json_set(settings, '$.metric', 5)"
+  QTest::newRow("metric a number") << "e2e-good.db"
+                                   << "UPDATE run SET settings = json_set(settings, '$.metric', 5)"
                                    << "run.settings: \"metric\" is not a string";
-  QTest::newRow("metric unknown") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.metric', 'bleu-9')"
-                                  << "run.settings: \"metric\" is not a known metric";
-  QTest::newRow("measures missing") << "erag-good.db" << "UPDATE run SET settings = json_remove(settings, '$.measures')"
-                                    << "run.settings: \"measures\" is missing";
-  QTest::newRow("plan missing") << "e2e-good.db" << "UPDATE run SET settings = json_remove(settings, '$.plan')"
+  QTest::newRow("metric unknown")
+      << "erag-good.db"
+      << "UPDATE run SET settings = json_set(settings, '$.metric', 'bleu-9')"
+      << "run.settings: \"metric\" is not a known metric";
+  QTest::newRow("measures missing")
+      << "erag-good.db"
+      << "UPDATE run SET settings = json_remove(settings, '$.measures')"
+      << "run.settings: \"measures\" is missing";
+  QTest::newRow("plan missing") << "e2e-good.db"
+                                << "UPDATE run SET settings = json_remove(settings, '$.plan')"
                                 << "run.settings: \"plan\" is missing";
-  QTest::newRow("plan a string") << "erag-good.db" << "UPDATE run SET settings = json_set(settings, '$.plan', 'x')"
+  QTest::newRow("plan a string") << "erag-good.db"
+                                 << "UPDATE run SET settings = json_set(settings, '$.plan', 'x')"
                                  << "run.settings: \"plan\" is not a list";
-  QTest::newRow("schema version") << "erag-good.db" << "PRAGMA user_version = 7" << "not a ragscope run store of schema 1";
+  QTest::newRow("schema version") << "erag-good.db"
+                                  << "PRAGMA user_version = 7"
+                                  << "not a ragscope run store of schema 1";
 }
 
 void TestEngine::brokenStoresAreRefused() {
@@ -1057,7 +1155,8 @@ void TestEngine::brokenStoresAreRefused() {
   QVERIFY(execSql(path, sql));
   const std::string p = path.toStdString();
   auto named = [&](const std::string& error) {
-    return QString::fromStdString(error).contains(path) && QString::fromStdString(error).contains(problem);
+    return QString::fromStdString(error).contains(path) &&
+           QString::fromStdString(error).contains(problem);
   };
   try {
     // The resume path (core), the statistics commands' reader and the eRAG page's reader.
@@ -1108,9 +1207,13 @@ void TestEngine::flippedBytesNeverAbortOrMislead() {
       std::string err;
       const auto job = eval::openStoredJob(p, {}, &err);
       if (!intact) {
-        QVERIFY2(!scores.ok(), qPrintable(QStringLiteral("seed %1: a damaged store was read").arg(seed)));
-        QVERIFY2(!shown.error.empty(), qPrintable(QStringLiteral("seed %1: a damaged store was shown").arg(seed)));
-        QVERIFY2(!job, qPrintable(QStringLiteral("seed %1: a damaged store was opened to resume").arg(seed)));
+        QVERIFY2(!scores.ok(),
+                 qPrintable(QStringLiteral("seed %1: a damaged store was read").arg(seed)));
+        QVERIFY2(!shown.error.empty(),
+                 qPrintable(QStringLiteral("seed %1: a damaged store was shown").arg(seed)));
+        QVERIFY2(
+            !job,
+            qPrintable(QStringLiteral("seed %1: a damaged store was opened to resume").arg(seed)));
         ++refused;
       } else if (scores.ok()) {
         for (const auto& [measure, values] : scores.table) QVERIFY(values.size() <= 29);
@@ -1122,23 +1225,30 @@ void TestEngine::flippedBytesNeverAbortOrMislead() {
     // code, never an abort.
     if (seed % 8 == 0) {
       ++cliChecked;
-      for (const QStringList& args : {QStringList{"bootstrap", "--measure", "P_5", path}, QStringList{"resume", path, "--quiet"}}) {
+      for (const QStringList& args : {QStringList{"bootstrap", "--measure", "P_5", path},
+                                      QStringList{"resume", path, "--quiet"}}) {
         QVERIFY(writeBytes(path, bytes));
         const auto r = ragscope::test::runCliText(args);
-        QVERIFY2(r.exitCode >= 0 && r.exitCode <= 2, qPrintable(QStringLiteral("seed %1 %2: exit %3: %4")
-                                                                   .arg(seed).arg(args.first()).arg(r.exitCode).arg(r.err)));
+        QVERIFY2(r.exitCode >= 0 && r.exitCode <= 2,
+                 qPrintable(QStringLiteral("seed %1 %2: exit %3: %4")
+                                .arg(seed)
+                                .arg(args.first())
+                                .arg(r.exitCode)
+                                .arg(r.err)));
         QVERIFY(!r.err.contains(QStringLiteral("terminate called")));
         if (!intact) {
           QCOMPARE(r.exitCode, 2);
-          QVERIFY2(r.err.contains(QStringLiteral("damaged")) || r.err.contains(QStringLiteral("not a")) ||
+          QVERIFY2(r.err.contains(QStringLiteral("damaged")) ||
+                       r.err.contains(QStringLiteral("not a")) ||
                        r.err.contains(QStringLiteral("run.")),
                    qPrintable(r.err));
         }
       }
     }
   }
-  qInfo("flipped stores: %d damaged (integrity_check fails), %d refused, %d checked through the CLI", damaged,
-        refused, cliChecked);
+  qInfo(
+      "flipped stores: %d damaged (integrity_check fails), %d refused, %d checked through the CLI",
+      damaged, refused, cliChecked);
   QVERIFY(damaged > 10);  // the seeds really damaged stores
   QCOMPARE(refused, damaged);
 }
@@ -1182,8 +1292,10 @@ void TestEngine::storeIntegrityCost() {
   };
   const double quick = time("PRAGMA quick_check"), full = time("PRAGMA integrity_check");
   sqlite3_close(db);
-  qInfo("1,000-item store: open with checks %.1f ms (median); quick_check %.1f ms, integrity_check %.1f ms",
-        ms[ms.size() / 2], quick, full);
+  qInfo(
+      "1,000-item store: open with checks %.1f ms (median); quick_check %.1f ms, integrity_check "
+      "%.1f ms",
+      ms[ms.size() / 2], quick, full);
   QVERIFY(ms[ms.size() / 2] < 2000.0);
 }
 
@@ -1204,16 +1316,19 @@ void TestEngine::viewingWritesNothing() {
   QVERIFY(QDir().mkpath(demo + "/runs"));
   const QStringList files = QDir(demoDir()).entryList(QDir::Files);
   for (const QString& f : files) QVERIFY(QFile::copy(demoDir() + "/" + f, demo + "/" + f));
-  const QStringList stores = QDir(demoDir() + "/runs").entryList({QStringLiteral("*.db")}, QDir::Files);
+  const QStringList stores =
+      QDir(demoDir() + "/runs").entryList({QStringLiteral("*.db")}, QDir::Files);
   QCOMPARE(stores.size(), 5);  // eRAG and end-to-end of two runs, and the claims run
-  for (const QString& f : stores) QVERIFY(QFile::copy(demoDir() + "/runs/" + f, demo + "/runs/" + f));
+  for (const QString& f : stores)
+    QVERIFY(QFile::copy(demoDir() + "/runs/" + f, demo + "/runs/" + f));
   auto setWritable = [&](bool writable) {
     QDirIterator it(demo, QDir::AllEntries | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
     QStringList paths{demo};
     while (it.hasNext()) paths << it.next();
     for (const QString& p : paths) {
       const bool isDir = QFileInfo(p).isDir();
-      ::chmod(QFile::encodeName(p).constData(), writable ? (isDir ? 0755 : 0644) : (isDir ? 0555 : 0444));
+      ::chmod(QFile::encodeName(p).constData(),
+              writable ? (isDir ? 0755 : 0644) : (isDir ? 0555 : 0444));
     }
   };
   setWritable(!readOnlyFolder);
@@ -1224,8 +1339,9 @@ void TestEngine::viewingWritesNothing() {
   std::vector<std::filesystem::path> paths;
   for (const QString& f : stores) paths.push_back(runs + f.toStdString());
   for (const auto& p : paths) QVERIFY(RunStore::looksLikeRunStore(p));
-  const auto pair = eval::storedRunsForDataset(paths, {{demo.toStdString() + "/collection.tsv", std::nullopt},
-                                                       {demo.toStdString() + "/demo-kilt.jsonl", std::nullopt}});
+  const auto pair =
+      eval::storedRunsForDataset(paths, {{demo.toStdString() + "/collection.tsv", std::nullopt},
+                                         {demo.toStdString() + "/demo-kilt.jsonl", std::nullopt}});
   QVERIFY(pair.erag && pair.e2e);
   const auto shown = eval::readEvaluation(*pair.erag, *pair.e2e, {});
   QVERIFY2(shown.error.empty(), shown.error.c_str());
@@ -1238,28 +1354,35 @@ void TestEngine::viewingWritesNothing() {
   QVERIFY2(claims.error.empty(), claims.error.c_str());
   // Root writes into a read-only folder anyway: the CLI then runs as nobody, for whom the copy
   // really is read-only media (a read-write open fails there).
-  const bool asNobody = readOnlyFolder && ::geteuid() == 0 && QFile::exists(QStringLiteral("/usr/bin/setpriv"));
+  const bool asNobody =
+      readOnlyFolder && ::geteuid() == 0 && QFile::exists(QStringLiteral("/usr/bin/setpriv"));
   if (asNobody) ::chmod(QFile::encodeName(dir.path()).constData(), 0755);
-  for (const QStringList& args : {QStringList{"runs", demo + "/runs", "--json"},
-                                  QStringList{"bootstrap", "--measure", "P_5", demo + "/runs/erag-good.db"},
-                                  QStringList{"bootstrap", "--measure", "faithfulness", demo + "/runs/claims-offline.db"},
-                                  QStringList{"erag-correlate", "--erag", demo + "/runs/erag-good.db", "--e2e",
-                                              demo + "/runs/e2e-good.db", "--resamples", "50"}}) {
+  for (const QStringList& args :
+       {QStringList{"runs", demo + "/runs", "--json"},
+        QStringList{"bootstrap", "--measure", "P_5", demo + "/runs/erag-good.db"},
+        QStringList{"bootstrap", "--measure", "faithfulness", demo + "/runs/claims-offline.db"},
+        QStringList{"erag-correlate", "--erag", demo + "/runs/erag-good.db", "--e2e",
+                    demo + "/runs/e2e-good.db", "--resamples", "50"}}) {
     ragscope::test::CliText r;
     if (asNobody) {
       QProcess p;
-      p.start(QStringLiteral("/usr/bin/setpriv"), QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", "--",
-                                                              QStringLiteral(RAGSCOPE_CLI_PATH)} + args);
+      p.start(QStringLiteral("/usr/bin/setpriv"),
+              QStringList{"--reuid=65534", "--regid=65534", "--clear-groups", "--",
+                          QStringLiteral(RAGSCOPE_CLI_PATH)} +
+                  args);
       QVERIFY(p.waitForFinished(60000));
-      r = {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+      r = {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+           QString::fromUtf8(p.readAllStandardOutput()),
            QString::fromUtf8(p.readAllStandardError())};
     } else {
       r = ragscope::test::runCliText(args);
     }
     QVERIFY2(r.exitCode == 0, qPrintable(args.first() + ": " + r.err));
-    QVERIFY2(!r.out.contains(QStringLiteral("unreadable")) && !r.out.contains(QStringLiteral("\"error\"")),
+    QVERIFY2(!r.out.contains(QStringLiteral("unreadable")) &&
+                 !r.out.contains(QStringLiteral("\"error\"")),
              qPrintable(r.out));
-    if (args.first() == QLatin1String("runs")) QCOMPARE(r.out.count(QStringLiteral("\"kind\"")), 5);  // all listed
+    if (args.first() == QLatin1String("runs"))
+      QCOMPARE(r.out.count(QStringLiteral("\"kind\"")), 5);  // all listed
   }
   const auto after = folderState(demo);
   setWritable(true);
@@ -1267,7 +1390,8 @@ void TestEngine::viewingWritesNothing() {
     QVERIFY2(before.count(file), qPrintable(QStringLiteral("created by viewing: %1").arg(file)));
   for (const auto& [file, mtime] : before) {
     QVERIFY2(after.count(file), qPrintable(file));
-    QVERIFY2(after.at(file) == mtime, qPrintable(QStringLiteral("modified by viewing: %1").arg(file)));
+    QVERIFY2(after.at(file) == mtime,
+             qPrintable(QStringLiteral("modified by viewing: %1").arg(file)));
   }
   for (const QString& f : stores)
     QCOMPARE(readAll(demo + "/runs/" + f), readAll(demoDir() + "/runs/" + f));

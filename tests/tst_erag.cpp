@@ -8,7 +8,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -85,7 +84,8 @@ Dataset pumpDataset() {
   d.corpus.add({"d1", "", "The pump station opened in 1973. Cats sleep a lot.", "", 0, -1});
   d.corpus.add({"d2", "", "Bananas are yellow.", "", 0, -1});
   d.corpus.add({"d3", "", "The pump station was painted blue in 1990.", "", 0, -1});
-  d.queries.push_back(makeQuery("a", "When did the pump station open?", {"The pump station opened in 1973."}));
+  d.queries.push_back(
+      makeQuery("a", "When did the pump station open?", {"The pump station opened in 1973."}));
   // Same text, different id and gold: must stay a separate query.
   d.queries.push_back(makeQuery("b", "When did the pump station open?", {"painted blue"}));
   return d;
@@ -99,10 +99,12 @@ bool runOffline(store::RunStore& runStore, const std::vector<store::NewItem>& it
   return summary.outcome == eval::RunOutcome::Done;
 }
 
-store::RunRecord record(std::string_view kind, json plan, std::string metric, std::string measures) {
+store::RunRecord record(std::string_view kind, json plan, std::string metric,
+                        std::string measures) {
   store::RunRecord r;
   r.kind = std::string(kind);
-  r.settings = {{"plan", std::move(plan)}, {"metric", std::move(metric)}, {"measures", std::move(measures)}};
+  r.settings = {
+      {"plan", std::move(plan)}, {"metric", std::move(metric)}, {"measures", std::move(measures)}};
   r.templateText = llm::defaultRagTemplate();
   r.templateHash = llm::templateHash(r.templateText);
   return r;
@@ -138,23 +140,55 @@ void TestErag::measureNames_data() {
   QTest::addColumn<QString>("text");
   QTest::addColumn<QString>("name");
   QTest::addColumn<QString>("params");  // "-" = none, "!" = error
-  QTest::newRow("P_5") << "P_5" << "P" << "5";
-  QTest::newRow("P.5") << "P.5" << "P" << "5";
-  QTest::newRow("success_1") << "success_1" << "success" << "1";
-  QTest::newRow("ndcg_cut_10") << "ndcg_cut_10" << "ndcg_cut" << "10";
-  QTest::newRow("map_cut_5") << "map_cut_5" << "map_cut" << "5";
-  QTest::newRow("map") << "map" << "map" << "-";
-  QTest::newRow("recip_rank") << "recip_rank" << "recip_rank" << "-";
-  QTest::newRow("P") << "P" << "P" << "-";
-  QTest::newRow("unknown") << "precision_5" << "" << "!";
-  QTest::newRow("not implemented") << "yaap" << "" << "!";
+  QTest::newRow("P_5") << "P_5"
+                       << "P"
+                       << "5";
+  QTest::newRow("P.5") << "P.5"
+                       << "P"
+                       << "5";
+  QTest::newRow("success_1") << "success_1"
+                             << "success"
+                             << "1";
+  QTest::newRow("ndcg_cut_10") << "ndcg_cut_10"
+                               << "ndcg_cut"
+                               << "10";
+  QTest::newRow("map_cut_5") << "map_cut_5"
+                             << "map_cut"
+                             << "5";
+  QTest::newRow("map") << "map"
+                       << "map"
+                       << "-";
+  QTest::newRow("recip_rank") << "recip_rank"
+                              << "recip_rank"
+                              << "-";
+  QTest::newRow("P") << "P"
+                     << "P"
+                     << "-";
+  QTest::newRow("unknown") << "precision_5"
+                           << ""
+                           << "!";
+  QTest::newRow("not implemented") << "yaap"
+                                   << ""
+                                   << "!";
   // ir_measures names.
-  QTest::newRow("P@5") << "P@5" << "P" << "5";
-  QTest::newRow("nDCG@10") << "nDCG@10" << "ndcg_cut" << "10";
-  QTest::newRow("Success@1") << "Success@1" << "success" << "1";
-  QTest::newRow("AP") << "AP" << "map" << "-";
-  QTest::newRow("RR") << "RR" << "recip_rank" << "-";
-  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10" << "" << "!";
+  QTest::newRow("P@5") << "P@5"
+                       << "P"
+                       << "5";
+  QTest::newRow("nDCG@10") << "nDCG@10"
+                           << "ndcg_cut"
+                           << "10";
+  QTest::newRow("Success@1") << "Success@1"
+                             << "success"
+                             << "1";
+  QTest::newRow("AP") << "AP"
+                      << "map"
+                      << "-";
+  QTest::newRow("RR") << "RR"
+                      << "recip_rank"
+                      << "-";
+  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10"
+                                 << ""
+                                 << "!";
 }
 
 void TestErag::measureNames() {
@@ -218,14 +252,22 @@ void TestErag::continuousLabels_data() {
   QTest::addColumn<QString>("column");
   QTest::addColumn<double>("q1");
   QTest::addColumn<double>("q2");
-  QTest::newRow("P_5 padded") << "P_5" << "P_5" << 1.7 / 5 << 0.3 / 5;
-  QTest::newRow("P_2") << "P_2" << "P_2" << 0.7 / 2 << 0.3 / 2;
-  QTest::newRow("P = list length") << "P" << "P" << 1.7 / 3 << 0.3;
-  QTest::newRow("success_1") << "success_1" << "success_1" << 0.5 << 0.3;
-  QTest::newRow("success_2") << "success_2" << "success_2" << 0.5 << 0.3;
-  QTest::newRow("success_5") << "success_5" << "success_5" << 1.0 << 0.3;
-  QTest::newRow("success") << "success" << "success" << 1.0 << 0.3;
-  QTest::newRow("P.1,3") << "P.1,3" << "P_3" << 1.7 / 3 << 0.3 / 3;
+  QTest::newRow("P_5 padded") << "P_5"
+                              << "P_5" << 1.7 / 5 << 0.3 / 5;
+  QTest::newRow("P_2") << "P_2"
+                       << "P_2" << 0.7 / 2 << 0.3 / 2;
+  QTest::newRow("P = list length") << "P"
+                                   << "P" << 1.7 / 3 << 0.3;
+  QTest::newRow("success_1") << "success_1"
+                             << "success_1" << 0.5 << 0.3;
+  QTest::newRow("success_2") << "success_2"
+                             << "success_2" << 0.5 << 0.3;
+  QTest::newRow("success_5") << "success_5"
+                             << "success_5" << 1.0 << 0.3;
+  QTest::newRow("success") << "success"
+                           << "success" << 1.0 << 0.3;
+  QTest::newRow("P.1,3") << "P.1,3"
+                         << "P_3" << 1.7 / 3 << 0.3 / 3;
 }
 
 void TestErag::continuousLabels() {
@@ -332,7 +374,8 @@ void TestErag::duplicateQueryTextsStaySeparate() {
   // With a continuous metric the same outputs give ROUGE-L labels in (0, 1).
   store::RunStore rougeStore;
   QVERIFY(rougeStore.create((dir.path() + "/erag-rouge.db").toStdString(),
-                            record(eval::kEragJobKind, plan.plan, "rouge-l", "P_2,success_2"), &err));
+                            record(eval::kEragJobKind, plan.plan, "rouge-l", "P_2,success_2"),
+                            &err));
   QVERIFY(runOffline(rougeStore, plan.items));
   const auto rouge = eval::computeEragReport(rougeStore, {}, {});
   QVERIFY(rouge.error.empty());
@@ -402,7 +445,8 @@ void TestErag::correlationAnalysis() {
   const auto a = eval::analyseCorrelation({{"sys", &erag, &e2e}}, options);
   QVERIFY2(a.ok(), a.error.c_str());
   QCOMPARE(a.tables.size(), std::size_t{1});
-  const auto find = [&](const std::string& method, const std::string& measure) -> const eval::CorrelationRow* {
+  const auto find = [&](const std::string& method,
+                        const std::string& measure) -> const eval::CorrelationRow* {
     for (const auto& r : a.tables[0].rows) {
       if (r.method == method && r.measure == measure) return &r;
     }
@@ -445,11 +489,11 @@ void TestErag::correlationOverSystems() {
     std::vector<double> firstLabels;  // per query
     std::vector<double> e2e;          // per query
   };
-  const std::vector<System> systems = {{"s1", {0.25, 0.25}, {0.5, 0.75}},     // x 0.25,  y 0.625
-                                       {"s2", {0.5, 0.5}, {0.25, 0.5}},       // x 0.5,   y 0.375
-                                       {"s3", {0.75, 0.75}, {0.75, 1.0}},     // x 0.75,  y 0.875
-                                       {"s4", {0.0, 0.25}, {0.0, 0.25}},      // x 0.125, y 0.125
-                                       {"s5", {0.25, 0.75}, {0.5, 0.5}}};     // x 0.5,   y 0.5
+  const std::vector<System> systems = {{"s1", {0.25, 0.25}, {0.5, 0.75}},  // x 0.25,  y 0.625
+                                       {"s2", {0.5, 0.5}, {0.25, 0.5}},    // x 0.5,   y 0.375
+                                       {"s3", {0.75, 0.75}, {0.75, 1.0}},  // x 0.75,  y 0.875
+                                       {"s4", {0.0, 0.25}, {0.0, 0.25}},   // x 0.125, y 0.125
+                                       {"s5", {0.25, 0.75}, {0.5, 0.5}}};  // x 0.5,   y 0.5
   std::vector<eval::EragReport> eragReports(systems.size());
   std::vector<eval::E2eReport> e2eReports(systems.size());
   std::vector<eval::SystemInput> inputs;
@@ -505,8 +549,9 @@ void TestErag::correlationOverSystems() {
   // Contains-answer labels are all 0: a constant side, the coefficients are undefined.
   QVERIFY(std::isnan(containsRow->result.kendall.value));
   QVERIFY(std::isnan(containsRow->result.spearman.value));
-  QCOMPARE(QString::fromStdString(containsRow->note),
-           QString("the method's values are all 0: no correlation is defined"));  // said, not left blank
+  QCOMPARE(
+      QString::fromStdString(containsRow->note),
+      QString("the method's values are all 0: no correlation is defined"));  // said, not left blank
   QVERIFY(eragRow->note.empty());
   // Each system's own table correlates its two queries: s1's x (0.25, 0.25) is constant.
   QCOMPARE(a.tables[0].rows.size(), table.rows.size());
@@ -516,8 +561,10 @@ void TestErag::correlationOverSystems() {
 void TestErag::cliDemo() {
   QTemporaryDir dir;
   const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
-  const QStringList inputs = {"--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
-                              "--run", demo + "run-good.trec", "--k", "5", "--quiet"};
+  const QStringList inputs = {
+      "--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
+      "--run",     demo + "run-good.trec",  "--k",       "5",
+      "--quiet"};
   // Refused before any call: MAP with continuous ROUGE-L labels.
   QProcess refused;
   refused.start(RAGSCOPE_CLI_PATH, QStringList{"erag"} + inputs +
@@ -529,9 +576,10 @@ void TestErag::cliDemo() {
   QVERIFY(!QFile::exists(dir.path() + "/no.db"));
   // Binary labels (contains) with MAP through the evaluator, as JSON.
   QProcess cli;
-  cli.start(RAGSCOPE_CLI_PATH, QStringList{"erag"} + inputs +
-                                   QStringList{"--metric", "contains", "--measures", "P_5,success_1,map",
-                                               "--store", dir.path() + "/e.db", "--json"});
+  cli.start(RAGSCOPE_CLI_PATH,
+            QStringList{"erag"} + inputs +
+                QStringList{"--metric", "contains", "--measures", "P_5,success_1,map", "--store",
+                            dir.path() + "/e.db", "--json"});
   QVERIFY(cli.waitForFinished(60000));
   const QByteArray out = cli.readAllStandardOutput();
   QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
@@ -553,7 +601,8 @@ void TestErag::cliDemo() {
   const QString text = QString::fromUtf8(summary.readAllStandardOutput());
   for (const char* m : {"P_5", "map"}) {
     const QString mean = QString::number(j["mean"][m].get<double>(), 'f', 4);
-    const QRegularExpression row(QString("\\n  %1 +%2   95% CI \\[[0-9.]+, [0-9.]+\\] +n 29\\n").arg(m, mean));
+    const QRegularExpression row(
+        QString("\\n  %1 +%2   95% CI \\[[0-9.]+, [0-9.]+\\] +n 29\\n").arg(m, mean));
     QVERIFY2(row.match(text).hasMatch(), qPrintable(text));
   }
 }
@@ -563,14 +612,14 @@ void TestErag::docugamiPipeline() {
   QTemporaryDir dir;
   const QString data = QString::fromStdString(
       ragscope::test::dataPath("docugami/KG-RAG-datasets/sec-10-q/data/v1").string());
-  const QStringList inputs = {"--dataset", data, "--format", "docugami", "--retriever", "bm25",
-                              "--index", dir.path() + "/index", "--k", "5", "--metric", "rouge-l",
-                              "--quiet"};
+  const QStringList inputs = {
+      "--dataset",           data,  "--format", "docugami", "--retriever", "bm25",   "--index",
+      dir.path() + "/index", "--k", "5",        "--metric", "rouge-l",     "--quiet"};
   QProcess erag;
-  erag.start(RAGSCOPE_CLI_PATH, QStringList{"erag"} + inputs +
-                                    QStringList{"--measures", "P_5,success_5", "--store",
-                                                dir.path() + "/erag.db", "--labels-out",
-                                                dir.path() + "/labels.json", "--json"});
+  erag.start(RAGSCOPE_CLI_PATH,
+             QStringList{"erag"} + inputs +
+                 QStringList{"--measures", "P_5,success_5", "--store", dir.path() + "/erag.db",
+                             "--labels-out", dir.path() + "/labels.json", "--json"});
   QVERIFY(erag.waitForFinished(300000));
   QVERIFY2(erag.exitCode() == 0, erag.readAllStandardError().constData());
   const json e = json::parse(erag.readAllStandardOutput().toStdString());
@@ -586,8 +635,8 @@ void TestErag::docugamiPipeline() {
   for (const auto& [qid, row] : labels.items()) QCOMPARE(row.size(), std::size_t{5});
 
   QProcess e2e;
-  e2e.start(RAGSCOPE_CLI_PATH, QStringList{"e2e"} + inputs +
-                                   QStringList{"--store", dir.path() + "/e2e.db", "--json"});
+  e2e.start(RAGSCOPE_CLI_PATH,
+            QStringList{"e2e"} + inputs + QStringList{"--store", dir.path() + "/e2e.db", "--json"});
   QVERIFY(e2e.waitForFinished(300000));
   QVERIFY2(e2e.exitCode() == 0, e2e.readAllStandardError().constData());
   const json t = json::parse(e2e.readAllStandardOutput().toStdString());
@@ -617,9 +666,10 @@ void TestErag::docugamiPipeline() {
   }
   QVERIFY(sawProvenance && sawContains);
   QVERIFY(tau > -1 && tau <= 1 && rho > -1 && rho <= 1);
-  qInfo("Docugami 10-Q, BM25 top 5, offline heuristic reader, ROUGE-L: eRAG P_5 %.4f, success_5 "
-        "%.4f, e2e %.4f, eRAG P_5 vs e2e tau %.4f rho %.4f",
-        p5, s5, e2eMean, tau, rho);
+  qInfo(
+      "Docugami 10-Q, BM25 top 5, offline heuristic reader, ROUGE-L: eRAG P_5 %.4f, success_5 "
+      "%.4f, e2e %.4f, eRAG P_5 vs e2e tau %.4f rho %.4f",
+      p5, s5, e2eMean, tau, rho);
 }
 
 void TestErag::docugamiKilledAndResumed() {
@@ -641,11 +691,33 @@ void TestErag::docugamiKilledAndResumed() {
   auto countLines = [&] { return readAll(log).count('\n'); };
 
   QProcess cli;
-  cli.start(RAGSCOPE_CLI_PATH,
-            {"erag", "--dataset", data, "--format", "docugami", "--retriever", "bm25", "--index",
-             dir.path() + "/index", "--k", "5", "--metric", "rouge-l", "--measures", "P_5,success_5",
-             "--generator", base, "--model", "test-model", "--concurrency", QString::number(concurrency),
-             "--no-cache", "--store", store, "--labels-out", labelsPath, "--quiet"});
+  cli.start(RAGSCOPE_CLI_PATH, {"erag",
+                                "--dataset",
+                                data,
+                                "--format",
+                                "docugami",
+                                "--retriever",
+                                "bm25",
+                                "--index",
+                                dir.path() + "/index",
+                                "--k",
+                                "5",
+                                "--metric",
+                                "rouge-l",
+                                "--measures",
+                                "P_5,success_5",
+                                "--generator",
+                                base,
+                                "--model",
+                                "test-model",
+                                "--concurrency",
+                                QString::number(concurrency),
+                                "--no-cache",
+                                "--store",
+                                store,
+                                "--labels-out",
+                                labelsPath,
+                                "--quiet"});
   QVERIFY(cli.waitForStarted());
   const int items = 975;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(4);
@@ -701,7 +773,8 @@ void TestErag::docugamiKilledAndResumed() {
   // Counted per call from the server's log (body hashes): every item's call reached the server,
   // one committed before the kill exactly once, one in flight at the kill at most twice.
   std::map<std::string, int> byHash;
-  for (const auto& line : readAll(log).trimmed().split('\n')) ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
+  for (const auto& line : readAll(log).trimmed().split('\n'))
+    ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
   llm::EndpointConfig ep;
   ep.baseUrl = base.toStdString();
   ep.model = "test-model";
@@ -710,7 +783,8 @@ void TestErag::docugamiKilledAndResumed() {
   for (const auto& item : s.items()) {
     const auto request = llm::requestFromJson(json::parse(item.requestJson));
     QVERIFY(request.has_value());
-    const int sent = byHash[ragscope::testserver::TestServer::hashBody(http->requestBody(*request))];
+    const int sent =
+        byHash[ragscope::testserver::TestServer::hashBody(http->requestBody(*request))];
     QVERIFY2(sent >= 1 && sent <= 2, item.key.c_str());
     if (doneAtKill.count(item.key)) QVERIFY2(sent == 1, item.key.c_str());
     if (sent == 2) ++twice;
@@ -722,7 +796,8 @@ void TestErag::docugamiKilledAndResumed() {
   QCOMPARE(labels.size(), std::size_t{195});
   for (const auto& [qid, row] : labels.items()) {
     QCOMPARE(row.size(), std::size_t{5});
-    for (const auto& v : row) QVERIFY(v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1);
+    for (const auto& v : row)
+      QVERIFY(v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1);
   }
   server.terminate();
   server.waitForFinished(5000);
@@ -735,7 +810,8 @@ namespace {
 QString foreignStore(const QString& path, const std::string& baseUrl, const std::string& keyEnv) {
   store::RunRecord r;
   r.kind = "generate";
-  r.settings = {{"record_version", 2}, {"job", "generate"}, {"front_end", "cli"}, {"concurrency", 2}};
+  r.settings = {
+      {"record_version", 2}, {"job", "generate"}, {"front_end", "cli"}, {"concurrency", 2}};
   r.templateText = llm::defaultRagTemplate();
   r.templateHash = llm::templateHash(r.templateText);
   llm::EndpointConfig e;
@@ -747,7 +823,8 @@ QString foreignStore(const QString& path, const std::string& baseUrl, const std:
   std::vector<store::NewItem> items;
   for (int i = 0; i < 6; ++i) {
     llm::LlmRequest q;
-    q.messages.push_back({"user", "what is in the user's dataset, part " + std::to_string(i) + "?"});
+    q.messages.push_back(
+        {"user", "what is in the user's dataset, part " + std::to_string(i) + "?"});
     items.push_back({"gen:q" + std::to_string(i), "generate", llm::toJson(q).dump()});
   }
   store::RunStore st;
@@ -768,7 +845,8 @@ void TestErag::resumeSendsKeysOnlyToTrustedEndpoints() {
   // Issue 12 item 6: a store received from someone else names OPENAI_API_KEY and their URL;
   // `resume` must not send the key (or the prompts) there until the user confirms the endpoint.
   QTemporaryDir dir;
-  qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));  // nothing trusted yet
+  qputenv("XDG_CONFIG_HOME",
+          QFile::encodeName(dir.filePath(QStringLiteral("config"))));  // nothing trusted yet
   // The stores share their prompts: without a cache each resume's calls reach the server.
   qputenv("XDG_CACHE_HOME", QFile::encodeName(dir.filePath(QStringLiteral("cache"))));
   qputenv("OPENAI_API_KEY", "sk-dummy-test-key");
@@ -779,7 +857,8 @@ void TestErag::resumeSendsKeysOnlyToTrustedEndpoints() {
   const QString registry = dir.filePath(QStringLiteral("config/ragscope/trusted-endpoints.json"));
 
   // Refused, naming the URL, the key and the flag that confirms it; the server hears nothing.
-  const QString theirs = foreignStore(dir.filePath(QStringLiteral("theirs.db")), server.baseUrl(), "OPENAI_API_KEY");
+  const QString theirs =
+      foreignStore(dir.filePath(QStringLiteral("theirs.db")), server.baseUrl(), "OPENAI_API_KEY");
   QVERIFY(!theirs.isEmpty());
   auto refused = ragscope::test::runCliText({"resume", theirs, "--quiet", "--no-cache"});
   QCOMPARE(refused.exitCode, 2);
@@ -792,7 +871,8 @@ void TestErag::resumeSendsKeysOnlyToTrustedEndpoints() {
   // The dry run sends nothing and is allowed.
   QCOMPARE(ragscope::test::runCliText({"resume", theirs, "--estimate"}).exitCode, 0);
   // A store naming no key is refused too: the prompts are the user's data (the choice made here).
-  const QString keyless = foreignStore(dir.filePath(QStringLiteral("keyless.db")), server.baseUrl(), "");
+  const QString keyless =
+      foreignStore(dir.filePath(QStringLiteral("keyless.db")), server.baseUrl(), "");
   refused = ragscope::test::runCliText({"resume", keyless, "--quiet", "--no-cache"});
   QCOMPARE(refused.exitCode, 2);
   QVERIFY2(refused.err.contains(url + " (no key)"), qPrintable(refused.err));
@@ -800,31 +880,39 @@ void TestErag::resumeSendsKeysOnlyToTrustedEndpoints() {
   QVERIFY(!QFile::exists(registry));
 
   // Confirmed: the calls go out with the key, and the endpoint is recorded as trusted.
-  const auto confirmed = ragscope::test::runCliText({"resume", theirs, "--trust-endpoint", "--quiet", "--no-cache"});
+  const auto confirmed =
+      ragscope::test::runCliText({"resume", theirs, "--trust-endpoint", "--quiet", "--no-cache"});
   QVERIFY2(confirmed.exitCode == 0, qPrintable(confirmed.err));
   QCOMPARE(server.requestCount(), std::size_t{6});
-  for (const auto& e : server.log()) QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-test-key"));
+  for (const auto& e : server.log())
+    QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-test-key"));
   QCOMPARE(doneCalls(theirs), std::size_t{6});
   QVERIFY(readAll(registry).contains(url.toUtf8()));
   // Now trusted with that key (and, a fortiori, with none): no flag needed.
-  QVERIFY2(ragscope::test::runCliText({"resume", keyless, "--quiet", "--no-cache"}).exitCode == 0, "keyless after trust");
+  QVERIFY2(ragscope::test::runCliText({"resume", keyless, "--quiet", "--no-cache"}).exitCode == 0,
+           "keyless after trust");
   QCOMPARE(server.requestCount(), std::size_t{12});
-  const QString again = foreignStore(dir.filePath(QStringLiteral("again.db")), server.baseUrl(), "OPENAI_API_KEY");
+  const QString again =
+      foreignStore(dir.filePath(QStringLiteral("again.db")), server.baseUrl(), "OPENAI_API_KEY");
   QCOMPARE(ragscope::test::runCliText({"resume", again, "--quiet", "--no-cache"}).exitCode, 0);
   QCOMPARE(server.requestCount(), std::size_t{18});
   // Another key for the same URL is another decision.
-  const QString other = foreignStore(dir.filePath(QStringLiteral("other.db")), server.baseUrl(), "OPENAI_API_KEY");
-  refused = ragscope::test::runCliText({"resume", other, "--api-key-env", "RAGSCOPE_OTHER_KEY", "--quiet", "--no-cache"});
+  const QString other =
+      foreignStore(dir.filePath(QStringLiteral("other.db")), server.baseUrl(), "OPENAI_API_KEY");
+  refused = ragscope::test::runCliText(
+      {"resume", other, "--api-key-env", "RAGSCOPE_OTHER_KEY", "--quiet", "--no-cache"});
   QCOMPARE(refused.exitCode, 2);
   QVERIFY2(refused.err.contains(QStringLiteral("$RAGSCOPE_OTHER_KEY")), qPrintable(refused.err));
   QCOMPARE(server.requestCount(), std::size_t{18});
   // The same URL spelled with a trailing slash or an upper-case host is the same endpoint; another
   // port is not.
-  const QString slash = foreignStore(dir.filePath(QStringLiteral("slash.db")),
-                                     "HTTP://127.0.0.1:" + std::to_string(server.port()) + "/v1/", "OPENAI_API_KEY");
+  const QString slash =
+      foreignStore(dir.filePath(QStringLiteral("slash.db")),
+                   "HTTP://127.0.0.1:" + std::to_string(server.port()) + "/v1/", "OPENAI_API_KEY");
   QCOMPARE(ragscope::test::runCliText({"resume", slash, "--quiet", "--no-cache"}).exitCode, 0);
-  const QString port = foreignStore(dir.filePath(QStringLiteral("port.db")),
-                                    "http://127.0.0.1:" + std::to_string(server.port() == 1 ? 2 : 1) + "/v1", "OPENAI_API_KEY");
+  const QString port = foreignStore(
+      dir.filePath(QStringLiteral("port.db")),
+      "http://127.0.0.1:" + std::to_string(server.port() == 1 ? 2 : 1) + "/v1", "OPENAI_API_KEY");
   QCOMPARE(ragscope::test::runCliText({"resume", port, "--quiet", "--no-cache"}).exitCode, 2);
 }
 
@@ -835,19 +923,22 @@ void TestErag::ownRunResumesWithoutConfirming() {
   qputenv("XDG_CONFIG_HOME", QFile::encodeName(dir.filePath(QStringLiteral("config"))));
   qputenv("OPENAI_API_KEY", "sk-dummy-test-key");
   ragscope::testserver::TestServer server;
-  ragscope::testserver::Rule unauthorised = ragscope::testserver::rule(ragscope::testserver::Behaviour::Status, 3, "/chat/completions");
+  ragscope::testserver::Rule unauthorised =
+      ragscope::testserver::rule(ragscope::testserver::Behaviour::Status, 3, "/chat/completions");
   unauthorised.status = 401;  // three calls fail at once (not retried)
   server.addRule(unauthorised);
   QVERIFY(server.start());
   QFile topics(dir.filePath(QStringLiteral("topics.tsv")));
   QVERIFY(topics.open(QIODevice::WriteOnly));
-  for (int i = 0; i < 8; ++i) topics.write("t" + QByteArray::number(i) + "\tquestion " + QByteArray::number(i) + "\n");
+  for (int i = 0; i < 8; ++i)
+    topics.write("t" + QByteArray::number(i) + "\tquestion " + QByteArray::number(i) + "\n");
   topics.close();
   const QString store = dir.filePath(QStringLiteral("mine.db"));
   const auto made = ragscope::test::runCliText(
       {"generate", "--dataset", topics.fileName(), "--format", "topics-tsv", "--generator",
-       QString::fromStdString(server.baseUrl()), "--model", "test-model", "--api-key-env", "OPENAI_API_KEY",
-       "--store", store, "--cache", dir.filePath(QStringLiteral("cache.sqlite")), "--quiet"});
+       QString::fromStdString(server.baseUrl()), "--model", "test-model", "--api-key-env",
+       "OPENAI_API_KEY", "--store", store, "--cache", dir.filePath(QStringLiteral("cache.sqlite")),
+       "--quiet"});
   QVERIFY2(made.exitCode == 0 || made.exitCode == 1, qPrintable(made.err));
   const std::size_t before = server.requestCount();
   QVERIFY(doneCalls(store) < 8);

@@ -1,16 +1,12 @@
 // GUI tests: the models under QAbstractItemModelTester, the dataset page loading in the background,
-// the Issues dock's jump-to-record, the query filter, recent datasets, the --self-test smoke test and
-// every real dataset format opened through the page.
+// the Issues dock's jump-to-record, the query filter, recent datasets, the --self-test smoke test
+// and every real dataset format opened through the page.
 
 #include <QAbstractItemModelTester>
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QListWidget>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
@@ -18,34 +14,38 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
-#include <QVBoxLayout>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QVBoxLayout>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "common/cli.h"
 #include "common/testdata.h"
-#include "core/data/loaders.h"
 #include "core/data/dataset.h"
+#include "core/data/loaders.h"
 #include "ui/issuesdock.h"
 #include "ui/mainwindow.h"
 #include "ui/models/diagnosticsmodel.h"
-#include "ui/models/naturalsort.h"
 #include "ui/models/documentlistmodel.h"
+#include "ui/models/naturalsort.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/documenttextview.h"
@@ -250,8 +250,9 @@ void TestGui::naturalIdOrder() {
   // Table rows sort ids as people read them; byte order would put q10 before q2.
   const QStringList ids{"q10", "Q1", "q2", "104861", "1037798", "r100", "r9", "q002x"};
   QStringList sorted = ids;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const QString& a, const QString& b) { return ui::naturalSortKey(a) < ui::naturalSortKey(b); });
+  std::sort(sorted.begin(), sorted.end(), [](const QString& a, const QString& b) {
+    return ui::naturalSortKey(a) < ui::naturalSortKey(b);
+  });
   QCOMPARE(sorted, (QStringList{"104861", "1037798", "Q1", "q2", "q002x", "q10", "r9", "r100"}));
   QCOMPARE(ui::naturalSortKey("q007"), ui::naturalSortKey("q7"));  // leading zeros do not count
 }
@@ -317,8 +318,14 @@ void TestGui::detailPaneEscapesAndShowsProvenance() {
 void TestGui::detailPaneShowsProvenanceParagraphs() {
   auto ds = std::make_shared<core::Dataset>();
   ds->parts.push_back({"kilt_knowledgesource.json", core::Format::KiltKnowledgeSource});
-  ds->corpus.add({"7", "Z\u00fcrich", "Z\u00fcrich\nZ\u00fcrich is a city on the Limmat.\nIt has 400,000 people.\nSection::::History.",
-                  "", 0, -1, {}});
+  ds->corpus.add({"7",
+                  "Z\u00fcrich",
+                  "Z\u00fcrich\nZ\u00fcrich is a city on the Limmat.\nIt has 400,000 "
+                  "people.\nSection::::History.",
+                  "",
+                  0,
+                  -1,
+                  {}});
   auto query = [&](std::string id, core::Provenance p) {
     core::Query q;
     q.id = std::move(id);
@@ -339,8 +346,10 @@ void TestGui::detailPaneShowsProvenanceParagraphs() {
     return browser.toPlainText();
   };
   const QString cut = detail(0);
-  QVERIFY2(cut.contains(QStringLiteral("\u2026a city on the Limmat.\nIt has\u2026")), qPrintable(cut));
-  QVERIFY(cut.contains(QStringLiteral("from character 10 of paragraph 1 to character 6 of paragraph 2")));
+  QVERIFY2(cut.contains(QStringLiteral("\u2026a city on the Limmat.\nIt has\u2026")),
+           qPrintable(cut));
+  QVERIFY(cut.contains(
+      QStringLiteral("from character 10 of paragraph 1 to character 6 of paragraph 2")));
   QVERIFY(!cut.contains(QStringLiteral("400,000")));
   const QString one = detail(1);
   QVERIFY2(one.contains(QStringLiteral("\u2026History.")), qPrintable(one));
@@ -348,7 +357,8 @@ void TestGui::detailPaneShowsProvenanceParagraphs() {
   const QString whole = detail(2);
   QVERIFY(whole.contains(QStringLiteral("Z\u00fcrich is a city on the Limmat.")));
   QVERIFY(!whole.contains(QStringLiteral("400,000")));
-  QVERIFY(detail(3).contains(QStringLiteral("paragraphs 4\u20135 not in the page (it has 4, numbered from 0)")));
+  QVERIFY(detail(3).contains(
+      QStringLiteral("paragraphs 4\u20135 not in the page (it has 4, numbered from 0)")));
 
   const auto content = ui::DocumentTextView::read(*ds->corpus.find("7"), true);
   QCOMPARE(content.text, QString::fromStdString(ds->corpus.at(0).text));
@@ -365,7 +375,8 @@ void TestGui::pageLoadsInBackground() {
   QTemporaryDir dir;
   QVERIFY(dir.isValid());
   const QString topics = dir.filePath(QStringLiteral("topics.tsv"));
-  QVERIFY(writeFile(topics, "101\tfirst question\r\n102\tsecond question about cats\r\n103\tthird\r\n"));
+  QVERIFY(writeFile(topics,
+                    "101\tfirst question\r\n102\tsecond question about cats\r\n103\tthird\r\n"));
   ui::MainWindow window;
   window.show();
   ui::DatasetPage* page = window.datasetPage();
@@ -398,7 +409,8 @@ void TestGui::cancelKeepsPreviousDataset() {
     QVERIFY(f.open(QIODevice::WriteOnly));
     QByteArray chunk;
     for (int i = 0; i < 10000; ++i)
-      chunk += QByteArray::number(i) + "\tsome fairly long query text to make the file big enough\n";
+      chunk +=
+          QByteArray::number(i) + "\tsome fairly long query text to make the file big enough\n";
     for (int k = 0; k < 60; ++k) QVERIFY(f.write(chunk) == chunk.size());
   }
   ui::MainWindow window;
@@ -423,7 +435,8 @@ void TestGui::issuesDockJumpsToRecord() {
   QVERIFY(dir.isValid());
   const QString topics = dir.filePath(QStringLiteral("topics.tsv"));
   // Line 3 has no TAB: a malformed record the loader skips and reports.
-  QVERIFY(writeFile(topics, "1\tfirst\n2\tsecond\nbroken line without a tab\n4\tfourth\n5\tfifth\n"));
+  QVERIFY(
+      writeFile(topics, "1\tfirst\n2\tsecond\nbroken line without a tab\n4\tfourth\n5\tfifth\n"));
   ui::MainWindow window;
   window.show();
   window.workbench()->setOnError(core::OnError::Skip);
@@ -466,7 +479,8 @@ void TestGui::recentDatasetsRemembered() {
     bool ok = false;
     QVERIFY(openAndWait(window, {a}, {QStringLiteral("topics-tsv")}, &ok));
     QVERIFY(ok);
-    QVERIFY(openAndWait(window, {a, b}, {QStringLiteral("topics-tsv"), QStringLiteral("trec-qrels")}, &ok));
+    QVERIFY(openAndWait(window, {a, b},
+                        {QStringLiteral("topics-tsv"), QStringLiteral("trec-qrels")}, &ok));
     QVERIFY(ok);
     QVERIFY(openAndWait(window, {a}, {QStringLiteral("topics-tsv")}, &ok));  // moves to the top
     QVERIFY(ok);
@@ -487,7 +501,8 @@ void TestGui::recentDatasetsRemembered() {
   for (QAction* top : again.menuBar()->actions())
     if (top->menu())
       for (QAction* item : top->menu()->actions())
-        if (item->menu() && item->text().contains(QStringLiteral("Recent"))) recentMenu = item->menu();
+        if (item->menu() && item->text().contains(QStringLiteral("Recent")))
+          recentMenu = item->menu();
   QVERIFY(recentMenu);
   emit recentMenu->aboutToShow();
   QAction* first = recentMenu->actions().value(0);
@@ -681,7 +696,8 @@ void TestGui::millionRowsStayCheap() {
 void TestGui::reportDialogWritesWhatTheCliWrites() {
   QTemporaryDir dir;
   const std::filesystem::path root = dir.path().toStdString();
-  std::filesystem::copy(test::sourceRoot() / "resources/demo", root / "demo", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(test::sourceRoot() / "resources/demo", root / "demo",
+                        std::filesystem::copy_options::recursive);
   const QString project = QString::fromStdString((root / "demo/demo.ragscope.json").string());
   ui::MainWindow window;
   QSignalSpy finished(window.workbench(), &ui::Workbench::loadFinished);
@@ -692,7 +708,8 @@ void TestGui::reportDialogWritesWhatTheCliWrites() {
   ui::ReportDialog dialog(window.workbench(), &window);
   dialog.setOpenWhenDone(false);
   dialog.setResamples(200);
-  QCOMPARE(dialog.findChild<QListWidget*>(QStringLiteral("reportSources"))->count(), 6);  // retrieval + 5 stores
+  QCOMPARE(dialog.findChild<QListWidget*>(QStringLiteral("reportSources"))->count(),
+           6);  // retrieval + 5 stores
   const QString json = dir.path() + "/gui.json";
   dialog.setOutput(json, QStringLiteral("json"));
   QSignalSpy written(&dialog, &ui::ReportDialog::written);
@@ -700,7 +717,8 @@ void TestGui::reportDialogWritesWhatTheCliWrites() {
   QVERIFY(written.wait(kLoadTimeoutMs));
   QVERIFY2(written.front().at(0).toBool(), qPrintable(dialog.statusText()));
   QProcess cli;
-  cli.start(QStringLiteral(RAGSCOPE_CLI_PATH), {"report", "--project", project, "--B", "200", "--out", dir.path() + "/cli.json"});
+  cli.start(QStringLiteral(RAGSCOPE_CLI_PATH),
+            {"report", "--project", project, "--B", "200", "--out", dir.path() + "/cli.json"});
   QVERIFY(cli.waitForFinished(kLoadTimeoutMs) && cli.exitCode() == 0);
   QFile a(json), b(dir.path() + "/cli.json");
   QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
@@ -748,7 +766,8 @@ void TestGui::reportDialogWritesWhatTheCliWrites() {
 void TestGui::exportViewAsShown() {
   QStandardItemModel model(0, 2);
   model.setHorizontalHeaderLabels({"qid", "map"});
-  const std::vector<std::pair<QString, double>> rows = {{"q2", 0.25}, {"=HYPERLINK(\"x\")", 0.5}, {"q1", 0.125}};
+  const std::vector<std::pair<QString, double>> rows = {
+      {"q2", 0.25}, {"=HYPERLINK(\"x\")", 0.5}, {"q1", 0.125}};
   for (const auto& [id, v] : rows) {
     auto* value = new QStandardItem;
     value->setData(v, Qt::EditRole);
@@ -770,7 +789,10 @@ void TestGui::exportViewAsShown() {
   QTemporaryDir dir;
   bool ok = false;
   QString message;
-  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.csv", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.csv", [&](bool o, const QString& m) {
+    ok = o;
+    message = m;
+  }));
   QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty(), 10000);
   QVERIFY2(ok, qPrintable(message));
   QCOMPARE(QByteArray::fromStdString(readText((dir.path() + "/t.csv").toStdString())),
@@ -778,7 +800,10 @@ void TestGui::exportViewAsShown() {
   // Unfiltered, as JSON: the formula is kept as text (JSON is not a spreadsheet).
   sorted.setFilterFixedString(QString());
   message.clear();
-  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.json", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QVERIFY(ui::exportPageView(&page, &page, dir.path() + "/t.json", [&](bool o, const QString& m) {
+    ok = o;
+    message = m;
+  }));
   QTRY_VERIFY_WITH_TIMEOUT(!message.isEmpty(), 10000);
   const auto j = nlohmann::json::parse(readText((dir.path() + "/t.json").toStdString()));
   QCOMPARE(j.size(), std::size_t{3});
@@ -786,7 +811,11 @@ void TestGui::exportViewAsShown() {
   QCOMPARE(j[0]["map"].get<double>(), 0.5);
   // A page without a table: said so, nothing written.
   QWidget empty;
-  QVERIFY(!ui::exportPageView(&empty, &empty, dir.path() + "/none.csv", [&](bool o, const QString& m) { ok = o; message = m; }));
+  QVERIFY(
+      !ui::exportPageView(&empty, &empty, dir.path() + "/none.csv", [&](bool o, const QString& m) {
+        ok = o;
+        message = m;
+      }));
   QVERIFY(!ok && message.contains("no table"));
   QVERIFY(!QFile::exists(dir.path() + "/none.csv"));
 }
@@ -796,10 +825,12 @@ void TestGui::exportViewAsShown() {
 void TestGui::pdfHoldsTheSummaryNumbers() {
   QTemporaryDir dir;
   const std::filesystem::path project = std::filesystem::path(dir.path().toStdString()) / "demo";
-  std::filesystem::copy(ragscope::test::sourceRoot() / "resources/demo", project, std::filesystem::copy_options::recursive);
+  std::filesystem::copy(ragscope::test::sourceRoot() / "resources/demo", project,
+                        std::filesystem::copy_options::recursive);
   const QString projectFile = QString::fromStdString((project / "demo.ragscope.json").string());
   const QString pdf = dir.path() + "/demo.pdf", json = dir.path() + "/demo.json";
-  auto r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", pdf});
+  auto r =
+      ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", pdf});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   r = ragscope::test::runCliText({"report", "--project", projectFile, "--B", "200", "--out", json});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -810,13 +841,15 @@ void TestGui::pdfHoldsTheSummaryNumbers() {
   const auto j = nlohmann::json::parse(readText(json.toStdString()));
   int checked = 0;
   for (const auto& run : j["runs"]) {
-    QVERIFY2(pages.contains(QString::fromStdString(run["name"].get<std::string>())), run["name"].dump().c_str());
+    QVERIFY2(pages.contains(QString::fromStdString(run["name"].get<std::string>())),
+             run["name"].dump().c_str());
     for (const auto& m : run["summary"]) {
       if (m["mean"].is_null()) continue;
       const QString mean = QString::number(m["mean"].get<double>(), 'f', 4);
       const QString metric = QString::fromStdString(m["metric"].get<std::string>());
       // The row: the metric's name, then its mean.
-      const QRegularExpression row(QRegularExpression::escape(metric) + "\\s+" + QRegularExpression::escape(mean));
+      const QRegularExpression row(QRegularExpression::escape(metric) + "\\s+" +
+                                   QRegularExpression::escape(mean));
       QVERIFY2(pages.contains(row), qPrintable(metric + " " + mean));
       ++checked;
     }
@@ -825,7 +858,8 @@ void TestGui::pdfHoldsTheSummaryNumbers() {
   QProcess info;
   info.start("pdfinfo", {pdf});
   QVERIFY(info.waitForFinished(60000));
-  const auto count = QRegularExpression("Pages:\\s+(\\d+)").match(QString::fromUtf8(info.readAllStandardOutput()));
+  const auto count =
+      QRegularExpression("Pages:\\s+(\\d+)").match(QString::fromUtf8(info.readAllStandardOutput()));
   QVERIFY(count.hasMatch());
   QVERIFY(pages.contains(QString("page %1 of %1").arg(count.captured(1))));
   QVERIFY(pages.contains("Method appendix"));
@@ -839,13 +873,15 @@ void TestGui::pdfShowsHostileTextLiterally() {
   nlohmann::json line = {{"id", "<b>q1</b>"},
                          {"question", "What does the plant do?"},
                          {"contexts", {"The plant treats water for the city. It opened in 1973."}},
-                         {"response", "The plant sells tickets to <script>alert('x')</script> visitors. "
-                                      "=HYPERLINK(\"http://evil.example\",\"click\") is the plant's web page."},
+                         {"response",
+                          "The plant sells tickets to <script>alert('x')</script> visitors. "
+                          "=HYPERLINK(\"http://evil.example\",\"click\") is the plant's web page."},
                          {"reference", "The plant treats water."}};
   std::ofstream(root / "hostile.jsonl") << line.dump() << "\n";
   const QString store = QString::fromStdString((root / "judge.db").string());
-  auto r = ragscope::test::runCliText({"judge", "--dataset", QString::fromStdString((root / "hostile.jsonl").string()),
-                                       "--format", "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
+  auto r = ragscope::test::runCliText(
+      {"judge", "--dataset", QString::fromStdString((root / "hostile.jsonl").string()), "--format",
+       "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const QString pdf = dir.path() + "/hostile.pdf";
   r = ragscope::test::runCliText({"report", "--store", store, "--out", pdf});
@@ -885,10 +921,11 @@ void TestGui::selfTestSameRunTwice() {
   env.insert(QStringLiteral("MALLOC_CHECK_"), QStringLiteral("3"));
   env.insert(QStringLiteral("MALLOC_PERTURB_"), QStringLiteral("165"));
   gui.setProcessEnvironment(env);
-  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH),
-            {QStringLiteral("--self-test"), QStringLiteral("--open"), demo + QStringLiteral("qrels.txt"),
-             QStringLiteral("--open"), demo + QStringLiteral("run-good.trec"), QStringLiteral("--open"),
-             demo + QStringLiteral("run-good.trec")});
+  gui.start(
+      QStringLiteral(RAGSCOPE_GUI_PATH),
+      {QStringLiteral("--self-test"), QStringLiteral("--open"), demo + QStringLiteral("qrels.txt"),
+       QStringLiteral("--open"), demo + QStringLiteral("run-good.trec"), QStringLiteral("--open"),
+       demo + QStringLiteral("run-good.trec")});
   QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
   QVERIFY(gui.waitForFinished(kLoadTimeoutMs));
   const QByteArray out = gui.readAllStandardOutput() + gui.readAllStandardError();
@@ -909,7 +946,8 @@ void TestGui::selfTestExitsAfterAnEarlyFailure() {
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove(QStringLiteral("QT_QPA_PLATFORM"));
   gui.setProcessEnvironment(env);
-  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH), {QStringLiteral("--self-test"), QStringLiteral("--open"), project});
+  gui.start(QStringLiteral(RAGSCOPE_GUI_PATH),
+            {QStringLiteral("--self-test"), QStringLiteral("--open"), project});
   QVERIFY2(gui.waitForStarted(), qPrintable(gui.errorString()));
   const bool exited = gui.waitForFinished(30000);
   if (!exited) gui.kill();
@@ -982,9 +1020,8 @@ void TestGui::realDatasets_data() {
   QTest::addColumn<int>("runs");
   QTest::addColumn<int>("examples");
 
-  QTest::newRow("hotpotqa dev kilt")
-      << QStringList{"kilt/dev_full/hotpotqa-dev-kilt.jsonl"} << QStringList{"kilt"} << 5600 << 0
-      << 0 << 0 << 0;
+  QTest::newRow("hotpotqa dev kilt") << QStringList{"kilt/dev_full/hotpotqa-dev-kilt.jsonl"}
+                                     << QStringList{"kilt"} << 5600 << 0 << 0 << 0 << 0;
   QTest::newRow("dl19 topics + qrels + bm25 run")
       << QStringList{"msmarco_trecdl/topics/topics.dl19-passage.txt",
                      "msmarco_trecdl/qrels/qrels.dl19-passage.txt",
@@ -994,9 +1031,8 @@ void TestGui::realDatasets_data() {
       << QStringList{"docugami/KG-RAG-datasets/sec-10-q/data/v1"} << QStringList{"docugami"} << 195
       << -1 << 0 << 0 << 0;
   // 2 items whose 7 retrieved contexts name 4 distinct doc_ids: the corpus.
-  QTest::newRow("ragchecker json")
-      << QStringList{"ragchecker/examples/checking_inputs.json"} << QStringList{"ragchecker"} << 2
-      << 4 << 0 << 0 << 2;
+  QTest::newRow("ragchecker json") << QStringList{"ragchecker/examples/checking_inputs.json"}
+                                   << QStringList{"ragchecker"} << 2 << 4 << 0 << 0 << 2;
   // rank_llm JSON: 43 queries, a run of 4,300 hits, and their 4,297 distinct passages as the
   // corpus.
   QTest::newRow("rank_llm json dl19")
@@ -1036,13 +1072,16 @@ void TestGui::realDatasets() {
     ui::DatasetPage* page = window.datasetPage();
     QCOMPARE(int(ds->queries.size()), queries);
     QCOMPARE(page->queryModel()->rowCount(), queries);
-    if (documents >= 0) QCOMPARE(int(ds->corpus.size()), documents);
-    else QVERIFY(ds->corpus.size() > 0);
+    if (documents >= 0)
+      QCOMPARE(int(ds->corpus.size()), documents);
+    else
+      QVERIFY(ds->corpus.size() > 0);
     QCOMPARE(page->documentModel()->rowCount(), int(ds->corpus.size()));
     QCOMPARE(int(ds->qrels.judgmentCount()), judgments);
     QCOMPARE(int(ds->runs.size()), runs);
     QCOMPARE(int(ds->examples.size()), examples);
-    QCOMPARE(window.issuesDock()->model()->rowCount(), int(window.workbench()->report().diagnostics.size()));
+    QCOMPARE(window.issuesDock()->model()->rowCount(),
+             int(window.workbench()->report().diagnostics.size()));
     QCOMPARE(window.workbench()->report().errors, std::uint64_t(0));
     if (queries > 0) {
       // The query text column takes what the others leave: every column is on screen (no

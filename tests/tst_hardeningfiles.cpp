@@ -2,14 +2,13 @@
 // ragscope writes, never make it read without end, and SQLite stores are opened as untrusted
 // input. One test per item of the third hardening round (issue 24), named after it.
 
-#include <QTemporaryDir>
-#include <QtTest>
-
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <QTemporaryDir>
+#include <QtTest>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -36,7 +35,9 @@ namespace {
 
 QString q(const fs::path& p) { return QString::fromStdString(p.string()); }
 
-QString demo(const char* name) { return QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo/") + name; }
+QString demo(const char* name) {
+  return QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo/") + name;
+}
 
 unsigned modeOf(const fs::path& p) {
   struct stat st {};
@@ -73,9 +74,10 @@ void setStoredSetting(const fs::path& store, const std::string& key, const std::
 
 // A generate run of the demo with the offline generator, finished, with its answers file.
 fs::path finishedGenerateStore(const fs::path& dir) {
-  const auto r = test::runCliText({"generate", "--dataset", demo("topics.tsv"), "--dataset", demo("collection.tsv"),
-                                   "--run", demo("run-good.trec"), "--k", "2", "--store", q(dir / "g.db"), "--out",
-                                   q(dir / "answers.jsonl"), "--quiet"});
+  const auto r =
+      test::runCliText({"generate", "--dataset", demo("topics.tsv"), "--dataset",
+                        demo("collection.tsv"), "--run", demo("run-good.trec"), "--k", "2",
+                        "--store", q(dir / "g.db"), "--out", q(dir / "answers.jsonl"), "--quiet"});
   if (r.exitCode != 0) qWarning("%s", qPrintable(r.err));
   return dir / "g.db";
 }
@@ -118,17 +120,22 @@ void TestHardeningFiles::item01_storeNeverChoosesWhereResumeWrites() {
 
   const auto resumed = test::runCliText({"resume", q(store)});
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
-  QCOMPARE(QString::fromStdString(test::readText(victim)), QStringLiteral("export PATH=/usr/bin\n"));
+  QCOMPARE(QString::fromStdString(test::readText(victim)),
+           QStringLiteral("export PATH=/usr/bin\n"));
   QVERIFY(!fs::exists(root / "answers.jsonl"));
   // The suggestion is shown with the option that accepts it.
-  QVERIFY2(resumed.err.contains(q(victim)) && resumed.err.contains("--out") && resumed.err.contains("not used"),
+  QVERIFY2(resumed.err.contains(q(victim)) && resumed.err.contains("--out") &&
+               resumed.err.contains("not used"),
            qPrintable(resumed.err));
 
   // Named on the command line, the answers are written there (and only there).
-  const auto named = test::runCliText({"resume", q(store), "--out", q(root / "mine.jsonl"), "--quiet"});
+  const auto named =
+      test::runCliText({"resume", q(store), "--out", q(root / "mine.jsonl"), "--quiet"});
   QVERIFY2(named.exitCode == 0, qPrintable(named.err));
-  QCOMPARE(QString::fromStdString(test::readText(root / "mine.jsonl")).trimmed().split('\n').size(), 29);
-  QCOMPARE(QString::fromStdString(test::readText(victim)), QStringLiteral("export PATH=/usr/bin\n"));
+  QCOMPARE(QString::fromStdString(test::readText(root / "mine.jsonl")).trimmed().split('\n').size(),
+           29);
+  QCOMPARE(QString::fromStdString(test::readText(victim)),
+           QStringLiteral("export PATH=/usr/bin\n"));
   QVERIFY(!fs::exists(root / "pwned"));
 
   // The core API says the same: the store's paths are suggestions, the overrides are the outputs.
@@ -141,15 +148,17 @@ void TestHardeningFiles::item01_storeNeverChoosesWhereResumeWrites() {
   QCOMPARE(settings.suggested[0].path, victim);
   core::eval::ResumeOverrides overrides;
   overrides.out = root / "x.jsonl";
-  QCOMPARE(core::eval::resumeSettings(s.run().endpoint, s.run().settings, overrides).out, root / "x.jsonl");
+  QCOMPARE(core::eval::resumeSettings(s.run().endpoint, s.run().settings, overrides).out,
+           root / "x.jsonl");
 }
 
 void TestHardeningFiles::item01_judgingStoreClaimsFileOnlyWhenNamed() {
   QTemporaryDir dir;
   const fs::path root = dir.path().toStdString();
   const fs::path store = root / "j.db";
-  const auto judged = test::runCliText({"judge", "--dataset", demo("rag-examples.jsonl"), "--metrics", "faithfulness",
-                                        "--store", q(store), "--claims-out", q(root / "claims.json"), "--quiet"});
+  const auto judged = test::runCliText({"judge", "--dataset", demo("rag-examples.jsonl"),
+                                        "--metrics", "faithfulness", "--store", q(store),
+                                        "--claims-out", q(root / "claims.json"), "--quiet"});
   QVERIFY2(judged.exitCode == 0, qPrintable(judged.err));
   QVERIFY(fs::exists(root / "claims.json"));
   const fs::path victim = root / "victim.txt";
@@ -160,7 +169,8 @@ void TestHardeningFiles::item01_judgingStoreClaimsFileOnlyWhenNamed() {
   const auto resumed = test::runCliText({"resume", q(store)});
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
   QCOMPARE(QString::fromStdString(test::readText(victim)), QStringLiteral("keep me\n"));
-  QVERIFY2(resumed.err.contains("--claims-out") && resumed.err.contains("--cache"), qPrintable(resumed.err));
+  QVERIFY2(resumed.err.contains("--claims-out") && resumed.err.contains("--cache"),
+           qPrintable(resumed.err));
   QVERIFY(!fs::exists(root / "elsewhere.db"));
   // An existing response cache named by the store is used (it is one: nothing new is created).
   std::string err;
@@ -177,14 +187,16 @@ void TestHardeningFiles::item01_judgingStoreClaimsFileOnlyWhenNamed() {
   test::writeText(root / "notes.txt", "my notes\n");
   setStoredSetting(store, "cache", (root / "notes.txt").string());
   QVERIFY(s.open(store, &err));
-  QVERIFY(core::eval::resumeSettings(s.run().endpoint, s.run().settings, {}).limits.cachePath != root / "notes.txt");
+  QVERIFY(core::eval::resumeSettings(s.run().endpoint, s.run().settings, {}).limits.cachePath !=
+          root / "notes.txt");
   core::llm::ResponseCache foreign;
   const auto before = test::readText(store);
   QVERIFY(!foreign.open(store, &err));
   QVERIFY(test::readText(store) == before);
   QVERIFY2(err.find("not a ragscope response cache") != std::string::npos, err.c_str());
 
-  const auto named = test::runCliText({"resume", q(store), "--claims-out", q(root / "again.json"), "--quiet"});
+  const auto named =
+      test::runCliText({"resume", q(store), "--claims-out", q(root / "again.json"), "--quiet"});
   QVERIFY2(named.exitCode == 0, qPrintable(named.err));
   const auto claims = nlohmann::json::parse(test::readText(root / "again.json"), nullptr, false);
   QVERIFY(claims.is_object() && claims.contains("results"));
@@ -278,8 +290,9 @@ void TestHardeningFiles::item02_retrieveWithPlantedCheckpointLink() {
   const fs::path victim = root / "victim.txt";
   test::writeText(victim, "precious\n");
   fs::create_symlink(victim, root / "run.trec.partial");
-  const auto r = test::runCliText({"retrieve", "--dataset", q(root / "topics.tsv"), "--format", "topics-tsv",
-                                   "--retriever", QString("http:http://127.0.0.1:%1/retrieve").arg(server.port()),
+  const auto r = test::runCliText({"retrieve", "--dataset", q(root / "topics.tsv"), "--format",
+                                   "topics-tsv", "--retriever",
+                                   QString("http:http://127.0.0.1:%1/retrieve").arg(server.port()),
                                    "--k", "2", "--out", q(root / "run.trec")});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QCOMPARE(test::readText(victim), std::string("precious\n"));
@@ -296,16 +309,20 @@ void TestHardeningFiles::item05_storeWithViewRefused() {
   rawSql(store,
          "ALTER TABLE run RENAME TO run_orig;"
          "CREATE VIEW run AS WITH RECURSIVE spin(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM spin) "
-         "SELECT r.id, r.kind, (SELECT group_concat(hex(randomblob(1000)), '') FROM spin) AS settings, "
-         "r.template_text, r.template_hash, r.endpoint, r.status, r.created, r.updated FROM run_orig r;");
+         "SELECT r.id, r.kind, (SELECT group_concat(hex(randomblob(1000)), '') FROM spin) AS "
+         "settings, "
+         "r.template_text, r.template_hash, r.endpoint, r.status, r.created, r.updated FROM "
+         "run_orig r;");
   core::store::RunStore s;
   std::string err;
   QVERIFY(!s.open(store, &err));
   QVERIFY2(err.find("holds a view \"run\"") != std::string::npos, err.c_str());
   QVERIFY(!s.openReadOnly(store, &err));
   // The commands that read stores refuse it at once (they spun forever before).
-  for (const QStringList& args : {QStringList{"resume", q(store)}, QStringList{"report", "--store", q(store), "--out", q(root / "r.json")},
-                                  QStringList{"bootstrap", q(store), "--measure", "heuristic"}}) {
+  for (const QStringList& args :
+       {QStringList{"resume", q(store)},
+        QStringList{"report", "--store", q(store), "--out", q(root / "r.json")},
+        QStringList{"bootstrap", q(store), "--measure", "heuristic"}}) {
     const auto r = test::runCliText(args, 120000);
     QVERIFY2(r.exitCode != 0 && r.exitCode != -1, qPrintable(args.join(' ') + ": " + r.err));
   }
@@ -334,7 +351,8 @@ void TestHardeningFiles::item05_cacheWithViewRefused() {
   QTemporaryDir dir;
   const fs::path path = fs::path(dir.path().toStdString()) / "cache.db";
   rawSql(path,
-         "CREATE TABLE real_responses(key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT NOT NULL, "
+         "CREATE TABLE real_responses(key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT "
+         "NOT NULL, "
          "created INTEGER NOT NULL);"
          "CREATE VIEW responses AS SELECT * FROM real_responses;");
   core::llm::ResponseCache cache;
@@ -356,7 +374,8 @@ void TestHardeningFiles::item05_queriesAreBounded() {
   QVERIFY(!big.ok());
   QVERIFY2(db.lastError().find("too big") != std::string::npos, db.lastError().c_str());
   // A query that never ends is stopped by the work budget.
-  auto spin = db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c");
+  auto spin = db.prepare(
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c");
   QVERIFY(spin.valid());
   QVERIFY(!spin.step());
   QVERIFY2(db.lastError().find("stopped") != std::string::npos, db.lastError().c_str());
@@ -384,7 +403,8 @@ void TestHardeningFiles::item07_specialFilesAndHugeFilesNeverRead() {
   QVERIFY(!core::readBoundedFile(zeroLink, 1024, "a prompt template", err));
   test::writeText(root / "big.txt", std::string(5000, 'x'));
   QVERIFY(!core::readBoundedFile(root / "big.txt", 4096, "a prompt template", err));
-  QVERIFY2(err.find("larger than 4096 bytes, the limit for a prompt template") != std::string::npos, err.c_str());
+  QVERIFY2(err.find("larger than 4096 bytes, the limit for a prompt template") != std::string::npos,
+           err.c_str());
   const auto fits = core::readBoundedFile(root / "big.txt", 5000, "a prompt template", err);
   QVERIFY(fits && fits->size() == 5000);
 
@@ -400,17 +420,19 @@ void TestHardeningFiles::item07_cliRefusesSpecialTemplates() {
   QTemporaryDir dir;
   const fs::path root = dir.path().toStdString();
   test::writeText(root / "topics.tsv", "q1\tcat\n");
-  const auto r = test::runCliText({"retrieve", "--dataset", q(root / "topics.tsv"), "--format", "topics-tsv",
-                                   "--retriever", "http:http://127.0.0.1:9/retrieve", "--request-template",
-                                   "@/dev/zero", "--out", q(root / "run.trec")},
-                                  60000);
+  const auto r =
+      test::runCliText({"retrieve", "--dataset", q(root / "topics.tsv"), "--format", "topics-tsv",
+                        "--retriever", "http:http://127.0.0.1:9/retrieve", "--request-template",
+                        "@/dev/zero", "--out", q(root / "run.trec")},
+                       60000);
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("/dev/zero") && r.err.contains("regular file"), qPrintable(r.err));
   const fs::path fifo = root / "prompt.fifo";
   QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
-  const auto g = test::runCliText({"generate", "--dataset", demo("topics.tsv"), "--dataset", demo("collection.tsv"),
-                                   "--template", q(fifo), "--store", q(root / "g.db"), "--quiet"},
-                                  60000);
+  const auto g = test::runCliText(
+      {"generate", "--dataset", demo("topics.tsv"), "--dataset", demo("collection.tsv"),
+       "--template", q(fifo), "--store", q(root / "g.db"), "--quiet"},
+      60000);
   QVERIFY2(g.exitCode != 0 && g.exitCode != -1, qPrintable(g.err));
   QVERIFY2(g.err.contains("FIFO"), qPrintable(g.err));
 }
@@ -442,11 +464,13 @@ void TestHardeningFiles::item10_privateFilesAndKeptModes() {
   // The CLI's report over a private file stays private.
   test::writeText(root / "r.json", "old");
   QCOMPARE(::chmod((root / "r.json").c_str(), 0600), 0);
-  const auto judged = test::runCliText({"judge", "--dataset", demo("rag-examples.jsonl"), "--metrics", "faithfulness",
-                                        "--store", q(root / "j.db"), "--quiet"});
+  const auto judged =
+      test::runCliText({"judge", "--dataset", demo("rag-examples.jsonl"), "--metrics",
+                        "faithfulness", "--store", q(root / "j.db"), "--quiet"});
   QVERIFY2(judged.exitCode == 0, qPrintable(judged.err));
   QCOMPARE(modeOf(root / "j.db"), 0600u);
-  const auto r = test::runCliText({"report", "--store", q(root / "j.db"), "--out", q(root / "r.json")});
+  const auto r =
+      test::runCliText({"report", "--store", q(root / "j.db"), "--out", q(root / "r.json")});
   QVERIFY2(r.exitCode == 0, qPrintable(QString::number(r.exitCode) + r.err + r.out));
   QVERIFY(test::readText(root / "r.json") != "old");
   QCOMPARE(modeOf(root / "r.json"), 0600u);
@@ -464,7 +488,8 @@ void TestHardeningFiles::oneDoorForEachClass() {
   // This scans the sources for the ways around them; a new way in must be added here on purpose.
   struct Rule {
     std::string pattern;
-    std::vector<std::string> allowedIn;  // files (relative to the source root) that implement the door
+    std::vector<std::string>
+        allowedIn;  // files (relative to the source root) that implement the door
   };
   const std::vector<Rule> rules = {
       {"std::ofstream", {}},
@@ -473,7 +498,8 @@ void TestHardeningFiles::oneDoorForEachClass() {
       {"fopen(", {}},
       {"QSaveFile", {}},
       {"QFile::WriteOnly", {}},
-      {"O_CREAT", {"core/util/atomicfile.cpp", "core/util/sqlitedb.cpp", "core/llm/trustedendpoints.cpp"}},
+      {"O_CREAT",
+       {"core/util/atomicfile.cpp", "core/util/sqlitedb.cpp", "core/llm/trustedendpoints.cpp"}},
       {"sqlite3_open", {"core/util/sqlitedb.cpp"}},
   };
   std::vector<std::string> found;
@@ -486,12 +512,14 @@ void TestHardeningFiles::oneDoorForEachClass() {
       const std::string text = test::readText(entry.path());
       for (const auto& rule : rules) {
         if (text.find(rule.pattern) == std::string::npos) continue;
-        if (std::find(rule.allowedIn.begin(), rule.allowedIn.end(), rel) != rule.allowedIn.end()) continue;
+        if (std::find(rule.allowedIn.begin(), rule.allowedIn.end(), rel) != rule.allowedIn.end())
+          continue;
         found.push_back(rel + ": " + rule.pattern);
       }
       // A curl handle without the transport policy could speak file:// or gopher://. libcurl is
       // called through its table (core/util/curlapi.h): "easy_init()" finds curl->easy_init() too.
-      if (text.find("easy_init()") != std::string::npos && text.find("applyTransportPolicy(") == std::string::npos &&
+      if (text.find("easy_init()") != std::string::npos &&
+          text.find("applyTransportPolicy(") == std::string::npos &&
           rel != "core/util/httpsafety.h")
         found.push_back(rel + ": curl_easy_init without applyTransportPolicy");
     }

@@ -53,7 +53,6 @@ constexpr std::size_t kSanitizerScale = 5;
 constexpr std::size_t kSanitizerScale = 1;
 #endif
 
-
 // A bare TCP listener on 127.0.0.1 that accepts nothing: whether a client connected shows as a
 // connection waiting in its backlog.
 class RawListener {

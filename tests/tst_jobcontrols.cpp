@@ -16,7 +16,6 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <functional>
 #include <memory>
 #include <utility>
@@ -77,15 +76,27 @@ struct PageUnderTest {
 };
 
 PageUnderTest erag(ui::EragPage& p) {
-  return {QStringLiteral("eRAG"), &p, p.controls(), [&p] { return p.start(); },
-          [&p] { p.cancel(); }, [&p](int k) { p.setK(k); }, &p,
-          SIGNAL(estimateFinished(bool)), SIGNAL(finished(bool))};
+  return {QStringLiteral("eRAG"),
+          &p,
+          p.controls(),
+          [&p] { return p.start(); },
+          [&p] { p.cancel(); },
+          [&p](int k) { p.setK(k); },
+          &p,
+          SIGNAL(estimateFinished(bool)),
+          SIGNAL(finished(bool))};
 }
 
 PageUnderTest claims(ui::ClaimsPage& p) {
-  return {QStringLiteral("Claims"), &p, p.controls(), [&p] { return p.start(); },
-          [&p] { p.cancel(); }, [&p](int k) { p.setK(k); }, &p,
-          SIGNAL(estimateFinished(bool)), SIGNAL(finished(bool))};
+  return {QStringLiteral("Claims"),
+          &p,
+          p.controls(),
+          [&p] { return p.start(); },
+          [&p] { p.cancel(); },
+          [&p](int k) { p.setK(k); },
+          &p,
+          SIGNAL(estimateFinished(bool)),
+          SIGNAL(finished(bool))};
 }
 
 }  // namespace

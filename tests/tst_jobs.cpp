@@ -15,7 +15,6 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -41,14 +40,16 @@ constexpr int kJobTimeoutMs = 240000;
 const char* kSec10q = "docugami/KG-RAG-datasets/sec-10-q/data/v1";
 
 QString demoFile(const char* name) {
-  return QDir(QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo")).absoluteFilePath(QString::fromLatin1(name));
+  return QDir(QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo"))
+      .absoluteFilePath(QString::fromLatin1(name));
 }
 
 // The demo files an eRAG run needs: passages, questions with gold answers, and a run.
 ui::RecentDataset demoSpec() {
   ui::RecentDataset spec;
   spec.name = QStringLiteral("demo for jobs");
-  for (const char* f : {"collection.tsv", "demo-kilt.jsonl", "run-good.trec"}) spec.parts.push_back({demoFile(f), {}});
+  for (const char* f : {"collection.tsv", "demo-kilt.jsonl", "run-good.trec"})
+    spec.parts.push_back({demoFile(f), {}});
   return spec;
 }
 
@@ -68,8 +69,12 @@ json comparableRecord(const std::filesystem::path& path) {
   const auto r = store.run();
   json settings = r.settings;
   settings.erase("front_end");
-  return {{"kind", r.kind},           {"settings", settings},     {"template_text", r.templateText},
-          {"template_hash", r.templateHash}, {"endpoint", r.endpoint}, {"status", r.status}};
+  return {{"kind", r.kind},
+          {"settings", settings},
+          {"template_text", r.templateText},
+          {"template_hash", r.templateHash},
+          {"endpoint", r.endpoint},
+          {"status", r.status}};
 }
 
 std::string frontEnd(const std::filesystem::path& path) {
@@ -79,9 +84,12 @@ std::string frontEnd(const std::filesystem::path& path) {
 }
 
 // Runs the page's eRAG + end-to-end job; the two stores it wrote.
-bool runPage(ui::EragPage& page, bool bm25, std::pair<std::filesystem::path, std::filesystem::path>& stores) {
-  if (bm25) page.setRetrieverBm25();
-  else page.setRunIndex(0);
+bool runPage(ui::EragPage& page, bool bm25,
+             std::pair<std::filesystem::path, std::filesystem::path>& stores) {
+  if (bm25)
+    page.setRetrieverBm25();
+  else
+    page.setRunIndex(0);
   page.setK(5);
   page.setEndpointIndex(0);
   page.setMetric(core::DownstreamMetric::RougeL);
@@ -186,17 +194,20 @@ void TestJobs::cliAndPageWriteTheSameRun() {
   QVERIFY(runPage(page, docugami, gui));
 
   QTemporaryDir dir;
-  const QString eragStore = dir.filePath(QStringLiteral("erag.db")), e2eStore = dir.filePath(QStringLiteral("e2e.db"));
-  const auto cli = test::runCli(QStringList{"erag"} + cliInputs + QStringList{"--k", "5", "--metric", "rouge-l", "--measures", "P_5,success_5",
-                                                        "--with-e2e", "--store", eragStore, "--e2e-store", e2eStore,
-                                                        "--json", "--quiet"});
+  const QString eragStore = dir.filePath(QStringLiteral("erag.db")),
+                e2eStore = dir.filePath(QStringLiteral("e2e.db"));
+  const auto cli = test::runCli(QStringList{"erag"} + cliInputs +
+                                QStringList{"--k", "5", "--metric", "rouge-l", "--measures",
+                                            "P_5,success_5", "--with-e2e", "--store", eragStore,
+                                            "--e2e-store", e2eStore, "--json", "--quiet"});
   QVERIFY2(cli.exitCode == 0, cli.err.constData());
 
   // One record, whoever started the job.
   for (const auto& [g, c] : {std::pair{gui.first, eragStore}, std::pair{gui.second, e2eStore}}) {
     const json a = comparableRecord(g), b = comparableRecord(c.toStdString());
-    QVERIFY2(a == b, qPrintable(QStringLiteral("GUI:\n%1\nCLI:\n%2").arg(QString::fromStdString(a.dump(1)).left(3000),
-                                                                     QString::fromStdString(b.dump(1)).left(3000))));
+    QVERIFY2(a == b, qPrintable(QStringLiteral("GUI:\n%1\nCLI:\n%2")
+                                    .arg(QString::fromStdString(a.dump(1)).left(3000),
+                                         QString::fromStdString(b.dump(1)).left(3000))));
     QCOMPARE(a["settings"]["record_version"].get<int>(), core::eval::kRunRecordVersion);
     QCOMPARE(frontEnd(g), std::string("gui"));
     QCOMPARE(frontEnd(c.toStdString()), std::string("cli"));
@@ -204,7 +215,8 @@ void TestJobs::cliAndPageWriteTheSameRun() {
   // The same per-query values: what the CLI printed and what the page shows.
   const json printed = json::parse(cli.out.toStdString());
   const auto* shown = page.results();
-  comparePerQuery(core::eval::eragScoresJson(*shown->erag)["per_query"], printed["erag"]["per_query"]);
+  comparePerQuery(core::eval::eragScoresJson(*shown->erag)["per_query"],
+                  printed["erag"]["per_query"]);
   comparePerQuery(core::eval::e2eScoresJson(*shown->e2e)["per_query"], printed["e2e"]["per_query"]);
   QCOMPARE(printed["erag"]["per_query"].size(), docugami ? std::size_t(195) : std::size_t(29));
 }
@@ -249,14 +261,15 @@ void TestJobs::killedGuiRunResumesFromTheCli() {
   QTemporaryDir runs;
   QProcess child;
   child.setProcessChannelMode(QProcess::ForwardedChannels);
-  child.start(QCoreApplication::applicationFilePath(),
-              {QStringLiteral("--child-erag"), runs.path(), QString::fromStdString(server.baseUrl())});
+  child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("--child-erag"), runs.path(),
+                                                        QString::fromStdString(server.baseUrl())});
   QVERIFY(child.waitForStarted());
   // Wait until the GUI's store has some committed calls, then kill the process mid-run.
   std::filesystem::path store;
   QTRY_VERIFY_WITH_TIMEOUT(
       [&] {
-        for (const auto& e : QDir(runs.path()).entryInfoList({QStringLiteral("*.db")}, QDir::Files)) {
+        for (const auto& e :
+             QDir(runs.path()).entryInfoList({QStringLiteral("*.db")}, QDir::Files)) {
           core::store::RunStore s;
           std::string err;
           if (s.open(e.absoluteFilePath().toStdString(), &err) && s.counts().done >= 10) {
@@ -274,15 +287,18 @@ void TestJobs::killedGuiRunResumesFromTheCli() {
     core::store::RunStore s;
     std::string err;
     QVERIFY2(s.open(store, &err), err.c_str());
-    QCOMPARE(QString::fromStdString(s.run().status), QStringLiteral("running"));  // killed, not stopped
-    QCOMPARE(QString::fromStdString(s.run().settings.value("front_end", std::string())), QStringLiteral("gui"));
+    QCOMPARE(QString::fromStdString(s.run().status),
+             QStringLiteral("running"));  // killed, not stopped
+    QCOMPARE(QString::fromStdString(s.run().settings.value("front_end", std::string())),
+             QStringLiteral("gui"));
     before = s.counts();
     QVERIFY(before.done < before.total);
   }
   // Calls in flight at the kill reach the server's count when its reply is due.
   QTRY_VERIFY_WITH_TIMEOUT(server.inFlight() == 0, 10000);
   const std::size_t sentBefore = server.requestCount();
-  const auto resumed = test::runCliText({"resume", QString::fromStdString(store.string()), "--quiet"});
+  const auto resumed =
+      test::runCliText({"resume", QString::fromStdString(store.string()), "--quiet"});
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
   core::store::RunStore s;
   std::string err;
@@ -291,7 +307,8 @@ void TestJobs::killedGuiRunResumesFromTheCli() {
   QCOMPARE(after.done, after.total);
   // Only the calls without a committed result were sent again.
   QCOMPARE(server.requestCount() - sentBefore, after.total - before.done);
-  QVERIFY2(resumed.out.contains(QStringLiteral("eRAG:")), qPrintable(resumed.out));  // scores follow the run
+  QVERIFY2(resumed.out.contains(QStringLiteral("eRAG:")),
+           qPrintable(resumed.out));  // scores follow the run
 }
 
 void TestJobs::firstLayoutGuiStoresStillWork() {
@@ -310,8 +327,9 @@ void TestJobs::firstLayoutGuiStoresStillWork() {
   QVERIFY2(plan.ok(), plan.error.c_str());
   auto& record = plan.stages.front().record;
   json old = json::object();
-  for (const char* key : {"job", "k", "metric", "measures", "template_source", "concurrency", "budget_usd", "plan",
-                          "queries", "missing_documents", "queries_without_gold", "system"})
+  for (const char* key :
+       {"job", "k", "metric", "measures", "template_source", "concurrency", "budget_usd", "plan",
+        "queries", "missing_documents", "queries_without_gold", "system"})
     old[key] = record.settings[key];
   old["dataset"] = ds->name;
   old["run"] = {{"name", "bm25-tuned"}, {"source", demoFile("run-good.trec").toStdString()}};
@@ -326,7 +344,8 @@ void TestJobs::firstLayoutGuiStoresStillWork() {
   // It matches its dataset by name, as the project's runs are paired with the loaded dataset...
   const auto pair = core::eval::storedRunsForDataset({path.toStdString()}, ds->parts, ds->name);
   QVERIFY(pair.erag);
-  QVERIFY(!core::eval::storedRunsForDataset({path.toStdString()}, ds->parts, "another dataset").erag);
+  QVERIFY(
+      !core::eval::storedRunsForDataset({path.toStdString()}, ds->parts, "another dataset").erag);
   // ...resumes (nothing was run yet) and then displays.
   const auto resumed = test::runCliText({"resume", path, "--quiet"});
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));

@@ -51,7 +51,8 @@ eval::JudgeInput notebookInput(const std::string& response) {
   return in;
 }
 
-eval::JobSpec judgeSpec(const std::string& baseUrl, const fs::path& store, std::vector<eval::JudgeInput> inputs) {
+eval::JobSpec judgeSpec(const std::string& baseUrl, const fs::path& store,
+                        std::vector<eval::JudgeInput> inputs) {
   eval::JobSpec spec;
   spec.kind = eval::JobKind::Judge;
   spec.judge.metrics = "notebook";
@@ -127,7 +128,9 @@ void TestJudge::initTestCase() {
 }
 
 void TestJudge::claimListParsing() {
-  auto p = parseClaimList("Here are the claims:\n- Apple's sales fell.\n* Sales were $81,797 million.\n2. A third one.\n\nThanks");
+  auto p = parseClaimList(
+      "Here are the claims:\n- Apple's sales fell.\n* Sales were $81,797 million.\n2. A third "
+      "one.\n\nThanks");
   QCOMPARE(p.claims.size(), std::size_t{3});
   QCOMPARE(QString::fromStdString(p.claims[1]), QString("Sales were $81,797 million."));
   QCOMPARE(QString::fromStdString(p.claims[2]), QString("A third one."));
@@ -141,22 +144,38 @@ void TestJudge::claimListParsing() {
 
 void TestJudge::verdictParsing_data() {
   QTest::addColumn<QString>("reply");
-  QTest::addColumn<QString>("labels");   // S/U (binary), E/N/C, ? unparsed; one per claim a, b, c
+  QTest::addColumn<QString>("labels");  // S/U (binary), E/N/C, ? unparsed; one per claim a, b, c
   QTest::addColumn<int>("problems");
-  QTest::newRow("well formed") << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim c. SUPPORTED=1" << "SUS" << 0;
-  QTest::newRow("missing line") << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=1" << "S?S" << 1;
-  QTest::newRow("reordered") << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=0\n- Claim b. SUPPORTED=1" << "S??" << 2;
-  QTest::newRow("duplicated") << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim b. SUPPORTED=1\n- Claim c. SUPPORTED=0"
+  QTest::newRow("well formed")
+      << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim c. SUPPORTED=1"
+      << "SUS" << 0;
+  QTest::newRow("missing line") << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=1"
+                                << "S?S" << 1;
+  QTest::newRow("reordered")
+      << "- Claim a. SUPPORTED=1\n- Claim c. SUPPORTED=0\n- Claim b. SUPPORTED=1"
+      << "S??" << 2;
+  QTest::newRow("duplicated") << "- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n- Claim b. "
+                                 "SUPPORTED=1\n- Claim c. SUPPORTED=0"
                               << "S?U" << 1;
-  QTest::newRow("label-less line") << "- Claim a. SUPPORTED=1\n- Claim b.\n- Claim c. SUPPORTED=0" << "S?U" << 1;
-  QTest::newRow("extra chatter") << "Sure! Here are the verdicts.\n\n- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n"
-                                    "- Claim c. SUPPORTED=1\nLet me know if you need more."
-                                 << "SUS" << 0;
-  QTest::newRow("three-way, odd case") << "1. Claim a: ENTAILMENT\n2. Claim b - neutral\n3. Claim c (Contradiction)" << "ENC" << 0;
-  QTest::newRow("spaces around =") << "- Claim a. SUPPORTED = 1\n- claim B SUPPORTED =0\n- CLAIM C. supported=1" << "SUS" << 0;
-  QTest::newRow("numbered verdicts alone") << "1. SUPPORTED=0\n2. SUPPORTED=1\n3. SUPPORTED=1" << "USS" << 0;
-  QTest::newRow("a line for no claim") << "- Claim a. SUPPORTED=1\n- Claim x. SUPPORTED=1\n- Claim c. SUPPORTED=1" << "S?S" << 2;
-  QTest::newRow("empty reply") << "" << "???" << 3;
+  QTest::newRow("label-less line") << "- Claim a. SUPPORTED=1\n- Claim b.\n- Claim c. SUPPORTED=0"
+                                   << "S?U" << 1;
+  QTest::newRow("extra chatter")
+      << "Sure! Here are the verdicts.\n\n- Claim a. SUPPORTED=1\n- Claim b. SUPPORTED=0\n"
+         "- Claim c. SUPPORTED=1\nLet me know if you need more."
+      << "SUS" << 0;
+  QTest::newRow("three-way, odd case")
+      << "1. Claim a: ENTAILMENT\n2. Claim b - neutral\n3. Claim c (Contradiction)"
+      << "ENC" << 0;
+  QTest::newRow("spaces around =")
+      << "- Claim a. SUPPORTED = 1\n- claim B SUPPORTED =0\n- CLAIM C. supported=1"
+      << "SUS" << 0;
+  QTest::newRow("numbered verdicts alone") << "1. SUPPORTED=0\n2. SUPPORTED=1\n3. SUPPORTED=1"
+                                           << "USS" << 0;
+  QTest::newRow("a line for no claim")
+      << "- Claim a. SUPPORTED=1\n- Claim x. SUPPORTED=1\n- Claim c. SUPPORTED=1"
+      << "S?S" << 2;
+  QTest::newRow("empty reply") << ""
+                               << "???" << 3;
 }
 
 void TestJudge::verdictParsing() {
@@ -167,17 +186,30 @@ void TestJudge::verdictParsing() {
   QString got;
   for (Label l : parsed.labels) {
     switch (l) {
-      case Label::Supported: got += 'S'; break;
-      case Label::Unsupported: got += 'U'; break;
-      case Label::Entailment: got += 'E'; break;
-      case Label::Neutral: got += 'N'; break;
-      case Label::Contradiction: got += 'C'; break;
-      default: got += '?'; break;
+      case Label::Supported:
+        got += 'S';
+        break;
+      case Label::Unsupported:
+        got += 'U';
+        break;
+      case Label::Entailment:
+        got += 'E';
+        break;
+      case Label::Neutral:
+        got += 'N';
+        break;
+      case Label::Contradiction:
+        got += 'C';
+        break;
+      default:
+        got += '?';
+        break;
     }
   }
   QCOMPARE(got, labels);
   QCOMPARE(static_cast<int>(parsed.problems.size()), problems);
-  if (problems > 0) QVERIFY(repairInstruction(parsed.problems).find(parsed.problems.front()) != std::string::npos);
+  if (problems > 0)
+    QVERIFY(repairInstruction(parsed.problems).find(parsed.problems.front()) != std::string::npos);
 }
 
 void TestJudge::notebookThroughAScriptedJudge() {
@@ -187,7 +219,8 @@ void TestJudge::notebookThroughAScriptedJudge() {
   QVERIFY(server.start());
   const std::string response = joined(kResponseClaims);
 
-  const auto original = runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("notebook.db").toStdString(), {notebookInput(response)}));
+  const auto original = runSpec(judgeSpec(
+      server.baseUrl(), m_dir.filePath("notebook.db").toStdString(), {notebookInput(response)}));
   QVERIFY2(original.error.empty(), original.error.c_str());
   QVERIFY(original.judge.has_value());
   const auto& r = *original.judge;
@@ -202,8 +235,9 @@ void TestJudge::notebookThroughAScriptedJudge() {
   QCOMPARE(server.requestCount(), std::size_t{5});
 
   // The notebook's corruption: the claims re-extracted from the changed response, judged again.
-  const auto corrupted = runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("notebook-1922.db").toStdString(),
-                                           {notebookInput(replace2022(response))}));
+  const auto corrupted =
+      runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("notebook-1922.db").toStdString(),
+                        {notebookInput(replace2022(response))}));
   QVERIFY2(corrupted.error.empty(), corrupted.error.c_str());
   QCOMPARE(metricMean(*corrupted.judge, "faithfulness"), 0.5);
 
@@ -214,8 +248,10 @@ void TestJudge::notebookThroughAScriptedJudge() {
   store::RunStore s;
   std::string err;
   QVERIFY(s.openReadOnly(m_dir.filePath("notebook.db").toStdString(), &err));
-  QCOMPARE(QString::fromStdString(s.run().templateHash), QString::fromStdString(llm::templateHash(llm::defaultClaimJudgeTemplate())));
-  QCOMPARE(QString::fromStdString(s.run().settings["judge"]["extract_template_sha256"].get<std::string>()),
+  QCOMPARE(QString::fromStdString(s.run().templateHash),
+           QString::fromStdString(llm::templateHash(llm::defaultClaimJudgeTemplate())));
+  QCOMPARE(QString::fromStdString(
+               s.run().settings["judge"]["extract_template_sha256"].get<std::string>()),
            QString::fromStdString(llm::templateHash(llm::defaultClaimExtractionTemplate())));
 }
 
@@ -229,10 +265,13 @@ struct ForgetfulJudge {
 
   std::string operator()(const std::string& prompt) {
     std::lock_guard lock(mutex);
-    if (prompt.rfind("Break the text", 0) == 0) return "- The sky is blue.\n- Grass is green.\n- Snow is black.";
+    if (prompt.rfind("Break the text", 0) == 0)
+      return "- The sky is blue.\n- Grass is green.\n- Snow is black.";
     const bool repair = prompt.rfind("Your reply could not be read", 0) == 0;
-    if (!repair) lastClaims = claimsOfPrompt(prompt);
-    else ++repairs;
+    if (!repair)
+      lastClaims = claimsOfPrompt(prompt);
+    else
+      ++repairs;
     std::string out = "Verdicts:\n";
     for (std::size_t i = 0; i < lastClaims.size(); ++i) {
       if (i == 1 && (!repair || repairFails)) continue;
@@ -248,7 +287,12 @@ void TestJudge::repairRetryIsRecorded() {
   options.answer = [judge](const std::string& p) { return (*judge)(p); };
   ragscope::testserver::TestServer server(options);
   QVERIFY(server.start());
-  eval::JudgeInput in{"q1", "What colours?", std::string("The sky is blue, grass is green and snow is black."), "", {{"d1", "The sky is blue. Grass is green."}}, {}};
+  eval::JudgeInput in{"q1",
+                      "What colours?",
+                      std::string("The sky is blue, grass is green and snow is black."),
+                      "",
+                      {{"d1", "The sky is blue. Grass is green."}},
+                      {}};
   auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("repair.db").toStdString(), {in});
   spec.judge.metrics = "faithfulness";
   const auto result = runSpec(spec);
@@ -279,9 +323,15 @@ void TestJudge::unparsedNeverCountsInRagscopeMode() {
   options.answer = [judge](const std::string& p) { return (*judge)(p); };
   ragscope::testserver::TestServer server(options);
   QVERIFY(server.start());
-  eval::JudgeInput in{"q1", "What colours?", std::string("The sky is blue, grass is green and snow is black."), "", {{"d1", "The sky is blue."}}, {}};
+  eval::JudgeInput in{"q1",
+                      "What colours?",
+                      std::string("The sky is blue, grass is green and snow is black."),
+                      "",
+                      {{"d1", "The sky is blue."}},
+                      {}};
   for (const char* mode : {"ragscope", "ragchecker", "ragas"}) {
-    auto spec = judgeSpec(server.baseUrl(), m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), {in});
+    auto spec = judgeSpec(server.baseUrl(),
+                          m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), {in});
     spec.judge.metrics = "faithfulness";
     spec.judge.mode = mode;
     spec.limits.useCache = true;  // the second and third modes are served from the cache
@@ -299,7 +349,8 @@ void TestJudge::unparsedNeverCountsInRagscopeMode() {
     // RAGChecker's mode asks for its three-way verdicts by default (binary ones are read too).
     store::RunStore s;
     std::string err;
-    QVERIFY(s.openReadOnly(m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), &err));
+    QVERIFY(
+        s.openReadOnly(m_dir.filePath(QString("unparsed-%1.db").arg(mode)).toStdString(), &err));
     QCOMPARE(s.run().templateText, name == "ragchecker" ? llm::defaultClaimJudgeThreeWayTemplate()
                                                         : llm::defaultClaimJudgeTemplate());
   }
@@ -322,10 +373,16 @@ void TestJudge::repeatsGiveFlipRates() {
   seedOne.status = 200;
   seedOne.pathSuffix = "/chat/completions";
   seedOne.bodyContains = "\"seed\":1,";
-  seedOne.body = R"({"choices":[{"message":{"role":"assistant","content":"- The sky is blue. SUPPORTED=1\n- Snow is black. SUPPORTED=1"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}})";
+  seedOne.body =
+      R"({"choices":[{"message":{"role":"assistant","content":"- The sky is blue. SUPPORTED=1\n- Snow is black. SUPPORTED=1"}}],"usage":{"prompt_tokens":1,"completion_tokens":1}})";
   judgeServer.addRule(seedOne);
   QVERIFY(judgeServer.start());
-  eval::JudgeInput in{"q1", "Colours?", std::string("The sky is blue and snow is black."), "", {{"d1", "The sky is blue."}}, {}};
+  eval::JudgeInput in{"q1",
+                      "Colours?",
+                      std::string("The sky is blue and snow is black."),
+                      "",
+                      {{"d1", "The sky is blue."}},
+                      {}};
   auto spec = judgeSpec(judgeServer.baseUrl(), m_dir.filePath("repeats.db").toStdString(), {in});
   spec.judge.metrics = "faithfulness";
   spec.judge.repeats = 3;  // seeds 0, 1, 2: seed 1 says snow is black
@@ -351,15 +408,23 @@ void TestJudge::ragasContextPrecisionInRankOrder() {
   options.answer = [](const std::string& prompt) -> std::string {
     const auto sections = llm::parsePromptSections(prompt);
     if (sections.claims.empty()) return "- The answer.";
-    const bool useful = !sections.passages.empty() && sections.passages.front().find("useful") != std::string::npos;
+    const bool useful =
+        !sections.passages.empty() && sections.passages.front().find("useful") != std::string::npos;
     return "- " + sections.claims.front() + (useful ? " SUPPORTED=1" : " SUPPORTED=0");
   };
   ragscope::testserver::TestServer server(options);
   QVERIFY(server.start());
-  eval::JudgeInput in{"q1", "Which?", std::string("The answer."), "The gold answer.",
-                      {{"c1", "A useful chunk."}, {"c2", "Another chunk."}, {"c3", "A useful one again."}}, {}};
-  eval::JudgeInput noGold{"q2", "Which?", std::string("The answer."), "", {{"c1", "A useful chunk."}}, {}};
-  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("context-precision.db").toStdString(), {in, noGold});
+  eval::JudgeInput in{
+      "q1",
+      "Which?",
+      std::string("The answer."),
+      "The gold answer.",
+      {{"c1", "A useful chunk."}, {"c2", "Another chunk."}, {"c3", "A useful one again."}},
+      {}};
+  eval::JudgeInput noGold{
+      "q2", "Which?", std::string("The answer."), "", {{"c1", "A useful chunk."}}, {}};
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("context-precision.db").toStdString(),
+                        {in, noGold});
   spec.judge.metrics = "ragas.context_precision";
   const auto result = runSpec(spec);
   QVERIFY2(result.error.empty(), result.error.c_str());
@@ -377,12 +442,14 @@ void TestJudge::endpointMetrics() {
   ragscope::testserver::Options options;
   options.answer = [](const std::string& prompt) -> std::string {
     if (prompt.rfind("Write the question", 0) == 0) {
-      if (prompt.find("do not know") != std::string::npos) return R"({"question": "What is it?", "noncommittal": 1})";
+      if (prompt.find("do not know") != std::string::npos)
+        return R"({"question": "What is it?", "noncommittal": 1})";
       if (prompt.find("garbled") != std::string::npos) return "a question, I think";
       return R"(Here it is: {"question": "When was the tunnel completed?", "noncommittal": 0})";
     }
     if (prompt.rfind("Copy from the documents", 0) == 0) {
-      if (prompt.find("Question: Unrelated?") != std::string::npos) return "Insufficient Information.";
+      if (prompt.find("Question: Unrelated?") != std::string::npos)
+        return "Insufficient Information.";
       return "The tunnel was completed in 2020.";
     }
     if (prompt.rfind("Your reply could not be read", 0) == 0) return "still no JSON";
@@ -390,12 +457,19 @@ void TestJudge::endpointMetrics() {
   };
   ragscope::testserver::TestServer server(options);
   QVERIFY(server.start());
-  const std::vector<claims::Chunk> chunks = {{"c1", "The tunnel was completed in 2020. It cost 610 million dollars."},
-                                             {"c2", "Overflows fell by 80 percent. The bay is cleaner. Fish returned."}};
-  eval::JudgeInput q1{"q1", "When was the tunnel finished?", std::string("The tunnel was completed in 2020."), "2020", chunks, {}};
+  const std::vector<claims::Chunk> chunks = {
+      {"c1", "The tunnel was completed in 2020. It cost 610 million dollars."},
+      {"c2", "Overflows fell by 80 percent. The bay is cleaner. Fish returned."}};
+  eval::JudgeInput q1{"q1",
+                      "When was the tunnel finished?",
+                      std::string("The tunnel was completed in 2020."),
+                      "2020",
+                      chunks,
+                      {}};
   eval::JudgeInput q2{"q2", "Unrelated?", std::string("I do not know."), "2020", chunks, {}};
   eval::JudgeInput q3{"q3", "Garbled?", std::string("A garbled answer."), "2020", chunks, {}};
-  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("endpoint-metrics.db").toStdString(), {q1, q2, q3});
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("endpoint-metrics.db").toStdString(),
+                        {q1, q2, q3});
   spec.judge.metrics = "ragas.answer_relevancy,vera.consolidated,ragas.context_relevance_paper";
   llm::EndpointConfig embedder = spec.judge.judge, reranker = spec.judge.judge;
   embedder.kind = llm::EndpointKind::Embeddings;
@@ -421,10 +495,11 @@ void TestJudge::endpointMetrics() {
     return dot / std::sqrt(na * nb);
   };
   using ragscope::testserver::TestServer;
-  const double expected = cosine(TestServer::embed(q1.question, 8), TestServer::embed("When was the tunnel completed?", 8));
+  const double expected = cosine(TestServer::embed(q1.question, 8),
+                                 TestServer::embed("When was the tunnel completed?", 8));
   QVERIFY(qFuzzyCompare(*r.queries[0].values[0].value, expected));
   QCOMPARE(r.queries[0].generatedQuestions.size(), eval::kRagasQuestions);
-  QCOMPARE(*r.queries[1].values[0].value, 0.0);  // every generation noncommittal
+  QCOMPARE(*r.queries[1].values[0].value, 0.0);        // every generation noncommittal
   QVERIFY(!r.queries[2].values[0].value.has_value());  // no JSON, even after the repair
   QCOMPARE(r.queries[2].values[0].state, ScoreState::Unparsed);
   QCOMPARE(r.metrics[0].unparsed, std::size_t{1});
@@ -454,27 +529,36 @@ void TestJudge::badInputNamesFileLineField() {
   QVERIFY(f.open(QIODevice::WriteOnly));
   f.write("{\"qid\": \"q1\", \"answer\": \"Paris.\"}\n{\"qid\": \"q2\", \"answer\": 7}\n");
   f.close();
-  const QString demo = QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
-  const auto r = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--answers", answers,
-                                              "--store", m_dir.filePath("bad.db")});
+  const QString demo =
+      QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
+  const auto r =
+      ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--answers",
+                                  answers, "--store", m_dir.filePath("bad.db")});
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("bad-answers.jsonl:2") && r.err.contains("answer"), qPrintable(r.err));
-  const auto unknown = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "faithfulness,fluency"});
+  const auto unknown = ragscope::test::runCliText(
+      {"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "faithfulness,fluency"});
   QCOMPARE(unknown.exitCode, 2);
   QVERIFY2(unknown.err.contains("fluency"), qPrintable(unknown.err));
-  const auto noEmbedder = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "ragas.answer_relevancy"});
+  const auto noEmbedder = ragscope::test::runCliText(
+      {"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics", "ragas.answer_relevancy"});
   QCOMPARE(noEmbedder.exitCode, 2);
   QVERIFY2(noEmbedder.err.contains("--embedder"), qPrintable(noEmbedder.err));
-  QCOMPARE(ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--repeats", "0"}).exitCode, 2);
+  QCOMPARE(ragscope::test::runCliText(
+               {"judge", "--dataset", demo + "/rag-examples.jsonl", "--repeats", "0"})
+               .exitCode,
+           2);
 }
 
 void TestJudge::agreementWithAJudgingStore() {
   // Human labels that are an increasing affine map of the judge's faithfulness (plus one query
   // the judge never saw): Pearson and Spearman are exactly 100, and the stray row is unpaired.
-  const QString demo = QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
+  const QString demo =
+      QString::fromStdString((ragscope::test::sourceRoot() / "resources/demo").string());
   const QString store = m_dir.filePath("agreement.db");
-  const auto judged = ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics",
-                                                   "faithfulness", "--store", store, "--json", "--quiet"});
+  const auto judged =
+      ragscope::test::runCliText({"judge", "--dataset", demo + "/rag-examples.jsonl", "--metrics",
+                                  "faithfulness", "--store", store, "--json", "--quiet"});
   QVERIFY2(judged.exitCode == 0, qPrintable(judged.err));
   const json j = json::parse(judged.out.toStdString());
   const QString human = m_dir.filePath("human.csv");
@@ -484,12 +568,14 @@ void TestJudge::agreementWithAJudgingStore() {
   std::size_t paired = 0;
   for (const auto& [qid, v] : j["per_query"].items()) {
     if (v["faithfulness"].is_null()) continue;
-    f.write(QByteArray::fromStdString(qid + "," + std::to_string(2.0 * v["faithfulness"].get<double>() + 1.0) + "\n"));
+    f.write(QByteArray::fromStdString(
+        qid + "," + std::to_string(2.0 * v["faithfulness"].get<double>() + 1.0) + "\n"));
     ++paired;
   }
   f.write("not-judged,3\n");
   f.close();
-  const auto r = ragscope::test::runCliText({"agreement", "--human", human, "--judge", store, "--json", "--resamples", "100"});
+  const auto r = ragscope::test::runCliText(
+      {"agreement", "--human", human, "--judge", store, "--json", "--resamples", "100"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const json a = json::parse(r.out.toStdString());
   const auto& faith = a["aspects"]["faithfulness"];
@@ -497,7 +583,8 @@ void TestJudge::agreementWithAJudgingStore() {
   QCOMPARE(faith["spearman"].get<double>(), 100.0);
   QCOMPARE(faith["instances"].get<std::size_t>(), paired);
   // The statistics commands read a judging store's per-query metrics too.
-  const auto b = ragscope::test::runCliText({"bootstrap", store, "--measure", "faithfulness", "--json"});
+  const auto b =
+      ragscope::test::runCliText({"bootstrap", store, "--measure", "faithfulness", "--json"});
   QVERIFY2(b.exitCode == 0, qPrintable(b.err));
   QCOMPARE(json::parse(b.out.toStdString())["n"].get<std::size_t>(), paired);
 }
@@ -506,8 +593,9 @@ void TestJudge::docugamiOfflineFromTheCli() {
   RAGSCOPE_REQUIRE_DATA(kSec10q);
   const QString store = m_dir.filePath("docugami-judge.db");
   const auto r = ragscope::test::runCliText(
-      {"judge", "--dataset", QString::fromStdString(ragscope::test::dataPath(kSec10q).string()), "--retriever", "bm25",
-       "--k", "5", "--metrics", "notebook", "--store", store, "--json", "--quiet"});
+      {"judge", "--dataset", QString::fromStdString(ragscope::test::dataPath(kSec10q).string()),
+       "--retriever", "bm25", "--k", "5", "--metrics", "notebook", "--store", store, "--json",
+       "--quiet"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const json j = json::parse(r.out.toStdString());
   QCOMPARE(j["n"].get<int>(), 195);
@@ -515,7 +603,9 @@ void TestJudge::docugamiOfflineFromTheCli() {
   QVERIFY(j["heuristic"].get<bool>());
   for (const char* m : {"faithfulness", "correctness", "coverage"}) {
     const auto& st = j["states"][m];
-    QCOMPARE(st["scored"].get<int>() + st["unparsed"].get<int>() + st["error"].get<int>() + st["empty"].get<int>(), 195);
+    QCOMPARE(st["scored"].get<int>() + st["unparsed"].get<int>() + st["error"].get<int>() +
+                 st["empty"].get<int>(),
+             195);
     QCOMPARE(st["unparsed"].get<int>(), 0);  // the heuristics always answer in form
     QCOMPARE(st["error"].get<int>(), 0);
   }
@@ -535,7 +625,8 @@ void TestJudge::docugamiOfflineFromTheCli() {
     for (const auto& c : q.chunks) passages.push_back(c.text);
     const std::string verdicts = llm::lexicalJudge(claims, passages);
     std::size_t s = 0, u = 0;
-    for (auto at = verdicts.find("SUPPORTED="); at != std::string::npos; at = verdicts.find("SUPPORTED=", at + 1))
+    for (auto at = verdicts.find("SUPPORTED="); at != std::string::npos;
+         at = verdicts.find("SUPPORTED=", at + 1))
       (verdicts[at + 10] == '1' ? s : u) += 1;
     const auto& v = j["per_query"][q.qid]["faithfulness"];
     if (s + u == 0) {
@@ -555,7 +646,8 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
   RAGSCOPE_REQUIRE_DATA(kSec10q);
   const QString log = m_dir.filePath("judge-server.log");
   QProcess server;
-  server.start(RAGSCOPE_TESTSERVER_PATH, {"--port", "0", "--latency-ms", "15", "--log", log, "--offline-answers"});
+  server.start(RAGSCOPE_TESTSERVER_PATH,
+               {"--port", "0", "--latency-ms", "15", "--log", log, "--offline-answers"});
   QVERIFY(server.waitForStarted());
   QVERIFY(server.waitForReadyRead(10000));
   const int port = server.readLine().trimmed().toInt();
@@ -565,17 +657,32 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
   const QString cache = m_dir.filePath("judge-cache.sqlite");
   const int concurrency = 4;
   auto countLines = [&] { return readAll(log).count('\n'); };
-  const QStringList args = {"judge", "--dataset", QString::fromStdString(ragscope::test::dataPath(kSec10q).string()),
-                            "--retriever", "bm25", "--k", "5", "--metrics", "notebook", "--judge", base,
-                            "--judge-model", "test-model", "--concurrency", QString::number(concurrency),
-                            "--cache", cache, "--quiet"};
+  const QStringList args = {"judge",
+                            "--dataset",
+                            QString::fromStdString(ragscope::test::dataPath(kSec10q).string()),
+                            "--retriever",
+                            "bm25",
+                            "--k",
+                            "5",
+                            "--metrics",
+                            "notebook",
+                            "--judge",
+                            base,
+                            "--judge-model",
+                            "test-model",
+                            "--concurrency",
+                            QString::number(concurrency),
+                            "--cache",
+                            cache,
+                            "--quiet"};
   QProcess cli;
   cli.start(RAGSCOPE_CLI_PATH, args + QStringList{"--store", store});
   QVERIFY(cli.waitForStarted());
   QElapsedTimer timer;
   timer.start();
   // Killed in the second phase: some assessments made, most not.
-  while (countLines() < 420 && timer.elapsed() < 120000 && cli.state() == QProcess::Running) QTest::qWait(5);
+  while (countLines() < 420 && timer.elapsed() < 120000 && cli.state() == QProcess::Running)
+    QTest::qWait(5);
   QCOMPARE(cli.state(), QProcess::Running);
   cli.kill();
   QVERIFY(cli.waitForFinished(10000));
@@ -585,14 +692,17 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
     std::string err;
     QVERIFY2(s.open(store.toStdString(), &err), err.c_str());
     for (const auto& item : s.items())
-      if (item.status == store::ItemStatus::Done && item.key.rfind("gen:", 0) != 0) doneAtKill.insert(item.key);
-    qInfo("killed after %d server requests, %zu judge calls committed", countLines(), doneAtKill.size());
+      if (item.status == store::ItemStatus::Done && item.key.rfind("gen:", 0) != 0)
+        doneAtKill.insert(item.key);
+    qInfo("killed after %d server requests, %zu judge calls committed", countLines(),
+          doneAtKill.size());
     QVERIFY(!doneAtKill.empty());
   }
   QProcess resume;
   resume.start(RAGSCOPE_CLI_PATH, {"resume", store, "--quiet"});
   QVERIFY(resume.waitForFinished(180000));
-  QVERIFY2(resume.exitCode() == 0, (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
+  QVERIFY2(resume.exitCode() == 0,
+           (resume.readAllStandardOutput() + resume.readAllStandardError()).constData());
   QTest::qWait(100);
 
   store::RunStore s;
@@ -609,7 +719,8 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
   QVERIFY2(judgeCalls >= 195 * 4, qPrintable(QString::number(judgeCalls)));
   const QList<QByteArray> lines = readAll(log).trimmed().split('\n');
   std::map<std::string, int> byHash;
-  for (const auto& line : lines) ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
+  for (const auto& line : lines)
+    ++byHash[json::parse(line.toStdString())["body_hash"].get<std::string>()];
   llm::EndpointConfig ep;
   ep.baseUrl = base.toStdString();
   ep.model = "test-model";
@@ -617,7 +728,8 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
   int redone = 0;
   for (const auto& item : items) {
     if (item.key.rfind("gen:", 0) == 0) continue;  // the offline reader: no server call
-    const auto hash = ragscope::testserver::TestServer::hashBody(http->requestBody(*llm::requestFromJson(json::parse(item.requestJson))));
+    const auto hash = ragscope::testserver::TestServer::hashBody(
+        http->requestBody(*llm::requestFromJson(json::parse(item.requestJson))));
     QVERIFY2(byHash.count(hash), item.key.c_str());
     if (doneAtKill.count(item.key)) QVERIFY2(byHash[hash] == 1, item.key.c_str());
     if (byHash[hash] > 1) ++redone;
@@ -629,12 +741,14 @@ void TestJudge::killedJudgingResumesWithoutRepeats() {
 
   // The same job in a new store with the same cache sends no request.
   const int before = countLines();
-  const auto again = ragscope::test::runCliText(args + QStringList{"--store", m_dir.filePath("again.db"), "--json"});
+  const auto again = ragscope::test::runCliText(
+      args + QStringList{"--store", m_dir.filePath("again.db"), "--json"});
   QVERIFY2(again.exitCode == 0, qPrintable(again.err));
   QTest::qWait(100);
   QCOMPARE(countLines(), before);
   const auto viewed = eval::readJudgeReport(store.toStdString(), {});
-  QCOMPARE(json::parse(again.out.toStdString())["mean"]["faithfulness"].get<double>(), metricMean(viewed, "faithfulness"));
+  QCOMPARE(json::parse(again.out.toStdString())["mean"]["faithfulness"].get<double>(),
+           metricMean(viewed, "faithfulness"));
   server.terminate();
   server.waitForFinished(5000);
 }

@@ -3,7 +3,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
 #include <random>
 #include <set>
@@ -23,9 +22,11 @@ fs::path writeFile(const QTemporaryDir& dir, const std::string& name, const std:
   return p;
 }
 
-bool hasDiagnostic(const LoadReport& r, std::uint64_t line, const std::string& field, const std::string& text) {
+bool hasDiagnostic(const LoadReport& r, std::uint64_t line, const std::string& field,
+                   const std::string& text) {
   for (const auto& d : r.diagnostics)
-    if (d.line == line && d.field == field && d.problem.find(text) != std::string::npos) return true;
+    if (d.line == line && d.field == field && d.problem.find(text) != std::string::npos)
+      return true;
   return false;
 }
 
@@ -42,9 +43,10 @@ std::size_t provenanceCount(const Dataset& ds) {
   return n;
 }
 
-std::string ksRecord(const std::string& idJson, const std::string& title, const std::vector<std::string>& paras) {
-  std::string s = R"({"_id": "x", "wikipedia_id": )" + idJson + R"(, "wikipedia_title": ")" + title +
-                  R"(", "text": [)";
+std::string ksRecord(const std::string& idJson, const std::string& title,
+                     const std::vector<std::string>& paras) {
+  std::string s = R"({"_id": "x", "wikipedia_id": )" + idJson + R"(, "wikipedia_title": ")" +
+                  title + R"(", "text": [)";
   for (std::size_t i = 0; i < paras.size(); ++i) s += (i ? ", \"" : "\"") + paras[i] + "\"";
   s += R"(], "anchors": [], "categories": "", "history": {"revid": 1}})";
   return s;
@@ -121,7 +123,9 @@ class TestKilt : public QObject {
     const Query& first = ds.queries.front();
     QCOMPARE(first.id, std::string("54b85f36-99cd-11ea-aa09-57c1ffc5a65b_3"));
     QCOMPARE(std::count(first.text.begin(), first.text.end(), '\n'), 6);
-    QVERIFY(first.text.rfind("I love the 1980s music one of my favorite artists is michael jackson\nYou mean", 0) == 0);
+    QVERIFY(first.text.rfind(
+                "I love the 1980s music one of my favorite artists is michael jackson\nYou mean",
+                0) == 0);
     QCOMPARE(first.gold[0].provenance[0].docId, std::string("265182"));
     QCOMPARE(first.task, std::string("wow"));
   }
@@ -135,25 +139,32 @@ class TestKilt : public QObject {
     QTest::addColumn<QString>("firstId");
     // Each file holds 5 records on 5 lines (4 newlines, no final one). Per-file totals of outputs,
     // outputs with an answer and provenance entries counted with python3.
-    QTest::newRow("aidayago2") << "aidayago2/aidayago2-dev-kilt.jsonl" << "aidayago2" << 5 << 5 << 5
+    QTest::newRow("aidayago2") << "aidayago2/aidayago2-dev-kilt.jsonl"
+                               << "aidayago2" << 5 << 5 << 5
                                << "96360025-2510-4590-bcce-30364ff1a53e_947testa CRICKET:0";
-    QTest::newRow("cweb") << "cweb/cweb-dev-kilt.jsonl" << "cweb" << 5 << 5 << 5
+    QTest::newRow("cweb") << "cweb/cweb-dev-kilt.jsonl"
+                          << "cweb" << 5 << 5 << 5
                           << "5103c97a-e240-4e9f-be03-f51ab72ea537_clueweb12-0501wb-06-2866:0";
-    QTest::newRow("eli5") << "eli5/eli5-dev-kilt.jsonl" << "eli5" << 35 << 28 << 7 << "1kiwfx";
-    QTest::newRow("fever") << "fever/fever-dev-kilt.jsonl" << "fever" << 8 << 8 << 10 << "137334";
-    QTest::newRow("hotpotqa") << "hotpotqa/hotpotqa-dev-kilt.jsonl" << "hotpotqa" << 5 << 5 << 14
-                              << "5a8b57f25542995d1e6f1371";
-    QTest::newRow("nq") << "nq/nq-dev-kilt.jsonl" << "nq" << 35 << 18 << 27 << "6915606477668963399";
-    QTest::newRow("structured_zeroshot") << "structured_zeroshot/structured_zeroshot-dev-kilt.jsonl"
-                                         << "structured_zeroshot" << 5 << 5 << 5
-                                         << "a64179cb-01fd-42e9-9f40-bf3f0a1ad1e4";
-    QTest::newRow("trex") << "trex/trex-dev-kilt.jsonl" << "trex" << 50 << 50 << 6
-                          << "935392b3-c206-4036-94b0-09bc35319c45";
-    QTest::newRow("triviaqa") << "triviaqa_support_only/triviaqa-dev_id-kilt.jsonl" << "triviaqa" << 164 << 164
-                              << 16 << "sfq_17752";
-    QTest::newRow("wned") << "wned/wned-dev-kilt.jsonl" << "wned" << 5 << 5 << 5
+    QTest::newRow("eli5") << "eli5/eli5-dev-kilt.jsonl"
+                          << "eli5" << 35 << 28 << 7 << "1kiwfx";
+    QTest::newRow("fever") << "fever/fever-dev-kilt.jsonl"
+                           << "fever" << 8 << 8 << 10 << "137334";
+    QTest::newRow("hotpotqa") << "hotpotqa/hotpotqa-dev-kilt.jsonl"
+                              << "hotpotqa" << 5 << 5 << 14 << "5a8b57f25542995d1e6f1371";
+    QTest::newRow("nq") << "nq/nq-dev-kilt.jsonl"
+                        << "nq" << 35 << 18 << 27 << "6915606477668963399";
+    QTest::newRow("structured_zeroshot")
+        << "structured_zeroshot/structured_zeroshot-dev-kilt.jsonl"
+        << "structured_zeroshot" << 5 << 5 << 5 << "a64179cb-01fd-42e9-9f40-bf3f0a1ad1e4";
+    QTest::newRow("trex") << "trex/trex-dev-kilt.jsonl"
+                          << "trex" << 50 << 50 << 6 << "935392b3-c206-4036-94b0-09bc35319c45";
+    QTest::newRow("triviaqa") << "triviaqa_support_only/triviaqa-dev_id-kilt.jsonl"
+                              << "triviaqa" << 164 << 164 << 16 << "sfq_17752";
+    QTest::newRow("wned") << "wned/wned-dev-kilt.jsonl"
+                          << "wned" << 5 << 5 << 5
                           << "01b54ffb-6fd3-41fa-a7d1-ce9191218162_Bob_Coverdal:0";
-    QTest::newRow("wow") << "wow/wow-dev-kilt.jsonl" << "wow" << 5 << 5 << 5 << "54b85f36-99cd-11ea-aa09-57c1ffc5a65b_3";
+    QTest::newRow("wow") << "wow/wow-dev-kilt.jsonl"
+                         << "wow" << 5 << 5 << 5 << "54b85f36-99cd-11ea-aa09-57c1ffc5a65b_3";
   }
 
   void hfDummy() {
@@ -204,8 +215,8 @@ class TestKilt : public QObject {
     std::vector<std::string> labels;
     for (const auto& q : fever.queries)
       for (const auto& a : q.goldAnswers()) labels.push_back(a);
-    QCOMPARE(labels, (std::vector<std::string>{"SUPPORTS", "REFUTES", "REFUTES", "REFUTES", "SUPPORTS", "SUPPORTS",
-                                               "SUPPORTS", "SUPPORTS"}));
+    QCOMPARE(labels, (std::vector<std::string>{"SUPPORTS", "REFUTES", "REFUTES", "REFUTES",
+                                               "SUPPORTS", "SUPPORTS", "SUPPORTS", "SUPPORTS"}));
 
     // NQ mixes outputs with only an answer (8), only provenance (17) and both (10); provenance
     // carries a `meta` object, which is ignored.
@@ -230,7 +241,8 @@ class TestKilt : public QObject {
   void evaluationFixtures() {
     RAGSCOPE_REQUIRE_DATA("kilt/tests/test_data");
     auto load = [](const char* name, Dataset& ds) {
-      return loadKilt(ragscope::test::dataPath(std::string("kilt/tests/test_data/") + name), ds, {});
+      return loadKilt(ragscope::test::dataPath(std::string("kilt/tests/test_data/") + name), ds,
+                      {});
     };
     // gold1 / guess1_1: integer ids normalised to strings.
     Dataset gold1, guess1;
@@ -263,7 +275,8 @@ class TestKilt : public QObject {
     QCOMPARE(p0.startParagraph, 1);  // "1" in the file
     QCOMPARE(p0.endParagraph, 1);
     QCOMPARE(gold2.queries[0].gold[0].provenance[1].docId, std::string("2"));
-    QCOMPARE(gold2.queries[0].goldDocIds(), (std::vector<std::string>{"1", "2", "5", "7", "9", "11"}));
+    QCOMPARE(gold2.queries[0].goldDocIds(),
+             (std::vector<std::string>{"1", "2", "5", "7", "9", "11"}));
 
     // gold3 ends in a blank line; its outputs have provenance with only wikipedia_id.
     Dataset gold3;
@@ -308,13 +321,17 @@ class TestKilt : public QObject {
     // duplicate page, a page without text and a non-JSON line.
     std::string content = "\xEF\xBB\xBF";
     content += ksRecord("1101759", "Email marketing",
-                        {"Email marketing\\n", "Email marketing is the act of sending a commercial message.\\n",
-                         "Section::::History.\\n"}) + "\r\n";
-    content += ksRecord("\"27097632\"", "Michael Jordan", {"Michael Jordan\\n", "An American basketball player."}) +
+                        {"Email marketing\\n",
+                         "Email marketing is the act of sending a commercial message.\\n",
+                         "Section::::History.\\n"}) +
+               "\r\n";
+    content += ksRecord("\"27097632\"", "Michael Jordan",
+                        {"Michael Jordan\\n", "An American basketball player."}) +
                "\r\n";
     content += "\r\n";
     content += ksRecord("1101759", "Email marketing again", {"x"}) + "\r\n";
-    content += R"({"_id": "9", "wikipedia_id": 9, "wikipedia_title": "No text"})" "\r\n";
+    content += R"({"_id": "9", "wikipedia_id": 9, "wikipedia_title": "No text"})"
+               "\r\n";
     content += "not json\r\n";
     content += ksRecord("42", "Last page", {"Only paragraph"});  // no final newline
     const auto path = writeFile(dir, "kilt_knowledgesource.json", content);
@@ -340,8 +357,9 @@ class TestKilt : public QObject {
     const auto email = ds.corpus.find("1101759");
     QVERIFY(email);
     QCOMPARE(email->title, std::string("Email marketing"));
-    QCOMPARE(email->text, std::string("Email marketing\nEmail marketing is the act of sending a commercial "
-                                      "message.\nSection::::History."));
+    QCOMPARE(email->text,
+             std::string("Email marketing\nEmail marketing is the act of sending a commercial "
+                         "message.\nSection::::History."));
     QVERIFY(ds.corpus.find("27097632"));
     QCOMPARE(ds.corpus.find("42")->text, std::string("Only paragraph"));
     QVERIFY(!progress.empty());
@@ -390,42 +408,54 @@ class TestKilt : public QObject {
     QTest::addColumn<QString>("diagnostic");  // exact Diagnostic::toString() minus the file name
 
     const QByteArray good = R"({"id": "q1", "input": "a?", "output": [{"answer": "b"}]})";
-    QTest::newRow("invalid json skip") << (good + "\n{\"id\": \"q2\", \"input\": \n" + good) << true << 2 << 1
-                                       << ":2: record: invalid JSON: syntax error while parsing value - unexpected "
-                                          "end of input; expected '[', '{', or a literal (column 22)";
-    QTest::newRow("invalid json stop") << (good + "\n{\"id\": \"q2\", \"input\": \n" + good) << false << 1 << 0
-                                       << ":2: record: invalid JSON: syntax error while parsing value - unexpected "
-                                          "end of input; expected '[', '{', or a literal (column 22)";
-    QTest::newRow("missing id") << QByteArray(R"({"input": "x", "output": []})") << true << 0 << 1 << ":1: id: missing";
+    QTest::newRow("invalid json skip")
+        << (good + "\n{\"id\": \"q2\", \"input\": \n" + good) << true << 2 << 1
+        << ":2: record: invalid JSON: syntax error while parsing value - unexpected "
+           "end of input; expected '[', '{', or a literal (column 22)";
+    QTest::newRow("invalid json stop")
+        << (good + "\n{\"id\": \"q2\", \"input\": \n" + good) << false << 1 << 0
+        << ":2: record: invalid JSON: syntax error while parsing value - unexpected "
+           "end of input; expected '[', '{', or a literal (column 22)";
+    QTest::newRow("missing id") << QByteArray(R"({"input": "x", "output": []})") << true << 0 << 1
+                                << ":1: id: missing";
     QTest::newRow("float id") << QByteArray(R"({"id": 1.5, "input": "x"})") << true << 0 << 1
                               << ":1: id: must be a string or an integer, not number";
-    QTest::newRow("input not string") << QByteArray(R"({"id": 1, "input": ["x"]})") << true << 0 << 1
-                                      << ":1: input: must be a string, not array";
-    QTest::newRow("output not array") << QByteArray(R"({"id": 1, "input": "x", "output": {"answer": "y"}})") << true
-                                      << 0 << 1 << ":1: output: must be an array, not object";
-    QTest::newRow("answer not string") << QByteArray(R"({"id": 1, "input": "x", "output": [{"answer": 5}]})")
-                                       << true << 0 << 1 << ":1: output[0].answer: must be a string, not integer";
+    QTest::newRow("input not string") << QByteArray(R"({"id": 1, "input": ["x"]})") << true << 0
+                                      << 1 << ":1: input: must be a string, not array";
+    QTest::newRow("output not array")
+        << QByteArray(R"({"id": 1, "input": "x", "output": {"answer": "y"}})") << true << 0 << 1
+        << ":1: output: must be an array, not object";
+    QTest::newRow("answer not string")
+        << QByteArray(R"({"id": 1, "input": "x", "output": [{"answer": 5}]})") << true << 0 << 1
+        << ":1: output[0].answer: must be a string, not integer";
     QTest::newRow("provenance without id")
-        << QByteArray(R"({"id": 1, "input": "x", "output": [{"answer": "y", "provenance": [{"title": "T"}]}]})")
+        << QByteArray(
+               R"({"id": 1, "input": "x", "output": [{"answer": "y", "provenance": [{"title": "T"}]}]})")
         << true << 0 << 1 << ":1: output[0].provenance[0].wikipedia_id: missing";
     QTest::newRow("bad paragraph id is a warning")
-        << QByteArray(R"({"id": 1, "input": "x", "output": [{"provenance": [{"wikipedia_id": 3, "start_paragraph_id": "p2"}]}]})")
-        << true << 1 << 0 << ":1: output[0].provenance[0].start_paragraph_id: not an integer (string); ignored";
-    QTest::newRow("empty output object") << QByteArray(R"({"id": 1, "input": "x", "output": [{}]})") << true << 1 << 0
-                                         << ":1: output[0]: has neither answer nor provenance";
+        << QByteArray(
+               R"({"id": 1, "input": "x", "output": [{"provenance": [{"wikipedia_id": 3, "start_paragraph_id": "p2"}]}]})")
+        << true << 1 << 0
+        << ":1: output[0].provenance[0].start_paragraph_id: not an integer (string); ignored";
+    QTest::newRow("empty output object")
+        << QByteArray(R"({"id": 1, "input": "x", "output": [{}]})") << true << 1 << 0
+        << ":1: output[0]: has neither answer nor provenance";
     QTest::newRow("not an object") << QByteArray("\"just text\"\n") << true << 0 << 1
-                                    << ":1: record: must be a JSON object, not string";
+                                   << ":1: record: must be a JSON object, not string";
     QTest::newRow("top-level array") << QByteArray("[\n" + good + ",\n 7\n]") << true << 1 << 1
                                      << ":3: [1]: must be a JSON object, not integer";
-    QTest::newRow("duplicate id") << (good + "\r\n" + good + "\r\n") << true << 2 << 0
-                                  << ":2: id: \"q1\" repeats the id of line 1; both records are kept";
-    QTest::newRow("truncated last line") << (good + "\n" + good.left(30)) << true << 1 << 1
-                                         << ":2: record: invalid JSON: syntax error while parsing object key - invalid "
-                                            "string: missing closing quote; last read: '\"o'; expected string literal "
-                                            "(column 31)";
-    QTest::newRow("invalid utf8") << (good + "\n{\"id\": \"q\xff\", \"input\": \"x\"}\n") << true << 1 << 1
-                                  << ":2: record: invalid JSON: syntax error while parsing value - invalid string: "
-                                     "ill-formed UTF-8 byte; last read: '\"q?' (column 10)";
+    QTest::newRow("duplicate id")
+        << (good + "\r\n" + good + "\r\n") << true << 2 << 0
+        << ":2: id: \"q1\" repeats the id of line 1; both records are kept";
+    QTest::newRow("truncated last line")
+        << (good + "\n" + good.left(30)) << true << 1 << 1
+        << ":2: record: invalid JSON: syntax error while parsing object key - invalid "
+           "string: missing closing quote; last read: '\"o'; expected string literal "
+           "(column 31)";
+    QTest::newRow("invalid utf8")
+        << (good + "\n{\"id\": \"q\xff\", \"input\": \"x\"}\n") << true << 1 << 1
+        << ":2: record: invalid JSON: syntax error while parsing value - invalid string: "
+           "ill-formed UTF-8 byte; last read: '\"q?' (column 10)";
   }
 
   void malformed() {
@@ -445,7 +475,8 @@ class TestKilt : public QObject {
     QCOMPARE(r.stopped, !skip && r.errors > 0);
     QVERIFY(!r.diagnostics.empty());
     bool found = false;
-    for (const auto& d : r.diagnostics) found = found || d.toString() == path.string() + diagnostic.toStdString();
+    for (const auto& d : r.diagnostics)
+      found = found || d.toString() == path.string() + diagnostic.toStdString();
     QVERIFY2(found, dump(r).c_str());
   }
 
@@ -458,33 +489,41 @@ class TestKilt : public QObject {
 
     // A 10 KiB line with maxLineBytes 1 KiB: reported, not buffered, the next line still loads.
     {
-      const std::string longLine = "{\"id\": \"big\", \"input\": \"" + std::string(10 * 1024, 'x') + "\"}";
-      const auto path = writeFile(dir, "long-dev-kilt.jsonl", good + "\n" + longLine + "\n" + good + "\n");
+      const std::string longLine =
+          "{\"id\": \"big\", \"input\": \"" + std::string(10 * 1024, 'x') + "\"}";
+      const auto path =
+          writeFile(dir, "long-dev-kilt.jsonl", good + "\n" + longLine + "\n" + good + "\n");
       Dataset ds;
       auto r = loadKilt(path, ds, opt);
       QCOMPARE(ds.queries.size(), std::size_t{2});
       QCOMPARE(r.skipped, 1u);
-      QVERIFY2(hasDiagnostic(r, 2, "record", "line longer than maxLineBytes (1024 bytes)"), dump(r).c_str());
+      QVERIFY2(hasDiagnostic(r, 2, "record", "line longer than maxLineBytes (1024 bytes)"),
+               dump(r).c_str());
     }
     // 100000 '[' on one line and as a pretty-printed object: rejected before parsing.
     {
       LoadOptions big = opt;
       big.maxLineBytes = 1 << 20;
-      const auto path = writeFile(dir, "deep-dev-kilt.jsonl", good + "\n" + std::string(100000, '[') + "\n" + good);
+      const auto path = writeFile(dir, "deep-dev-kilt.jsonl",
+                                  good + "\n" + std::string(100000, '[') + "\n" + good);
       Dataset ds;
       auto r = loadKilt(path, ds, big);
       QCOMPARE(ds.queries.size(), std::size_t{2});
-      QVERIFY2(hasDiagnostic(r, 2, "record", "JSON nested deeper than 256 levels"), dump(r).c_str());
+      QVERIFY2(hasDiagnostic(r, 2, "record", "JSON nested deeper than 256 levels"),
+               dump(r).c_str());
 
-      const auto pretty = writeFile(dir, "deep.json",
-                                    "{\n  \"id\": 1,\n  \"input\": \"x\"\n}\n{\n \"id\": 2, \"x\": " +
-                                        std::string(100000, '[') + std::string(100000, ']') + "\n}\n{\"id\": 3,\n\"input\": \"y\"}\n");
+      const auto pretty =
+          writeFile(dir, "deep.json",
+                    "{\n  \"id\": 1,\n  \"input\": \"x\"\n}\n{\n \"id\": 2, \"x\": " +
+                        std::string(100000, '[') + std::string(100000, ']') +
+                        "\n}\n{\"id\": 3,\n\"input\": \"y\"}\n");
       Dataset ds2;
       auto r2 = loadKilt(pretty, ds2, big);
       QCOMPARE(ds2.queries.size(), std::size_t{2});
       QCOMPARE(ds2.queries[1].id, std::string("3"));
       QCOMPARE(ds2.queries[1].line, std::uint64_t{8});
-      QVERIFY2(hasDiagnostic(r2, 5, "record", "JSON nested deeper than 256 levels"), dump(r2).c_str());
+      QVERIFY2(hasDiagnostic(r2, 5, "record", "JSON nested deeper than 256 levels"),
+               dump(r2).c_str());
     }
     // Binary garbage (deterministic bytes, NULs and newlines included): errors, no crash.
     {
@@ -504,7 +543,8 @@ class TestKilt : public QObject {
     }
     // A pretty-printed stream cut off inside an object.
     {
-      const auto path = writeFile(dir, "cut.json", "{\n \"id\": 1,\n \"input\": \"x\"\n}\n{\n \"id\": 2,\n \"inp");
+      const auto path = writeFile(dir, "cut.json",
+                                  "{\n \"id\": 1,\n \"input\": \"x\"\n}\n{\n \"id\": 2,\n \"inp");
       Dataset ds;
       auto r = loadKilt(path, ds, opt);
       QCOMPARE(ds.queries.size(), std::size_t{1});

@@ -4,17 +4,23 @@
 // set with BM25 retrieved from the page (compared with ragscope-cli). Screenshots go to
 // $RAGSCOPE_SCREENSHOT_DIR when it is set.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <QAbstractItemModelTester>
 #include <QComboBox>
-#include <QDoubleSpinBox>
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QCryptographicHash>
 #include <QProcess>
 #include <QProgressBar>
 #include <QRandomGenerator>
@@ -26,16 +32,9 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QtTest>
-
 #include <cmath>
 #include <map>
 #include <memory>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sqlite3.h>
-#include <unistd.h>
 
 #include "common/cli.h"
 #include "common/testdata.h"
@@ -96,7 +95,8 @@ bool openDemo(ui::Workbench& wb, const QString& project = {}) {
   const auto demo = core::findDemoProject();
   if (!demo && project.isEmpty()) return false;
   QSignalSpy finished(&wb, &ui::Workbench::loadFinished);
-  if (!wb.openProject(project.isEmpty() ? QString::fromStdString(demo->string()) : project)) return false;
+  if (!wb.openProject(project.isEmpty() ? QString::fromStdString(demo->string()) : project))
+    return false;
   if (finished.isEmpty() && !finished.wait(kLoadTimeoutMs)) return false;
   return finished.front().at(0).toBool() && wb.dataset();
 }
@@ -165,7 +165,10 @@ void TestLlmGui::modelsPassTester() {
 
   ui::HeatmapModel heat;
   QAbstractItemModelTester t2(&heat, QAbstractItemModelTester::FailureReportingMode::QtTest);
-  heat.setRows({{QStringLiteral("q1"), QStringLiteral("?"), {QStringLiteral("d1"), QStringLiteral("d2")}, {1.0, std::nullopt}},
+  heat.setRows({{QStringLiteral("q1"),
+                 QStringLiteral("?"),
+                 {QStringLiteral("d1"), QStringLiteral("d2")},
+                 {1.0, std::nullopt}},
                 {QStringLiteral("q2"), QStringLiteral("?"), {QStringLiteral("d3")}, {0.25}}},
                2);
   QCOMPARE(heat.rowCount(), 2);
@@ -181,7 +184,8 @@ void TestLlmGui::modelsPassTester() {
   std::string err;
   core::store::RunRecord record;
   record.kind = "generate";
-  QVERIFY2(store.create(runs.filePath(QStringLiteral("one.db")).toStdString(), record, &err), err.c_str());
+  QVERIFY2(store.create(runs.filePath(QStringLiteral("one.db")).toStdString(), record, &err),
+           err.c_str());
   QVERIFY(store.addItems({{"gen:1", "generate", "{}"}, {"gen:2", "generate", "{}"}}, &err));
   QSignalSpy refreshed(&list, &ui::RunListModel::refreshed);
   list.setFolder(runs.path());
@@ -194,28 +198,31 @@ void TestLlmGui::modelsPassTester() {
   p.done = 1;
   list.setLive(runs.filePath(QStringLiteral("new.db")), QStringLiteral("erag"), p);  // new row
   QCOMPARE(list.rowCount(), 2);
-  QCOMPARE(list.index(0, ui::RunListModel::Status).data().toString(), QStringLiteral("running 50 %"));
+  QCOMPARE(list.index(0, ui::RunListModel::Status).data().toString(),
+           QStringLiteral("running 50 %"));
 }
 
 void TestLlmGui::heatmapColours() {
   const QColor zero = ui::HeatmapDelegate::labelColour(0.0);
   const QColor one = ui::HeatmapDelegate::labelColour(1.0);
   const QColor half = ui::HeatmapDelegate::labelColour(0.5);
-  QVERIFY(zero.red() > zero.green());   // red-ish
-  QVERIFY(one.green() > one.red());     // green
+  QVERIFY(zero.red() > zero.green());                                          // red-ish
+  QVERIFY(one.green() > one.red());                                            // green
   QVERIFY(half.hslHueF() > zero.hslHueF() && half.hslHueF() < one.hslHueF());  // continuous
-  QCOMPARE(ui::HeatmapDelegate::labelColour(-3.0), zero);  // clamped
+  QCOMPARE(ui::HeatmapDelegate::labelColour(-3.0), zero);                      // clamped
   const QColor grey = ui::HeatmapDelegate::missingColour();
   QCOMPARE(grey.red(), grey.green());
 }
 
 void TestLlmGui::endpointsPersistWithoutSecrets() {
   QSettings().clear();
-  const QByteArray marker = "sk-test-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
+  const QByteArray marker =
+      "sk-test-" + QByteArray::number(QRandomGenerator::global()->generate64(), 16);
   qputenv("RAGSCOPE_TEST_SECRET_KEY", marker);
 
   ui::EndpointsPage page;
-  QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester tester(page.model(),
+                                  QAbstractItemModelTester::FailureReportingMode::QtTest);
   QCOMPARE(page.model()->rowCount(), 0);
   const int row = page.addEndpoint();
   QCOMPARE(row, 0);
@@ -286,7 +293,8 @@ void TestLlmGui::connectionTest() {
     r.status = 404;
     server.addRule(r);
   }
-  if (scenario == QLatin1String("malformed")) server.addRule(testserver::rule(testserver::Behaviour::InvalidJson, -1, "/models"));
+  if (scenario == QLatin1String("malformed"))
+    server.addRule(testserver::rule(testserver::Behaviour::InvalidJson, -1, "/models"));
   qputenv("RAGSCOPE_TEST_KEY", scenario == QLatin1String("auth") ? "wrong-key" : "right-key");
   qunsetenv("RAGSCOPE_UNSET_KEY");
 
@@ -297,8 +305,9 @@ void TestLlmGui::connectionTest() {
                                   ? QStringLiteral("http://127.0.0.1:%1/v1").arg(closedPort())
                                   : QString::fromStdString(server.baseUrl()));
   page.modelCombo()->setCurrentText(QStringLiteral("beta"));
-  page.apiKeyEnvEdit()->setText(scenario == QLatin1String("unset") ? QStringLiteral("RAGSCOPE_UNSET_KEY")
-                                                                   : QStringLiteral("RAGSCOPE_TEST_KEY"));
+  page.apiKeyEnvEdit()->setText(scenario == QLatin1String("unset")
+                                    ? QStringLiteral("RAGSCOPE_UNSET_KEY")
+                                    : QStringLiteral("RAGSCOPE_TEST_KEY"));
   page.timeoutSpin()->setValue(5.0);
   QSignalSpy done(&page, &ui::EndpointsPage::testFinished);
   QVERIFY(page.testConnection());
@@ -310,7 +319,11 @@ void TestLlmGui::connectionTest() {
     QVERIFY(page.lastOutcome().latencyMs > 0.0);
     QVERIFY(page.lastOutcome().modelFound);
     QCOMPARE(page.modelList()->item(1)->text(), QStringLiteral("beta"));
-    QVERIFY(page.model()->index(0, ui::EndpointListModel::LastTest).data().toString().startsWith(QStringLiteral("ok,")));
+    QVERIFY(page.model()
+                ->index(0, ui::EndpointListModel::LastTest)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("ok,")));
     shoot(&page, QStringLiteral("endpoints-tested"));
   }
   if (scenario == QLatin1String("auth")) {
@@ -389,14 +402,17 @@ void TestLlmGui::generateJobReachesHundredPercent() {
   QCOMPARE(outcome.counts.heuristic, ds->queries.size());
   QCOMPARE(dock.progressBar()->value(), dock.progressBar()->maximum());  // 100 %
   // The offline reader's run is labelled heuristic in the dock's title and in the runs list.
-  QVERIFY2(dock.titleLabel()->text().contains(QStringLiteral("(heuristic)")), qPrintable(dock.titleLabel()->text()));
+  QVERIFY2(dock.titleLabel()->text().contains(QStringLiteral("(heuristic)")),
+           qPrintable(dock.titleLabel()->text()));
   QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowCount() >= 1, 10000);
-  const int row = dock.runs()->rowOf(dock.currentJob() ? dock.currentJob()->storePath() : QString());
+  const int row =
+      dock.runs()->rowOf(dock.currentJob() ? dock.currentJob()->storePath() : QString());
   Q_UNUSED(row);
   bool listed = false;
   for (int r = 0; r < dock.runs()->rowCount(); ++r)
     listed = listed || (dock.runs()->row(r)->kind == QLatin1String("generate") &&
-                        dock.runs()->index(r, ui::RunListModel::Status).data().toString() == QLatin1String("done") &&
+                        dock.runs()->index(r, ui::RunListModel::Status).data().toString() ==
+                            QLatin1String("done") &&
                         dock.runs()->index(r, ui::RunListModel::Job).data().toString() ==
                             QLatin1String("generate (heuristic)"));
   QVERIFY(listed);
@@ -438,7 +454,8 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
   QVERIFY(job->isRunning());
   QVERIFY(dock->statsLabel()->text().contains(QStringLiteral("calls/s")));
   QVERIFY(dock->statsLabel()->text().contains(QStringLiteral("ETA")));
-  QVERIFY(dock->progressBar()->value() > 0 && dock->progressBar()->value() < dock->progressBar()->maximum());
+  QVERIFY(dock->progressBar()->value() > 0 &&
+          dock->progressBar()->value() < dock->progressBar()->maximum());
   // Tokens and cost as they accrue: the server's usage priced at $0.5 / $1.5 per 1k tokens.
   {
     // The label and the live row show the latest progress the job has delivered.
@@ -449,16 +466,20 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
     const QLocale l;
     const QString stats = dock->statsLabel()->text();
     QVERIFY2(stats.contains(QStringLiteral("tokens %1 in + %2 out")
-                                .arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens)))),
+                                .arg(l.toString(qlonglong(p.promptTokens)),
+                                     l.toString(qlonglong(p.completionTokens)))),
              qPrintable(stats));
-    QVERIFY2(stats.contains(QStringLiteral("cost $%1 of $100.00 budget").arg(p.costUsd, 0, 'f', 4)), qPrintable(stats));
+    QVERIFY2(stats.contains(QStringLiteral("cost $%1 of $100.00 budget").arg(p.costUsd, 0, 'f', 4)),
+             qPrintable(stats));
     const int live = dock->runs()->rowOf(storePath);
     QVERIFY(live >= 0);
     QCOMPARE(dock->runs()->index(live, ui::RunListModel::Tokens).data().toString(),
-             QStringLiteral("%1 + %2").arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens))));
+             QStringLiteral("%1 + %2").arg(l.toString(qlonglong(p.promptTokens)),
+                                           l.toString(qlonglong(p.completionTokens))));
     QCOMPARE(dock->runs()->index(live, ui::RunListModel::Cost).data().toString(),
              QStringLiteral("$%1").arg(p.costUsd, 0, 'f', 4));
-    QCOMPARE(dock->runs()->index(live, ui::RunListModel::Job).data().toString(), QStringLiteral("generate"));  // a server
+    QCOMPARE(dock->runs()->index(live, ui::RunListModel::Job).data().toString(),
+             QStringLiteral("generate"));  // a server
     QVERIFY(!dock->titleLabel()->text().contains(QStringLiteral("heuristic")));
   }
   QTest::qWait(50);
@@ -477,7 +498,8 @@ void TestLlmGui::cancelAndResumeOnSlowServer() {
   QVERIFY(dock->statsLabel()->text().contains(QStringLiteral("Cancelled")));
 
   // Resume from the run list: the calls already done are not repeated.
-  QTRY_VERIFY_WITH_TIMEOUT(!dock->runs()->isRefreshing() && dock->runs()->rowOf(storePath) >= 0, 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(!dock->runs()->isRefreshing() && dock->runs()->rowOf(storePath) >= 0,
+                           10000);
   QTest::qWait(800);  // the aborted requests finish on the server side (its log) first
   const std::size_t requestsBefore = server.requestCount();
   const std::size_t doneBefore = outcome.counts.done;
@@ -530,11 +552,18 @@ void TestLlmGui::budgetCapPausesTheRun() {
   QCOMPARE(server.requestCount(), outcome.counts.done);  // nothing started beyond the cap
   // The dock says it paused on the budget, with what was spent.
   const QString stats = dock.statsLabel()->text();
-  QVERIFY2(stats.startsWith(QStringLiteral("Paused: the next calls would exceed the $0.50 budget")), qPrintable(stats));
+  QVERIFY2(stats.startsWith(QStringLiteral("Paused: the next calls would exceed the $0.50 budget")),
+           qPrintable(stats));
   QVERIFY2(stats.contains(QStringLiteral("of $0.50 budget")), qPrintable(stats));
-  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(storePath) >= 0, 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(storePath) >= 0,
+                           10000);
   const int row = dock.runs()->rowOf(storePath);
-  QTRY_VERIFY_WITH_TIMEOUT(dock.runs()->index(row, ui::RunListModel::Status).data().toString().startsWith(QStringLiteral("paused")), 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(dock.runs()
+                               ->index(row, ui::RunListModel::Status)
+                               .data()
+                               .toString()
+                               .startsWith(QStringLiteral("paused")),
+                           10000);
   dock.show();
   QTest::qWait(50);
   shoot(&dock, QStringLiteral("jobs-dock-budget-paused"));
@@ -555,7 +584,8 @@ void TestLlmGui::runListMarksHeuristicRuns() {
     item.key = "k:1";
     item.kind = "erag";
     item.requestJson = "{}";
-    return store.create(runs.filePath(file).toStdString(), record, &err) && store.addItems({item}, &err);
+    return store.create(runs.filePath(file).toStdString(), record, &err) &&
+           store.addItems({item}, &err);
   };
   QVERIFY2(make(QStringLiteral("offline.db"), "offline"), err.c_str());
   QVERIFY2(make(QStringLiteral("server.db"), "http://127.0.0.1:9/v1"), err.c_str());
@@ -568,15 +598,21 @@ void TestLlmGui::runListMarksHeuristicRuns() {
   const int offline = list.rowOf(runs.filePath(QStringLiteral("offline.db")));
   const int server = list.rowOf(runs.filePath(QStringLiteral("server.db")));
   QVERIFY(offline >= 0 && server >= 0);
-  QCOMPARE(list.index(offline, ui::RunListModel::Job).data().toString(), QStringLiteral("erag (heuristic)"));
-  QVERIFY(list.index(offline, ui::RunListModel::Job).data(Qt::ToolTipRole).toString().contains(QStringLiteral("heuristic")));
+  QCOMPARE(list.index(offline, ui::RunListModel::Job).data().toString(),
+           QStringLiteral("erag (heuristic)"));
+  QVERIFY(list.index(offline, ui::RunListModel::Job)
+              .data(Qt::ToolTipRole)
+              .toString()
+              .contains(QStringLiteral("heuristic")));
   QCOMPARE(list.index(server, ui::RunListModel::Job).data().toString(), QStringLiteral("erag"));
   // A live job of the offline providers is marked before its store is read.
   core::eval::Progress p;
   p.total = 4;
   p.done = 1;
   list.setLive(runs.filePath(QStringLiteral("new.db")), QStringLiteral("e2e"), p, true);
-  QCOMPARE(list.index(list.rowOf(runs.filePath(QStringLiteral("new.db"))), ui::RunListModel::Job).data().toString(),
+  QCOMPARE(list.index(list.rowOf(runs.filePath(QStringLiteral("new.db"))), ui::RunListModel::Job)
+               .data()
+               .toString(),
            QStringLiteral("e2e (heuristic)"));
 }
 
@@ -663,7 +699,8 @@ void TestLlmGui::eragPageOnDemo() {
   const QString drill = page.drillView()->toPlainText();
   const auto& pq = results->erag->queries[std::size_t(row)];
   QVERIFY(drill.contains(QStringLiteral("Prompt")));
-  QVERIFY(drill.contains(QStringLiteral("Generated output (offline heuristic reader, not an LLM)")));
+  QVERIFY(
+      drill.contains(QStringLiteral("Generated output (offline heuristic reader, not an LLM)")));
   QVERIFY(drill.contains(QString::fromStdString(pq.docIds[std::size_t(rank)])));
   const std::string& output = results->erag->outputs[std::size_t(row)][std::size_t(rank)];
   QVERIFY(!output.empty());
@@ -686,10 +723,12 @@ void TestLlmGui::eragPageOnDemo() {
   // The summary gives n beside every mean and CI: each eRAG measure and end-to-end.
   {
     const QString summary = page.summaryView()->toPlainText();
-    const QStringList tokens = summary.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    const QStringList tokens =
+        summary.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     QVERIFY(tokens.contains(QStringLiteral("n")));
     const auto measuresShown = results->erag->aggregate.measures.size() + 1;
-    QVERIFY2(std::size_t(tokens.count(QString::number(withGold))) >= measuresShown + 1, qPrintable(summary));  // + "N queries"
+    QVERIFY2(std::size_t(tokens.count(QString::number(withGold))) >= measuresShown + 1,
+             qPrintable(summary));  // + "N queries"
   }
 
   // Selecting a measure column of the per-query table opens the statistics panel on it.
@@ -707,7 +746,8 @@ void TestLlmGui::eragPageOnDemo() {
     QCOMPARE(panel->result().n, results->erag->aggregate.qids.size());
     QCOMPARE(panel->result().resamples, std::size_t(ui::StatsPanel::kDefaultResamples));
     QCOMPARE(panel->result().sampleSize, panel->result().n);  // s = n
-    QVERIFY(std::fabs(panel->result().observedMean - results->erag->aggregate.means.front()) < 1e-12);
+    QVERIFY(std::fabs(panel->result().observedMean - results->erag->aggregate.means.front()) <
+            1e-12);
     QVERIFY(!panel->chart()->isEmpty());
     panel->useVeraSetting();  // the button's slot
     QVERIFY(computed.wait(60000));
@@ -715,7 +755,8 @@ void TestLlmGui::eragPageOnDemo() {
     QCOMPARE(panel->result().resamples, std::size_t(500));
     QCOMPARE(panel->result().sampleSize, std::size_t(50));
     QTest::qWait(50);
-    shoot(&page, QStringLiteral("erag-stats-panel-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+    shoot(&page,
+          QStringLiteral("erag-stats-panel-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
     // The end-to-end column too.
     const int e2eColumn = 2 + int(results->erag->aggregate.measures.size());
     QVERIFY(page.openStatistics(e2eColumn));
@@ -731,7 +772,8 @@ void TestLlmGui::eragPageOnDemo() {
   QVERIFY(!page.scatter()->isEmpty());
   page.resultTabs()->setCurrentIndex(page.correlationTab());
   QTest::qWait(50);
-  shoot(&page, QStringLiteral("erag-correlation-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
+  shoot(&page,
+        QStringLiteral("erag-correlation-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
   page.resultTabs()->setCurrentIndex(0);
   QTest::qWait(20);
   shoot(&page, QStringLiteral("erag-summary-%1").arg(QString::fromLatin1(QTest::currentDataTag())));
@@ -795,10 +837,12 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QCOMPARE(QString::fromStdString(bm25.tag), QStringLiteral("bm25-top5"));
   QCOMPARE(bm25.rankings.size(), std::size_t(195));
   for (const auto& r : bm25.rankings) QVERIFY(!r.entries.empty() && r.entries.size() <= 5);
-  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index built in")), qPrintable(page.runNoteLabel()->text()));
+  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index built in")),
+           qPrintable(page.runNoteLabel()->text()));
   // The data folder is read-only: the index goes to the user's cache (this test's), never into it.
   QVERIFY(!QFileInfo::exists(data + QStringLiteral(".ragscope-index")));
-  QVERIFY2(page.runNoteLabel()->text().contains(m_dir.filePath(QStringLiteral("cache"))), qPrintable(page.runNoteLabel()->text()));
+  QVERIFY2(page.runNoteLabel()->text().contains(m_dir.filePath(QStringLiteral("cache"))),
+           qPrintable(page.runNoteLabel()->text()));
 
   QVERIFY(finished.wait(kJobTimeoutMs));
   QVERIFY2(finished.front().at(0).toBool(), qPrintable(page.statusLabel()->text()));
@@ -835,9 +879,11 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QCOMPARE(lines, bm25.entryCount());
 
   // The same pipeline through ragscope-cli gives the same value for every question.
-  const QStringList inputs = {"--dataset", data, "--format", "docugami", "--retriever", "bm25", "--index",
-                              dir.filePath(QStringLiteral("index")), "--k", "5", "--metric", "rouge-l", "--quiet",
-                              "--json"};
+  const QStringList inputs = {
+      "--dataset",   data,    "--format", "docugami",
+      "--retriever", "bm25",  "--index",  dir.filePath(QStringLiteral("index")),
+      "--k",         "5",     "--metric", "rouge-l",
+      "--quiet",     "--json"};
   auto cli = [&](const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(RAGSCOPE_CLI_PATH), args);
@@ -848,9 +894,11 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
     return nlohmann::json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
   };
   const auto erag = cli(QStringList{"erag"} + inputs +
-                        QStringList{"--measures", "P_5,success_5", "--store", dir.filePath(QStringLiteral("erag.db"))});
+                        QStringList{"--measures", "P_5,success_5", "--store",
+                                    dir.filePath(QStringLiteral("erag.db"))});
   QVERIFY(erag.is_object() && erag.contains("per_query"));
-  const auto e2e = cli(QStringList{"e2e"} + inputs + QStringList{"--store", dir.filePath(QStringLiteral("e2e.db"))});
+  const auto e2e = cli(QStringList{"e2e"} + inputs +
+                       QStringList{"--store", dir.filePath(QStringLiteral("e2e.db"))});
   QVERIFY(e2e.is_object() && e2e.contains("per_query"));
   QCOMPARE(erag["per_query"].size(), std::size_t(195));
   QCOMPARE(e2e["per_query"].size(), std::size_t(195));
@@ -861,13 +909,16 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   for (std::size_t i = 0; i < a.qids.size(); ++i) {
     const auto& row = erag["per_query"][a.qids[i]];
     QVERIFY2(std::fabs(row["P_5"].get<double>() - a.values[*p5][i]) < 1e-12, a.qids[i].c_str());
-    QVERIFY2(std::fabs(row["success_5"].get<double>() - a.values[*s5][i]) < 1e-12, a.qids[i].c_str());
+    QVERIFY2(std::fabs(row["success_5"].get<double>() - a.values[*s5][i]) < 1e-12,
+             a.qids[i].c_str());
   }
   for (std::size_t i = 0; i < results->e2e->qids.size(); ++i)
-    QVERIFY2(std::fabs(e2e["per_query"][results->e2e->qids[i]].get<double>() - results->e2e->values[i]) < 1e-12,
+    QVERIFY2(std::fabs(e2e["per_query"][results->e2e->qids[i]].get<double>() -
+                       results->e2e->values[i]) < 1e-12,
              results->e2e->qids[i].c_str());
   QVERIFY(std::fabs(erag["mean"]["P_5"].get<double>() - a.means[*p5]) < 1e-12);
-  qInfo("Docugami GUI pipeline (load, BM25, eRAG, e2e, two CLI runs) in %.1f s", double(clock.elapsed()) / 1000.0);
+  qInfo("Docugami GUI pipeline (load, BM25, eRAG, e2e, two CLI runs) in %.1f s",
+        double(clock.elapsed()) / 1000.0);
   QVERIFY(clock.elapsed() < 60000);
 
   // Retrieving again reuses the index: the corpus is unchanged.
@@ -878,7 +929,8 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   QVERIFY(page.start());
   QVERIFY(retrieved.wait(kJobTimeoutMs));
   QVERIFY(retrieved.front().at(0).toBool());
-  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index reused from")), qPrintable(page.runNoteLabel()->text()));
+  QVERIFY2(page.runNoteLabel()->text().contains(QStringLiteral("index reused from")),
+           qPrintable(page.runNoteLabel()->text()));
   QCOMPARE(wb.dataset()->runs.size(), runsBefore + 1);  // the same tag replaces the first run
   QVERIFY(finished.wait(kJobTimeoutMs));
 
@@ -891,7 +943,8 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
   page.cancel();
   QVERIFY(retrieved.wait(kJobTimeoutMs));
   QVERIFY(!retrieved.front().at(0).toBool());
-  QVERIFY2(page.statusLabel()->text().contains(QStringLiteral("cancelled")), qPrintable(page.statusLabel()->text()));
+  QVERIFY2(page.statusLabel()->text().contains(QStringLiteral("cancelled")),
+           qPrintable(page.statusLabel()->text()));
   QCOMPARE(wb.dataset(), before);
   QVERIFY(!page.isRunning());
   QVERIFY(!page.progressBar()->isVisible());
@@ -906,10 +959,13 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   ui::Workbench wb;
   ui::EragPage page(&wb);
   QSignalSpy shown(&page, &ui::EragPage::finished);
-  const QString demoStore = QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/runs/erag-good.db";
+  const QString demoStore =
+      QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/runs/erag-good.db";
   auto fileHash = [](const QString& path) {
     QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256) : QByteArray();
+    return f.open(QIODevice::ReadOnly)
+               ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256)
+               : QByteArray();
   };
   const QByteArray before = fileHash(demoStore);
   QVERIFY(!before.isEmpty());
@@ -920,23 +976,45 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   const core::eval::EvaluationResults* res = page.results();
   QVERIFY(res);
   QVERIFY2(res->error.empty(), res->error.c_str());
-  QCOMPARE(QString::fromStdString(res->eragStore.filename().string()), QStringLiteral("erag-good.db"));
-  QCOMPARE(QString::fromStdString(res->e2eStore.filename().string()), QStringLiteral("e2e-good.db"));  // the same system's e2e run
+  QCOMPARE(QString::fromStdString(res->eragStore.filename().string()),
+           QStringLiteral("erag-good.db"));
+  QCOMPARE(QString::fromStdString(res->e2eStore.filename().string()),
+           QStringLiteral("e2e-good.db"));  // the same system's e2e run
   QVERIFY(res->e2e.has_value());
   QVERIFY(res->correlation.has_value());
   QCOMPARE(res->erag->queries.size(), std::size_t{29});
   std::size_t outputs = 0;
-  for (const auto& row : res->erag->labels) outputs += std::size_t(std::count_if(row.begin(), row.end(), [](const auto& l) { return l.has_value(); }));
+  for (const auto& row : res->erag->labels)
+    outputs += std::size_t(
+        std::count_if(row.begin(), row.end(), [](const auto& l) { return l.has_value(); }));
   QVERIFY(outputs > 100);
-  QCOMPARE(res->erag->heuristicOutputs, outputs);  // every output is the offline reader's, labelled so
+  QCOMPARE(res->erag->heuristicOutputs,
+           outputs);  // every output is the offline reader's, labelled so
 
   // A fresh run with the store's settings (offline reader, ROUGE-L, k = 5) gives the same means.
   const QString dir = QFileInfo(QString::fromStdString(demo->string())).absolutePath() + "/";
   QProcess cli;
-  cli.start(RAGSCOPE_CLI_PATH, {"erag", "--dataset", dir + "collection.tsv", "--dataset", dir + "demo-kilt.jsonl",
-                                "--run", dir + "run-good.trec", "--k", "5", "--metric", "rouge-l", "--measures",
-                                "P_5,success_5", "--generator", "offline", "--store", m_dir.filePath("fresh-erag.db"),
-                                "--cache", m_dir.filePath("fresh-cache.sqlite"), "--json", "--quiet"});
+  cli.start(RAGSCOPE_CLI_PATH, {"erag",
+                                "--dataset",
+                                dir + "collection.tsv",
+                                "--dataset",
+                                dir + "demo-kilt.jsonl",
+                                "--run",
+                                dir + "run-good.trec",
+                                "--k",
+                                "5",
+                                "--metric",
+                                "rouge-l",
+                                "--measures",
+                                "P_5,success_5",
+                                "--generator",
+                                "offline",
+                                "--store",
+                                m_dir.filePath("fresh-erag.db"),
+                                "--cache",
+                                m_dir.filePath("fresh-cache.sqlite"),
+                                "--json",
+                                "--quiet"});
   QVERIFY(cli.waitForFinished(60000));
   QCOMPARE(cli.exitCode(), 0);
   const auto fresh = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
@@ -966,9 +1044,12 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   auto setWritable = [&](bool writable) {
     for (const QString& d : {copy, copy + "/runs"}) {
       for (const QString& f : QDir(d).entryList(QDir::Files))
-        QFile::setPermissions(d + "/" + f, writable ? QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther
-                                                    : QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
-      QFile::setPermissions(d, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
+        QFile::setPermissions(
+            d + "/" + f,
+            writable ? QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther
+                     : QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther);
+      QFile::setPermissions(d, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup |
+                                   QFile::ExeGroup |
                                    (writable ? QFile::WriteOwner : QFile::Permissions()));
     }
   };
@@ -978,11 +1059,13 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
     ui::Workbench copyWb;
     ui::EragPage copyPage(&copyWb);
     QSignalSpy copyShown(&copyPage, &ui::EragPage::finished);
-    QVERIFY(openDemo(copyWb, copy + "/" + QFileInfo(QString::fromStdString(demo->string())).fileName()));
+    QVERIFY(openDemo(copyWb,
+                     copy + "/" + QFileInfo(QString::fromStdString(demo->string())).fileName()));
     QVERIFY(copyShown.wait(30000));
     QVERIFY(copyShown.front().at(0).toBool());
     QVERIFY(copyPage.results() && copyPage.results()->error.empty());
-    QCOMPARE(QString::fromStdString(copyPage.results()->eragStore.string()), copy + "/runs/erag-good.db");
+    QCOMPARE(QString::fromStdString(copyPage.results()->eragStore.string()),
+             copy + "/runs/erag-good.db");
     QVERIFY(core::eval::eragScoresJson(*copyPage.results()->erag)["mean"] == stored["mean"]);
   }
   const auto copyAfter = tree();
@@ -990,7 +1073,8 @@ void TestLlmGui::demoProjectOpensWithStoredErag() {
   QCOMPARE(copyAfter.size(), copyBefore.size());  // no -wal, -shm or anything else created
   for (const auto& [file, state] : copyBefore) {
     QVERIFY2(copyAfter.count(file), qPrintable(file));
-    QVERIFY2(copyAfter.at(file) == state, qPrintable(QStringLiteral("changed by viewing: %1").arg(file)));
+    QVERIFY2(copyAfter.at(file) == state,
+             qPrintable(QStringLiteral("changed by viewing: %1").arg(file)));
   }
 }
 
@@ -1016,7 +1100,8 @@ void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
     std::vector<core::store::NewItem> items;
     for (int i = 0; i < 4; ++i) {
       core::llm::LlmRequest q;
-      q.messages.push_back({"user", name.toStdString() + ": a question of the dataset " + std::to_string(i)});
+      q.messages.push_back(
+          {"user", name.toStdString() + ": a question of the dataset " + std::to_string(i)});
       items.push_back({"gen:q" + std::to_string(i), "generate", core::llm::toJson(q).dump()});
     }
     const QString path = QDir(ui::runsFolder()).filePath(name);
@@ -1040,11 +1125,13 @@ void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
   });
   QVERIFY(!dock.resumeRow(dock.runs()->rowOf(theirs)));
   QCOMPARE(asked.size(), 1);
-  QVERIFY2(asked.front().contains(url) && asked.front().contains(QStringLiteral("$OPENAI_API_KEY")), qPrintable(asked.front()));
+  QVERIFY2(asked.front().contains(url) && asked.front().contains(QStringLiteral("$OPENAI_API_KEY")),
+           qPrintable(asked.front()));
   QTest::qWait(300);
   QCOMPARE(server.requestCount(), std::size_t{0});
   QVERIFY(!dock.currentJob());
-  QVERIFY2(dock.statsLabel()->text().contains(url) && dock.statsLabel()->text().contains(QStringLiteral("nothing was sent")),
+  QVERIFY2(dock.statsLabel()->text().contains(url) &&
+               dock.statsLabel()->text().contains(QStringLiteral("nothing was sent")),
            qPrintable(dock.statsLabel()->text()));
 
   // Confirmed: resumed with the key, and remembered (the next store naming it is not asked about).
@@ -1056,7 +1143,8 @@ void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
   QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
   QCOMPARE(outcome.counts.done, std::size_t{4});
   QCOMPARE(server.requestCount(), std::size_t{4});
-  for (const auto& e : server.log()) QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-gui-test"));
+  for (const auto& e : server.log())
+    QCOMPARE(QString::fromStdString(e.authorization), QStringLiteral("Bearer sk-dummy-gui-test"));
   const QString again = foreign(QStringLiteral("foreign-run-2.db"));
   dock.runs()->setFolder(ui::runsFolder());
   QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing() && dock.runs()->rowOf(again) >= 0, 10000);
@@ -1070,14 +1158,15 @@ void TestLlmGui::resumeAsksBeforeForeignEndpoint() {
 
 void TestLlmGui::item01_resumeAsksWhereToWrite() {
   // Issue 24 item 1, GUI: a finished generate store whose settings name a file of the user's as
-  // its answers file. Resuming it asks; "write none" writes nothing, a chosen path gets the answers.
+  // its answers file. Resuming it asks; "write none" writes nothing, a chosen path gets the
+  // answers.
   QDir().mkpath(ui::runsFolder());
   const QString demo = QStringLiteral(RAGSCOPE_SOURCE_DIR "/resources/demo/");
   const QString store = QDir(ui::runsFolder()).filePath(QStringLiteral("suggests-out.db"));
   const auto made = test::runCliText({"generate", "--dataset", demo + "topics.tsv", "--dataset",
-                                      demo + "collection.tsv", "--run", demo + "run-good.trec", "--k", "2",
-                                      "--store", store, "--out", m_dir.filePath(QStringLiteral("first.jsonl")),
-                                      "--quiet"});
+                                      demo + "collection.tsv", "--run", demo + "run-good.trec",
+                                      "--k", "2", "--store", store, "--out",
+                                      m_dir.filePath(QStringLiteral("first.jsonl")), "--quiet"});
   QVERIFY2(made.exitCode == 0, qPrintable(made.err));
   const QString victim = m_dir.filePath(QStringLiteral("victim.txt"));
   {
@@ -1088,7 +1177,8 @@ void TestLlmGui::item01_resumeAsksWhereToWrite() {
   {
     sqlite3* db = nullptr;
     QCOMPARE(sqlite3_open(store.toUtf8().constData(), &db), SQLITE_OK);
-    const QByteArray sql = "UPDATE run SET settings = json_set(settings, '$.out', '" + victim.toUtf8() + "')";
+    const QByteArray sql =
+        "UPDATE run SET settings = json_set(settings, '$.out', '" + victim.toUtf8() + "')";
     QCOMPARE(sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
   }

@@ -3,21 +3,11 @@
 // Every transport test checks the one invariant that matters most to the run engine: each submit
 // gets exactly one callback.
 
-#include "core/eval/runengine.h"
-#include "core/llm/httpprovider.h"
-#include "core/llm/llmjson.h"
-#include "core/llm/openaiformat.h"
-#include "core/llm/ratelimit.h"
-#include "core/llm/retrypolicy.h"
-#include "core/store/runstore.h"
-#include "testserver/testserver.h"
-
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -27,12 +17,21 @@
 #include <random>
 #include <thread>
 
+#include "core/eval/runengine.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/llmjson.h"
+#include "core/llm/openaiformat.h"
+#include "core/llm/ratelimit.h"
+#include "core/llm/retrypolicy.h"
+#include "core/store/runstore.h"
+#include "testserver/testserver.h"
+
 using namespace ragscope::core::llm;
 using ragscope::testserver::Behaviour;
 using ragscope::testserver::LogEntry;
 using ragscope::testserver::Rule;
-using ragscope::testserver::TestServer;
 using ragscope::testserver::rule;
+using ragscope::testserver::TestServer;
 
 Q_DECLARE_METATYPE(Behaviour)
 Q_DECLARE_METATYPE(CallStatus)
@@ -164,9 +163,10 @@ void TestLlmTransport::chatBodyIsCanonical() {
   ep.maxTokens = 64;
   ep.seed = 42;
   const std::string body = buildChatBody(ep, {{"user", "hi \"there\""}});
-  QCOMPARE(QString::fromStdString(body),
-           QStringLiteral(R"({"max_tokens":64,"messages":[{"content":"hi \"there\"","role":"user"}],)"
-                          R"("model":"m","seed":42,"stream":false,"temperature":0.0})"));
+  QCOMPARE(
+      QString::fromStdString(body),
+      QStringLiteral(R"({"max_tokens":64,"messages":[{"content":"hi \"there\"","role":"user"}],)"
+                     R"("model":"m","seed":42,"stream":false,"temperature":0.0})"));
   ep.kind = EndpointKind::Rerank;
   LlmRequest r;
   r.query = "q";
@@ -175,8 +175,10 @@ void TestLlmTransport::chatBodyIsCanonical() {
            QStringLiteral(R"({"documents":["a","b"],"model":"m","query":"q"})"));
   ep.kind = EndpointKind::Embeddings;
   r.inputs = {"x"};
-  QCOMPARE(QString::fromStdString(buildRequestBody(ep, r)), QStringLiteral(R"({"input":["x"],"model":"m"})"));
-  QCOMPARE(QString::fromStdString(joinUrl("http://h:1/v1//", "/models")), QStringLiteral("http://h:1/v1/models"));
+  QCOMPARE(QString::fromStdString(buildRequestBody(ep, r)),
+           QStringLiteral(R"({"input":["x"],"model":"m"})"));
+  QCOMPARE(QString::fromStdString(joinUrl("http://h:1/v1//", "/models")),
+           QStringLiteral("http://h:1/v1/models"));
   QCOMPARE(estimateTokens(9), std::int64_t(3));
 }
 
@@ -189,8 +191,10 @@ void TestLlmTransport::parseChat_data() {
   QTest::newRow("ok") << R"({"choices":[{"message":{"role":"assistant","content":"Paris"}}],)"
                          R"("usage":{"prompt_tokens":12,"completion_tokens":3}})"
                       << true << "Paris" << 12 << 3;
-  QTest::newRow("no usage") << R"({"choices":[{"message":{"content":""}}]})" << true << "" << 0 << 0;
-  QTest::newRow("invalid json") << R"({"choices":[{"message":{"content":"cut)" << false << "invalid JSON" << 0 << 0;
+  QTest::newRow("no usage") << R"({"choices":[{"message":{"content":""}}]})" << true << "" << 0
+                            << 0;
+  QTest::newRow("invalid json") << R"({"choices":[{"message":{"content":"cut)" << false
+                                << "invalid JSON" << 0 << 0;
   QTest::newRow("empty") << "" << false << "empty body" << 0 << 0;
   QTest::newRow("no choices") << R"({"object":"x"})" << false << "missing choices[0]" << 0 << 0;
   QTest::newRow("empty choices") << R"({"choices":[]})" << false << "missing choices[0]" << 0 << 0;
@@ -200,9 +204,10 @@ void TestLlmTransport::parseChat_data() {
   QTest::newRow("too deep") << QString(200, '[') << false << "JSON nested deeper" << 0 << 0;
   // Found by fuzz_openai_reply: a count beyond int64 was converted with undefined behaviour
   // (INT64_MIN tokens on x86). Counts no int64 holds are ignored like negative ones.
-  QTest::newRow("huge usage") << R"({"choices":[{"message":{"content":"x"}}],)"
-                                 R"("usage":{"prompt_tokens":1e24,"completion_tokens":9223372036854775808}})"
-                              << true << "x" << 0 << 0;
+  QTest::newRow("huge usage")
+      << R"({"choices":[{"message":{"content":"x"}}],)"
+         R"("usage":{"prompt_tokens":1e24,"completion_tokens":9223372036854775808}})"
+      << true << "x" << 0 << 0;
 }
 
 void TestLlmTransport::parseChat() {
@@ -225,19 +230,23 @@ void TestLlmTransport::parseChat() {
 void TestLlmTransport::parseEmbeddings() {
   // Out-of-order indexes are put back in input order.
   auto r = parseEmbeddingsReply(
-      R"({"data":[{"index":1,"embedding":[3,4]},{"index":0,"embedding":[1.5,-2]}],"usage":{"prompt_tokens":7,"total_tokens":7}})", 2);
+      R"({"data":[{"index":1,"embedding":[3,4]},{"index":0,"embedding":[1.5,-2]}],"usage":{"prompt_tokens":7,"total_tokens":7}})",
+      2);
   QVERIFY2(r.ok, r.error.c_str());
   QCOMPARE(r.embeddings.size(), std::size_t(2));
   QCOMPARE(r.embeddings[0], (std::vector<float>{1.5f, -2.0f}));
   QCOMPARE(r.embeddings[1], (std::vector<float>{3.0f, 4.0f}));
   QCOMPARE(r.promptTokens, std::int64_t(7));
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"embedding":[1]}]})", 2).ok);  // count mismatch
-  QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]})", 2).ok);
+  QVERIFY(!parseEmbeddingsReply(
+               R"({"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[2]}]})", 2)
+               .ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":0,"embedding":["x"]}]})", 1).ok);
   QVERIFY(!parseEmbeddingsReply(R"({"data":[{"index":5,"embedding":[1]}]})", 1).ok);
   // Found by fuzz_openai_reply (the input it saved, abridged): total_tokens beyond int64.
   auto huge = parseEmbeddingsReply(
-      R"({"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_dokens":13,"total_tokens":1111111111111111111111112}})", 1);
+      R"({"data":[{"index":0,"embedding":[1]}],"usage":{"prompt_dokens":13,"total_tokens":1111111111111111111111112}})",
+      1);
   QVERIFY2(huge.ok, huge.error.c_str());
   QVERIFY(!huge.hasUsage);
   QCOMPARE(huge.promptTokens, std::int64_t(0));
@@ -245,7 +254,8 @@ void TestLlmTransport::parseEmbeddings() {
 
 void TestLlmTransport::parseRerank() {
   auto cohere = parseRerankReply(
-      R"({"results":[{"index":2,"relevance_score":0.9},{"index":0,"relevance_score":0.1}],"meta":{"billed_units":{"search_units":1}}})", 3);
+      R"({"results":[{"index":2,"relevance_score":0.9},{"index":0,"relevance_score":0.1}],"meta":{"billed_units":{"search_units":1}}})",
+      3);
   QVERIFY2(cohere.ok, cohere.error.c_str());
   QCOMPARE(cohere.rerank.size(), std::size_t(2));
   QCOMPARE(cohere.rerank[0].first, std::size_t(2));
@@ -260,7 +270,8 @@ void TestLlmTransport::parseRerank() {
   QVERIFY(!parseRerankReply(R"({"foo":1})", 3).ok);
   // Billed units beyond int64 are not a (negative) token count.
   auto huge = parseRerankReply(
-      R"({"results":[{"index":0,"relevance_score":1}],"meta":{"billed_units":{"search_units":18446744073709551615}}})", 1);
+      R"({"results":[{"index":0,"relevance_score":1}],"meta":{"billed_units":{"search_units":18446744073709551615}}})",
+      1);
   QVERIFY2(huge.ok, huge.error.c_str());
   QVERIFY(!huge.hasUsage);
   QCOMPARE(huge.promptTokens, std::int64_t(0));
@@ -268,7 +279,8 @@ void TestLlmTransport::parseRerank() {
 
 void TestLlmTransport::errorExcerptRedacts() {
   const std::string key = "sk-secret-123";
-  QCOMPARE(QString::fromStdString(errorExcerpt(R"({"error":{"message":"bad key sk-secret-123\nhere"}})", {key})),
+  QCOMPARE(QString::fromStdString(
+               errorExcerpt(R"({"error":{"message":"bad key sk-secret-123\nhere"}})", {key})),
            QStringLiteral("bad key [redacted] here"));
   QCOMPARE(QString::fromStdString(errorExcerpt("<html>\n  <body>  Bad   Gateway </body></html>")),
            QStringLiteral("<html> <body> Bad Gateway </body></html>"));
@@ -311,8 +323,8 @@ void TestLlmTransport::backoffBounds() {
   using S = std::chrono::duration<double>;
   QCOMPARE(backoffDelay(1, S(0.5), S(30), 0.0).count(), 0.25);
   QCOMPARE(backoffDelay(1, S(0.5), S(30), 0.999999).count() <= 0.5, true);
-  QCOMPARE(backoffDelay(3, S(0.5), S(30), 0.0).count(), 1.0);   // d = 2 s
-  QCOMPARE(backoffDelay(20, S(0.5), S(30), 0.0).count(), 15.0); // capped d = 30 s
+  QCOMPARE(backoffDelay(3, S(0.5), S(30), 0.0).count(), 1.0);    // d = 2 s
+  QCOMPARE(backoffDelay(20, S(0.5), S(30), 0.0).count(), 15.0);  // capped d = 30 s
   QCOMPARE(isRetryable(classifyHttpStatus(429)), true);
   QCOMPARE(isRetryable(classifyHttpStatus(503)), true);
   QCOMPARE(isRetryable(classifyHttpStatus(401)), false);
@@ -372,14 +384,16 @@ void TestLlmTransport::chatUsageAndCost() {
   auto provider = makeHttpProvider(ep, fastRetries());
   Collector c;
   const int n = 20;
-  for (int i = 0; i < n; ++i) provider->submit(chat("question number " + std::to_string(i) + " about Paris"), c.callback(i));
+  for (int i = 0; i < n; ++i)
+    provider->submit(chat("question number " + std::to_string(i) + " about Paris"), c.callback(i));
   provider->waitIdle();
   QVERIFY(c.eachOnce(n));
   for (int i = 0; i < n; ++i) {
     const auto& r = c.results[i];
     QCOMPARE(r.status, CallStatus::Ok);
     const std::string user = "question number " + std::to_string(i) + " about Paris";
-    QCOMPARE(QString::fromStdString(r.text), QString::fromStdString(TestServer::defaultAnswer(user)));
+    QCOMPARE(QString::fromStdString(r.text),
+             QString::fromStdString(TestServer::defaultAnswer(user)));
     // The server counts words: system (3) + user (5) in, "ANSWER" + 5 words out.
     QCOMPARE(r.usage.promptTokens, std::int64_t(3 + 5));
     QCOMPARE(r.usage.completionTokens, std::int64_t(6));
@@ -403,37 +417,48 @@ void TestLlmTransport::chatUsageAndCost() {
 
 void TestLlmTransport::failureModes_data() {
   QTest::addColumn<Behaviour>("behaviour");
-  QTest::addColumn<int>("status");      // for Behaviour::Status
-  QTest::addColumn<int>("times");       // rule uses (-1: every attempt)
+  QTest::addColumn<int>("status");  // for Behaviour::Status
+  QTest::addColumn<int>("times");   // rule uses (-1: every attempt)
   QTest::addColumn<CallStatus>("expected");
   QTest::addColumn<int>("attempts");
   QTest::addColumn<QString>("errorStart");
   // maxRetries = 2: three attempts at most.
   QTest::newRow("429 once") << Behaviour::RateLimit << 429 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("429 always") << Behaviour::RateLimit << 429 << -1 << CallStatus::Error << 3 << "http 429 after 3 attempts";
+  QTest::newRow("429 always") << Behaviour::RateLimit << 429 << -1 << CallStatus::Error << 3
+                              << "http 429 after 3 attempts";
   QTest::newRow("500 once") << Behaviour::Status << 500 << 1 << CallStatus::Ok << 2 << "";
   QTest::newRow("503 twice") << Behaviour::Status << 503 << 2 << CallStatus::Ok << 3 << "";
-  QTest::newRow("500 always") << Behaviour::Status << 500 << -1 << CallStatus::Error << 3 << "http 500 after 3 attempts: scripted HTTP 500";
+  QTest::newRow("500 always") << Behaviour::Status << 500 << -1 << CallStatus::Error << 3
+                              << "http 500 after 3 attempts: scripted HTTP 500";
   QTest::newRow("slow once") << Behaviour::Slow << 0 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("slow always") << Behaviour::Slow << 0 << -1 << CallStatus::Error << 3 << "timeout after 0.4 s";
+  QTest::newRow("slow always") << Behaviour::Slow << 0 << -1 << CallStatus::Error << 3
+                               << "timeout after 0.4 s";
   QTest::newRow("truncated once") << Behaviour::Truncate << 0 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("truncated always") << Behaviour::Truncate << 0 << -1 << CallStatus::Error << 3 << "malformed reply: truncated body";
+  QTest::newRow("truncated always") << Behaviour::Truncate << 0 << -1 << CallStatus::Error << 3
+                                    << "malformed reply: truncated body";
   QTest::newRow("reset once") << Behaviour::Reset << 0 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("reset always") << Behaviour::Reset << 0 << -1 << CallStatus::Error << 3 << "connection reset";
+  QTest::newRow("reset always") << Behaviour::Reset << 0 << -1 << CallStatus::Error << 3
+                                << "connection reset";
   // A 200 whose body is cut short or not JSON is retried like a cut connection (issue 12 item 12);
   // well-formed JSON without the content is not (another attempt gets the same).
-  QTest::newRow("invalid json once") << Behaviour::InvalidJson << 0 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("invalid json always") << Behaviour::InvalidJson << 0 << -1 << CallStatus::Error << 3
-                                       << "malformed reply: invalid JSON (after 3 attempts)";
-  QTest::newRow("truncated json once") << Behaviour::TruncatedJson << 0 << 1 << CallStatus::Ok << 2 << "";
-  QTest::newRow("truncated json twice") << Behaviour::TruncatedJson << 0 << 2 << CallStatus::Ok << 3 << "";
-  QTest::newRow("truncated json always") << Behaviour::TruncatedJson << 0 << -1 << CallStatus::Error << 3
-                                         << "malformed reply: invalid JSON (after 3 attempts)";
+  QTest::newRow("invalid json once")
+      << Behaviour::InvalidJson << 0 << 1 << CallStatus::Ok << 2 << "";
+  QTest::newRow("invalid json always") << Behaviour::InvalidJson << 0 << -1 << CallStatus::Error
+                                       << 3 << "malformed reply: invalid JSON (after 3 attempts)";
+  QTest::newRow("truncated json once")
+      << Behaviour::TruncatedJson << 0 << 1 << CallStatus::Ok << 2 << "";
+  QTest::newRow("truncated json twice")
+      << Behaviour::TruncatedJson << 0 << 2 << CallStatus::Ok << 3 << "";
+  QTest::newRow("truncated json always") << Behaviour::TruncatedJson << 0 << -1 << CallStatus::Error
+                                         << 3 << "malformed reply: invalid JSON (after 3 attempts)";
   QTest::newRow("missing content") << Behaviour::MissingContent << 0 << -1 << CallStatus::Error << 1
                                    << "malformed reply: missing choices[0].message.content";
-  QTest::newRow("401") << Behaviour::Status << 401 << -1 << CallStatus::Error << 1 << "auth: HTTP 401: scripted HTTP 401";
-  QTest::newRow("403") << Behaviour::Status << 403 << -1 << CallStatus::Error << 1 << "auth: HTTP 403";
-  QTest::newRow("404") << Behaviour::Status << 404 << -1 << CallStatus::Error << 1 << "http 404: scripted HTTP 404";
+  QTest::newRow("401") << Behaviour::Status << 401 << -1 << CallStatus::Error << 1
+                       << "auth: HTTP 401: scripted HTTP 401";
+  QTest::newRow("403") << Behaviour::Status << 403 << -1 << CallStatus::Error << 1
+                       << "auth: HTTP 403";
+  QTest::newRow("404") << Behaviour::Status << 404 << -1 << CallStatus::Error << 1
+                       << "http 404: scripted HTTP 404";
 }
 
 void TestLlmTransport::failureModes() {
@@ -504,7 +529,8 @@ void TestLlmTransport::retryAfterHonoured() {
   // The backoff alone would retry within 20 ms: any longer gap is the Retry-After.
   auto provider = makeHttpProvider(ep, fastRetries());
   Collector c;
-  for (int i = 0; i < 3; ++i) provider->submit(chat("rate limited " + std::to_string(i)), c.callback(i));
+  for (int i = 0; i < 3; ++i)
+    provider->submit(chat("rate limited " + std::to_string(i)), c.callback(i));
   provider->waitIdle();
   QVERIFY(c.eachOnce(3));
   for (int i = 0; i < 3; ++i) {
@@ -606,11 +632,13 @@ void TestLlmTransport::badBodiesAreRetriedAndRecorded() {
   record.kind = "generate";
   record.endpoint = toJson(ep);
   std::string err;
-  QVERIFY2(store.create(dir.filePath(QStringLiteral("bad-bodies.db")).toStdString(), record, &err), err.c_str());
+  QVERIFY2(store.create(dir.filePath(QStringLiteral("bad-bodies.db")).toStdString(), record, &err),
+           err.c_str());
   const int n = 1000;
   std::vector<ragscope::core::store::NewItem> items;
   for (int i = 0; i < n; ++i)
-    items.push_back({"gen:" + std::to_string(i), "generate", toJson(chat("question number " + std::to_string(i))).dump()});
+    items.push_back({"gen:" + std::to_string(i), "generate",
+                     toJson(chat("question number " + std::to_string(i))).dump()});
   QVERIFY2(store.addItems(items, &err), err.c_str());
   auto provider = makeHttpProvider(ep, fastRetries());
   ragscope::core::eval::EngineOptions engine;
@@ -627,7 +655,7 @@ void TestLlmTransport::badBodiesAreRetriedAndRecorded() {
   int recorded = 0;
   for (const auto& item : store.items()) recorded += item.attempts;
   qInfo("%d calls, %d attempts (%d broken 200 replies retried)", n, recorded, broken);
-  QVERIFY(broken > 20);  // the faults were really injected
+  QVERIFY(broken > 20);                            // the faults were really injected
   QCOMPARE(recorded, int(server.requestCount()));  // each attempt recorded
   QCOMPARE(recorded, n + broken);
 }
@@ -717,7 +745,8 @@ void TestLlmTransport::requestsPerMinute() {
     for (std::size_t j = i; j < log.size(); ++j) {
       const double w = (log[j].startMs - log[i].startMs) / 1000.0;
       const double allowed = 20 + w * 20 + kEdge;
-      QVERIFY2(double(j - i + 1) <= allowed, qPrintable(QStringLiteral("%1 requests in %2 s").arg(j - i + 1).arg(w)));
+      QVERIFY2(double(j - i + 1) <= allowed,
+               qPrintable(QStringLiteral("%1 requests in %2 s").arg(j - i + 1).arg(w)));
     }
   }
 }
@@ -743,7 +772,8 @@ void TestLlmTransport::tokensPerMinute() {
     std::int64_t largestEstimate = 0;
     for (int i = 0; i < 20; ++i) {
       const auto request = chat(std::to_string(i) + " " + prompt);
-      largestEstimate = std::max(largestEstimate, estimateRequestTokens(ep, provider->requestBody(request).size()));
+      largestEstimate = std::max(largestEstimate,
+                                 estimateRequestTokens(ep, provider->requestBody(request).size()));
       provider->submit(request, c.callback(i));
     }
     provider->waitIdle();
@@ -768,8 +798,8 @@ void TestLlmTransport::tokensPerMinute() {
   QVERIFY2(tokens > 1200, qPrintable(QString::number(tokens)));
   const double rate = 300.0, burst = 300.0;
   const double bound = (double(tokens) - burst - double(largest)) / rate;
-  qInfo("tokens %lld: limited %.2f s (lower bound %.2f s), unlimited %.2f s", static_cast<long long>(tokens),
-        limited, bound, free);
+  qInfo("tokens %lld: limited %.2f s (lower bound %.2f s), unlimited %.2f s",
+        static_cast<long long>(tokens), limited, bound, free);
   QVERIFY2(bound > 2.0, qPrintable(QString::number(bound)));
   QVERIFY2(limited >= bound, qPrintable(QString("%1 < %2").arg(limited).arg(bound)));
   QVERIFY2(free < bound / 2, qPrintable(QString::number(free)));
@@ -798,7 +828,8 @@ void TestLlmTransport::slowsDownAfter429() {
   QVERIFY2(s.effectiveConcurrency < 8, qPrintable(QString::number(s.effectiveConcurrency)));
   // Recovery: enough successes bring the limit back to the configured concurrency.
   Collector more;
-  for (int i = 0; i < 120; ++i) provider->submit(chat("recover " + std::to_string(i)), more.callback(i));
+  for (int i = 0; i < 120; ++i)
+    provider->submit(chat("recover " + std::to_string(i)), more.callback(i));
   provider->waitIdle();
   QVERIFY(more.eachOnce(120));
   s = http->stats();
@@ -847,8 +878,10 @@ void TestLlmTransport::apiKeyNeverLeaks() {
     QVERIFY(c.eachOnce(3));
     QCOMPARE(c.results[0].status, CallStatus::Ok);
     QCOMPARE(c.results[1].status, CallStatus::Error);
-    QVERIFY2(c.results[1].error.rfind("http 500 after 2 attempts", 0) == 0, c.results[1].error.c_str());
-    QVERIFY2(c.results[1].error.find("[redacted]") != std::string::npos, c.results[1].error.c_str());
+    QVERIFY2(c.results[1].error.rfind("http 500 after 2 attempts", 0) == 0,
+             c.results[1].error.c_str());
+    QVERIFY2(c.results[1].error.find("[redacted]") != std::string::npos,
+             c.results[1].error.c_str());
     QVERIFY2(c.results[2].error.rfind("http 400: ", 0) == 0, c.results[2].error.c_str());
     for (const auto& [i, r] : c.results) errors.push_back(r.error);
   }
@@ -918,7 +951,8 @@ void TestLlmTransport::embeddingsAndRerank() {
     const auto& res = c.results[0];
     QVERIFY2(res.status == CallStatus::Ok, res.error.c_str());
     QCOMPARE(res.embeddings.size(), std::size_t(3));
-    for (std::size_t i = 0; i < 3; ++i) QCOMPARE(res.embeddings[i], TestServer::embed(r.inputs[i], 8));
+    for (std::size_t i = 0; i < 3; ++i)
+      QCOMPARE(res.embeddings[i], TestServer::embed(r.inputs[i], 8));
     QCOMPARE(res.usage.promptTokens, std::int64_t(2 + 3 + 1));
     QCOMPARE(res.usage.costUsd, 6 / 1000.0);
     QCOMPARE(QString::fromStdString(server.log().back().path), QStringLiteral("/v1/embeddings"));
@@ -931,7 +965,8 @@ void TestLlmTransport::embeddingsAndRerank() {
     LlmRequest r;
     r.kind = EndpointKind::Rerank;
     r.query = "capital of France";
-    r.documents = {"Berlin is in Germany", "Paris is the capital of France", "France has a capital"};
+    r.documents = {"Berlin is in Germany", "Paris is the capital of France",
+                   "France has a capital"};
     provider->submit(r, c.callback(0));
     provider->waitIdle();
     QVERIFY(c.eachOnce(1));
@@ -984,8 +1019,8 @@ void TestLlmTransport::untrustedCertificateRejected() {
   QTemporaryDir dir;
   const QString cert = dir.filePath("cert.pem"), key = dir.filePath("key.pem");
   QProcess gen;
-  gen.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                        "-days", "1", "-subj", "/CN=127.0.0.1"});
+  gen.start("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+                        cert, "-days", "1", "-subj", "/CN=127.0.0.1"});
   QVERIFY2(gen.waitForFinished(30000) && gen.exitCode() == 0,
            "openssl is needed for this test (scripts/setup installs it)");
   int port = 0;
@@ -996,8 +1031,8 @@ void TestLlmTransport::untrustedCertificateRejected() {
   }
   QProcess tls;
   tls.setProcessChannelMode(QProcess::MergedChannels);
-  tls.start("openssl", {"s_server", "-accept", QString("127.0.0.1:%1").arg(port), "-cert", cert, "-key", key,
-                        "-www"});
+  tls.start("openssl", {"s_server", "-accept", QString("127.0.0.1:%1").arg(port), "-cert", cert,
+                        "-key", key, "-www"});
   QVERIFY(tls.waitForStarted());
   QByteArray banner;
   QElapsedTimer wait;
@@ -1015,7 +1050,8 @@ void TestLlmTransport::untrustedCertificateRejected() {
   QCOMPARE(c.results[0].status, CallStatus::Error);
   const QString error = QString::fromStdString(c.results[0].error);
   qInfo("%s", qPrintable(error));
-  QVERIFY2(error.startsWith("tls: ") && error.contains("certificate", Qt::CaseInsensitive), qPrintable(error));
+  QVERIFY2(error.startsWith("tls: ") && error.contains("certificate", Qt::CaseInsensitive),
+           qPrintable(error));
   QCOMPARE(c.results[0].attempts, 1);
 }
 

@@ -641,8 +641,8 @@ void TestMsmarco::textLeftInFile() {
 
   QTemporaryDir dir;
   const auto path = writeFile(dir, "collection.tsv",
-                               "\xEF\xBB\xBF"
-                               "10\t  passage one \r\n11\tpassage two\t\n12\tthree");
+                              "\xEF\xBB\xBF"
+                              "10\t  passage one \r\n11\tpassage two\t\n12\tthree");
   Dataset c;
   QVERIFY(loadMsmarcoCollection(path, c, o).ok());
   QCOMPARE(c.corpus.find("10")->fullText(), std::string("passage one"));
@@ -659,7 +659,8 @@ void TestMsmarco::textLeftInFile() {
   // Changed after loading: every text says so.
   { std::ofstream(path, std::ios::app) << "\n13\tfour\n"; }
   const std::string gone = c.corpus.find("11")->fullText();
-  QVERIFY2(gone.starts_with("[text of 11 unavailable: ") && gone.find("has changed since it was loaded") != std::string::npos,
+  QVERIFY2(gone.starts_with("[text of 11 unavailable: ") &&
+               gone.find("has changed since it was loaded") != std::string::npos,
            gone.c_str());
 }
 

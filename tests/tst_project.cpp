@@ -1,19 +1,17 @@
 // Project files: versioned JSON, atomic writes, relative paths, diagnostics for bad files, and the
 // bundled demo project.
 
-#include <QTemporaryDir>
-#include <QTest>
-
 #include <sys/stat.h>
 
+#include <QTemporaryDir>
+#include <QTest>
 #include <chrono>
-#include <future>
-#include <thread>
-
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "common/files.h"
 #include "common/testdata.h"
@@ -32,7 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path tempRoot(const QTemporaryDir& dir) { return fs::path(dir.path().toStdString()); }
-
 
 std::string readText(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -55,7 +52,6 @@ Project sampleProject() {
   p.datasets = {a, b};
   return p;
 }
-
 
 }  // namespace
 
@@ -215,20 +211,22 @@ class TestProject : public QObject {
     QTest::addColumn<QString>("problem");  // a substring of the problem sentence
     QTest::addColumn<int>("line");
 
-    QTest::newRow("invalid JSON") << QByteArray("{\n  \"version\": 1,\n  \"name\": oops\n}\n")
-                                  << "" << "invalid JSON" << 3;
+    QTest::newRow("invalid JSON") << QByteArray("{\n  \"version\": 1,\n  \"name\": oops\n}\n") << ""
+                                  << "invalid JSON" << 3;
     QTest::newRow("truncated") << QByteArray("{\"version\": 1, \"name\": \"x\"") << ""
                                << "invalid JSON" << 1;
-    QTest::newRow("empty file") << QByteArray("") << "" << "invalid JSON" << 1;
-    QTest::newRow("not an object") << QByteArray("[1, 2]") << "" << "expected a JSON object" << 0;
-    QTest::newRow("missing version")
-        << QByteArray(R"({"name": "x", "datasets": []})") << "version" << "missing" << 0;
+    QTest::newRow("empty file") << QByteArray("") << ""
+                                << "invalid JSON" << 1;
+    QTest::newRow("not an object") << QByteArray("[1, 2]") << ""
+                                   << "expected a JSON object" << 0;
+    QTest::newRow("missing version") << QByteArray(R"({"name": "x", "datasets": []})") << "version"
+                                     << "missing" << 0;
     QTest::newRow("newer version")
         << QByteArray(R"({"version": 2, "name": "x", "datasets": []})") << "version"
         << "unsupported project version 2 (this ragscope reads version 1)" << 0;
-    QTest::newRow("version zero")
-        << QByteArray(R"({"version": 0, "name": "x", "datasets": []})") << "version"
-        << "unsupported project version 0" << 0;
+    QTest::newRow("version zero") << QByteArray(R"({"version": 0, "name": "x", "datasets": []})")
+                                  << "version"
+                                  << "unsupported project version 0" << 0;
     QTest::newRow("version as string")
         << QByteArray(R"({"version": "1", "name": "x", "datasets": []})") << "version"
         << "expected an integer, found string" << 0;
@@ -237,29 +235,36 @@ class TestProject : public QObject {
     QTest::newRow("name not string")
         << QByteArray(R"({"version": 1, "name": 7, "datasets": []})") << "name"
         << "expected a string, found number" << 0;
-    QTest::newRow("missing datasets")
-        << QByteArray(R"({"version": 1, "name": "x"})") << "datasets" << "missing" << 0;
+    QTest::newRow("missing datasets") << QByteArray(R"({"version": 1, "name": "x"})") << "datasets"
+                                      << "missing" << 0;
     QTest::newRow("datasets not array")
         << QByteArray(R"({"version": 1, "name": "x", "datasets": {}})") << "datasets"
         << "expected an array, found object" << 0;
     QTest::newRow("dataset missing parts")
         << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"name": "d"}]})")
-        << "datasets[0].parts" << "missing" << 0;
+        << "datasets[0].parts"
+        << "missing" << 0;
     QTest::newRow("dataset missing name")
         << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"parts": []}]})")
-        << "datasets[0].name" << "missing" << 0;
+        << "datasets[0].name"
+        << "missing" << 0;
     QTest::newRow("part missing path")
         << QByteArray(
                R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": "a"}, {"format": "kilt"}]}]})")
-        << "datasets[0].parts[1].path" << "missing" << 0;
+        << "datasets[0].parts[1].path"
+        << "missing" << 0;
     QTest::newRow("part empty path")
-        << QByteArray(R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": ""}]}]})")
-        << "datasets[0].parts[0].path" << "empty" << 0;
+        << QByteArray(
+               R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": ""}]}]})")
+        << "datasets[0].parts[0].path"
+        << "empty" << 0;
     QTest::newRow("format not string")
         << QByteArray(
                R"({"version": 1, "name": "x", "datasets": [{"name": "d", "parts": [{"path": "a", "format": 3}]}]})")
-        << "datasets[0].parts[0].format" << "expected a string or null, found number" << 0;
-    QTest::newRow("too deep") << QByteArray(200, '[') << "" << "nested deeper than" << 1;
+        << "datasets[0].parts[0].format"
+        << "expected a string or null, found number" << 0;
+    QTest::newRow("too deep") << QByteArray(200, '[') << ""
+                              << "nested deeper than" << 1;
   }
 
   void badProject() {
@@ -307,10 +312,11 @@ class TestProject : public QObject {
     QVERIFY(dir.isValid());
     const fs::path file = tempRoot(dir) / "p.ragscope.json";
     // BOM, CRLF, null format and description, and an unknown key (a warning, not an error).
-    writeText(file,
-              "\xEF\xBB\xBF{\r\n\"version\": 1, \"name\": \"n\", \"description\": null, \"colour\": "
-              "\"red\",\r\n\"datasets\": [{\"name\": \"d\", \"parts\": [{\"path\": \"a.tsv\", "
-              "\"format\": null}]}]}\r\n");
+    writeText(
+        file,
+        "\xEF\xBB\xBF{\r\n\"version\": 1, \"name\": \"n\", \"description\": null, \"colour\": "
+        "\"red\",\r\n\"datasets\": [{\"name\": \"d\", \"parts\": [{\"path\": \"a.tsv\", "
+        "\"format\": null}]}]}\r\n");
     const auto loaded = readProject(file);
     QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
     QCOMPARE(loaded.report.errors, std::uint64_t{0});
@@ -429,9 +435,9 @@ class TestProject : public QObject {
     const auto loaded = readProject(copy / "demo.ragscope.json");
     QVERIFY2(loaded.report.ok(), qPrintable(diagnosticsText(loaded.report)));
     const Project& p = loaded.value;
-    QCOMPARE(p.runStores, (std::vector<std::string>{"runs/erag-good.db", "runs/erag-weak.db",
-                                                    "runs/e2e-good.db", "runs/e2e-weak.db",
-                                                    "runs/claims-offline.db"}));
+    QCOMPARE(p.runStores,
+             (std::vector<std::string>{"runs/erag-good.db", "runs/erag-weak.db", "runs/e2e-good.db",
+                                       "runs/e2e-weak.db", "runs/claims-offline.db"}));
     for (const auto& relative : p.runStores) {
       const fs::path path = p.resolve(relative);
       if (relative.find("claims") != std::string::npos) {
@@ -473,9 +479,9 @@ class TestProject : public QObject {
     };
 
     const auto retrieval = load(project.datasets[0]);
-    QVERIFY2(retrieval.report.ok() && !retrieval.report.hasErrors() &&
-                 retrieval.report.warnings == 0,
-             qPrintable(diagnosticsText(retrieval.report)));
+    QVERIFY2(
+        retrieval.report.ok() && !retrieval.report.hasErrors() && retrieval.report.warnings == 0,
+        qPrintable(diagnosticsText(retrieval.report)));
     const Dataset& ds = retrieval.value;
     // Counts from resources/demo/README.md.
     QCOMPARE(ds.corpus.size(), std::size_t{52});
@@ -611,21 +617,25 @@ class TestProject : public QObject {
                part.path.c_str());
     }
     const std::string f = file.string() + ": datasets[0].parts[";
-    QVERIFY2(all.contains(QString::fromStdString(f + "4].path: not read: /proc/self/environ is a system file")),
+    QVERIFY2(all.contains(QString::fromStdString(
+                 f + "4].path: not read: /proc/self/environ is a system file")),
              qPrintable(all));
-    QVERIFY2(all.contains(QString::fromStdString(f + "6].path: not read: " + (root / "proj" / "fifo.trec").string() +
-                                                 " is not a regular file (a FIFO (named pipe))")),
+    QVERIFY2(all.contains(QString::fromStdString(
+                 f + "6].path: not read: " + (root / "proj" / "fifo.trec").string() +
+                 " is not a regular file (a FIFO (named pipe))")),
              qPrintable(all));
-    QVERIFY2(all.contains(QString::fromStdString(f + "7].path: not read: /dev/zero is not a regular file")),
+    QVERIFY2(all.contains(
+                 QString::fromStdString(f + "7].path: not read: /dev/zero is not a regular file")),
              qPrintable(all));
     // Outside parts: a warning naming the part and where it leads.
-    QVERIFY2(all.contains(QString::fromStdString(f + "1].path: outside the project folder: " +
-                                                 (root / "outside.tsv").string())),
+    QVERIFY2(all.contains(QString::fromStdString(
+                 f + "1].path: outside the project folder: " + (root / "outside.tsv").string())),
              qPrintable(all));
-    QVERIFY2(all.contains(QString::fromStdString(f + "2].path: outside the project folder: /etc/passwd")),
+    QVERIFY2(all.contains(
+                 QString::fromStdString(f + "2].path: outside the project folder: /etc/passwd")),
              qPrintable(all));
-    QVERIFY2(all.contains(QString::fromStdString(f + "5].path: outside the project folder: " +
-                                                 (root / "outside.tsv").string())),
+    QVERIFY2(all.contains(QString::fromStdString(
+                 f + "5].path: outside the project folder: " + (root / "outside.tsv").string())),
              qPrintable(all));
     QCOMPARE(report.errors, std::uint64_t{3});
   }

@@ -3,7 +3,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
 
 #include "common/testdata.h"
@@ -24,9 +23,11 @@ fs::path writeFile(const fs::path& dir, const std::string& name, const std::stri
 
 fs::path root(const QTemporaryDir& dir) { return fs::path(dir.path().toStdString()); }
 
-bool hasDiagnostic(const LoadReport& r, std::uint64_t line, const std::string& field, const std::string& text) {
+bool hasDiagnostic(const LoadReport& r, std::uint64_t line, const std::string& field,
+                   const std::string& text) {
   for (const auto& d : r.diagnostics)
-    if (d.line == line && d.field == field && d.problem.find(text) != std::string::npos) return true;
+    if (d.line == line && d.field == field && d.problem.find(text) != std::string::npos)
+      return true;
   return false;
 }
 
@@ -46,29 +47,32 @@ std::string attribute(const Query& q, const std::string& key) {
 // A SciFact-shaped BEIR folder: corpus with a BOM and an integer id, CRLF queries, two splits.
 fs::path makeBeir(const QTemporaryDir& dir) {
   const fs::path folder = root(dir) / "scifact";
-  writeFile(folder, "corpus.jsonl",
-            "\xEF\xBB\xBF"
-            R"({"_id": "4983", "title": "Microstructural development of human newborn cerebral white matter", "text": "Alterations of the architecture of cerebral white matter ...", "metadata": {}})"
-            "\n"
-            R"({"_id": "5836", "title": "Induction of myelodysplasia", "text": "Myelodysplastic syndromes (MDS) are age-dependent ..."})"
-            "\n"
-            R"({"_id": 7912, "title": "", "text": "BC1 RNA, the transcript from a master gene ..."})"
-            "\n"
-            R"({"_id": "18670", "title": "Dynamic metabolic control", "text": "The ability to maintain ..."})"
-            "\n"
-            R"({"_id": "19238", "title": "The DNA Methylome", "text": "DNA methylation is a fundamental ..."})");
-  writeFile(folder, "queries.jsonl",
-            R"({"_id": "1", "text": "0-dimensional biomaterials show inductive properties.", "metadata": {}})"
-            "\r\n"
-            R"({"_id": "3", "text": "1,000 genomes project enables mapping of genetic sequence variation."})"
-            "\r\n"
-            R"({"_id": 5, "text": "1/2000 in UK have abnormal PrP positivity."})"
-            "\r\n"
-            R"({"_id": "13", "text": "5% of perinatal mortality is due to low birth weight."})"
-            "\r\n");
+  writeFile(
+      folder, "corpus.jsonl",
+      "\xEF\xBB\xBF"
+      R"({"_id": "4983", "title": "Microstructural development of human newborn cerebral white matter", "text": "Alterations of the architecture of cerebral white matter ...", "metadata": {}})"
+      "\n"
+      R"({"_id": "5836", "title": "Induction of myelodysplasia", "text": "Myelodysplastic syndromes (MDS) are age-dependent ..."})"
+      "\n"
+      R"({"_id": 7912, "title": "", "text": "BC1 RNA, the transcript from a master gene ..."})"
+      "\n"
+      R"({"_id": "18670", "title": "Dynamic metabolic control", "text": "The ability to maintain ..."})"
+      "\n"
+      R"({"_id": "19238", "title": "The DNA Methylome", "text": "DNA methylation is a fundamental ..."})");
+  writeFile(
+      folder, "queries.jsonl",
+      R"({"_id": "1", "text": "0-dimensional biomaterials show inductive properties.", "metadata": {}})"
+      "\r\n"
+      R"({"_id": "3", "text": "1,000 genomes project enables mapping of genetic sequence variation."})"
+      "\r\n"
+      R"({"_id": 5, "text": "1/2000 in UK have abnormal PrP positivity."})"
+      "\r\n"
+      R"({"_id": "13", "text": "5% of perinatal mortality is due to low birth weight."})"
+      "\r\n");
   writeFile(folder, "qrels/test.tsv",
             "query-id\tcorpus-id\tscore\n1\t4983\t1\n3\t5836\t1\n3\t7912\t1\n5\t18670\t1\n");
-  writeFile(folder, "qrels/train.tsv", "query-id\tcorpus-id\tscore\r\n13\t19238\t2\r\n13\t4983\t0\r\n");
+  writeFile(folder, "qrels/train.tsv",
+            "query-id\tcorpus-id\tscore\r\n13\t19238\t2\r\n13\t4983\t0\r\n");
   return folder;
 }
 
@@ -96,12 +100,14 @@ class TestRagFormats : public QObject {
     QCOMPARE(r.warnings, 0u);
     QCOMPARE(r.records, 5u + 4u + 6u);
     QCOMPARE(ds.corpus.size(), std::size_t{5});
-    QCOMPARE(ds.corpus.find("4983")->title, std::string("Microstructural development of human newborn cerebral white matter"));
+    QCOMPARE(ds.corpus.find("4983")->title,
+             std::string("Microstructural development of human newborn cerebral white matter"));
     QVERIFY(ds.corpus.find("7912"));  // integer id normalised
     QVERIFY(ds.corpus.find("7912")->title.empty());
     QCOMPARE(ds.queries.size(), std::size_t{4});
     QCOMPARE(ds.queries[2].id, std::string("5"));
-    QCOMPARE(ds.queries[1].text, std::string("1,000 genomes project enables mapping of genetic sequence variation."));
+    QCOMPARE(ds.queries[1].text,
+             std::string("1,000 genomes project enables mapping of genetic sequence variation."));
     QCOMPARE(ds.queries[0].task, std::string("scifact"));
     QCOMPARE(ds.qrels.judgmentCount(), std::size_t{6});
     QCOMPARE(ds.qrels.byQuery.size(), std::size_t{4});
@@ -123,11 +129,11 @@ class TestRagFormats : public QObject {
     QTemporaryDir dir;
     const fs::path folder = makeBeir(dir);
     writeFile(folder, "qrels/dev.tsv",
-              "1\t4983\t1\n"             // no header (warning), and 1/4983 is judged again in test.tsv
-              "3\t5836\n"                // 2 fields
-              "3\t19238\tx\n"            // score not a number
-              "5\t99999\t2.7\n"          // truncated, unknown doc
-              "77\t18670\t1\n");         // unknown query
+              "1\t4983\t1\n"      // no header (warning), and 1/4983 is judged again in test.tsv
+              "3\t5836\n"         // 2 fields
+              "3\t19238\tx\n"     // score not a number
+              "5\t99999\t2.7\n"   // truncated, unknown doc
+              "77\t18670\t1\n");  // unknown query
     LoadOptions opt;
     opt.onError = OnError::Skip;
     Dataset ds;
@@ -141,8 +147,10 @@ class TestRagFormats : public QObject {
     QVERIFY(hasDiagnostic(r, 3, "score", "not an integer: \"x\""));
     QVERIFY(hasDiagnostic(r, 0, "score", "1 non-integer score(s) truncated toward zero"));
     QVERIFY(hasDiagnostic(r, 0, "query-id", "1 judged query id(s) are not in queries.jsonl"));
-    QVERIFY(hasDiagnostic(r, 0, "corpus-id", "1 judgment(s) name documents that are not in corpus.jsonl"));
-    QVERIFY(hasDiagnostic(r, 2, "corpus-id", "\"4983\" is judged twice for query \"1\" (first at " + dev + ":1)"));
+    QVERIFY(hasDiagnostic(r, 0, "corpus-id",
+                          "1 judgment(s) name documents that are not in corpus.jsonl"));
+    QVERIFY(hasDiagnostic(r, 2, "corpus-id",
+                          "\"4983\" is judged twice for query \"1\" (first at " + dev + ":1)"));
     QCOMPARE(r.errors, 3u);
     QCOMPARE(ds.qrels.byQuery.at("5")[0].rel, 2);
 
@@ -151,7 +159,8 @@ class TestRagFormats : public QObject {
     auto r2 = loadBeir(folder, ds2, LoadOptions{});
     QVERIFY(r2.stopped);
     QCOMPARE(r2.errors, 1u);
-    QCOMPARE(r2.diagnostics.back().toString(), dev + ":2: record: expected 3 fields `query-id corpus-id score`, found 2");
+    QCOMPARE(r2.diagnostics.back().toString(),
+             dev + ":2: record: expected 3 fields `query-id corpus-id score`, found 2");
 
     // Not a folder; a folder without BEIR files.
     Dataset ds3;
@@ -166,10 +175,14 @@ class TestRagFormats : public QObject {
     QTemporaryDir dir;
     const fs::path folder = makeBeir(dir);
     writeFile(folder, "corpus.jsonl",
-              R"({"_id": "a", "title": "t", "text": "x"})" "\n"
-              R"({"_id": "b", "title": "t"})" "\n"
-              R"({"_id": ["c"], "text": "x"})" "\n"
-              R"({"_id": "a", "text": "again"})" "\n");
+              R"({"_id": "a", "title": "t", "text": "x"})"
+              "\n"
+              R"({"_id": "b", "title": "t"})"
+              "\n"
+              R"({"_id": ["c"], "text": "x"})"
+              "\n"
+              R"({"_id": "a", "text": "again"})"
+              "\n");
     LoadOptions opt;
     opt.onError = OnError::Skip;
     Dataset ds;
@@ -231,16 +244,19 @@ class TestRagFormats : public QObject {
     QCOMPARE(ds.queries[1].line, std::uint64_t{10});
     QCOMPARE(ds.queries[2].line, std::uint64_t{17});
     QCOMPARE(ds.queries[0].text, std::string("How has Apple's total net sales changed over time?"));
-    QCOMPARE(ds.queries[0].goldDocIds(),
-             (std::vector<std::string>{"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf"}));
+    QCOMPARE(
+        ds.queries[0].goldDocIds(),
+        (std::vector<std::string>{"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf"}));
     QVERIFY(ds.queries[0].gold[0].answer.find("SOURCE(S): 2022 Q3 AAPL.pdf") != std::string::npos);
-    QCOMPARE(attribute(ds.queries[0], "reference_answer_by"), std::string("ai (gpt-4-turbo (with human review))"));
+    QCOMPARE(attribute(ds.queries[0], "reference_answer_by"),
+             std::string("ai (gpt-4-turbo (with human review))"));
     QCOMPARE(attribute(ds.queries[0], "query_by"), std::string("human"));
     // The answer without a SOURCE(S) line (cut off, like Docugami's row 98) is flagged.
     QVERIFY(ds.queries[1].goldDocIds().empty());
     QCOMPARE(ds.queries[1].flags, std::vector<std::string>{"no SOURCE(S) line"});
     QCOMPARE(r.warnings, 1u);
-    QVERIFY2(hasDiagnostic(r, 10, "examples[1].reference_answer", "no SOURCE(S) line"), dump(r).c_str());
+    QVERIFY2(hasDiagnostic(r, 10, "examples[1].reference_answer", "no SOURCE(S) line"),
+             dump(r).c_str());
     // Only the example with reference_contexts becomes an Example.
     QCOMPARE(ds.examples.size(), std::size_t{1});
     QCOMPARE(ds.examples[0].id, std::string("r3"));
@@ -251,12 +267,13 @@ class TestRagFormats : public QObject {
 
   void llamaProblems() {
     QTemporaryDir dir;
-    const std::string json = "{\"examples\": [\n"
-                             "  {\"query\": \"q1\", \"reference_answer\": \"a1\", \"reference_contexts\": null},\n"
-                             "  {\"query\": 7, \"reference_answer\": \"a2\"},\n"
-                             "  {\"query\": \"q3\", \"reference_answer\": \"a3\", \"reference_contexts\": [1]},\n"
-                             "  {\"query\": \"q4\"}\n"
-                             "]}\n";
+    const std::string json =
+        "{\"examples\": [\n"
+        "  {\"query\": \"q1\", \"reference_answer\": \"a1\", \"reference_contexts\": null},\n"
+        "  {\"query\": 7, \"reference_answer\": \"a2\"},\n"
+        "  {\"query\": \"q3\", \"reference_answer\": \"a3\", \"reference_contexts\": [1]},\n"
+        "  {\"query\": \"q4\"}\n"
+        "]}\n";
     const auto path = writeFile(root(dir), "bad.json", json);
     LoadOptions opt;
     opt.onError = OnError::Skip;
@@ -267,8 +284,10 @@ class TestRagFormats : public QObject {
     QCOMPARE(r.skipped, 3u);
     const std::string f = path.string();
     QCOMPARE(r.diagnostics.size(), std::size_t{3});
-    QCOMPARE(r.diagnostics[0].toString(), f + ":3: examples[1].query: must be a string, not integer");
-    QCOMPARE(r.diagnostics[1].toString(), f + ":4: examples[2].reference_contexts[0]: must be a string, not integer");
+    QCOMPARE(r.diagnostics[0].toString(),
+             f + ":3: examples[1].query: must be a string, not integer");
+    QCOMPARE(r.diagnostics[1].toString(),
+             f + ":4: examples[2].reference_contexts[0]: must be a string, not integer");
     QCOMPARE(r.diagnostics[2].toString(), f + ":5: examples[3].reference_answer: missing");
 
     Dataset ds2;
@@ -282,7 +301,8 @@ class TestRagFormats : public QObject {
     Dataset ds3;
     auto r3 = loadLlamaRagDataset(other, ds3, opt);
     QVERIFY(!r3.ok());
-    QCOMPARE(r3.diagnostics[0].toString(), other.string() + ": examples: no \"examples\" array in the document");
+    QCOMPARE(r3.diagnostics[0].toString(),
+             other.string() + ": examples: no \"examples\" array in the document");
   }
 
   // ---- generic RAG JSONL ----
@@ -328,28 +348,37 @@ class TestRagFormats : public QObject {
     QCOMPARE(ds.corpus.find("d7")->text, std::string("Paris is the capital."));
     QCOMPARE(ds.examples[3].contexts[0].text, std::string("Different text for d7."));
     QCOMPARE(r.warnings, 2u);
-    QVERIFY2(hasDiagnostic(r, 5, "contexts", "id(s) \"d7\" (first at line 2) already in the corpus with a different text"),
-             dump(r).c_str());
+    QVERIFY2(
+        hasDiagnostic(r, 5, "contexts",
+                      "id(s) \"d7\" (first at line 2) already in the corpus with a different text"),
+        dump(r).c_str());
     QVERIFY(hasDiagnostic(r, 0, "id", "1 record(s) have no id; they are named L<line>"));
   }
 
   void ragJsonlProblems_data() {
     QTest::addColumn<QByteArray>("line");
     QTest::addColumn<QString>("diagnostic");
-    QTest::newRow("no question") << QByteArray(R"({"id": "x", "response": "r"})") << ":2: question: missing";
-    QTest::newRow("contexts not array") << QByteArray(R"({"id": "x", "question": "q", "contexts": "c"})")
-                                        << ":2: contexts: must be an array, not string";
-    QTest::newRow("context number") << QByteArray(R"({"id": "x", "question": "q", "contexts": [3]})")
-                                    << ":2: contexts[0]: must be a string or an object {id, text, title}, not integer";
-    QTest::newRow("context no text") << QByteArray(R"({"id": "x", "question": "q", "contexts": [{"id": "a"}]})")
-                                     << ":2: contexts[0].text: missing";
-    QTest::newRow("reference object") << QByteArray(R"({"id": "x", "question": "q", "reference": {}})")
-                                      << ":2: reference: must be a string or an array of strings, not object";
+    QTest::newRow("no question") << QByteArray(R"({"id": "x", "response": "r"})")
+                                 << ":2: question: missing";
+    QTest::newRow("contexts not array")
+        << QByteArray(R"({"id": "x", "question": "q", "contexts": "c"})")
+        << ":2: contexts: must be an array, not string";
+    QTest::newRow("context number")
+        << QByteArray(R"({"id": "x", "question": "q", "contexts": [3]})")
+        << ":2: contexts[0]: must be a string or an object {id, text, title}, not integer";
+    QTest::newRow("context no text")
+        << QByteArray(R"({"id": "x", "question": "q", "contexts": [{"id": "a"}]})")
+        << ":2: contexts[0].text: missing";
+    QTest::newRow("reference object")
+        << QByteArray(R"({"id": "x", "question": "q", "reference": {}})")
+        << ":2: reference: must be a string or an array of strings, not object";
     QTest::newRow("response array") << QByteArray(R"({"id": "x", "question": "q", "response": []})")
                                     << ":2: response: must be a string, not array";
     QTest::newRow("id bool") << QByteArray(R"({"id": true, "question": "q"})")
                              << ":2: id: must be a string or an integer, not boolean";
-    QTest::newRow("garbage") << QByteArray("\x01\x02\xff{") << ":2: record: invalid JSON: syntax error while parsing value - invalid literal; last read: '<U+0001>' (column 1)";
+    QTest::newRow("garbage") << QByteArray("\x01\x02\xff{")
+                             << ":2: record: invalid JSON: syntax error while parsing value - "
+                                "invalid literal; last read: '<U+0001>' (column 1)";
   }
 
   void ragJsonlProblems() {
@@ -358,14 +387,16 @@ class TestRagFormats : public QObject {
     QTemporaryDir dir;
     const std::string good = R"({"id": "ok", "question": "q"})";
     const std::string good2 = R"({"id": "ok2", "question": "q"})";
-    const auto path = writeFile(root(dir), "x.jsonl", good + "\n" + line.toStdString() + "\n" + good2 + "\n");
+    const auto path =
+        writeFile(root(dir), "x.jsonl", good + "\n" + line.toStdString() + "\n" + good2 + "\n");
     LoadOptions opt;
     opt.onError = OnError::Skip;
     Dataset ds;
     auto r = loadRagJsonl(path, ds, opt);
     QCOMPARE(r.skipped, 1u);
     QCOMPARE(r.errors, 1u);
-    QVERIFY2(!r.diagnostics.empty() && r.diagnostics[0].toString() == path.string() + diagnostic.toStdString(),
+    QVERIFY2(!r.diagnostics.empty() &&
+                 r.diagnostics[0].toString() == path.string() + diagnostic.toStdString(),
              dump(r).c_str());
     QCOMPARE(ds.examples.size(), std::size_t{2});
   }
@@ -374,7 +405,8 @@ class TestRagFormats : public QObject {
   void ragCheckerInputs() {
     RAGSCOPE_REQUIRE_DATA("ragchecker/examples/checking_inputs.json");
     Dataset ds;
-    auto r = loadRagChecker(ragscope::test::dataPath("ragchecker/examples/checking_inputs.json"), ds, {});
+    auto r = loadRagChecker(ragscope::test::dataPath("ragchecker/examples/checking_inputs.json"),
+                            ds, {});
     QVERIFY2(r.ok(), dump(r).c_str());
     QCOMPARE(r.errors, 0u);
     QCOMPARE(r.records, 2u);
@@ -389,27 +421,33 @@ class TestRagFormats : public QObject {
     QCOMPARE(ds.examples[0].contexts.size(), std::size_t{4});
     QCOMPARE(ds.examples[1].contexts.size(), std::size_t{3});
     QCOMPARE(ds.examples[0].query, std::string("What's the longest river in the world?"));
-    QCOMPARE(ds.examples[1].query, std::string("What does the democratic republic of Congo flag represent?"));
+    QCOMPARE(ds.examples[1].query,
+             std::string("What does the democratic republic of Congo flag represent?"));
     QCOMPARE(ds.examples[0].contexts[3].id, std::string("003"));
-    QVERIFY(ds.examples[0].contexts[0].text.rfind("Scientists debate whether the Amazon or the Nile", 0) == 0);
-    QVERIFY(ds.examples[1].contexts[0].text.rfind("The flag of the second Republic of Mobutu", 0) == 0);
+    QVERIFY(ds.examples[0].contexts[0].text.rfind(
+                "Scientists debate whether the Amazon or the Nile", 0) == 0);
+    QVERIFY(ds.examples[1].contexts[0].text.rfind("The flag of the second Republic of Mobutu", 0) ==
+            0);
     QVERIFY(ds.examples[0].reference.rfind("The Nile is a major north-flowing river", 0) == 0);
     QVERIFY(ds.examples[0].response.rfind("The longest river in the world is the Nile", 0) == 0);
     QCOMPARE(ds.queries[0].goldAnswers().size(), std::size_t{1});
     QCOMPARE(ds.queries[0].goldAnswers()[0], ds.examples[0].reference);
     QCOMPARE(ds.corpus.size(), std::size_t{4});
     QCOMPARE(r.warnings, 1u);
-    QVERIFY2(hasDiagnostic(r, 27, "results[1].retrieved_context",
-                           "id(s) \"000\" (first at line 3), \"001\" (first at line 3), \"002\" (first at line 3) "
-                           "already in the corpus with a different text"),
-             dump(r).c_str());
+    QVERIFY2(
+        hasDiagnostic(
+            r, 27, "results[1].retrieved_context",
+            "id(s) \"000\" (first at line 3), \"001\" (first at line 3), \"002\" (first at line 3) "
+            "already in the corpus with a different text"),
+        dump(r).c_str());
   }
 
   void ragCheckerOutputs() {
     RAGSCOPE_REQUIRE_DATA("ragchecker/examples/checking_outputs.json");
     Dataset in, out;
     loadRagChecker(ragscope::test::dataPath("ragchecker/examples/checking_inputs.json"), in, {});
-    auto r = loadRagChecker(ragscope::test::dataPath("ragchecker/examples/checking_outputs.json"), out, {});
+    auto r = loadRagChecker(ragscope::test::dataPath("ragchecker/examples/checking_outputs.json"),
+                            out, {});
     QVERIFY2(r.ok(), dump(r).c_str());
     QCOMPARE(r.errors, 0u);
     QCOMPARE(out.examples.size(), std::size_t{2});
@@ -429,39 +467,49 @@ class TestRagFormats : public QObject {
     QTest::addColumn<int>("loaded");
     QTest::addColumn<bool>("complete");  // report.ok()
     QTest::addColumn<QString>("diagnostic");
-    const QByteArray r0 = R"({"query_id": "a", "query": "q", "gt_answer": "g", "response": "r", "retrieved_context": [{"doc_id": "d", "text": "t"}]})";
+    const QByteArray r0 =
+        R"({"query_id": "a", "query": "q", "gt_answer": "g", "response": "r", "retrieved_context": [{"doc_id": "d", "text": "t"}]})";
     const QByteArray bad = R"({"query_id": "b", "query": 5, "retrieved_context": [{"text": "t"}]})";
     const QByteArray r2 = R"({"query_id": 3, "query": "q3"})";
-    const QByteArray doc = "{\n  \"results\": [\n    " + r0 + ",\n    " + bad + ",\n    " + r2 + "\n  ]\n}\n";
-    QTest::newRow("bad record skip") << doc << true << 2 << true << ":4: results[1].query: must be a string, not integer";
-    QTest::newRow("bad record second problem") << doc << true << 2 << true
-                                               << ":4: results[1].retrieved_context[0].doc_id: missing";
-    QTest::newRow("bad record stop") << doc << false << 1 << false << ":4: results[1].query: must be a string, not integer";
-    QTest::newRow("truncated") << doc.left(doc.indexOf("\"query_id\": 3") + 6) << true << 1 << false
-                               << ":5: results[2]: invalid JSON: syntax error while parsing object key - invalid "
-                                  "string: missing closing quote; last read: '\"query'; expected string literal (line "
-                                  "5, column 12); the rest of the file is not read";
-    QTest::newRow("results not array") << QByteArray(R"({"results": {"a": 1}})") << true << 0 << false
-                                       << ":1: results: expected an array of records";
+    const QByteArray doc =
+        "{\n  \"results\": [\n    " + r0 + ",\n    " + bad + ",\n    " + r2 + "\n  ]\n}\n";
+    QTest::newRow("bad record skip")
+        << doc << true << 2 << true << ":4: results[1].query: must be a string, not integer";
+    QTest::newRow("bad record second problem")
+        << doc << true << 2 << true << ":4: results[1].retrieved_context[0].doc_id: missing";
+    QTest::newRow("bad record stop")
+        << doc << false << 1 << false << ":4: results[1].query: must be a string, not integer";
+    QTest::newRow("truncated")
+        << doc.left(doc.indexOf("\"query_id\": 3") + 6) << true << 1 << false
+        << ":5: results[2]: invalid JSON: syntax error while parsing object key - invalid "
+           "string: missing closing quote; last read: '\"query'; expected string literal (line "
+           "5, column 12); the rest of the file is not read";
+    QTest::newRow("results not array") << QByteArray(R"({"results": {"a": 1}})") << true << 0
+                                       << false << ":1: results: expected an array of records";
     QTest::newRow("no results") << QByteArray(R"({"metrics": {}})") << true << 0 << false
                                 << ": results: no \"results\" array in the document";
-    QTest::newRow("top level string") << QByteArray(R"("results")") << true << 0 << false
-                                      << ":1: document: top level is a string, expected an object with \"results\"";
-    QTest::newRow("record not object") << QByteArray("{\"results\": [\n 1,\n" + r0 + "]}") << true << 1 << true
-                                       << ":2: results[0]: must be a JSON object, not integer";
-    QTest::newRow("deep nesting") << ("{\"results\": [" + r0 + ", {\"x\": " + QByteArray(100000, '[')) << true << 1
-                                  << false
-                                  << ":1: results[1]: JSON nested deeper than 256 levels (maxJsonDepth); the rest of "
-                                     "the file is not read";
-    QTest::newRow("garbage") << QByteArray("\x7f\x45\x4c\x46\x02\x01\x01\x00", 8) << true << 0 << false
-                             << ":1: document: invalid JSON: syntax error while parsing value - invalid literal; last "
-                                "read: '?' (line 1, column 1); the rest of the file is not read";
-    QTest::newRow("empty file") << QByteArray() << true << 0 << false
-                                << ":1: document: invalid JSON: syntax error while parsing value - unexpected end of "
-                                   "input; expected '[', '{', or a literal (line 1, column 1); the rest of the file "
-                                   "is not read";
+    QTest::newRow("top level string")
+        << QByteArray(R"("results")") << true << 0 << false
+        << ":1: document: top level is a string, expected an object with \"results\"";
+    QTest::newRow("record not object")
+        << QByteArray("{\"results\": [\n 1,\n" + r0 + "]}") << true << 1 << true
+        << ":2: results[0]: must be a JSON object, not integer";
+    QTest::newRow("deep nesting")
+        << ("{\"results\": [" + r0 + ", {\"x\": " + QByteArray(100000, '[')) << true << 1 << false
+        << ":1: results[1]: JSON nested deeper than 256 levels (maxJsonDepth); the rest of "
+           "the file is not read";
+    QTest::newRow("garbage")
+        << QByteArray("\x7f\x45\x4c\x46\x02\x01\x01\x00", 8) << true << 0 << false
+        << ":1: document: invalid JSON: syntax error while parsing value - invalid literal; last "
+           "read: '?' (line 1, column 1); the rest of the file is not read";
+    QTest::newRow("empty file")
+        << QByteArray() << true << 0 << false
+        << ":1: document: invalid JSON: syntax error while parsing value - unexpected end of "
+           "input; expected '[', '{', or a literal (line 1, column 1); the rest of the file "
+           "is not read";
     QTest::newRow("top-level list") << ("[" + r0 + ",\n" + r2 + "]") << true << 2 << true << "";
-    QTest::newRow("bom crlf") << ("\xEF\xBB\xBF{\r\n  \"results\": [\r\n    " + r0 + ",\r\n    " + r2 + "\r\n  ]\r\n}\r\n")
+    QTest::newRow("bom crlf") << ("\xEF\xBB\xBF{\r\n  \"results\": [\r\n    " + r0 + ",\r\n    " +
+                                  r2 + "\r\n  ]\r\n}\r\n")
                               << true << 2 << true << "";
   }
 
@@ -484,7 +532,8 @@ class TestRagFormats : public QObject {
       return;
     }
     bool found = false;
-    for (const auto& d : r.diagnostics) found = found || d.toString() == path.string() + diagnostic.toStdString();
+    for (const auto& d : r.diagnostics)
+      found = found || d.toString() == path.string() + diagnostic.toStdString();
     QVERIFY2(found, dump(r).c_str());
   }
 
@@ -496,9 +545,11 @@ class TestRagFormats : public QObject {
     const std::string small = R"({"query_id": "a", "query": "q"})";
     // A record of many small values beyond maxLineBytes is skipped; the next one loads.
     std::string big = R"({"query_id": "big", "query": "q", "retrieved_context": [)";
-    for (int i = 0; i < 200; ++i) big += std::string(i ? "," : "") + R"({"doc_id": "d", "text": "t"})";
+    for (int i = 0; i < 200; ++i)
+      big += std::string(i ? "," : "") + R"({"doc_id": "d", "text": "t"})";
     big += "]}";
-    const auto p1 = writeFile(root(dir), "a.json", "{\"results\": [\n" + small + ",\n" + big + ",\n" + small + "]}");
+    const auto p1 = writeFile(root(dir), "a.json",
+                              "{\"results\": [\n" + small + ",\n" + big + ",\n" + small + "]}");
     Dataset ds;
     auto r = loadRagChecker(p1, ds, opt);
     QVERIFY2(r.ok(), dump(r).c_str());
@@ -507,25 +558,29 @@ class TestRagFormats : public QObject {
     QVERIFY(hasDiagnostic(r, 3, "results[1]", "record longer than maxLineBytes (1024 bytes)"));
 
     // One 10 KiB string: the record is over the limit and skipped; reading goes on.
-    const auto p2 = writeFile(root(dir), "b.json",
-                              "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
-                                  std::string(10 * 1024, 'x') + "\"},\n" + small + "]}");
+    const auto p2 =
+        writeFile(root(dir), "b.json",
+                  "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
+                      std::string(10 * 1024, 'x') + "\"},\n" + small + "]}");
     Dataset ds2;
     auto r2 = loadRagChecker(p2, ds2, opt);
     QVERIFY(r2.ok());
     QCOMPARE(ds2.examples.size(), std::size_t{2});
-    QVERIFY2(hasDiagnostic(r2, 3, "results[1]", "record longer than maxLineBytes (1024 bytes)"), dump(r2).c_str());
+    QVERIFY2(hasDiagnostic(r2, 3, "results[1]", "record longer than maxLineBytes (1024 bytes)"),
+             dump(r2).c_str());
 
     // One 2 MiB string: the lexer, which buffers a whole token, is cut off soon after
     // maxLineBytes (the check runs per 256 KiB read); the file cannot be resumed after that.
-    const auto p3 = writeFile(root(dir), "c.json",
-                              "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
-                                  std::string(2 << 20, 'x') + "\"},\n" + small + "]}");
+    const auto p3 =
+        writeFile(root(dir), "c.json",
+                  "{\"results\": [\n" + small + ",\n{\"query_id\": \"x\", \"query\": \"" +
+                      std::string(2 << 20, 'x') + "\"},\n" + small + "]}");
     Dataset ds3;
     auto r3 = loadRagChecker(p3, ds3, opt);
     QVERIFY(!r3.ok());
     QCOMPARE(ds3.examples.size(), std::size_t{1});
-    QVERIFY2(hasDiagnostic(r3, 3, "results[1]", "a single JSON value is longer than maxLineBytes (1024 bytes)"),
+    QVERIFY2(hasDiagnostic(r3, 3, "results[1]",
+                           "a single JSON value is longer than maxLineBytes (1024 bytes)"),
              dump(r3).c_str());
   }
 
@@ -541,7 +596,9 @@ class TestRagFormats : public QObject {
     doc += "]}\n";
     const auto path = writeFile(root(dir), "big.json", doc);
     LoadOptions opt;
-    opt.progress = [](std::uint64_t done, std::uint64_t total) { return !(done > 0 && done < total); };
+    opt.progress = [](std::uint64_t done, std::uint64_t total) {
+      return !(done > 0 && done < total);
+    };
     Dataset ds;
     auto r = loadRagChecker(path, ds, opt);
     QVERIFY(r.cancelled);

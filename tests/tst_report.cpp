@@ -9,7 +9,6 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -23,9 +22,9 @@
 #include "common/cli.h"
 #include "common/testdata.h"
 #include "core/eval/resultsreport.h"
+#include "core/export/json.h"
 #include "core/export/reportcsv.h"
 #include "core/export/reportjson.h"
-#include "core/export/json.h"
 
 using namespace ragscope::core;
 namespace fs = std::filesystem;
@@ -159,7 +158,8 @@ void TstReport::claimsStoreFiguresFollowTheVerdicts() {
   QVERIFY2(run, err.c_str());
   QCOMPARE(QString::fromStdString(run->kind), QString("judge"));
   QVERIFY(!run->claims.empty());
-  const std::map<std::string, std::string> premiseOf = {{"faithfulness", "chunks"}, {"correctness", "gold"}};
+  const std::map<std::string, std::string> premiseOf = {{"faithfulness", "chunks"},
+                                                        {"correctness", "gold"}};
   int checked = 0;
   for (const auto& v : run->values) {
     const auto it = premiseOf.find(v.metric);
@@ -177,7 +177,8 @@ void TstReport::claimsStoreFiguresFollowTheVerdicts() {
   }
   QVERIFY(checked >= 10);
   bool heuristicNamed = false;
-  for (const auto& n : run->notes) heuristicNamed = heuristicNamed || n.find("heuristic") != std::string::npos;
+  for (const auto& n : run->notes)
+    heuristicNamed = heuristicNamed || n.find("heuristic") != std::string::npos;
   QVERIFY(heuristicNamed);
   QCOMPARE(QString::fromStdString(run->mode), QString("ragscope"));
 }
@@ -243,17 +244,20 @@ void TstReport::retrievalMatchesTrecEval() {
   QVERIFY(!run.conventions.empty());
   // Means have intervals; sums (num_ret) and the geometric gm_map do not, and the notes say so.
   for (const auto& m : run.metrics) {
-    const bool isMean = m.name != "num_ret" && m.name != "num_rel" && m.name != "num_rel_ret" && m.name != "gm_map";
+    const bool isMean =
+        m.name != "num_ret" && m.name != "num_rel" && m.name != "num_rel_ret" && m.name != "gm_map";
     QVERIFY2(m.ciLow.has_value() == isMean, m.name.c_str());
   }
   QVERIFY(!run.notes.empty() && run.notes.front().find("gm_map") != std::string::npos);
   // -l 2 from the CLI: the same map as `eval -l 2`, and the conventions say so.
   const QString json = QString::fromStdString((root / "l2.json").string());
-  const auto r = ragscope::test::runCliText({"report", "--project", QString::fromStdString((root / "p.ragscope.json").string()),
-                                             "-l", "2", "--B", "0", "--out", json});
+  const auto r = ragscope::test::runCliText(
+      {"report", "--project", QString::fromStdString((root / "p.ragscope.json").string()), "-l",
+       "2", "--B", "0", "--out", json});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  const auto e = ragscope::test::runCliText({"eval", "-l", "2", "-m", "map", QString::fromStdString((root / "qrels.test").string()),
-                                             QString::fromStdString((root / "results.test").string())});
+  const auto e = ragscope::test::runCliText(
+      {"eval", "-l", "2", "-m", "map", QString::fromStdString((root / "qrels.test").string()),
+       QString::fromStdString((root / "results.test").string())});
   QVERIFY2(e.exitCode == 0, qPrintable(e.err));
   const double map2 = e.out.section('\t', 2, 2).trimmed().toDouble();
   const auto j = nlohmann::json::parse(readAll(json.toStdString()));
@@ -261,7 +265,9 @@ void TstReport::retrievalMatchesTrecEval() {
   for (const auto& m : j["runs"][0]["summary"])
     if (m["metric"] == "map") {
       QCOMPARE(QString::number(m["mean"].get<double>(), 'f', 4).toDouble(), map2);
-      QVERIFY(map2 != *std::find_if(run.metrics.begin(), run.metrics.end(), [](const auto& x) { return x.name == "map"; })->mean);
+      QVERIFY(map2 != *std::find_if(run.metrics.begin(), run.metrics.end(), [](const auto& x) {
+                         return x.name == "map";
+                       })->mean);
       found = true;
     }
   QVERIFY(found);
@@ -280,7 +286,8 @@ void TstReport::hostileTextSurvivesCsvAndJson() {
                                             "\tindented",
                                             "\rcarriage",
                                             "<script>alert('x')</script> <b>bold</b> &amp;",
-                                            "abc\xE2\x80\xAE" "def",  // right-to-left override
+                                            "abc\xE2\x80\xAE"
+                                            "def",  // right-to-left override
                                             "line one\r\nline two",
                                             "nul\0inside"s,
                                             "comma, \"quote\"",
@@ -293,19 +300,24 @@ void TstReport::hostileTextSurvivesCsvAndJson() {
   for (std::size_t i = 0; i < hostile.size(); ++i) {
     run.values.push_back({hostile[i], "faithfulness", 0.5, "scored"});
     run.documents.push_back({hostile[i], 1, hostile[i], 1.0, hostile[i]});
-    run.claims.push_back({hostile[i], "response", i + 1, hostile[i], "chunks", "supported", "1 1", false});
+    run.claims.push_back(
+        {hostile[i], "response", i + 1, hostile[i], "chunks", "supported", "1 1", false});
   }
-  run.metrics.push_back({"faithfulness", 0.5, 0.4, 0.6, hostile.size(), hostile.size(), hostile.size(), 0, 0, 0, 0});
+  run.metrics.push_back(
+      {"faithfulness", 0.5, 0.4, 0.6, hostile.size(), hostile.size(), hostile.size(), 0, 0, 0, 0});
   r.runs.push_back(run);
   auto expectedCell = [](std::string s) {
     std::string out;
-    for (std::size_t i = 0; i < s.size(); ++i) out += s[i] == '\0' ? "\xEF\xBF\xBD"s : std::string(1, s[i]);
-    if (!out.empty() && std::string_view("=+-@\t\r").find(out[0]) != std::string_view::npos) out = "'" + out;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      out += s[i] == '\0' ? "\xEF\xBF\xBD"s : std::string(1, s[i]);
+    if (!out.empty() && std::string_view("=+-@\t\r").find(out[0]) != std::string_view::npos)
+      out = "'" + out;
     return out;
   };
   QTemporaryDir dir;
   for (const auto grain : {CsvGrain::Query, CsvGrain::Document, CsvGrain::Claim}) {
-    const fs::path file = fs::path(dir.path().toStdString()) / (std::string(exporting::csvGrainName(grain)) + ".csv");
+    const fs::path file =
+        fs::path(dir.path().toStdString()) / (std::string(exporting::csvGrainName(grain)) + ".csv");
     std::ofstream(file, std::ios::binary) << csvOf(r, grain);
     const auto rows = pythonCsvRows(file);
     QVERIFY2(rows.is_array(), "python3's csv module reads the file");
@@ -345,13 +357,15 @@ void TstReport::sameInputsSameBytes() {
   QTemporaryDir dir;
   const fs::path runs = copyDemoRuns(dir);
   eval::ReportSources s;
-  for (const char* f : {"erag-good.db", "e2e-good.db", "claims-offline.db"}) s.stores.push_back(runs / f);
+  for (const char* f : {"erag-good.db", "e2e-good.db", "claims-offline.db"})
+    s.stores.push_back(runs / f);
   eval::ReportOptions o;
   o.bootstrap.resamples = 300;
   const auto a = eval::collectReport(s, o);
   const auto b = eval::collectReport(s, o);
   QCOMPARE(a.runs.size(), std::size_t{3});
-  QCOMPARE(exporting::jsonText(exporting::reportJson(a), 2), exporting::jsonText(exporting::reportJson(b), 2));
+  QCOMPARE(exporting::jsonText(exporting::reportJson(a), 2),
+           exporting::jsonText(exporting::reportJson(b), 2));
   for (const auto g : {CsvGrain::Summary, CsvGrain::Query, CsvGrain::Document, CsvGrain::Claim})
     QCOMPARE(csvOf(a, g), csvOf(b, g));
   // Another seed moves the intervals, not the means.
@@ -364,9 +378,10 @@ void TstReport::cliReport() {
   QTemporaryDir dir;
   const fs::path runs = copyDemoRuns(dir);
   const fs::path json = fs::path(dir.path().toStdString()) / "r.json";
-  const auto r = ragscope::test::runCliText({"report", "--store", QString::fromStdString((runs / "erag-good.db").string()),
-                                             "--store", QString::fromStdString((runs / "claims-offline.db").string()),
-                                             "--B", "300", "--out", QString::fromStdString(json.string())});
+  const auto r = ragscope::test::runCliText(
+      {"report", "--store", QString::fromStdString((runs / "erag-good.db").string()), "--store",
+       QString::fromStdString((runs / "claims-offline.db").string()), "--B", "300", "--out",
+       QString::fromStdString(json.string())});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const auto j = nlohmann::json::parse(readAll(json));
   QCOMPARE(j["schema"].get<std::string>(), std::string("ragscope-report"));
@@ -385,8 +400,9 @@ void TstReport::cliReport() {
   }
   // CSV at the claim grain: the header, then one row per claim verdict.
   const fs::path csv = fs::path(dir.path().toStdString()) / "claims.csv";
-  const auto c = ragscope::test::runCliText({"report", "--store", QString::fromStdString((runs / "claims-offline.db").string()),
-                                             "--out", QString::fromStdString(csv.string()), "--grain", "claim"});
+  const auto c = ragscope::test::runCliText(
+      {"report", "--store", QString::fromStdString((runs / "claims-offline.db").string()), "--out",
+       QString::fromStdString(csv.string()), "--grain", "claim"});
   QVERIFY2(c.exitCode == 0, qPrintable(c.err));
   const std::string text = readAll(csv);
   QVERIFY(text.starts_with("run,qid,side,claim_index,claim,premise,verdict,repeats,flipped\r\n"));
@@ -394,8 +410,9 @@ void TstReport::cliReport() {
   const fs::path project = fs::path(dir.path().toStdString()) / "demo";
   fs::copy(ragscope::test::sourceRoot() / "resources/demo", project, fs::copy_options::recursive);
   const fs::path all = fs::path(dir.path().toStdString()) / "demo.json";
-  const auto p = ragscope::test::runCliText({"report", "--project", QString::fromStdString((project / "demo.ragscope.json").string()),
-                                             "--B", "200", "--out", QString::fromStdString(all.string())});
+  const auto p = ragscope::test::runCliText(
+      {"report", "--project", QString::fromStdString((project / "demo.ragscope.json").string()),
+       "--B", "200", "--out", QString::fromStdString(all.string())});
   QVERIFY2(p.exitCode == 0, qPrintable(p.err));
   const auto dj = nlohmann::json::parse(readAll(all));
   QCOMPARE(dj["runs"].size(), std::size_t{7});
@@ -408,28 +425,47 @@ void TstReport::cliReportErrors() {
   const fs::path runs = copyDemoRuns(dir);
   const QString out = dir.path() + "/r.csv";
   // A store that is not there: named, exit 2, nothing written.
-  auto r = ragscope::test::runCliText({"report", "--store", dir.path() + "/missing.db", "--out", out});
+  auto r =
+      ragscope::test::runCliText({"report", "--store", dir.path() + "/missing.db", "--out", out});
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("missing.db"), qPrintable(r.err));
   QVERIFY(!QFile::exists(out));
   // One good, one missing: written, exit 1, the missing one named.
-  r = ragscope::test::runCliText({"report", "--store", QString::fromStdString((runs / "e2e-good.db").string()), "--store",
-                                  dir.path() + "/missing.db", "--out", out});
+  r = ragscope::test::runCliText({"report", "--store",
+                                  QString::fromStdString((runs / "e2e-good.db").string()),
+                                  "--store", dir.path() + "/missing.db", "--out", out});
   QCOMPARE(r.exitCode, 1);
   QVERIFY(r.err.contains("missing.db"));
   QVERIFY(QFile::exists(out));
   // Bad arguments.
   const QString store = QString::fromStdString((runs / "e2e-good.db").string());
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.txt"}).exitCode, 2);
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.json", "--grain", "query"}).exitCode, 2);
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", out, "--grain", "chunk"}).exitCode, 2);
+  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.txt"})
+               .exitCode,
+           2);
+  QCOMPARE(ragscope::test::runCliText(
+               {"report", "--store", store, "--out", dir.path() + "/r.json", "--grain", "query"})
+               .exitCode,
+           2);
+  QCOMPARE(
+      ragscope::test::runCliText({"report", "--store", store, "--out", out, "--grain", "chunk"})
+          .exitCode,
+      2);
   QCOMPARE(ragscope::test::runCliText({"report", "--out", out}).exitCode, 2);
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", out, "--B", "-1"}).exitCode, 2);
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--grain", "claim"}).exitCode, 2);
-  const auto badSection = ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.pdf", "--sections", "charts,nope"});
+  QCOMPARE(
+      ragscope::test::runCliText({"report", "--store", store, "--out", out, "--B", "-1"}).exitCode,
+      2);
+  QCOMPARE(ragscope::test::runCliText(
+               {"report", "--store", store, "--out", dir.path() + "/r.pdf", "--grain", "claim"})
+               .exitCode,
+           2);
+  const auto badSection = ragscope::test::runCliText(
+      {"report", "--store", store, "--out", dir.path() + "/r.pdf", "--sections", "charts,nope"});
   QCOMPARE(badSection.exitCode, 2);
   QVERIFY(badSection.err.contains("'nope'"));
-  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.json", "--sections", "charts"}).exitCode, 2);
+  QCOMPARE(ragscope::test::runCliText({"report", "--store", store, "--out", dir.path() + "/r.json",
+                                       "--sections", "charts"})
+               .exitCode,
+           2);
   QVERIFY(!QFile::exists(dir.path() + "/r.pdf"));
 }
 
@@ -440,8 +476,9 @@ void TstReport::pairedComparisonsAsCompare() {
   const fs::path project = fs::path(dir.path().toStdString()) / "demo";
   fs::copy(ragscope::test::sourceRoot() / "resources/demo", project, fs::copy_options::recursive);
   const QString json = dir.path() + "/r.json";
-  auto r = ragscope::test::runCliText({"report", "--project", QString::fromStdString((project / "demo.ragscope.json").string()),
-                                       "--B", "10000", "--out", json});
+  auto r = ragscope::test::runCliText(
+      {"report", "--project", QString::fromStdString((project / "demo.ragscope.json").string()),
+       "--B", "10000", "--out", json});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const auto j = nlohmann::json::parse(readAll(json.toStdString()));
   QCOMPARE(j["comparisons"].size(), std::size_t{3});  // retrieval, eRAG, end-to-end
@@ -449,8 +486,8 @@ void TstReport::pairedComparisonsAsCompare() {
   QCOMPARE(c["a"].get<std::string>(), std::string("bm25-tuned"));
   QCOMPARE(c["metric"].get<std::string>(), std::string("map"));
   const QString dp = QString::fromStdString(project.string());
-  r = ragscope::test::runCliText({"compare", dp + "/run-good.trec", dp + "/run-weak.trec", "--qrels", dp + "/qrels.txt",
-                                  "--measure", "map", "--json"});
+  r = ragscope::test::runCliText({"compare", dp + "/run-good.trec", dp + "/run-weak.trec",
+                                  "--qrels", dp + "/qrels.txt", "--measure", "map", "--json"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const auto cmp = nlohmann::json::parse(r.out.toStdString());
   QCOMPARE(c["n"].get<int>(), cmp["n"].get<int>());

@@ -1,12 +1,12 @@
 // Retrieval evaluation against independently known answers: trec_eval's own expected outputs
 // (every line of every measure ragscope implements, to the printed 4 decimals), the TREC DL
-// figures published with the TREC DL runs, the claim-level notebook's document-level example, KILT's retrieval
-// fixtures; plus seeded property tests and the CLI diffed against trec_eval's out.test.
+// figures published with the TREC DL runs, the claim-level notebook's document-level example,
+// KILT's retrieval fixtures; plus seeded property tests and the CLI diffed against trec_eval's
+// out.test.
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -39,8 +39,8 @@ std::string readAll(const std::filesystem::path& p) {
 }
 
 // (measure, qid) -> printed value, from trec_eval's relational layout.
-std::map<std::pair<std::string, std::string>, std::string> parseTrecOutput(const std::string& text,
-                                                                          std::vector<std::string>* order = nullptr) {
+std::map<std::pair<std::string, std::string>, std::string> parseTrecOutput(
+    const std::string& text, std::vector<std::string>* order = nullptr) {
   std::map<std::pair<std::string, std::string>, std::string> out;
   std::istringstream in(text);
   std::string line;
@@ -58,8 +58,12 @@ std::map<std::pair<std::string, std::string>, std::string> parseTrecOutput(const
 
 std::string f4(double v) { return QString::number(v, 'f', 4).toStdString(); }
 
-Loaded<Run> loadRun(const std::string& rel) { return readTrecRun(ragscope::test::dataPath(rel), {}); }
-Loaded<Qrels> loadQrels(const std::string& rel) { return readTrecQrels(ragscope::test::dataPath(rel), {}); }
+Loaded<Run> loadRun(const std::string& rel) {
+  return readTrecRun(ragscope::test::dataPath(rel), {});
+}
+Loaded<Qrels> loadQrels(const std::string& rel) {
+  return readTrecQrels(ragscope::test::dataPath(rel), {});
+}
 
 std::vector<nlohmann::json> readJsonl(const std::filesystem::path& p) {
   std::vector<nlohmann::json> out;
@@ -82,19 +86,23 @@ CliRun runCli(const QStringList& args) {
   return {r.exitCode, r.out, QString::fromUtf8(r.err)};
 }
 
-QString dataArg(const std::string& rel) { return QString::fromStdString(ragscope::test::dataPath(rel).string()); }
+QString dataArg(const std::string& rel) {
+  return QString::fromStdString(ragscope::test::dataPath(rel).string());
+}
 
 void writeLines(const std::filesystem::path& p, const std::vector<std::string>& lines) {
   std::ofstream out(p, std::ios::binary);
   for (const auto& l : lines) out << l << '\n';
 }
 
-constexpr const char* kDl19Collection = "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
+constexpr const char* kDl19Collection =
+    "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
 constexpr const char* kDl19Topics = "msmarco_trecdl/topics/topics.dl19-passage.txt";
 
 // The BM25 top k of every query, as the index in `dir` (built with `threads` workers) gives them.
-std::vector<std::vector<ScoredDoc>> bm25Rankings(const Dataset& ds, const std::filesystem::path& dir,
-                                                 unsigned threads, std::size_t k) {
+std::vector<std::vector<ScoredDoc>> bm25Rankings(const Dataset& ds,
+                                                 const std::filesystem::path& dir, unsigned threads,
+                                                 std::size_t k) {
   IndexBuildOptions o;
   o.threads = threads;
   const auto built = openOrBuildIndex(ds.corpus, dir, o);
@@ -190,34 +198,51 @@ void TstRetrieval::trecEvalOutputs_data() {
   // Commands from QUICKTEST_COMMANDS.txt, each with all its options. Not here: out.test.aqZ (-Z
   // z-scores), the prefs and qrels_jg files (-R prefs / qrels_prefs / qrels_jg formats): options
   // ragscope does not implement.
-  QTest::newRow("out.test") << t + "qrels.test" << t + "results.test" << QStringList{} << false << false << 1 << 0
-                            << t + "out.test" << QStringList{"map", "P_10", "bpref", "iprec_at_recall_0.50"};
+  QTest::newRow("out.test") << t + "qrels.test" << t + "results.test" << QStringList{} << false
+                            << false << 1 << 0 << t + "out.test"
+                            << QStringList{"map", "P_10", "bpref", "iprec_at_recall_0.50"};
   QTest::newRow("out.test (qrels with comments)")
-      << t + "qrels.test.with-comments" << t + "results.test" << QStringList{} << false << false << 1 << 0
-      << t + "out.test" << QStringList{"map", "P_10", "Rprec"};
-  QTest::newRow("out.comment.test") << t + "qrels.comment.test" << t + "results.comment.test" << QStringList{}
-                                    << false << false << 1 << 0 << t + "out.comment.test"
-                                    << QStringList{"map", "gm_map", "recip_rank"};
-  QTest::newRow("out.test.a") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"} << false
-                              << false << 1 << 0 << t + "out.test.a"
-                              << QStringList{"ndcg", "infAP", "utility", "binG", "G", "ndcg_rel", "Rndcg", "unj_20"};
-  QTest::newRow("out.test.aq") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"} << true
-                               << false << 1 << 0 << t + "out.test.aq"
-                               << QStringList{"ndcg", "ndcg_cut_10", "P_5", "recip_rank", "infAP", "unj_5"};
-  QTest::newRow("out.test.aqc") << t + "qrels.test" << t + "results.trunc" << QStringList{"all_trec"} << true
-                                << true << 1 << 0 << t + "out.test.aqc" << QStringList{"map", "ndcg", "num_ret", "num_rel"};
-  QTest::newRow("out.test.aqcM") << t + "qrels.test" << t + "results.trunc" << QStringList{"all_trec"} << true
-                                 << true << 1 << 100 << t + "out.test.aqcM" << QStringList{"map", "ndcg_cut_10"};
+      << t + "qrels.test.with-comments" << t + "results.test" << QStringList{} << false << false
+      << 1 << 0 << t + "out.test" << QStringList{"map", "P_10", "Rprec"};
+  QTest::newRow("out.comment.test")
+      << t + "qrels.comment.test" << t + "results.comment.test" << QStringList{} << false << false
+      << 1 << 0 << t + "out.comment.test" << QStringList{"map", "gm_map", "recip_rank"};
+  QTest::newRow("out.test.a") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"}
+                              << false << false << 1 << 0 << t + "out.test.a"
+                              << QStringList{"ndcg", "infAP",    "utility", "binG",
+                                             "G",    "ndcg_rel", "Rndcg",   "unj_20"};
+  QTest::newRow("out.test.aq") << t + "qrels.test" << t + "results.test" << QStringList{"all_trec"}
+                               << true << false << 1 << 0 << t + "out.test.aq"
+                               << QStringList{"ndcg",       "ndcg_cut_10", "P_5",
+                                              "recip_rank", "infAP",       "unj_5"};
+  QTest::newRow("out.test.aqc") << t + "qrels.test" << t + "results.trunc"
+                                << QStringList{"all_trec"} << true << true << 1 << 0
+                                << t + "out.test.aqc"
+                                << QStringList{"map", "ndcg", "num_ret", "num_rel"};
+  QTest::newRow("out.test.aqcM") << t + "qrels.test" << t + "results.trunc"
+                                 << QStringList{"all_trec"} << true << true << 1 << 100
+                                 << t + "out.test.aqcM" << QStringList{"map", "ndcg_cut_10"};
   QTest::newRow("out.test.aql") << t + "qrels.rel_level" << t + "results.test"
-                                << QStringList{"all_trec", "relstring.20"} << true << false << 2 << 0
-                                << t + "out.test.aql" << QStringList{"map", "ndcg", "bpref", "G", "Rndcg"};
+                                << QStringList{"all_trec", "relstring.20"} << true << false << 2
+                                << 0 << t + "out.test.aql"
+                                << QStringList{"map", "ndcg", "bpref", "G", "Rndcg"};
   QTest::newRow("out.test.meas_params")
       << t + "qrels.test" << t + "results.test"
-      << QStringList{"iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000", "Rprec_mult.5.0,0.2,0.35",
-                     "utility.2,-1,0,0", "11pt_avg..25,.5,.75", "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20,23.4",
+      << QStringList{"iprec_at_recall..10,.20,.25,.75,.50",
+                     "P.5,7,3",
+                     "recall.20,2000",
+                     "Rprec_mult.5.0,0.2,0.35",
+                     "utility.2,-1,0,0",
+                     "11pt_avg..25,.5,.75",
+                     "ndcg.1=3,2=9,4=4.5",
+                     "ndcg_cut.10,20,23.4",
                      "success.2,5,20"}
-      << true << false << 1 << 0 << t + "out.test.meas_params"
-      << QStringList{"P_7", "ndcg_cut_23", "success_20", "Rprec_mult_0.35", "11pt_avg_.25,.5,.75", "utility_2,-1,0,0"};
+      << true << false << 1 << 0 << t + "out.test.meas_params" << QStringList{"P_7",
+                                                                              "ndcg_cut_23",
+                                                                              "success_20",
+                                                                              "Rprec_mult_0.35",
+                                                                              "11pt_avg_.25,.5,.75",
+                                                                              "utility_2,-1,0,0"};
 }
 
 void TstRetrieval::trecEvalOutputs() {
@@ -270,8 +295,9 @@ void TstRetrieval::trecEvalOutputs() {
       const std::string name = theirs[i].substr(0, theirs[i].find(' '));
       const std::string ourName = ours[i].substr(0, ours[i].find(' '));
       const bool rbpLine = name == ourName && (name == "rbp" || name == "rbp_resid");
-      QVERIFY2(!withP09 && rbpLine, ("line " + std::to_string(i + 1) + ": ours '" + ours[i] + "', trec_eval '" +
-                                     theirs[i] + "'").c_str());
+      QVERIFY2(!withP09 && rbpLine, ("line " + std::to_string(i + 1) + ": ours '" + ours[i] +
+                                     "', trec_eval '" + theirs[i] + "'")
+                                        .c_str());
       ++differing;
     }
     if (withP09) QCOMPARE(differing, std::size_t{0});
@@ -309,36 +335,59 @@ void TstRetrieval::measureNames_data() {
   QTest::addColumn<QString>("requested");  // "!" when refused
   QTest::addColumn<QStringList>("printed");
   const QStringList ndcg10{"ndcg_cut_10"};
-  QTest::newRow("printed") << "ndcg_cut_10" << "ndcg_cut.10" << ndcg10;
-  QTest::newRow("requested") << "ndcg_cut.10" << "ndcg_cut.10" << ndcg10;
-  QTest::newRow("ir_measures") << "nDCG@10" << "nDCG@10" << ndcg10;
-  QTest::newRow("bare") << "map" << "map" << QStringList{"map"};
-  QTest::newRow("P_5") << "P_5" << "P.5" << QStringList{"P_5"};
-  QTest::newRow("P.5,10") << "P.5,10" << "P.5,10" << QStringList{"P_5", "P_10"};
-  QTest::newRow("P") << "P" << "P" << QStringList{"P_5", "P_10", "P_15", "P_20", "P_30",
-                                                  "P_100", "P_200", "P_500", "P_1000"};
-  QTest::newRow("num_rel_ret") << "num_rel_ret" << "num_rel_ret" << QStringList{"num_rel_ret"};
-  QTest::newRow("iprec printed") << "iprec_at_recall_0.50" << "iprec_at_recall.0.50"
-                                 << QStringList{"iprec_at_recall_0.50"};
-  QTest::newRow("iprec requested") << "iprec_at_recall.0.5" << "iprec_at_recall.0.5"
-                                   << QStringList{"iprec_at_recall_0.50"};
-  QTest::newRow("ndcg pairs") << "ndcg_1=3,2=9" << "ndcg.1=3,2=9" << QStringList{"ndcg_1=3,2=9"};
-  QTest::newRow("rbp printed") << "rbp_p=0.9" << "rbp.p=0.9" << QStringList{"rbp_p=0.9"};
-  QTest::newRow("utility") << "utility_2,-1,0,0" << "utility.2,-1,0,0"
-                           << QStringList{"utility_2,-1,0,0"};
-  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10" << "P(rel=2)@10" << QStringList{"P(rel=2)@10"};
-  QTest::newRow("RR@10") << "RR@10" << "RR@10" << QStringList{"RR@10"};
-  QTest::newRow("empty") << "" << "!" << QStringList{};
-  QTest::newRow("unknown") << "precision_5" << "!" << QStringList{};
-  QTest::newRow("not a cutoff") << "P_5x" << "!" << QStringList{};
-  QTest::newRow("zero cutoff") << "P_0" << "!" << QStringList{};
-  QTest::newRow("duplicate cutoffs") << "P.5,5" << "!" << QStringList{};
-  QTest::newRow("empty params") << "P." << "!" << QStringList{};
-  QTest::newRow("no parameters") << "map.5" << "!" << QStringList{};
-  QTest::newRow("not implemented") << "ndcg_p" << "!" << QStringList{};
-  QTest::newRow("nickname") << "official" << "!" << QStringList{};
-  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10" << "!" << QStringList{};
-  QTest::newRow("store measure") << "rouge-l" << "!" << QStringList{};
+  QTest::newRow("printed") << "ndcg_cut_10"
+                           << "ndcg_cut.10" << ndcg10;
+  QTest::newRow("requested") << "ndcg_cut.10"
+                             << "ndcg_cut.10" << ndcg10;
+  QTest::newRow("ir_measures") << "nDCG@10"
+                               << "nDCG@10" << ndcg10;
+  QTest::newRow("bare") << "map"
+                        << "map" << QStringList{"map"};
+  QTest::newRow("P_5") << "P_5"
+                       << "P.5" << QStringList{"P_5"};
+  QTest::newRow("P.5,10") << "P.5,10"
+                          << "P.5,10" << QStringList{"P_5", "P_10"};
+  QTest::newRow("P") << "P"
+                     << "P" << QStringList{"P_5",   "P_10",  "P_15",  "P_20",  "P_30",
+                                           "P_100", "P_200", "P_500", "P_1000"};
+  QTest::newRow("num_rel_ret") << "num_rel_ret"
+                               << "num_rel_ret" << QStringList{"num_rel_ret"};
+  QTest::newRow("iprec printed") << "iprec_at_recall_0.50"
+                                 << "iprec_at_recall.0.50" << QStringList{"iprec_at_recall_0.50"};
+  QTest::newRow("iprec requested") << "iprec_at_recall.0.5"
+                                   << "iprec_at_recall.0.5" << QStringList{"iprec_at_recall_0.50"};
+  QTest::newRow("ndcg pairs") << "ndcg_1=3,2=9"
+                              << "ndcg.1=3,2=9" << QStringList{"ndcg_1=3,2=9"};
+  QTest::newRow("rbp printed") << "rbp_p=0.9"
+                               << "rbp.p=0.9" << QStringList{"rbp_p=0.9"};
+  QTest::newRow("utility") << "utility_2,-1,0,0"
+                           << "utility.2,-1,0,0" << QStringList{"utility_2,-1,0,0"};
+  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10"
+                               << "P(rel=2)@10" << QStringList{"P(rel=2)@10"};
+  QTest::newRow("RR@10") << "RR@10"
+                         << "RR@10" << QStringList{"RR@10"};
+  QTest::newRow("empty") << ""
+                         << "!" << QStringList{};
+  QTest::newRow("unknown") << "precision_5"
+                           << "!" << QStringList{};
+  QTest::newRow("not a cutoff") << "P_5x"
+                                << "!" << QStringList{};
+  QTest::newRow("zero cutoff") << "P_0"
+                               << "!" << QStringList{};
+  QTest::newRow("duplicate cutoffs") << "P.5,5"
+                                     << "!" << QStringList{};
+  QTest::newRow("empty params") << "P."
+                                << "!" << QStringList{};
+  QTest::newRow("no parameters") << "map.5"
+                                 << "!" << QStringList{};
+  QTest::newRow("not implemented") << "ndcg_p"
+                                   << "!" << QStringList{};
+  QTest::newRow("nickname") << "official"
+                            << "!" << QStringList{};
+  QTest::newRow("inexpressible") << "nDCG(dcg=exp-log2)@10"
+                                 << "!" << QStringList{};
+  QTest::newRow("store measure") << "rouge-l"
+                                 << "!" << QStringList{};
 }
 
 void TstRetrieval::measureNames() {
@@ -376,32 +425,78 @@ void TstRetrieval::irMeasuresNames_data() {
   QTest::addColumn<QString>("column");    // the column it yields
   QTest::addColumn<QString>("expected");  // trec_eval's line: file and measure
   QTest::addColumn<int>("level");
-  QTest::newRow("nDCG@10") << "nDCG@10" << "ndcg_cut_10" << "out.test.a ndcg_cut_10" << 1;
-  QTest::newRow("nDCG") << "nDCG" << "ndcg" << "out.test.a ndcg" << 1;
-  QTest::newRow("nDCG(dcg=log2)@10") << "nDCG(dcg=log2)@10" << "ndcg_cut_10" << "out.test.a ndcg_cut_10" << 1;
-  QTest::newRow("P@5") << "P@5" << "P_5" << "out.test.a P_5" << 1;
-  QTest::newRow("R@100") << "R@100" << "recall_100" << "out.test.a recall_100" << 1;
-  QTest::newRow("AP") << "AP" << "map" << "out.test.a map" << 1;
-  QTest::newRow("AP@100") << "AP@100" << "map_cut_100" << "out.test.a map_cut_100" << 1;
-  QTest::newRow("RR") << "RR" << "recip_rank" << "out.test.a recip_rank" << 1;
-  QTest::newRow("Success@5") << "Success@5" << "success_5" << "out.test.a success_5" << 1;
-  QTest::newRow("Rprec") << "Rprec" << "Rprec" << "out.test.a Rprec" << 1;
-  QTest::newRow("Bpref") << "Bpref" << "bpref" << "out.test.a bpref" << 1;
-  QTest::newRow("infAP") << "infAP" << "infAP" << "out.test.a infAP" << 1;
-  QTest::newRow("NumRet") << "NumRet" << "num_ret" << "out.test.a num_ret" << 1;
-  QTest::newRow("NumRelRet") << "NumRelRet" << "num_rel_ret" << "out.test.a num_rel_ret" << 1;
-  QTest::newRow("SetP") << "SetP" << "set_P" << "out.test.a set_P" << 1;
-  QTest::newRow("SetR") << "SetR" << "set_recall" << "out.test.a set_recall" << 1;
-  QTest::newRow("SetF") << "SetF" << "set_F" << "out.test.a set_F" << 1;
-  QTest::newRow("IPrec@0.5") << "IPrec@0.5" << "iprec_at_recall_0.50" << "out.test.a iprec_at_recall_0.50" << 1;
-  QTest::newRow("RBP(p=0.9)") << "RBP(p=0.9)" << "rbp_p=0.9" << "out.test.a rbp" << 1;
+  QTest::newRow("nDCG@10") << "nDCG@10"
+                           << "ndcg_cut_10"
+                           << "out.test.a ndcg_cut_10" << 1;
+  QTest::newRow("nDCG") << "nDCG"
+                        << "ndcg"
+                        << "out.test.a ndcg" << 1;
+  QTest::newRow("nDCG(dcg=log2)@10") << "nDCG(dcg=log2)@10"
+                                     << "ndcg_cut_10"
+                                     << "out.test.a ndcg_cut_10" << 1;
+  QTest::newRow("P@5") << "P@5"
+                       << "P_5"
+                       << "out.test.a P_5" << 1;
+  QTest::newRow("R@100") << "R@100"
+                         << "recall_100"
+                         << "out.test.a recall_100" << 1;
+  QTest::newRow("AP") << "AP"
+                      << "map"
+                      << "out.test.a map" << 1;
+  QTest::newRow("AP@100") << "AP@100"
+                          << "map_cut_100"
+                          << "out.test.a map_cut_100" << 1;
+  QTest::newRow("RR") << "RR"
+                      << "recip_rank"
+                      << "out.test.a recip_rank" << 1;
+  QTest::newRow("Success@5") << "Success@5"
+                             << "success_5"
+                             << "out.test.a success_5" << 1;
+  QTest::newRow("Rprec") << "Rprec"
+                         << "Rprec"
+                         << "out.test.a Rprec" << 1;
+  QTest::newRow("Bpref") << "Bpref"
+                         << "bpref"
+                         << "out.test.a bpref" << 1;
+  QTest::newRow("infAP") << "infAP"
+                         << "infAP"
+                         << "out.test.a infAP" << 1;
+  QTest::newRow("NumRet") << "NumRet"
+                          << "num_ret"
+                          << "out.test.a num_ret" << 1;
+  QTest::newRow("NumRelRet") << "NumRelRet"
+                             << "num_rel_ret"
+                             << "out.test.a num_rel_ret" << 1;
+  QTest::newRow("SetP") << "SetP"
+                        << "set_P"
+                        << "out.test.a set_P" << 1;
+  QTest::newRow("SetR") << "SetR"
+                        << "set_recall"
+                        << "out.test.a set_recall" << 1;
+  QTest::newRow("SetF") << "SetF"
+                        << "set_F"
+                        << "out.test.a set_F" << 1;
+  QTest::newRow("IPrec@0.5") << "IPrec@0.5"
+                             << "iprec_at_recall_0.50"
+                             << "out.test.a iprec_at_recall_0.50" << 1;
+  QTest::newRow("RBP(p=0.9)") << "RBP(p=0.9)"
+                              << "rbp_p=0.9"
+                              << "out.test.a rbp" << 1;
   // A relevance level of its own: trec_eval's P_10 under -l 2 (qrels.rel_level, out.test.aql).
-  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10" << "P(rel=2)@10" << "out.test.aql P_10" << 1;
-  QTest::newRow("AP(rel=2)") << "AP(rel=2)" << "AP(rel=2)" << "out.test.aql map" << 1;
+  QTest::newRow("P(rel=2)@10") << "P(rel=2)@10"
+                               << "P(rel=2)@10"
+                               << "out.test.aql P_10" << 1;
+  QTest::newRow("AP(rel=2)") << "AP(rel=2)"
+                             << "AP(rel=2)"
+                             << "out.test.aql map" << 1;
   // Not trec_eval columns, checked by identity: Judged@10 = 1 - unj_10 (every query here retrieves
   // more than 10 docs), RR@10 = recip_rank with the ranking cut at 10.
-  QTest::newRow("Judged@10") << "Judged@10" << "Judged@10" << "1-unj_10" << 1;
-  QTest::newRow("RR@10") << "RR@10" << "RR@10" << "-M10 recip_rank" << 1;
+  QTest::newRow("Judged@10") << "Judged@10"
+                             << "Judged@10"
+                             << "1-unj_10" << 1;
+  QTest::newRow("RR@10") << "RR@10"
+                         << "RR@10"
+                         << "-M10 recip_rank" << 1;
 }
 
 void TstRetrieval::irMeasuresNames() {
@@ -430,13 +525,15 @@ void TstRetrieval::irMeasuresNames() {
     if (!unj) t.maxDepth = 10;
     const auto other = evaluate(q.value, r.value, t);
     for (const auto& qe : result.queries) {
-      const double want = other.query(qe.qid)->values[*other.columnIndex(unj ? "unj_10" : "recip_rank")];
+      const double want =
+          other.query(qe.qid)->values[*other.columnIndex(unj ? "unj_10" : "recip_rank")];
       QCOMPARE(qe.values[*result.columnIndex(column.toStdString())], unj ? 1.0 - want : want);
     }
     return;
   }
   const auto space = expected.indexOf(' ');
-  const auto want = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/" + expected.left(space).toStdString())));
+  const auto want = parseTrecOutput(
+      readAll(ragscope::test::dataPath("trec_eval/test/" + expected.left(space).toStdString())));
   const auto it = want.find({expected.mid(space + 1).toStdString(), "all"});
   QVERIFY(it != want.end());
   const auto col = result.columns[*result.columnIndex(column.toStdString())];
@@ -450,8 +547,10 @@ void TstRetrieval::irMeasuresNames() {
 void TstRetrieval::completeWithLevelNumRel() {
   QTemporaryDir dir;
   const auto base = std::filesystem::path(dir.path().toStdString());
-  writeLines(base / "qrels", {"q1 0 a 2", "q1 0 b 1", "q1 0 c 0", "q2 0 d 2", "q2 0 e 3", "q3 0 f 1", "q3 0 g 0"});
-  writeLines(base / "run", {"q1 Q0 a 1 3 r", "q1 Q0 b 2 2 r", "q1 Q0 x 3 1 r", "q2 Q0 e 1 5 r", "q2 Q0 y 2 4 r"});
+  writeLines(base / "qrels",
+             {"q1 0 a 2", "q1 0 b 1", "q1 0 c 0", "q2 0 d 2", "q2 0 e 3", "q3 0 f 1", "q3 0 g 0"});
+  writeLines(base / "run",
+             {"q1 Q0 a 1 3 r", "q1 Q0 b 2 2 r", "q1 Q0 x 3 1 r", "q2 Q0 e 1 5 r", "q2 Q0 y 2 4 r"});
   auto qrels = readTrecQrels(base / "qrels", {});
   auto run = readTrecRun(base / "run", {});
   QVERIFY(qrels.report.ok() && run.report.ok());
@@ -478,7 +577,8 @@ void TstRetrieval::completeWithLevelNumRel() {
   s.complete = true;
   QCOMPARE(evaluate(dup.value, run.value, s).mean("num_rel"), 4.0);
   // The CLI prints it.
-  const CliRun cli = runCli({"eval", "-c", "-l2", "-m", "num_rel", QString::fromStdString((base / "qrels").string()),
+  const CliRun cli = runCli({"eval", "-c", "-l2", "-m", "num_rel",
+                             QString::fromStdString((base / "qrels").string()),
                              QString::fromStdString((base / "run").string())});
   QCOMPARE(cli.exitCode, 0);
   QVERIFY2(cli.out.contains("num_rel               \tall\t5\n"), cli.out.constData());
@@ -495,7 +595,8 @@ void TstRetrieval::emptyRunIsAnError() {
     auto run = readTrecRun(base / name, {});
     QVERIFY(!run.report.ok());
     QVERIFY(!run.report.diagnostics.empty());
-    QVERIFY(QString::fromStdString(run.report.diagnostics.front().problem).contains("no result lines"));
+    QVERIFY(
+        QString::fromStdString(run.report.diagnostics.front().problem).contains("no result lines"));
     const CliRun cli = runCli({"eval", QString::fromStdString((base / "qrels").string()),
                                QString::fromStdString((base / name).string())});
     QCOMPARE(cli.exitCode, 2);
@@ -510,7 +611,9 @@ void TstRetrieval::duplicateDiagnosticsBounded() {
   const auto base = std::filesystem::path(dir.path().toStdString());
   std::vector<std::string> lines;
   for (int copy = 0; copy < 30; ++copy)
-    for (int d = 0; d < 20; ++d) lines.push_back("q" + std::to_string(d % 3) + " Q0 d" + std::to_string(d) + " 1 " + std::to_string(d) + " r");
+    for (int d = 0; d < 20; ++d)
+      lines.push_back("q" + std::to_string(d % 3) + " Q0 d" + std::to_string(d) + " 1 " +
+                      std::to_string(d) + " r");
   writeLines(base / "run", lines);
   writeLines(base / "qrels", {"q0 0 d0 1", "q1 0 d1 1", "q2 0 d2 1"});
   auto run = readTrecRun(base / "run", {});
@@ -522,23 +625,31 @@ void TstRetrieval::duplicateDiagnosticsBounded() {
   QCOMPARE(r.diagnostics.size(), std::size_t{101});
   // The first ones by line: copy 2 starts at line 21.
   QCOMPARE(r.diagnostics.front().line, 21ull);
-  QVERIFY(QString::fromStdString(r.diagnostics.back().problem).contains(QString("... and %1 more").arg(29 * 20 - 100)));
+  QVERIFY(QString::fromStdString(r.diagnostics.back().problem)
+              .contains(QString("... and %1 more").arg(29 * 20 - 100)));
 }
 
 // evaluateRunFile (rankings evaluated as the file is read, none kept) prints exactly what
-// evaluate() of the loaded run prints: on trec_eval's test files, and on a run of two chunks and more whose
-// queries cross chunk ends, one query's lines are split over the file, and bad lines are skipped.
+// evaluate() of the loaded run prints: on trec_eval's test files, and on a run of two chunks and
+// more whose queries cross chunk ends, one query's lines are split over the file, and bad lines are
+// skipped.
 void TstRetrieval::streamedEqualsLoaded_data() {
   QTest::addColumn<QString>("qrels");
   QTest::addColumn<QString>("run");
   QTest::addColumn<bool>("complete");
   QTest::addColumn<bool>("skipBad");
-  QTest::newRow("results.test") << "trec_eval/test/qrels.test" << "trec_eval/test/results.test" << false << false;
-  QTest::newRow("results.trunc -c") << "trec_eval/test/qrels.test" << "trec_eval/test/results.trunc" << true << false;
-  QTest::newRow("generated") << "" << "" << false << false;
-  QTest::newRow("generated, grouped (one pass)") << "" << "grouped" << false << false;
-  QTest::newRow("generated -c") << "" << "" << true << false;
-  QTest::newRow("generated, bad lines skipped") << "" << "" << false << true;
+  QTest::newRow("results.test") << "trec_eval/test/qrels.test"
+                                << "trec_eval/test/results.test" << false << false;
+  QTest::newRow("results.trunc -c") << "trec_eval/test/qrels.test"
+                                    << "trec_eval/test/results.trunc" << true << false;
+  QTest::newRow("generated") << ""
+                             << "" << false << false;
+  QTest::newRow("generated, grouped (one pass)") << ""
+                                                 << "grouped" << false << false;
+  QTest::newRow("generated -c") << ""
+                                << "" << true << false;
+  QTest::newRow("generated, bad lines skipped") << ""
+                                                << "" << false << true;
 }
 
 void TstRetrieval::streamedEqualsLoaded() {
@@ -559,7 +670,8 @@ void TstRetrieval::streamedEqualsLoaded() {
     for (int query = 0; query < 500; ++query) {
       const std::string qid = "q" + std::to_string(query);
       for (int d = 0; d < 1000; ++d) {
-        out << qid << " Q0 doc" << (rng() % 100000) * 1000 + d << " " << d + 1 << " " << (rng() % 5000) / 100.0 << " tag\n";
+        out << qid << " Q0 doc" << (rng() % 100000) * 1000 + d << " " << d + 1 << " "
+            << (rng() % 5000) / 100.0 << " tag\n";
         if (skipBad && d == 500 && query % 50 == 0) out << qid << " Q0 broken-line-without-score\n";
       }
       if (rng() % 4 == 0) q.push_back(qid + " 0 doc" + std::to_string(query) + " 1");
@@ -598,7 +710,8 @@ void TstRetrieval::streamedEqualsLoaded() {
   QCOMPARE(b.skippedQueries, a.skippedQueries);
   QCOMPARE(b.zeroFilledQueries, a.zeroFilledQueries);
   QCOMPARE(b.ignoredRunQueries, a.ignoredRunQueries);
-  QCOMPARE(QString::fromStdString(formatTrecEval(b, true)), QString::fromStdString(formatTrecEval(a, true)));
+  QCOMPARE(QString::fromStdString(formatTrecEval(b, true)),
+           QString::fromStdString(formatTrecEval(a, true)));
 }
 
 void TstRetrieval::tieBreakingAndDepth() {
@@ -703,24 +816,47 @@ void TstRetrieval::trecDlFigures_data() {
   QTest::addColumn<QString>("recall");
   const QString q = "msmarco_trecdl/qrels/", r = "msmarco_trecdl/runs/";
   QTest::newRow("bm25 dl19 depth 1000") << r + "run.msmarco-v1-passage.bm25-default.dl19.txt"
-                                        << q + "qrels.dl19-passage.txt" << 43 << "0.5058" << "0.3013" << "recall_1000"
+                                        << q + "qrels.dl19-passage.txt" << 43 << "0.5058"
+                                        << "0.3013"
+                                        << "recall_1000"
                                         << "0.7501";
-  QTest::newRow("bm25 dl19 R@100") << r + "run.msmarco-v1-passage.bm25-default.dl19.txt" << q + "qrels.dl19-passage.txt"
-                                   << 43 << "0.5058" << "0.3013" << "recall_100" << "0.4910";
-  QTest::newRow("rank_llm bm25 dl19") << r + "rank_llm/BM25/trec_results_dl19.txt" << q + "qrels.dl19-passage.txt" << 43
-                                      << "0.5058" << "0.2476" << "recall_100" << "0.4910";
-  QTest::newRow("rank_llm splade dl19") << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"
-                                        << q + "qrels.dl19-passage.txt" << 43 << "0.7308" << "0.4464" << "recall_100"
-                                        << "0.6390";
-  QTest::newRow("rank_llm ada2 dl19") << r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt" << q + "qrels.dl19-passage.txt"
-                                      << 43 << "0.7035" << "0.4151" << "recall_100" << "0.6235";
-  QTest::newRow("rank_llm bm25 dl20") << r + "rank_llm/BM25/trec_results_dl20.txt" << q + "qrels.dl20-passage.txt" << 54
-                                      << "0.4796" << "0.2685" << "recall_100" << "0.5599";
-  QTest::newRow("rank_llm splade dl20") << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt"
-                                        << q + "qrels.dl20-passage.txt" << 54 << "0.7197" << "0.4826" << "recall_100"
-                                        << "0.7653";
-  QTest::newRow("rank_llm bm25 dl21") << r + "rank_llm/BM25/trec_results_dl21.txt" << q + "qrels.dl21-passage.txt" << 53
-                                      << "0.4458" << "0.1358" << "recall_100" << "0.3261";
+  QTest::newRow("bm25 dl19 R@100") << r + "run.msmarco-v1-passage.bm25-default.dl19.txt"
+                                   << q + "qrels.dl19-passage.txt" << 43 << "0.5058"
+                                   << "0.3013"
+                                   << "recall_100"
+                                   << "0.4910";
+  QTest::newRow("rank_llm bm25 dl19")
+      << r + "rank_llm/BM25/trec_results_dl19.txt" << q + "qrels.dl19-passage.txt" << 43 << "0.5058"
+      << "0.2476"
+      << "recall_100"
+      << "0.4910";
+  QTest::newRow("rank_llm splade dl19")
+      << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"
+      << q + "qrels.dl19-passage.txt" << 43 << "0.7308"
+      << "0.4464"
+      << "recall_100"
+      << "0.6390";
+  QTest::newRow("rank_llm ada2 dl19") << r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt"
+                                      << q + "qrels.dl19-passage.txt" << 43 << "0.7035"
+                                      << "0.4151"
+                                      << "recall_100"
+                                      << "0.6235";
+  QTest::newRow("rank_llm bm25 dl20")
+      << r + "rank_llm/BM25/trec_results_dl20.txt" << q + "qrels.dl20-passage.txt" << 54 << "0.4796"
+      << "0.2685"
+      << "recall_100"
+      << "0.5599";
+  QTest::newRow("rank_llm splade dl20")
+      << r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt"
+      << q + "qrels.dl20-passage.txt" << 54 << "0.7197"
+      << "0.4826"
+      << "recall_100"
+      << "0.7653";
+  QTest::newRow("rank_llm bm25 dl21")
+      << r + "rank_llm/BM25/trec_results_dl21.txt" << q + "qrels.dl21-passage.txt" << 53 << "0.4458"
+      << "0.1358"
+      << "recall_100"
+      << "0.3261";
 }
 
 void TstRetrieval::trecDlFigures() {
@@ -735,7 +871,8 @@ void TstRetrieval::trecDlFigures() {
   auto r = loadRun(run.toStdString());
   auto q = loadQrels(qrels.toStdString());
   QVERIFY(r.report.ok() && q.report.ok());
-  // The published TREC DL figures: nDCG@10 over all grades (no -l), AP and recall at -l 2, all qrels topics (-c).
+  // The published TREC DL figures: nDCG@10 over all grades (no -l), AP and recall at -l 2, all
+  // qrels topics (-c).
   EvalSettings graded;
   graded.complete = true;
   graded.measures = parseMeasureArgs({"ndcg_cut.10", "num_q"}).value;
@@ -754,9 +891,10 @@ void TstRetrieval::trecDlFigures() {
 void TstRetrieval::docLevelNotebookExample() {
   // The claim-level notebook: retrieved chunks of [2022 Q3 AAPL, 2023 Q1 MSFT, 2023 Q1 AAPL],
   // gold [2022 Q3 AAPL, 2023 Q1 AAPL, 2023 Q2 AAPL, 2023 Q3 AAPL].
-  const std::vector<std::string> retrieved = {"2022 Q3 AAPL.pdf#4#0", "2022 Q3 AAPL.pdf#5#1", "2023 Q1 MSFT.pdf#2#0",
-                                              "2023 Q1 AAPL.pdf#7#3"};
-  const std::vector<std::string> gold = {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"};
+  const std::vector<std::string> retrieved = {"2022 Q3 AAPL.pdf#4#0", "2022 Q3 AAPL.pdf#5#1",
+                                              "2023 Q1 MSFT.pdf#2#0", "2023 Q1 AAPL.pdf#7#3"};
+  const std::vector<std::string> gold = {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf",
+                                         "2023 Q3 AAPL.pdf"};
   const auto r = evaluateDocLevel(retrieved, gold);
   QCOMPARE(static_cast<int>(r.rankedDocs.size()), 3);  // the second AAPL chunk is the same document
   QCOMPARE(r.relevantRetrieved, std::size_t{2});
@@ -799,8 +937,9 @@ void TstRetrieval::kiltFixtures_data() {
   QTest::addColumn<double>("s5");
   const QString d = "kilt/tests/test_data/";
   // MANIFEST (KILT tests/test_eval_retrieval.py): gold1/guess1_1 Rprec 1/3, recall@5 1/3.
-  QTest::newRow("gold1 guess1_1") << d + "gold1.jsonl" << d + "guess1_1.jsonl" << QStringList{"wikipedia_id"}
-                                  << 1.0 / 3 << 1.0 / 3 << 1.0 / 15 << 1.0 / 3 << 1.0 / 3;
+  QTest::newRow("gold1 guess1_1") << d + "gold1.jsonl" << d + "guess1_1.jsonl"
+                                  << QStringList{"wikipedia_id"} << 1.0 / 3 << 1.0 / 3 << 1.0 / 15
+                                  << 1.0 / 3 << 1.0 / 3;
   // gold2/guess2_1 for the three rank-key sets: Rprec 1/2, P@1 1, P@5 2/5, R@5 2/3, success@5 1.
   for (const auto& keys : {QStringList{"wikipedia_id"}, QStringList{"wikipedia_id", "section"},
                            QStringList{"wikipedia_id", "start_paragraph_id", "end_paragraph_id"}}) {
@@ -859,11 +998,14 @@ void TstRetrieval::propertiesOnRandomData() {
     const int docs = 1 + static_cast<int>(rng() % 60);
     for (int d = 0; d < docs; ++d) {
       // Coarse scores make ties common, so the docno tie-break is exercised.
-      runLines.push_back(qid + " Q0 d" + std::to_string(d) + " 0 " + std::to_string(rng() % 10) + " r");
+      runLines.push_back(qid + " Q0 d" + std::to_string(d) + " 0 " + std::to_string(rng() % 10) +
+                         " r");
     }
     if (q % 7 == 3) continue;  // some run queries without qrels
     for (int d = 0; d < 80; ++d)
-      if (rng() % 3 == 0) qrelsLines.push_back(qid + " 0 d" + std::to_string(d) + " " + std::to_string(static_cast<int>(rng() % 5) - 1));
+      if (rng() % 3 == 0)
+        qrelsLines.push_back(qid + " 0 d" + std::to_string(d) + " " +
+                             std::to_string(static_cast<int>(rng() % 5) - 1));
   }
   qrelsLines.push_back("qx 0 d1 1");  // a qrels query absent from the run
   QTemporaryDir dir;
@@ -911,17 +1053,23 @@ void TstRetrieval::propertiesOnRandomData() {
   for (std::size_t qi = 0; qi < r.queries.size(); ++qi) {
     const auto& q = r.queries[qi];
     QCOMPARE(static_cast<double>(q.relstring.size()), std::min(10.0, q.values[numRetAt]));
-    const auto unjudged = std::count_if(q.relstring.begin(), q.relstring.end(), [](char ch) { return ch == '-' || ch == '.'; });
+    const auto unjudged = std::count_if(q.relstring.begin(), q.relstring.end(),
+                                        [](char ch) { return ch == '-' || ch == '.'; });
     QCOMPARE(q.values[unj10At], static_cast<double>(unjudged) / 10.0);
     QVERIFY(r.columns[relstringAt].aggregate == Aggregate::None);
   }
   // ir_measures names give the same numbers as the trec_eval measures they stand for.
   EvalSettings ir = s;
-  ir.measures = parseMeasureArgs({"nDCG@10", "AP", "RR", "P@5", "R@100", "Judged@10", "RR@10"}).value;
+  ir.measures =
+      parseMeasureArgs({"nDCG@10", "AP", "RR", "P@5", "R@100", "Judged@10", "RR@10"}).value;
   const auto ri = evaluate(qrels.value, run.value, ir);
   QVERIFY(ri.ok());
-  for (const auto& [alias, trec] : std::vector<std::pair<std::string, std::string>>{
-           {"ndcg_cut_10", "ndcg_cut_10"}, {"map", "map"}, {"recip_rank", "recip_rank"}, {"P_5", "P_5"}, {"recall_100", "recall_100"}})
+  for (const auto& [alias, trec] :
+       std::vector<std::pair<std::string, std::string>>{{"ndcg_cut_10", "ndcg_cut_10"},
+                                                        {"map", "map"},
+                                                        {"recip_rank", "recip_rank"},
+                                                        {"P_5", "P_5"},
+                                                        {"recall_100", "recall_100"}})
     QCOMPARE(ri.mean(alias), r.mean(trec));
   for (const auto& q : ri.queries) {
     const QueryEval* full = r.query(q.qid);
@@ -937,7 +1085,8 @@ void TstRetrieval::propertiesOnRandomData() {
   auto run2 = readTrecRun(base / "run.shuffled", {});
   auto qrels2 = readTrecQrels(base / "qrels.shuffled", {});
   const auto r2 = evaluate(qrels2.value, run2.value, s);
-  QCOMPARE(QString::fromStdString(formatTrecEval(r2, true)), QString::fromStdString(formatTrecEval(r, true)));
+  QCOMPARE(QString::fromStdString(formatTrecEval(r2, true)),
+           QString::fromStdString(formatTrecEval(r, true)));
   // Threads do not change a bit.
   EvalSettings one = s;
   one.threads = 1;
@@ -968,10 +1117,12 @@ void TstRetrieval::cliMatchesTrecEval() {
   p.start(RAGSCOPE_CLI_PATH, {"eval", t + "qrels.test", t + "results.test"});
   QVERIFY(p.waitForFinished(60000));
   QCOMPARE(p.exitCode(), 0);
-  QCOMPARE(p.readAllStandardOutput(), QByteArray::fromStdString(readAll(ragscope::test::dataPath("trec_eval/test/out.test"))));
+  QCOMPARE(p.readAllStandardOutput(),
+           QByteArray::fromStdString(readAll(ragscope::test::dataPath("trec_eval/test/out.test"))));
   // Glued options as trec_eval takes them.
   QProcess g;
-  g.start(RAGSCOPE_CLI_PATH, {"eval", "-mP.5", "-M100", "-qc", t + "qrels.test", t + "results.trunc"});
+  g.start(RAGSCOPE_CLI_PATH,
+          {"eval", "-mP.5", "-M100", "-qc", t + "qrels.test", t + "results.trunc"});
   QVERIFY(g.waitForFinished(60000));
   QCOMPARE(g.exitCode(), 0);
   const QByteArray out = g.readAllStandardOutput();
@@ -979,7 +1130,8 @@ void TstRetrieval::cliMatchesTrecEval() {
   QVERIFY(out.contains("P_5                   \t302\t0.0000"));
   // csv: one table.
   QProcess c;
-  c.start(RAGSCOPE_CLI_PATH, {"eval", "-m", "map", "--format", "csv", t + "qrels.test", t + "results.test", t + "results.trunc"});
+  c.start(RAGSCOPE_CLI_PATH, {"eval", "-m", "map", "--format", "csv", t + "qrels.test",
+                              t + "results.test", t + "results.trunc"});
   QVERIFY(c.waitForFinished(60000));
   QCOMPARE(c.exitCode(), 0);
   const QList<QByteArray> rows = c.readAllStandardOutput().trimmed().split('\n');
@@ -997,7 +1149,8 @@ void TstRetrieval::cliMatchesTrecEval() {
   QCOMPARE(QString::fromStdString(f4(all[5].toDouble())), QString("0.4175"));
   // -q: per-query rows carry the plain value, n and the CI fields empty.
   QProcess q;
-  q.start(RAGSCOPE_CLI_PATH, {"eval", "-q", "-m", "map", "--format", "csv", t + "qrels.test", t + "results.test"});
+  q.start(RAGSCOPE_CLI_PATH,
+          {"eval", "-q", "-m", "map", "--format", "csv", t + "qrels.test", t + "results.test"});
   QVERIFY(q.waitForFinished(60000));
   QCOMPARE(q.exitCode(), 0);
   const QList<QByteArray> perQuery = q.readAllStandardOutput().trimmed().split('\n');
@@ -1018,7 +1171,9 @@ void TstRetrieval::cliBadInput() {
   QVERIFY(p.waitForFinished(60000));
   QCOMPARE(p.exitCode(), 2);
   const QString err = QString::fromUtf8(p.readAllStandardError());
-  QVERIFY2(err.contains(QString::fromStdString((base / "run").string()) + ":2: score: not a number: 'x'"), qPrintable(err));
+  QVERIFY2(err.contains(QString::fromStdString((base / "run").string()) +
+                        ":2: score: not a number: 'x'"),
+           qPrintable(err));
   QProcess h;
   h.start(RAGSCOPE_CLI_PATH, {"eval", "--help"});
   QVERIFY(h.waitForFinished(60000));
@@ -1029,8 +1184,10 @@ void TstRetrieval::cliBadInput() {
 void TstRetrieval::cliJsonMatchesTrecEval() {
   RAGSCOPE_REQUIRE_DATA("trec_eval/test/out.test.aq");
   const QString t = dataArg("trec_eval/test/");
-  const auto summary = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test")));
-  const auto perQuery = parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test.aq")));
+  const auto summary =
+      parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test")));
+  const auto perQuery =
+      parseTrecOutput(readAll(ragscope::test::dataPath("trec_eval/test/out.test.aq")));
   const CliRun r = runCli({"eval", "-q", "--format", "json", t + "qrels.test", t + "results.test"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const auto doc = nlohmann::json::parse(r.out.toStdString());
@@ -1047,7 +1204,8 @@ void TstRetrieval::cliJsonMatchesTrecEval() {
     const auto& m = all[measure];
     QCOMPARE(m["n"].get<int>(), 3);
     const bool integer = m["mean"].is_number_integer();
-    const std::string got = integer ? std::to_string(m["mean"].get<long>()) : f4(m["mean"].get<double>());
+    const std::string got =
+        integer ? std::to_string(m["mean"].get<long>()) : f4(m["mean"].get<double>());
     QVERIFY2(got == printed, (measure + ": " + got + " vs trec_eval " + printed).c_str());
     ++checked;
     // Per-query rows against trec_eval -q.
@@ -1056,7 +1214,8 @@ void TstRetrieval::cliJsonMatchesTrecEval() {
       const auto expected = perQuery.find({measure, id});
       if (expected == perQuery.end()) continue;  // num_q, gm_map: no per-query line
       const auto& v = rows[q][measure];
-      QVERIFY2((v.is_number_integer() ? std::to_string(v.get<long>()) : f4(v.get<double>())) == expected->second,
+      QVERIFY2((v.is_number_integer() ? std::to_string(v.get<long>()) : f4(v.get<double>())) ==
+                   expected->second,
                (measure + " " + id).c_str());
     }
     // With 3 queries the 95 % percentile CI of a per-query mean is [min, max] of the per-query
@@ -1083,16 +1242,18 @@ void TstRetrieval::cliJsonMatchesTrecEval() {
 }
 
 void TstRetrieval::cliTrecDlLevel2() {
-  // The published TREC DL figures through the CLI: -c, -l 2 for AP and recall (NDCG ignores the level). The three
-  // rank_llm runs are all tagged "rank": each row is told apart by its folder and file.
+  // The published TREC DL figures through the CLI: -c, -l 2 for AP and recall (NDCG ignores the
+  // level). The three rank_llm runs are all tagged "rank": each row is told apart by its folder and
+  // file.
   RAGSCOPE_REQUIRE_DATA("msmarco_trecdl/runs/rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt");
   const std::string r = "msmarco_trecdl/runs/";
-  const CliRun cli = runCli({"eval", "-c", "-l", "2", "-m", "ndcg_cut.10", "-m", "map", "-m", "recall.100,1000",
-                             "--format", "json", dataArg("msmarco_trecdl/qrels/qrels.dl19-passage.txt"),
-                             dataArg(r + "run.msmarco-v1-passage.bm25-default.dl19.txt"),
-                             dataArg(r + "rank_llm/BM25/trec_results_dl19.txt"),
-                             dataArg(r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"),
-                             dataArg(r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt")});
+  const CliRun cli =
+      runCli({"eval", "-c", "-l", "2", "-m", "ndcg_cut.10", "-m", "map", "-m", "recall.100,1000",
+              "--format", "json", dataArg("msmarco_trecdl/qrels/qrels.dl19-passage.txt"),
+              dataArg(r + "run.msmarco-v1-passage.bm25-default.dl19.txt"),
+              dataArg(r + "rank_llm/BM25/trec_results_dl19.txt"),
+              dataArg(r + "rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt"),
+              dataArg(r + "rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt")});
   QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
   const auto doc = nlohmann::json::parse(cli.out.toStdString());
   struct Expected {
@@ -1101,24 +1262,28 @@ void TstRetrieval::cliTrecDlLevel2() {
   const std::vector<Expected> expected = {
       {"Anserini", "0.5058", "0.3013", "recall_1000", "0.7501"},
       {"rank (BM25/trec_results_dl19.txt)", "0.5058", "0.2476", "recall_100", "0.4910"},
-      {"rank (SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt)", "0.7308", "0.4464", "recall_100", "0.6390"},
+      {"rank (SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt)", "0.7308", "0.4464", "recall_100",
+       "0.6390"},
       {"rank (OPEN_AI_ADA2/trec_results_dl19.txt)", "0.7035", "0.4151", "recall_100", "0.6235"}};
   const auto& rows = doc["rows"];
   QCOMPARE(rows.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const auto& row = rows[i];
-    QCOMPARE(QString::fromStdString(row["run"].get<std::string>()), QString::fromStdString(expected[i].label));
+    QCOMPARE(QString::fromStdString(row["run"].get<std::string>()),
+             QString::fromStdString(expected[i].label));
     QCOMPARE(QString::fromStdString(doc["runs"][i]["run"].get<std::string>()),
              QString::fromStdString(expected[i].label));
     QCOMPARE(QString::fromStdString(f4(row["ndcg_cut_10"]["mean"].get<double>())),
              QString::fromStdString(expected[i].ndcg10));
-    QCOMPARE(QString::fromStdString(f4(row["map"]["mean"].get<double>())), QString::fromStdString(expected[i].ap));
+    QCOMPARE(QString::fromStdString(f4(row["map"]["mean"].get<double>())),
+             QString::fromStdString(expected[i].ap));
     QCOMPARE(QString::fromStdString(f4(row[expected[i].recallMeasure]["mean"].get<double>())),
              QString::fromStdString(expected[i].recall));
     for (const char* m : {"ndcg_cut_10", "map", "recall_100"}) {
       const auto& s = row[m];
       QCOMPARE(s["n"].get<int>(), 43);
-      const double lo = s["ci_low"].get<double>(), mean = s["mean"].get<double>(), hi = s["ci_high"].get<double>();
+      const double lo = s["ci_low"].get<double>(), mean = s["mean"].get<double>(),
+                   hi = s["ci_high"].get<double>();
       QVERIFY2(lo < mean && mean < hi && hi - lo < 0.3, m);
     }
   }
@@ -1138,11 +1303,13 @@ void TstRetrieval::cliDuplicateDocno() {
   writeLines(base / "run", {"1 Q0 a 1 3 r", "1 Q0 b 2 2 r", "1 Q0 a 3 1 r"});
   writeLines(base / "qrels", {"1 0 a 1"});
   for (const char* format : {"trec", "json"}) {
-    const CliRun r = runCli({"eval", "--format", format, QString::fromStdString((base / "qrels").string()),
-                             QString::fromStdString((base / "run").string())});
+    const CliRun r =
+        runCli({"eval", "--format", format, QString::fromStdString((base / "qrels").string()),
+                QString::fromStdString((base / "run").string())});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.out.isEmpty());
-    QVERIFY2(r.err.contains(QString::fromStdString((base / "run").string()) + ":3: docno: 'a' retrieved twice"),
+    QVERIFY2(r.err.contains(QString::fromStdString((base / "run").string()) +
+                            ":3: docno: 'a' retrieved twice"),
              qPrintable(r.err));
     QVERIFY2(r.err.contains("lines 1 and 3"), qPrintable(r.err));
   }
@@ -1160,7 +1327,8 @@ void TstRetrieval::cliUnknownMeasure() {
                {"ERR@10", "ir_measures' ERR@10 has no trec_eval equivalent"},
                {"P.x", "measure 'P'"}};
   for (const auto& c : cases) {
-    const CliRun r = runCli({"eval", "-m", "map", "-m", c.measure, t + "qrels.test", t + "results.test"});
+    const CliRun r =
+        runCli({"eval", "-m", "map", "-m", c.measure, t + "qrels.test", t + "results.test"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith("ragscope-cli eval: -m: "), qPrintable(r.err));
@@ -1174,8 +1342,16 @@ void TstRetrieval::cliUnknownMeasure() {
 void TstRetrieval::cliInvalidUtf8Json() {
   QTemporaryDir dir;
   const auto base = std::filesystem::path(dir.path().toStdString());
-  writeLines(base / "run", {"q\xff" "1 Q0 d\xfe" "1 1 3 t\xfd", "q\xff" "1 Q0 d2 2 2 t\xfd", "q2 Q0 d2 1 1 t\xfd"});
-  writeLines(base / "qrels", {"q\xff" "1 0 d\xfe" "1 1", "q2 0 d2 1"});
+  writeLines(base / "run", {"q\xff"
+                            "1 Q0 d\xfe"
+                            "1 1 3 t\xfd",
+                            "q\xff"
+                            "1 Q0 d2 2 2 t\xfd",
+                            "q2 Q0 d2 1 1 t\xfd"});
+  writeLines(base / "qrels", {"q\xff"
+                              "1 0 d\xfe"
+                              "1 1",
+                              "q2 0 d2 1"});
   const QString run = QString::fromStdString((base / "run").string());
   const QString qrels = QString::fromStdString((base / "qrels").string());
   const CliRun r = runCli({"eval", "-q", "--format", "json", "--B", "100", qrels, run});
@@ -1184,7 +1360,10 @@ void TstRetrieval::cliInvalidUtf8Json() {
   QVERIFY2(!doc.is_discarded(), r.out.constData());
   QCOMPARE(doc["runs"][0]["tag"].get<std::string>(), std::string("t\xef\xbf\xbd"));
   bool badQid = false;
-  for (const auto& row : doc["rows"]) badQid = badQid || row["qid"] == "q\xef\xbf\xbd" "1";
+  for (const auto& row : doc["rows"])
+    badQid = badQid || row["qid"] ==
+                           "q\xef\xbf\xbd"
+                           "1";
   QVERIFY(badQid);
   QVERIFY2(r.err.contains(run + ":1: qid: invalid UTF-8"), qPrintable(r.err));
   QVERIFY2(r.err.contains(run + ":1: tag: invalid UTF-8"), qPrintable(r.err));
@@ -1197,17 +1376,20 @@ void TstRetrieval::cliInvalidUtf8Json() {
 void TstRetrieval::cliHugeCounts_data() {
   QTest::addColumn<QStringList>("args");  // %D% is the test's folder (qrels, run, topics)
   QTest::addColumn<QString>("message");
-  QTest::newRow("eval --B") << QStringList{"eval", "--format", "json", "--B", "4000000000", "%D%/qrels", "%D%/run"}
+  QTest::newRow("eval --B") << QStringList{"eval",       "--format",  "json",   "--B",
+                                           "4000000000", "%D%/qrels", "%D%/run"}
                             << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
   QTest::newRow("eval --B 2^64-1")
-      << QStringList{"eval", "--format", "csv", "--B", "18446744073709551615", "%D%/qrels", "%D%/run"}
+      << QStringList{"eval",      "--format", "csv", "--B", "18446744073709551615",
+                     "%D%/qrels", "%D%/run"}
       << "--B: expected 0 (no CIs) or an integer from 2 to 1000000";
   QTest::newRow("eval -l") << QStringList{"eval", "-l", "4000000000", "%D%/qrels", "%D%/run"}
                            << "option -l: expected an integer from -1000000000 to 1000000000";
-  QTest::newRow("eval -M") << QStringList{"eval", "-M", "99999999999999999999", "%D%/qrels", "%D%/run"}
+  QTest::newRow("eval -M") << QStringList{"eval", "-M", "99999999999999999999", "%D%/qrels",
+                                          "%D%/run"}
                            << "option -M: expected an integer from 0 to";
-  const QStringList retrieve = {"retrieve", "--dataset", "%D%/topics.tsv", "--retriever", "bm25",
-                                "--out", "%D%/out.trec"};
+  const QStringList retrieve = {"retrieve", "--dataset", "%D%/topics.tsv", "--retriever",
+                                "bm25",     "--out",     "%D%/out.trec"};
   QTest::newRow("retrieve --k") << retrieve + QStringList{"--k", "4000000000"}
                                 << "--k: expected an integer from 1 to 100000, got '4000000000'";
   QTest::newRow("retrieve --k 2^64") << retrieve + QStringList{"--k", "18446744073709551616"}
@@ -1236,9 +1418,10 @@ void TstRetrieval::cliHugeCounts() {
 void TstRetrieval::bm25ParallelBuildSameRankings() {
   RAGSCOPE_REQUIRE_DATA(kDl19Collection);
   RAGSCOPE_REQUIRE_DATA(kDl19Topics);
-  const auto ds = loadDataset({{ragscope::test::dataPath(kDl19Collection), Format::MsmarcoCollection},
-                               {ragscope::test::dataPath(kDl19Topics), Format::TopicsTsv}},
-                              LoadOptions{});
+  const auto ds =
+      loadDataset({{ragscope::test::dataPath(kDl19Collection), Format::MsmarcoCollection},
+                   {ragscope::test::dataPath(kDl19Topics), Format::TopicsTsv}},
+                  LoadOptions{});
   QVERIFY(ds.report.ok());
   QCOMPARE(ds.value.corpus.size(), std::size_t{4297});
   QCOMPARE(ds.value.queries.size(), std::size_t{43});
@@ -1251,19 +1434,22 @@ void TstRetrieval::bm25ParallelBuildSameRankings() {
   const auto one = bm25Rankings(ds.value, root / "one", 1, 100);
   QVERIFY(tiedNeighbours(one) > 0);  // else docid order would go untested
   for (unsigned threads : {2u, 3u}) {
-    const auto many = bm25Rankings(ds.value, root / ("threads-" + std::to_string(threads)), threads, 100);
+    const auto many =
+        bm25Rankings(ds.value, root / ("threads-" + std::to_string(threads)), threads, 100);
     QCOMPARE(many.size(), one.size());
     for (std::size_t q = 0; q < one.size(); ++q) {
       QCOMPARE(many[q].size(), one[q].size());
       for (std::size_t i = 0; i < one[q].size(); ++i) {
         QCOMPARE(many[q][i].id, one[q][i].id);
-        QVERIFY2(std::abs(many[q][i].score - one[q][i].score) <= 1e-9,
-                 qPrintable(QString("threads %1, query %2, rank %3").arg(threads).arg(q).arg(i + 1)));
+        QVERIFY2(
+            std::abs(many[q][i].score - one[q][i].score) <= 1e-9,
+            qPrintable(QString("threads %1, query %2, rank %3").arg(threads).arg(q).arg(i + 1)));
       }
     }
     // Only the merged database is left: the shards' folders are gone.
     std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(root / ("threads-" + std::to_string(threads))))
+    for ([[maybe_unused]] const auto& e :
+         std::filesystem::directory_iterator(root / ("threads-" + std::to_string(threads))))
       ++entries;
     QCOMPARE(entries, std::size_t{2});  // xapian/ and manifest.json
   }
@@ -1353,7 +1539,8 @@ void TstRetrieval::bm25ShardsKeepCorpusOrder() {
   QTemporaryDir tmp;
   QVERIFY(tmp.isValid());
   for (unsigned threads : {1u, 2u}) {
-    const std::filesystem::path dir = std::filesystem::path(tmp.path().toStdString()) / std::to_string(threads);
+    const std::filesystem::path dir =
+        std::filesystem::path(tmp.path().toStdString()) / std::to_string(threads);
     IndexBuildOptions o;
     o.threads = threads;
     const auto built = openOrBuildIndex(corpus, dir, o);
@@ -1371,7 +1558,8 @@ void TstRetrieval::bm25ShardsKeepCorpusOrder() {
     QCOMPARE(ids, expected);
     QCOMPARE(hits.front().score, hits.back().score);
     q.text = "filler 999";
-    QCOMPARE(bm25->search(q, 1, &error).front().id, std::string("p999"));  // the first "999" in corpus order
+    QCOMPARE(bm25->search(q, 1, &error).front().id,
+             std::string("p999"));  // the first "999" in corpus order
   }
 }
 

@@ -37,7 +37,8 @@ namespace {
 
 const char* kDl19Qrels = "msmarco_trecdl/qrels/qrels.dl19-passage.txt";
 const char* kBm25 = "msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt";
-const char* kSplade = "msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt";
+const char* kSplade =
+    "msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt";
 const char* kAda2 = "msmarco_trecdl/runs/rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt";
 
 QString path(const char* rel) { return QString::fromStdString(test::dataPath(rel).string()); }
@@ -121,10 +122,14 @@ void TestRetrievalPage::threeDl19RunsSideBySide() {
   const int map = columnOf(summary, QStringLiteral("map"));
   const int recall = columnOf(summary, QStringLiteral("recall_100"));
   QVERIFY(ndcg > 0 && map > 0 && recall > 0);
-  // The published TREC DL figures: nDCG@10 uses all grades (the level does not apply), AP and R@100 use -l 2.
-  const QStringList expectedNdcg = {QStringLiteral("0.5058"), QStringLiteral("0.7308"), QStringLiteral("0.7035")};
-  const QStringList expectedMap = {QStringLiteral("0.2476"), QStringLiteral("0.4464"), QStringLiteral("0.4151")};
-  const QStringList expectedRecall = {QStringLiteral("0.4910"), QStringLiteral("0.6390"), QStringLiteral("0.6235")};
+  // The published TREC DL figures: nDCG@10 uses all grades (the level does not apply), AP and R@100
+  // use -l 2.
+  const QStringList expectedNdcg = {QStringLiteral("0.5058"), QStringLiteral("0.7308"),
+                                    QStringLiteral("0.7035")};
+  const QStringList expectedMap = {QStringLiteral("0.2476"), QStringLiteral("0.4464"),
+                                   QStringLiteral("0.4151")};
+  const QStringList expectedRecall = {QStringLiteral("0.4910"), QStringLiteral("0.6390"),
+                                      QStringLiteral("0.6235")};
   for (int row = 0; row < 3; ++row) {
     QCOMPARE(summary->index(row, ndcg).data().toString(), expectedNdcg[row]);
     QCOMPARE(summary->index(row, map).data().toString(), expectedMap[row]);
@@ -208,7 +213,8 @@ void TestRetrievalPage::threeDl19RunsSideBySide() {
   // Ranks follow trec_eval's order: scores never increase down the list.
   double previous = 1e300;
   for (int r = 0; r < ranked->rowCount(); ++r) {
-    const double s = ranked->index(r, ui::RankedListModel::Score).data(ui::RankedListModel::SortRole).toDouble();
+    const double s =
+        ranked->index(r, ui::RankedListModel::Score).data(ui::RankedListModel::SortRole).toDouble();
     QVERIFY(s <= previous);
     previous = s;
   }
@@ -246,9 +252,12 @@ void TestRetrievalPage::irMeasuresNamesInMeasureField() {
   page.setRelevanceLevel(2);
   QVERIFY(evaluateAndWait(page));
   const QAbstractItemModel* summary = page.summaryView()->model();
-  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("ndcg_cut_10"))).data().toString(), QStringLiteral("0.5058"));
-  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(), QStringLiteral("0.2476"));
-  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("recall_100"))).data().toString(), QStringLiteral("0.4910"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("ndcg_cut_10"))).data().toString(),
+           QStringLiteral("0.5058"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("map"))).data().toString(),
+           QStringLiteral("0.2476"));
+  QCOMPARE(summary->index(0, columnOf(summary, QStringLiteral("recall_100"))).data().toString(),
+           QStringLiteral("0.4910"));
   if (const QString shots = qEnvironmentVariable("RAGSCOPE_SCREENSHOT_DIR"); !shots.isEmpty()) {
     page.resize(1400, 900);
     page.setMeasures(QStringLiteral("nDCG@10 AP R@100 P(rel=3)@10 RR@10 Judged@10 infAP rbp"));

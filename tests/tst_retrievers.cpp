@@ -4,14 +4,12 @@
 // the Elasticsearch and generic HTTP retrievers against a local cpp-httplib server, and the
 // `retrieve` CLI.
 
-
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -32,11 +30,11 @@
 #include "core/metrics/retrievalevaluator.h"
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
-#include "core/retrieval/retriever.h"
 #include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievecheckpoint.h"
-#include "core/retrieval/retrieverspec.h"
 #include "core/retrieval/retrievejob.h"
+#include "core/retrieval/retriever.h"
+#include "core/retrieval/retrieverspec.h"
 #include "core/retrieval/runfileretriever.h"
 #include "core/retrieval/xapianindex.h"
 
@@ -48,7 +46,8 @@ using ragscope::test::LocalServer;
 
 namespace {
 
-constexpr const char* kDl19Collection = "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
+constexpr const char* kDl19Collection =
+    "msmarco_trecdl/collection_subset/collection.dl19-bm25top100.tsv";
 constexpr const char* kDl19Topics = "msmarco_trecdl/topics/topics.dl19-passage.txt";
 constexpr const char* kDl19Qrels = "msmarco_trecdl/qrels/qrels.dl19-passage.txt";
 constexpr const char* kSec10q = "docugami/KG-RAG-datasets/sec-10-q/data/v1";
@@ -66,8 +65,8 @@ class FakeRetriever : public Retriever {
     }
     if (q.id == "empty") return {};
     // Unsorted, a tie (d10/d9), a duplicate and one id too many for k=3.
-    std::vector<ScoredDoc> out = {{"d10", 2.0, ""}, {"d1", 5.0, ""}, {"d9", 2.0, ""},
-                                  {"d1", 1.0, ""},  {"d2", 0.5, ""}};
+    std::vector<ScoredDoc> out = {
+        {"d10", 2.0, ""}, {"d1", 5.0, ""}, {"d9", 2.0, ""}, {"d1", 1.0, ""}, {"d2", 0.5, ""}};
     (void)k;
     return out;
   }
@@ -106,7 +105,6 @@ void writeText(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
-
 // A generic HTTP retriever service for the job tests: "d-<query>-1".."d-<query>-3" for every
 // query, each request counted per query; the queries named in `failing` get a 500, a reply slower
 // than any timeout the tests set, or a body that is not JSON.
@@ -137,7 +135,8 @@ struct CountingService {
         return;
       }
       nlohmann::json hits = nlohmann::json::array();
-      for (int i = 1; i <= 3; ++i) hits.push_back({{"id", "d-" + query + "-" + std::to_string(i)}, {"score", 4 - i}});
+      for (int i = 1; i <= 3; ++i)
+        hits.push_back({{"id", "d-" + query + "-" + std::to_string(i)}, {"score", 4 - i}});
       res.set_content(hits.dump(), "application/json");
     });
     return server.start();
@@ -153,7 +152,8 @@ struct CountingService {
 Dataset queriesOnly(const std::vector<std::string>& texts) {
   Dataset ds;
   ds.name = "queries";
-  for (std::size_t i = 0; i < texts.size(); ++i) ds.queries.push_back(makeQuery("q" + std::to_string(i + 1), texts[i]));
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    ds.queries.push_back(makeQuery("q" + std::to_string(i + 1), texts[i]));
   return ds;
 }
 
@@ -217,7 +217,8 @@ void TestRetrievers::retrieverSpecs() {
   es->name = "opensearch-body";
   const auto json = retrieverSpecToJson(*es);
   QVERIFY(json.dump().find("s3cr3t") == std::string::npos);
-  QCOMPARE(QString::fromStdString(json.at("api_key_env").get<std::string>()), QString("RAGSCOPE_TEST_ES_KEY"));
+  QCOMPARE(QString::fromStdString(json.at("api_key_env").get<std::string>()),
+           QString("RAGSCOPE_TEST_ES_KEY"));
   auto back = retrieverSpecFromJson(json, &error);
   QVERIFY2(back, error.c_str());
   QCOMPARE(retrieverSpecToJson(*back).dump(), json.dump());
@@ -227,7 +228,8 @@ void TestRetrievers::retrieverSpecs() {
   QVERIFY(bm25Back);
   QCOMPARE(bm25Back->bm25.k1, 0.9);
   QCOMPARE(bm25Back->bm25.b, 0.4);
-  QCOMPARE(QString::fromStdString(describeRetriever(*bm25Back)), QString("bm25 (Xapian BM25Weight k1=0.9 b=0.4)"));
+  QCOMPARE(QString::fromStdString(describeRetriever(*bm25Back)),
+           QString("bm25 (Xapian BM25Weight k1=0.9 b=0.4)"));
   QVERIFY(!retrieverSpecFromJson(nlohmann::json{{"kind", "bm25"}, {"b", 2.0}}, &error));
   QVERIFY(QString::fromStdString(error).contains("field 'b'"));
   QVERIFY(!retrieverSpecFromJson(nlohmann::json{{"kind", "es"}}, &error));
@@ -334,15 +336,14 @@ void TestRetrievers::trecWriterRoundTrip() {
   auto run = retrieveAll(fake, {makeQuery("q1", "x"), makeQuery("q 2", "y")}, o);
   std::ostringstream text;
   writeTrecRun(run.value, text);
-  QCOMPARE(text.str(),
-           std::string("q1 Q0 d1 1 5 my_run\n"
-                       "q1 Q0 d9 2 2 my_run\n"
-                       "q1 Q0 d10 3 2 my_run\n"
-                       "q1 Q0 d2 4 0.5 my_run\n"
-                       "q%202 Q0 d1 1 5 my_run\n"
-                       "q%202 Q0 d9 2 2 my_run\n"
-                       "q%202 Q0 d10 3 2 my_run\n"
-                       "q%202 Q0 d2 4 0.5 my_run\n"));
+  QCOMPARE(text.str(), std::string("q1 Q0 d1 1 5 my_run\n"
+                                   "q1 Q0 d9 2 2 my_run\n"
+                                   "q1 Q0 d10 3 2 my_run\n"
+                                   "q1 Q0 d2 4 0.5 my_run\n"
+                                   "q%202 Q0 d1 1 5 my_run\n"
+                                   "q%202 Q0 d9 2 2 my_run\n"
+                                   "q%202 Q0 d10 3 2 my_run\n"
+                                   "q%202 Q0 d2 4 0.5 my_run\n"));
 
   // Scores that need all their digits: read back by our own TREC reader, same order and values.
   Run r;
@@ -384,12 +385,17 @@ void TestRetrievers::trecWriterRoundTrip() {
 void TestRetrievers::trecIdEscapes_data() {
   QTest::addColumn<QString>("id");
   QTest::addColumn<QString>("encoded");
-  QTest::newRow("plain") << "8412684" << "8412684";
-  QTest::newRow("chunk") << "2023 Q3 AAPL.pdf#23#1" << "2023%20Q3%20AAPL.pdf#23#1";
-  QTest::newRow("tab") << "a\tb" << "a%09b";
+  QTest::newRow("plain") << "8412684"
+                         << "8412684";
+  QTest::newRow("chunk") << "2023 Q3 AAPL.pdf#23#1"
+                         << "2023%20Q3%20AAPL.pdf#23#1";
+  QTest::newRow("tab") << "a\tb"
+                       << "a%09b";
   // '%' is escaped too, so an id holding "%25" or "%20" reads back as written (issue 24 item 9).
-  QTest::newRow("percent escaped") << "100%25done" << "100%2525done";
-  QTest::newRow("utf8") << QString::fromUtf8("caf\xc3\xa9 x") << QString::fromUtf8("caf\xc3\xa9%20x");
+  QTest::newRow("percent escaped") << "100%25done"
+                                   << "100%2525done";
+  QTest::newRow("utf8") << QString::fromUtf8("caf\xc3\xa9 x")
+                        << QString::fromUtf8("caf\xc3\xa9%20x");
 }
 
 void TestRetrievers::trecIdEscapes() {
@@ -561,8 +567,8 @@ void TestRetrievers::indexCancel() {
   QVERIFY(tmp.isValid());
   Corpus corpus;
   for (int i = 0; i < 3000; ++i)
-    corpus.add({"d" + std::to_string(i), "", "some words for document " + std::to_string(i), "",
-                0, -1});
+    corpus.add(
+        {"d" + std::to_string(i), "", "some words for document " + std::to_string(i), "", 0, -1});
   const fs::path root = fs::path(tmp.path().toStdString());
   const fs::path dir = root / "idx";
   std::vector<std::pair<std::uint64_t, std::uint64_t>> seen;
@@ -666,9 +672,9 @@ void TestRetrievers::dl19Bm25() {
   classic.k1 = 1.2;
   classic.b = 0.75;
   double xapianDefault = 0;
-  for (const Setting& s : {Setting{"Xapian default k1=1 b=0.5", Bm25Params{}},
-                           Setting{"Anserini k1=0.9 b=0.4", anserini},
-                           Setting{"classic k1=1.2 b=0.75", classic}}) {
+  for (const Setting& s :
+       {Setting{"Xapian default k1=1 b=0.5", Bm25Params{}},
+        Setting{"Anserini k1=0.9 b=0.4", anserini}, Setting{"classic k1=1.2 b=0.75", classic}}) {
     std::string error;
     auto bm25 = XapianRetriever::open(dir, s.params, &error);
     QVERIFY2(bm25, error.c_str());
@@ -749,10 +755,11 @@ void TestRetrievers::docugamiBm25() {
   }
   QCOMPARE(perQuery.size(), std::size_t{193});
   const DocLevelResult mean = meanDocLevel(perQuery);
-  qInfo("Docugami BM25 top-5 (document level, 193 questions with gold): recall %.4f, precision "
-        "%.4f, AP (trec_eval) %.4f, AP over retrieved relevant %.4f; 195 queries in %lld ms",
-        mean.recall, mean.precision, mean.apTrecEval, mean.apRetrievedRelevant,
-        static_cast<long long>(ms));
+  qInfo(
+      "Docugami BM25 top-5 (document level, 193 questions with gold): recall %.4f, precision "
+      "%.4f, AP (trec_eval) %.4f, AP over retrieved relevant %.4f; 195 queries in %lld ms",
+      mean.recall, mean.precision, mean.apTrecEval, mean.apRetrievedRelevant,
+      static_cast<long long>(ms));
   // Measured 0.4953 / 0.2029. Lexical matching finds a gold filing for many questions (company
   // names are words), but the five chunks spread over several filings: the 10-Qs of one company
   // share their boilerplate and quarters are rarely named the way the filing writes them.
@@ -770,11 +777,12 @@ void TestRetrievers::docugamiBm25() {
   QCOMPARE(whole.mean(kDocApRetrievedRelevant), mean.apRetrievedRelevant);
   // Cancellable like evaluate(): progress is asked once per query, and false stops the run.
   std::size_t asked = 0;
-  const EvalResult stopped = evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{},
-                                                 [&](std::uint64_t done, std::uint64_t total) {
-                                                   ++asked;
-                                                   return !(total == 193 && done == 10);
-                                                 });
+  const EvalResult stopped =
+      evaluateRunDocLevel(goldDocumentQrels(ds.value.queries), run.value, EvalSettings{},
+                          [&](std::uint64_t done, std::uint64_t total) {
+                            ++asked;
+                            return !(total == 193 && done == 10);
+                          });
   QVERIFY(stopped.cancelled);
   QVERIFY(!stopped.ok());
   QCOMPARE(asked, std::size_t{11});
@@ -867,18 +875,16 @@ void TestRetrievers::esRetriever() {
     const char* path;
     const char* expected;
   };
-  for (const Case& c : {Case{"/err", "HTTP 500: all shards failed"},
-                        Case{"/bad", "reply is not JSON"},
-                        Case{"/nohits", "reply has no hits.hits array"},
-                        Case{"/sorted", "_score is missing or not a number"},
-                        Case{"/missing", "HTTP 404"}}) {
+  for (const Case& c :
+       {Case{"/err", "HTTP 500: all shards failed"}, Case{"/bad", "reply is not JSON"},
+        Case{"/nohits", "reply has no hits.hits array"},
+        Case{"/sorted", "_score is missing or not a number"}, Case{"/missing", "HTTP 404"}}) {
     EsOptions oc;
     oc.url = s.url(c.path);
     error.clear();
     QVERIFY(EsRetriever(oc).search(makeQuery("q", "x"), 5, &error).empty());
     QVERIFY2(error.find(c.expected) != std::string::npos, error.c_str());
-    QVERIFY2(error.rfind("POST " + s.url(std::string(c.path) + "/_search"), 0) == 0,
-             error.c_str());
+    QVERIFY2(error.rfind("POST " + s.url(std::string(c.path) + "/_search"), 0) == 0, error.c_str());
   }
 }
 
@@ -967,12 +973,11 @@ void TestRetrievers::httpRetriever() {
     const char* path;
     const char* expected;
   };
-  for (const Case& c : {Case{"/mixed", "score for 1 of 2 results"},
-                        Case{"/object", "reply is not a JSON array"},
-                        Case{"/badid", "reply[0].id is not a string or integer"},
-                        Case{"/malformed", "reply is not JSON"},
-                        Case{"/denied", "HTTP 401: {\"detail\":\"bad token\"}"},
-                        Case{"/nowhere", "HTTP 404"}}) {
+  for (const Case& c :
+       {Case{"/mixed", "score for 1 of 2 results"}, Case{"/object", "reply is not a JSON array"},
+        Case{"/badid", "reply[0].id is not a string or integer"},
+        Case{"/malformed", "reply is not JSON"},
+        Case{"/denied", "HTTP 401: {\"detail\":\"bad token\"}"}, Case{"/nowhere", "HTTP 404"}}) {
     HttpRetrieverOptions oc;
     oc.url = s.url(c.path);
     oc.apiKeyEnv = "RAGSCOPE_TEST_HTTP_TOKEN";
@@ -1032,8 +1037,9 @@ void TestRetrievers::httpTransportErrors() {
   error.clear();
   QVERIFY(HttpRetriever(so).search(makeQuery("q", "x"), 5, &error).empty());
   QVERIFY(t.elapsed() < 1400);
-  QVERIFY2(error.find("imeout") != std::string::npos || error.find("timed out") != std::string::npos,
-           error.c_str());
+  QVERIFY2(
+      error.find("imeout") != std::string::npos || error.find("timed out") != std::string::npos,
+      error.c_str());
   QVERIFY(error.rfind("POST " + so.url, 0) == 0);
 }
 
@@ -1043,9 +1049,16 @@ void TestRetrievers::cliRetrieveAndEval() {
   QTemporaryDir tmp;
   QVERIFY(tmp.isValid());
   const fs::path root = fs::path(tmp.path().toStdString());
-  const QStringList common = {"retrieve", "--dataset", q(dataPath(kDl19Collection)),
-                              q(dataPath(kDl19Topics)), "--retriever", "bm25",
-                              "--index", q(root / "idx"), "--k", "100"};
+  const QStringList common = {"retrieve",
+                              "--dataset",
+                              q(dataPath(kDl19Collection)),
+                              q(dataPath(kDl19Topics)),
+                              "--retriever",
+                              "bm25",
+                              "--index",
+                              q(root / "idx"),
+                              "--k",
+                              "100"};
   auto r = runCli(common + QStringList{"--out", q(root / "bm25.trec"), "--tag", "xapian bm25"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
   QVERIFY2(r.out.contains("43 queries, 4297 documents"), qPrintable(r.out));
@@ -1061,7 +1074,8 @@ void TestRetrievers::cliRetrieveAndEval() {
   auto again = runCli(common + QStringList{"--out", q(root / "bm25b.trec")});
   QCOMPARE(again.exitCode, 0);
   QVERIFY2(again.out.contains(": reused,"), qPrintable(again.out));
-  QCOMPARE(readFile(root / "bm25b.trec").size(), text.size() - 4300 * 7);  // "xapian_bm25" vs "bm25"
+  QCOMPARE(readFile(root / "bm25b.trec").size(),
+           text.size() - 4300 * 7);  // "xapian_bm25" vs "bm25"
 
   auto eval = runCli({"eval", "-m", "ndcg_cut.10", q(dataPath(kDl19Qrels)), q(root / "bm25.trec")});
   QVERIFY2(eval.exitCode == 0, qPrintable(eval.out + eval.err));
@@ -1069,8 +1083,8 @@ void TestRetrievers::cliRetrieveAndEval() {
            qPrintable(eval.out));
 
   // Anserini's parameters from the command line.
-  auto ans = runCli(common + QStringList{"--out", q(root / "ans.trec"), "--bm25-k1", "0.9",
-                                         "--bm25-b", "0.4"});
+  auto ans = runCli(
+      common + QStringList{"--out", q(root / "ans.trec"), "--bm25-k1", "0.9", "--bm25-b", "0.4"});
   QCOMPARE(ans.exitCode, 0);
   QVERIFY(ans.out.contains("k1=0.9 b=0.4"));
 }
@@ -1246,7 +1260,8 @@ void TestRetrievers::bm25Stemming() {
     auto built = openOrBuildIndex(corpus, dir, o);
     std::string error;
     auto bm25 = XapianRetriever::open(dir, {}, &error, &corpus);
-    if (!built.ok || !bm25) return std::make_pair(built, std::vector<std::string>{"(failed: " + error + ")"});
+    if (!built.ok || !bm25)
+      return std::make_pair(built, std::vector<std::string>{"(failed: " + error + ")"});
     std::vector<std::string> ids;
     for (const auto& h : bm25->search(makeQuery("q", "runs"), 10, &error)) ids.push_back(h.id);
     return std::make_pair(built, ids);
@@ -1353,13 +1368,15 @@ void TestRetrievers::retrieveJobResumes() {
     QVERIFY(runRetrieveJob(spec, ds, {}, t).cancelled);
   }
   std::string text = readFile(cp);
-  const std::size_t answered = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
+  const std::size_t answered =
+      static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1;
   text += R"({"q":"q30","docs":[["d-to)";
   writeText(cp, text);
   {
     std::string note;
     RetrieveCheckpoint reopened(cp, "other settings", &note);
-    QVERIFY2(note.find("made with other settings; starting over") != std::string::npos, note.c_str());
+    QVERIFY2(note.find("made with other settings; starting over") != std::string::npos,
+             note.c_str());
     QCOMPARE(reopened.resumed(), std::size_t{0});
   }
   // (Reopening under another key started the file over; write the torn state again.)
@@ -1386,7 +1403,8 @@ void TestRetrievers::retrieveJobResumes() {
     QVERIFY(other.ok);
     QCOMPARE(other.resumed, std::size_t{0});
     QCOMPARE(other.notes.size(), std::size_t{1});
-    QVERIFY2(other.notes[0].find("made with other settings") != std::string::npos, other.notes[0].c_str());
+    QVERIFY2(other.notes[0].find("made with other settings") != std::string::npos,
+             other.notes[0].c_str());
   }
 }
 
@@ -1417,7 +1435,8 @@ void TestRetrievers::retrieveJobFaults() {
     if (d.severity == Severity::Error) errors[d.field] = d.problem;
   QCOMPARE(errors.size(), std::size_t{3});
   QVERIFY2(errors["query q2"].find("500") != std::string::npos, errors["query q2"].c_str());
-  QVERIFY2(errors["query q3"].find("imeout") != std::string::npos || errors["query q3"].find("timed out") != std::string::npos,
+  QVERIFY2(errors["query q3"].find("imeout") != std::string::npos ||
+               errors["query q3"].find("timed out") != std::string::npos,
            errors["query q3"].c_str());
   QVERIFY2(!errors["query q4"].empty(), "no error for the garbled reply");
   QVERIFY(fs::exists(o.out));
@@ -1442,7 +1461,8 @@ void TestRetrievers::requestTemplatesAndReplyPaths() {
   // Placeholders: the query and its id as JSON strings (escaped, quotes included), k a number.
   const Query query = makeQuery("q\"7", "what is \"Tête\"\\n?");
   std::string error;
-  auto body = fillRequestTemplate(R"({"q": {{query}}, "id": {{query_id}}, "top_k": {{k}}, "k2": [{{k}}]})", query, 25, &error);
+  auto body = fillRequestTemplate(
+      R"({"q": {{query}}, "id": {{query_id}}, "top_k": {{k}}, "k2": [{{k}}]})", query, 25, &error);
   QVERIFY2(body, error.c_str());
   const auto parsed = nlohmann::json::parse(*body);
   QCOMPARE(parsed["q"].get<std::string>(), query.text);
@@ -1482,7 +1502,9 @@ void TestRetrievers::requestTemplatesAndReplyPaths() {
       std::lock_guard lock(m);
       lastBody = req.body;
     }
-    res.set_content(R"({"hits": {"hits": [{"_id": "a", "_score": 1.5, "_source": {"text": "A"}}]}})", "application/json");
+    res.set_content(
+        R"({"hits": {"hits": [{"_id": "a", "_score": 1.5, "_source": {"text": "A"}}]}})",
+        "application/json");
   });
   QVERIFY(s.start());
 
@@ -1528,7 +1550,8 @@ void TestRetrievers::requestTemplatesAndReplyPaths() {
   RetrieverSpec es;
   es.kind = RetrieverSpec::Kind::Elasticsearch;
   es.url = s.url("/tpl");
-  es.requestTemplate = R"({"size": {{k}}, "query": {"bool": {"must": {"match": {"text": {{query}}}}, "filter": {"term": {"lang": "en"}}}}})";
+  es.requestTemplate =
+      R"({"size": {{k}}, "query": {"bool": {"must": {"match": {"text": {{query}}}}, "filter": {"term": {"lang": "en"}}}}})";
   opened = openRetriever(es, ds, {}, {});
   error.clear();
   hits = opened.retriever->search(query, 3, &error);
@@ -1550,14 +1573,18 @@ void TestRetrievers::requestTemplatesAndReplyPaths() {
   QTemporaryDir tmp;
   const fs::path topics = fs::path(tmp.path().toStdString()) / "topics.tsv";
   writeText(topics, "1\thello\n");
-  auto r = runCli({"retrieve", "--dataset", q(topics), "--retriever", QString::fromStdString("http:" + s.url("/custom")),
-                   "--request-template", "{\"q\": {{query}}", "--out", q(fs::path(tmp.path().toStdString()) / "r.trec")});
+  auto r = runCli({"retrieve", "--dataset", q(topics), "--retriever",
+                   QString::fromStdString("http:" + s.url("/custom")), "--request-template",
+                   "{\"q\": {{query}}", "--out", q(fs::path(tmp.path().toStdString()) / "r.trec")});
   QCOMPARE(r.exitCode, 2);
-  QVERIFY2(r.err.contains("--request-template: the request template does not give JSON"), qPrintable(r.err));
+  QVERIFY2(r.err.contains("--request-template: the request template does not give JSON"),
+           qPrintable(r.err));
   // With paths, through the CLI: the run written holds the service's ids.
-  r = runCli({"retrieve", "--dataset", q(topics), "--retriever", QString::fromStdString("http:" + s.url("/custom")),
-              "--request-template", "{\"q\": {{query}}, \"top_k\": {{k}}}", "--results-path", "data.hits", "--id-path",
-              "doc.pid", "--score-path", "relevance", "--out", q(fs::path(tmp.path().toStdString()) / "r.trec")});
+  r = runCli({"retrieve", "--dataset", q(topics), "--retriever",
+              QString::fromStdString("http:" + s.url("/custom")), "--request-template",
+              "{\"q\": {{query}}, \"top_k\": {{k}}}", "--results-path", "data.hits", "--id-path",
+              "doc.pid", "--score-path", "relevance", "--out",
+              q(fs::path(tmp.path().toStdString()) / "r.trec")});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QCOMPARE(QString::fromStdString(readFile(fs::path(tmp.path().toStdString()) / "r.trec")),
            QStringLiteral("1 Q0 7 1 2.5 http\n1 Q0 x 2 1 http\n"));

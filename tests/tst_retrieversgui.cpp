@@ -13,7 +13,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -72,7 +71,8 @@ bool evaluateAndWait(ui::RetrievalPage& page) {
 // "measure all value" lines of `ragscope-cli eval`.
 std::map<QString, QString> summaryOf(const QString& out) {
   std::map<QString, QString> values;
-  static const QRegularExpression line(QStringLiteral("^(\\S+)\\s+all\\s+(\\S+)$"), QRegularExpression::MultilineOption);
+  static const QRegularExpression line(QStringLiteral("^(\\S+)\\s+all\\s+(\\S+)$"),
+                                       QRegularExpression::MultilineOption);
   for (auto it = line.globalMatch(out); it.hasNext();) {
     const auto m = it.next();
     values[m.captured(1)] = m.captured(2);
@@ -164,8 +164,10 @@ void TestRetrieversGui::configureTestRunCompare() {
     QVERIFY(!expected.empty());
     QCOMPARE(page.hitsTable()->rowCount(), int(expected.size()));
     for (int i = 0; i < int(expected.size()); ++i)
-      QCOMPARE(page.hitsTable()->item(i, 1)->text(), QString::fromStdString(so.documents[expected[std::size_t(i)].first].first));
-    QVERIFY2(page.testHeadline()->text().contains(QRegularExpression(QStringLiteral("\\d+ hits? in [0-9.]+ ms"))),
+      QCOMPARE(page.hitsTable()->item(i, 1)->text(),
+               QString::fromStdString(so.documents[expected[std::size_t(i)].first].first));
+    QVERIFY2(page.testHeadline()->text().contains(
+                 QRegularExpression(QStringLiteral("\\d+ hits? in [0-9.]+ ms"))),
              qPrintable(page.testHeadline()->text()));
   }
   {  // BM25's test shows the passage text from the corpus.
@@ -184,7 +186,8 @@ void TestRetrieversGui::configureTestRunCompare() {
   // Every retriever over the demo queries, from the Retrieval page; the runs join the dataset.
   ui::RetrievalPage retrieval(&wb);
   for (int i = 0; i < 4; ++i)
-    QVERIFY2(runAndWait(retrieval.retrieverBar(), i, 100), qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
+    QVERIFY2(runAndWait(retrieval.retrieverBar(), i, 100),
+             qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
   QCOMPARE(wb.dataset()->runs.size(), demoRuns + 4);
   retrieval.setMeasures(QStringLiteral("map ndcg_cut.10 P.5 recall.100"));
   QVERIFY(evaluateAndWait(retrieval));
@@ -200,7 +203,8 @@ void TestRetrieversGui::configureTestRunCompare() {
     QStringList args;
   };
   const std::vector<Cli> cli = {
-      {"opensearch", {"--retriever", QString::fromStdString("es:" + base + "/docs"), "--field", "text"}},
+      {"opensearch",
+       {"--retriever", QString::fromStdString("es:" + base + "/docs"), "--field", "text"}},
       {"http-service", {"--retriever", QString::fromStdString("http:" + base + "/retrieve")}},
       {"bm25-anserini", {"--retriever", "bm25", "--bm25-k1", "0.9", "--bm25-b", "0.4"}},
       {"bm25-classic", {"--retriever", "bm25", "--bm25-k1", "1.2", "--bm25-b", "0.75"}},
@@ -214,7 +218,8 @@ void TestRetrieversGui::configureTestRunCompare() {
     // The GUI's run file is the CLI's, byte for byte.
     const fs::path guiFile = wb.retrievedRunPath(c.tag.toStdString());
     QCOMPARE(QString::fromStdString(readText(guiFile)), QString::fromStdString(readText(out)));
-    auto e = test::runCliText({"eval", "-m", "map", "-m", "ndcg_cut.10", "-m", "P.5", "-m", "recall.100", qrels, q(out)});
+    auto e = test::runCliText(
+        {"eval", "-m", "map", "-m", "ndcg_cut.10", "-m", "P.5", "-m", "recall.100", qrels, q(out)});
     QVERIFY2(e.exitCode == 0, qPrintable(e.err));
     const auto expected = summaryOf(e.out);
     QCOMPARE(int(expected.size()), 4);
@@ -227,8 +232,8 @@ void TestRetrieversGui::configureTestRunCompare() {
     ndcg[c.tag] = expected.at(QStringLiteral("ndcg_cut_10"));
   }
   qInfo("demo nDCG@10: opensearch %s, http %s, bm25 k1=0.9 b=0.4 %s, bm25 k1=1.2 b=0.75 %s",
-        qPrintable(ndcg["opensearch"]), qPrintable(ndcg["http-service"]), qPrintable(ndcg["bm25-anserini"]),
-        qPrintable(ndcg["bm25-classic"]));
+        qPrintable(ndcg["opensearch"]), qPrintable(ndcg["http-service"]),
+        qPrintable(ndcg["bm25-anserini"]), qPrintable(ndcg["bm25-classic"]));
   // The two services rank the same way (the same server scoring behind both APIs).
   QCOMPARE(ndcg["opensearch"], ndcg["http-service"]);
   // Side by side: the evaluation the statistics pages read holds every run.
@@ -292,7 +297,8 @@ void TestRetrieversGui::faultsAreRecordedPerQuery() {
   QVERIFY2(status.contains(QStringLiteral("3 queries failed")), qPrintable(status));
   const QStringList errors = bar->statusLabel()->toolTip().split(QLatin1Char('\n'));
   QCOMPARE(errors.size(), 3);
-  QVERIFY2(errors[0].startsWith(QString::fromStdString("query " + ds->queries[0].id + ": ")) && errors[0].contains("500"),
+  QVERIFY2(errors[0].startsWith(QString::fromStdString("query " + ds->queries[0].id + ": ")) &&
+               errors[0].contains("500"),
            qPrintable(errors[0]));
   QVERIFY2(errors[1].contains(QString::fromStdString(ds->queries[1].id)), qPrintable(errors[1]));
   QVERIFY2(errors[2].contains(QString::fromStdString(ds->queries[2].id)), qPrintable(errors[2]));
@@ -313,8 +319,9 @@ void TestRetrieversGui::faultsAreRecordedPerQuery() {
   server.clearLog();
   QVERIFY(runAndWait(bar, 0, 10));
   QCOMPARE(server.requestCount(), std::size_t{3});
-  QVERIFY2(bar->statusLabel()->text().contains(QStringLiteral("answered by an earlier interrupted run")),
-           qPrintable(bar->statusLabel()->text()));
+  QVERIFY2(
+      bar->statusLabel()->text().contains(QStringLiteral("answered by an earlier interrupted run")),
+      qPrintable(bar->statusLabel()->text()));
   QVERIFY(!fs::exists(core::retrieveCheckpointPath(wb.retrievedRunPath("flaky"))));
 }
 
@@ -331,8 +338,10 @@ void TestRetrieversGui::keyFromProjectFileNeedsConfirmation() {
   // A project from elsewhere names the service and the variable holding a key.
   const fs::path project = copyDemo(root);
   auto json = nlohmann::json::parse(readText(project));
-  json["retrievers"] = nlohmann::json::array(
-      {{{"kind", "http"}, {"name", "theirs"}, {"url", url}, {"api_key_env", "RAGSCOPE_TEST_RETRIEVER_TOKEN"}}});
+  json["retrievers"] = nlohmann::json::array({{{"kind", "http"},
+                                               {"name", "theirs"},
+                                               {"url", url},
+                                               {"api_key_env", "RAGSCOPE_TEST_RETRIEVER_TOKEN"}}});
   std::ofstream(project, std::ios::binary | std::ios::trunc) << json.dump(2);
   ui::Workbench wb;
   wb.setOutsidePartsPolicy(ui::Workbench::OutsidePartsPolicy::Allow);
@@ -350,7 +359,8 @@ void TestRetrieversGui::keyFromProjectFileNeedsConfirmation() {
   QVERIFY(page.applyEdits());
   QVERIFY(runAndWait(retrieval.retrieverBar(), 0, 5));
   QVERIFY(server.requestCount() > 0);
-  QCOMPARE(QString::fromStdString(server.log().front().authorization), QStringLiteral("Bearer secret-token-123"));
+  QCOMPARE(QString::fromStdString(server.log().front().authorization),
+           QStringLiteral("Bearer secret-token-123"));
   // The project file written back holds the variable's name, never the key.
   QSignalSpy saved(&wb, &ui::Workbench::projectSaved);
   QVERIFY(wb.saveProject(q(project)));
@@ -382,17 +392,20 @@ void TestRetrieversGui::keychainEntryWithoutKeychain() {
   QCOMPARE(wb.retrievers().front().keychainEntry, spec.keychainEntry);
   ui::RetrievalPage retrieval(&wb);
   QVERIFY(!runAndWait(retrieval.retrieverBar(), 0, 5));
-  QVERIFY2(retrieval.retrieverBar()->statusLabel()->text().startsWith(QStringLiteral("Not started: ")),
-           qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
+  QVERIFY2(
+      retrieval.retrieverBar()->statusLabel()->text().startsWith(QStringLiteral("Not started: ")),
+      qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
   QCOMPARE(server.requestCount(), std::size_t{0});
 
   qputenv("RAGSCOPE_TEST_RETRIEVER_FALLBACK", "fallback-token");
   spec.apiKeyEnv = "RAGSCOPE_TEST_RETRIEVER_FALLBACK";
   page.setEditorSpec(spec);
   QVERIFY(page.applyEdits());
-  QVERIFY2(runAndWait(retrieval.retrieverBar(), 0, 5), qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
+  QVERIFY2(runAndWait(retrieval.retrieverBar(), 0, 5),
+           qPrintable(retrieval.retrieverBar()->statusLabel()->text()));
   QVERIFY(server.requestCount() > 0);
-  QCOMPARE(QString::fromStdString(server.log().front().authorization), QStringLiteral("Bearer fallback-token"));
+  QCOMPARE(QString::fromStdString(server.log().front().authorization),
+           QStringLiteral("Bearer fallback-token"));
 }
 
 // Issue 24 item 4: an es or http retriever named by a project file from elsewhere sends the

@@ -9,7 +9,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 #include <fstream>
 
@@ -48,7 +47,8 @@ Traced runTraced(const QStringList& args, const QProcessEnvironment& extra = {})
   for (const QString& name : QDir(traceDir.path()).entryList(QDir::Files)) {
     QFile f(traceDir.filePath(name));
     if (!f.open(QIODevice::ReadOnly)) continue;
-    // "   1234:	file=libcurl.so.4 [0];  needed by ..." / "file=/x/libm.so [0];  dynamically loaded"
+    // "   1234:	file=libcurl.so.4 [0];  needed by ..." / "file=/x/libm.so [0];  dynamically
+    // loaded"
     for (const QByteArray& line : f.readAll().split('\n')) {
       const int at = line.indexOf("file=");
       if (at < 0) continue;
@@ -131,8 +131,9 @@ void TestStartup::qtOnlyForPdfReports() {
             R"(treats water."})"
             "\n");
   const QString store = QString::fromStdString((root / "judge.db").string());
-  Traced t = runTraced({"judge", "--dataset", QString::fromStdString((root / "answers.jsonl").string()),
-                        "--format", "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
+  Traced t =
+      runTraced({"judge", "--dataset", QString::fromStdString((root / "answers.jsonl").string()),
+                 "--format", "rag-jsonl", "--judge", "offline", "--store", store, "--quiet"});
   QVERIFY2(t.exitCode == 0, qPrintable(t.err));
   QVERIFY2(heavyIn(t.loaded).isEmpty(), qPrintable(heavyIn(t.loaded)));
 
@@ -164,7 +165,8 @@ void TestStartup::popplerOnlyForPdfInputs() {
   writeText(root / "qna_data.csv",
             "Question,Source Docs,Question Type,Source Chunk Type,Answer\r\n"
             "Q?,*AAPL*,Single-Doc RAG,Table,\"a\nSOURCE(S): 2022 Q3 AAPL.pdf\"\r\n");
-  Traced t = runTraced({"dataset", "info", QString::fromStdString(root.string()), "--format", "docugami"});
+  Traced t =
+      runTraced({"dataset", "info", QString::fromStdString(root.string()), "--format", "docugami"});
   QVERIFY2(t.exitCode == 0, qPrintable(t.err + t.out));
   QVERIFY2(loadedAny(t.loaded, "libragscope_pdftext"), qPrintable(t.loaded.join(", ")));
   QVERIFY(loadedAny(t.loaded, "libpoppler-cpp"));
@@ -172,7 +174,8 @@ void TestStartup::popplerOnlyForPdfInputs() {
   QVERIFY(!loadedAny(t.loaded, "libcurl"));
 
   writeText(root / "q.tsv", "q1\twhat does the plant do\n");
-  t = runTraced({"dataset", "info", QString::fromStdString((root / "q.tsv").string()), "--format", "topics-tsv"});
+  t = runTraced({"dataset", "info", QString::fromStdString((root / "q.tsv").string()), "--format",
+                 "topics-tsv"});
   QVERIFY2(t.exitCode == 0, qPrintable(t.err));
   QVERIFY2(heavyIn(t.loaded).isEmpty(), qPrintable(heavyIn(t.loaded)));
 
@@ -191,8 +194,9 @@ void TestStartup::popplerOnlyForPdfInputs() {
 void TestStartup::curlOnlyForRequests() {
   QTemporaryDir dir;
   writeText(dir.filePath("q.tsv").toStdString(), "q1\twhat does the plant do\n");
-  const Traced t = runTraced({"retrieve", "--dataset", dir.filePath("q.tsv"), "--format", "topics-tsv",
-                              "--retriever", "http:http://127.0.0.1:9/search", "--out", dir.filePath("run.trec")});
+  const Traced t = runTraced({"retrieve", "--dataset", dir.filePath("q.tsv"), "--format",
+                              "topics-tsv", "--retriever", "http:http://127.0.0.1:9/search",
+                              "--out", dir.filePath("run.trec")});
   QVERIFY2(t.exitCode > 0, qPrintable(t.err));
   QVERIFY2(t.err.contains("127.0.0.1:9"), qPrintable(t.err));
   QVERIFY2(loadedAny(t.loaded, "libcurl"), qPrintable(t.loaded.join(", ")));
@@ -204,20 +208,22 @@ void TestStartup::curlOnlyForRequests() {
 void TestStartup::missingLibrariesAreNamed() {
   QTemporaryDir dir;
   writeText(dir.filePath("q.tsv").toStdString(), "q1\twhat does the plant do\n");
-  Traced t = runTraced({"retrieve", "--dataset", dir.filePath("q.tsv"), "--format", "topics-tsv",
-                        "--retriever", "http:http://127.0.0.1:9/search", "--out", dir.filePath("run.trec")},
-                       envWith("RAGSCOPE_LIBCURL", "libcurl-absent.so.9"));
+  Traced t = runTraced(
+      {"retrieve", "--dataset", dir.filePath("q.tsv"), "--format", "topics-tsv", "--retriever",
+       "http:http://127.0.0.1:9/search", "--out", dir.filePath("run.trec")},
+      envWith("RAGSCOPE_LIBCURL", "libcurl-absent.so.9"));
   QVERIFY2(t.exitCode > 0, qPrintable(t.err));
   QVERIFY2(t.err.contains("cannot load libcurl-absent.so.9"), qPrintable(t.err));
 
   // The PDF writer module looked for in an empty folder only.
   const QString empty = dir.filePath("no-modules");
   QVERIFY(QDir().mkpath(empty));
-  writeText(dir.filePath("answers.jsonl").toStdString(),
-            R"({"id": "q1", "question": "Q?", "contexts": ["c"], "response": "r", "reference": "r"})"
-            "\n");
-  t = runTraced({"judge", "--dataset", dir.filePath("answers.jsonl"), "--format", "rag-jsonl", "--judge",
-                 "offline", "--store", dir.filePath("judge.db"), "--quiet"});
+  writeText(
+      dir.filePath("answers.jsonl").toStdString(),
+      R"({"id": "q1", "question": "Q?", "contexts": ["c"], "response": "r", "reference": "r"})"
+      "\n");
+  t = runTraced({"judge", "--dataset", dir.filePath("answers.jsonl"), "--format", "rag-jsonl",
+                 "--judge", "offline", "--store", dir.filePath("judge.db"), "--quiet"});
   QVERIFY2(t.exitCode == 0, qPrintable(t.err));
   t = runTraced({"report", "--store", dir.filePath("judge.db"), "--out", dir.filePath("r.pdf")},
                 envWith("RAGSCOPE_MODULE_DIR", empty));

@@ -9,7 +9,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -41,7 +40,8 @@ namespace {
 
 // Deterministic synthetic data (our own generator so the numbers do not depend on the standard
 // library's distribution implementations).
-std::vector<double> normalSample(std::uint64_t seed, std::size_t n, double mu = 0.0, double sigma = 1.0) {
+std::vector<double> normalSample(std::uint64_t seed, std::size_t n, double mu = 0.0,
+                                 double sigma = 1.0) {
   Rng rng(seed);
   std::vector<double> out;
   while (out.size() < n) {
@@ -160,7 +160,9 @@ void TestStats::histogramCounts() {
 void TestStats::randomStreamsIndependentOfOrder() {
   // A stream is a pure function of (seed, domain, index): drawing stream 7 before or after
   // stream 3 gives the same numbers, and different indices/seeds/domains differ.
-  auto first = [](std::uint64_t seed, Domain d, std::uint64_t i) { return streamFor(seed, d, i).next(); };
+  auto first = [](std::uint64_t seed, Domain d, std::uint64_t i) {
+    return streamFor(seed, d, i).next();
+  };
   const auto a = first(42, Domain::Bootstrap, 7);
   (void)first(42, Domain::Bootstrap, 3);
   QCOMPARE(first(42, Domain::Bootstrap, 7), a);
@@ -290,7 +292,8 @@ void TestStats::bootstrapBcaPieces() {
   QVERIFY(std::fabs(r.acceleration - 0.0821633422811829) < 1e-12);
   // z0 = Phi^-1(share of means below the observed mean (+ half the ties)); recompute it.
   double below = 0;
-  for (double m : r.distribution) below += m < r.observedMean ? 1.0 : (m == r.observedMean ? 0.5 : 0.0);
+  for (double m : r.distribution)
+    below += m < r.observedMean ? 1.0 : (m == r.observedMean ? 0.5 : 0.0);
   QVERIFY(std::fabs(r.biasCorrection - normalQuantile(below / o.resamples)) < 1e-12);
   // Right-skewed data: BCa shifts the interval right of the percentile one.
   o.method = CiMethod::Percentile;
@@ -319,7 +322,8 @@ void TestStats::bootstrapRejectsBadInput() {
 // by one: sizes with a tail, a block of fewer than eight, and value counts whose rejection draws
 // come often (n = 1000003: one draw in ~4300 redrawn) and never (n = 1).
 void TestStats::bootstrapLanesMatchOneByOne() {
-  if (!resampleLanesAvailable()) QSKIP("no AVX-512 on this machine: the one-by-one loop runs alone");
+  if (!resampleLanesAvailable())
+    QSKIP("no AVX-512 on this machine: the one-by-one loop runs alone");
   Rng g(7);
   for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{10000}, std::size_t{1000003}}) {
     std::vector<double> x(n);
@@ -327,8 +331,10 @@ void TestStats::bootstrapLanesMatchOneByOne() {
     for (std::size_t s : {std::size_t{1}, std::size_t{6}, std::size_t{4001}}) {
       const std::size_t begin = 5, end = 5 + 8 * 12 + 3;  // blocks of eight, then three alone
       std::vector<double> lanes(end - begin), single(end - begin);
-      QVERIFY(resampleMeansRange(x, s, 42, Domain::Bootstrap, 9, begin, end, lanes.data(), nullptr));
-      QVERIFY(resampleMeansRangeScalar(x, s, 42, Domain::Bootstrap, 9, begin, end, single.data(), nullptr));
+      QVERIFY(
+          resampleMeansRange(x, s, 42, Domain::Bootstrap, 9, begin, end, lanes.data(), nullptr));
+      QVERIFY(resampleMeansRangeScalar(x, s, 42, Domain::Bootstrap, 9, begin, end, single.data(),
+                                       nullptr));
       for (std::size_t b = 0; b < lanes.size(); ++b)
         QVERIFY2(std::memcmp(&lanes[b], &single[b], sizeof(double)) == 0,
                  qPrintable(QString("n=%1 s=%2 b=%3").arg(n).arg(s).arg(b)));
@@ -354,7 +360,8 @@ void TestStats::signFlipExact_data() {
   QTest::newRow("1 -2 3 4: 6/16") << std::vector<double>{1, -2, 3, 4} << 0.375;
   QTest::newRow("binary fractions with ties: 12/64")
       << std::vector<double>{0.5, 0.25, -0.125, 0.75, 0.5, -0.25} << 0.1875;
-  QTest::newRow("3 1 4 1 5 -9 2 6: 100/256") << std::vector<double>{3, 1, 4, 1, 5, -9, 2, 6} << 0.390625;
+  QTest::newRow("3 1 4 1 5 -9 2 6: 100/256")
+      << std::vector<double>{3, 1, 4, 1, 5, -9, 2, 6} << 0.390625;
   QTest::newRow("zeros left out: 1 2 3 0 0 -> 2/8") << std::vector<double>{1, 0, 2, 0, 3} << 0.25;
   QTest::newRow("all zero: p 1") << std::vector<double>{0, 0, 0} << 1.0;
 }
@@ -566,13 +573,14 @@ void TestStats::contrastiveGroups() {
   QCOMPARE(r.pairs.size(), std::size_t(3));
   QCOMPARE(r.groups[0].bootstrap.distribution.size(), std::size_t(500));
   // s = 50 draws: variance of the mean ~ 0.01 / 50.
-  QVERIFY(std::fabs(r.groups[1].bootstrap.variance / (populationVariance(sets[1].values) / 50) - 1) < 0.3);
+  QVERIFY(std::fabs(r.groups[1].bootstrap.variance / (populationVariance(sets[1].values) / 50) -
+                    1) < 0.3);
   const ContrastivePair& onOff = r.pairs[0];
   QCOMPARE(onOff.first, std::size_t(0));
   QCOMPARE(onOff.second, std::size_t(1));
   QVERIFY(std::fabs(onOff.meanDiff - (meanOf(sets[0].values) - meanOf(sets[1].values))) < 1e-12);
   QVERIFY(onOff.ci.low > 0.4 && onOff.ci.high < 0.6);
-  QCOMPARE(onOff.pPermutation, 1.0 / 2001);  // nothing as extreme among 2000 relabellings
+  QCOMPARE(onOff.pPermutation, 1.0 / 2001);      // nothing as extreme among 2000 relabellings
   const ContrastivePair& onOn = r.pairs[1 + 1];  // (1, 2) comes after (0, 1), (0, 2)
   QCOMPARE(onOn.first, std::size_t(1));
   const ContrastivePair& sameTopic = r.pairs[1];  // (0, 2)
@@ -660,8 +668,9 @@ void TestStats::cliDl19Compare() {
   QTemporaryDir dir;
   const QStringList systems = {"SPLADE_P_P_ENSEMBLE_DISTIL", "BM25", "OPEN_AI_ADA2"};
   for (const QString& s : systems) {
-    const CliResult e = runCli({"eval", "-q", "-m", "ndcg_cut.10", qrels,
-                                data + "/msmarco_trecdl/runs/rank_llm/" + s + "/trec_results_dl19.txt"});
+    const CliResult e =
+        runCli({"eval", "-q", "-m", "ndcg_cut.10", qrels,
+                data + "/msmarco_trecdl/runs/rank_llm/" + s + "/trec_results_dl19.txt"});
     QCOMPARE(e.exitCode, 0);
     writeFile(dir.filePath(s + ".txt"), e.out.toStdString());
   }
@@ -669,8 +678,8 @@ void TestStats::cliDl19Compare() {
   std::map<QString, nlohmann::json> results;
   for (int i = 0; i < 3; ++i)
     for (int k = i + 1; k < 3; ++k) {
-      const CliResult c = runCli({"compare", file(systems[i]), file(systems[k]), "--measure",
-                                  "ndcg_cut_10", "--json"});
+      const CliResult c = runCli(
+          {"compare", file(systems[i]), file(systems[k]), "--measure", "ndcg_cut_10", "--json"});
       QCOMPARE(c.exitCode, 0);
       results[systems[i] + "-" + systems[k]] = nlohmann::json::parse(c.out.toStdString());
     }
@@ -680,7 +689,8 @@ void TestStats::cliDl19Compare() {
     QVERIFY2(sb.contains(key), key);
   QCOMPARE(sb["n"].get<int>(), 43);
   QCOMPARE(sb["unaligned"].get<int>(), 0);
-  // The figures published with the TREC DL runs: nDCG@10 SPLADE++ ED 0.7308, BM25 0.5058 (means of the printed 4-decimal values).
+  // The figures published with the TREC DL runs: nDCG@10 SPLADE++ ED 0.7308, BM25 0.5058 (means of
+  // the printed 4-decimal values).
   QVERIFY(std::fabs(sb["mean_diff"].get<double>() - (0.7308 - 0.5058)) < 5e-5);
   QVERIFY(sb["p_randomization"].get<double>() < 0.05);
   QVERIFY(sb["p_ttest"].get<double>() < 0.05);
@@ -699,10 +709,11 @@ void TestStats::cliDl19Compare() {
   QVERIFY(ba["p_ttest"].get<double>() < 0.05);
 
   // The same comparison straight from the runs (--qrels) and all three pairs with Holm.
-  const CliResult direct = runCli({"compare", "--qrels", qrels,
-                                   data + "/msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt",
-                                   data + "/msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt",
-                                   "--measure", "ndcg_cut.10", "--json"});
+  const CliResult direct = runCli(
+      {"compare", "--qrels", qrels,
+       data + "/msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt",
+       data + "/msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt", "--measure",
+       "ndcg_cut.10", "--json"});
   QCOMPARE(direct.exitCode, 0);
   const auto dj = nlohmann::json::parse(direct.out.toStdString());
   QVERIFY(std::fabs(dj["mean_diff"].get<double>() - sb["mean_diff"].get<double>()) < 1e-4);
@@ -733,11 +744,12 @@ void TestStats::cliBootstrapAndCorrelate() {
   x += "P_10 all 0.5\n";
   writeFile(dir.filePath("x.txt"), x);
   writeFile(dir.filePath("y.txt"), y);
-  const CliResult b = runCli({"bootstrap", dir.filePath("x.txt"), "--measure", "P_10", "--B", "2000",
-                              "--size", "50", "--seed", "7", "--level", "0.9", "--json"});
+  const CliResult b = runCli({"bootstrap", dir.filePath("x.txt"), "--measure", "P_10", "--B",
+                              "2000", "--size", "50", "--seed", "7", "--level", "0.9", "--json"});
   QCOMPARE(b.exitCode, 0);
   const auto bj = nlohmann::json::parse(b.out.toStdString());
-  for (const char* key : {"n", "B", "size", "seed", "level", "mean", "variance", "ci_low", "ci_high"})
+  for (const char* key :
+       {"n", "B", "size", "seed", "level", "mean", "variance", "ci_low", "ci_high"})
     QVERIFY2(bj.contains(key), key);
   QCOMPARE(bj["n"].get<int>(), 60);
   QCOMPARE(bj["B"].get<int>(), 2000);
@@ -764,8 +776,8 @@ void TestStats::cliBootstrapAndCorrelate() {
   QCOMPARE(bca.exitCode, 0);  // sole measure picked without --measure
   QVERIFY(bca.out.contains("BCa"));
 
-  const CliResult c = runCli({"correlate", dir.filePath("x.txt"), dir.filePath("y.txt"), "--measure",
-                              "P.10", "--json"});
+  const CliResult c = runCli(
+      {"correlate", dir.filePath("x.txt"), dir.filePath("y.txt"), "--measure", "P.10", "--json"});
   QCOMPARE(c.exitCode, 0);
   const auto cj = nlohmann::json::parse(c.out.toStdString());
   for (const char* key : {"n", "kendall_tau_b", "spearman_rho", "p_kendall", "p_spearman"})
@@ -807,11 +819,15 @@ void TestStats::cliRunStores() {
   // eRAG's labels are binary and MAP is defined), then the stores as statistics inputs.
   QTemporaryDir dir;
   const QString demo = QString(RAGSCOPE_SOURCE_DIR) + "/resources/demo/";
-  const QStringList inputs = {"--dataset", demo + "collection.tsv", "--dataset", demo + "demo-kilt.jsonl",
-                              "--run", demo + "run-good.trec", "--k", "5", "--metric", "contains", "--quiet",
-                              "--json"};
+  const QStringList inputs = {"--dataset", demo + "collection.tsv",
+                              "--dataset", demo + "demo-kilt.jsonl",
+                              "--run",     demo + "run-good.trec",
+                              "--k",       "5",
+                              "--metric",  "contains",
+                              "--quiet",   "--json"};
   const QString eragDb = dir.filePath("erag.db"), e2eDb = dir.filePath("e2e.db");
-  const CliResult erag = runCli(QStringList{"erag", "--measures", "P_5,success_1,map", "--store", eragDb} + inputs);
+  const CliResult erag =
+      runCli(QStringList{"erag", "--measures", "P_5,success_1,map", "--store", eragDb} + inputs);
   QVERIFY2(erag.exitCode == 0, erag.err.constData());
   const CliResult e2e = runCli(QStringList{"e2e", "--store", e2eDb} + inputs);
   QVERIFY2(e2e.exitCode == 0, e2e.err.constData());
@@ -835,9 +851,11 @@ void TestStats::cliRunStores() {
   }
   writeFile(dir.filePath("printed.txt"), printed);
   // Store vs printed values, paired by qid: every query present on both sides and tied.
-  for (const auto& [store, measure] : {std::pair{eragDb, QString("P_5")}, std::pair{eragDb, QString("map")},
-                                       std::pair{e2eDb, QString("contains")}}) {
-    const CliResult c = runCli({"compare", store, dir.filePath("printed.txt"), "--measure", measure, "--json"});
+  for (const auto& [store, measure] :
+       {std::pair{eragDb, QString("P_5")}, std::pair{eragDb, QString("map")},
+        std::pair{e2eDb, QString("contains")}}) {
+    const CliResult c =
+        runCli({"compare", store, dir.filePath("printed.txt"), "--measure", measure, "--json"});
     QVERIFY2(c.exitCode == 0, c.err.constData());
     const auto cj = nlohmann::json::parse(c.out.toStdString());
     QCOMPARE(cj["n"].get<int>(), 29);
@@ -847,11 +865,13 @@ void TestStats::cliRunStores() {
   }
   // bootstrap over a store: n and the observed mean are erag's / e2e's; the end-to-end store's
   // only measure (its metric) needs no --measure.
-  const CliResult b = runCli({"bootstrap", eragDb, "--measure", "success_1", "--B", "500", "--json"});
+  const CliResult b =
+      runCli({"bootstrap", eragDb, "--measure", "success_1", "--B", "500", "--json"});
   QVERIFY2(b.exitCode == 0, b.err.constData());
   const auto bj = nlohmann::json::parse(b.out.toStdString());
   QCOMPARE(bj["n"].get<int>(), 29);
-  QVERIFY(std::fabs(bj["observed_mean"].get<double>() - ej["mean"]["success_1"].get<double>()) < 1e-12);
+  QVERIFY(std::fabs(bj["observed_mean"].get<double>() - ej["mean"]["success_1"].get<double>()) <
+          1e-12);
   const CliResult bt = runCli({"bootstrap", e2eDb, "--B", "500", "--json"});
   QVERIFY2(bt.exitCode == 0, bt.err.constData());
   const auto btj = nlohmann::json::parse(bt.out.toStdString());
@@ -859,55 +879,69 @@ void TestStats::cliRunStores() {
   QVERIFY(std::fabs(btj["observed_mean"].get<double>() - tj["mean"].get<double>()) < 1e-12);
 
   // correlate eRAG store vs end-to-end store = erag-correlate's eRAG row.
-  const CliResult corr = runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--resamples", "0", "--json"});
+  const CliResult corr =
+      runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--resamples", "0", "--json"});
   QVERIFY2(corr.exitCode == 0, corr.err.constData());
   std::map<std::string, std::pair<double, double>> expected;  // measure -> (tau, rho)
   const auto table = nlohmann::json::parse(corr.out.toStdString())["tables"][0];
   for (const auto& row : table["rows"])
     if (row["method"] == "eRAG (contains)")
-      expected[row["measure"].get<std::string>()] = {row["kendall_tau"].get<double>(), row["spearman_rho"].get<double>()};
+      expected[row["measure"].get<std::string>()] = {row["kendall_tau"].get<double>(),
+                                                     row["spearman_rho"].get<double>()};
   QCOMPARE(expected.size(), std::size_t{3});
   for (const auto& [measure, coefficients] : expected) {
-    const CliResult c = runCli({"correlate", eragDb, e2eDb, "--measure", QString::fromStdString(measure),
-                                "--measure-y", "contains", "--B", "100", "--json"});
+    const CliResult c =
+        runCli({"correlate", eragDb, e2eDb, "--measure", QString::fromStdString(measure),
+                "--measure-y", "contains", "--B", "100", "--json"});
     QVERIFY2(c.exitCode == 0, c.err.constData());
     const auto cj = nlohmann::json::parse(c.out.toStdString());
     QCOMPARE(cj["n"].get<int>(), 29);
     QCOMPARE(cj["unaligned"].get<int>(), 0);
-    QVERIFY2(std::fabs(cj["kendall_tau_b"].get<double>() - coefficients.first) < 1e-12, measure.c_str());
-    QVERIFY2(std::fabs(cj["spearman_rho"].get<double>() - coefficients.second) < 1e-12, measure.c_str());
+    QVERIFY2(std::fabs(cj["kendall_tau_b"].get<double>() - coefficients.first) < 1e-12,
+             measure.c_str());
+    QVERIFY2(std::fabs(cj["spearman_rho"].get<double>() - coefficients.second) < 1e-12,
+             measure.c_str());
   }
   QVERIFY(expected["P_5"].first > 0.5);  // eRAG tracks end-to-end quality on the demo
   // A TREC run evaluated with --qrels against the end-to-end store = erag-correlate's qrels row
   // (P_5 over the same top-5 lists: the demo's run has every document in the corpus).
-  const CliResult withQrels = runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--qrels",
-                                      demo + "qrels.txt", "--measures", "P_5", "--resamples", "0", "--json"});
+  const CliResult withQrels =
+      runCli({"erag-correlate", "--erag", eragDb, "--e2e", e2eDb, "--qrels", demo + "qrels.txt",
+              "--measures", "P_5", "--resamples", "0", "--json"});
   QVERIFY2(withQrels.exitCode == 0, withQrels.err.constData());
   const auto qrelsTable = nlohmann::json::parse(withQrels.out.toStdString())["tables"][0];
   const nlohmann::json* qrelsRow = nullptr;
   for (const auto& row : qrelsTable["rows"])
     if (row["method"] == "qrels" && row["measure"] == "P_5") qrelsRow = &row;
   QVERIFY(qrelsRow);
-  const CliResult mixed = runCli({"correlate", demo + "run-good.trec", e2eDb, "--qrels", demo + "qrels.txt",
-                                  "--measure", "P_5", "--measure-y", "contains", "--B", "100", "--json"});
+  const CliResult mixed =
+      runCli({"correlate", demo + "run-good.trec", e2eDb, "--qrels", demo + "qrels.txt",
+              "--measure", "P_5", "--measure-y", "contains", "--B", "100", "--json"});
   QVERIFY2(mixed.exitCode == 0, mixed.err.constData());
   const auto mj = nlohmann::json::parse(mixed.out.toStdString());
   QCOMPARE(mj["n"].get<int>(), (*qrelsRow)["n"].get<int>());
-  QVERIFY(std::fabs(mj["kendall_tau_b"].get<double>() - (*qrelsRow)["kendall_tau"].get<double>()) < 1e-12);
-  QVERIFY(std::fabs(mj["spearman_rho"].get<double>() - (*qrelsRow)["spearman_rho"].get<double>()) < 1e-12);
+  QVERIFY(std::fabs(mj["kendall_tau_b"].get<double>() - (*qrelsRow)["kendall_tau"].get<double>()) <
+          1e-12);
+  QVERIFY(std::fabs(mj["spearman_rho"].get<double>() - (*qrelsRow)["spearman_rho"].get<double>()) <
+          1e-12);
 
   // Unknown measure: exit 2 naming the store and what it has.
   const CliResult unknown = runCli({"bootstrap", eragDb, "--measure", "ndcg_cut_10"});
   QCOMPARE(unknown.exitCode, 2);
-  QVERIFY2(unknown.err.contains(eragDb.toUtf8() + ": no per-query values for measure 'ndcg_cut_10' (have: P_5 map success_1)"),
+  QVERIFY2(unknown.err.contains(
+               eragDb.toUtf8() +
+               ": no per-query values for measure 'ndcg_cut_10' (have: P_5 map success_1)"),
            unknown.err.constData());
-  const CliResult unknownE2e = runCli({"correlate", eragDb, e2eDb, "--measure", "P_5", "--measure-y", "rouge-l"});
+  const CliResult unknownE2e =
+      runCli({"correlate", eragDb, e2eDb, "--measure", "P_5", "--measure-y", "rouge-l"});
   QCOMPARE(unknownE2e.exitCode, 2);
-  QVERIFY2(unknownE2e.err.contains(e2eDb.toUtf8() + ": no per-query values for measure 'rouge-l' (have: contains)"),
+  QVERIFY2(unknownE2e.err.contains(e2eDb.toUtf8() +
+                                   ": no per-query values for measure 'rouge-l' (have: contains)"),
            unknownE2e.err.constData());
   // A SQLite file that is no run store.
   // (the header is what tells a store from a per-query file)
-  writeFile(dir.filePath("not-a-store.db"), std::string("SQLite format 3\0", 16) + std::string(84, '\0'));
+  writeFile(dir.filePath("not-a-store.db"),
+            std::string("SQLite format 3\0", 16) + std::string(84, '\0'));
   const CliResult bad = runCli({"bootstrap", dir.filePath("not-a-store.db"), "--measure", "P_5"});
   QCOMPARE(bad.exitCode, 2);
   QVERIFY2(bad.err.startsWith(dir.filePath("not-a-store.db").toUtf8() + ": "), bad.err.constData());
@@ -921,11 +955,13 @@ void TestStats::runLabelsTellRunsApart() {
     r.runSource = std::move(source);
     return r;
   };
-  const std::vector<EvalResult> results = {result("rank", "/d/BM25/dl19.txt"), result("rank", "/d/SPLADE/dl19.txt"),
-                                           result("bm25", "/d/bm25.txt"), result("", "/d/untagged.txt"),
-                                           result("x", "/a/run/f.txt"), result("x", "/b/run/f.txt")};
-  const std::vector<std::string> expected = {"rank (BM25/dl19.txt)", "rank (SPLADE/dl19.txt)", "bm25",
-                                             "/d/untagged.txt", "x (/a/run/f.txt)", "x (/b/run/f.txt)"};
+  const std::vector<EvalResult> results = {
+      result("rank", "/d/BM25/dl19.txt"), result("rank", "/d/SPLADE/dl19.txt"),
+      result("bm25", "/d/bm25.txt"),      result("", "/d/untagged.txt"),
+      result("x", "/a/run/f.txt"),        result("x", "/b/run/f.txt")};
+  const std::vector<std::string> expected = {
+      "rank (BM25/dl19.txt)", "rank (SPLADE/dl19.txt)", "bm25",
+      "/d/untagged.txt",      "x (/a/run/f.txt)",       "x (/b/run/f.txt)"};
   QCOMPARE(runLabels(results), expected);
   QCOMPARE(runLabels({result("r", "f.txt"), result("r", "g.txt")}),
            (std::vector<std::string>{"r (f.txt)", "r (g.txt)"}));
@@ -965,9 +1001,23 @@ void TestStats::runLabelsTellRunsApart() {
 void TestStats::cliInvalidUtf8Json() {
   QTemporaryDir dir;
   const QString a = dir.filePath("a.txt"), b = dir.filePath("b.txt");
-  writeFile(a, "P\xff" "5 q\xfe" "1 0.5\nP\xff" "5 q2 0.6\nP\xff" "5 q3 0.7\nP\xff" "5 q4 0.1\n");
-  writeFile(b, "P\xff" "5 q\xfe" "1 0.1\nP\xff" "5 q2 0.2\nP\xff" "5 q3 0.4\nP\xff" "5 q4 0.3\n");
-  const std::string replaced = "P\xef\xbf\xbd" "5";  // U+FFFD
+  writeFile(a,
+            "P\xff"
+            "5 q\xfe"
+            "1 0.5\nP\xff"
+            "5 q2 0.6\nP\xff"
+            "5 q3 0.7\nP\xff"
+            "5 q4 0.1\n");
+  writeFile(b,
+            "P\xff"
+            "5 q\xfe"
+            "1 0.1\nP\xff"
+            "5 q2 0.2\nP\xff"
+            "5 q3 0.4\nP\xff"
+            "5 q4 0.3\n");
+  const std::string replaced =
+      "P\xef\xbf\xbd"
+      "5";  // U+FFFD
   auto check = [&](const QStringList& args) -> nlohmann::json {
     const CliResult r = runCli(args, 20000);
     if (r.exitCode != 0) {
@@ -1015,8 +1065,9 @@ void TestStats::cliHugeCounts_data() {
   QTest::addColumn<QStringList>("args");  // %A% and %B% are two per-query files
   QTest::addColumn<QString>("message");
   const QString boot = "bootstrap";
-  QTest::newRow("--B 2^64-1") << QStringList{boot, "%A%", "--B", "18446744073709551615"}
-                              << "--B: expected an integer from 2 to 1000000, got '18446744073709551615'";
+  QTest::newRow("--B 2^64-1")
+      << QStringList{boot, "%A%", "--B", "18446744073709551615"}
+      << "--B: expected an integer from 2 to 1000000, got '18446744073709551615'";
   QTest::newRow("--B 2^64") << QStringList{boot, "%A%", "--B", "18446744073709551616"}
                             << "--B: expected an integer from 2 to 1000000";
   QTest::newRow("--B 4e9") << QStringList{boot, "%A%", "--B", "4000000000"}

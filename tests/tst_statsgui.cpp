@@ -3,17 +3,16 @@
 // contrastive page on DL19 split by BM25 nDCG@10. Screenshots go to RAGSCOPE_SCREENSHOT_DIR.
 
 #include <QAbstractItemModelTester>
-#include <QPushButton>
-#include <QSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -38,7 +37,8 @@ namespace {
 
 const char* kDl19Qrels = "msmarco_trecdl/qrels/qrels.dl19-passage.txt";
 const char* kBm25 = "msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt";
-const char* kSplade = "msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt";
+const char* kSplade =
+    "msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl19.txt";
 const char* kAda2 = "msmarco_trecdl/runs/rank_llm/OPEN_AI_ADA2/trec_results_dl19.txt";
 
 QString path(const char* rel) { return QString::fromStdString(test::dataPath(rel).string()); }
@@ -119,8 +119,14 @@ void TestStatsGui::chartsRenderAndExport() {
     stats::BootstrapOptions o;
     o.resamples = 2000;
     const auto r = stats::bootstrap(a, o);
-    spec = ui::charts::BootstrapChart{QStringLiteral("Bootstrap of mean nDCG@10"), QStringLiteral("mean nDCG@10"),
-                                      r.distribution, r.mean, r.ci.low, r.ci.high, r.level, 0};
+    spec = ui::charts::BootstrapChart{QStringLiteral("Bootstrap of mean nDCG@10"),
+                                      QStringLiteral("mean nDCG@10"),
+                                      r.distribution,
+                                      r.mean,
+                                      r.ci.low,
+                                      r.ci.high,
+                                      r.level,
+                                      0};
   } else if (kind == 1) {
     std::vector<stats::NamedSample> sets = {{"top", a}, {"bottom", b}};
     stats::ContrastiveOptions o;
@@ -133,8 +139,9 @@ void TestStatsGui::chartsRenderAndExport() {
     overlay.title = QStringLiteral("Contrastive");
     overlay.valueTitle = QStringLiteral("mean nDCG@10");
     for (const auto& g : r.groups)
-      overlay.groups.push_back({QString::fromStdString(g.name), g.bootstrap.distribution, g.bootstrap.mean,
-                                g.bootstrap.ci.low, g.bootstrap.ci.high, g.bootstrap.n});
+      overlay.groups.push_back({QString::fromStdString(g.name), g.bootstrap.distribution,
+                                g.bootstrap.mean, g.bootstrap.ci.low, g.bootstrap.ci.high,
+                                g.bootstrap.n});
     spec = overlay;
   } else if (kind == 2) {
     ui::charts::PairedDifferenceChart p;
@@ -144,7 +151,8 @@ void TestStatsGui::chartsRenderAndExport() {
       p.qids.push_back(QString::number(i));
       p.differences.push_back(a[i] - b[i]);
     }
-    p.meanDiff = std::accumulate(p.differences.begin(), p.differences.end(), 0.0) / double(a.size());
+    p.meanDiff =
+        std::accumulate(p.differences.begin(), p.differences.end(), 0.0) / double(a.size());
     p.ciLow = p.meanDiff - 0.05;
     p.ciHigh = p.meanDiff + 0.05;
     spec = p;
@@ -181,7 +189,8 @@ void TestStatsGui::chartsRenderAndExport() {
   QVERIFY(svgText.contains("<svg"));
   QVERIFY(svgText.size() > 2000);
   if (!screenshotDir().isEmpty())
-    image.save(screenshotDir() + QStringLiteral("/chart-%1.png").arg(QString::fromLatin1(QTest::currentDataTag())));
+    image.save(screenshotDir() +
+               QStringLiteral("/chart-%1.png").arg(QString::fromLatin1(QTest::currentDataTag())));
 }
 
 void TestStatsGui::chartStyledForItsOnScreenSize() {
@@ -225,13 +234,15 @@ void TestStatsGui::retrievalSummaryShowsCiAndN() {
   const int ndcg = columnOf(summary, QStringLiteral("ndcg_cut_10"));
   const int ci = columnOf(summary, QStringLiteral("ndcg_cut_10 95% CI"));
   QVERIFY(n > 0 && ndcg > 0 && ci > 0);
-  const QStringList expectedNdcg = {QStringLiteral("0.5058"), QStringLiteral("0.7308"), QStringLiteral("0.7035")};
+  const QStringList expectedNdcg = {QStringLiteral("0.5058"), QStringLiteral("0.7308"),
+                                    QStringLiteral("0.7035")};
   for (int row = 0; row < 3; ++row) {
     QCOMPARE(summary->index(row, n).data().toString(), QStringLiteral("43"));
     QCOMPARE(summary->index(row, ndcg).data().toString(), expectedNdcg[row]);
     // "[low, high]" around the mean, and equal to the engine's bootstrap of the same values.
     const QString text = summary->index(row, ci).data().toString();
-    QVERIFY2(text.startsWith(QLatin1Char('[')) && text.endsWith(QLatin1Char(']')), qPrintable(text));
+    QVERIFY2(text.startsWith(QLatin1Char('[')) && text.endsWith(QLatin1Char(']')),
+             qPrintable(text));
     const QStringList parts = text.mid(1, text.size() - 2).split(QStringLiteral(", "));
     QCOMPARE(parts.size(), 2);
     const double lo = parts[0].toDouble(), hi = parts[1].toDouble();
@@ -240,7 +251,8 @@ void TestStatsGui::retrievalSummaryShowsCiAndN() {
     QVERIFY(hi - lo > 0.05 && hi - lo < 0.3);  // 43 queries: roughly +-2 SE of ~0.03-0.04
     const auto& result = page.outcome().results[std::size_t(row)];
     std::vector<double> values;
-    for (const auto& q : result.queries) values.push_back(q.values[*result.columnIndex("ndcg_cut_10")]);
+    for (const auto& q : result.queries)
+      values.push_back(q.values[*result.columnIndex("ndcg_cut_10")]);
     core::stats::BootstrapOptions o;
     const auto expected = core::stats::bootstrap(values, o);
     QCOMPARE(parts[0], QString::number(expected.ci.low, 'f', 4));
@@ -263,8 +275,10 @@ void TestStatsGui::retrievalSummaryShowsCiAndN() {
   QVERIFY(QTest::qWaitForWindowExposed(&page));
   saveShot(&page, QStringLiteral("retrieval-summary-ci.png"));
   if (!screenshotDir().isEmpty()) {
-    QVERIFY(panel->chart()->savePng(screenshotDir() + QStringLiteral("/bootstrap-histogram.png"), {900, 560}));
-    QVERIFY(panel->chart()->savePng(screenshotDir() + QStringLiteral("/bootstrap-histogram-small.png"), {300, 200}));
+    QVERIFY(panel->chart()->savePng(screenshotDir() + QStringLiteral("/bootstrap-histogram.png"),
+                                    {900, 560}));
+    QVERIFY(panel->chart()->savePng(
+        screenshotDir() + QStringLiteral("/bootstrap-histogram-small.png"), {300, 200}));
   }
 }
 
@@ -292,7 +306,8 @@ void TestStatsGui::statsPanelVeraSettingOneClick() {
     if (b->text() == QStringLiteral("Default")) standard = b;
   }
   QVERIFY(vera && standard);
-  QVERIFY(vera->text().contains(QStringLiteral("s = 50")) && vera->text().contains(QStringLiteral("B = 500")));
+  QVERIFY(vera->text().contains(QStringLiteral("s = 50")) &&
+          vera->text().contains(QStringLiteral("B = 500")));
   panel.show();
   QVERIFY(QTest::qWaitForWindowExposed(&panel));
   QTest::mouseClick(vera, Qt::LeftButton);
@@ -339,7 +354,8 @@ void TestStatsGui::compareDl19Runs() {
 
   ui::ComparisonModel* model = page.model();
   QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-  QAbstractItemModelTester proxyTester(page.table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester proxyTester(page.table()->model(),
+                                       QAbstractItemModelTester::FailureReportingMode::QtTest);
   QCOMPARE(model->rowCount(), 6);  // 3 pairs x 2 measures
   int spladeBm25 = -1;
   for (int r = 0; r < model->rowCount(); ++r) {
@@ -367,7 +383,10 @@ void TestStatsGui::compareDl19Runs() {
   const auto direct = core::stats::comparePaired(row.a, row.b);
   QCOMPARE(direct.randomization.p, row.paired.randomization.p);
   QCOMPARE(direct.ci.low, row.paired.ci.low);
-  QVERIFY(model->index(spladeBm25, ui::ComparisonModel::PHolm).data().toString().endsWith(QLatin1String("*")));
+  QVERIFY(model->index(spladeBm25, ui::ComparisonModel::PHolm)
+              .data()
+              .toString()
+              .endsWith(QLatin1String("*")));
 
   QVERIFY(page.selectRow(spladeBm25));
   QVERIFY(!page.pairedChart()->isEmpty());
@@ -387,11 +406,13 @@ void TestStatsGui::compareFromPerQueryFiles() {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(text);
   };
-  write(QStringLiteral("a.q"), "runid                 \tall\tA\nndcg_cut_10           \tq1\t0.9000\n"
-                               "ndcg_cut_10           \tq2\t0.8000\nndcg_cut_10           \tq3\t0.7000\n"
-                               "ndcg_cut_10           \tall\t0.8000\n");
-  write(QStringLiteral("b.q"), "ndcg_cut_10\tq1\t0.5000\nndcg_cut_10\tq2\t0.6000\nndcg_cut_10\tq3\t0.2000\n"
-                               "ndcg_cut_10\tq4\t0.3000\n");
+  write(QStringLiteral("a.q"),
+        "runid                 \tall\tA\nndcg_cut_10           \tq1\t0.9000\n"
+        "ndcg_cut_10           \tq2\t0.8000\nndcg_cut_10           \tq3\t0.7000\n"
+        "ndcg_cut_10           \tall\t0.8000\n");
+  write(QStringLiteral("b.q"),
+        "ndcg_cut_10\tq1\t0.5000\nndcg_cut_10\tq2\t0.6000\nndcg_cut_10\tq3\t0.2000\n"
+        "ndcg_cut_10\tq4\t0.3000\n");
   ui::Workbench workbench;
   ui::ComparePage page(&workbench);
   QSignalSpy added(&page, &ui::ComparePage::perQueryFilesAdded);
@@ -412,7 +433,8 @@ void TestStatsGui::compareFromPerQueryFiles() {
   const ui::ComparisonRow& row = *page.model()->rowAt(0);
   QCOMPARE(row.paired.n, std::size_t(3));  // q4 only in b: left out and reported
   QCOMPARE(row.paired.unaligned(), std::size_t(1));
-  QCOMPARE(QString::number(row.paired.meanDiff, 'f', 4), QStringLiteral("0.3667"));  // (0.4+0.2+0.5)/3
+  QCOMPARE(QString::number(row.paired.meanDiff, 'f', 4),
+           QStringLiteral("0.3667"));  // (0.4+0.2+0.5)/3
   QCOMPARE(int(row.paired.wins), 3);
   // Exact sign-flip test: all 3 differences positive, 2 of 8 sign vectors as extreme.
   QCOMPARE(row.paired.randomization.p, 0.25);
@@ -427,19 +449,24 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   QVERIFY(evaluateDl19(retrieval));
   const QStringList runs = page.runNames();
   QCOMPARE(runs.size(), 3);
-  const int bm25 = int(std::find_if(runs.begin(), runs.end(), [](const QString& n) { return n.contains(QLatin1String("BM25")); }) - runs.begin());
+  const int bm25 =
+      int(std::find_if(runs.begin(), runs.end(),
+                       [](const QString& n) { return n.contains(QLatin1String("BM25")); }) -
+          runs.begin());
   QVERIFY(bm25 < 3);
   QVERIFY(page.setSource(bm25, QStringLiteral("ndcg_cut_10")));
   ui::QuerySetModel* queries = page.queryModel();
   QAbstractItemModelTester tester(queries, QAbstractItemModelTester::FailureReportingMode::QtTest);
   QCOMPARE(queries->rowCount(), 43);
-  QVERIFY(page.splitByHalves(bm25, QStringLiteral("ndcg_cut_10"), QStringLiteral("top half"), QStringLiteral("bottom half")));
+  QVERIFY(page.splitByHalves(bm25, QStringLiteral("ndcg_cut_10"), QStringLiteral("top half"),
+                             QStringLiteral("bottom half")));
   QCOMPARE(queries->countOf(QStringLiteral("top half")), std::size_t(22));
   QCOMPARE(queries->countOf(QStringLiteral("bottom half")), std::size_t(21));
   // Every top-half value is at least every bottom-half value.
   const auto top = queries->valuesOf(QStringLiteral("top half"));
   const auto bottom = queries->valuesOf(QStringLiteral("bottom half"));
-  QVERIFY(*std::min_element(top.begin(), top.end()) >= *std::max_element(bottom.begin(), bottom.end()));
+  QVERIFY(*std::min_element(top.begin(), top.end()) >=
+          *std::max_element(bottom.begin(), bottom.end()));
 
   page.useVeraSetting();
   page.setPermutations(10000);
@@ -483,7 +510,8 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
            qPrintable(page.statusText()));
   saveShot(&page, QStringLiteral("contrastive-dl19.png"));
   if (!screenshotDir().isEmpty())
-    QVERIFY(page.chart()->savePng(screenshotDir() + QStringLiteral("/contrastive-overlay.png"), {1100, 650}));
+    QVERIFY(page.chart()->savePng(screenshotDir() + QStringLiteral("/contrastive-overlay.png"),
+                                  {1100, 650}));
 
   // A set from a file of ids: three queries, one unknown id reported, not silently used.
   QTemporaryDir dir;
@@ -494,7 +522,8 @@ void TestStatsGui::contrastiveDl19TopVsBottom() {
   page.clearSets();
   QCOMPARE(page.loadSetFile(ids.fileName(), QStringLiteral("picked")), 2);
   QCOMPARE(queries->countOf(QStringLiteral("picked")), std::size_t(2));
-  page.assignQueries({QStringLiteral("1063750"), QStringLiteral("1103812")}, QStringLiteral("others"));
+  page.assignQueries({QStringLiteral("1063750"), QStringLiteral("1103812")},
+                     QStringLiteral("others"));
   QCOMPARE(queries->sets(), (QStringList{QStringLiteral("picked"), QStringLiteral("others")}));
 }
 

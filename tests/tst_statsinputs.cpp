@@ -5,7 +5,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <fstream>
 
 #include "core/eval/statsinputs.h"
@@ -71,13 +70,15 @@ class TestStatsInputs : public QObject {
     QVERIFY(contains(inputs.messages(), ":2: value: not a number: 'oops'"));
     const auto empty = writeFile(dir, "empty.txt", "# nothing\n");
     QVERIFY(!inputs.load(StatsInputRequest{{empty}, {}, {}, {}, 0}));
-    QVERIFY(contains(inputs.messages(), empty + ": no per-query values (is it `trec_eval -q` output?)"));
+    QVERIFY(contains(inputs.messages(),
+                     empty + ": no per-query values (is it `trec_eval -q` output?)"));
   }
 
   void runsEvaluatedAgainstQrels() {
     QTemporaryDir dir;
     const auto qrels = writeFile(dir, "qrels", "1 0 a 1\n1 0 b 0\n2 0 c 1\n");
-    const auto run = writeFile(dir, "run", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 d 1 1 r\n2 Q0 c 2 0.5 r\n");
+    const auto run =
+        writeFile(dir, "run", "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 d 1 1 r\n2 Q0 c 2 0.5 r\n");
     StatsInputs inputs;
     StatsInputRequest request{{run}, {"P.1"}, "recip_rank", qrels, 1};
     QVERIFY2(inputs.load(request), inputs.messages().empty() ? "" : inputs.messages()[0].c_str());

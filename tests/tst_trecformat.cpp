@@ -1,12 +1,11 @@
 // TREC run / qrels readers: real files with known counts, and hand-made malformed inputs each
 // with its diagnostic asserted.
 
+#include <sys/resource.h>
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <sys/resource.h>
-
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -25,7 +24,8 @@ using namespace ragscope::core;
 
 namespace {
 
-std::filesystem::path writeFile(const QTemporaryDir& dir, const std::string& name, const std::string& bytes) {
+std::filesystem::path writeFile(const QTemporaryDir& dir, const std::string& name,
+                                const std::string& bytes) {
   const auto path = std::filesystem::path(dir.path().toStdString()) / name;
   std::ofstream out(path, std::ios::binary);
   out << bytes;
@@ -85,7 +85,8 @@ void TstTrecFormat::realQrels_data() {
   QTest::newRow("dl19-passage") << "msmarco_trecdl/qrels/qrels.dl19-passage.txt" << 9260ull << 43;
   QTest::newRow("trec_eval qrels.test") << "trec_eval/test/qrels.test" << 3681ull << 3;
   // 3684 lines, 3 `#` comment lines; "CR#93E-1860" is a docno with '#', not a comment.
-  QTest::newRow("qrels.test.with-comments") << "trec_eval/test/qrels.test.with-comments" << 3681ull << 3;
+  QTest::newRow("qrels.test.with-comments")
+      << "trec_eval/test/qrels.test.with-comments" << 3681ull << 3;
   QTest::newRow("qrels.comment.test") << "trec_eval/test/qrels.comment.test" << 5890ull << 31;
   QTest::newRow("qrels.rel_level") << "trec_eval/test/qrels.rel_level" << 3681ull << 3;
 }
@@ -111,13 +112,14 @@ void TstTrecFormat::realRuns_data() {
   QTest::addColumn<int>("warnings");
   QTest::newRow("results.test") << "trec_eval/test/results.test" << 1500ull << 3 << "STANDARD" << 0;
   // 5 lines carry junk after the tag: ignored with a warning each, as trec_eval ignores them.
-  QTest::newRow("results.trunc") << "trec_eval/test/results.trunc" << 584ull << 2 << "STANDARD" << 5;
-  QTest::newRow("results.comment.test") << "trec_eval/test/results.comment.test" << 30100ull << 301
-                                        << "comment.test" << 0;
-  QTest::newRow("bm25 dl19") << "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt" << 43000ull
-                             << 43 << "Anserini" << 0;
-  QTest::newRow("rank_llm bm25 dl19") << "msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt" << 4300ull
-                                      << 43 << "" << 0;
+  QTest::newRow("results.trunc") << "trec_eval/test/results.trunc" << 584ull << 2 << "STANDARD"
+                                 << 5;
+  QTest::newRow("results.comment.test")
+      << "trec_eval/test/results.comment.test" << 30100ull << 301 << "comment.test" << 0;
+  QTest::newRow("bm25 dl19") << "msmarco_trecdl/runs/run.msmarco-v1-passage.bm25-default.dl19.txt"
+                             << 43000ull << 43 << "Anserini" << 0;
+  QTest::newRow("rank_llm bm25 dl19")
+      << "msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt" << 4300ull << 43 << "" << 0;
 }
 
 void TstTrecFormat::realRuns() {
@@ -139,7 +141,8 @@ void TstTrecFormat::realRuns() {
 
 void TstTrecFormat::dl19Grades() {
   RAGSCOPE_REQUIRE_DATA("msmarco_trecdl/qrels/qrels.dl19-passage.txt");
-  auto loaded = readTrecQrels(ragscope::test::dataPath("msmarco_trecdl/qrels/qrels.dl19-passage.txt"), {});
+  auto loaded =
+      readTrecQrels(ragscope::test::dataPath("msmarco_trecdl/qrels/qrels.dl19-passage.txt"), {});
   const auto grades = loaded.value.gradeCounts();
   QCOMPARE(grades.at(0), std::size_t{5158});
   QCOMPARE(grades.at(1), std::size_t{1601});
@@ -153,7 +156,8 @@ void TstTrecFormat::runKeepsFileOrderAndLines() {
   const Ranking* r301 = loaded.value.find("301");
   QVERIFY(r301);
   // First line of the file: "301 Q0 FR940202-2-00150 104 2.129133 STANDARD".
-  QCOMPARE(QString::fromStdString(std::string(r301->entries.front().docId())), QString("FR940202-2-00150"));
+  QCOMPARE(QString::fromStdString(std::string(r301->entries.front().docId())),
+           QString("FR940202-2-00150"));
   QCOMPARE(r301->entries.front().line, 1u);
   QCOMPARE(r301->entries.front().score, 2.129133);
   QCOMPARE(r301->entries[1].line, 2u);
@@ -164,13 +168,18 @@ void TstTrecFormat::malformedRun_data() {
   QTest::addColumn<qulonglong>("line");
   QTest::addColumn<QString>("field");
   QTest::addColumn<QString>("problem");
-  QTest::newRow("too few fields") << QByteArray("1 Q0 d1 1 2.5 run\n1 Q0 d2 2 1.5\n") << 2ull << "tag"
+  QTest::newRow("too few fields") << QByteArray("1 Q0 d1 1 2.5 run\n1 Q0 d2 2 1.5\n") << 2ull
+                                  << "tag"
                                   << "line has 5 fields";
-  QTest::newRow("no score") << QByteArray("1 Q0 d1 1\n") << 1ull << "score" << "line has 4 fields";
-  QTest::newRow("bad score") << QByteArray("1 Q0 d1 1 2.5 run\n\n# note\n1 Q0 d2 2 abc run\n") << 4ull << "score"
+  QTest::newRow("no score") << QByteArray("1 Q0 d1 1\n") << 1ull << "score"
+                            << "line has 4 fields";
+  QTest::newRow("bad score") << QByteArray("1 Q0 d1 1 2.5 run\n\n# note\n1 Q0 d2 2 abc run\n")
+                             << 4ull << "score"
                              << "not a number: 'abc'";
-  QTest::newRow("nan score") << QByteArray("1 Q0 d1 1 nan run\n") << 1ull << "score" << "not a number";
-  QTest::newRow("half a score") << QByteArray("1 Q0 d1 1 2.5x run\n") << 1ull << "score" << "not a number";
+  QTest::newRow("nan score") << QByteArray("1 Q0 d1 1 nan run\n") << 1ull << "score"
+                             << "not a number";
+  QTest::newRow("half a score") << QByteArray("1 Q0 d1 1 2.5x run\n") << 1ull << "score"
+                                << "not a number";
   QTest::newRow("truncated mid-line") << QByteArray("1 Q0 d1 1 2.5 run\n1 Q0 d2") << 2ull << "rank"
                                       << "line has 3 fields";
 }
@@ -192,7 +201,8 @@ void TstTrecFormat::malformedRun() {
   QVERIFY2(QString::fromStdString(d->problem).contains(problem), d->toString().c_str());
   // The printed form is file:line: field: problem.
   QVERIFY(QString::fromStdString(d->toString())
-              .startsWith(QString::fromStdString(path.string()) + ":" + QString::number(line) + ": " + field + ": "));
+              .startsWith(QString::fromStdString(path.string()) + ":" + QString::number(line) +
+                          ": " + field + ": "));
 }
 
 void TstTrecFormat::malformedQrels_data() {
@@ -200,9 +210,12 @@ void TstTrecFormat::malformedQrels_data() {
   QTest::addColumn<qulonglong>("line");
   QTest::addColumn<QString>("field");
   QTest::addColumn<QString>("problem");
-  QTest::newRow("bad rel") << QByteArray("1 0 d1 1\n1 0 d2 x\n") << 2ull << "rel" << "not an integer: 'x'";
-  QTest::newRow("three fields") << QByteArray("1 0 d1\n") << 1ull << "rel" << "line has 3 fields";
-  QTest::newRow("five fields") << QByteArray("1 0 d1 1 extra\n") << 1ull << "line" << "exactly 4";
+  QTest::newRow("bad rel") << QByteArray("1 0 d1 1\n1 0 d2 x\n") << 2ull << "rel"
+                           << "not an integer: 'x'";
+  QTest::newRow("three fields") << QByteArray("1 0 d1\n") << 1ull << "rel"
+                                << "line has 3 fields";
+  QTest::newRow("five fields") << QByteArray("1 0 d1 1 extra\n") << 1ull << "line"
+                               << "exactly 4";
 }
 
 void TstTrecFormat::malformedQrels() {
@@ -241,14 +254,19 @@ void TstTrecFormat::truncatedLastLine() {
 
 void TstTrecFormat::crlfAndBom() {
   QTemporaryDir dir;
-  const auto run = writeFile(dir, "run.txt", "\xEF\xBB\xBF" "q1\tQ0\td1\t1\t2.5\trunA\r\nq1  Q0   d2 2 1.5 runA\r\n");
+  const auto run = writeFile(dir, "run.txt",
+                             "\xEF\xBB\xBF"
+                             "q1\tQ0\td1\t1\t2.5\trunA\r\nq1  Q0   d2 2 1.5 runA\r\n");
   auto r = readTrecRun(run, {});
   QVERIFY(r.report.ok());
   QCOMPARE(r.report.records, 2ull);
   QCOMPARE(QString::fromStdString(r.value.rankings.front().queryId), QString("q1"));
   QCOMPARE(QString::fromStdString(r.value.tag), QString("runA"));
-  QCOMPARE(QString::fromStdString(std::string(r.value.rankings.front().entries[1].docId())), QString("d2"));
-  const auto qrels = writeFile(dir, "qrels.txt", "\xEF\xBB\xBF" "q1 0 d1 1\r\nq1 0 d2 0\r\n");
+  QCOMPARE(QString::fromStdString(std::string(r.value.rankings.front().entries[1].docId())),
+           QString("d2"));
+  const auto qrels = writeFile(dir, "qrels.txt",
+                               "\xEF\xBB\xBF"
+                               "q1 0 d1 1\r\nq1 0 d2 0\r\n");
   auto q = readTrecQrels(qrels, {});
   QVERIFY(q.report.ok());
   QCOMPARE(q.value.byQuery.count("q1"), std::size_t{1});
@@ -257,7 +275,8 @@ void TstTrecFormat::crlfAndBom() {
 
 void TstTrecFormat::skipVersusStop() {
   QTemporaryDir dir;
-  const auto run = writeFile(dir, "run.txt", "1 Q0 d1 1 3 r\n1 Q0 d2 2 x r\n1 Q0 d3 3 1 r\n2 Q0 d4 1 1 r\n");
+  const auto run =
+      writeFile(dir, "run.txt", "1 Q0 d1 1 3 r\n1 Q0 d2 2 x r\n1 Q0 d3 3 1 r\n2 Q0 d4 1 1 r\n");
   LoadOptions stop;
   auto a = readTrecRun(run, stop);
   QVERIFY(a.report.stopped);
@@ -285,7 +304,8 @@ void TstTrecFormat::skipVersusStop() {
 void TstTrecFormat::lineLongerThanCap() {
   QTemporaryDir dir;
   const std::string longDoc(200, 'x');
-  const auto run = writeFile(dir, "run.txt", "1 Q0 d1 1 3 r\n1 Q0 " + longDoc + " 2 2 r\n1 Q0 d3 3 1 r\n");
+  const auto run =
+      writeFile(dir, "run.txt", "1 Q0 d1 1 3 r\n1 Q0 " + longDoc + " 2 2 r\n1 Q0 d3 3 1 r\n");
   LoadOptions o;
   o.maxLineBytes = 64;
   o.onError = OnError::Skip;
@@ -329,7 +349,8 @@ void TstTrecFormat::lineOfHundredsOfMegabytes() {
   const Diagnostic* d = firstError(r.report);
   QVERIFY(d);
   QCOMPARE(d->line, 2ull);
-  QVERIFY2(QString::fromStdString(d->problem).contains("longer than 67108864 bytes"), d->problem.c_str());
+  QVERIFY2(QString::fromStdString(d->problem).contains("longer than 67108864 bytes"),
+           d->problem.c_str());
   const long grownMiB = (after.ru_maxrss - before.ru_maxrss) / 1024;
   qInfo("peak RSS grew by %ld MiB while reading a 300 MiB line", grownMiB);
   // The bound is the normal allocator's. Under AddressSanitizer freed buffers wait in its
@@ -415,7 +436,8 @@ void TstTrecFormat::bigRunSplitAcrossThreads() {
                QString("doc%1").arg(lineNo));
     }
   }
-  // An error in the second half of the block: reported at its true line; Stop keeps lines before it.
+  // An error in the second half of the block: reported at its true line; Stop keeps lines before
+  // it.
   std::string bad = text;
   const std::string needle = "doc45000 45000 ";
   const auto pos = bad.find(needle);
@@ -431,7 +453,8 @@ void TstTrecFormat::bigRunSplitAcrossThreads() {
 void TstTrecFormat::progressAndCancel() {
   QTemporaryDir dir;
   std::string text;
-  for (int i = 0; i < 1500000; ++i) text += "1 Q0 d" + std::to_string(i) + " 1 1.0 r\n";  // ~33 MB: 2+ blocks
+  for (int i = 0; i < 1500000; ++i)
+    text += "1 Q0 d" + std::to_string(i) + " 1 1.0 r\n";  // ~33 MB: 2+ blocks
   const auto path = writeFile(dir, "run.txt", text);
   LoadOptions o;
   int calls = 0;
@@ -526,27 +549,57 @@ void TstTrecFormat::messyRunMatchesReference() {
   std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   const char* seps[] = {" ", "\t", "  ", " \t ", "\v", "\f", "\r"};
-  const char* scores[] = {"1", "-0.5", "12.345678", "3.", ".25", "1e3", "-2.5E-3", "+1", "inf", "nan", "0x10",
-                          "1.2.3", "12345678901234567890.5", "0.000000000000000000000001", "9007199254740993",
-                          "1e400", "abc", "-", "4.9e-324", "123456.789012345678"};
+  const char* scores[] = {"1",
+                          "-0.5",
+                          "12.345678",
+                          "3.",
+                          ".25",
+                          "1e3",
+                          "-2.5E-3",
+                          "+1",
+                          "inf",
+                          "nan",
+                          "0x10",
+                          "1.2.3",
+                          "12345678901234567890.5",
+                          "0.000000000000000000000001",
+                          "9007199254740993",
+                          "1e400",
+                          "abc",
+                          "-",
+                          "4.9e-324",
+                          "123456.789012345678"};
   std::string text;
   int qid = 0;
   for (int i = 0; i < lines; ++i) {
     const std::size_t kind = pick(100);
-    if (kind == 0) { text += "\n"; continue; }
-    if (kind == 1) { text += "# a comment line\n"; continue; }
-    if (kind == 2) { text += " \t \r\n"; continue; }
-    if (kind == 3) { text += "q1 Q0 short\n"; continue; }
+    if (kind == 0) {
+      text += "\n";
+      continue;
+    }
+    if (kind == 1) {
+      text += "# a comment line\n";
+      continue;
+    }
+    if (kind == 2) {
+      text += " \t \r\n";
+      continue;
+    }
+    if (kind == 3) {
+      text += "q1 Q0 short\n";
+      continue;
+    }
     if (pick(300) == 0) qid = static_cast<int>(pick(50));  // qids come back: several places
     std::string docno = "d";
     docno += std::to_string(rng() % 100000);
     if (pick(50) == 0) docno += "\x01x";
-    if (pick(50) == 0) docno += "\xc3\xa9";   // UTF-8
-    if (pick(200) == 0) docno += "\xff";       // not UTF-8
-    std::string score = pick(4) == 0 ? scores[pick(std::size(scores))]
-                                     : std::to_string(static_cast<double>(rng() % 10000000) / 1000.0);
-    std::string line = (pick(20) == 0 ? std::string(seps[pick(std::size(seps))]) : std::string()) + "q" +
-                       std::to_string(qid);
+    if (pick(50) == 0) docno += "\xc3\xa9";  // UTF-8
+    if (pick(200) == 0) docno += "\xff";     // not UTF-8
+    std::string score = pick(4) == 0
+                            ? scores[pick(std::size(scores))]
+                            : std::to_string(static_cast<double>(rng() % 10000000) / 1000.0);
+    std::string line = (pick(20) == 0 ? std::string(seps[pick(std::size(seps))]) : std::string()) +
+                       "q" + std::to_string(qid);
     const std::string fields[] = {"Q0", docno, std::to_string(i), score, "tag"};
     for (const auto& f : fields) {
       line += seps[pick(20) == 0 ? pick(std::size(seps)) : 0];
@@ -571,8 +624,10 @@ void TstTrecFormat::messyRunMatchesReference() {
   // The stored errors (the first hundred of each kind) are at the reference's lines.
   for (const auto& d : got.report.diagnostics)
     if (d.severity == Severity::Error)
-      QVERIFY2(std::binary_search(want.errorLines.begin(), want.errorLines.end(), d.line),
-               qPrintable(QString("error at line %1: %2").arg(d.line).arg(QString::fromStdString(d.problem))));
+      QVERIFY2(
+          std::binary_search(want.errorLines.begin(), want.errorLines.end(), d.line),
+          qPrintable(
+              QString("error at line %1: %2").arg(d.line).arg(QString::fromStdString(d.problem))));
   // Entries per qid in file order (the reader groups a qid's places together).
   std::map<std::string, std::vector<const ReferenceRun::Entry*>> byQid;
   for (const auto& e : want.entries) byQid[e.qid].push_back(&e);
@@ -583,7 +638,8 @@ void TstTrecFormat::messyRunMatchesReference() {
     for (std::size_t k = 0; k < ref.size(); ++k) {
       QCOMPARE(static_cast<std::uint64_t>(r.entries[k].line), ref[k]->line);
       QCOMPARE(std::string(r.entries[k].docId()), ref[k]->docno);
-      QCOMPARE(std::bit_cast<std::uint64_t>(r.entries[k].score), std::bit_cast<std::uint64_t>(ref[k]->score));
+      QCOMPARE(std::bit_cast<std::uint64_t>(r.entries[k].score),
+               std::bit_cast<std::uint64_t>(ref[k]->score));
     }
   }
 }
@@ -592,10 +648,29 @@ void TstTrecFormat::messyRunMatchesReference() {
 // every length and on the edges of the fast path (2^53, 22 fraction digits, 19 digits).
 void TstTrecFormat::decimalScoresAsFromChars() {
   std::mt19937_64 rng(11);
-  std::vector<std::string> cases = {"0", "-0", "0.0", "9007199254740992", "9007199254740993", "0.9007199254740993",
-                                    "1.0000000000000000000001", "1.00000000000000000000001", "9999999999999999999",
-                                    "99999999999999999999", "1.", "-1.", "00000000000000000000001.5", "1e5", "",
-                                    "-", ".", "1..2", "- 1", "1 ", "0.1", "0.3", "123456789.123456789"};
+  std::vector<std::string> cases = {"0",
+                                    "-0",
+                                    "0.0",
+                                    "9007199254740992",
+                                    "9007199254740993",
+                                    "0.9007199254740993",
+                                    "1.0000000000000000000001",
+                                    "1.00000000000000000000001",
+                                    "9999999999999999999",
+                                    "99999999999999999999",
+                                    "1.",
+                                    "-1.",
+                                    "00000000000000000000001.5",
+                                    "1e5",
+                                    "",
+                                    "-",
+                                    ".",
+                                    "1..2",
+                                    "- 1",
+                                    "1 ",
+                                    "0.1",
+                                    "0.3",
+                                    "123456789.123456789"};
   for (int i = 0; i < 200000; ++i) {
     std::string s = rng() % 3 == 0 ? "-" : "";
     const int intDigits = static_cast<int>(rng() % 12);
@@ -612,7 +687,8 @@ void TstTrecFormat::decimalScoresAsFromChars() {
     const bool wantOk = ec == std::errc() && ptr == s.data() + s.size();
     const std::errc gotEc = parseDecimal(s, got);
     QVERIFY2((gotEc == std::errc()) == wantOk, s.c_str());
-    if (wantOk) QVERIFY2(std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want), s.c_str());
+    if (wantOk)
+      QVERIFY2(std::bit_cast<std::uint64_t>(got) == std::bit_cast<std::uint64_t>(want), s.c_str());
   }
 }
 
@@ -632,7 +708,8 @@ void TstTrecFormat::streamedInOnePass() {
   auto add = [&](const std::string& qid, int n) {
     for (int i = 0; i < n; ++i) {
       text += qid;
-      text += " Q0 d" + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(n - i) + " t\n";
+      text += " Q0 d" + std::to_string(i) + " " + std::to_string(i + 1) + " " +
+              std::to_string(n - i) + " t\n";
     }
   };
   for (int q = 0; q < 300; ++q) {
@@ -640,7 +717,7 @@ void TstTrecFormat::streamedInOnePass() {
     qid += std::to_string(q);
     add(qid, 1000);  // ~9 MB: queries cross the first chunk's end
   }
-  add("long", 500000);                                                  // ~18 MB: one query over three chunks
+  add("long", 500000);  // ~18 MB: one query over three chunks
   text += '#';
   text.append(9u << 20, 'c');  // no line starts in a whole chunk
   text += '\n';

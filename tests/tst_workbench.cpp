@@ -4,7 +4,6 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <filesystem>
 #include <string>
 
@@ -20,7 +19,6 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path tempRoot(const QTemporaryDir& dir) { return fs::path(dir.path().toStdString()); }
-
 
 }  // namespace
 
@@ -115,7 +113,8 @@ class TestWorkbench : public QObject {
       Workbench wb;
       wb.setOutsidePartsPolicy(Workbench::OutsidePartsPolicy::Allow);
       QVERIFY(!open(wb, false));
-      QVERIFY(diagnosticsText(wb.report()).contains("not read: /proc/self/status is a system file"));
+      QVERIFY(
+          diagnosticsText(wb.report()).contains("not read: /proc/self/status is a system file"));
     }
     {  // Parts inside the folder: never asked.
       writeText(file, R"({"version": 1, "name": "n", "datasets": [{"name": "d", "parts": [
@@ -136,7 +135,8 @@ class TestWorkbench : public QObject {
       wb.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
       QVERIFY(open(wb, true));
       fs::create_directories(root / "elsewhere");
-      const QString copy = QString::fromStdString((root / "elsewhere" / "copy.ragscope.json").string());
+      const QString copy =
+          QString::fromStdString((root / "elsewhere" / "copy.ragscope.json").string());
       QSignalSpy saved(&wb, &Workbench::projectSaved);
       QVERIFY(wb.saveProject(copy));
       QVERIFY(saved.wait(20000));
@@ -149,7 +149,8 @@ class TestWorkbench : public QObject {
       QCOMPARE(asked, 0);
       // A fresh workbench opening the copy: not asked either (remembered).
       Workbench again;
-      again.setOutsidePartsAsker([&](const QString&, const QStringList&) { return ++asked, false; });
+      again.setOutsidePartsAsker(
+          [&](const QString&, const QStringList&) { return ++asked, false; });
       QVERIFY(again.openProject(copy, "e"));
       QCOMPARE(asked, 0);
     }

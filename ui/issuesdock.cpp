@@ -75,7 +75,10 @@ void IssuesDock::setReport(const core::LoadReport& report) {
     line += tr("; %n more not listed", nullptr, int(report.unstoredDiagnostics));
   if (!m_summaryText.isEmpty()) line += tr(". Double-click a row to show its record.");
   m_summary->setText(line);
-  setWindowTitle(m_summaryText.isEmpty() ? tr("Issues") : tr("Issues (%1)").arg(report.diagnostics.size() + report.unstoredDiagnostics));
+  setWindowTitle(
+      m_summaryText.isEmpty()
+          ? tr("Issues")
+          : tr("Issues (%1)").arg(report.diagnostics.size() + report.unstoredDiagnostics));
   emit summaryChanged(m_summaryText);
 }
 

@@ -8,9 +8,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QFormLayout>
 #include <QFutureWatcher>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -25,7 +25,6 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <cmath>
 
 #include "core/eval/job.h"
@@ -35,8 +34,8 @@
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/runlistmodel.h"
 #include "ui/secrets.h"
-#include "ui/workbench.h"
 #include "ui/style.h"
+#include "ui/workbench.h"
 
 namespace ragscope::ui {
 
@@ -52,7 +51,8 @@ core::eval::JobSpec generateSpec(const core::Dataset& ds, const GenerateSettings
   core::eval::JobSpec spec;
   spec.kind = core::eval::JobKind::Generate;
   const bool withRun = settings.runIndex >= 0 && std::size_t(settings.runIndex) < ds.runs.size();
-  spec.run.type = withRun ? core::eval::RunSource::Type::DatasetRun : core::eval::RunSource::Type::None;
+  spec.run.type =
+      withRun ? core::eval::RunSource::Type::DatasetRun : core::eval::RunSource::Type::None;
   spec.run.datasetRun = withRun ? std::size_t(settings.runIndex) : 0;
   spec.k = std::size_t(std::max(1, settings.k));
   spec.endpoint = settings.endpoint;
@@ -69,13 +69,14 @@ JobsDock::TrustPrompt& trustPrompt() {
 }
 
 bool askTrust(QWidget* parent, const QString& store, const QString& endpoint) {
-  QMessageBox box(QMessageBox::Warning, QObject::tr("Send this run's calls to an unknown endpoint?"),
-                  QObject::tr("The run store %1 sends its calls to\n\n%2\n\nYou have not configured, used or "
-                              "confirmed this endpoint on this machine. A store received from someone else "
-                              "can name any server: resuming sends this run's prompts there, and your API "
-                              "key when it names one.\n\nSend them to this endpoint?")
-                      .arg(QFileInfo(store).fileName(), endpoint),
-                  QMessageBox::Yes | QMessageBox::No, parent);
+  QMessageBox box(
+      QMessageBox::Warning, QObject::tr("Send this run's calls to an unknown endpoint?"),
+      QObject::tr("The run store %1 sends its calls to\n\n%2\n\nYou have not configured, used or "
+                  "confirmed this endpoint on this machine. A store received from someone else "
+                  "can name any server: resuming sends this run's prompts there, and your API "
+                  "key when it names one.\n\nSend them to this endpoint?")
+          .arg(QFileInfo(store).fileName(), endpoint),
+      QMessageBox::Yes | QMessageBox::No, parent);
   box.setTextFormat(Qt::PlainText);  // the URL comes from the store: never rendered as rich text
   box.setDefaultButton(QMessageBox::No);
   return box.exec() == QMessageBox::Yes;
@@ -86,15 +87,17 @@ JobsDock::OutputPrompt& outputPrompt() {
   return prompt;
 }
 
-QString askOutput(QWidget* parent, const QString& store, const QString& what, const QString& suggested) {
+QString askOutput(QWidget* parent, const QString& store, const QString& what,
+                  const QString& suggested) {
   const QString platform = QGuiApplication::platformName();
   if (platform == QLatin1String("offscreen") || platform == QLatin1String("minimal")) return {};
-  QMessageBox box(QMessageBox::Question, QObject::tr("Write %1?").arg(what),
-                  QObject::tr("The run store %1 names this file for %2:\n\n%3\n\nA store received from "
-                              "someone else can name any file of yours. Write it there, choose another "
-                              "file, or write none (the results stay in the store)?")
-                      .arg(QFileInfo(store).fileName(), what, suggested),
-                  QMessageBox::NoButton, parent);
+  QMessageBox box(
+      QMessageBox::Question, QObject::tr("Write %1?").arg(what),
+      QObject::tr("The run store %1 names this file for %2:\n\n%3\n\nA store received from "
+                  "someone else can name any file of yours. Write it there, choose another "
+                  "file, or write none (the results stay in the store)?")
+          .arg(QFileInfo(store).fileName(), what, suggested),
+      QMessageBox::NoButton, parent);
   box.setTextFormat(Qt::PlainText);  // the path comes from the store
   QPushButton* here = box.addButton(QObject::tr("Write there"), QMessageBox::AcceptRole);
   QPushButton* other = box.addButton(QObject::tr("Choose another..."), QMessageBox::ActionRole);
@@ -129,7 +132,11 @@ Chosen endpointChosenHere(const core::llm::EndpointConfig& endpoint) {
 QString formatDuration(double seconds) {
   if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("—");
   const qint64 s = qint64(std::llround(seconds));
-  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  if (s >= 3600)
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -137,7 +144,8 @@ QString describeEstimate(const core::eval::Estimate& e) {
   const QLocale l;
   QString text = QObject::tr("%1 calls").arg(l.toString(qulonglong(e.calls)));
   QStringList extras;
-  if (e.alreadyDone) extras << QObject::tr("%1 already done").arg(l.toString(qulonglong(e.alreadyDone)));
+  if (e.alreadyDone)
+    extras << QObject::tr("%1 already done").arg(l.toString(qulonglong(e.alreadyDone)));
   if (e.cached) extras << QObject::tr("%1 from the cache").arg(l.toString(qulonglong(e.cached)));
   if (!extras.isEmpty()) text += QStringLiteral(" (%1)").arg(extras.join(QStringLiteral(", ")));
   text += QObject::tr(" · ~%1 prompt tokens + ≤ %2 output tokens · ≤ $%3")
@@ -149,12 +157,17 @@ QString describeEstimate(const core::eval::Estimate& e) {
 QString describeProgress(const core::eval::Progress& p, std::optional<double> budgetUsd) {
   const QLocale l;
   QStringList parts;
-  parts << QObject::tr("%1 / %2 calls").arg(l.toString(qulonglong(p.done)), l.toString(qulonglong(p.total)));
+  parts << QObject::tr("%1 / %2 calls")
+               .arg(l.toString(qulonglong(p.done)), l.toString(qulonglong(p.total)));
   parts << QObject::tr("%1 calls/s").arg(p.callsPerSecond, 0, 'f', 1);
   parts << QObject::tr("ETA %1").arg(formatDuration(p.etaSeconds));
   parts << QObject::tr("elapsed %1").arg(formatDuration(p.elapsedSeconds));
-  parts << QObject::tr("tokens %1 in + %2 out").arg(l.toString(qlonglong(p.promptTokens)), l.toString(qlonglong(p.completionTokens)));
-  parts << (budgetUsd ? QObject::tr("cost $%1 of $%2 budget").arg(p.costUsd, 0, 'f', 4).arg(*budgetUsd, 0, 'f', 2)
+  parts << QObject::tr("tokens %1 in + %2 out")
+               .arg(l.toString(qlonglong(p.promptTokens)),
+                    l.toString(qlonglong(p.completionTokens)));
+  parts << (budgetUsd ? QObject::tr("cost $%1 of $%2 budget")
+                            .arg(p.costUsd, 0, 'f', 4)
+                            .arg(*budgetUsd, 0, 'f', 2)
                       : QObject::tr("cost $%1").arg(p.costUsd, 0, 'f', 4));
   parts << QObject::tr("%n error(s)", "", int(p.errors));
   if (p.inFlight) parts << QObject::tr("%1 in flight").arg(p.inFlight);
@@ -169,8 +182,10 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   qRegisterMetaType<core::eval::Estimate>();
 
   auto* body = new QWidget;
-  auto* generate = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Generate answers…"));
-  generate->setToolTip(tr("One RAG answer per query of the current dataset, with a cost estimate first"));
+  auto* generate =
+      new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Generate answers…"));
+  generate->setToolTip(
+      tr("One RAG answer per query of the current dataset, with a cost estimate first"));
   m_resume = new QPushButton(tr("Resume"));
   m_resume->setToolTip(tr("Continue the selected run: finished calls are not repeated"));
   m_retry = new QPushButton(tr("Retry errors"));
@@ -181,12 +196,16 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   auto* folder = new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString());
   folder->setToolTip(tr("Open the runs folder"));
   connect(generate, &QPushButton::clicked, this, &JobsDock::openGenerateDialog);
-  connect(m_resume, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), false); });
-  connect(m_retry, &QPushButton::clicked, this, [this] { resumeRow(m_table->currentIndex().row(), true); });
+  connect(m_resume, &QPushButton::clicked, this,
+          [this] { resumeRow(m_table->currentIndex().row(), false); });
+  connect(m_retry, &QPushButton::clicked, this,
+          [this] { resumeRow(m_table->currentIndex().row(), true); });
   connect(m_cancel, &QPushButton::clicked, this, &JobsDock::cancelCurrent);
-  // The runs folder is read anew each time: a preference or (in tests) an override may have moved it.
+  // The runs folder is read anew each time: a preference or (in tests) an override may have moved
+  // it.
   connect(refresh, &QPushButton::clicked, this, [this] { m_runs->setFolder(runsFolder()); });
-  connect(folder, &QPushButton::clicked, this, [] { QDesktopServices::openUrl(QUrl::fromLocalFile(runsFolder())); });
+  connect(folder, &QPushButton::clicked, this,
+          [] { QDesktopServices::openUrl(QUrl::fromLocalFile(runsFolder())); });
 
   m_title = new QLabel(tr("No job running."));
   QFont bold = m_title->font();
@@ -221,13 +240,16 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_table->verticalHeader()->hide();
   m_table->verticalHeader()->setDefaultSectionSize(22);
   m_table->horizontalHeader()->setStretchLastSection(true);
-  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Run, QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(RunListModel::Run,
+                                                    QHeaderView::ResizeToContents);
   // Contents decide these widths: "erag (heuristic)", "running elsewhere or interrupted" and
   // large token counts must not be elided.
-  for (const int column : {int(RunListModel::Job), int(RunListModel::Status), int(RunListModel::Tokens)})
+  for (const int column :
+       {int(RunListModel::Job), int(RunListModel::Status), int(RunListModel::Tokens)})
     m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
   m_table->setAlternatingRowColors(true);
-  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &JobsDock::updateButtons);
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &JobsDock::updateButtons);
   connect(m_runs, &RunListModel::modelReset, this, &JobsDock::updateButtons);
 
   auto* layout = new QVBoxLayout(body);
@@ -247,8 +269,9 @@ JobsDock::~JobsDock() = default;
 void JobsDock::updateButtons() {
   const RunRow* row = m_runs->row(m_table->currentIndex().row());
   const bool idle = !m_current || !m_current->isRunning();
-  const bool resumable = row && row->error.isEmpty() && !row->live &&
-                         (row->counts.pending + row->counts.cancelled > 0 || row->status != QLatin1String("done"));
+  const bool resumable =
+      row && row->error.isEmpty() && !row->live &&
+      (row->counts.pending + row->counts.cancelled > 0 || row->status != QLatin1String("done"));
   m_resume->setEnabled(idle && resumable && row->counts.pending + row->counts.cancelled > 0);
   m_retry->setEnabled(idle && row && !row->live && row->counts.errors > 0);
   m_cancel->setEnabled(m_current && m_current->isRunning());
@@ -269,13 +292,14 @@ void JobsDock::track(RunJob* job) {
     // Every stage's store: a chained job (eRAG, then end-to-end) finished the first one earlier.
     if (outcome.result)
       for (const auto& stage : outcome.result->stages)
-        m_runs->setFinished(QString::fromStdString(stage.store.string()), QString::fromStdString(stage.status),
-                            stage.counts);
+        m_runs->setFinished(QString::fromStdString(stage.store.string()),
+                            QString::fromStdString(stage.status), stage.counts);
     if (job == m_current) {
       QString text = outcome.error.isEmpty() ? tr("Finished: %1").arg(outcome.status)
                                              : tr("Failed: %1").arg(outcome.error);
       if (outcome.summary.outcome == core::eval::RunOutcome::PausedBudget)
-        text = tr("Paused: the next calls would exceed the $%1 budget. Resume it with a larger budget.")
+        text = tr("Paused: the next calls would exceed the $%1 budget. Resume it with a larger "
+                  "budget.")
                    .arg(job->budgetUsd().value_or(0.0), 0, 'f', 2);
       else if (outcome.summary.outcome == core::eval::RunOutcome::Cancelled)
         text = tr("Cancelled: %1 of %2 calls done. Resume continues where it stopped.")
@@ -283,10 +307,12 @@ void JobsDock::track(RunJob* job) {
                    .arg(outcome.summary.progress.total);
       if (!outcome.cacheNote.isEmpty()) text += QStringLiteral(" (%1)").arg(outcome.cacheNote);
       m_title->setText(titleOf(job));
-      m_stats->setText(text + QStringLiteral("\n") + describeProgress(outcome.summary.progress, job->budgetUsd()));
+      m_stats->setText(text + QStringLiteral("\n") +
+                       describeProgress(outcome.summary.progress, job->budgetUsd()));
       setErrorStyle(m_stats, !outcome.error.isEmpty());
     }
-    emit statusMessage(tr("%1: %2").arg(job->title(), outcome.error.isEmpty() ? outcome.status : outcome.error));
+    emit statusMessage(
+        tr("%1: %2").arg(job->title(), outcome.error.isEmpty() ? outcome.status : outcome.error));
     emit jobFinished(outcome);
     m_runs->setFolder(runsFolder());
     updateButtons();
@@ -315,19 +341,23 @@ bool JobsDock::estimateGenerate(const GenerateSettings& settings) {
     return false;
   }
   auto* watcher = new QFutureWatcher<std::pair<core::eval::Estimate, QString>>(this);
-  connect(watcher, &QFutureWatcher<std::pair<core::eval::Estimate, QString>>::finished, this, [this, watcher] {
-    const auto [estimate, problem] = watcher->result();
-    watcher->deleteLater();
-    emit estimateReady(estimate, problem);
-  });
-  watcher->setFuture(QtConcurrent::run(&m_estimatePool, [dataset, spec = generateSpec(*dataset, settings)]() {
-    const core::eval::JobEstimate e = core::eval::estimateJob(spec, *dataset);
-    QString problem = QString::fromStdString(e.error);
-    if (e.missingDocuments)
-      problem = QObject::tr("%n run document(s) are not in the corpus and are left out of the prompts", "",
-                            int(e.missingDocuments));
-    return std::make_pair(e.stages.empty() ? core::eval::Estimate{} : e.stages.front().estimate, problem);
-  }));
+  connect(watcher, &QFutureWatcher<std::pair<core::eval::Estimate, QString>>::finished, this,
+          [this, watcher] {
+            const auto [estimate, problem] = watcher->result();
+            watcher->deleteLater();
+            emit estimateReady(estimate, problem);
+          });
+  watcher->setFuture(
+      QtConcurrent::run(&m_estimatePool, [dataset, spec = generateSpec(*dataset, settings)]() {
+        const core::eval::JobEstimate e = core::eval::estimateJob(spec, *dataset);
+        QString problem = QString::fromStdString(e.error);
+        if (e.missingDocuments)
+          problem = QObject::tr(
+              "%n run document(s) are not in the corpus and are left out of the prompts", "",
+              int(e.missingDocuments));
+        return std::make_pair(e.stages.empty() ? core::eval::Estimate{} : e.stages.front().estimate,
+                              problem);
+      }));
   return true;
 }
 
@@ -342,23 +372,27 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
     return false;
   }
   const QString datasetName = m_workbench->datasetName();
-  Secrets::resolveEndpointKey(settings.endpoint, this, [this, dataset, settings, datasetName](const ResolvedEndpoint& resolved) {
-    if (!resolved.ok) {
-      m_stats->setText(tr("Not started: %1").arg(resolved.message));
-      setErrorStyle(m_stats, true);
-      if (isHidden()) show();
-      return;
-    }
-    RunJobRequest request;
-    request.title = tr("generate · %1 · %2").arg(datasetName, QString::fromStdString(settings.endpoint.name));
-    request.spec = generateSpec(*dataset, settings);
-    request.dataset = dataset;
-    request.execution.transport = resolved.transport;
-    auto* job = new RunJob(this);
-    connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
-    if (!resolved.message.isEmpty()) emit statusMessage(resolved.message);
-    job->start(std::move(request));
-  });
+  Secrets::resolveEndpointKey(
+      settings.endpoint, this,
+      [this, dataset, settings, datasetName](const ResolvedEndpoint& resolved) {
+        if (!resolved.ok) {
+          m_stats->setText(tr("Not started: %1").arg(resolved.message));
+          setErrorStyle(m_stats, true);
+          if (isHidden()) show();
+          return;
+        }
+        RunJobRequest request;
+        request.title = tr("generate · %1 · %2")
+                            .arg(datasetName, QString::fromStdString(settings.endpoint.name));
+        request.spec = generateSpec(*dataset, settings);
+        request.dataset = dataset;
+        request.execution.transport = resolved.transport;
+        auto* job = new RunJob(this);
+        connect(
+            job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
+        if (!resolved.message.isEmpty()) emit statusMessage(resolved.message);
+        job->start(std::move(request));
+      });
   return true;
 }
 
@@ -385,19 +419,22 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     const auto& ask = trustPrompt();
     const bool yes = ask ? ask(this, row->path, where) : askTrust(this, row->path, where);
     if (!yes) {
-      m_stats->setText(tr("Not resumed: %1 sends its calls to %2, an endpoint not configured, used or "
-                          "confirmed on this machine; nothing was sent")
-                           .arg(QFileInfo(row->path).fileName(), where));
+      m_stats->setText(
+          tr("Not resumed: %1 sends its calls to %2, an endpoint not configured, used or "
+             "confirmed on this machine; nothing was sent")
+              .arg(QFileInfo(row->path).fileName(), where));
       setErrorStyle(m_stats, true);
       emit statusMessage(tr("Not resumed: endpoint not confirmed"));
       return false;
     }
     confirmed = true;
     std::string err;
-    if (core::llm::TrustedEndpoints().add(endpoint, "confirmed", &err)) confirmed = false;  // recorded
+    if (core::llm::TrustedEndpoints().add(endpoint, "confirmed", &err))
+      confirmed = false;  // recorded
   }
   std::optional<double> budget;
-  if (row->settings.is_object() && row->settings.contains("budget_usd") && row->settings["budget_usd"].is_number())
+  if (row->settings.is_object() && row->settings.contains("budget_usd") &&
+      row->settings["budget_usd"].is_number())
     budget = row->settings["budget_usd"].get<double>();
   const QString path = row->path;
   const QString kind = row->kind;
@@ -407,32 +444,36 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     const auto& ask = outputPrompt();
     const QString what = QString::fromStdString(suggested.what);
     const QString named = QString::fromStdString(suggested.path.string());
-    const QString chosenPath = ask ? ask(this, path, what, named) : askOutput(this, path, what, named);
+    const QString chosenPath =
+        ask ? ask(this, path, what, named) : askOutput(this, path, what, named);
     if (chosenPath.isEmpty()) continue;
     (suggested.option == "--out" ? outputs.out : outputs.claimsOut) = chosenPath.toStdString();
   }
-  Secrets::resolveEndpointKey(endpoint, this, [this, path, kind, retryErrors, budget, confirmed,
-                                               outputs](const ResolvedEndpoint& resolved) {
-    if (!resolved.ok) {
-      m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
-      return;
-    }
-    RunJobRequest request;
-    request.title = tr("resume %1 · %2").arg(kind, QFileInfo(path).fileName());
-    request.resumeStore = path;
-    request.overrides.retryErrors = retryErrors;
-    // Confirmed but not recorded (the registry could not be written): trusted for this resume.
-    request.overrides.trustEndpoint = confirmed;
-    request.overrides.budgetUsd = budget;
-    request.overrides.out = outputs.out;
-    request.overrides.claimsOut = outputs.claimsOut;
-    request.execution.transport = resolved.transport;
-    request.execution.retryErrors = retryErrors;
-    request.heuristic = core::llm::isOfflineEndpoint(resolved.config);
-    auto* job = new RunJob(this);
-    connect(job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
-    job->start(std::move(request));
-  });
+  Secrets::resolveEndpointKey(
+      endpoint, this,
+      [this, path, kind, retryErrors, budget, confirmed,
+       outputs](const ResolvedEndpoint& resolved) {
+        if (!resolved.ok) {
+          m_stats->setText(tr("Not resumed: %1").arg(resolved.message));
+          return;
+        }
+        RunJobRequest request;
+        request.title = tr("resume %1 · %2").arg(kind, QFileInfo(path).fileName());
+        request.resumeStore = path;
+        request.overrides.retryErrors = retryErrors;
+        // Confirmed but not recorded (the registry could not be written): trusted for this resume.
+        request.overrides.trustEndpoint = confirmed;
+        request.overrides.budgetUsd = budget;
+        request.overrides.out = outputs.out;
+        request.overrides.claimsOut = outputs.claimsOut;
+        request.execution.transport = resolved.transport;
+        request.execution.retryErrors = retryErrors;
+        request.heuristic = core::llm::isOfflineEndpoint(resolved.config);
+        auto* job = new RunJob(this);
+        connect(
+            job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
+        job->start(std::move(request));
+      });
   return true;
 }
 
@@ -450,8 +491,9 @@ void JobsDock::openGenerateDialog() {
   for (const auto& e : EndpointListModel::saved())
     if (e.kind == core::llm::EndpointKind::Chat) endpoints.push_back(e);
   for (const auto& e : endpoints)
-    endpoint->addItem(core::llm::isOfflineEndpoint(e) ? tr("%1 (heuristic, no server)").arg(QString::fromStdString(e.name))
-                                                      : QString::fromStdString(e.name));
+    endpoint->addItem(core::llm::isOfflineEndpoint(e)
+                          ? tr("%1 (heuristic, no server)").arg(QString::fromStdString(e.name))
+                          : QString::fromStdString(e.name));
   auto* run = new QComboBox;
   for (const auto& r : dataset->runs) run->addItem(QString::fromStdString(r.tag));
   run->addItem(tr("(no documents: closed book)"));
@@ -500,9 +542,11 @@ void JobsDock::openGenerateDialog() {
     estimate->setText(tr("Estimating…"));
     estimateGenerate(settings());
   });
-  connect(this, &JobsDock::estimateReady, dialog, [estimate](const core::eval::Estimate& e, const QString& problem) {
-    estimate->setText(describeEstimate(e) + (problem.isEmpty() ? QString() : QStringLiteral("\n") + problem));
-  });
+  connect(this, &JobsDock::estimateReady, dialog,
+          [estimate](const core::eval::Estimate& e, const QString& problem) {
+            estimate->setText(describeEstimate(e) +
+                              (problem.isEmpty() ? QString() : QStringLiteral("\n") + problem));
+          });
   auto restart = [debounce] { debounce->start(); };
   connect(endpoint, &QComboBox::currentIndexChanged, dialog, restart);
   connect(run, &QComboBox::currentIndexChanged, dialog, restart);

@@ -9,7 +9,6 @@
 #include <QDockWidget>
 #include <QPointer>
 #include <QThreadPool>
-
 #include <functional>
 #include <optional>
 
@@ -68,14 +67,15 @@ class JobsDock : public QDockWidget {
   // The question before a stored run's calls go to an endpoint this machine's user did not
   // choose: true sends them (and records the endpoint as trusted). The default asks with a
   // QMessageBox naming the URL and the key; tests answer through a hook (empty: the default).
-  using TrustPrompt = std::function<bool(QWidget* parent, const QString& store, const QString& endpoint)>;
+  using TrustPrompt =
+      std::function<bool(QWidget* parent, const QString& store, const QString& endpoint)>;
   static void setTrustPrompt(TrustPrompt prompt);
   // The question when a stored run names a file it would write (a generate run's answers, a
   // judging run's claims): a store never chooses where ragscope writes, so the user accepts the
   // suggested path, picks another, or writes nothing (an empty string). The default asks with a
   // QMessageBox and a save dialog; offscreen it writes nothing. Tests answer through a hook.
-  using OutputPrompt = std::function<QString(QWidget* parent, const QString& store, const QString& what,
-                                             const QString& suggested)>;
+  using OutputPrompt = std::function<QString(QWidget* parent, const QString& store,
+                                             const QString& what, const QString& suggested)>;
   static void setOutputPrompt(OutputPrompt prompt);
 
  signals:

@@ -15,18 +15,18 @@
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
 #include "ui/jobsdock.h"
-#include "ui/reportdialog.h"
-#include "ui/viewexport.h"
+#include "ui/pages/claimspage.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/endpointspage.h"
-#include "ui/pages/claimspage.h"
 #include "ui/pages/eragpage.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/pages/retrieverspage.h"
 #include "ui/preferences.h"
+#include "ui/reportdialog.h"
+#include "ui/viewexport.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -98,9 +98,8 @@ MainWindow::MainWindow(QWidget* parent)
     showPage(m_datasetPage);
     m_datasetPage->showRecord(d);
   });
-  connect(m_workbench, &Workbench::datasetChanged, this, [this] {
-    setWindowTitle(tr("%1 — ragscope").arg(m_workbench->datasetName()));
-  });
+  connect(m_workbench, &Workbench::datasetChanged, this,
+          [this] { setWindowTitle(tr("%1 — ragscope").arg(m_workbench->datasetName())); });
   m_issueCount->setText(tr("No issues"));
 
   buildMenus();
@@ -115,8 +114,10 @@ void MainWindow::addPage(Page* page) {
   auto* item = new QListWidgetItem(page->icon(), page->title(), m_sidebar);
   item->setSizeHint(QSize(0, 36));
   if (m_viewMenu) {
-    QAction* go = m_viewMenu->addAction(page->icon(), page->title(), this, [this, page] { showPage(page); });
-    if (m_pages.size() <= 9) go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + m_pages.size())));
+    QAction* go =
+        m_viewMenu->addAction(page->icon(), page->title(), this, [this, page] { showPage(page); });
+    if (m_pages.size() <= 9)
+      go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + m_pages.size())));
   }
   if (m_sidebar->currentRow() < 0) m_sidebar->setCurrentRow(0);
 }
@@ -169,8 +170,9 @@ void MainWindow::buildMenus() {
   report->setObjectName(QStringLiteral("actionReport"));
   report->setStatusTip(tr("Write the project's results as a PDF report, JSON or CSV"));
   QAction* exportView = file->addAction(tr("&Export view…"), this, [this] {
-    exportPageView(currentPage(), this, QString(),
-                   [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); });
+    exportPageView(currentPage(), this, QString(), [this](bool, const QString& message) {
+      statusBar()->showMessage(message, 10000);
+    });
   });
   exportView->setObjectName(QStringLiteral("actionExportView"));
   exportView->setStatusTip(tr("Write the table on screen, as sorted and filtered, as CSV or JSON"));
@@ -188,7 +190,8 @@ void MainWindow::buildMenus() {
   m_viewMenu->addSeparator();
   for (qsizetype i = 0; i < m_pages.size(); ++i) {
     Page* page = m_pages[i];
-    QAction* go = m_viewMenu->addAction(page->icon(), page->title(), this, [this, page] { showPage(page); });
+    QAction* go =
+        m_viewMenu->addAction(page->icon(), page->title(), this, [this, page] { showPage(page); });
     if (i < 9) go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
   }
 

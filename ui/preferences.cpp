@@ -1,7 +1,6 @@
 #include "ui/preferences.h"
 
 #include <QFileInfo>
-
 #include <algorithm>
 
 namespace ragscope::ui {

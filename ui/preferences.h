@@ -58,7 +58,8 @@ class Preferences {
   static inline const Preference<QString> runsFolder{"llm/runsFolder"};
   // Project parts outside their project's folder that the user agreed to read (or saved there
   // from this GUI): "<project file>\n<resolved part path>" entries, newest last.
-  static inline const Preference<QStringList> confirmedOutsideParts{"projects/confirmedOutsideParts"};
+  static inline const Preference<QStringList> confirmedOutsideParts{
+      "projects/confirmedOutsideParts"};
 
   // Most recent first, without duplicates.
   static QVector<RecentDataset> recentDatasets();

@@ -24,8 +24,8 @@
 #include "core/export/reportcsv.h"
 #include "ui/report/pdfreport.h"
 #include "ui/report/reportfile.h"
-#include "ui/workbench.h"
 #include "ui/textutil.h"
+#include "ui/workbench.h"
 
 namespace ragscope::ui {
 
@@ -34,11 +34,12 @@ namespace {
 constexpr int kProjectRetrieval = Qt::UserRole + 1;  // the item stands for the project's runs
 constexpr int kStorePath = Qt::UserRole + 2;
 
-
 }  // namespace
 
 ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
-    : QDialog(parent), m_workbench(workbench), m_cancel(std::make_shared<std::atomic<bool>>(false)) {
+    : QDialog(parent),
+      m_workbench(workbench),
+      m_cancel(std::make_shared<std::atomic<bool>>(false)) {
   setWindowTitle(tr("Report"));
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(new QLabel(tr("Results to include:"), this));
@@ -51,7 +52,8 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
   QStringList stores;
   const QString projectFile = m_workbench->projectFile();
   if (const auto& project = m_workbench->project(); project && !projectFile.isEmpty()) {
-    auto* item = new QListWidgetItem(tr("Retrieval runs of %1's datasets").arg(q(project->name)), m_sources);
+    auto* item =
+        new QListWidgetItem(tr("Retrieval runs of %1's datasets").arg(q(project->name)), m_sources);
     item->setData(kProjectRetrieval, true);
     item->setCheckState(Qt::Checked);
     for (const auto& s : project->runStores) stores << q(project->resolve(s).string());
@@ -91,12 +93,10 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
   m_sectionBox = new QWidget(this);
   auto* sectionGrid = new QGridLayout(m_sectionBox);
   sectionGrid->setContentsMargins(0, 0, 0, 0);
-  const std::map<std::string, QString> labels = {{"settings", tr("Settings and conventions")},
-                                                 {"charts", tr("Charts")},
-                                                 {"lowest", tr("Lowest-scoring queries")},
-                                                 {"claims", tr("Unsupported claims")},
-                                                 {"comparisons", tr("Paired comparisons")},
-                                                 {"appendix", tr("Method appendix")}};
+  const std::map<std::string, QString> labels = {
+      {"settings", tr("Settings and conventions")}, {"charts", tr("Charts")},
+      {"lowest", tr("Lowest-scoring queries")},     {"claims", tr("Unsupported claims")},
+      {"comparisons", tr("Paired comparisons")},    {"appendix", tr("Method appendix")}};
   for (const auto& name : report::pdfSections()) {
     auto* check = new QCheckBox(labels.at(name), m_sectionBox);
     check->setObjectName(QString::fromStdString("section-" + name));
@@ -141,15 +141,18 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
     // Keep the file's name, change its extension.
     const QString file = m_file->text();
     if (file.isEmpty()) return;
-    const QString ext = m_format->currentData().toString() == QLatin1String("pdf")    ? QStringLiteral("pdf")
-                        : m_format->currentData().toString() == QLatin1String("json") ? QStringLiteral("json")
-                                                                                      : QStringLiteral("csv");
+    const QString ext =
+        m_format->currentData().toString() == QLatin1String("pdf")    ? QStringLiteral("pdf")
+        : m_format->currentData().toString() == QLatin1String("json") ? QStringLiteral("json")
+                                                                      : QStringLiteral("csv");
     const QFileInfo info(file);
     m_file->setText(info.dir().filePath(info.completeBaseName() + QLatin1Char('.') + ext));
   });
   if (!projectFile.isEmpty())
-    m_file->setText(QFileInfo(projectFile).dir().filePath(QFileInfo(projectFile).completeBaseName().section('.', 0, 0) +
-                                                          QStringLiteral("-report.pdf")));
+    m_file->setText(QFileInfo(projectFile)
+                        .dir()
+                        .filePath(QFileInfo(projectFile).completeBaseName().section('.', 0, 0) +
+                                  QStringLiteral("-report.pdf")));
   resize(560, 460);
 }
 
@@ -167,7 +170,8 @@ void ReportDialog::setOutput(const QString& file, const QString& format) {
 
 void ReportDialog::setResamples(int resamples) { m_resamples->setValue(resamples); }
 void ReportDialog::setSections(const QStringList& sections) {
-  for (auto* check : m_sectionChecks) check->setChecked(sections.contains(check->property("section").toString()));
+  for (auto* check : m_sectionChecks)
+    check->setChecked(sections.contains(check->property("section").toString()));
 }
 void ReportDialog::setOpenWhenDone(bool open) { m_open->setChecked(open); }
 bool ReportDialog::isWriting() const { return m_watcher.isRunning(); }
@@ -178,7 +182,8 @@ void ReportDialog::browse() {
   const QString filter = format == QLatin1String("pdf")    ? tr("PDF (*.pdf)")
                          : format == QLatin1String("json") ? tr("JSON (*.json)")
                                                            : tr("CSV (*.csv)");
-  const QString file = QFileDialog::getSaveFileName(this, tr("Write the report to"), m_file->text(), filter);
+  const QString file =
+      QFileDialog::getSaveFileName(this, tr("Write the report to"), m_file->text(), filter);
   if (!file.isEmpty()) m_file->setText(file);
 }
 
@@ -201,8 +206,10 @@ bool ReportDialog::write() {
   for (int i = 0; i < m_sources->count(); ++i) {
     const auto* item = m_sources->item(i);
     if (item->checkState() != Qt::Checked) continue;
-    if (item->data(kProjectRetrieval).toBool()) sources.project = m_workbench->projectFile().toStdString();
-    else sources.stores.emplace_back(item->data(kStorePath).toString().toStdString());
+    if (item->data(kProjectRetrieval).toBool())
+      sources.project = m_workbench->projectFile().toStdString();
+    else
+      sources.stores.emplace_back(item->data(kStorePath).toString().toStdString());
   }
   const QString file = m_file->text().trimmed();
   if (!sources.project && sources.stores.empty()) {
@@ -224,7 +231,8 @@ bool ReportDialog::write() {
   report::PdfReportOptions pdf;
   pdf.sections.clear();
   for (const auto* check : m_sectionChecks)
-    if (check->isChecked()) pdf.sections.insert(check->property("section").toString().toStdString());
+    if (check->isChecked())
+      pdf.sections.insert(check->property("section").toString().toStdString());
   const auto cancel = m_cancel;  // kept alive by the worker
   const std::string path = file.toStdString();
   m_status->setText(tr("Writing %1…").arg(QFileInfo(file).fileName()));
@@ -247,7 +255,8 @@ bool ReportDialog::write() {
                 : format == "json" ? report::ReportFileFormat::Kind::Json
                                    : report::ReportFileFormat::Kind::Csv;
     if (file.kind == report::ReportFileFormat::Kind::Csv)
-      file.grain = core::exporting::csvGrainFromName(format.substr(4)).value_or(core::exporting::CsvGrain::Summary);
+      file.grain = core::exporting::csvGrainFromName(format.substr(4))
+                       .value_or(core::exporting::CsvGrain::Summary);
     report::writeReportFile(report, path, file, pdf, &out.error);
     return out;
   }));
@@ -264,13 +273,16 @@ void ReportDialog::finish() {
     return;
   }
   if (!out.error.empty()) {
-    m_status->setText(tr("Not written: %1").arg(q(out.error)) +
-                      (out.problems.empty() ? QString() : QStringLiteral("\n") + q(out.problems).trimmed()));
+    m_status->setText(
+        tr("Not written: %1").arg(q(out.error)) +
+        (out.problems.empty() ? QString() : QStringLiteral("\n") + q(out.problems).trimmed()));
     emit written(false, file);
     return;
   }
   QString text = tr("%n run(s) written to %1.", nullptr, out.runs).arg(file);
-  if (!out.problems.empty()) text += QStringLiteral("\n") + tr("Not included:") + QStringLiteral("\n") + q(out.problems).trimmed();
+  if (!out.problems.empty())
+    text += QStringLiteral("\n") + tr("Not included:") + QStringLiteral("\n") +
+            q(out.problems).trimmed();
   m_status->setText(text);
   if (m_open->isChecked()) QDesktopServices::openUrl(QUrl::fromLocalFile(file));
   emit written(true, file);

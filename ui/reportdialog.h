@@ -52,8 +52,8 @@ class ReportDialog : public QDialog {
 
  private:
   struct Outcome {
-    std::string error;      // non-empty: nothing written
-    std::string problems;   // sources that could not be read, one per line
+    std::string error;     // non-empty: nothing written
+    std::string problems;  // sources that could not be read, one per line
     int runs = 0;
     bool cancelled = false;
   };

@@ -8,7 +8,6 @@
 // own). BM25 is local and is never asked about.
 
 #include <QString>
-
 #include <functional>
 #include <string>
 
@@ -27,8 +26,9 @@ bool confirmRetriever(QWidget* parent, const core::RetrieverSpec& spec, QString*
 // falling back to its environment variable with a note), else from the variable at each request.
 // `done` runs once on `context`'s thread: ok, the key in memory (empty function: use the variable)
 // and a note or the reason it failed.
-void resolveRetrieverKey(const core::RetrieverSpec& spec, QObject* context,
-                         std::function<void(bool ok, std::function<std::string()> key, const QString& message)> done);
+void resolveRetrieverKey(
+    const core::RetrieverSpec& spec, QObject* context,
+    std::function<void(bool ok, std::function<std::string()> key, const QString& message)> done);
 
 // The user configured this retriever (the Retrievers page's "Save changes"): recorded as trusted.
 void trustRetriever(const core::RetrieverSpec& spec);

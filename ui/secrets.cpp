@@ -1,9 +1,9 @@
 #include "ui/secrets.h"
 
-#include <QPointer>
-#include <QTimer>
 #include <qt6keychain/keychain.h>
 
+#include <QPointer>
+#include <QTimer>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -28,7 +28,8 @@ QString describeKeychainError(QKeychain::Error error, const QString& detail, con
       break;
     case QKeychain::NoBackendAvailable:
     case QKeychain::NotImplemented:
-      what = QObject::tr("no OS keychain service is available (no Secret Service / KWallet running)");
+      what =
+          QObject::tr("no OS keychain service is available (no Secret Service / KWallet running)");
       break;
     default:
       what = QObject::tr("the keychain could not be read");
@@ -36,7 +37,8 @@ QString describeKeychainError(QKeychain::Error error, const QString& detail, con
   }
   // QtKeychain's own text (D-Bus errors and the like) helps when the reason is unusual; it never
   // contains the secret.
-  if (!detail.isEmpty() && error != QKeychain::EntryNotFound) what += QStringLiteral(" (%1)").arg(detail);
+  if (!detail.isEmpty() && error != QKeychain::EntryNotFound)
+    what += QStringLiteral(" (%1)").arg(detail);
   return QObject::tr("keychain: %1").arg(what);
 }
 
@@ -63,7 +65,8 @@ QString Secrets::service() { return QStringLiteral("ragscope"); }
 int Secrets::timeoutMs() { return g_timeoutMs.load(); }
 void Secrets::setTimeoutMs(int ms) { g_timeoutMs.store(ms); }
 
-void Secrets::readKey(const QString& entry, QObject* context, std::function<void(const KeyLookup&)> done) {
+void Secrets::readKey(const QString& entry, QObject* context,
+                      std::function<void(const KeyLookup&)> done) {
   auto* job = new QKeychain::ReadPasswordJob(service());
   job->setAutoDelete(true);
   job->setInsecureFallback(false);  // a key must never land in a plain settings file

@@ -12,7 +12,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <functional>
 #include <string>
 
@@ -42,7 +41,8 @@ class Secrets {
   static QString service();
   // Asynchronous (QtKeychain jobs run on the event loop); `done` is called exactly once on
   // `context`'s thread, also when the keychain service is missing or does not answer in time.
-  static void readKey(const QString& entry, QObject* context, std::function<void(const KeyLookup&)> done);
+  static void readKey(const QString& entry, QObject* context,
+                      std::function<void(const KeyLookup&)> done);
   static void writeKey(const QString& entry, const QString& key, QObject* context,
                        std::function<void(bool ok, const QString& message)> done);
 

@@ -46,8 +46,8 @@ namespace {
 
 // A word of the query text long enough to make a selective filter.
 QString filterWord(const core::Query& q) {
-  const QStringList words = QString::fromStdString(q.text).split(QRegularExpression(QStringLiteral("\\W+")),
-                                                                 Qt::SkipEmptyParts);
+  const QStringList words = QString::fromStdString(q.text).split(
+      QRegularExpression(QStringLiteral("\\W+")), Qt::SkipEmptyParts);
   for (const QString& w : words)
     if (w.size() >= 5) return w;
   return QString::fromStdString(q.id);
@@ -88,7 +88,8 @@ void SelfTest::check(bool condition, const QString& what) {
 void SelfTest::shoot(const QString& name) {
   if (m_options.screenshotDir.isEmpty()) return;
   QDir().mkpath(m_options.screenshotDir);
-  const QString path = QDir(m_options.screenshotDir).absoluteFilePath(name + QStringLiteral(".png"));
+  const QString path =
+      QDir(m_options.screenshotDir).absoluteFilePath(name + QStringLiteral(".png"));
   const bool saved = savePngSafely(m_window->grab().toImage(), path);
   check(saved, tr("screenshot %1").arg(path));
   if (saved) m_screenshots << path;
@@ -141,7 +142,8 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
           tr("dataset has content"));
   });
   m_steps.push_back([this, page, ds] {
-    check(page->queryModel()->rowCount() == int(ds->queries.size()), tr("query table shows every query"));
+    check(page->queryModel()->rowCount() == int(ds->queries.size()),
+          tr("query table shows every query"));
     if (ds->queries.empty()) return;
     // Pick a query with gold or judgments to show a rich detail pane.
     int row = 0;
@@ -150,8 +152,10 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
         row = i;
         break;
       }
-    check(page->selectQueryRow(row), tr("select query %1").arg(QString::fromStdString(ds->queries[std::size_t(row)].id)));
-    check(page->detailView()->toPlainText().contains(QString::fromStdString(ds->queries[std::size_t(row)].id)),
+    check(page->selectQueryRow(row),
+          tr("select query %1").arg(QString::fromStdString(ds->queries[std::size_t(row)].id)));
+    check(page->detailView()->toPlainText().contains(
+              QString::fromStdString(ds->queries[std::size_t(row)].id)),
           tr("detail pane shows the selected query"));
   });
   m_steps.push_back([this] { shoot(QStringLiteral("01-queries")); });
@@ -175,7 +179,8 @@ void SelfTest::onLoadFinished(bool ok, const QString& message) {
   m_steps.push_back([this] { shoot(QStringLiteral("02-filtered")); });
   m_steps.push_back([this, page, ds] {
     page->setQueryFilter(QString());
-    check(page->queryProxy()->rowCount() == int(ds->queries.size()), tr("clearing the filter restores all rows"));
+    check(page->queryProxy()->rowCount() == int(ds->queries.size()),
+          tr("clearing the filter restores all rows"));
     if (ds->queries.size() < 2) return;
     page->queryView()->sortByColumn(QueryTableModel::Id, Qt::DescendingOrder);
     auto idAt = [&](int r) {
@@ -251,13 +256,15 @@ void SelfTest::saveProjectCopy() {
         tr("temporary folder for the project copy"));
   // The save runs off the GUI thread: the tour waits for projectSaved, then checks the file.
   auto conn = std::make_shared<QMetaObject::Connection>();
-  *conn = connect(wb, &Workbench::projectSaved, this, [this, conn, file, original](bool ok, const QString& fileOrError) {
-    disconnect(*conn);
-    m_waiting = false;
-    check(ok, tr("save the project as %1%2").arg(file, ok ? QString() : QStringLiteral(": ") + fileOrError));
-    if (ok) checkSavedProject(file, original);
-    QTimer::singleShot(0, this, &SelfTest::runSteps);
-  });
+  *conn = connect(wb, &Workbench::projectSaved, this,
+                  [this, conn, file, original](bool ok, const QString& fileOrError) {
+                    disconnect(*conn);
+                    m_waiting = false;
+                    check(ok, tr("save the project as %1%2")
+                                  .arg(file, ok ? QString() : QStringLiteral(": ") + fileOrError));
+                    if (ok) checkSavedProject(file, original);
+                    QTimer::singleShot(0, this, &SelfTest::runSteps);
+                  });
   m_waiting = wb->saveProject(file);
   if (!m_waiting) {
     disconnect(*conn);
@@ -269,9 +276,10 @@ void SelfTest::checkSavedProject(const QString& file, const core::Project& origi
   const auto copy = core::readProject(file.toStdString());
   // The project's runs, then the runs this session made (the eRAG tour's), saved with it.
   const QStringList& session = m_window->workbench()->sessionRunStores();
-  bool same = copy.report.ok() && !copy.report.hasErrors() &&
-              copy.value.datasets.size() == original.datasets.size() &&
-              copy.value.runStores.size() == original.runStores.size() + std::size_t(session.size());
+  bool same =
+      copy.report.ok() && !copy.report.hasErrors() &&
+      copy.value.datasets.size() == original.datasets.size() &&
+      copy.value.runStores.size() == original.runStores.size() + std::size_t(session.size());
   namespace fs = std::filesystem;
   auto sameFile = [](const fs::path& a, const fs::path& b) {
     std::error_code ec;
@@ -285,8 +293,9 @@ void SelfTest::checkSavedProject(const QString& file, const core::Project& origi
     same = sameFile(copy.value.resolve(copy.value.runStores[r]),
                     original.resolve(original.runStores[r]));
   for (int r = 0; same && r < session.size(); ++r)
-    same = sameFile(copy.value.resolve(copy.value.runStores[original.runStores.size() + std::size_t(r)]),
-                    session[r].toStdString());
+    same = sameFile(
+        copy.value.resolve(copy.value.runStores[original.runStores.size() + std::size_t(r)]),
+        session[r].toStdString());
   check(same, tr("project read back: %1 datasets, %2 run stores, every path naming the same file")
                   .arg(copy.value.datasets.size())
                   .arg(copy.value.runStores.size()));
@@ -301,7 +310,8 @@ void SelfTest::tourSecondDataset() {
                  .arg(ds->queries.size())
                  .arg(ds->corpus.size())
                  .arg(ds->examples.size());
-    check(page->queryModel()->rowCount() == int(ds->queries.size()), tr("query table shows every query"));
+    check(page->queryModel()->rowCount() == int(ds->queries.size()),
+          tr("query table shows every query"));
     if (!ds->queries.empty()) {
       check(page->selectQueryRow(0), tr("select the first query"));
       check(!page->detailView()->toPlainText().isEmpty(), tr("detail pane shows it"));
@@ -323,28 +333,32 @@ void SelfTest::evaluateRetrieval() {
   for (int i = 0; i < page->runList()->count(); ++i) names.insert(page->runList()->item(i)->text());
   check(names.size() == page->runList()->count(),
         tr("run list: %1 runs, each named differently").arg(names.size()));
-  connect(page, &RetrievalPage::evaluationFinished, this, [this, page, ds](bool ok) {
-    check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
-    check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),
-          tr("summary table has one row per run"));
-    if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
-      page->showQuery(0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
-    check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
-    // Still waiting: a step timer already queued must not run ahead of the screenshot, which
-    // shows the summary's CIs (not "…"), so it waits for the background bootstrap too.
-    auto shootAndContinue = [this, page] {
-      checkIntervalsVisible(page);
-      QTimer::singleShot(50, this, [this] {
-        shoot(QStringLiteral("06-retrieval"));
-        compareRunsAndContrast();
-      });
-    };
-    if (page->summaryStatisticsPending())
-      connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue,
-              Qt::SingleShotConnection);
-    else
-      shootAndContinue();
-  }, Qt::SingleShotConnection);
+  connect(
+      page, &RetrievalPage::evaluationFinished, this,
+      [this, page, ds](bool ok) {
+        check(ok, tr("retrieval evaluation of %1 runs").arg(ds->runs.size()));
+        check(page->summaryView()->model()->rowCount() == int(ds->runs.size()),
+              tr("summary table has one row per run"));
+        if (!page->outcome().results.empty() && !page->outcome().results.front().queries.empty())
+          page->showQuery(
+              0, QString::fromStdString(page->outcome().results.front().queries.front().qid));
+        check(page->rankedView()->model()->rowCount() > 0, tr("drill-down shows a ranked list"));
+        // Still waiting: a step timer already queued must not run ahead of the screenshot, which
+        // shows the summary's CIs (not "…"), so it waits for the background bootstrap too.
+        auto shootAndContinue = [this, page] {
+          checkIntervalsVisible(page);
+          QTimer::singleShot(50, this, [this] {
+            shoot(QStringLiteral("06-retrieval"));
+            compareRunsAndContrast();
+          });
+        };
+        if (page->summaryStatisticsPending())
+          connect(page, &RetrievalPage::summaryStatisticsReady, this, shootAndContinue,
+                  Qt::SingleShotConnection);
+        else
+          shootAndContinue();
+      },
+      Qt::SingleShotConnection);
   m_waiting = page->evaluate();
   check(m_waiting, tr("start retrieval evaluation"));
 }
@@ -391,7 +405,8 @@ void SelfTest::compareRunsAndContrast() {
     const ComparisonModel* model = nullptr;
     for (Page* p : m_window->pages())
       if (auto* c = qobject_cast<ComparePage*>(p)) model = c->model();
-    const QString measure = model && model->rowCount() > 0 ? model->rowAt(0)->measure : QStringLiteral("map");
+    const QString measure =
+        model && model->rowCount() > 0 ? model->rowAt(0)->measure : QStringLiteral("map");
     if (!contrastive || runs.isEmpty() || !contrastive->setSource(0, measure) ||
         !contrastive->splitByHalves(0, measure, tr("top half"), tr("bottom half"))) {
       check(false, tr("contrastive page: split the queries by %1").arg(measure));
@@ -399,14 +414,17 @@ void SelfTest::compareRunsAndContrast() {
       return;
     }
     m_window->showPage(contrastive);
-    connect(contrastive, &ContrastivePage::analysisFinished, this, [this, contrastive, resume](bool ok) {
-      check(ok && contrastive->result().groups.size() == 2,
-            tr("contrastive analysis: top vs bottom half, two bootstrap distributions"));
-      QTimer::singleShot(50, this, [this, resume] {
-        shoot(QStringLiteral("06c-contrastive"));
-        resume();
-      });
-    }, Qt::SingleShotConnection);
+    connect(
+        contrastive, &ContrastivePage::analysisFinished, this,
+        [this, contrastive, resume](bool ok) {
+          check(ok && contrastive->result().groups.size() == 2,
+                tr("contrastive analysis: top vs bottom half, two bootstrap distributions"));
+          QTimer::singleShot(50, this, [this, resume] {
+            shoot(QStringLiteral("06c-contrastive"));
+            resume();
+          });
+        },
+        Qt::SingleShotConnection);
     if (!contrastive->analyse()) {
       check(false, tr("start the contrastive analysis"));
       resume();
@@ -420,24 +438,28 @@ void SelfTest::compareRunsAndContrast() {
   }
   m_window->showPage(compare);
   compare->setRunsChecked({});
-  connect(compare, &ComparePage::comparisonFinished, this, [this, compare, contrast](bool ok) {
-    const int pairs = compare->runNames().size() * (compare->runNames().size() - 1) / 2;
-    check(ok && compare->model()->rowCount() >= pairs,
-          tr("compare page: %1 run pair(s) with paired tests").arg(pairs));
-    if (compare->model()->rowCount() > 0) {
-      const ComparisonRow& row = *compare->model()->rowAt(0);
-      m_log << tr("compare %1: %2 vs %3, diff %4, p %5, Holm %6")
-                   .arg(row.measure, row.runA, row.runB)
-                   .arg(row.paired.meanDiff, 0, 'f', 4)
-                   .arg(row.paired.randomization.p, 0, 'g', 3)
-                   .arg(row.pHolm, 0, 'g', 3);
-      check(row.pHolm >= row.paired.randomization.p, tr("Holm-adjusted p is at least the raw p"));
-    }
-    QTimer::singleShot(50, this, [this, contrast] {
-      shoot(QStringLiteral("06b-compare"));
-      contrast();
-    });
-  }, Qt::SingleShotConnection);
+  connect(
+      compare, &ComparePage::comparisonFinished, this,
+      [this, compare, contrast](bool ok) {
+        const int pairs = compare->runNames().size() * (compare->runNames().size() - 1) / 2;
+        check(ok && compare->model()->rowCount() >= pairs,
+              tr("compare page: %1 run pair(s) with paired tests").arg(pairs));
+        if (compare->model()->rowCount() > 0) {
+          const ComparisonRow& row = *compare->model()->rowAt(0);
+          m_log << tr("compare %1: %2 vs %3, diff %4, p %5, Holm %6")
+                       .arg(row.measure, row.runA, row.runB)
+                       .arg(row.paired.meanDiff, 0, 'f', 4)
+                       .arg(row.paired.randomization.p, 0, 'g', 3)
+                       .arg(row.pHolm, 0, 'g', 3);
+          check(row.pHolm >= row.paired.randomization.p,
+                tr("Holm-adjusted p is at least the raw p"));
+        }
+        QTimer::singleShot(50, this, [this, contrast] {
+          shoot(QStringLiteral("06b-compare"));
+          contrast();
+        });
+      },
+      Qt::SingleShotConnection);
   if (!compare->compare()) {
     check(false, tr("start the run comparison"));
     contrast();
@@ -474,26 +496,30 @@ void SelfTest::tourLlmPages() {
   erag->setMetric(core::DownstreamMetric::ContainsAnswer);
   erag->setMeasures(QStringLiteral("P_5, success_1, map"));
   erag->setEndToEnd(true);
-  connect(erag, &EragPage::finished, this, [this, erag, withGold](bool ok) {
-    check(ok, tr("eRAG and end-to-end with the offline reader"));
-    check(erag->heatmap()->rowCount() == int(withGold) && erag->heatmap()->columnCount() == 5,
-          tr("eRAG heatmap: %1 queries x 5 ranks").arg(erag->heatmap()->rowCount()));
-    erag->resultTabs()->setCurrentIndex(erag->heatmapTab());
-    check(erag->drillDown(0, 0) && erag->drillView()->toPlainText().contains(QStringLiteral("Prompt")),
-          tr("eRAG drill-down shows the document, prompt and output"));
-    QTimer::singleShot(50, this, [this, erag] {
-      shoot(QStringLiteral("09-erag-heatmap"));
-      erag->resultTabs()->setCurrentIndex(erag->correlationTab());
-      QTimer::singleShot(50, this, [this, erag] {
-        check(erag->correlationView()->model()->rowCount() >= 2, tr("eRAG correlation table"));
-        shoot(QStringLiteral("10-erag-correlation"));
-        setRunsFolderOverride(QString());
-        m_window->showPage(m_window->datasetPage());
-        m_waiting = false;
-        runSteps();
-      });
-    });
-  }, Qt::SingleShotConnection);
+  connect(
+      erag, &EragPage::finished, this,
+      [this, erag, withGold](bool ok) {
+        check(ok, tr("eRAG and end-to-end with the offline reader"));
+        check(erag->heatmap()->rowCount() == int(withGold) && erag->heatmap()->columnCount() == 5,
+              tr("eRAG heatmap: %1 queries x 5 ranks").arg(erag->heatmap()->rowCount()));
+        erag->resultTabs()->setCurrentIndex(erag->heatmapTab());
+        check(erag->drillDown(0, 0) &&
+                  erag->drillView()->toPlainText().contains(QStringLiteral("Prompt")),
+              tr("eRAG drill-down shows the document, prompt and output"));
+        QTimer::singleShot(50, this, [this, erag] {
+          shoot(QStringLiteral("09-erag-heatmap"));
+          erag->resultTabs()->setCurrentIndex(erag->correlationTab());
+          QTimer::singleShot(50, this, [this, erag] {
+            check(erag->correlationView()->model()->rowCount() >= 2, tr("eRAG correlation table"));
+            shoot(QStringLiteral("10-erag-correlation"));
+            setRunsFolderOverride(QString());
+            m_window->showPage(m_window->datasetPage());
+            m_waiting = false;
+            runSteps();
+          });
+        });
+      },
+      Qt::SingleShotConnection);
   m_waiting = erag->start();
   check(m_waiting, tr("start eRAG"));
 }
@@ -508,7 +534,9 @@ void SelfTest::tourClaimsPage() {
   const auto& project = m_window->workbench()->project();
   const bool hasClaimsRun = project && m_options.openPaths.isEmpty() &&
                             std::any_of(project->runStores.begin(), project->runStores.end(),
-                                        [](const std::filesystem::path& p) { return p.filename() == "claims-offline.db"; });
+                                        [](const std::filesystem::path& p) {
+                                          return p.filename() == "claims-offline.db";
+                                        });
   if (!hasClaimsRun) {
     m_log << tr("claims page: no stored claims run in the project, skipped");
     shoot(QStringLiteral("11-claims"));
@@ -518,30 +546,37 @@ void SelfTest::tourClaimsPage() {
   auto tour = [this, page] {
     const auto* report = page->report();
     check(report && !report->queries.empty() && !report->metrics.empty(),
-          tr("claims page shows the project's claims run: %1 answers").arg(report ? report->queries.size() : 0));
+          tr("claims page shows the project's claims run: %1 answers")
+              .arg(report ? report->queries.size() : 0));
     if (!report || report->queries.empty()) {
       m_waiting = false;
       runSteps();
       return;
     }
     ClaimsResultsView* view = page->view();
-    check(view->summaryModel()->rowCount() == int(report->metrics.size()), tr("claims summary: one row per metric"));
+    check(view->summaryModel()->rowCount() == int(report->metrics.size()),
+          tr("claims summary: one row per metric"));
     QTimer::singleShot(50, this, [this, page, view] {
       shoot(QStringLiteral("11-claims-summary"));
       view->setUnsupportedFilter(true);
       const QString qid = view->answersView()->model()->index(0, 0).data().toString();
-      check(view->visibleAnswers() > 0 && view->selectAnswer(qid), tr("an answer with unsupported claims: %1").arg(qid));
+      check(view->visibleAnswers() > 0 && view->selectAnswer(qid),
+            tr("an answer with unsupported claims: %1").arg(qid));
       view->tabs()->setCurrentIndex(view->answersTab());
       int unsupported = -1;
-      for (int c = 0; view->inspector()->query() && c < int(view->inspector()->query()->responseClaims.claims.size()); ++c)
-        if (view->inspector()->claimState(c) == ClaimInspector::ClaimState::Unsupported) unsupported = c;
+      for (int c = 0; view->inspector()->query() &&
+                      c < int(view->inspector()->query()->responseClaims.claims.size());
+           ++c)
+        if (view->inspector()->claimState(c) == ClaimInspector::ClaimState::Unsupported)
+          unsupported = c;
       check(unsupported >= 0, tr("the inspector marks an unsupported claim"));
       view->inspector()->selectClaim(std::max(0, unsupported));
       page->setSetupVisible(false);  // the results at the height an analyst gives them
       QTimer::singleShot(80, this, [this, page, view] {
         shoot(QStringLiteral("12-claims-inspector"));
         view->tabs()->setCurrentIndex(view->unsupportedTab());
-        check(view->unsupportedModel()->rowCount() > 0, tr("unsupported claims listed across the run"));
+        check(view->unsupportedModel()->rowCount() > 0,
+              tr("unsupported claims listed across the run"));
         QTimer::singleShot(50, this, [this, page, view] {
           shoot(QStringLiteral("13-claims-unsupported"));
           view->setUnsupportedFilter(false);
@@ -567,10 +602,12 @@ void SelfTest::runSteps() {
   if (m_next >= m_steps.size()) {
     // A project with several datasets: switch to the next one, as the dataset picker does.
     const auto& project = m_window->workbench()->project();
-    if (!m_secondStarted && m_options.openPaths.isEmpty() && project && project->datasets.size() > 1) {
+    if (!m_secondStarted && m_options.openPaths.isEmpty() && project &&
+        project->datasets.size() > 1) {
       m_secondStarted = true;
       const QString next = QString::fromStdString(project->datasets[1].name);
-      check(m_window->workbench()->openProjectDataset(next), tr("switch to project dataset %1").arg(next));
+      check(m_window->workbench()->openProjectDataset(next),
+            tr("switch to project dataset %1").arg(next));
       return;  // onLoadFinished continues
     }
     finish();

@@ -8,7 +8,6 @@
 #include <QString>
 #include <QStringList>
 #include <QTimer>
-
 #include <functional>
 #include <memory>
 #include <vector>
@@ -82,7 +81,7 @@ class SelfTest : public QObject {
   int m_loads = 0;
   bool m_secondStarted = false;
   bool m_waiting = false;  // a step started background work; its signal resumes the tour
-  std::shared_ptr<QTemporaryDir> m_runsDir;  // the eRAG tour's run stores
+  std::shared_ptr<QTemporaryDir> m_runsDir;     // the eRAG tour's run stores
   std::shared_ptr<QTemporaryDir> m_projectDir;  // the saved project copy
 };
 

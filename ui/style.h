@@ -19,7 +19,8 @@ inline void setErrorStyle(QLabel* label, bool error) {
 }
 // A label's text in the colour of a passed check (true) or of an error (false).
 inline void setOutcomeStyle(QLabel* label, bool ok) {
-  label->setStyleSheet(QStringLiteral("color: %1;").arg(QLatin1String(ok ? kOkColor : kErrorColor)));
+  label->setStyleSheet(
+      QStringLiteral("color: %1;").arg(QLatin1String(ok ? kOkColor : kErrorColor)));
 }
 // A label for secondary text (counts, summaries) in a muted grey.
 inline QLabel* mutedLabel() {

@@ -2,7 +2,6 @@
 // String helpers every ui file needs: core speaks std::string (UTF-8), Qt speaks QString.
 
 #include <QString>
-
 #include <string>
 
 namespace ragscope::ui {

@@ -7,8 +7,8 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QTableView>
-#include <QtConcurrent>
 #include <QTreeView>
+#include <QtConcurrent>
 #include <nlohmann/json.hpp>
 
 #include "core/export/csv.h"
@@ -46,7 +46,8 @@ ViewTable::Cell cellOf(const QVariant& display, const QVariant& edit) {
 ViewTable readModel(const QAbstractItemModel& model) {
   ViewTable t;
   const int columns = model.columnCount();
-  for (int c = 0; c < columns; ++c) t.header.push_back(model.headerData(c, Qt::Horizontal).toString().toStdString());
+  for (int c = 0; c < columns; ++c)
+    t.header.push_back(model.headerData(c, Qt::Horizontal).toString().toStdString());
   const int rows = model.rowCount();
   t.rows.reserve(static_cast<std::size_t>(rows));
   for (int r = 0; r < rows; ++r) {
@@ -66,7 +67,8 @@ QAbstractItemView* exportableView(QWidget* page) {
   QAbstractItemView* best = nullptr;
   int bestArea = 0;
   for (auto* view : page->findChildren<QAbstractItemView*>()) {
-    if (!view->isVisible() || !view->model() || !(qobject_cast<QTableView*>(view) || qobject_cast<QTreeView*>(view)))
+    if (!view->isVisible() || !view->model() ||
+        !(qobject_cast<QTableView*>(view) || qobject_cast<QTreeView*>(view)))
       continue;
     if (view->hasFocus() || view->isAncestorOf(QApplication::focusWidget())) return view;
     const int area = view->width() * view->height();
@@ -78,7 +80,8 @@ QAbstractItemView* exportableView(QWidget* page) {
   return best;
 }
 
-bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat format, std::string* error) {
+bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat format,
+                    std::string* error) {
   return core::writeFileAtomically(
       path,
       [&](std::ostream& out) {
@@ -88,9 +91,12 @@ bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat 
           w.endRow();
           for (const auto& row : table.rows) {
             for (const auto& cell : row) {
-              if (const auto* s = std::get_if<std::string>(&cell)) w.text(*s);
-              else if (const auto* d = std::get_if<double>(&cell)) w.number(*d);
-              else w.empty();
+              if (const auto* s = std::get_if<std::string>(&cell))
+                w.text(*s);
+              else if (const auto* d = std::get_if<double>(&cell))
+                w.number(*d);
+              else
+                w.empty();
             }
             w.endRow();
           }
@@ -101,10 +107,14 @@ bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat 
         for (const auto& row : table.rows) {
           nlohmann::ordered_json o = nlohmann::ordered_json::object();
           for (std::size_t c = 0; c < row.size() && c < table.header.size(); ++c) {
-            const std::string key = table.header[c].empty() ? "column " + std::to_string(c + 1) : table.header[c];
-            if (const auto* s = std::get_if<std::string>(&row[c])) o[key] = *s;
-            else if (const auto* d = std::get_if<double>(&row[c])) o[key] = *d;
-            else o[key] = nullptr;
+            const std::string key =
+                table.header[c].empty() ? "column " + std::to_string(c + 1) : table.header[c];
+            if (const auto* s = std::get_if<std::string>(&row[c]))
+              o[key] = *s;
+            else if (const auto* d = std::get_if<double>(&row[c]))
+              o[key] = *d;
+            else
+              o[key] = nullptr;
           }
           rows.push_back(std::move(o));
         }
@@ -125,15 +135,21 @@ bool exportPageView(QWidget* page, QWidget* dialogParent, const QString& path,
     file = QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export the table as"), QString(),
                                         QObject::tr("CSV (*.csv);;JSON (*.json)"));
   if (file.isEmpty()) return false;
-  const ViewFormat format = file.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? ViewFormat::Json : ViewFormat::Csv;
+  const ViewFormat format = file.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
+                                ? ViewFormat::Json
+                                : ViewFormat::Csv;
   auto table = std::make_shared<const ViewTable>(readModel(*view->model()));
   auto* watcher = new QFutureWatcher<std::string>(dialogParent);
-  QObject::connect(watcher, &QFutureWatcherBase::finished, dialogParent, [watcher, file, table, done] {
-    const std::string error = watcher->result();
-    watcher->deleteLater();
-    if (!error.empty()) done(false, QObject::tr("Not exported: %1").arg(QString::fromStdString(error)));
-    else done(true, QObject::tr("%n row(s) exported to %1", nullptr, int(table->rows.size())).arg(QFileInfo(file).fileName()));
-  });
+  QObject::connect(
+      watcher, &QFutureWatcherBase::finished, dialogParent, [watcher, file, table, done] {
+        const std::string error = watcher->result();
+        watcher->deleteLater();
+        if (!error.empty())
+          done(false, QObject::tr("Not exported: %1").arg(QString::fromStdString(error)));
+        else
+          done(true, QObject::tr("%n row(s) exported to %1", nullptr, int(table->rows.size()))
+                         .arg(QFileInfo(file).fileName()));
+      });
   watcher->setFuture(QtConcurrent::run([table, target = file.toStdString(), format] {
     std::string error;
     writeViewTable(*table, target, format, &error);

@@ -34,7 +34,8 @@ ViewTable readModel(const QAbstractItemModel& model);
 // The table view of `page` to export: the focused one, else the largest visible; null if none.
 QAbstractItemView* exportableView(QWidget* page);
 // Writes atomically; false with *error naming the file.
-bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat format, std::string* error);
+bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat format,
+                    std::string* error);
 
 // The whole of File > Export view…: the page's view read, a file asked for (unless `path` is
 // given; .json writes JSON, anything else CSV), written off the GUI thread; `done` is called on

@@ -16,7 +16,9 @@ namespace ragscope::ui {
 
 namespace {
 
-std::filesystem::path toPath(const QString& path) { return std::filesystem::path(path.toStdString()); }
+std::filesystem::path toPath(const QString& path) {
+  return std::filesystem::path(path.toStdString());
+}
 
 core::Diagnostic diag(const QString& file, const QString& field, const QString& problem) {
   core::Diagnostic d;
@@ -60,12 +62,13 @@ bool askWithDialog(const QString& projectFile, const QStringList& paths) {
   QStringList shown = paths.mid(0, kShown);
   if (paths.size() > kShown) shown << QObject::tr("... and %1 more").arg(paths.size() - kShown);
   const QString text =
-      QObject::tr("The project %1 names files outside its folder:\n\n%2\n\nA project from "
-                  "someone else can point anywhere on this computer. Read these files?")
+      QObject::tr(
+          "The project %1 names files outside its folder:\n\n%2\n\nA project from "
+          "someone else can point anywhere on this computer. Read these files?")
           .arg(QDir::toNativeSeparators(projectFile), shown.join(QLatin1Char('\n')));
-  return QMessageBox::question(QApplication::activeWindow(), QObject::tr("Files outside the project"),
-                               text, QMessageBox::Yes | QMessageBox::No,
-                               QMessageBox::No) == QMessageBox::Yes;
+  return QMessageBox::question(
+             QApplication::activeWindow(), QObject::tr("Files outside the project"), text,
+             QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
 }
 
 std::string normalised(const std::filesystem::path& p) {
@@ -188,7 +191,8 @@ bool Workbench::consentToOutsideParts(const core::ProjectDataset& ds, core::Load
     QStringList ask;
     for (const auto& p : outside) {
       const QString path = QString::fromStdString(p.string());
-      if (!confirmed.contains(confirmationKey(projectFile, path)) && !ask.contains(path)) ask << path;
+      if (!confirmed.contains(confirmationKey(projectFile, path)) && !ask.contains(path))
+        ask << path;
     }
     if (ask.isEmpty()) return true;
     if (m_asker ? m_asker(projectFile, ask) : askWithDialog(projectFile, ask)) {
@@ -206,10 +210,11 @@ bool Workbench::consentToOutsideParts(const core::ProjectDataset& ds, core::Load
   for (std::size_t j = 0; j < ds.parts.size(); ++j) {
     const core::PartCheck check = m_project->checkPart(ds.parts[j].path);
     if (check.place != core::PartPlace::Outside) continue;
-    report.add({core::Severity::Error, m_project->file.string(), 0,
-                prefix + ".parts[" + std::to_string(j) + "].path",
-                "outside the project folder: " + check.resolved.string() + "; not read (" + why + ")"},
-               core::LoadOptions{}.maxStoredDiagnostics);
+    report.add(
+        {core::Severity::Error, m_project->file.string(), 0,
+         prefix + ".parts[" + std::to_string(j) + "].path",
+         "outside the project folder: " + check.resolved.string() + "; not read (" + why + ")"},
+        core::LoadOptions{}.maxStoredDiagnostics);
   }
   return false;
 }
@@ -226,8 +231,9 @@ void Workbench::rememberSavedParts(const std::optional<core::Project>& before,
     const bool loaded = QString::fromStdString(ds.name) == m_name;
     for (const auto& p : m_project->outsideParts(ds)) {
       const QString path = QString::fromStdString(p.string());
-      const bool known = before && (before->checkPart(p.string()).place == core::PartPlace::Inside ||
-                                    confirmed.contains(confirmationKey(beforeFile, path)));
+      const bool known =
+          before && (before->checkPart(p.string()).place == core::PartPlace::Inside ||
+                     confirmed.contains(confirmationKey(beforeFile, path)));
       if (loaded || known) trusted << path;
     }
   }
@@ -293,7 +299,8 @@ bool Workbench::saveProject(const QString& file) {
   for (const QString& store : m_sessionRuns) {
     const std::string path = store.toStdString();
     bool listed = false;
-    for (const auto& known : project.runStores) listed = listed || project.resolve(known) == toPath(store);
+    for (const auto& known : project.runStores)
+      listed = listed || project.resolve(known) == toPath(store);
     if (!listed) project.runStores.push_back(path);
   }
   project.retrievers = m_retrievers;
@@ -318,7 +325,8 @@ bool Workbench::saveProject(const QString& file) {
     emit projectSaved(true, file);
   });
   watcher->setFuture(QtConcurrent::run(
-      m_savePool, [project = std::move(project), target, join, name = m_name.toStdString(), parts = m_currentParts, base]() mutable {
+      m_savePool, [project = std::move(project), target, join, name = m_name.toStdString(),
+                   parts = m_currentParts, base]() mutable {
         std::optional<core::ProjectDataset> dataset;
         if (join) dataset = core::makeProjectDataset(name, parts, base);
         return writeAndReadBack(std::move(project), target, std::move(dataset));
@@ -353,7 +361,8 @@ void Workbench::onLoaded(const LoadResult& result) {
   Preferences::addRecentDataset(m_pending);
   emit reportChanged();
   emit datasetChanged();
-  QString message = tr("Loaded %1 in %2 s").arg(result.name).arg(result.elapsedMs / 1000.0, 0, 'f', 1);
+  QString message =
+      tr("Loaded %1 in %2 s").arg(result.name).arg(result.elapsedMs / 1000.0, 0, 'f', 1);
   if (m_report.stopped) message += tr(" (stopped at the first error)");
   emit loadFinished(true, message);
 }
@@ -368,14 +377,16 @@ int Workbench::addRetrievedRun(core::Run run, const std::filesystem::path& file,
                                const std::shared_ptr<const core::Dataset>& basis) {
   if (!basis || m_dataset != basis) return -1;
   auto copy = std::make_shared<core::Dataset>(*basis);
-  const auto same = std::find_if(copy->runs.begin(), copy->runs.end(), [&](const core::Run& x) { return x.tag == run.tag; });
+  const auto same = std::find_if(copy->runs.begin(), copy->runs.end(),
+                                 [&](const core::Run& x) { return x.tag == run.tag; });
   const int index = int(same - copy->runs.begin());
   if (same != copy->runs.end())
     *same = std::move(run);
   else
     copy->runs.push_back(std::move(run));
-  const bool known = file.empty() || std::any_of(m_currentParts.begin(), m_currentParts.end(),
-                                                 [&](const core::DatasetPart& p) { return p.path == file; });
+  const bool known =
+      file.empty() || std::any_of(m_currentParts.begin(), m_currentParts.end(),
+                                  [&](const core::DatasetPart& p) { return p.path == file; });
   if (!known) {
     m_currentParts.push_back({file, core::Format::TrecRun});
     copy->parts.push_back({file, core::Format::TrecRun});
@@ -383,7 +394,8 @@ int Workbench::addRetrievedRun(core::Run run, const std::filesystem::path& file,
     if (m_project && !m_current.project.isEmpty() && toPath(m_current.project) == m_project->file)
       for (auto& ds : m_project->datasets)
         if (ds.name == m_name.toStdString()) {
-          auto entry = core::makeProjectDataset(ds.name, {{file, core::Format::TrecRun}}, m_project->file);
+          auto entry =
+              core::makeProjectDataset(ds.name, {{file, core::Format::TrecRun}}, m_project->file);
           ds.parts.push_back(entry.parts.front());
         }
   }
@@ -396,13 +408,20 @@ std::filesystem::path Workbench::retrievedRunPath(const std::string& tag) const 
   // File names from free text: letters, digits, '.', '-', '_' kept, anything else '_'.
   auto clean = [](const QString& s) {
     QString out;
-    for (const QChar c : s) out += (c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-') || c == QLatin1Char('_')) ? c : QLatin1Char('_');
+    for (const QChar c : s)
+      out += (c.isLetterOrNumber() || c == QLatin1Char('.') || c == QLatin1Char('-') ||
+              c == QLatin1Char('_'))
+                 ? c
+                 : QLatin1Char('_');
     return out.isEmpty() ? QStringLiteral("run") : out;
   };
-  const QString name = clean(m_name) + QLatin1Char('-') + clean(QString::fromStdString(tag)) + QStringLiteral(".trec");
-  const QString folder = m_project && !m_project->file.empty()
-                             ? QString::fromStdString((m_project->file.parent_path() / "runs").string())
-                             : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/runs");
+  const QString name = clean(m_name) + QLatin1Char('-') + clean(QString::fromStdString(tag)) +
+                       QStringLiteral(".trec");
+  const QString folder =
+      m_project && !m_project->file.empty()
+          ? QString::fromStdString((m_project->file.parent_path() / "runs").string())
+          : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                QStringLiteral("/runs");
   return toPath(folder + QLatin1Char('/') + name);
 }
 

@@ -7,7 +7,6 @@
 #include <QString>
 #include <QStringList>
 #include <QThreadPool>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -146,7 +145,7 @@ class Workbench : public QObject {
   std::vector<core::DatasetPart> m_pendingParts;
   RecentDataset m_current;                        // how the loaded dataset was opened
   std::vector<core::DatasetPart> m_currentParts;  // its parts, formats resolved
-  QStringList m_sessionRuns;  // absolute paths, in the order the runs were made
+  QStringList m_sessionRuns;                      // absolute paths, in the order the runs were made
   std::optional<core::Project> m_project;
   bool m_saving = false;
   QThreadPool* m_savePool = nullptr;  // owned

@@ -81,8 +81,9 @@ int bootstrapCommand(const Args& args) {
             << "variance       " << std::scientific << std::setprecision(6) << r.variance
             << std::defaultfloat << '\n'
             << "std error      " << formatValue(r.standardError, 6) << '\n'
-            << "CI " << formatValue(r.level * 100, 1) << "% " << (o.bca ? "BCa       " : "percentile")
-            << " [" << formatValue(r.ci.low) << ", " << formatValue(r.ci.high) << "]\n";
+            << "CI " << formatValue(r.level * 100, 1) << "% "
+            << (o.bca ? "BCa       " : "percentile") << " [" << formatValue(r.ci.low) << ", "
+            << formatValue(r.ci.high) << "]\n";
   if (o.histogramBins > 0) {
     std::size_t peak = 1;
     for (auto c : h.counts) peak = std::max(peak, c);

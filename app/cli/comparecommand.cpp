@@ -42,7 +42,8 @@ int compareCommand(const Args& args) {
         po.permutations = o.permutations;
         po.method = o.bca ? CiMethod::Bca : CiMethod::Percentile;
         po.keepDistribution = false;
-        rows.push_back({o.files[i], o.files[k], eval::statsMeasureLabel(m), comparePaired(alignByQid(*va, *vb), po)});
+        rows.push_back({o.files[i], o.files[k], eval::statsMeasureLabel(m),
+                        comparePaired(alignByQid(*va, *vb), po)});
       }
     }
   }
@@ -57,7 +58,8 @@ int compareCommand(const Args& args) {
   int rc = 0;
   for (const auto& row : rows) {
     if (!row.r.ok()) {
-      std::cerr << "ragscope-cli compare: " << row.a << " vs " << row.b << ": " << row.r.error << '\n';
+      std::cerr << "ragscope-cli compare: " << row.a << " vs " << row.b << ": " << row.r.error
+                << '\n';
       rc = 1;
     }
     if (row.r.unaligned())
@@ -111,12 +113,14 @@ int compareCommand(const Args& args) {
               << "A " << rows[i].a << "\nB " << rows[i].b << "\nmeasure " << rows[i].measure << '\n'
               << "  n " << r.n << "  unaligned " << r.unaligned() << "  W/T/L " << r.wins << '/'
               << r.ties << '/' << r.losses << '\n'
-              << "  mean A " << formatValue(r.meanA) << "  mean B " << formatValue(r.meanB) << "  diff "
-              << formatValue(r.meanDiff) << "  CI [" << formatValue(r.ci.low) << ", " << formatValue(r.ci.high) << "]\n"
+              << "  mean A " << formatValue(r.meanA) << "  mean B " << formatValue(r.meanB)
+              << "  diff " << formatValue(r.meanDiff) << "  CI [" << formatValue(r.ci.low) << ", "
+              << formatValue(r.ci.high) << "]\n"
               << "  p randomization " << formatP(r.randomization.p)
               << (r.randomization.exact ? " (exact)" : "")
-              << (many ? " (" + formatP(prHolm[i]) + ")" : "") << "  p t-test " << formatP(r.ttest.p)
-              << (many ? " (" + formatP(ptHolm[i]) + ")" : "") << "  t " << formatValue(r.ttest.t, 3) << '\n';
+              << (many ? " (" + formatP(prHolm[i]) + ")" : "") << "  p t-test "
+              << formatP(r.ttest.p) << (many ? " (" + formatP(ptHolm[i]) + ")" : "") << "  t "
+              << formatValue(r.ttest.t, 3) << '\n';
   }
   return rc;
 }

@@ -28,7 +28,8 @@ int correlateCommand(const Args& args) {
   eval::StatsInputs inputs;
   if (auto exit = prepareStats(args, cli, o, 1, 2, inputs)) return *exit;
   if (o.measures.size() != 1) {
-    std::cerr << "ragscope-cli correlate: give exactly one --measure (and optionally --measure-y)\n";
+    std::cerr
+        << "ragscope-cli correlate: give exactly one --measure (and optionally --measure-y)\n";
     return 2;
   }
   const std::size_t yInput = o.files.size() == 2 ? 1 : 0;
@@ -37,12 +38,14 @@ int correlateCommand(const Args& args) {
     return 2;
   }
   const QueryValues* vx = statsValues(inputs, 0, o.measures[0]);
-  const QueryValues* vy = statsValues(inputs, yInput, o.measureY.empty() ? o.measures[0] : o.measureY);
+  const QueryValues* vy =
+      statsValues(inputs, yInput, o.measureY.empty() ? o.measures[0] : o.measureY);
   if (!vx || !vy) return 2;
   const PairedSample s = alignByQid(*vx, *vy);
   if (s.unaligned())
-    std::cerr << "ragscope-cli correlate: " << s.unaligned() << " unaligned queries (only in X: "
-              << joinedIds(s.onlyInA) << "; only in Y: " << joinedIds(s.onlyInB) << ")\n";
+    std::cerr << "ragscope-cli correlate: " << s.unaligned()
+              << " unaligned queries (only in X: " << joinedIds(s.onlyInA)
+              << "; only in Y: " << joinedIds(s.onlyInB) << ")\n";
   const CorrelationOptions co = resamplingOptions<CorrelationOptions>(o, 1000);
   const CorrelationResult r = correlate(s.a, s.b, co);
   if (!r.ok()) {
@@ -68,12 +71,14 @@ int correlateCommand(const Args& args) {
     return 0;
   }
   std::cout << "n " << r.n << "  unaligned " << s.unaligned() << "  CI "
-            << formatValue(o.level * 100, 1) << "% percentile bootstrap (B " << co.resamples << ", seed "
-            << co.seed << ")\n"
-            << "Kendall tau-b  " << formatValue(r.kendall.value) << "  p " << formatP(r.kendall.p) << "  CI ["
-            << formatValue(r.kendall.ci.low) << ", " << formatValue(r.kendall.ci.high) << "]\n"
+            << formatValue(o.level * 100, 1) << "% percentile bootstrap (B " << co.resamples
+            << ", seed " << co.seed << ")\n"
+            << "Kendall tau-b  " << formatValue(r.kendall.value) << "  p " << formatP(r.kendall.p)
+            << "  CI [" << formatValue(r.kendall.ci.low) << ", " << formatValue(r.kendall.ci.high)
+            << "]\n"
             << "Spearman rho   " << formatValue(r.spearman.value) << "  p " << formatP(r.spearman.p)
-            << "  CI [" << formatValue(r.spearman.ci.low) << ", " << formatValue(r.spearman.ci.high) << "]\n";
+            << "  CI [" << formatValue(r.spearman.ci.low) << ", " << formatValue(r.spearman.ci.high)
+            << "]\n";
   return 0;
 }
 

@@ -93,7 +93,8 @@ void declare(CommandLine& cli, LoadArgs& a, bool doc) {
   // A string, not a choice: an unknown name is answered with every known one (loadPaths).
   cli.text("--format", "F", a.format,
            "format of every PATH (default: detected from names and first bytes); one of: " +
-               formatNames(", ") + ". With a bundle folder, only its files of format F are loaded.");
+               formatNames(", ") +
+               ". With a bundle folder, only its files of format F are loaded.");
   cli.flag("--json", a.json,
            doc ? "print {\"id\", \"title\", \"paragraph_count\", \"first\", \"last\", "
                  "\"paragraphs\": [...], \"text\"} instead of text"
@@ -110,16 +111,19 @@ std::optional<int> loadPaths(const CommandLine& cli, const std::vector<std::stri
   std::optional<Format> format;
   if (a.format) {
     format = formatFromName(*a.format);
-    if (!format) return cli.usageError("unknown format '" + *a.format + "'; known formats: " + formatNames(", "));
+    if (!format)
+      return cli.usageError("unknown format '" + *a.format +
+                            "'; known formats: " + formatNames(", "));
   }
   std::vector<DatasetPart> parts;
   for (const auto& p : paths) {
     DatasetPart part{p, format};
     // Say so up front when we cannot tell a file's format, rather than as one more diagnostic
     // (a special file or CR-only line ends are the loader's to name: the format is not the issue).
-    if (!format && std::filesystem::is_regular_file(p) && !specialFileProblem(p) && !checkLineEnds(p) &&
-        !detectFormat(p))
-      return cli.usageError("cannot tell the format of '" + p + "'; give it with --format, one of: " + formatNames(", "));
+    if (!format && std::filesystem::is_regular_file(p) && !specialFileProblem(p) &&
+        !checkLineEnds(p) && !detectFormat(p))
+      return cli.usageError("cannot tell the format of '" + p +
+                            "'; give it with --format, one of: " + formatNames(", "));
     parts.push_back(std::move(part));
   }
 
@@ -183,20 +187,23 @@ int docCommand(const Args& args) {
   std::optional<std::pair<std::size_t, std::size_t>> range;
   if (a.paragraphs) {
     range = parseRange(*a.paragraphs);
-    if (!range) return cli.usageError("--paragraphs takes A-B or A (numbers from 0, A <= B), not '" + *a.paragraphs + "'");
+    if (!range)
+      return cli.usageError("--paragraphs takes A-B or A (numbers from 0, A <= B), not '" +
+                            *a.paragraphs + "'");
   }
   Loaded<Dataset> loaded;
   if (auto exit = loadPaths(cli, a.positional, a, loaded)) return *exit;
   if (loaded.report.hasErrors() || !loaded.report.ok()) {
     for (const auto& diag : loaded.report.diagnostics)
       if (diag.severity == Severity::Error) std::cerr << diag.toString() << "\n";
-    std::cerr << "ragscope-cli dataset doc: the dataset did not load cleanly (see 'dataset info')\n";
+    std::cerr
+        << "ragscope-cli dataset doc: the dataset did not load cleanly (see 'dataset info')\n";
     return 2;
   }
   const auto doc = loaded.value.corpus.find(id);
   if (!doc) {
-    std::cerr << "ragscope-cli dataset doc: no document '" << id << "' in the corpus (" << loaded.value.corpus.size()
-              << " documents)\n";
+    std::cerr << "ragscope-cli dataset doc: no document '" << id << "' in the corpus ("
+              << loaded.value.corpus.size() << " documents)\n";
     return 1;
   }
   const std::size_t count = doc->paragraphCount();

@@ -1,5 +1,5 @@
-// ragscope-cli erag / e2e (core/eval/README.md): eRAG document labels from the RAG's own generator, and
-// end-to-end generation with all top-k documents. The command only turns its arguments into a
+// ragscope-cli erag / e2e (core/eval/README.md): eRAG document labels from the RAG's own generator,
+// and end-to-end generation with all top-k documents. The command only turns its arguments into a
 // core job specification; planning (BM25 retrieval included), the run store, the engine and the
 // scores are core's (core/eval/job.h), the same path the GUI's eRAG page takes. A killed run
 // continues with `ragscope-cli resume RUN.db`.
@@ -53,18 +53,21 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   std::string retriever, metricText = "rouge-l", indexDir, labelsOut, e2eStore;
   bool asJson = false;
   CommandLine cli(job);
-  cli.synopsis("--dataset PATH [--dataset PATH]... (--run RUNFILE | --retriever bm25) [--k K] "
-               "[--metric M]" + std::string(erag ? " [--measures LIST] [--with-e2e]" : "") +
-               " [options] [LLM job options]");
+  cli.synopsis(
+      "--dataset PATH [--dataset PATH]... (--run RUNFILE | --retriever bm25) [--k K] "
+      "[--metric M]" +
+      std::string(erag ? " [--measures LIST] [--with-e2e]" : "") + " [options] [LLM job options]");
   cli.intro(erag ? kEragIntro : kE2eIntro);
   addJobInputOptions(cli, inputs, 1000);
   cli.text("--retriever", "bm25", retriever,
            "retrieve the top-k with the embedded BM25 index over the dataset corpus (the run is "
            "named bm25-top<k>); for es:/http: retrievers write a run with `ragscope-cli retrieve` "
            "and pass --run");
-  cli.path("--index", "DIR", indexDir, "bm25 index folder (default beside the dataset, as `retrieve`)");
-  cli.text("--metric", "M", metricText,
-           "em | f1 | accuracy | rouge-l (default; rouge_score, stemmed) | rouge-l-kilt | contains");
+  cli.path("--index", "DIR", indexDir,
+           "bm25 index folder (default beside the dataset, as `retrieve`)");
+  cli.text(
+      "--metric", "M", metricText,
+      "em | f1 | accuracy | rouge-l (default; rouge_score, stemmed) | rouge-l-kilt | contains");
   if (erag) {
     cli.text("--measures", "LIST", spec.measures,
              "comma-separated, pytrec_eval or trec_eval names (default P_K,success_K): P_5, "
@@ -82,8 +85,9 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
   if (!retriever.empty() && retriever != "bm25")
-    return cli.usageError("--retriever: only bm25 is supported here; for es:/http: retrievers "
-                          "write a run with `ragscope-cli retrieve` and pass --run");
+    return cli.usageError(
+        "--retriever: only bm25 is supported here; for es:/http: retrievers "
+        "write a run with `ragscope-cli retrieve` and pass --run");
   spec.run.retriever.indexDir = indexDir;
   spec.out = labelsOut;
   spec.e2eStore = e2eStore;
@@ -97,7 +101,8 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   if (!spec.e2eStore.empty() && !spec.withEndToEnd)
     return cli.usageError("--e2e-store goes with --with-e2e");
   spec.metric = *metric;
-  spec.run.type = retriever.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::Retriever;
+  spec.run.type =
+      retriever.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::Retriever;
   return runJobFromCommandLine(spec, inputs, jobOptions, cli, asJson);
 }
 

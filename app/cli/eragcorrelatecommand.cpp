@@ -1,6 +1,6 @@
-// ragscope-cli erag-correlate (core/eval/README.md): the correlation of retrieval evaluation methods with
-// end-to-end quality over stored eRAG and end-to-end runs (the eRAG paper's Table 1), one pair of
-// stores per system.
+// ragscope-cli erag-correlate (core/eval/README.md): the correlation of retrieval evaluation
+// methods with end-to-end quality over stored eRAG and end-to-end runs (the eRAG paper's Table 1),
+// one pair of stores per system.
 
 #include <filesystem>
 #include <iostream>
@@ -42,8 +42,9 @@ int eragCorrelateCommand(const Args& args) {
   std::size_t resamples = 1000;
   bool asJson = false;
   CommandLine cli("erag-correlate");
-  cli.synopsis("--erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]... [--qrels QRELS] "
-               "[--measures LIST] [--resamples N] [--json]");
+  cli.synopsis(
+      "--erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]... [--qrels QRELS] "
+      "[--measures LIST] [--resamples N] [--json]");
   cli.intro(kCorrelateIntro);
   cli.paths("--erag", "RUN.db", eragPaths, "an eRAG run store, repeatable (one per system)");
   cli.paths("--e2e", "RUN.db", e2ePaths,

@@ -163,14 +163,15 @@ int evalCommand(const Args& args) {
     for (const auto& d : r.diagnostics) std::cerr << d.toString() << '\n';
     if (!r.ok()) return r.numQueries == 0 && r.diagnostics.size() == 1 ? 1 : 2;
     if (!r.skippedQueries.empty())
-      std::cerr << o.files[f] << ": " << r.skippedQueries.size()
-                << " qrels quer" << (r.skippedQueries.size() == 1 ? "y" : "ies")
-                << " absent from the run skipped (use -c to count them as 0): " << listSome(r.skippedQueries)
-                << '\n';
+      std::cerr << o.files[f] << ": " << r.skippedQueries.size() << " qrels quer"
+                << (r.skippedQueries.size() == 1 ? "y" : "ies")
+                << " absent from the run skipped (use -c to count them as 0): "
+                << listSome(r.skippedQueries) << '\n';
     if (!r.zeroFilledQueries.empty())
-      std::cerr << o.files[f] << ": " << r.zeroFilledQueries.size()
-                << " qrels quer" << (r.zeroFilledQueries.size() == 1 ? "y" : "ies")
-                << " absent from the run counted as 0 (-c): " << listSome(r.zeroFilledQueries) << '\n';
+      std::cerr << o.files[f] << ": " << r.zeroFilledQueries.size() << " qrels quer"
+                << (r.zeroFilledQueries.size() == 1 ? "y" : "ies")
+                << " absent from the run counted as 0 (-c): " << listSome(r.zeroFilledQueries)
+                << '\n';
     results.push_back(std::move(r));
   }
 

@@ -11,8 +11,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
-#include "app/cli/options.h"
 #include "app/cli/jobreport.h"
+#include "app/cli/options.h"
 #include "core/eval/job.h"
 #include "core/export/json.h"
 #include "core/store/runstore.h"
@@ -60,8 +60,9 @@ int generateCommand(const Args& args) {
   spec.kind = eval::JobKind::Generate;
   std::string out;
   CommandLine cli("generate");
-  cli.synopsis("--dataset PATH [--dataset PATH]... [--run RUNFILE [--k K]] [--out answers.jsonl] "
-               "[options] [LLM job options]");
+  cli.synopsis(
+      "--dataset PATH [--dataset PATH]... [--run RUNFILE [--k K]] [--out answers.jsonl] "
+      "[options] [LLM job options]");
   cli.intro(kGenerateIntro);
   addJobInputOptions(cli, inputs, 10000);
   cli.path("--out", "FILE", out, "write the answers as JSONL");
@@ -69,7 +70,8 @@ int generateCommand(const Args& args) {
   if (auto exit = cli.parse(args)) return *exit;
   if (inputs.datasets.empty()) return cli.usageError("generate needs --dataset PATH");
   spec.out = out;
-  spec.run.type = inputs.runPath.empty() ? eval::RunSource::Type::None : eval::RunSource::Type::File;
+  spec.run.type =
+      inputs.runPath.empty() ? eval::RunSource::Type::None : eval::RunSource::Type::File;
   return runJobFromCommandLine(spec, inputs, jobOptions, cli, false);
 }
 
@@ -120,29 +122,33 @@ int resumeCommand(const Args& args) {
   }
   if (!job->endpointTrusted && !jobOptions.estimate) {
     // Nothing is sent: the store, not the user, chose this endpoint.
-    std::cerr << "ragscope-cli: resume: " << eval::untrustedEndpointMessage(*job)
-              << ".\nNothing was sent. If you know this endpoint and want this run's prompts (and the "
-                 "key) sent there, run again with --trust-endpoint.\n";
+    std::cerr
+        << "ragscope-cli: resume: " << eval::untrustedEndpointMessage(*job)
+        << ".\nNothing was sent. If you know this endpoint and want this run's prompts (and the "
+           "key) sent there, run again with --trust-endpoint.\n";
     return 2;
   }
-  if (!job->trustNote.empty() && !quiet) std::cerr << "ragscope-cli: warning: " << job->trustNote << "\n";
+  if (!job->trustNote.empty() && !quiet)
+    std::cerr << "ragscope-cli: warning: " << job->trustNote << "\n";
   // The store's own paths are never used: say what it suggested and how to accept it.
   for (const auto& s : job->settings.suggested) {
     if (quiet) break;
-    std::cerr << "ragscope-cli: note: the store names " << s.path.string() << " for " << s.what
-              << "; it is not used (a store does not choose where ragscope writes). To use it, pass "
-              << s.option << " with that path.\n";
+    std::cerr
+        << "ragscope-cli: note: the store names " << s.path.string() << " for " << s.what
+        << "; it is not used (a store does not choose where ragscope writes). To use it, pass "
+        << s.option << " with that path.\n";
   }
   const auto before = job->store->counts();
   if (jobOptions.estimate) {
     std::string note;
     auto cache = eval::openJobCache(job->settings.endpoint, job->settings.limits, &note);
-    printEstimate(eval::estimateStoredJob(*job, overrides.retryErrors, cache.get()), job->settings.endpoint);
+    printEstimate(eval::estimateStoredJob(*job, overrides.retryErrors, cache.get()),
+                  job->settings.endpoint);
     return 0;
   }
   if (!quiet) {
-    std::cerr << "resume: " << job->record.kind << " run, status \"" << job->record.status << "\", " << before.done
-              << "/" << before.total << " done, " << before.errors << " errors\n";
+    std::cerr << "resume: " << job->record.kind << " run, status \"" << job->record.status << "\", "
+              << before.done << "/" << before.total << " done, " << before.errors << " errors\n";
   }
   eval::ExecutionOptions execution;
   execution.retryErrors = overrides.retryErrors;

@@ -22,7 +22,7 @@ struct JobOptions {
   std::string judge = "offline";
   std::string model;
   std::string judgeModel;
-  std::string apiKeyEnv;              // the variable's name; its value is never stored
+  std::string apiKeyEnv;  // the variable's name; its value is never stored
   std::size_t concurrency = 8;
   double rpm = 0.0;
   double timeoutSeconds = 60.0;

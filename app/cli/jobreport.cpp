@@ -36,7 +36,8 @@ std::string formatSeconds(double s) {
   } else if (s < 3600) {
     std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
   } else {
-    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600,
+                  (static_cast<int>(s) / 60) % 60);
   }
   return buf;
 }
@@ -50,9 +51,12 @@ class StderrProgress final : public eval::ProgressListener {
     // One line a second is plenty for a terminal or a log file.
     if (now - m_last < std::chrono::seconds(1) && p.done < p.total) return;
     m_last = now;
-    std::fprintf(stderr, "  %zu/%zu done, %zu errors, %zu cached, %.1f calls/s, %lld+%lld tokens, $%.4f, ETA %s\n",
-                 p.done, p.total, p.errors, p.fromCache, p.callsPerSecond, static_cast<long long>(p.promptTokens),
-                 static_cast<long long>(p.completionTokens), p.costUsd, formatSeconds(p.etaSeconds).c_str());
+    std::fprintf(
+        stderr,
+        "  %zu/%zu done, %zu errors, %zu cached, %.1f calls/s, %lld+%lld tokens, $%.4f, ETA %s\n",
+        p.done, p.total, p.errors, p.fromCache, p.callsPerSecond,
+        static_cast<long long>(p.promptTokens), static_cast<long long>(p.completionTokens),
+        p.costUsd, formatSeconds(p.etaSeconds).c_str());
   }
 
  private:
@@ -81,12 +85,15 @@ void printStage(const eval::StageResult& s) {
             << (s.summary.error.empty() ? "" : ": " + s.summary.error) << "\n"
             << "items:      " << c.total << " (" << c.done << " done, " << c.errors << " errors, "
             << c.pending + c.cancelled << " not run)\n"
-            << "this run:   " << s.summary.progress.callsThisSession << " calls, " << s.summary.progress.fromCache
-            << " from the cache, " << s.summary.skipped << " already done before\n"
-            << "tokens:     " << c.promptTokens << " prompt + " << c.completionTokens << " completion\n"
+            << "this run:   " << s.summary.progress.callsThisSession << " calls, "
+            << s.summary.progress.fromCache << " from the cache, " << s.summary.skipped
+            << " already done before\n"
+            << "tokens:     " << c.promptTokens << " prompt + " << c.completionTokens
+            << " completion\n"
             << "cost:       $" << cost << "\n";
   if (c.heuristic > 0)
-    std::cout << "note:       " << c.heuristic << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
+    std::cout << "note:       " << c.heuristic
+              << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
 }
 
 void printContinue(const eval::StageResult& s, const ReportOptions& o) {
@@ -118,8 +125,11 @@ void endSummaryLine(std::size_t incomplete, std::size_t heuristicOutputs) {
 
 void printErag(const eval::EragReport& report, const std::filesystem::path& labelsOut) {
   const auto& a = report.aggregate;
-  std::cout << "eRAG:       " << a.qids.size() << " queries scored with " << report.metricKey << " labels ("
-            << (a.binary ? "binary: trec_eval measures over the labels" : "continuous: P and success only") << ")";
+  std::cout << "eRAG:       " << a.qids.size() << " queries scored with " << report.metricKey
+            << " labels ("
+            << (a.binary ? "binary: trec_eval measures over the labels"
+                         : "continuous: P and success only")
+            << ")";
   endSummaryLine(report.incomplete.size(), report.heuristicOutputs);
   for (std::size_t m = 0; m < a.measures.size(); ++m) {
     const std::string ci = m < report.intervals.size() ? ciText(report.intervals[m]) : "-";
@@ -133,19 +143,25 @@ void printErag(const eval::EragReport& report, const std::filesystem::path& labe
 
 void printE2e(const eval::E2eReport& report) {
   std::cout << "end-to-end: " << report.qids.size() << " queries, mean " << report.metricKey << " "
-            << fmt(report.mean) << ", 95% CI " << ciText(report.interval) << ", n " << report.values.size();
+            << fmt(report.mean) << ", 95% CI " << ciText(report.interval) << ", n "
+            << report.values.size();
   endSummaryLine(report.incomplete.size(), report.heuristicOutputs);
 }
 
 void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsOut) {
-  std::cout << "judging:    " << r.queries.size() << " answers, mode " << eval::judgeModeName(r.settings.mode);
-  if (r.settings.repeats > 1) std::cout << ", " << r.settings.repeats << " repeats (majority label)";
+  std::cout << "judging:    " << r.queries.size() << " answers, mode "
+            << eval::judgeModeName(r.settings.mode);
+  if (r.settings.repeats > 1)
+    std::cout << ", " << r.settings.repeats << " repeats (majority label)";
   std::cout << "\n";
-  if (r.heuristic) std::cout << "            verdicts from the offline heuristic judge (heuristic, not an LLM)\n";
-  if (r.pendingItems > 0) std::cout << "            " << r.pendingItems << " calls not made yet: the figures are partial\n";
+  if (r.heuristic)
+    std::cout << "            verdicts from the offline heuristic judge (heuristic, not an LLM)\n";
+  if (r.pendingItems > 0)
+    std::cout << "            " << r.pendingItems
+              << " calls not made yet: the figures are partial\n";
   char line[320];
-  std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %9s  %s\n", "metric", "mean", "95% CI", "queries",
-                "claims scored/total; queries unparsed, error, empty");
+  std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %9s  %s\n", "metric", "mean", "95% CI",
+                "queries", "claims scored/total; queries unparsed, error, empty");
   std::cout << line;
   if (r.settings.mode == eval::JudgeMode::RagChecker)
     std::cout << "  (ragchecker mode: unresolved labels count as not entailed, empty cases as 0.0; "
@@ -158,35 +174,44 @@ void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsO
       std::snprintf(pct, sizeof pct, " (%.1f)", claims::ragcheckerPercent(m.mean));
       mean += pct;
     }
-    std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %4zu/%-4zu  %llu/%llu; %zu, %zu, %zu\n", m.name.c_str(),
-                  mean.c_str(), ci.c_str(), m.queries, r.queries.size(),
-                  static_cast<unsigned long long>(m.itemsScored), static_cast<unsigned long long>(m.itemsTotal),
-                  m.unparsed, m.errors, m.empty);
+    std::snprintf(line, sizeof line, "  %-42s %8s   %-20s %4zu/%-4zu  %llu/%llu; %zu, %zu, %zu\n",
+                  m.name.c_str(), mean.c_str(), ci.c_str(), m.queries, r.queries.size(),
+                  static_cast<unsigned long long>(m.itemsScored),
+                  static_cast<unsigned long long>(m.itemsTotal), m.unparsed, m.errors, m.empty);
     std::cout << line;
   }
-  if (r.repairs > 0) std::cout << "repairs:    " << r.repairs << " replies asked again once (recorded in the store)\n";
+  if (r.repairs > 0)
+    std::cout << "repairs:    " << r.repairs
+              << " replies asked again once (recorded in the store)\n";
   if (r.claimListsOverCap > 0)
     std::cout << "claims cap: " << r.claimListsOverCap << " claim list(s) longer than "
               << claims::kMaxClaimsPerAnswer << " claims: " << r.claimsNotJudged
               << " claims past the cap not judged (unparsed)\n";
   if (r.settings.repeats > 1) {
-    std::snprintf(line, sizeof line, "reliability: flip rate %.4f over %zu claim verdicts (%zu not unanimous)\n",
+    std::snprintf(line, sizeof line,
+                  "reliability: flip rate %.4f over %zu claim verdicts (%zu not unanimous)\n",
                   r.reliability.flipRate, r.reliability.cells, r.reliability.flippedCells);
     std::cout << line;
     for (const auto& m : r.metrics) {
-      std::snprintf(line, sizeof line, "  %-42s variance within answers %.6f, across answers %.6f\n", m.name.c_str(),
+      std::snprintf(line, sizeof line,
+                    "  %-42s variance within answers %.6f, across answers %.6f\n", m.name.c_str(),
                     m.withinVariance, m.acrossVariance);
       std::cout << line;
     }
   }
-  if (!claimsOut.empty()) std::cout << "claims:     " << claimsOut.string() << " (RAGChecker checking-output layout)\n";
+  if (!claimsOut.empty())
+    std::cout << "claims:     " << claimsOut.string() << " (RAGChecker checking-output layout)\n";
 }
 
 json runInfo(const eval::StageResult& s) {
-  return {{"path", s.store.string()},      {"kind", s.kindName},
-          {"status", s.status},            {"items", s.counts.total},
-          {"done", s.counts.done},         {"errors", s.counts.errors},
-          {"not_run", s.counts.pending + s.counts.cancelled}, {"heuristic", s.counts.heuristic}};
+  return {{"path", s.store.string()},
+          {"kind", s.kindName},
+          {"status", s.status},
+          {"items", s.counts.total},
+          {"done", s.counts.done},
+          {"errors", s.counts.errors},
+          {"not_run", s.counts.pending + s.counts.cancelled},
+          {"heuristic", s.counts.heuristic}};
 }
 
 void printJson(const eval::JobResult& r) {
@@ -202,7 +227,8 @@ void printJson(const eval::JobResult& r) {
   if (erag && e2e) {
     out["erag"] = scores(eval::JobKind::Erag);
     out["e2e"] = scores(eval::JobKind::E2e);
-    if (r.evaluation.correlation) out["correlation"] = eval::correlationAnalysisJson(*r.evaluation.correlation);
+    if (r.evaluation.correlation)
+      out["correlation"] = eval::correlationAnalysisJson(*r.evaluation.correlation);
   } else if (erag) {
     out = scores(eval::JobKind::Erag);
   } else if (e2e) {
@@ -213,8 +239,8 @@ void printJson(const eval::JobResult& r) {
 
 }  // namespace
 
-eval::JobResult runInterruptible(bool quiet,
-                                 const std::function<eval::JobResult(const eval::JobCallbacks&)>& work) {
+eval::JobResult runInterruptible(
+    bool quiet, const std::function<eval::JobResult(const eval::JobCallbacks&)>& work) {
   std::stop_source stopSource;
   g_interrupted = false;
   auto previous = std::signal(SIGINT, onInterrupt);
@@ -253,8 +279,10 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
       printStage(s);
       printContinue(s, options);
     }
-    if (!result.cacheNote.empty()) std::cerr << "ragscope-cli: warning: " << result.cacheNote << "\n";
-    if (!result.trustNote.empty()) std::cerr << "ragscope-cli: warning: " << result.trustNote << "\n";
+    if (!result.cacheNote.empty())
+      std::cerr << "ragscope-cli: warning: " << result.cacheNote << "\n";
+    if (!result.trustNote.empty())
+      std::cerr << "ragscope-cli: warning: " << result.trustNote << "\n";
   }
   if (!result.error.empty()) {
     std::cerr << "ragscope-cli: " << result.error << "\n";
@@ -275,7 +303,8 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
   } else if (!options.json) {
     if (result.evaluation.erag) printErag(*result.evaluation.erag, result.labels);
     if (result.evaluation.e2e) printE2e(*result.evaluation.e2e);
-    if (result.evaluation.correlation) std::cout << eval::formatCorrelationAnalysis(*result.evaluation.correlation);
+    if (result.evaluation.correlation)
+      std::cout << eval::formatCorrelationAnalysis(*result.evaluation.correlation);
     if (!result.answers.empty()) std::cout << "answers:    " << result.answers.string() << "\n";
   }
   return exitCodeFor(result.outcome());
@@ -289,15 +318,17 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
   auto result = runInterruptible(quiet, [&](eval::JobCallbacks callbacks) {
     callbacks.retrieved = [&](const eval::RetrievedRun& r) {
       if (!quiet)
-        std::cerr << job << ": bm25 index " << r.index.dir.string() << (r.index.reused ? " (reused)" : " (built)")
-                  << ", " << r.run.entryCount() << " documents retrieved\n";
+        std::cerr << job << ": bm25 index " << r.index.dir.string()
+                  << (r.index.reused ? " (reused)" : " (built)") << ", " << r.run.entryCount()
+                  << " documents retrieved\n";
     };
     plan = eval::planJob(spec, dataset, callbacks);
     planned = true;
     for (const auto& d : plan.report.diagnostics) std::cerr << d.toString() << "\n";
     for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
     if (plan.missingDocuments > plan.warnings.size())
-      std::cerr << "warning: " << plan.missingDocuments << " run documents in all are not in the corpus\n";
+      std::cerr << "warning: " << plan.missingDocuments
+                << " run documents in all are not in the corpus\n";
     if (!plan.ok() || estimate) return eval::JobResult{};
     if (!quiet && spec.kind == eval::JobKind::Judge) {
       std::cerr << job << ": " << plan.queries << " answers; the first phase makes "
@@ -307,9 +338,10 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
       // Both costs are shown before a run starts.
       std::size_t calls = 0;
       for (const auto& s : plan.stages) calls += s.items.size();
-      std::cerr << job << ": " << plan.queries << " queries, " << plan.documents << " documents (k=" << spec.k
-                << "): eRAG needs " << plan.documents << " generator calls, end-to-end " << plan.queries
-                << "; this run makes " << calls << "\n";
+      std::cerr << job << ": " << plan.queries << " queries, " << plan.documents
+                << " documents (k=" << spec.k << "): eRAG needs " << plan.documents
+                << " generator calls, end-to-end " << plan.queries << "; this run makes " << calls
+                << "\n";
     }
     return eval::runJob(plan, spec, {}, cliResultOptions(), callbacks);
   });
@@ -330,7 +362,8 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
       printEstimate(e.estimate, endpoint);
     }
     if (spec.kind == eval::JobKind::Judge)
-      std::cout << "note:       the first phase only (answers, claim extraction); the verdict calls depend on "
+      std::cout << "note:       the first phase only (answers, claim extraction); the verdict "
+                   "calls depend on "
                    "the claims extracted\n";
     return 0;
   }

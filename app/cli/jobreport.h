@@ -20,7 +20,7 @@ core::eval::JobResult runInterruptible(
 core::eval::ResultOptions cliResultOptions();
 
 struct ReportOptions {
-  bool json = false;   // eRAG / end-to-end values as JSON on stdout instead of the summaries
+  bool json = false;  // eRAG / end-to-end values as JSON on stdout instead of the summaries
   std::optional<double> budgetUsd;  // for the "paused" hint
 };
 
@@ -30,7 +30,7 @@ int reportJob(const core::eval::JobResult& result, const ReportOptions& options)
 
 // Plans `spec` over `dataset` (the BM25 step included), prints the plan's warnings and calls,
 // then either the estimate (`estimate`) or runs it and reports (reportJob). Returns the exit code.
-int runJobCommand(const core::eval::JobSpec& spec, const core::Dataset& dataset, bool estimate, bool quiet,
-                  const ReportOptions& report);
+int runJobCommand(const core::eval::JobSpec& spec, const core::Dataset& dataset, bool estimate,
+                  bool quiet, const ReportOptions& report);
 
 }  // namespace ragscope::cli

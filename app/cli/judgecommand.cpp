@@ -1,5 +1,5 @@
-// ragscope-cli judge (core/claims/README.md): claim-level judging of RAG answers. The command turns its
-// arguments into a core job specification (kind judge); planning, the phases of calls, the run
+// ragscope-cli judge (core/claims/README.md): claim-level judging of RAG answers. The command turns
+// its arguments into a core job specification (kind judge); planning, the phases of calls, the run
 // store, the parse states and the metrics are core's (core/eval/job.h, core/eval/judgejob.h).
 
 #include <optional>
@@ -55,9 +55,10 @@ int judgeCommand(const Args& args) {
   bool asJson = false;
   eval::JudgeJobOptions& judge = spec.judge;
   CommandLine cli("judge");
-  cli.synopsis("--dataset PATH [--dataset PATH]... [--answers FILE] [--run RUNFILE | --retriever "
-               "bm25] [--metrics LIST] [--mode ragscope|ragchecker|ragas] [options] "
-               "[LLM job options]");
+  cli.synopsis(
+      "--dataset PATH [--dataset PATH]... [--answers FILE] [--run RUNFILE | --retriever "
+      "bm25] [--metrics LIST] [--mode ragscope|ragchecker|ragas] [options] "
+      "[LLM job options]");
   cli.intro(kJudgeIntro);
   addJobInputOptions(cli, inputs, 1000);
   cli.text("--retriever", "bm25", retriever,
@@ -103,9 +104,10 @@ int judgeCommand(const Args& args) {
            "{\"n\",\"mode\",\"mean\",\"ci95\",\"states\",\"n_scored\",\"n_total\","
            "\"per_query\",...}");
   addJobOptions(cli, jobOptions);
-  cli.epilogue("--template FILE is the RAG prompt when answers are generated; every prompt is "
-               "recorded in the run store with its SHA-256. A killed run continues with "
-               "`ragscope-cli resume RUN.db`; no finished call is repeated.");
+  cli.epilogue(
+      "--template FILE is the RAG prompt when answers are generated; every prompt is "
+      "recorded in the run store with its SHA-256. A killed run continues with "
+      "`ragscope-cli resume RUN.db`; no finished call is repeated.");
   if (auto exit = cli.parse(args)) return *exit;
   if (!retriever.empty() && retriever != "bm25")
     return cli.usageError("--retriever: only bm25 is supported here");
@@ -114,12 +116,14 @@ int judgeCommand(const Args& args) {
     return cli.usageError("judge takes --run or --retriever, not both");
   if (std::string err; !eval::parseJudgeMetrics(spec.judge.metrics, &err))
     return cli.usageError("--metrics: " + err);
-  spec.run.type = !retriever.empty()           ? eval::RunSource::Type::Retriever
-                  : !inputs.runPath.empty()    ? eval::RunSource::Type::File
-                                               : eval::RunSource::Type::None;
-  spec.judge.judge = jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
+  spec.run.type = !retriever.empty()        ? eval::RunSource::Type::Retriever
+                  : !inputs.runPath.empty() ? eval::RunSource::Type::File
+                                            : eval::RunSource::Type::None;
+  spec.judge.judge =
+      jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
   // The embeddings and rerank endpoints share the judge's key variable and limits.
-  auto other = [&](const std::string& url, const std::string& model, llm::EndpointKind kind, const char* name) {
+  auto other = [&](const std::string& url, const std::string& model, llm::EndpointKind kind,
+                   const char* name) {
     llm::EndpointConfig c = judgeEndpoint(jobOptions);
     c.name = name;
     c.kind = kind;
@@ -127,8 +131,10 @@ int judgeCommand(const Args& args) {
     c.model = model.empty() ? "default" : model;
     return c;
   };
-  if (!embedder.empty()) spec.judge.embedder = other(embedder, embedderModel, llm::EndpointKind::Embeddings, "embedder");
-  if (!reranker.empty()) spec.judge.reranker = other(reranker, rerankerModel, llm::EndpointKind::Rerank, "reranker");
+  if (!embedder.empty())
+    spec.judge.embedder = other(embedder, embedderModel, llm::EndpointKind::Embeddings, "embedder");
+  if (!reranker.empty())
+    spec.judge.reranker = other(reranker, rerankerModel, llm::EndpointKind::Rerank, "reranker");
   if (embedder.empty() && !embedderModel.empty())
     return cli.usageError("--embedder-model goes with --embedder URL");
   if (reranker.empty() && !rerankerModel.empty())

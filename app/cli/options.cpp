@@ -11,7 +11,7 @@ namespace ragscope::cli {
 
 namespace {
 
-constexpr std::size_t kWidth = 100;        // the help's columns, as the sources' .clang-format
+constexpr std::size_t kWidth = 100;         // the help's columns, as the sources' .clang-format
 constexpr std::size_t kMaxLabelWidth = 24;  // a longer option label puts its text on the next line
 constexpr std::size_t kShownValueChars = 40;  // a pasted megabyte of digits is not echoed whole
 
@@ -226,8 +226,7 @@ CommandLine::Option& CommandLine::text(std::string_view names, std::string value
 }
 
 CommandLine::Option& CommandLine::texts(std::string_view names, std::string valueName,
-                                        std::vector<std::string>& target,
-                                        std::string description) {
+                                        std::vector<std::string>& target, std::string description) {
   return custom(names, std::move(valueName), storeInto(target, false), std::move(description));
 }
 
@@ -248,8 +247,7 @@ CommandLine::Option& CommandLine::path(std::string_view names, std::string value
 }
 
 CommandLine::Option& CommandLine::paths(std::string_view names, std::string valueName,
-                                        std::vector<std::string>& target,
-                                        std::string description) {
+                                        std::vector<std::string>& target, std::string description) {
   return custom(names, std::move(valueName), storeInto(target, true), std::move(description));
 }
 
@@ -263,17 +261,17 @@ CommandLine::Option& CommandLine::integerOption(std::string_view names, std::str
   expected += max == std::numeric_limits<std::uint64_t>::max()
                   ? ">= " + std::to_string(min)
                   : "from " + std::to_string(min) + " to " + std::to_string(max);
-  return custom(names, std::move(valueName),
-                [=](const std::string& v) {
-                  bool negative = false;
-                  std::uint64_t magnitude = 0;
-                  const bool zero = !zeroMeans.empty() && v == "0";
-                  if (!zero && !parseInteger(v, min, max, negative, magnitude))
-                    return expected + got(v);
-                  store(negative, magnitude);
-                  return std::string();
-                },
-                std::move(description));
+  return custom(
+      names, std::move(valueName),
+      [=](const std::string& v) {
+        bool negative = false;
+        std::uint64_t magnitude = 0;
+        const bool zero = !zeroMeans.empty() && v == "0";
+        if (!zero && !parseInteger(v, min, max, negative, magnitude)) return expected + got(v);
+        store(negative, magnitude);
+        return std::string();
+      },
+      std::move(description));
 }
 
 CommandLine::Option& CommandLine::number(std::string_view names, std::string valueName,
@@ -297,12 +295,15 @@ CommandLine::Option& CommandLine::choice(std::string_view names, std::vector<std
     comma += (comma.empty() ? "" : ", ") + c;
   }
   if (valueName.empty()) valueName = bar;
-  return custom(names, std::move(valueName), [&target, choices, comma](const std::string& v) {
-    if (std::find(choices.begin(), choices.end(), v) == choices.end())
-      return "expected one of " + comma + got(v);
-    target = v;
-    return std::string();
-  }, std::move(description));
+  return custom(
+      names, std::move(valueName),
+      [&target, choices, comma](const std::string& v) {
+        if (std::find(choices.begin(), choices.end(), v) == choices.end())
+          return "expected one of " + comma + got(v);
+        target = v;
+        return std::string();
+      },
+      std::move(description));
 }
 
 CommandLine::Option& CommandLine::custom(std::string_view names, std::string valueName,
@@ -404,8 +405,10 @@ std::optional<int> CommandLine::parse(const Args& args, std::size_t first) {
         continue;
       }
       std::string value;
-      if (eq != std::string::npos) value = a.substr(eq + 1);
-      else if (!takeNext(i, value)) return needsValue(*o, name);
+      if (eq != std::string::npos)
+        value = a.substr(eq + 1);
+      else if (!takeNext(i, value))
+        return needsValue(*o, name);
       if (auto exit = applyValue(*o, name, value)) return exit;
       continue;
     }

@@ -37,7 +37,7 @@ using Args = std::vector<std::string>;
 bool parseInteger(std::string_view text, std::int64_t min, std::uint64_t max, bool& negative,
                   std::uint64_t& magnitude);
 bool parseUnsigned(std::string_view text, std::uint64_t& out);  // no sign, no spaces
-bool parseFiniteDouble(std::string_view text, double& out);      // refuses inf, nan, overflow
+bool parseFiniteDouble(std::string_view text, double& out);     // refuses inf, nan, overflow
 
 // The bounds of a number option, each end open or closed or absent.
 struct NumberBounds {
@@ -61,7 +61,7 @@ class CommandLine {
     std::string description;
     std::string section;
     bool hidden = false;
-    std::function<void()> set;                                     // flags
+    std::function<void()> set;                                   // flags
     std::function<std::string(const std::string& value)> apply;  // values: the problem, or ""
     std::size_t seen = 0;
 
@@ -117,8 +117,8 @@ class CommandLine {
                                              : static_cast<T>(magnitude);
                          });
   }
-  Option& number(std::string_view names, std::string valueName, double& target,
-                 NumberBounds bounds, std::string description);
+  Option& number(std::string_view names, std::string valueName, double& target, NumberBounds bounds,
+                 std::string description);
   Option& number(std::string_view names, std::string valueName, std::optional<double>& target,
                  NumberBounds bounds, std::string description);
   // One of `choices`; the value name defaults to "a|b|c".

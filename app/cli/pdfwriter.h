@@ -17,7 +17,8 @@
 namespace ragscope::cli {
 
 struct PdfWriterOptions {
-  std::set<std::string> sections{ui::report::pdfSections().begin(), ui::report::pdfSections().end()};
+  std::set<std::string> sections{ui::report::pdfSections().begin(),
+                                 ui::report::pdfSections().end()};
 };
 
 bool writePdfWithModule(const core::exporting::Report& report, const std::string& path,

@@ -51,8 +51,9 @@ int ragcheckerCommand(const Args& args) {
            "{\"overall\", \"retriever\", \"generator\"} (percent, one decimal), \"mean\": "
            "{metric: full precision}, \"labels\", \"stored_check\"}; ragscope mode adds "
            "\"n_scored\", \"states\", \"items\", \"per_example_states\"");
-  cli.epilogue("Exit codes: 0 ok, 2 bad arguments or a file that cannot be read (file:line: "
-               "results[i].field: problem).");
+  cli.epilogue(
+      "Exit codes: 0 ok, 2 bad arguments or a file that cannot be read (file:line: "
+      "results[i].field: problem).");
   if (auto exit = cli.parse(args)) return *exit;
   if (files.empty()) return cli.usageError("ragchecker needs a checking-output FILE");
   const std::string& path = files.front();

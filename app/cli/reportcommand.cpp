@@ -1,6 +1,6 @@
-// ragscope-cli report (core/export/README.md): a project's or run stores' results written as CSV (one grain)
-// or one JSON document, through core/eval/resultsreport.h and core/export, the same code as the
-// GUI's File > Export.
+// ragscope-cli report (core/export/README.md): a project's or run stores' results written as CSV
+// (one grain) or one JSON document, through core/eval/resultsreport.h and core/export, the same
+// code as the GUI's File > Export.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,8 +14,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
-#include "core/eval/resultsreport.h"
 #include "app/cli/pdfwriter.h"
+#include "core/eval/resultsreport.h"
 #include "core/export/reportcsv.h"
 #include "core/export/reportfile.h"
 
@@ -121,13 +121,15 @@ int reportCommand(const Args& args) {
   if (ext != ".json" && ext != ".csv" && ext != ".pdf")
     return cli.usageError("--out: " + out + " must end in .pdf, .json or .csv");
   const auto grain = exporting::csvGrainFromName(grainText);
-  if (!grain) return cli.usageError("--grain: '" + grainText + "' is not summary, query, document or claim");
+  if (!grain)
+    return cli.usageError("--grain: '" + grainText + "' is not summary, query, document or claim");
   if (cli.given("--grain") && ext != ".csv")
     return cli.usageError("--grain applies to .csv output only");
   if (cli.given("--sections") && ext != ".pdf")
     return cli.usageError("--sections applies to .pdf output only");
   if (sources.project && !fs::is_regular_file(*sources.project)) {
-    std::cerr << "ragscope-cli: report: " << sources.project->string() << ": no such project file\n";
+    std::cerr << "ragscope-cli: report: " << sources.project->string()
+              << ": no such project file\n";
     return 2;
   }
 
@@ -150,7 +152,8 @@ int reportCommand(const Args& args) {
     std::cerr << "ragscope-cli: report: " << err << "\n";
     return 2;
   }
-  std::cerr << "ragscope-cli: report: " << report.runs.size() << " run(s) written to " << out << "\n";
+  std::cerr << "ragscope-cli: report: " << report.runs.size() << " run(s) written to " << out
+            << "\n";
   return report.problems.empty() ? 0 : 1;
 }
 

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,7 +123,8 @@ void declare(CommandLine& cli, RetrieveArgs& a) {
   cli.text("--results-path", "P", a.resultsPath,
            "http: dot path to the array of results in the reply (default: the reply itself, or "
            "its \"results\"), e.g. data.hits");
-  cli.text("--id-path", "P", a.idPath, "http: dot path to the id within a result (default id), "
+  cli.text("--id-path", "P", a.idPath,
+           "http: dot path to the id within a result (default id), "
            "e.g. doc.pid");
   cli.text("--score-path", "P", a.scorePath, "http: ... to the score (default score)");
   cli.text("--text-path", "P", a.textPath, "http: ... to the text (default text)");
@@ -272,7 +273,8 @@ int retrieveCommand(const Args& args) {
             << " entries in " << seconds << " s ("
             << (seconds > 0 ? static_cast<double>(ds.queries.size()) / seconds : 0.0)
             << " queries/s)";
-  if (job.resumed > 0) std::cout << ", " << job.resumed << " answered by an earlier interrupted run";
+  if (job.resumed > 0)
+    std::cout << ", " << job.resumed << " answered by an earlier interrupted run";
   std::cout << "\n";
   std::cout << "wrote: " << *a.out << " (tag " << sanitizeRunTag(run.value.tag) << ")\n";
   if (!job.checkpoint.empty())

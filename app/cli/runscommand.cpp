@@ -20,7 +20,8 @@ namespace {
 using namespace ragscope::core;
 using nlohmann::json;
 
-constexpr const char* kRunsIntro = R"(Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
+constexpr const char* kRunsIntro =
+    R"(Lists the run stores in DIR (default: the current folder) with their job, status and item counts.
 A run killed mid-way still shows "running"; resume it.
 )";
 
@@ -78,11 +79,12 @@ int runsCommand(const Args& args) {
   }
   std::cout << std::left << std::setw(40) << "run" << std::setw(10) << "job" << std::setw(18)
             << "status" << std::right << std::setw(8) << "items" << std::setw(8) << "done"
-            << std::setw(8) << "errors" << std::setw(9) << "not run" << "  updated\n";
+            << std::setw(8) << "errors" << std::setw(9) << "not run"
+            << "  updated\n";
   for (const auto& r : list) {
     if (r.contains("error")) {
-      std::cout << std::left << std::setw(40) << r["path"].get<std::string>() << "unreadable: "
-                << r["error"].get<std::string>() << "\n";
+      std::cout << std::left << std::setw(40) << r["path"].get<std::string>()
+                << "unreadable: " << r["error"].get<std::string>() << "\n";
       continue;
     }
     std::cout << std::left << std::setw(40)

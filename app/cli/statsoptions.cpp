@@ -63,20 +63,23 @@ void declareStatsOptions(CommandLine& cli, StatsOptions& o, StatsCommand command
   const bool compare = command == StatsCommand::Compare;
   switch (command) {
     case StatsCommand::Bootstrap:
-      cli.synopsis("FILE [--measure M] [--B N] [--size S] [--seed S] [--level L] [--bca] "
-                   "[--qrels QRELS] [--threads T] [--histogram BINS] [--json]");
+      cli.synopsis(
+          "FILE [--measure M] [--B N] [--size S] [--seed S] [--level L] [--bca] "
+          "[--qrels QRELS] [--threads T] [--histogram BINS] [--json]");
       cli.intro(kBootstrapIntro);
       cli.positionals("FILE", o.files);
       break;
     case StatsCommand::Compare:
-      cli.synopsis("A B [C...] [--measure M]... [--seed S] [--permutations N] [--B N] "
-                   "[--level L] [--bca] [--qrels QRELS] [--threads T] [--json]");
+      cli.synopsis(
+          "A B [C...] [--measure M]... [--seed S] [--permutations N] [--B N] "
+          "[--level L] [--bca] [--qrels QRELS] [--threads T] [--json]");
       cli.intro(kCompareIntro);
       cli.positionals("A B [C...]", o.files);
       break;
     case StatsCommand::Correlate:
-      cli.synopsis("X Y --measure M [--measure-y M2] [--B N] [--seed S] [--level L] "
-                   "[--qrels QRELS] [--threads T] [--json]");
+      cli.synopsis(
+          "X Y --measure M [--measure-y M2] [--B N] [--seed S] [--level L] "
+          "[--qrels QRELS] [--threads T] [--json]");
       cli.intro(kCorrelateIntro);
       cli.positionals("X Y", o.files);
       break;
@@ -159,8 +162,10 @@ std::string formatValue(double v, int precision) {
 std::string formatP(double p) {
   if (std::isnan(p)) return "nan";
   std::ostringstream s;
-  if (p != 0.0 && p < 1e-4) s << std::scientific << std::setprecision(2) << p;
-  else s << std::fixed << std::setprecision(4) << p;
+  if (p != 0.0 && p < 1e-4)
+    s << std::scientific << std::setprecision(2) << p;
+  else
+    s << std::fixed << std::setprecision(4) << p;
   return s.str();
 }
 

@@ -61,7 +61,7 @@ Options resamplingOptions(const StatsOptions& o, std::size_t defaultResamples) {
 }
 
 std::string formatValue(double v, int precision = 4);  // fixed; "nan"
-std::string formatP(double p);                          // fixed, scientific below 1e-4; "nan"
+std::string formatP(double p);                         // fixed, scientific below 1e-4; "nan"
 // At most `max` ids, space-separated, then "... (N more)"; "-" for none.
 std::string joinedIds(const std::vector<std::string>& ids, std::size_t max = 20);
 

@@ -6,7 +6,6 @@
 #include <QDir>
 #include <QSettings>
 #include <QTextStream>
-
 #include <cstring>
 
 #include "ui/mainwindow.h"
@@ -45,30 +44,36 @@ int main(int argc, char** argv) {
   // The self-test and the headless tour keep their own settings so they never rewrite the user's
   // recent list or window layout.
   QApplication::setApplicationName(selfTest || headless ? QStringLiteral("ragscope-selftest")
-                                            : QStringLiteral("ragscope"));
+                                                        : QStringLiteral("ragscope"));
   QApplication::setApplicationVersion(QStringLiteral(RAGSCOPE_VERSION));
   // ...and start from a clean slate each time, so every tour sees the first-run layout.
   if (selfTest || headless) QSettings().clear();
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Workbench for evaluating retrieval-augmented generation."));
+  parser.setApplicationDescription(
+      QStringLiteral("Workbench for evaluating retrieval-augmented generation."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Open the bundled demo project."));
-  const QCommandLineOption open(QStringLiteral("open"),
-                                QStringLiteral("Open a project file or dataset file/folder (repeatable)."),
-                                QStringLiteral("path"));
-  const QCommandLineOption format(QStringLiteral("format"),
-                                  QStringLiteral("Format of the opened files: one for all, or one per --open."),
-                                  QStringLiteral("name"));
+  const QCommandLineOption demo(QStringLiteral("demo"),
+                                QStringLiteral("Open the bundled demo project."));
+  const QCommandLineOption open(
+      QStringLiteral("open"),
+      QStringLiteral("Open a project file or dataset file/folder (repeatable)."),
+      QStringLiteral("path"));
+  const QCommandLineOption format(
+      QStringLiteral("format"),
+      QStringLiteral("Format of the opened files: one for all, or one per --open."),
+      QStringLiteral("name"));
   const QCommandLineOption selfTestOption(
       QStringLiteral("self-test"),
-      QStringLiteral("Run offscreen: open the demo (or --open), exercise the main views, exit 0 on success."));
+      QStringLiteral(
+          "Run offscreen: open the demo (or --open), exercise the main views, exit 0 on success."));
   const QCommandLineOption headlessOption(
-      QStringLiteral("headless"), QStringLiteral("Run the demo tour without showing a window, then exit."));
-  const QCommandLineOption screenshots(QStringLiteral("screenshots"),
-                                       QStringLiteral("Save screenshots of the views to this folder."),
-                                       QStringLiteral("dir"));
+      QStringLiteral("headless"),
+      QStringLiteral("Run the demo tour without showing a window, then exit."));
+  const QCommandLineOption screenshots(
+      QStringLiteral("screenshots"),
+      QStringLiteral("Save screenshots of the views to this folder."), QStringLiteral("dir"));
   parser.addOptions({demo, open, format, selfTestOption, headlessOption, screenshots});
   parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Files or folders to open."),
                                QStringLiteral("[paths...]"));
@@ -86,21 +91,25 @@ int main(int argc, char** argv) {
     options.formats = formats;
     options.screenshotDir = parser.value(screenshots);
     if (headless && options.screenshotDir.isEmpty())
-      options.screenshotDir = QDir::current().absoluteFilePath(QStringLiteral("ragscope-demo-output"));
+      options.screenshotDir =
+          QDir::current().absoluteFilePath(QStringLiteral("ragscope-demo-output"));
     ragscope::ui::SelfTest tour(&window, options);
-    QObject::connect(&tour, &ragscope::ui::SelfTest::finished, &app, [&](int code) {
-      out << (selfTest ? "ragscope self-test" : "ragscope demo (headless, offscreen)") << "\n";
-      for (const QString& line : tour.log()) out << "  " << line << "\n";
-      if (!tour.screenshots().isEmpty()) {
-        out << "Screenshots written:\n";
-        for (const QString& shot : tour.screenshots()) out << "  " << shot << "\n";
-      }
-      out << (code == 0 ? "All checks passed.\n" : "Some checks FAILED.\n");
-      out.flush();
-      window.close();
-      QApplication::exit(code);
-    }, Qt::QueuedConnection);  // a tour that fails while starting finishes before exec(): exit() then
-                               // would be lost, so the exit is delivered by the event loop
+    QObject::connect(
+        &tour, &ragscope::ui::SelfTest::finished, &app,
+        [&](int code) {
+          out << (selfTest ? "ragscope self-test" : "ragscope demo (headless, offscreen)") << "\n";
+          for (const QString& line : tour.log()) out << "  " << line << "\n";
+          if (!tour.screenshots().isEmpty()) {
+            out << "Screenshots written:\n";
+            for (const QString& shot : tour.screenshots()) out << "  " << shot << "\n";
+          }
+          out << (code == 0 ? "All checks passed.\n" : "Some checks FAILED.\n");
+          out.flush();
+          window.close();
+          QApplication::exit(code);
+        },
+        Qt::QueuedConnection);  // a tour that fails while starting finishes before exec(): exit()
+                                // then would be lost, so the exit is delivered by the event loop
     tour.start();
     return QApplication::exec();
   }

@@ -117,7 +117,7 @@ bool readMatrix(const json& rec, const char* key, RawMatrix& m, RecordContext& c
     const json& row = (*it)[i];
     if (!row.is_array()) {
       ctx.error(indexedField(key, i), "must be a list of labels (one per retrieved chunk), not " +
-                                     jsonTypeName(row) + ": the matrix has the wrong shape");
+                                          jsonTypeName(row) + ": the matrix has the wrong shape");
       return false;
     }
     m.rows.emplace_back();
@@ -256,7 +256,7 @@ bool parseRecord(json& rec, ClaimExample& ex, RecordContext& ctx,
     for (std::size_t i = 0; i < m->rows.size(); ++i) {
       if (m->rows[i].size() > k) {
         ctx.error(indexedField(key, i), "has " + n(m->rows[i].size()) + " labels for " + n(k) +
-                                       " retrieved chunks: the matrix has the wrong shape");
+                                            " retrieved chunks: the matrix has the wrong shape");
         return false;
       }
     }

@@ -12,8 +12,9 @@ bool isWordByte(unsigned char c) { return std::isalnum(c) || c >= 0x80; }
 
 // Words too common to tell sentences apart.
 bool isStopWord(const std::string& w) {
-  static const std::set<std::string> stop = {"the", "and", "was", "were", "for", "with", "that", "this",
-                                             "from", "are", "has", "have", "its", "had", "but", "not"};
+  static const std::set<std::string> stop = {"the",  "and",  "was",  "were", "for", "with",
+                                             "that", "this", "from", "are",  "has", "have",
+                                             "its",  "had",  "but",  "not"};
   return stop.count(w) > 0;
 }
 
@@ -111,7 +112,9 @@ std::vector<std::optional<ClaimSpan>> locateClaims(std::string_view text,
   // A sentence that another claim's own words already cover is not a reworded claim's home.
   auto taken = [&](std::size_t s) {
     for (const auto& span : out)
-      if (span && span->exact && span->begin <= ranges[s].first && span->end + 1 >= ranges[s].second) return true;
+      if (span && span->exact && span->begin <= ranges[s].first &&
+          span->end + 1 >= ranges[s].second)
+        return true;
     return false;
   };
   for (std::size_t i = 0; i < claims.size(); ++i) {

@@ -43,7 +43,8 @@ std::optional<Marked> stripMarker(std::string_view line) {
     if (line.substr(0, bullet.size()) == bullet) return Marked{trim(line.substr(bullet.size())), 0};
   std::size_t i = 0;
   int n = 0;
-  while (i < line.size() && i < 4 && std::isdigit(static_cast<unsigned char>(line[i]))) n = n * 10 + (line[i++] - '0');
+  while (i < line.size() && i < 4 && std::isdigit(static_cast<unsigned char>(line[i])))
+    n = n * 10 + (line[i++] - '0');
   if (i > 0 && i < line.size() && (line[i] == '.' || line[i] == ')') &&
       (i + 1 == line.size() || line[i + 1] == ' '))
     return Marked{trim(line.substr(i + 1)), n};
@@ -68,13 +69,15 @@ LineVerdict findVerdict(std::string_view line) {
   // Binary: SUPPORTED = 0|1 (spaces allowed around "=").
   std::size_t best = std::string::npos, bestEnd = 0;
   std::optional<Label> label;
-  for (std::size_t at = low.find("supported"); at != std::string::npos; at = low.find("supported", at + 1)) {
+  for (std::size_t at = low.find("supported"); at != std::string::npos;
+       at = low.find("supported", at + 1)) {
     std::size_t i = at + 9;
     while (i < low.size() && low[i] == ' ') ++i;
     if (i >= low.size() || low[i] != '=') continue;
     ++i;
     while (i < low.size() && low[i] == ' ') ++i;
-    if (i < low.size() && (low[i] == '0' || low[i] == '1') && (i + 1 == low.size() || !wordChar(low[i + 1]))) {
+    if (i < low.size() && (low[i] == '0' || low[i] == '1') &&
+        (i + 1 == low.size() || !wordChar(low[i + 1]))) {
       best = at;
       bestEnd = i + 1;
       label = low[i] == '1' ? Label::Supported : Label::Unsupported;
@@ -102,12 +105,14 @@ LineVerdict findVerdict(std::string_view line) {
     if (wordChar(line[i])) return {std::nullopt, line};
   std::string_view text = line.substr(0, best);
   auto separator = [](char c) {
-    return std::isspace(static_cast<unsigned char>(c)) || std::string_view(":-|,;([*").find(c) != std::string_view::npos;
+    return std::isspace(static_cast<unsigned char>(c)) ||
+           std::string_view(":-|,;([*").find(c) != std::string_view::npos;
   };
   while (!text.empty() && separator(text.back())) text.remove_suffix(1);
   // "Label:" / "Verdict:" left before the verdict is not part of the claim.
   for (std::string_view word : {"verdict", "label"}) {
-    const std::string tail = lower(text.substr(text.size() >= word.size() ? text.size() - word.size() : 0));
+    const std::string tail =
+        lower(text.substr(text.size() >= word.size() ? text.size() - word.size() : 0));
     if (tail == word) {
       text.remove_suffix(word.size());
       while (!text.empty() && separator(text.back())) text.remove_suffix(1);
@@ -198,7 +203,8 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
     int number;
   };
   std::vector<VerdictLine> verdictLines;
-  std::vector<std::vector<std::size_t>> linesOf(n);  // line positions carrying claim i with a verdict
+  std::vector<std::vector<std::size_t>> linesOf(
+      n);  // line positions carrying claim i with a verdict
   // Texts of claims seen on a line without a verdict: marked once per text, not once per claim of
   // that text, so that n equal claims on n such lines cost n steps, not n^2.
   std::unordered_set<std::string> labellessTexts;
@@ -222,7 +228,8 @@ VerdictParse parseVerdicts(std::string_view reply, const std::vector<std::string
   }
   // Lines that repeat a claim's text are matched by text; lines with a verdict alone by their
   // number, or by position when no line has claim text.
-  const bool allBare = std::all_of(verdictLines.begin(), verdictLines.end(), [](const auto& l) { return l.norm.empty(); });
+  const bool allBare = std::all_of(verdictLines.begin(), verdictLines.end(),
+                                   [](const auto& l) { return l.norm.empty(); });
   for (std::size_t li = 0; li < verdictLines.size(); ++li) {
     const auto& l = verdictLines[li];
     std::optional<std::size_t> claim;

@@ -1,7 +1,7 @@
 #pragma once
-// Strict reading of a judge's replies (core/claims/README.md, "Parse states"): the claims of an extraction
-// reply, and the verdict of each claim in an assessment reply, matched to its claim by order and
-// text, never counted.
+// Strict reading of a judge's replies (core/claims/README.md, "Parse states"): the claims of an
+// extraction reply, and the verdict of each claim in an assessment reply, matched to its claim by
+// order and text, never counted.
 //
 //   auto claims = parseClaimList("- Apple's sales fell.\n- Net sales were $81,797 million.");
 //   auto verdicts = parseVerdicts(reply, claims.claims);
@@ -49,8 +49,9 @@ struct ClaimListParse {
 ClaimListParse parseClaimList(std::string_view reply);
 
 struct VerdictParse {
-  std::vector<Label> labels;          // one per claim, Unparsed where undecided
-  std::vector<std::string> problems;  // "claim 2: no line", ... (empty when every claim has its verdict)
+  std::vector<Label> labels;  // one per claim, Unparsed where undecided
+  std::vector<std::string>
+      problems;  // "claim 2: no line", ... (empty when every claim has its verdict)
   std::size_t unparsed() const;
 };
 

@@ -9,8 +9,7 @@
 
 namespace ragscope::core::claims {
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 double ragasContextPrecision(std::span<const int> verdicts) {
   // Python: sum([(sum(v[:i+1]) / (i+1)) * v[i] for i ...]) / (sum(v) + 1e-10); integer prefix

@@ -1,6 +1,6 @@
-// BEIR dataset folders (formats: core/data/README.md): corpus.jsonl {_id,title,text}, queries.jsonl {_id,text} and
-// qrels/<split>.tsv with the header `query-id corpus-id score`. Every split file is loaded into
-// the one Qrels of the dataset; each query named by a split gets the attribute
+// BEIR dataset folders (formats: core/data/README.md): corpus.jsonl {_id,title,text}, queries.jsonl
+// {_id,text} and qrels/<split>.tsv with the header `query-id corpus-id score`. Every split file is
+// loaded into the one Qrels of the dataset; each query named by a split gets the attribute
 // ("beir split", "<split>") so a view can filter by split, and Qrels.source lists the files.
 
 #include <algorithm>
@@ -14,8 +14,8 @@
 
 #include "core/data/jsonlines.h"
 #include "core/data/linereader.h"
-#include "core/data/storedcorpus.h"
 #include "core/data/loaders.h"
+#include "core/data/storedcorpus.h"
 
 namespace ragscope::core {
 
@@ -54,7 +54,8 @@ bool parseScore(std::string_view s, int& out, bool& truncated) {
   }
   errno = 0;
   double d = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno != 0 || !std::isfinite(d) || d < INT32_MIN || d > INT32_MAX)
+  if (end != text.c_str() + text.size() || errno != 0 || !std::isfinite(d) || d < INT32_MIN ||
+      d > INT32_MAX)
     return false;
   out = static_cast<int>(d);  // toward zero, like C's atoi on "2.7"
   truncated = d != static_cast<double>(out);
@@ -72,7 +73,8 @@ struct QrelsContext {
   bool corpusLoaded;
 };
 
-LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& split, QrelsContext& ctx) {
+LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& split,
+                          QrelsContext& ctx) {
   LoadReport report;
   const LoadOptions& options = ctx.options;
   const std::string file = path.string();
@@ -115,8 +117,9 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
     }
     const std::uint64_t lineNo = reader.lineNumber();
     if (status == LineReader::Status::TooLong) {
-      if (!fail(lineNo, "record", "line longer than maxLineBytes (" + std::to_string(options.maxLineBytes) +
-                                      " bytes), not read"))
+      if (!fail(lineNo, "record",
+                "line longer than maxLineBytes (" + std::to_string(options.maxLineBytes) +
+                    " bytes), not read"))
         return report;
       continue;
     }
@@ -129,8 +132,9 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
               "no `query-id corpus-id score` header; the first line is read as a judgment");
     }
     if (fields.size() < 3) {
-      if (!fail(lineNo, "record", "expected 3 fields `query-id corpus-id score`, found " +
-                                      std::to_string(fields.size())))
+      if (!fail(lineNo, "record",
+                "expected 3 fields `query-id corpus-id score`, found " +
+                    std::to_string(fields.size())))
         return report;
       continue;
     }
@@ -140,7 +144,9 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
     int rel = 0;
     bool truncated = false;
     if (!parseScore(fields[2], rel, truncated)) {
-      if (!fail(lineNo, "score", "not an integer: \"" + std::string(fields[2].substr(0, 40)) + "\"")) return report;
+      if (!fail(lineNo, "score",
+                "not an integer: \"" + std::string(fields[2].substr(0, 40)) + "\""))
+        return report;
       continue;
     }
     if (truncated) ++truncatedScores;
@@ -151,9 +157,10 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
     key += docId;
     auto [it, fresh] = ctx.seen.try_emplace(std::move(key), ctx.splitIndex, lineNo);
     if (!fresh) {
-      if (!fail(lineNo, "corpus-id", "\"" + docId + "\" is judged twice for query \"" + qid + "\" (first at " +
-                                         ctx.splitFiles[it->second.first].string() + ":" +
-                                         std::to_string(it->second.second) + ")"))
+      if (!fail(lineNo, "corpus-id",
+                "\"" + docId + "\" is judged twice for query \"" + qid + "\" (first at " +
+                    ctx.splitFiles[it->second.first].string() + ":" +
+                    std::to_string(it->second.second) + ")"))
         return report;
       continue;
     }
@@ -170,19 +177,22 @@ LoadReport readQrelsSplit(const std::filesystem::path& path, const std::string& 
   }
   if (truncatedScores > 0)
     addDiag(report, options, Severity::Warning, file, 0, "score",
-            std::to_string(truncatedScores) + " non-integer score(s) truncated toward zero, as trec_eval does");
+            std::to_string(truncatedScores) +
+                " non-integer score(s) truncated toward zero, as trec_eval does");
   if (unknownQueries > 0 && !ctx.queryIndex.empty())
     addDiag(report, options, Severity::Warning, file, 0, "query-id",
             std::to_string(unknownQueries) + " judged query id(s) are not in queries.jsonl");
   if (unknownDocs > 0)
-    addDiag(report, options, Severity::Warning, file, 0, "corpus-id",
-            std::to_string(unknownDocs) + " judgment(s) name documents that are not in corpus.jsonl");
+    addDiag(
+        report, options, Severity::Warning, file, 0, "corpus-id",
+        std::to_string(unknownDocs) + " judgment(s) name documents that are not in corpus.jsonl");
   return report;
 }
 
 }  // namespace
 
-LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const LoadOptions& options) {
+LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into,
+                    const LoadOptions& options) {
   LoadReport report;
   const std::string folderName = folder.string();
   std::error_code ec;
@@ -200,7 +210,8 @@ LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const Lo
   std::vector<std::filesystem::path> splits;
   if (std::filesystem::is_directory(qrelsDir, ec)) {
     for (const auto& entry : std::filesystem::directory_iterator(qrelsDir, ec))
-      if (entry.is_regular_file(ec) && entry.path().extension() == ".tsv") splits.push_back(entry.path());
+      if (entry.is_regular_file(ec) && entry.path().extension() == ".tsv")
+        splits.push_back(entry.path());
     std::sort(splits.begin(), splits.end());
   }
   if (!hasCorpus && !hasQueries && splits.empty()) {
@@ -209,14 +220,19 @@ LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const Lo
     report.stopped = true;
     return report;
   }
-  if (!hasCorpus) addDiag(report, options, Severity::Warning, corpusPath.string(), 0, {}, "missing; no corpus loaded");
+  if (!hasCorpus)
+    addDiag(report, options, Severity::Warning, corpusPath.string(), 0, {},
+            "missing; no corpus loaded");
   if (!hasQueries)
-    addDiag(report, options, Severity::Warning, queriesPath.string(), 0, {}, "missing; no queries loaded");
+    addDiag(report, options, Severity::Warning, queriesPath.string(), 0, {},
+            "missing; no queries loaded");
   if (splits.empty())
-    addDiag(report, options, Severity::Warning, (qrelsDir / "*.tsv").string(), 0, {}, "missing; no qrels loaded");
+    addDiag(report, options, Severity::Warning, (qrelsDir / "*.tsv").string(), 0, {},
+            "missing; no qrels loaded");
 
   // One progress scale over all the files of the folder.
-  std::uint64_t total = (hasCorpus ? sizeOf(corpusPath) : 0) + (hasQueries ? sizeOf(queriesPath) : 0);
+  std::uint64_t total =
+      (hasCorpus ? sizeOf(corpusPath) : 0) + (hasQueries ? sizeOf(queriesPath) : 0);
   for (const auto& s : splits) total += sizeOf(s);
   std::uint64_t done = 0;
   auto finished = [&](const LoadReport& part, const std::filesystem::path& p) {
@@ -238,15 +254,17 @@ LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const Lo
       if (problems.hasErrors() || !id) return;
       doc.id = std::move(*id);
       if (into.corpus.contains(doc.id)) {
-        problems.warning("_id", "\"" + doc.id + "\" is already in the corpus; this document is not added");
+        problems.warning("_id",
+                         "\"" + doc.id + "\" is already in the corpus; this document is not added");
         return;
       }
       into.corpus.add(std::move(doc));
     };
     const LoadOptions corpusOptions = withProgressOffset(options, done, total);
-    auto part = leavesTextInFile(corpusPath, options)
-                    ? loadStoredCorpus(corpusPath, CorpusLayout::JsonlDocs, into.corpus, corpusOptions)
-                    : readJsonRecords(corpusPath, corpusOptions, onDoc, JsonLayout::Lines);
+    auto part =
+        leavesTextInFile(corpusPath, options)
+            ? loadStoredCorpus(corpusPath, CorpusLayout::JsonlDocs, into.corpus, corpusOptions)
+            : readJsonRecords(corpusPath, corpusOptions, onDoc, JsonLayout::Lines);
     if (!finished(part, corpusPath)) return report;
   }
 
@@ -269,11 +287,12 @@ LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const Lo
       auto [it, fresh] = queryIndex.try_emplace(q.id, into.queries.size());
       if (!fresh)
         problems.warning("_id", "\"" + q.id + "\" repeats the id of line " +
-                                    std::to_string(into.queries[it->second].line) + "; both are kept");
+                                    std::to_string(into.queries[it->second].line) +
+                                    "; both are kept");
       into.queries.push_back(std::move(q));
     };
-    auto part =
-        readJsonRecords(queriesPath, withProgressOffset(options, done, total), onQuery, JsonLayout::Lines);
+    auto part = readJsonRecords(queriesPath, withProgressOffset(options, done, total), onQuery,
+                                JsonLayout::Lines);
     if (!finished(part, queriesPath)) return report;
   }
 

@@ -18,7 +18,8 @@ std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * 
 
 HugeRegion::HugeRegion(std::size_t bytes) {
   const std::size_t size = roundUp(std::max<std::size_t>(bytes, 1), kHugePage);
-  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   // Advice only: where huge pages are off or unavailable the region works with small pages.
   madvise(p, size, MADV_HUGEPAGE);

@@ -91,7 +91,9 @@ class PoolAllocator {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 
-  friend bool operator==(const PoolAllocator& a, const PoolAllocator& b) noexcept { return a.m_pool == b.m_pool; }
+  friend bool operator==(const PoolAllocator& a, const PoolAllocator& b) noexcept {
+    return a.m_pool == b.m_pool;
+  }
 
  private:
   BulkPool* m_pool = nullptr;

@@ -59,14 +59,16 @@ class Window {
       m_start = from;
       m_used = 0;
     } else if (from > m_start) {  // keep the bytes from `from` on, at the buffer's start
-      std::memmove(m_buf.data(), m_buf.data() + (from - m_start), static_cast<std::size_t>(end() - from));
+      std::memmove(m_buf.data(), m_buf.data() + (from - m_start),
+                   static_cast<std::size_t>(end() - from));
       m_used = static_cast<std::size_t>(end() - from);
       m_start = from;
     }
     if (to - m_start > m_buf.size()) m_buf.resize(static_cast<std::size_t>(to - m_start));
     while (end() < to) {
       const std::size_t room = m_buf.size() - m_used;
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(room, m_size - end()));
+      const std::size_t want =
+          static_cast<std::size_t>(std::min<std::uint64_t>(room, m_size - end()));
       const ssize_t n = ::pread(m_fd, m_buf.data() + m_used, want, static_cast<off_t>(end()));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return false;
@@ -81,7 +83,8 @@ class Window {
   // The first '\n' at or after `from` within what the buffer holds; npos when none.
   std::uint64_t newlineFrom(std::uint64_t from) const {
     if (from >= end()) return std::string_view::npos;
-    const void* at = std::memchr(m_buf.data() + (from - m_start), '\n', static_cast<std::size_t>(end() - from));
+    const void* at =
+        std::memchr(m_buf.data() + (from - m_start), '\n', static_cast<std::size_t>(end() - from));
     return at ? m_start + static_cast<std::uint64_t>(static_cast<const char*>(at) - m_buf.data())
               : std::string_view::npos;
   }
@@ -95,7 +98,9 @@ class Window {
   std::size_t m_used = 0;
 };
 
-const char* idKeyName(CorpusLayout layout) { return layout == CorpusLayout::KiltPages ? "wikipedia_id" : "_id"; }
+const char* idKeyName(CorpusLayout layout) {
+  return layout == CorpusLayout::KiltPages ? "wikipedia_id" : "_id";
+}
 
 // Reads each record of one piece: the keys each layout needs, and their meaning as the in-memory
 // loaders give it (jsonId / jsonString wording for anything but the plain case).
@@ -112,7 +117,8 @@ class PieceReader {
   void record(std::string_view line, std::uint64_t offset, std::uint64_t localLine, Piece& piece) {
     const std::string_view text = trim(line);
     if (text.empty()) return;
-    const std::uint64_t recordOffset = offset + static_cast<std::uint64_t>(text.data() - line.data());
+    const std::uint64_t recordOffset =
+        offset + static_cast<std::uint64_t>(text.data() - line.data());
     RecordProblems problems(m_file, localLine, {});
     if (!m_scanner.scan(text, m_options.maxJsonDepth)) {
       describeInvalid(text, problems);
@@ -162,8 +168,8 @@ class PieceReader {
   }
 
   // An id or a string field, appended to the piece's strings; false after an error.
-  bool appendField(std::string_view record, const ScannedValue& v, std::string_view key, bool isId, bool required,
-                   Piece& piece, std::uint32_t& length, RecordProblems& problems) {
+  bool appendField(std::string_view record, const ScannedValue& v, std::string_view key, bool isId,
+                   bool required, Piece& piece, std::uint32_t& length, RecordProblems& problems) {
     std::optional<std::string> decoded;
     std::string_view value;
     if (v.kind == JsonKind::String && !v.escaped) {
@@ -174,7 +180,8 @@ class PieceReader {
       }
     } else {
       json obj = asObject(record, v, key);
-      decoded = isId ? jsonId(obj, key, problems, required) : jsonString(obj, key, problems, required);
+      decoded =
+          isId ? jsonId(obj, key, problems, required) : jsonString(obj, key, problems, required);
       if (problems.hasErrors()) return false;
       if (decoded) value = *decoded;
     }
@@ -185,22 +192,26 @@ class PieceReader {
 
   void kiltPage(std::string_view record, DocIndexEntry& e, Piece& piece, RecordProblems& problems) {
     // Every field is checked, as the in-memory loader does: a record can have several problems.
-    appendField(record, m_scanner.value(0), "wikipedia_id", true, true, piece, e.idLength, problems);
-    appendField(record, m_scanner.value(1), "wikipedia_title", false, false, piece, e.titleLength, problems);
+    appendField(record, m_scanner.value(0), "wikipedia_id", true, true, piece, e.idLength,
+                problems);
+    appendField(record, m_scanner.value(1), "wikipedia_title", false, false, piece, e.titleLength,
+                problems);
     const ScannedValue& t = m_scanner.value(2);
     if (t.kind == JsonKind::None || t.kind == JsonKind::Null) {
       problems.error("text", "missing");
       return;
     }
     if (t.kind != JsonKind::Array) {
-      problems.error("text", "must be an array of paragraphs, not " + jsonTypeName(json::parse(t.in(record))));
+      problems.error(
+          "text", "must be an array of paragraphs, not " + jsonTypeName(json::parse(t.in(record))));
       return;
     }
     const auto& paragraphs = m_scanner.elements();
     for (std::size_t i = 0; i < paragraphs.size(); ++i) {
       if (paragraphs[i].kind != JsonKind::String) {
-        problems.error(indexedField("text", i),
-                       "must be a string, not " + jsonTypeName(json::parse(paragraphs[i].in(record))));
+        problems.error(
+            indexedField("text", i),
+            "must be a string, not " + jsonTypeName(json::parse(paragraphs[i].in(record))));
         return;
       }
       piece.paragraphs.push_back(paragraphs[i].begin - t.begin);
@@ -212,13 +223,16 @@ class PieceReader {
 
   // BEIR and passage corpora: the id under "_id", "id" or "docid"; the text under "text" or
   // "contents"; an optional "title".
-  void jsonlDocument(std::string_view record, DocIndexEntry& e, Piece& piece, RecordProblems& problems) {
+  void jsonlDocument(std::string_view record, DocIndexEntry& e, Piece& piece,
+                     RecordProblems& problems) {
     static constexpr const char* kIdKeys[] = {"_id", "id", "docid"};
     std::size_t idKey = 0;
     while (idKey < 2 && m_scanner.value(idKey).kind == JsonKind::None) ++idKey;
-    appendField(record, m_scanner.value(idKey), kIdKeys[idKey], true, true, piece, e.idLength, problems);
+    appendField(record, m_scanner.value(idKey), kIdKeys[idKey], true, true, piece, e.idLength,
+                problems);
     appendField(record, m_scanner.value(3), "title", false, false, piece, e.titleLength, problems);
-    const bool contents = m_scanner.value(4).kind == JsonKind::None && m_scanner.value(5).kind != JsonKind::None;
+    const bool contents =
+        m_scanner.value(4).kind == JsonKind::None && m_scanner.value(5).kind != JsonKind::None;
     const ScannedValue& t = m_scanner.value(contents ? 5 : 4);
     if (t.kind != JsonKind::String) {
       json obj = asObject(record, t, contents ? "contents" : "text");
@@ -236,10 +250,12 @@ class PieceReader {
 };
 
 // Reads the records starting in [piece.start, piece.end).
-void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const LoadOptions& options, Piece& piece,
-               const std::atomic<bool>& stop) {
+void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const LoadOptions& options,
+               Piece& piece, const std::atomic<bool>& stop) {
   std::uint64_t p = piece.start;
-  auto fail = [&] { piece.readError = std::string("read error: ") + std::strerror(errno ? errno : EIO); };
+  auto fail = [&] {
+    piece.readError = std::string("read error: ") + std::strerror(errno ? errno : EIO);
+  };
   if (p > 0) {
     // The piece's first line starts after the first newline at or after start - 1.
     std::uint64_t scanFrom = p - 1;
@@ -267,8 +283,12 @@ void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const Lo
     }
     const std::uint64_t lineEnd = nl == std::string_view::npos ? window.end() : nl;
     if (lineEnd - p > maxLine) {
-      Diagnostic d{Severity::Error, {}, piece.lines, "record",
-                   "line longer than maxLineBytes (" + std::to_string(maxLine) + " bytes), not read"};
+      Diagnostic d{
+          Severity::Error,
+          {},
+          piece.lines,
+          "record",
+          "line longer than maxLineBytes (" + std::to_string(maxLine) + " bytes), not read"};
       piece.diagnostics.push_back(std::move(d));
       // Skip to the line's end without keeping it.
       std::uint64_t from = window.end();
@@ -295,7 +315,8 @@ void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const Lo
 // ids, as a sequential read would.
 class Joiner {
  public:
-  Joiner(const std::filesystem::path& path, CorpusLayout layout, const LoadOptions& options, CorpusScan& out)
+  Joiner(const std::filesystem::path& path, CorpusLayout layout, const LoadOptions& options,
+         CorpusScan& out)
       : m_file(path.string()), m_layout(layout), m_options(options), m_out(out) {}
 
   // False once the read must end (Stop policy, too many errors).
@@ -306,7 +327,8 @@ class Joiner {
     for (auto& e : piece.entries) e.line += m_lines;
     for (const DocIndexEntry& local : piece.entries) {
       // Diagnostics of earlier lines first, so Stop ends where the sequential read would.
-      while (d < piece.diagnostics.size() && piece.diagnostics[d].line <= local.line && stopAt == UINT64_MAX)
+      while (d < piece.diagnostics.size() && piece.diagnostics[d].line <= local.line &&
+             stopAt == UINT64_MAX)
         if (!diagnostic(piece.diagnostics[d++])) stopAt = piece.diagnostics[d - 1].line;
       if (local.line >= stopAt) break;
       // Errors and this record's warnings share its line; only warnings can precede an entry.
@@ -338,8 +360,10 @@ class Joiner {
     const std::string_view id = std::string_view(piece.strings).substr(e.stringOffset, e.idLength);
     if (auto first = firstWithId(id)) {
       Diagnostic d{Severity::Warning, m_file, e.line, idKeyName(m_layout),
-                   "\"" + std::string(id) + "\" is already in the corpus (line " + std::to_string(*first) +
-                       "); this " + (m_layout == CorpusLayout::KiltPages ? "page" : "document") + " is not added"};
+                   "\"" + std::string(id) + "\" is already in the corpus (line " +
+                       std::to_string(*first) + "); this " +
+                       (m_layout == CorpusLayout::KiltPages ? "page" : "document") +
+                       " is not added"};
       m_out.report.add(std::move(d), m_options.maxStoredDiagnostics);
       ++m_out.report.records;  // read without error, as the in-memory loaders count it
       return;
@@ -349,8 +373,9 @@ class Joiner {
     c.strings.append(piece.strings, localStrings, std::uint64_t{e.idLength} + e.titleLength);
     const std::uint64_t localParagraphs = e.firstParagraph;
     e.firstParagraph = c.paragraphs.size();
-    c.paragraphs.insert(c.paragraphs.end(), piece.paragraphs.begin() + static_cast<std::ptrdiff_t>(localParagraphs),
-                        piece.paragraphs.begin() + static_cast<std::ptrdiff_t>(localParagraphs + e.paragraphCount));
+    c.paragraphs.insert(
+        c.paragraphs.end(), piece.paragraphs.begin() + static_cast<std::ptrdiff_t>(localParagraphs),
+        piece.paragraphs.begin() + static_cast<std::ptrdiff_t>(localParagraphs + e.paragraphCount));
     c.entries.push_back(e);
     remember(c.entries.size() - 1);
     ++m_out.report.records;
@@ -399,13 +424,15 @@ class Joiner {
 
 }  // namespace
 
-CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout, const LoadOptions& options) {
+CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout,
+                          const LoadOptions& options) {
   CorpusScan out;
   out.content.layout = layout;
   const std::string file = path.string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   auto fatal = [&](std::string problem) {
-    out.report.add({Severity::Error, file, 0, {}, std::move(problem)}, options.maxStoredDiagnostics);
+    out.report.add({Severity::Error, file, 0, {}, std::move(problem)},
+                   options.maxStoredDiagnostics);
     out.report.stopped = true;
     out.failed = true;
   };
@@ -413,7 +440,8 @@ CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout
     fatal(std::string("cannot open: ") + std::strerror(errno));
     return out;
   }
-  if (auto crOnly = checkLineEnds(path)) {  // every line would run into one: refused as LineReader does
+  if (auto crOnly =
+          checkLineEnds(path)) {  // every line would run into one: refused as LineReader does
     ::close(fd);
     fatal(*crOnly);
     return out;
@@ -448,8 +476,9 @@ CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout
       finished.notify_all();
     }
   };
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                           static_cast<unsigned>(std::max<std::size_t>(1, pieces.size()))));
+  const unsigned threads = std::max(
+      1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                             static_cast<unsigned>(std::max<std::size_t>(1, pieces.size()))));
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t) workers.emplace_back(worker);
 

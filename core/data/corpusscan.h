@@ -20,6 +20,7 @@ struct CorpusScan {
 // Reads `path` (already checked to be a regular file) as `layout`. report.cancelled when
 // options.progress returned false; report.stopped when the Stop policy or too many errors ended
 // the read (content then holds the documents before that point).
-CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout, const LoadOptions& options);
+CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout,
+                          const LoadOptions& options);
 
 }  // namespace ragscope::core

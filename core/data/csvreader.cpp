@@ -1,11 +1,11 @@
 #include "core/data/csvreader.h"
 
-#include "core/data/inputfile.h"
-
 #include <cerrno>
 #include <cstring>
 #include <system_error>
 #include <unordered_map>
+
+#include "core/data/inputfile.h"
 
 namespace ragscope::core {
 

@@ -308,7 +308,8 @@ class Planner {
     const fs::path& path = part.path;
     if (isStdinPath(path)) {
       // Standard input can be read once: no sniffing, the format must be named.
-      if (!part.format) return error(path, "standard input needs a format; name one of: " + formatList());
+      if (!part.format)
+        return error(path, "standard input needs a format; name one of: " + formatList());
       jobs.push_back({path, *part.format});
       return true;
     }
@@ -493,8 +494,9 @@ void mergeRepeatedQueries(Dataset& into, std::size_t firstNew, const fs::path& f
       first.text = q.text;
     } else if (!q.text.empty() && q.text != first.text) {
       report.add({Severity::Warning, file.string(), q.line, "query",
-                  "query id '" + q.id + "' was loaded from an earlier file with different text; "
-                  "keeping the first text"},
+                  "query id '" + q.id +
+                      "' was loaded from an earlier file with different text; "
+                      "keeping the first text"},
                  options.maxStoredDiagnostics);
     }
     for (auto& g : q.gold) first.gold.push_back(std::move(g));

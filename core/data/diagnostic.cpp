@@ -31,9 +31,9 @@ bool LoadReport::tooManyErrors(const LoadOptions& options, const std::string& fi
                                std::uint64_t line) {
   if (options.maxErrors == 0 || errors < options.maxErrors) return false;
   // Stored even past maxStoredDiagnostics: it is the one line that says why the file ended.
-  diagnostics.push_back({Severity::Error, file, line, "",
-                         "too many errors (" + std::to_string(options.maxErrors) +
-                             "); stopped reading this file"});
+  diagnostics.push_back(
+      {Severity::Error, file, line, "",
+       "too many errors (" + std::to_string(options.maxErrors) + "); stopped reading this file"});
   ++errors;
   stopped = true;
   return true;

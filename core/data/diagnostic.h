@@ -56,8 +56,8 @@ struct LoadOptions {
 
 struct LoadReport {
   std::vector<Diagnostic> diagnostics;
-  std::uint64_t records = 0;      // records loaded
-  std::uint64_t skipped = 0;      // bad records skipped (OnError::Skip)
+  std::uint64_t records = 0;  // records loaded
+  std::uint64_t skipped = 0;  // bad records skipped (OnError::Skip)
   std::uint64_t warnings = 0;
   std::uint64_t errors = 0;
   std::uint64_t unstoredDiagnostics = 0;  // over maxStoredDiagnostics, or over kStoredPerKind

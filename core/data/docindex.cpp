@@ -23,7 +23,16 @@ constexpr std::uint32_t kVersion = 1;
 // Sections are hashed in pieces of this size, so a reader can drop the pages it has checked.
 constexpr std::size_t kHashPiece = std::size_t{16} << 20;
 
-enum Section { Entries, Paragraphs, Strings, Slots, IdOrder, TitleOrder, Diagnostics, SectionCount };
+enum Section {
+  Entries,
+  Paragraphs,
+  Strings,
+  Slots,
+  IdOrder,
+  TitleOrder,
+  Diagnostics,
+  SectionCount
+};
 
 struct Header {
   char magic[8];
@@ -40,7 +49,9 @@ struct Header {
   std::uint64_t headerHash;  // of the bytes above
 };
 
-std::uint64_t headerHashOf(const Header& h) { return fastHash64(&h, offsetof(Header, headerHash), 0x5eed); }
+std::uint64_t headerHashOf(const Header& h) {
+  return fastHash64(&h, offsetof(Header, headerHash), 0x5eed);
+}
 
 std::uint64_t hashPieces(const char* data, std::size_t size, std::uint64_t seed) {
   for (std::size_t at = 0; at < size; at += kHashPiece)
@@ -121,8 +132,9 @@ Tables buildTables(const DocIndexContent& c) {
     }
     std::sort(keyed.begin(), keyed.end(), [&](const Keyed& a, const Keyed& b) {
       if (a.key != b.key) return a.key < b.key;
-      const int cmp = byTitle ? compareFolded(titleIn(c, c.entries[a.pos]), titleIn(c, c.entries[b.pos]))
-                              : idIn(c, c.entries[a.pos]).compare(idIn(c, c.entries[b.pos]));
+      const int cmp =
+          byTitle ? compareFolded(titleIn(c, c.entries[a.pos]), titleIn(c, c.entries[b.pos]))
+                  : idIn(c, c.entries[a.pos]).compare(idIn(c, c.entries[b.pos]));
       return cmp != 0 ? cmp < 0 : a.pos < b.pos;
     });
     order.resize(n);
@@ -167,10 +179,11 @@ std::optional<SourceStamp> stampOf(int fd) {
   return s;
 }
 
-bool DocIndex::write(const std::filesystem::path& path, const DocIndexContent& c, std::string* error) {
+bool DocIndex::write(const std::filesystem::path& path, const DocIndexContent& c,
+                     std::string* error) {
   const Tables t = buildTables(c);
   const std::string_view sections[SectionCount] = {
-      bytesOf(c.entries), bytesOf(c.paragraphs), c.strings,       bytesOf(t.slots),
+      bytesOf(c.entries), bytesOf(c.paragraphs), c.strings,    bytesOf(t.slots),
       bytesOf(t.idOrder), bytesOf(t.titleOrder), c.diagnostics};
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
@@ -209,8 +222,9 @@ bool DocIndex::write(const std::filesystem::path& path, const DocIndexContent& c
       error, /*fsyncFile=*/false);
 }
 
-std::shared_ptr<const DocIndex> DocIndex::open(const std::filesystem::path& path, CorpusLayout layout,
-                                               const SourceStamp& expected, std::string& why) {
+std::shared_ptr<const DocIndex> DocIndex::open(const std::filesystem::path& path,
+                                               CorpusLayout layout, const SourceStamp& expected,
+                                               std::string& why) {
   if (auto problem = specialFileProblem(path)) {
     why = *problem;
     return nullptr;
@@ -221,7 +235,8 @@ std::shared_ptr<const DocIndex> DocIndex::open(const std::filesystem::path& path
     return nullptr;
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < static_cast<off_t>(sizeof(Header))) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < static_cast<off_t>(sizeof(Header))) {
     ::close(fd);
     why = "not a side index (too short or not a regular file)";
     return nullptr;
@@ -246,8 +261,13 @@ void DocIndex::reseal(std::string& bytes, const SourceStamp& source) {
   Header h;
   std::memcpy(&h, bytes.data(), sizeof h);
   h.source = source;
-  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry), h.paragraphCount * 4, h.stringBytes,
-                                             h.slotCount * 4, h.count * 4, h.count * 4, h.diagnosticsBytes};
+  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry),
+                                             h.paragraphCount * 4,
+                                             h.stringBytes,
+                                             h.slotCount * 4,
+                                             h.count * 4,
+                                             h.count * 4,
+                                             h.diagnosticsBytes};
   std::uint64_t hash = 0;
   for (int s = 0; s < SectionCount; ++s) {
     if (h.offsets[s] > bytes.size() || sizes[s] > bytes.size() - h.offsets[s]) break;
@@ -282,12 +302,15 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
     return false;
   }
   // Section table: in order, aligned, sized for the counts, inside the file.
-  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry), h.paragraphCount * 4,
-                                             h.stringBytes,                   h.slotCount * 4,
-                                             h.count * 4,                     h.count * 4,
+  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry),
+                                             h.paragraphCount * 4,
+                                             h.stringBytes,
+                                             h.slotCount * 4,
+                                             h.count * 4,
+                                             h.count * 4,
                                              h.diagnosticsBytes};
-  if (h.count >= UINT32_MAX || h.paragraphCount > m_mapSize || h.slotCount != slotCountFor(h.count) ||
-      h.offsets[SectionCount] != m_mapSize) {
+  if (h.count >= UINT32_MAX || h.paragraphCount > m_mapSize ||
+      h.slotCount != slotCountFor(h.count) || h.offsets[SectionCount] != m_mapSize) {
     why = "truncated or damaged (section table)";
     return false;
   }
@@ -327,8 +350,10 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
     const DocIndexEntry& e = m_entries[i];
     const bool ok = e.stringOffset <= h.stringBytes &&
                     std::uint64_t{e.idLength} + e.titleLength <= h.stringBytes - e.stringOffset &&
-                    e.firstParagraph <= h.paragraphCount && e.paragraphCount <= h.paragraphCount - e.firstParagraph &&
-                    e.recordOffset <= expected.size && e.recordLength <= expected.size - e.recordOffset &&
+                    e.firstParagraph <= h.paragraphCount &&
+                    e.paragraphCount <= h.paragraphCount - e.firstParagraph &&
+                    e.recordOffset <= expected.size &&
+                    e.recordLength <= expected.size - e.recordOffset &&
                     std::uint64_t{e.textOffset} + e.textLength <= e.recordLength && e.idLength > 0;
     if (!ok) {
       why = "damaged (document " + std::to_string(i) + " points outside its sections)";
@@ -344,7 +369,8 @@ std::string_view DocIndex::id(std::size_t i) const {
 }
 
 std::string_view DocIndex::title(std::size_t i) const {
-  return m_strings.substr(m_entries[i].stringOffset + m_entries[i].idLength, m_entries[i].titleLength);
+  return m_strings.substr(m_entries[i].stringOffset + m_entries[i].idLength,
+                          m_entries[i].titleLength);
 }
 
 std::span<const std::uint32_t> DocIndex::paragraphs(std::size_t i) const {
@@ -363,7 +389,8 @@ std::optional<std::size_t> DocIndex::find(std::string_view id) const {
   return std::nullopt;
 }
 
-std::vector<std::size_t> DocIndex::withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const {
+std::vector<std::size_t> DocIndex::withPrefix(std::string_view prefix, bool byTitle,
+                                              std::size_t limit) const {
   const std::uint32_t* order = byTitle ? m_titleOrder : m_idOrder;
   auto key = [&](std::uint32_t pos) { return byTitle ? title(pos) : id(pos); };
   auto before = [&](std::uint32_t pos) {

@@ -22,8 +22,8 @@ namespace ragscope::core {
 
 // How a corpus file lays out its records (which keys hold id, title and text).
 enum class CorpusLayout : std::uint32_t {
-  KiltPages = 1,   // {"wikipedia_id", "wikipedia_title", "text": [paragraphs], ...}
-  JsonlDocs = 2,   // {"_id" | "id" | "docid", "title", "text" | "contents": "..."} (BEIR, passages)
+  KiltPages = 1,  // {"wikipedia_id", "wikipedia_title", "text": [paragraphs], ...}
+  JsonlDocs = 2,  // {"_id" | "id" | "docid", "title", "text" | "contents": "..."} (BEIR, passages)
 };
 
 // Identifies one state of a corpus file: a side index describes that state only.
@@ -45,7 +45,7 @@ struct DocIndexEntry {
   std::uint64_t stringOffset = 0;    // id bytes, then title bytes, in the string pool
   std::uint64_t firstParagraph = 0;  // its first entry in the paragraph table
   std::uint32_t recordLength = 0;
-  std::uint32_t textOffset = 0;      // from the record's start: the text value (string or array)
+  std::uint32_t textOffset = 0;  // from the record's start: the text value (string or array)
   std::uint32_t textLength = 0;
   std::uint32_t idLength = 0;
   std::uint32_t titleLength = 0;
@@ -66,12 +66,14 @@ struct DocIndexContent {
 class DocIndex {
  public:
   // Writes `content` (with its id hash table and the id and title orders) to `path` atomically.
-  static bool write(const std::filesystem::path& path, const DocIndexContent& content, std::string* error);
+  static bool write(const std::filesystem::path& path, const DocIndexContent& content,
+                    std::string* error);
 
   // Maps and checks the side index at `path` for a corpus file in state `expected`; nullptr with
   // `why` set when it is missing, damaged, or describes another file or state.
-  static std::shared_ptr<const DocIndex> open(const std::filesystem::path& path, CorpusLayout layout,
-                                              const SourceStamp& expected, std::string& why);
+  static std::shared_ptr<const DocIndex> open(const std::filesystem::path& path,
+                                              CorpusLayout layout, const SourceStamp& expected,
+                                              std::string& why);
   // Gives the side index in `bytes` the stamp `source` and recomputes its checksums (when its
   // section table lies inside it): the fuzz target uses it so that a mutated side index gets
   // past the checksum and tests the checks behind it. Never used on a real open.
@@ -92,7 +94,8 @@ class DocIndex {
   std::optional<std::size_t> find(std::string_view id) const;
   // Positions of up to `limit` documents whose id (or, with byTitle, title; ASCII letters
   // compared without case) starts with `prefix`, in that order.
-  std::vector<std::size_t> withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const;
+  std::vector<std::size_t> withPrefix(std::string_view prefix, bool byTitle,
+                                      std::size_t limit) const;
 
  private:
   DocIndex() = default;

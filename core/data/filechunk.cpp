@@ -16,7 +16,8 @@ namespace {
 constexpr std::size_t kFirstTailRead = std::size_t{4} << 10;
 constexpr std::size_t kMaxTailRead = std::size_t{1} << 20;
 
-bool readAt(int fd, std::uint64_t at, char* dst, std::size_t n, std::size_t& got, std::string& error) {
+bool readAt(int fd, std::uint64_t at, char* dst, std::size_t n, std::size_t& got,
+            std::string& error) {
   got = 0;
   while (got < n) {
     const ssize_t r = ::pread(fd, dst + got, n - got, static_cast<off_t>(at + got));
@@ -43,8 +44,9 @@ void FileChunk::release() {
   m_last = {};
 }
 
-bool FileChunk::read(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to, std::uint64_t size,
-                     std::size_t maxLineBytes, ByteBuffer& tail, std::string& error) {
+bool FileChunk::read(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to,
+                     std::uint64_t size, std::size_t maxLineBytes, ByteBuffer& tail,
+                     std::string& error) {
   release();
   tail.clear();
   if (from >= to) return true;
@@ -59,8 +61,8 @@ bool FileChunk::read(int fd, std::uint64_t dataStart, std::uint64_t from, std::u
   const char* bytes = nullptr;
   const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   const std::uint64_t mapFrom = lo / page * page;
-  void* map = ::mmap(nullptr, static_cast<std::size_t>(to - mapFrom), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
-                     static_cast<off_t>(mapFrom));
+  void* map = ::mmap(nullptr, static_cast<std::size_t>(to - mapFrom), PROT_READ,
+                     MAP_PRIVATE | MAP_POPULATE, fd, static_cast<off_t>(mapFrom));
   if (map != MAP_FAILED) {
     m_map = map;
     m_mapBytes = static_cast<std::size_t>(to - mapFrom);
@@ -82,7 +84,8 @@ bool FileChunk::read(int fd, std::uint64_t dataStart, std::uint64_t from, std::u
   std::uint64_t start = from;
   if (from > dataStart && *at(from - 1) != '\n') {
     // A line that began in the chunk before is that chunk's.
-    const auto* nl = static_cast<const char*>(std::memchr(at(from), '\n', static_cast<std::size_t>(to - from)));
+    const auto* nl =
+        static_cast<const char*>(std::memchr(at(from), '\n', static_cast<std::size_t>(to - from)));
     if (!nl) return true;  // no line starts in this chunk
     start = from + static_cast<std::uint64_t>(nl - at(from)) + 1;
     if (start >= to) return true;

@@ -31,10 +31,11 @@ class FileChunk {
   // (after a byte order mark). The last line is read up to maxLineBytes + 1 bytes past `to` at
   // most (the parser reports a longer one). `tail` is the buffer that holds the last line: the
   // caller keeps it from chunk to chunk. Returns false with `error` set when reading fails.
-  bool read(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to, std::uint64_t size,
-            std::size_t maxLineBytes, ByteBuffer& tail, std::string& error);
+  bool read(int fd, std::uint64_t dataStart, std::uint64_t from, std::uint64_t to,
+            std::uint64_t size, std::size_t maxLineBytes, ByteBuffer& tail, std::string& error);
 
-  // Whole lines, each ending with '\n'; then the last line (without its newline at the end of the file).
+  // Whole lines, each ending with '\n'; then the last line (without its newline at the end of the
+  // file).
   std::string_view body() const { return m_body; }
   std::string_view last() const { return m_last; }
 

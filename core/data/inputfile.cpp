@@ -158,7 +158,8 @@ std::optional<std::string> readBoundedFile(const std::filesystem::path& path,
   std::FILE* in = openForReading(path, error, size);
   if (!in) return std::nullopt;
   auto tooLarge = [&] {
-    error = "is larger than " + std::to_string(maxBytes) + " bytes, the limit for " + std::string(what);
+    error =
+        "is larger than " + std::to_string(maxBytes) + " bytes, the limit for " + std::string(what);
     std::fclose(in);
     return std::nullopt;
   };

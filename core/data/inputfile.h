@@ -56,8 +56,10 @@ std::optional<std::string> readBoundedFile(const std::filesystem::path& path,
                                            std::string& error);
 
 // Bounds of readBoundedFile for the kinds of files ragscope reads whole.
-inline constexpr std::uint64_t kMaxTemplateBytes = std::uint64_t{4} << 20;    // prompt, request
-inline constexpr std::uint64_t kMaxSmallJsonBytes = std::uint64_t{16} << 20;  // manifests, registries
-inline constexpr std::uint64_t kMaxCheckpointBytes = std::uint64_t{4} << 30;  // retrieval checkpoints
+inline constexpr std::uint64_t kMaxTemplateBytes = std::uint64_t{4} << 20;  // prompt, request
+inline constexpr std::uint64_t kMaxSmallJsonBytes = std::uint64_t{16}
+                                                    << 20;  // manifests, registries
+inline constexpr std::uint64_t kMaxCheckpointBytes = std::uint64_t{4}
+                                                     << 30;  // retrieval checkpoints
 
 }  // namespace ragscope::core

@@ -121,7 +121,8 @@ std::optional<long long> jsonInteger(const json& value) {
   if (value.is_number_integer()) {
     if (value.is_number_unsigned()) {
       auto u = value.get<std::uint64_t>();
-      if (u > static_cast<std::uint64_t>(std::numeric_limits<long long>::max())) return std::nullopt;
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
+        return std::nullopt;
       return static_cast<long long>(u);
     }
     return value.get<std::int64_t>();

@@ -5,12 +5,11 @@
 // record readers themselves are in jsonlines.h.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/diagnostic.h"
 
@@ -44,12 +43,14 @@ class RecordProblems {
 // An id: a JSON string as is, an integer in decimal. Anything else is an error; nullopt then
 // (or when absent and !required: no diagnostic).
 std::optional<std::string> jsonId(const nlohmann::json& obj, std::string_view key,
-                                  RecordProblems& problems, bool required, std::string_view field = {});
+                                  RecordProblems& problems, bool required,
+                                  std::string_view field = {});
 // (Bare values: jsonIdToString in jsonguard.h.)
 
 // A string member: absent or null -> nullopt (error when required); other types -> error.
-std::optional<std::string> jsonString(nlohmann::json& obj, std::string_view key, RecordProblems& problems,
-                                      bool required, std::string_view field = {});
+std::optional<std::string> jsonString(nlohmann::json& obj, std::string_view key,
+                                      RecordProblems& problems, bool required,
+                                      std::string_view field = {});
 
 // An integer given as a number or a decimal string (KILT fixtures write "start_paragraph_id": "1").
 std::optional<long long> jsonInteger(const nlohmann::json& value);

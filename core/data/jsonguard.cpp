@@ -1,11 +1,12 @@
 #include "core/data/jsonguard.h"
-#include "core/data/inputfile.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <system_error>
+
+#include "core/data/inputfile.h"
 
 namespace ragscope::core {
 
@@ -56,7 +57,8 @@ JsonErrorPlace describeJsonParseError(std::string_view text, std::uint64_t first
     if (const auto at = what.find(marker); at != std::string_view::npos) {
       const auto start = at + marker.size();
       const auto end = what.find('\'', start);
-      const std::string_view token = what.substr(start, end == std::string_view::npos ? end : end - start);
+      const std::string_view token =
+          what.substr(start, end == std::string_view::npos ? end : end - start);
       if (const auto pos = token.empty() ? std::string_view::npos : text.find(token);
           pos != std::string_view::npos)
         byte = pos + 1;

@@ -1,15 +1,15 @@
 #include "core/data/jsonlines.h"
-#include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <istream>
-#include <streambuf>
 #include <limits>
+#include <streambuf>
 #include <system_error>
 #include <utility>
 
+#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
 
@@ -168,7 +168,6 @@ class ByteSource : public SourceFile {
   std::uint64_t line() const { return m_newlines + 1; }
   std::uint64_t offset() const { return m_offset; }
 
-
  private:
   bool fill() {
     if (!m_file || m_eof) return false;
@@ -216,7 +215,9 @@ class StreamSource : public std::streambuf, public SourceFile {
   StreamSource(const StreamSource&) = delete;
   StreamSource& operator=(const StreamSource&) = delete;
 
-  std::uint64_t offset() const { return m_chunkStart + static_cast<std::uint64_t>(gptr() - eback()); }
+  std::uint64_t offset() const {
+    return m_chunkStart + static_cast<std::uint64_t>(gptr() - eback());
+  }
 
   // 1-based line of the next byte to be read.
   std::uint64_t line() {
@@ -236,7 +237,6 @@ class StreamSource : public std::streambuf, public SourceFile {
   void setTokenLimit(std::size_t limit) { m_tokenLimit = limit; }
   void mark() { m_markOffset = offset(); }
   bool overLong() const { return m_overLong; }
-
 
  protected:
   int_type underflow() override {
@@ -322,7 +322,8 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     return checkRecordSize();
   }
 
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
     if (m_source.cancelled()) {
       m_sink.report().cancelled = true;
       return false;
@@ -331,7 +332,8 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     if (m_source.overLong()) {
       m_sink.fatal(m_source.line(), where,
                    "a single JSON value is longer than maxLineBytes (" +
-                       humanBytes(m_sink.options().maxLineBytes) + "); the rest of the file is not read");
+                       humanBytes(m_sink.options().maxLineBytes) +
+                       "); the rest of the file is not read");
     } else {
       m_sink.fatal(m_source.line(), where,
                    describeParseError(ex.what(), 1, false) + "; the rest of the file is not read");
@@ -390,8 +392,9 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     m_source.mark();
     if (m_depth == 1 && !m_rootIsArray && m_rootKey == m_key) return wrongTargetType();
     if (m_depth == 0) {
-      m_sink.fatal(m_source.line(), "document", "top level is a " + jsonTypeName(value) +
-                                                    ", expected an object with \"" + m_key + "\"");
+      m_sink.fatal(
+          m_source.line(), "document",
+          "top level is a " + jsonTypeName(value) + ", expected an object with \"" + m_key + "\"");
       m_failed = true;
       return false;
     }
@@ -458,9 +461,9 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     bool keepGoing;
     if (m_tooLong) {
       m_tooLong = false;
-      keepGoing = m_sink.fail(m_recordLine, pathFor(index),
-                              "record longer than maxLineBytes (" +
-                                  humanBytes(m_sink.options().maxLineBytes) + ")");
+      keepGoing = m_sink.fail(
+          m_recordLine, pathFor(index),
+          "record longer than maxLineBytes (" + humanBytes(m_sink.options().maxLineBytes) + ")");
     } else {
       m_building = false;
       JsonRecordPlace place{m_recordLine, index};
@@ -538,7 +541,8 @@ void readConcatenated(Sink& sink, const std::filesystem::path& path) {
   std::string text;
   for (;;) {
     int c;
-    while ((c = source.peek()) >= 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) source.get();
+    while ((c = source.peek()) >= 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
+      source.get();
     if (c < 0) break;
     const std::uint64_t line = source.line();
     if (c != '{') {
@@ -580,10 +584,12 @@ void readConcatenated(Sink& sink, const std::filesystem::path& path) {
     }
     bool keepGoing = true;
     if (tooLong) {
-      keepGoing = sink.fail(line, "record", "record longer than maxLineBytes (" + humanBytes(maxBytes) + ")");
-    } else if (tooDeep) {
       keepGoing = sink.fail(line, "record",
-                            "JSON nested deeper than " + std::to_string(maxDepth) + " levels (maxJsonDepth)");
+                            "record longer than maxLineBytes (" + humanBytes(maxBytes) + ")");
+    } else if (tooDeep) {
+      keepGoing = sink.fail(
+          line, "record",
+          "JSON nested deeper than " + std::to_string(maxDepth) + " levels (maxJsonDepth)");
     } else {
       json record;
       bool parsed = true;
@@ -629,8 +635,9 @@ void readLines(Sink& sink, const std::filesystem::path& path) {
     if (!sink.progress(reader.bytesRead(), reader.fileSize())) return;
     if (status == LineReader::Status::TooLong) {
       ++index;
-      if (!sink.fail(reader.lineNumber(), "record",
-                     "line longer than maxLineBytes (" + humanBytes(options.maxLineBytes) + "), not read"))
+      if (!sink.fail(
+              reader.lineNumber(), "record",
+              "line longer than maxLineBytes (" + humanBytes(options.maxLineBytes) + "), not read"))
         return;
       continue;
     }
@@ -659,7 +666,8 @@ JsonLayout detectLayout(const std::filesystem::path& path, std::size_t maxBytes)
   ByteSource source(path);
   if (!source.isOpen()) return JsonLayout::Lines;  // the reader reports the open error
   int c;
-  while ((c = source.peek()) >= 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) source.get();
+  while ((c = source.peek()) >= 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
+    source.get();
   if (c == '[') return JsonLayout::TopLevelArray;
   if (c != '{') return JsonLayout::Lines;
   bool inString = false, escaped = false;
@@ -736,7 +744,8 @@ LoadReport readJsonArrayElements(const std::filesystem::path& path, const LoadOp
   return report;
 }
 
-LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset, std::uint64_t total) {
+LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset,
+                               std::uint64_t total) {
   LoadOptions copy = options;
   if (options.progress) {
     ProgressFn outer = options.progress;
@@ -759,7 +768,8 @@ std::string describeParseError(const std::string& what, std::uint64_t firstLine,
     std::string_view rest = s.substr(kAt.size());
     std::uint64_t line = 0;
     std::size_t i = 0;
-    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') line = line * 10 + (rest[i++] - '0');
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9')
+      line = line * 10 + (rest[i++] - '0');
     constexpr std::string_view kCol = ", column ";
     if (rest.substr(i, kCol.size()) == kCol) {
       i += kCol.size();

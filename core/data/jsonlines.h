@@ -15,12 +15,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/diagnostic.h"
 #include "core/data/jsonfields.h"
@@ -32,8 +31,8 @@ struct JsonRecordPlace {
   std::size_t index = 0;   // 0-based position among the file's records (array index for documents)
 };
 
-using JsonRecordFn =
-    std::function<void(nlohmann::json& record, const JsonRecordPlace& place, RecordProblems& problems)>;
+using JsonRecordFn = std::function<void(nlohmann::json& record, const JsonRecordPlace& place,
+                                        RecordProblems& problems)>;
 
 enum class JsonLayout {
   Auto,                 // decide from the first non-space byte and the first record's shape
@@ -54,7 +53,8 @@ LoadReport readJsonArrayElements(const std::filesystem::path& path, const LoadOp
                                  std::string_view arrayKey, const JsonRecordFn& fn);
 
 // Calls options.progress through an offset so several files report as one load (BEIR folders).
-LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset, std::uint64_t total);
+LoadOptions withProgressOffset(const LoadOptions& options, std::uint64_t offset,
+                               std::uint64_t total);
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: x" -> "x (column 5)",
 // with lines shifted by firstLine - 1 when the text spanned lines.

@@ -130,8 +130,9 @@ bool RecordScanner::string(std::size_t& i, bool& escaped) {
     const __m128i space = _mm_set1_epi8(0x20);
     while (i + 16 <= n) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
-      const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-                                       _mm_cmplt_epi8(v, space));
+      const __m128i hit =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                       _mm_cmplt_epi8(v, space));
       const int mask = _mm_movemask_epi8(hit);
       if (mask != 0) {
         i += static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
@@ -180,7 +181,8 @@ bool RecordScanner::string(std::size_t& i, bool& escaped) {
       }
       continue;
     }
-    if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+    if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
+        e != 't')
       return false;
     i += 2;
   }

@@ -23,8 +23,8 @@ enum class JsonKind : std::uint8_t { None, String, Number, Object, Array, True, 
 
 struct ScannedValue {
   JsonKind kind = JsonKind::None;  // None: the key is absent
-  bool escaped = false;            // a string holding backslash escapes (its bytes are not its text)
-  std::uint32_t begin = 0;         // the value's bytes in the record: [begin, end)
+  bool escaped = false;     // a string holding backslash escapes (its bytes are not its text)
+  std::uint32_t begin = 0;  // the value's bytes in the record: [begin, end)
   std::uint32_t end = 0;
   std::string_view in(std::string_view record) const { return record.substr(begin, end - begin); }
 };

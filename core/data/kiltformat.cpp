@@ -138,15 +138,16 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
       if (!it->is_array()) {
         problems.error("output", "must be an array, not " + jsonTypeName(*it));
       } else {
-        for (std::size_t i = 0; i < it->size(); ++i) readOutput((*it)[i], indexedField("output", i), query, problems);
+        for (std::size_t i = 0; i < it->size(); ++i)
+          readOutput((*it)[i], indexedField("output", i), query, problems);
       }
     }
     if (problems.hasErrors() || !id) return;
     query.id = std::move(*id);
     auto [pos, fresh] = firstLineOfId.try_emplace(query.id, place.line);
     if (!fresh)
-      problems.warning("id", "\"" + query.id + "\" repeats the id of line " + std::to_string(pos->second) +
-                                 "; both records are kept");
+      problems.warning("id", "\"" + query.id + "\" repeats the id of line " +
+                                 std::to_string(pos->second) + "; both records are kept");
     if (noInput) ++withoutInput;
     into.queries.push_back(std::move(query));
   };
@@ -157,9 +158,10 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
     d.severity = Severity::Warning;
     d.file = path.string();
     d.field = "input";
-    d.problem = std::to_string(withoutInput) +
-                " record(s) have no input text (KILT distributes TriviaQA as ids only); loaded with "
-                "empty text and flagged \"no input text\"";
+    d.problem =
+        std::to_string(withoutInput) +
+        " record(s) have no input text (KILT distributes TriviaQA as ids only); loaded with "
+        "empty text and flagged \"no input text\"";
     report.add(std::move(d), options.maxStoredDiagnostics);
   }
   return report;
@@ -168,7 +170,8 @@ LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const Load
 LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& into,
                                    const LoadOptions& options) {
   // The dump is 35.7 GB: above the threshold, pages stay in the file behind a side index.
-  if (leavesTextInFile(path, options)) return loadStoredCorpus(path, CorpusLayout::KiltPages, into.corpus, options);
+  if (leavesTextInFile(path, options))
+    return loadStoredCorpus(path, CorpusLayout::KiltPages, into.corpus, options);
   auto onRecord = [&](json& rec, const JsonRecordPlace&, RecordProblems& problems) {
     if (!rec.is_object()) {
       problems.error("record", "must be a JSON object, not " + jsonTypeName(rec));
@@ -176,7 +179,8 @@ LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& i
     }
     Document doc;
     auto id = jsonId(rec, "wikipedia_id", problems, true);
-    if (auto title = jsonString(rec, "wikipedia_title", problems, false)) doc.title = std::move(*title);
+    if (auto title = jsonString(rec, "wikipedia_title", problems, false))
+      doc.title = std::move(*title);
     if (auto it = rec.find("text"); it == rec.end() || it->is_null()) {
       problems.error("text", "missing");
     } else if (!it->is_array()) {
@@ -187,7 +191,8 @@ LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& i
     if (problems.hasErrors() || !id) return;
     doc.id = std::move(*id);
     if (into.corpus.contains(doc.id)) {
-      problems.warning("wikipedia_id", "\"" + doc.id + "\" is already in the corpus; this page is not added");
+      problems.warning("wikipedia_id",
+                       "\"" + doc.id + "\" is already in the corpus; this page is not added");
       return;
     }
     into.corpus.add(std::move(doc));

@@ -17,10 +17,10 @@ namespace ragscope::core {
 struct LineFields {
   static constexpr int kMax = 6;
   std::string_view field[kMax];
-  int count = 0;           // fields stored, at most kMax
-  std::size_t extra = 0;   // fields past the kMax-th
-  bool nul = false;        // the line holds a NUL byte
-  bool high = false;       // the line holds a byte >= 0x80 (it may not be UTF-8)
+  int count = 0;          // fields stored, at most kMax
+  std::size_t extra = 0;  // fields past the kMax-th
+  bool nul = false;       // the line holds a NUL byte
+  bool high = false;      // the line holds a byte >= 0x80 (it may not be UTF-8)
 
   void reset() {
     count = 0;
@@ -31,7 +31,9 @@ struct LineFields {
 };
 
 // Field separators as trec_eval's sscanf sees them (the newline ends the line instead).
-inline bool isFieldSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool isFieldSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 namespace detail {
 
@@ -58,7 +60,8 @@ inline bool lineDelimiter(const char* d, const char*& start, LineFields& out) {
 
 // Splits the line that starts at p and ends at the next '\n' or at `end`. Sets lineEnd to the end
 // of its text (the '\n' excluded) and returns where the next line starts.
-inline const char* splitLine(const char* p, const char* end, LineFields& out, const char*& lineEnd) {
+inline const char* splitLine(const char* p, const char* end, LineFields& out,
+                             const char*& lineEnd) {
   out.reset();
   const char* start = p;  // first byte after the last separator
   const char* q = p;
@@ -76,7 +79,8 @@ inline const char* splitLine(const char* p, const char* end, LineFields& out, co
   while (end - q >= 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
     // Bytes <= 0x20 (unsigned): max(x, 0x20) == 0x20. Rare ones are classified one by one.
-    unsigned low = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, k20), k20)));
+    unsigned low =
+        static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(x, k20), k20)));
     const unsigned high = static_cast<unsigned>(_mm_movemask_epi8(x));
     while (low) {
       const int k = __builtin_ctz(low);

@@ -1,9 +1,10 @@
 #include "core/data/linereader.h"
-#include "core/data/inputfile.h"
 
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+
+#include "core/data/inputfile.h"
 
 namespace ragscope::core {
 
@@ -11,7 +12,7 @@ namespace {
 constexpr std::size_t kMinBuffer = std::size_t{1} << 20;
 // How much of a file's start is looked at for CR-only line ends.
 constexpr std::size_t kLineEndSniff = std::size_t{64} << 10;
-}
+}  // namespace
 
 bool looksCrOnly(std::string_view head) {
   if (head.find('\n') != std::string_view::npos) return false;
@@ -23,7 +24,8 @@ bool looksCrOnly(std::string_view head) {
 std::string crOnlyProblem(const std::filesystem::path& path) {
   const std::string name = path.filename().string();
   return "file uses CR-only line ends (classic Mac); convert them to LF first, e.g. tr '\\r' "
-         "'\\n' < '" + name + "' > '" + name + ".txt'";
+         "'\\n' < '" +
+         name + "' > '" + name + ".txt'";
 }
 
 std::optional<std::string> checkLineEnds(const std::filesystem::path& path) {
@@ -53,8 +55,8 @@ LineReader::LineReader(const std::filesystem::path& path, std::size_t maxLineByt
   // The first block tells CR-only line ends apart: refused, since every line would run into one.
   refill();
   if (!std::ferror(m_file) &&
-      looksCrOnly(std::string_view(m_buf.data() + m_begin,
-                                   std::min(m_end - m_begin, kLineEndSniff)))) {
+      looksCrOnly(
+          std::string_view(m_buf.data() + m_begin, std::min(m_end - m_begin, kLineEndSniff)))) {
     m_openError = crOnlyProblem(path);
     std::fclose(m_file);
     m_file = nullptr;
@@ -84,7 +86,8 @@ bool LineReader::refill() {
   if (m_first) {
     m_first = false;
     if (m_end == 0 && n >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF &&
-        static_cast<unsigned char>(m_buf[1]) == 0xBB && static_cast<unsigned char>(m_buf[2]) == 0xBF) {
+        static_cast<unsigned char>(m_buf[1]) == 0xBB &&
+        static_cast<unsigned char>(m_buf[2]) == 0xBF) {
       m_begin = 3;
       m_consumed += 3;
     }
@@ -173,9 +176,11 @@ void splitWhitespace(std::string_view line, std::vector<std::string_view>& out) 
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n'))
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' || s.front() == '\n'))
     s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
     s.remove_suffix(1);
   return s;
 }

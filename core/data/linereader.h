@@ -89,8 +89,7 @@ void readLoaderLines(const std::filesystem::path& path, const LoadOptions& optio
   const std::string file = path.string();
   LineReader reader(path, options.maxLineBytes);
   if (!reader.isOpen()) {
-    report.add({Severity::Error, file, 0, "", reader.openError()},
-               options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, "", reader.openError()}, options.maxStoredDiagnostics);
     report.stopped = true;
     return;
   }

@@ -20,18 +20,23 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
 // is read again in two passes, each ranking then whole. Standard input is read whole, then
 // visited. The run returned holds the tag and source, no rankings.
 using RankingVisitor = std::function<void(const RankingView&)>;
-Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit,
-                          const std::function<void()>& restart);
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options,
+                          const RankingVisitor& visit, const std::function<void()>& restart);
 Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions& options);
-LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
-LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into,
+                       const LoadOptions& options);
+LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into,
+                         const LoadOptions& options);
 
 // Topics, collections and rank_llm (msmarcoformats.cpp).
-LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
-LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadTopicsTsv(const std::filesystem::path& path, Dataset& into,
+                         const LoadOptions& options);
+LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
+                           const LoadOptions& options);
 LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& into,
                                  const LoadOptions& options);
-LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
+                           const LoadOptions& options);
 
 // KILT, BEIR, llama-index, generic JSONL and RAGChecker (jsonformats.cpp and friends).
 LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
@@ -40,11 +45,14 @@ LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& i
 LoadReport loadBeir(const std::filesystem::path& folder, Dataset& into, const LoadOptions& options);
 LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
                                const LoadOptions& options);
-LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
-LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into,
+                        const LoadOptions& options);
+LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into,
+                          const LoadOptions& options);
 
 // Docugami KG-RAG (docugami.cpp): qna_data.csv, with the PDFs of docs/ beside it (or a folder
 // holding both) as the chunked corpus.
-LoadReport loadDocugami(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
+LoadReport loadDocugami(const std::filesystem::path& path, Dataset& into,
+                        const LoadOptions& options);
 
 }  // namespace ragscope::core

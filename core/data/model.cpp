@@ -22,7 +22,9 @@ std::vector<std::string> Query::goldDocIds() const {
   return out;
 }
 
-std::string Document::fullText() const { return stored.file ? textPrefix(std::string::npos) : text; }
+std::string Document::fullText() const {
+  return stored.file ? textPrefix(std::string::npos) : text;
+}
 
 std::string Document::textPrefix(std::size_t n) const {
   if (!stored.file) return text.substr(0, n);
@@ -42,13 +44,15 @@ std::size_t Document::paragraphCount() const {
   return stored.file ? storedParagraphCount(stored) : paragraphCountOf(text);
 }
 
-std::optional<std::string> Document::paragraphRange(std::size_t first, std::size_t last, std::string& error) const {
-  return stored.file ? readStoredParagraphs(stored, first, last, error) : paragraphsOf(text, first, last, error);
+std::optional<std::string> Document::paragraphRange(std::size_t first, std::size_t last,
+                                                    std::string& error) const {
+  return stored.file ? readStoredParagraphs(stored, first, last, error)
+                     : paragraphsOf(text, first, last, error);
 }
 
 std::size_t Corpus::slotOf(std::string_view id) const {
   const std::size_t mask = m_slots.size() - 1;
-  for (std::size_t i = std::hash<std::string_view>{}(id) & mask;; i = (i + 1) & mask) {
+  for (std::size_t i = std::hash<std::string_view>{}(id)&mask;; i = (i + 1) & mask) {
     const std::uint32_t at = m_slots[i];
     if (at == 0 || m_docs[at - 1].id == id) return i;
   }
@@ -67,7 +71,8 @@ void Corpus::grow(std::size_t documents) {
 
 void Corpus::add(Document doc) {
   // Kept even when its id is taken (the loader reports that); find() gives the first.
-  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size()) grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
+  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size())
+    grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
   const std::size_t slot = slotOf(doc.id);
   m_docs.push_back(std::move(doc));
   if (m_slots[slot] == 0) m_slots[slot] = static_cast<std::uint32_t>(m_docs.size());
@@ -76,7 +81,8 @@ void Corpus::add(Document doc) {
 std::optional<std::size_t> Corpus::tryAdd(Document doc) {
   if (!m_segments.empty())
     if (auto at = indexOf(doc.id)) return at;
-  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size()) grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
+  if (m_slots.empty() || (m_docs.size() + 1) * 2 > m_slots.size())
+    grow(std::max<std::size_t>(16, (m_docs.size() + 1) * 2));
   const std::size_t slot = slotOf(doc.id);
   if (m_slots[slot] != 0) return m_slots[slot] - 1;
   m_docs.push_back(std::move(doc));
@@ -113,8 +119,8 @@ Document Corpus::storedDocument(const Segment& s, std::size_t i) const {
   d.stored.file = s.file;
   d.stored.offset = e.recordOffset + e.textOffset;
   d.stored.length = e.textLength;
-  d.stored.encoding =
-      s.index->layout() == CorpusLayout::KiltPages ? TextEncoding::JsonParagraphs : TextEncoding::JsonString;
+  d.stored.encoding = s.index->layout() == CorpusLayout::KiltPages ? TextEncoding::JsonParagraphs
+                                                                   : TextEncoding::JsonString;
   d.stored.item = static_cast<std::uint32_t>(i);
   return d;
 }
@@ -160,7 +166,8 @@ std::optional<Document> Corpus::find(std::string_view id) const {
   return std::nullopt;
 }
 
-std::vector<std::size_t> Corpus::withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const {
+std::vector<std::size_t> Corpus::withPrefix(std::string_view prefix, bool byTitle,
+                                            std::size_t limit) const {
   std::vector<std::size_t> out;
   auto folded = [](std::string_view s) {
     std::string f(s);
@@ -171,13 +178,15 @@ std::vector<std::size_t> Corpus::withPrefix(std::string_view prefix, bool byTitl
   const std::string foldedPrefix = folded(prefix);
   for (std::size_t i = 0; i < m_docs.size() && out.size() < limit; ++i) {
     const std::string_view key = byTitle ? m_docs[i].title : m_docs[i].id;
-    if (byTitle ? folded(key.substr(0, prefix.size())) == foldedPrefix : key.substr(0, prefix.size()) == prefix)
+    if (byTitle ? folded(key.substr(0, prefix.size())) == foldedPrefix
+                : key.substr(0, prefix.size()) == prefix)
       out.push_back(i);
   }
   std::size_t base = m_docs.size();
   for (const Segment& s : m_segments) {
     if (out.size() >= limit) break;
-    for (std::size_t at : s.index->withPrefix(prefix, byTitle, limit - out.size())) out.push_back(base + at);
+    for (std::size_t at : s.index->withPrefix(prefix, byTitle, limit - out.size()))
+      out.push_back(base + at);
     base += s.index->size();
   }
   return out;
@@ -221,7 +230,8 @@ void StringArena::recycle() {
 std::string_view StringArena::store(std::string_view s) {
   if (m_blocks.empty() || m_offset + s.size() > m_blockSize) {
     // Blocks double from 64 KiB to 8 MiB; an oversized string gets a block of its own.
-    const std::size_t next = m_blocks.empty() ? std::size_t{64} << 10 : std::min(m_blockSize * 2, std::size_t{8} << 20);
+    const std::size_t next =
+        m_blocks.empty() ? std::size_t{64} << 10 : std::min(m_blockSize * 2, std::size_t{8} << 20);
     addBlock(std::max(next, s.size()));
   }
   char* dst = m_blocks.back().data() + m_offset;

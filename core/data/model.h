@@ -1,11 +1,12 @@
 #pragma once
-// The data model (core/data/README.md). Ids are always strings; integer ids in files are normalised.
+// The data model (core/data/README.md). Ids are always strings; integer ids in files are
+// normalised.
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -40,7 +41,7 @@ struct Query {
   std::string id;
   std::string text;
   std::vector<GoldOutput> gold;
-  std::string task;  // "hotpotqa", "Multi-Doc RAG", ...
+  std::string task;        // "hotpotqa", "Multi-Doc RAG", ...
   std::uint64_t line = 0;  // record's first line in its source file
   // Format-specific facts worth showing (Docugami "Source Docs" glob, chunk type, flags).
   std::vector<std::pair<std::string, std::string>> attributes;
@@ -75,7 +76,8 @@ struct Document {
   // inclusive) joined by "\n"; nullopt with `error` set when the range is not in the document or
   // the text cannot be read.
   std::size_t paragraphCount() const;
-  std::optional<std::string> paragraphRange(std::size_t first, std::size_t last, std::string& error) const;
+  std::optional<std::string> paragraphRange(std::size_t first, std::size_t last,
+                                            std::string& error) const;
 };
 
 // The document positions of a corpus: documents held in memory first (in the order added), then
@@ -117,7 +119,8 @@ class Corpus {
   // Positions of up to `limit` documents whose id (byTitle: title, ASCII letters without case)
   // starts with `prefix`: documents in memory first (in order), then each indexed file's in id or
   // title order.
-  std::vector<std::size_t> withPrefix(std::string_view prefix, bool byTitle, std::size_t limit) const;
+  std::vector<std::size_t> withPrefix(std::string_view prefix, bool byTitle,
+                                      std::size_t limit) const;
 
  private:
   struct Segment {
@@ -212,7 +215,9 @@ struct RankingView {
   std::string_view queryId;
   std::span<const RunEntry> entries;
 };
-inline RankingView viewOf(const Ranking& r) { return {r.queryId, {r.entries.data(), r.entries.size()}}; }
+inline RankingView viewOf(const Ranking& r) {
+  return {r.queryId, {r.entries.data(), r.entries.size()}};
+}
 
 // Append-only storage for docno bytes; pointers stay valid for the arena's life. Blocks grow
 // from 64 KiB; big ones are huge-page regions (see bulkmemory.h).
@@ -246,8 +251,8 @@ struct Run {
   // Declared first, destroyed last: the rankings' entries and docnos point into these.
   std::shared_ptr<BulkPool> pool = std::make_shared<BulkPool>();
   std::shared_ptr<StringArena> arena = std::make_shared<StringArena>();
-  std::string tag;     // run tag column (the first one seen), or the file name
-  std::string source;  // file path
+  std::string tag;                // run tag column (the first one seen), or the file name
+  std::string source;             // file path
   std::vector<Ranking> rankings;  // one per query id, in order of first appearance
 
   std::size_t entryCount() const;

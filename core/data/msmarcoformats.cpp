@@ -13,8 +13,8 @@
 
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
-#include "core/data/storedcorpus.h"
 #include "core/data/loaders.h"
+#include "core/data/storedcorpus.h"
 #include "core/data/textcheck.h"
 
 namespace ragscope::core {
@@ -145,8 +145,8 @@ struct TsvRecord {
 
 enum class TsvVerdict { Ok, Bad, Blank };
 
-TsvVerdict splitTsv(std::string_view line, std::uint64_t lineNo, const char* idField, LineSink& sink,
-                    TsvRecord& out, bool& keepGoing) {
+TsvVerdict splitTsv(std::string_view line, std::uint64_t lineNo, const char* idField,
+                    LineSink& sink, TsvRecord& out, bool& keepGoing) {
   keepGoing = true;
   if (trim(line).empty()) return TsvVerdict::Blank;
   if (auto bad = checkText(line)) {
@@ -333,8 +333,10 @@ LoadReport loadMsmarcoCollection(const std::filesystem::path& path, Dataset& int
         Document doc;
         doc.id.assign(rec.id);
         if (textFile)
-          doc.stored = {textFile, reader.lineOffset() + static_cast<std::uint64_t>(rec.text.data() - line.data()),
-                        static_cast<std::uint32_t>(rec.text.size())};
+          doc.stored = {
+              textFile,
+              reader.lineOffset() + static_cast<std::uint64_t>(rec.text.data() - line.data()),
+              static_cast<std::uint32_t>(rec.text.size())};
         else
           doc.text.assign(rec.text);
         if (const auto index = into.corpus.tryAdd(std::move(doc))) {

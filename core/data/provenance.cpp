@@ -33,7 +33,8 @@ ProvenanceExcerpt provenanceExcerpt(const Document& page, const Provenance& p) {
   // holding a line break of its own could not be found again in the joined range.
   std::string head = read(first, first);
   std::string tail = last > first && out.error.empty() ? read(last, last) : std::string();
-  std::string middle = last > first + 1 && out.error.empty() ? read(first + 1, last - 1) : std::string();
+  std::string middle =
+      last > first + 1 && out.error.empty() ? read(first + 1, last - 1) : std::string();
   if (!out.error.empty()) return {{}, false, false, out.error};
 
   std::string& end = last > first ? tail : head;

@@ -1,6 +1,7 @@
-// Generation-side JSON formats (formats: core/data/README.md): llama-index LabelledRagDataset JSON, generic RAG JSONL
-// examples and RAGChecker's checking JSON. Whole-file documents are streamed element by element
-// (jsonlines.h), so memory holds one record at a time and each record knows its line.
+// Generation-side JSON formats (formats: core/data/README.md): llama-index LabelledRagDataset JSON,
+// generic RAG JSONL examples and RAGChecker's checking JSON. Whole-file documents are streamed
+// element by element (jsonlines.h), so memory holds one record at a time and each record knows its
+// line.
 
 #include <string>
 #include <unordered_map>
@@ -29,8 +30,9 @@ class ContextCorpus {
       if (existing->fullText() != doc.text) {
         auto it = m_firstLine.find(doc.id);
         conflicts.push_back("\"" + doc.id + "\"" +
-                            (it != m_firstLine.end() ? " (first at line " + std::to_string(it->second) + ")"
-                                                     : std::string(" (from an earlier load)")));
+                            (it != m_firstLine.end()
+                                 ? " (first at line " + std::to_string(it->second) + ")"
+                                 : std::string(" (from an earlier load)")));
       }
       return;
     }
@@ -38,13 +40,15 @@ class ContextCorpus {
     m_into.corpus.add(doc);
   }
 
-  static void report(const std::vector<std::string>& conflicts, std::string_view field, RecordProblems& problems) {
+  static void report(const std::vector<std::string>& conflicts, std::string_view field,
+                     RecordProblems& problems) {
     if (conflicts.empty()) return;
     std::string list;
     for (const auto& c : conflicts) list += (list.empty() ? "" : ", ") + c;
-    problems.warning(field, "id(s) " + list +
-                                " already in the corpus with a different text; the corpus keeps the first "
-                                "text, this example keeps its own");
+    problems.warning(field,
+                     "id(s) " + list +
+                         " already in the corpus with a different text; the corpus keeps the first "
+                         "text, this example keeps its own");
   }
 
  private:
@@ -55,11 +59,12 @@ class ContextCorpus {
 // Duplicate query ids within one file are kept (two records, two queries) but reported.
 class IdRegistry {
  public:
-  void check(const std::string& id, std::uint64_t line, std::string_view field, RecordProblems& problems) {
+  void check(const std::string& id, std::uint64_t line, std::string_view field,
+             RecordProblems& problems) {
     auto [it, fresh] = m_first.try_emplace(id, line);
     if (!fresh)
-      problems.warning(field, "\"" + id + "\" repeats the id of line " + std::to_string(it->second) +
-                                  "; both records are kept");
+      problems.warning(field, "\"" + id + "\" repeats the id of line " +
+                                  std::to_string(it->second) + "; both records are kept");
   }
 
  private:
@@ -71,13 +76,14 @@ std::string describeBy(const json& by) {
   if (!by.is_object()) return {};
   std::string out;
   if (auto t = by.find("type"); t != by.end() && t->is_string()) out = t->get<std::string>();
-  if (auto m = by.find("model_name"); m != by.end() && m->is_string() && !m->get_ref<const std::string&>().empty())
+  if (auto m = by.find("model_name");
+      m != by.end() && m->is_string() && !m->get_ref<const std::string&>().empty())
     out += (out.empty() ? "" : " ") + ("(" + m->get<std::string>() + ")");
   return out;
 }
 
-void addSummaryWarning(LoadReport& report, const LoadOptions& options, const std::filesystem::path& path,
-                       std::string field, std::string problem) {
+void addSummaryWarning(LoadReport& report, const LoadOptions& options,
+                       const std::filesystem::path& path, std::string field, std::string problem) {
   Diagnostic d;
   d.severity = Severity::Warning;
   d.file = path.string();
@@ -88,9 +94,11 @@ void addSummaryWarning(LoadReport& report, const LoadOptions& options, const std
 
 }  // namespace
 
-// ---- llama-index LabelledRagDataset --------------------------------------------------------------
+// ---- llama-index LabelledRagDataset
+// --------------------------------------------------------------
 
-LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
+                               const LoadOptions& options) {
   IdRegistry ids;
   // Answers converted from Docugami end in a SOURCE(S) line (the gold documents). When some do and
   // others do not, the others are flagged at the end, as the Docugami loader flags its rows.
@@ -118,13 +126,15 @@ LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
     bool hasContexts = false;
     if (auto it = rec.find("reference_contexts"); it != rec.end() && !it->is_null()) {
       if (!it->is_array()) {
-        problems.error("reference_contexts", "must be an array of strings or null, not " + jsonTypeName(*it));
+        problems.error("reference_contexts",
+                       "must be an array of strings or null, not " + jsonTypeName(*it));
       } else {
         hasContexts = true;
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& c = (*it)[i];
           if (!c.is_string())
-            problems.error(indexedField("reference_contexts", i), "must be a string, not " + jsonTypeName(c));
+            problems.error(indexedField("reference_contexts", i),
+                           "must be a string, not " + jsonTypeName(c));
           else
             contexts.push_back(std::move(c.get_ref<std::string&>()));
         }
@@ -136,7 +146,8 @@ LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
       if (auto by = describeBy(*it); !by.empty()) q.attributes.emplace_back("query_by", by);
     }
     if (auto it = rec.find("reference_answer_by"); it != rec.end()) {
-      if (auto by = describeBy(*it); !by.empty()) q.attributes.emplace_back("reference_answer_by", by);
+      if (auto by = describeBy(*it); !by.empty())
+        q.attributes.emplace_back("reference_answer_by", by);
     }
     GoldOutput gold;
     gold.answer = *answer;
@@ -182,16 +193,19 @@ LoadReport loadLlamaRagDataset(const std::filesystem::path& path, Dataset& into,
       d.file = path.string();
       d.line = u.line;
       d.field = "examples[" + std::to_string(u.record) + "].reference_answer";
-      d.problem = "no SOURCE(S) line (answer may be cut off): question " + q.id + " has no gold documents";
+      d.problem =
+          "no SOURCE(S) line (answer may be cut off): question " + q.id + " has no gold documents";
       report.add(std::move(d), options.maxStoredDiagnostics);
     }
   }
   return report;
 }
 
-// ---- generic RAG JSONL ---------------------------------------------------------------------------
+// ---- generic RAG JSONL
+// ---------------------------------------------------------------------------
 
-LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into,
+                        const LoadOptions& options) {
   IdRegistry ids;
   ContextCorpus corpus(into);
   std::uint64_t generatedIds = 0;
@@ -205,7 +219,8 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
     ex.line = place.line;
     auto id = jsonId(rec, "id", problems, false);
     // "question" as the format defines it; "query" accepted as the common alternative spelling.
-    const char* questionKey = rec.contains("question") || !rec.contains("query") ? "question" : "query";
+    const char* questionKey =
+        rec.contains("question") || !rec.contains("query") ? "question" : "query";
     if (auto q = jsonString(rec, questionKey, problems, true)) ex.query = std::move(*q);
     if (auto r = jsonString(rec, "response", problems, false)) ex.response = std::move(*r);
 
@@ -217,12 +232,14 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
         for (std::size_t i = 0; i < it->size(); ++i) {
           json& r = (*it)[i];
           if (!r.is_string())
-            problems.error(indexedField("reference", i), "must be a string, not " + jsonTypeName(r));
+            problems.error(indexedField("reference", i),
+                           "must be a string, not " + jsonTypeName(r));
           else
             references.push_back(std::move(r.get_ref<std::string&>()));
         }
       } else {
-        problems.error("reference", "must be a string or an array of strings, not " + jsonTypeName(*it));
+        problems.error("reference",
+                       "must be a string or an array of strings, not " + jsonTypeName(*it));
       }
     }
 
@@ -240,12 +257,16 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
             explicitId.push_back(false);
           } else if (c.is_object()) {
             const char* idKey = c.contains("id") || !c.contains("doc_id") ? "id" : "doc_id";
-            if (auto cid = jsonId(c, idKey, problems, false, field + "." + idKey)) d.id = std::move(*cid);
+            if (auto cid = jsonId(c, idKey, problems, false, field + "." + idKey))
+              d.id = std::move(*cid);
             explicitId.push_back(!d.id.empty());
-            if (auto t = jsonString(c, "text", problems, true, field + ".text")) d.text = std::move(*t);
-            if (auto t = jsonString(c, "title", problems, false, field + ".title")) d.title = std::move(*t);
+            if (auto t = jsonString(c, "text", problems, true, field + ".text"))
+              d.text = std::move(*t);
+            if (auto t = jsonString(c, "title", problems, false, field + ".title"))
+              d.title = std::move(*t);
           } else {
-            problems.error(field, "must be a string or an object {id, text, title}, not " + jsonTypeName(c));
+            problems.error(
+                field, "must be a string or an object {id, text, title}, not " + jsonTypeName(c));
             continue;
           }
           ex.contexts.push_back(std::move(d));
@@ -288,14 +309,17 @@ LoadReport loadRagJsonl(const std::filesystem::path& path, Dataset& into, const 
 
   LoadReport report = readJsonRecords(path, options, onRecord, JsonLayout::Lines);
   if (generatedIds > 0)
-    addSummaryWarning(report, options, path, "id",
-                      std::to_string(generatedIds) + " record(s) have no id; they are named L<line>");
+    addSummaryWarning(
+        report, options, path, "id",
+        std::to_string(generatedIds) + " record(s) have no id; they are named L<line>");
   return report;
 }
 
-// ---- RAGChecker ----------------------------------------------------------------------------------
+// ---- RAGChecker
+// ----------------------------------------------------------------------------------
 
-LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into,
+                          const LoadOptions& options) {
   IdRegistry ids;
   ContextCorpus corpus(into);
 
@@ -324,8 +348,10 @@ LoadReport loadRagChecker(const std::filesystem::path& path, Dataset& into, cons
             continue;
           }
           Document d;
-          if (auto did = jsonId(c, "doc_id", problems, true, field + ".doc_id")) d.id = std::move(*did);
-          if (auto t = jsonString(c, "text", problems, true, field + ".text")) d.text = std::move(*t);
+          if (auto did = jsonId(c, "doc_id", problems, true, field + ".doc_id"))
+            d.id = std::move(*did);
+          if (auto t = jsonString(c, "text", problems, true, field + ".text"))
+            d.text = std::move(*t);
           ex.contexts.push_back(std::move(d));
         }
       }

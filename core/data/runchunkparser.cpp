@@ -26,12 +26,13 @@ std::string utf8Problem(const std::string& why) {
 
 // Adds a chunk's diagnostics and counts to the report (file order, absolute lines). Returns false
 // when the load ends there (the first error under OnError::Stop, or too many errors).
-bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report, const LoadOptions& options,
-                     const std::string& file) {
+bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report,
+                     const LoadOptions& options, const std::string& file) {
   const bool skip = options.onError == OnError::Skip;
   report.records += chunk.records;  // under Stop, the lines before the first error
   for (const auto& d : chunk.diags) {
-    report.add({d.severity, file, lineBase + d.line, d.field, d.problem}, options.maxStoredDiagnostics);
+    report.add({d.severity, file, lineBase + d.line, d.field, d.problem},
+               options.maxStoredDiagnostics);
     if (d.severity != Severity::Error) continue;
     if (!skip) {
       report.stopped = true;

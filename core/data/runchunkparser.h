@@ -83,7 +83,8 @@ std::string utf8Problem(const std::string& why);
 // (sink.line) before it is checked, and valid ones are then handed over (sink.entry: docno bytes,
 // line, score, and whether the docno bytes lie in [begin, end) or in a temporary (a decoded id)).
 template <class Sink>
-void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out, Sink& sink) {
+void parseRunChunk(const char* begin, const char* end, const RunParseContext& ctx, ChunkStats& out,
+                   Sink& sink) {
   // An empty chunk (a line that filled a whole chunk was read by the one before) may come as two
   // null pointers.
   if (begin == end) return;
@@ -119,7 +120,7 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
     // Fields: qid iter docno rank score tag [ignored...]
     const int n = fields.count;
     const std::size_t extra = fields.extra;
-    if (n == 0) continue;              // blank line
+    if (n == 0) continue;               // blank line
     if (f[0].front() == '#') continue;  // comment line
     sink.line(f[0]);
     if (n < 6) {
@@ -145,7 +146,8 @@ void parseRunChunk(const char* begin, const char* end, const RunParseContext& ct
     }
     if (extra > 0)
       out.add({Severity::Warning, line, "line",
-               std::to_string(extra) + " extra field(s) after the run tag ignored (as trec_eval does)"});
+               std::to_string(extra) +
+                   " extra field(s) after the run tag ignored (as trec_eval does)"});
     if (fields.high && utf8Warnings < kMaxUtf8WarningsPerChunk && checkText(text)) {
       static const char* const names[] = {"qid", "iter", "docno", "rank", "score", "tag"};
       for (int k : {0, 2, 5})
@@ -170,8 +172,8 @@ void parseRunChunk(std::string_view text, const RunParseContext& ctx, ChunkStats
 
 // Adds a chunk's diagnostics and counts to the report (file order, absolute lines). Returns false
 // when the load ends there (the first error under OnError::Stop, or too many errors).
-bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report, const LoadOptions& options,
-                     const std::string& file);
+bool mergeChunkStats(const ChunkStats& chunk, std::uint64_t lineBase, LoadReport& report,
+                     const LoadOptions& options, const std::string& file);
 
 struct Segment {
   std::string qid;
@@ -220,7 +222,8 @@ struct StreamSink {
 // Runs `job(i)` for i in [0, n) on `threads` threads (the caller's among them), in order of i;
 // the caller reports progress between its jobs and stops everyone when asked to.
 template <class Job>
-bool forEachChunk(std::size_t n, unsigned threads, const std::function<bool(std::size_t)>& progress, Job&& job) {
+bool forEachChunk(std::size_t n, unsigned threads, const std::function<bool(std::size_t)>& progress,
+                  Job&& job) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::atomic<bool> cancelled{false};

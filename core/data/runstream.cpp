@@ -75,7 +75,11 @@ struct Handover {
 class OnePassReader {
  public:
   OnePassReader(std::size_t chunks, unsigned threads, const RankingVisitor& visit)
-      : m_parsed(chunks), m_lineBase(chunks, 0), m_stats(chunks), m_errors(chunks), m_visit(visit),
+      : m_parsed(chunks),
+        m_lineBase(chunks, 0),
+        m_stats(chunks),
+        m_errors(chunks),
+        m_visit(visit),
         m_window(2 * std::size_t{threads} + 2) {}
 
   // Waits until chunk i is at most a window ahead of the ones put in order; returns an empty
@@ -211,24 +215,28 @@ class OnePassReader {
 
 }  // namespace
 
-bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size, const std::string& file,
-                          const LoadOptions& options, Run& run, LoadReport& report, const RankingVisitor& visit) {
+bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size,
+                          const std::string& file, const LoadOptions& options, Run& run,
+                          LoadReport& report, const RankingVisitor& visit) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks;
-  for (std::uint64_t at = dataStart; at < size; at += kChunkBytes) chunks.emplace_back(at, std::min(size, at + kChunkBytes));
+  for (std::uint64_t at = dataStart; at < size; at += kChunkBytes)
+    chunks.emplace_back(at, std::min(size, at + kChunkBytes));
   const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
   const RunParseContext ctx{options.onError, options.maxLineBytes,
                             options.onError == OnError::Skip ? options.maxErrors : 0};
   OnePassReader reader(chunks.size(), threads, visit);
   std::function<bool(std::size_t)> progress;
   if (options.progress)
-    progress = [&](std::size_t done) { return options.progress(size * done / chunks.size(), size); };
+    progress = [&](std::size_t done) {
+      return options.progress(size * done / chunks.size(), size);
+    };
 
   const bool completed = forEachChunk(chunks.size(), threads, progress, [&](std::size_t i) {
     std::unique_ptr<ParsedChunk> parsed = reader.begin(i);
     if (!parsed) return;
     FileChunk& chunk = parsed->bytes;
-    if (chunk.read(fd, dataStart, chunks[i].first, chunks[i].second, size, options.maxLineBytes, parsed->lastLine,
-                   parsed->error)) {
+    if (chunk.read(fd, dataStart, chunks[i].first, chunks[i].second, size, options.maxLineBytes,
+                   parsed->lastLine, parsed->error)) {
       parseRunChunk(chunk.body(), ctx, parsed->stats, parsed->sink);
       if (!parsed->stats.stopped) parseRunChunk(chunk.last(), ctx, parsed->stats, parsed->sink);
       parsed->sink.finish();
@@ -244,7 +252,8 @@ bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size, c
   // Diagnostics in file order, up to where reading ended.
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     if (!reader.error(i).empty()) {
-      report.add({Severity::Error, file, reader.lineBase(i) + 1, "", reader.error(i)}, options.maxStoredDiagnostics);
+      report.add({Severity::Error, file, reader.lineBase(i) + 1, "", reader.error(i)},
+                 options.maxStoredDiagnostics);
       report.stopped = true;
       break;
     }

@@ -14,7 +14,8 @@ namespace ragscope::core::runparse {
 // file order as they finish (a ranking crossing a chunk's end is carried over to the next). Sets
 // the run's tag and the report. Returns false, having stopped early, when a query's lines are in
 // two places of the file: the caller then voids what was visited and reads in two passes.
-bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size, const std::string& file,
-                          const LoadOptions& options, Run& run, LoadReport& report, const RankingVisitor& visit);
+bool streamRunFileOnePass(int fd, std::uint64_t dataStart, std::uint64_t size,
+                          const std::string& file, const LoadOptions& options, Run& run,
+                          LoadReport& report, const RankingVisitor& visit);
 
 }  // namespace ragscope::core::runparse

@@ -29,7 +29,8 @@ json readingOptions(const LoadOptions& o) {
 std::string reportToJson(const LoadReport& r, const LoadOptions& options) {
   json diagnostics = json::array();
   for (const Diagnostic& d : r.diagnostics)
-    diagnostics.push_back({d.severity == Severity::Error ? "error" : "warning", d.line, d.field, d.problem});
+    diagnostics.push_back(
+        {d.severity == Severity::Error ? "error" : "warning", d.line, d.field, d.problem});
   return json{{"options", readingOptions(options)},
               {"records", r.records},
               {"skipped", r.skipped},
@@ -57,15 +58,17 @@ std::optional<LoadReport> reportFromJson(std::string_view text, const LoadOption
     r.unstoredDiagnostics = j.at("unstored").get<std::uint64_t>();
     r.stopped = j.at("stopped").get<bool>();
     for (const json& d : j.at("diagnostics"))
-      r.diagnostics.push_back({d.at(0).get<std::string>() == "error" ? Severity::Error : Severity::Warning, file,
-                               d.at(1).get<std::uint64_t>(), d.at(2).get<std::string>(), d.at(3).get<std::string>()});
+      r.diagnostics.push_back(
+          {d.at(0).get<std::string>() == "error" ? Severity::Error : Severity::Warning, file,
+           d.at(1).get<std::uint64_t>(), d.at(2).get<std::string>(), d.at(3).get<std::string>()});
     return r;
   } catch (const json::exception&) {
     return std::nullopt;
   }
 }
 
-void note(LoadReport& report, const LoadOptions& options, const std::string& file, std::string problem) {
+void note(LoadReport& report, const LoadOptions& options, const std::string& file,
+          std::string problem) {
   report.add({Severity::Warning, file, 0, {}, std::move(problem)}, options.maxStoredDiagnostics);
 }
 
@@ -89,12 +92,12 @@ fs::path sideIndexInCache(const fs::path& corpusFile) {
   const fs::path absolute = fs::absolute(corpusFile, ec);
   // One file per corpus path: its name says which corpus, its hash tells same-named ones apart.
   return userCacheFolder() / "docindex" /
-         (corpusFile.filename().string() + "-" + sha256Hex((ec ? corpusFile : absolute).string()).substr(0, 16) +
-          kSuffix);
+         (corpusFile.filename().string() + "-" +
+          sha256Hex((ec ? corpusFile : absolute).string()).substr(0, 16) + kSuffix);
 }
 
-LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& corpus, const LoadOptions& options,
-                            StoredCorpusInfo* info) {
+LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& corpus,
+                            const LoadOptions& options, StoredCorpusInfo* info) {
   StoredCorpusInfo local;
   StoredCorpusInfo& out = info ? *info : local;
   const std::string file = path.string();
@@ -108,7 +111,8 @@ LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& c
   }
   const auto stamp = textFile->stamp();
   if (!stamp) {
-    report.add({Severity::Error, file, 0, {}, "cannot read the file's size and time"}, options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, {}, "cannot read the file's size and time"},
+               options.maxStoredDiagnostics);
     report.stopped = true;
     return report;
   }
@@ -123,7 +127,8 @@ LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& c
       if (!kept) why = "made with other reading options";
     }
     if (!kept) {
-      if (why != "none yet" && out.rebuildReason.empty()) out.rebuildReason = candidate.string() + ": " + why;
+      if (why != "none yet" && out.rebuildReason.empty())
+        out.rebuildReason = candidate.string() + ": " + why;
       continue;
     }
     out.reused = true;
@@ -175,8 +180,12 @@ LoadReport loadStoredCorpus(const fs::path& path, CorpusLayout layout, Corpus& c
   }
   // No side index anywhere: the documents cannot be served without one.
   note(scan.report, options, file, "no side index could be written (" + out.writeProblem + ")");
-  scan.report.add({Severity::Error, file, 0, {}, "its documents are not loaded: free some disk space or make "
-                                                  "the cache folder writable, then load it again"},
+  scan.report.add({Severity::Error,
+                   file,
+                   0,
+                   {},
+                   "its documents are not loaded: free some disk space or make "
+                   "the cache folder writable, then load it again"},
                   options.maxStoredDiagnostics);
   scan.report.stopped = true;
   return std::move(scan.report);

@@ -15,10 +15,10 @@
 namespace ragscope::core {
 
 struct StoredCorpusInfo {
-  bool reused = false;                // a valid side index was found: the file was not read
-  std::filesystem::path indexPath;    // where the side index is (empty when none was written)
-  std::string rebuildReason;          // why an existing side index was not used
-  std::string writeProblem;           // why no side index could be written (the load still works)
+  bool reused = false;              // a valid side index was found: the file was not read
+  std::filesystem::path indexPath;  // where the side index is (empty when none was written)
+  std::string rebuildReason;        // why an existing side index was not used
+  std::string writeProblem;         // why no side index could be written (the load still works)
 };
 
 // True when `path` is a regular file of at least options.textInFileFrom bytes (standard input

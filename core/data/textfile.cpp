@@ -33,8 +33,8 @@ TextFile::TextFile(int fd, std::filesystem::path path, std::uint64_t size, std::
       m_path(std::move(path)),
       m_size(size),
       m_modified(modified),
-      m_identity(m_path.string() + "|" + std::to_string(size) + "|" + std::to_string(modified.tv_sec) + "." +
-                 std::to_string(modified.tv_nsec)) {}
+      m_identity(m_path.string() + "|" + std::to_string(size) + "|" +
+                 std::to_string(modified.tv_sec) + "." + std::to_string(modified.tv_nsec)) {}
 
 TextFile::~TextFile() { ::close(m_fd); }
 
@@ -44,22 +44,26 @@ bool TextFile::unchanged() const {
          st.st_mtim.tv_sec == m_modified.tv_sec && st.st_mtim.tv_nsec == m_modified.tv_nsec;
 }
 
-std::optional<std::string> TextFile::read(std::uint64_t offset, std::uint32_t length, std::string& error) const {
+std::optional<std::string> TextFile::read(std::uint64_t offset, std::uint32_t length,
+                                          std::string& error) const {
   if (!unchanged()) {
     error = m_path.string() + " has changed since it was loaded: load the dataset again";
     return std::nullopt;
   }
   if (offset > m_size || length > m_size - offset) {
-    error = m_path.string() + ": text at byte " + std::to_string(offset) + " lies past the end of the file";
+    error = m_path.string() + ": text at byte " + std::to_string(offset) +
+            " lies past the end of the file";
     return std::nullopt;
   }
   std::string out(length, '\0');
   std::size_t got = 0;
   while (got < length) {
-    const ssize_t n = ::pread(m_fd, out.data() + got, length - got, static_cast<off_t>(offset + got));
+    const ssize_t n =
+        ::pread(m_fd, out.data() + got, length - got, static_cast<off_t>(offset + got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      error = m_path.string() + ": read error: " + (n < 0 ? std::strerror(errno) : "unexpected end of file");
+      error = m_path.string() +
+              ": read error: " + (n < 0 ? std::strerror(errno) : "unexpected end of file");
       return std::nullopt;
     }
     got += static_cast<std::size_t>(n);
@@ -82,7 +86,8 @@ std::optional<std::string> joinJsonParagraphs(std::string_view bytes, std::strin
     if (!array.is_array()) throw std::runtime_error("not an array");
     std::string out;
     for (std::size_t i = 0; i < array.size(); ++i) {
-      if (!array[i].is_string()) throw std::runtime_error("paragraph " + std::to_string(i) + " is not a string");
+      if (!array[i].is_string())
+        throw std::runtime_error("paragraph " + std::to_string(i) + " is not a string");
       appendParagraph(out, array[i].get_ref<const std::string&>(), i == 0);
     }
     return out;
@@ -106,8 +111,8 @@ std::vector<std::string_view> lines(std::string_view text) {
 }
 
 std::string rangeOutOf(std::size_t first, std::size_t last, std::size_t count) {
-  return "paragraphs " + std::to_string(first) + "-" + std::to_string(last) + " are not in the document (it has " +
-         std::to_string(count) + ", numbered from 0)";
+  return "paragraphs " + std::to_string(first) + "-" + std::to_string(last) +
+         " are not in the document (it has " + std::to_string(count) + ", numbered from 0)";
 }
 
 }  // namespace
@@ -133,8 +138,8 @@ std::size_t storedParagraphCount(const StoredText& stored) {
   return text ? lines(*text).size() : 0;
 }
 
-std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first, std::size_t last,
-                                                std::string& error) {
+std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first,
+                                                std::size_t last, std::string& error) {
   const DocIndex* index = stored.file->index();
   if (stored.encoding != TextEncoding::JsonParagraphs || !index) {
     const auto text = readStoredText(stored, error);
@@ -153,10 +158,12 @@ std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::s
     error = "the side index's paragraph offsets do not fit the page: load the dataset again";
     return std::nullopt;
   }
-  auto bytes = stored.file->read(stored.offset + from, static_cast<std::uint32_t>(to - from), error);
+  auto bytes =
+      stored.file->read(stored.offset + from, static_cast<std::uint32_t>(to - from), error);
   if (!bytes) return std::nullopt;
-  while (!bytes->empty() && (bytes->back() == ',' || bytes->back() == ' ' || bytes->back() == '\t' ||
-                             bytes->back() == '\r' || bytes->back() == '\n'))
+  while (!bytes->empty() &&
+         (bytes->back() == ',' || bytes->back() == ' ' || bytes->back() == '\t' ||
+          bytes->back() == '\r' || bytes->back() == '\n'))
     bytes->pop_back();
   return joinJsonParagraphs("[" + *bytes + "]", error);
 }

@@ -32,7 +32,8 @@ class TextFile {
 
   // The bytes [offset, offset + length) as they were when the file was opened; nullopt with
   // `error` set when they cannot be read or the file has changed since.
-  std::optional<std::string> read(std::uint64_t offset, std::uint32_t length, std::string& error) const;
+  std::optional<std::string> read(std::uint64_t offset, std::uint32_t length,
+                                  std::string& error) const;
 
   const std::filesystem::path& path() const { return m_path; }
   // The path, size and modification time, as one string (names the file's state in hashes).
@@ -78,8 +79,8 @@ struct StoredText {
 std::optional<std::string> readStoredText(const StoredText& stored, std::string& error);
 // Paragraphs first..last (inclusive) of a stored text, joined by "\n" (JsonParagraphs reads only
 // those paragraphs' bytes); nullopt with `error` set when the range is not in the text.
-std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first, std::size_t last,
-                                                std::string& error);
+std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first,
+                                                std::size_t last, std::string& error);
 std::size_t storedParagraphCount(const StoredText& stored);
 // The same over a text in memory, whose paragraphs are its lines.
 std::optional<std::string> paragraphsOf(std::string_view text, std::size_t first, std::size_t last,

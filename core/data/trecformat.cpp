@@ -62,7 +62,8 @@ class RunAssembler {
       if (seg.begin == seg.end) continue;  // no valid line
       Ranking& ranking = rankingFor(seg.qid);
       const std::size_t old = ranking.entries.size();
-      ranking.entries.insert(ranking.entries.end(), chunk.entries.begin() + static_cast<std::ptrdiff_t>(seg.begin),
+      ranking.entries.insert(ranking.entries.end(),
+                             chunk.entries.begin() + static_cast<std::ptrdiff_t>(seg.begin),
                              chunk.entries.begin() + static_cast<std::ptrdiff_t>(seg.end));
       for (std::size_t k = old; k < ranking.entries.size(); ++k) ranking.entries[k].line += base;
     }
@@ -82,8 +83,8 @@ class RunAssembler {
   std::unordered_map<std::string, std::size_t> m_index;
 };
 
-void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::path& path, const LoadOptions& options,
-                   Run& run, LoadReport& report) {
+void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::path& path,
+                   const LoadOptions& options, Run& run, LoadReport& report) {
   const std::string file = path.string();
   const RunParseContext ctx{options.onError, options.maxLineBytes,
                             options.onError == OnError::Skip ? options.maxErrors : 0};
@@ -95,9 +96,9 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
   second.arena = &helperArena;
 
   std::vector<char> buf(kBlockBytes);
-  std::size_t have = 0;          // bytes in buf
-  std::uint64_t lineBase = 0;    // lines fully consumed before buf[0]
-  std::uint64_t consumed = 0;    // bytes consumed (for progress)
+  std::size_t have = 0;        // bytes in buf
+  std::uint64_t lineBase = 0;  // lines fully consumed before buf[0]
+  std::uint64_t consumed = 0;  // bytes consumed (for progress)
   bool eof = false;
   bool firstRead = true;
   bool discarding = false;       // skipping the rest of an over-long line
@@ -112,7 +113,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
     const char* mid = e;
     if (size >= kSplitThreshold) {
       const char* m = b + size / 2;
-      const char* nl = static_cast<const char*>(std::memchr(m, '\n', static_cast<std::size_t>(e - m)));
+      const char* nl =
+          static_cast<const char*>(std::memchr(m, '\n', static_cast<std::size_t>(e - m)));
       if (nl && nl + 1 < e) mid = nl + 1;
     }
     if (mid < e) {
@@ -124,7 +126,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
     }
     first.finish();
     second.finish();
-    if (run.tag.empty()) run.tag = !firstStats.firstTag.empty() ? firstStats.firstTag : secondStats.firstTag;
+    if (run.tag.empty())
+      run.tag = !firstStats.firstTag.empty() ? firstStats.firstTag : secondStats.firstTag;
     const bool more = mergeChunkStats(firstStats, lineBase, report, options, file);
     assembler.append(first, lineBase);
     if (!more) return;
@@ -142,7 +145,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
       std::size_t n = std::fread(buf.data() + have, 1, buf.size() - have, fp);
       if (n == 0) {
         if (std::ferror(fp)) {
-          report.add({Severity::Error, file, lineBase + 1, "", "read error"}, options.maxStoredDiagnostics);
+          report.add({Severity::Error, file, lineBase + 1, "", "read error"},
+                     options.maxStoredDiagnostics);
           report.stopped = true;
           break;
         }
@@ -151,7 +155,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
       if (firstRead && n > 0) {
         firstRead = false;
         if (n >= 3 && static_cast<unsigned char>(buf[0]) == 0xEF &&
-            static_cast<unsigned char>(buf[1]) == 0xBB && static_cast<unsigned char>(buf[2]) == 0xBF) {
+            static_cast<unsigned char>(buf[1]) == 0xBB &&
+            static_cast<unsigned char>(buf[2]) == 0xBF) {
           std::memmove(buf.data(), buf.data() + 3, n - 3);
           n -= 3;
           consumed += 3;
@@ -165,7 +170,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
       constexpr std::size_t kSniff = std::size_t{64} << 10;
       if (looksCrOnly(std::string_view(buf.data(), std::min(have, kSniff)))) {
         // Read as is, the whole file would be one line: one query, and a wrong answer.
-        report.add({Severity::Error, file, 0, "", crOnlyProblem(path)}, options.maxStoredDiagnostics);
+        report.add({Severity::Error, file, 0, "", crOnlyProblem(path)},
+                   options.maxStoredDiagnostics);
         report.stopped = true;
         break;
       }
@@ -232,7 +238,8 @@ void readRunStream(std::FILE* fp, std::uint64_t total, const std::filesystem::pa
   run.arena->absorb(std::move(helperArena));
 }
 
-// ---- Regular files: chunks of the file parsed on all cores, in two passes ------------------------
+// ---- Regular files: chunks of the file parsed on all cores, in two passes
+// ------------------------
 //
 // Pass 1 counts each chunk's lines per qid; from those counts every ranking gets its exact size in
 // the run's pool, and every chunk the place its entries go. Pass 2 parses the chunks again and
@@ -249,7 +256,8 @@ struct CountSink {
   };
   std::vector<Count> counts;
   void line(std::string_view qid) {
-    if (counts.empty() || !sameBytes(counts.back().qid, qid)) counts.push_back({std::string(qid), 0});
+    if (counts.empty() || !sameBytes(counts.back().qid, qid))
+      counts.push_back({std::string(qid), 0});
     ++counts.back().lines;
   }
 };
@@ -265,9 +273,11 @@ std::uint64_t countRunChunk(std::string_view text, std::size_t maxLineBytes, Cou
     if (!sink.counts.empty()) {
       const std::string& qid = sink.counts.back().qid;
       const auto left = static_cast<std::size_t>(end - p);
-      if (left > qid.size() && isFieldSpace(p[qid.size()]) && sameBytes(std::string_view(p, qid.size()), qid)) {
+      if (left > qid.size() && isFieldSpace(p[qid.size()]) &&
+          sameBytes(std::string_view(p, qid.size()), qid)) {
         ++sink.counts.back().lines;
-        const char* nl = static_cast<const char*>(std::memchr(p + qid.size(), '\n', left - qid.size()));
+        const char* nl =
+            static_cast<const char*>(std::memchr(p + qid.size(), '\n', left - qid.size()));
         p = nl ? nl + 1 : end;
         continue;
       }
@@ -298,8 +308,8 @@ struct StreamedRanking {
 
 struct PlaceSink {
   std::vector<Place>* places = nullptr;
-  StringArena* arena = nullptr;          // docnos of places held in the run
-  StreamedRanking* streamed = nullptr;   // streaming mode: the worker's reusable ranking
+  StringArena* arena = nullptr;         // docnos of places held in the run
+  StreamedRanking* streamed = nullptr;  // streaming mode: the worker's reusable ranking
   const RankingVisitor* visit = nullptr;
   const std::vector<Ranking>* rankings = nullptr;
   std::size_t at = 0;
@@ -322,11 +332,13 @@ struct PlaceSink {
     ++p.filled;
     if (!p.dest) {
       const std::string_view doc = streamed->docnos.store(docno);
-      streamed->ranking.entries.push_back(RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score});
+      streamed->ranking.entries.push_back(
+          RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score});
       return;
     }
     const std::string_view doc = arena->store(docno);
-    p.dest[p.filled - 1] = RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score};
+    p.dest[p.filled - 1] =
+        RunEntry{doc.data(), static_cast<std::uint32_t>(doc.size()), line + lineBase, score};
   }
   // A streamed place is complete when its qid's lines end: hand it over, then reuse the memory.
   void deliver() {
@@ -353,9 +365,11 @@ struct ChunkWork {
 };
 
 // Streaming (visit set): a ranking with a single place is parsed into the worker's reusable
-// ranking and handed over as soon as its lines end; the others are held in the run, then handed over.
-void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, const LoadOptions& options, Run& run,
-                 LoadReport& report, const RankingVisitor* visit, const std::function<void()>* restart) {
+// ranking and handed over as soon as its lines end; the others are held in the run, then handed
+// over.
+void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path,
+                 const LoadOptions& options, Run& run, LoadReport& report,
+                 const RankingVisitor* visit, const std::function<void()>* restart) {
   const std::string file = path.string();
   // Byte order mark and CR-only line ends, from the head of the file.
   std::uint64_t dataStart = 0;
@@ -420,7 +434,9 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   const std::size_t steps = chunks.size() * 2;
   auto progressAt = [&](std::size_t offset) -> std::function<bool(std::size_t)> {
     if (!options.progress) return {};
-    return [&, offset](std::size_t done) { return options.progress(size * (offset + done) / steps, size); };
+    return [&, offset](std::size_t done) {
+      return options.progress(size * (offset + done) / steps, size);
+    };
   };
 
   // Pass 1: lines per qid.
@@ -428,7 +444,8 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
         ChunkWork& c = chunks[i];
         withWorkspace([&](Workspace& w) {
           FileChunk chunk;
-          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error)) return;
+          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error))
+            return;
           CountSink counter;
           c.lines = countRunChunk(chunk.body(), options.maxLineBytes, counter) +
                     countRunChunk(chunk.last(), options.maxLineBytes, counter);
@@ -482,14 +499,16 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
     lines += chunks[i].lines;
     for (const auto& count : chunks[i].counts) {
       const std::size_t r = index[count.qid];
-      chunks[i].places.push_back({r, streamed(r) ? nullptr : run.rankings[r].entries.data() + fill[r], count.lines, 0});
+      chunks[i].places.push_back(
+          {r, streamed(r) ? nullptr : run.rankings[r].entries.data() + fill[r], count.lines, 0});
       fill[r] += count.lines;
     }
     chunks[i].counts.clear();
     chunks[i].counts.shrink_to_fit();
   }
   if (lines > 0xffffffffull) {
-    report.add({Severity::Error, file, 0, "", "more than 4294967295 lines"}, options.maxStoredDiagnostics);
+    report.add({Severity::Error, file, 0, "", "more than 4294967295 lines"},
+               options.maxStoredDiagnostics);
     report.stopped = true;
     return;
   }
@@ -499,7 +518,8 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
         ChunkWork& c = chunks[i];
         withWorkspace([&](Workspace& w) {
           FileChunk chunk;
-          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error)) return;
+          if (!chunk.read(fd, dataStart, c.from, c.to, size, options.maxLineBytes, w.buf, c.error))
+            return;
           // Held rankings' docnos: one region for the chunk when the whole run is held; when
           // streaming, the few held ones (crossing a chunk's end) grow the arena from 64 KiB.
           if (!visit) c.arena.reserve(chunk.body().size() + chunk.last().size());
@@ -532,7 +552,8 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     bool more = true;
     if (!chunks[i].error.empty()) {
-      report.add({Severity::Error, file, lineBase[i] + 1, "", chunks[i].error}, options.maxStoredDiagnostics);
+      report.add({Severity::Error, file, lineBase[i] + 1, "", chunks[i].error},
+                 options.maxStoredDiagnostics);
       report.stopped = true;
       more = false;
     } else {
@@ -557,7 +578,8 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
       for (const auto& p : c.places) {
         if (!p.dest) continue;  // streamed, handed over already
         RunEntry* base = run.rankings[p.ranking].entries.data();
-        if (base + kept[p.ranking] != p.dest) std::memmove(base + kept[p.ranking], p.dest, p.filled * sizeof(RunEntry));
+        if (base + kept[p.ranking] != p.dest)
+          std::memmove(base + kept[p.ranking], p.dest, p.filled * sizeof(RunEntry));
         kept[p.ranking] += p.filled;
       }
     for (std::size_t r = 0; r < run.rankings.size(); ++r) run.rankings[r].entries.resize(kept[r]);
@@ -572,13 +594,14 @@ void readRunFile(int fd, std::uint64_t size, const std::filesystem::path& path, 
     for (std::size_t r = 0; r < run.rankings.size(); ++r)
       if (!run.rankings[r].entries.empty()) held.push_back(r);
     if (!report.stopped && !report.cancelled)
-      forEachChunk(held.size(), threads, {}, [&](std::size_t k) { (*visit)(viewOf(run.rankings[held[k]])); });
+      forEachChunk(held.size(), threads, {},
+                   [&](std::size_t k) { (*visit)(viewOf(run.rankings[held[k]])); });
     run.rankings.clear();
   }
 }
 
-Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor* visit,
-                        const std::function<void()>* restart) {
+Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& options,
+                        const RankingVisitor* visit, const std::function<void()>* restart) {
   Loaded<Run> result;
   Run& run = result.value;
   LoadReport& report = result.report;
@@ -601,7 +624,8 @@ Loaded<Run> readRunWith(const std::filesystem::path& path, const LoadOptions& op
   if (run.tag.empty()) run.tag = path.filename().string();
   if (report.records == 0 && !report.hasErrors() && report.ok()) {
     // trec_eval refuses such a file; evaluating it would print zeros for every query.
-    report.add({Severity::Error, file, 0, "", "no result lines: the file is empty or holds only comments and blank lines"},
+    report.add({Severity::Error, file, 0, "",
+                "no result lines: the file is empty or holds only comments and blank lines"},
                options.maxStoredDiagnostics);
     report.stopped = true;
   }
@@ -620,8 +644,8 @@ Loaded<Run> readTrecRun(const std::filesystem::path& path, const LoadOptions& op
   return readRunWith(path, options, nullptr, nullptr);
 }
 
-Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options, const RankingVisitor& visit,
-                          const std::function<void()>& restart) {
+Loaded<Run> streamTrecRun(const std::filesystem::path& path, const LoadOptions& options,
+                          const RankingVisitor& visit, const std::function<void()>& restart) {
   return readRunWith(path, options, &visit, &restart);
 }
 
@@ -695,7 +719,8 @@ void checkRunDocnos(Run& run, LoadReport& report, const LoadOptions& options) {
   }
 }
 
-LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+LoadReport loadTrecRun(const std::filesystem::path& path, Dataset& into,
+                       const LoadOptions& options) {
   auto loaded = readTrecRun(path, options);
   if (loaded.report.ok()) checkRunDocnos(loaded.value, loaded.report, options);
   if (loaded.report.ok()) into.runs.push_back(std::move(loaded.value));

@@ -34,8 +34,7 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   auto fail = [&](std::uint64_t at, const char* field, std::string problem) {
     return recordLineError(report, options, file, at, field, std::move(problem));
   };
-  readLoaderLines(path, options, report, [&](std::uint64_t at,
-                                                               std::string_view line) {
+  readLoaderLines(path, options, report, [&](std::uint64_t at, std::string_view line) {
     if (line.find('\0') != std::string_view::npos)
       return !fail(at, "line", "contains a NUL byte (binary data?)");
     splitWhitespace(line, fields);
@@ -79,8 +78,8 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
     if (!inserted) {
       return !fail(at, "docno",
                    "'" + runparse::printable(fields[2]) + "' judged twice for query '" +
-                       runparse::printable(fields[0]) + "' (lines " + std::to_string(it->second) + " and " +
-                       std::to_string(at) + ")");
+                       runparse::printable(fields[0]) + "' (lines " + std::to_string(it->second) +
+                       " and " + std::to_string(at) + ")");
     }
     for (int k : {0, 2})
       if (auto bad = checkText(fields[k]))
@@ -95,7 +94,8 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
   return result;
 }
 
-LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
+LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into,
+                         const LoadOptions& options) {
   auto loaded = readTrecQrels(path, options);
   if (!loaded.report.ok()) return std::move(loaded.report);
   if (into.qrels.byQuery.empty()) {

@@ -65,7 +65,9 @@ void fromAggregate(const std::vector<EragQueryLabels>& labels, const MeasureRequ
   if (!a.ok()) {
     // The full rule is in a.error; the table has room for its gist.
     const bool continuousRule = a.error.find("continuous") != std::string::npos;
-    MethodScores refused{method, request.name + (request.params ? "_" + *request.params : ""), {},
+    MethodScores refused{method,
+                         request.name + (request.params ? "_" + *request.params : ""),
+                         {},
                          continuousRule ? "not defined for continuous labels (eRAG: only P_k and "
                                           "success_k)"
                                         : a.error};
@@ -103,8 +105,10 @@ std::string constantSideNote(const std::vector<double>& x, const std::vector<dou
     out << v;
     return out.str();
   };
-  if (constant(x)) return "the method's values are all " + value(x.front()) + ": no correlation is defined";
-  if (constant(y)) return "the end-to-end scores are all " + value(y.front()) + ": no correlation is defined";
+  if (constant(x))
+    return "the method's values are all " + value(x.front()) + ": no correlation is defined";
+  if (constant(y))
+    return "the end-to-end scores are all " + value(y.front()) + ": no correlation is defined";
   return {};
 }
 
@@ -137,7 +141,8 @@ std::vector<MethodScores> evaluationMethods(const EragReport& erag,
       }
       docLists.emplace_back(q.qid, std::move(docs));
     }
-    if (!gold.byQuery.empty()) evaluateInto(gold, runFromLists(docLists), measures, "provenance (document)", out);
+    if (!gold.byQuery.empty())
+      evaluateInto(gold, runFromLists(docLists), measures, "provenance (document)", out);
   }
   // Contains-answer labels of the complete queries (the same queries as eRAG's scores).
   std::unordered_set<std::string> complete(erag.aggregate.qids.begin(), erag.aggregate.qids.end());
@@ -185,7 +190,8 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
       }
       return fromReport;
     }() : options.measures;
-    methodsBySystem.push_back(evaluationMethods(*s.erag, measures, options.qrels, options.provenance));
+    methodsBySystem.push_back(
+        evaluationMethods(*s.erag, measures, options.qrels, options.provenance));
     std::map<std::string, double> target;
     for (std::size_t i = 0; i < s.e2e->qids.size(); ++i) target[s.e2e->qids[i]] = s.e2e->values[i];
     targets.push_back(std::move(target));
@@ -294,13 +300,15 @@ std::string formatCorrelationAnalysis(const CorrelationAnalysis& analysis) {
         continue;
       }
       const auto& k = r.result.kendall;
-      const std::string ci = std::isnan(k.ci.low) || std::isnan(k.ci.high) ||
-                                     (k.ci.low == 0.0 && k.ci.high == 0.0 && std::isnan(k.value))
-                                 ? std::string("-")
-                                 : "[" + fmt(k.ci.low, "%.3f") + ", " + fmt(k.ci.high, "%.3f") + "]";
-      std::snprintf(line, sizeof line, "  %-24s %-12s %5zu %8s %8s %8s %8s  %-17s\n", r.method.c_str(),
-                    r.measure.c_str(), r.n, fmt(r.methodMean).c_str(), fmt(k.value).c_str(),
-                    fmt(r.result.spearman.value).c_str(), fmt(k.p, "%.2g").c_str(), ci.c_str());
+      const std::string ci =
+          std::isnan(k.ci.low) || std::isnan(k.ci.high) ||
+                  (k.ci.low == 0.0 && k.ci.high == 0.0 && std::isnan(k.value))
+              ? std::string("-")
+              : "[" + fmt(k.ci.low, "%.3f") + ", " + fmt(k.ci.high, "%.3f") + "]";
+      std::snprintf(line, sizeof line, "  %-24s %-12s %5zu %8s %8s %8s %8s  %-17s\n",
+                    r.method.c_str(), r.measure.c_str(), r.n, fmt(r.methodMean).c_str(),
+                    fmt(k.value).c_str(), fmt(r.result.spearman.value).c_str(),
+                    fmt(k.p, "%.2g").c_str(), ci.c_str());
       out << line;
     }
     out << "  end-to-end mean: " << fmt(t.targetMean) << "\n";

@@ -53,7 +53,7 @@ struct MethodScores {
   std::string method;   // "qrels", "provenance (document)", "contains-answer", "eRAG (rouge-l)"
   std::string measure;  // "P_5", ...
   std::map<std::string, double> perQuery;
-  std::string note;     // why there are no scores (refused measure, no judgments)
+  std::string note;  // why there are no scores (refused measure, no judgments)
 };
 
 // Every method's scores for one system's eRAG report.
@@ -64,9 +64,9 @@ std::vector<MethodScores> evaluationMethods(const EragReport& erag,
 struct CorrelationRow {
   std::string method;
   std::string measure;
-  std::size_t n = 0;          // pairs correlated (queries or systems)
-  double methodMean = 0.0;    // mean of the method's values over the paired items
-  double targetMean = 0.0;    // mean end-to-end score over the same items
+  std::size_t n = 0;        // pairs correlated (queries or systems)
+  double methodMean = 0.0;  // mean of the method's values over the paired items
+  double targetMean = 0.0;  // mean end-to-end score over the same items
   stats::CorrelationResult result;
   std::string note;
 };

@@ -1,11 +1,11 @@
 #include "core/eval/e2ejob.h"
-#include "core/export/json.h"
 
 #include <cmath>
 #include <limits>
 #include <unordered_map>
 
 #include "core/eval/jobplanning.h"
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/util/sqlitedb.h"
@@ -14,18 +14,22 @@ namespace ragscope::core::eval {
 
 using nlohmann::json;
 
-std::string e2eItemKey(std::string_view qid) { return std::string(kE2eKeyPrefix) + std::string(qid); }
+std::string e2eItemKey(std::string_view qid) {
+  return std::string(kE2eKeyPrefix) + std::string(qid);
+}
 
-E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText) {
+E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k,
+                std::string_view templateText) {
   E2ePlan plan;
   plan.top = topDocuments(dataset, run, k);
   plan.plan = planJson(plan.top);
   for (std::size_t i = 0; i < plan.top.lists.size(); ++i) {
     const Query& q = *plan.top.queries[i];
     const std::string prompt = llm::renderTemplate(
-        templateText, {{"question", q.text}, {"documents", llm::formatPassages(plan.top.lists[i].texts)}});
-    plan.items.push_back(
-        {e2eItemKey(q.id), std::string(kE2eJobKind), exporting::jsonText(llm::toJson(chatRequest(prompt)))});
+        templateText,
+        {{"question", q.text}, {"documents", llm::formatPassages(plan.top.lists[i].texts)}});
+    plan.items.push_back({e2eItemKey(q.id), std::string(kE2eJobKind),
+                          exporting::jsonText(llm::toJson(chatRequest(prompt)))});
   }
   return plan;
 }

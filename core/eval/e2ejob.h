@@ -30,7 +30,8 @@ struct E2ePlan {
   TopDocuments top;
 };
 
-E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText);
+E2ePlan planE2e(const Dataset& dataset, const Run& run, std::size_t k,
+                std::string_view templateText);
 
 struct E2eReport {
   std::string error;
@@ -39,10 +40,10 @@ struct E2eReport {
   std::vector<std::optional<double>> scores;  // per planned query; nullopt: no output
   std::vector<std::string> outputs;
   std::vector<std::string> incomplete;
-  std::vector<std::string> qids;     // queries with a score, plan order
-  std::vector<double> values;        // their scores
-  double mean = 0.0;                 // NaN when no query has a score
-  stats::BootstrapResult interval;   // resamples 0: not computed
+  std::vector<std::string> qids;    // queries with a score, plan order
+  std::vector<double> values;       // their scores
+  double mean = 0.0;                // NaN when no query has a score
+  stats::BootstrapResult interval;  // resamples 0: not computed
   std::size_t heuristicOutputs = 0;
 };
 

@@ -146,7 +146,8 @@ EragAggregate aggregateErag(const std::vector<EragQueryLabels>& queries,
       const double v = q.labels[j];
       if (!(v >= 0.0 && v <= 1.0)) {
         out.error = "query '" + q.qid + "', rank " + std::to_string(j + 1) + ": label " +
-                    std::to_string(v) + " is outside [0, 1] (the downstream metric must return "
+                    std::to_string(v) +
+                    " is outside [0, 1] (the downstream metric must return "
                     "values in [0, 1])";
         return out;
       }

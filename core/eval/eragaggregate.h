@@ -53,11 +53,11 @@ Parsed<std::vector<MeasureRequest>> parseEragMeasures(std::string_view list);
 
 struct EragAggregate {
   bool binary = true;
-  std::vector<std::string> qids;        // input order
-  std::vector<std::string> measures;    // column names ("P_5", "map", ...), request order
+  std::vector<std::string> qids;            // input order
+  std::vector<std::string> measures;        // column names ("P_5", "map", ...), request order
   std::vector<std::vector<double>> values;  // [measure][query]
-  std::vector<double> means;            // [measure], plain mean over queries
-  std::string error;                    // non-empty: nothing computed
+  std::vector<double> means;                // [measure], plain mean over queries
+  std::string error;                        // non-empty: nothing computed
 
   bool ok() const { return error.empty(); }
   std::optional<std::size_t> measureIndex(std::string_view name) const;

@@ -1,11 +1,11 @@
 #include "core/eval/eragjob.h"
-#include "core/export/json.h"
 
 #include <cmath>
 #include <unordered_map>
 
 #include "core/eval/jobplanning.h"
 #include "core/eval/jobspec.h"
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/util/atomicfile.h"
@@ -70,8 +70,9 @@ json planJson(const TopDocuments& top) {
     const auto golds = q.goldAnswers();
     json docs = json::array();
     for (std::size_t j = 0; j < top.lists[i].docIds.size(); ++j) {
-      docs.push_back({{"id", top.lists[i].docIds[j]},
-                      {"contains", score(DownstreamMetric::ContainsAnswer, top.lists[i].texts[j], golds)}});
+      docs.push_back(
+          {{"id", top.lists[i].docIds[j]},
+           {"contains", score(DownstreamMetric::ContainsAnswer, top.lists[i].texts[j], golds)}});
     }
     plan.push_back({{"qid", q.id}, {"gold", golds}, {"gold_docs", q.goldDocIds()}, {"docs", docs}});
   }
@@ -83,7 +84,8 @@ std::string eragItemKey(std::string_view qid, std::size_t rank, std::string_view
          escapeKeyPart(docId);
 }
 
-EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText) {
+EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k,
+                  std::string_view templateText) {
   EragPlan plan;
   plan.top = topDocuments(dataset, run, k);
   plan.plan = planJson(plan.top);
@@ -92,7 +94,8 @@ EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k, std::st
     const Query& q = *plan.top.queries[i];
     for (std::size_t j = 0; j < list.docIds.size(); ++j) {
       const std::string prompt = llm::renderTemplate(
-          templateText, {{"question", q.text}, {"documents", llm::formatPassages({list.texts[j]})}});
+          templateText,
+          {{"question", q.text}, {"documents", llm::formatPassages({list.texts[j]})}});
       plan.items.push_back({eragItemKey(q.id, j + 1, list.docIds[j]), std::string(kEragJobKind),
                             exporting::jsonText(llm::toJson(chatRequest(prompt)))});
     }
@@ -133,7 +136,8 @@ std::optional<StoredPlan> readStoredPlan(store::RunStore& store, std::string_vie
   out.record = store.run();
   if (out.record.kind != kind) {
     if (error)
-      *error = store.path().string() + ": a '" + out.record.kind + "' run, not " + std::string(kindLabel);
+      *error = store.path().string() + ": a '" + out.record.kind + "' run, not " +
+               std::string(kindLabel);
     return std::nullopt;
   }
   // A record without its metric (or with fields of the wrong type) is refused: a default would
@@ -273,14 +277,15 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
                      std::string* error) {
   SqliteDb db;
   if (!db.open(storePath, false, error)) return false;
-  if (!execOrFail(db,
-                  "CREATE TABLE IF NOT EXISTS erag_labels (qid TEXT NOT NULL, rank INTEGER NOT NULL, "
-                  "doc_id TEXT NOT NULL, item_key TEXT NOT NULL, label REAL, "
-                  "PRIMARY KEY (qid, rank));"
-                  "CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
-                  "value REAL, PRIMARY KEY (qid, measure));"
-                  "BEGIN IMMEDIATE; DELETE FROM erag_labels; DELETE FROM query_scores;",
-                  error)) {
+  if (!execOrFail(
+          db,
+          "CREATE TABLE IF NOT EXISTS erag_labels (qid TEXT NOT NULL, rank INTEGER NOT NULL, "
+          "doc_id TEXT NOT NULL, item_key TEXT NOT NULL, label REAL, "
+          "PRIMARY KEY (qid, rank));"
+          "CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
+          "value REAL, PRIMARY KEY (qid, measure));"
+          "BEGIN IMMEDIATE; DELETE FROM erag_labels; DELETE FROM query_scores;",
+          error)) {
     return false;
   }
   auto insertLabel = db.prepare(
@@ -295,7 +300,9 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
     const auto& q = report.queries[i];
     for (std::size_t j = 0; j < q.docIds.size(); ++j) {
       insertLabel.reset();
-      insertLabel.bind(1, q.qid).bind(2, static_cast<std::int64_t>(j + 1)).bind(3, q.docIds[j])
+      insertLabel.bind(1, q.qid)
+          .bind(2, static_cast<std::int64_t>(j + 1))
+          .bind(3, q.docIds[j])
           .bind(4, eragItemKey(q.qid, j + 1, q.docIds[j]));
       if (report.labels[i][j]) {
         insertLabel.bind(5, *report.labels[i][j]);
@@ -325,6 +332,5 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
   }
   return execOrFail(db, "COMMIT", error);
 }
-
 
 }  // namespace ragscope::core::eval

@@ -42,12 +42,12 @@ struct RetrievedList {
 };
 
 struct TopDocuments {
-  std::vector<RetrievedList> lists;     // one per planned query, dataset order
-  std::vector<const Query*> queries;    // the same order
-  std::size_t missingDocuments = 0;     // run entries whose text is not in the corpus (skipped)
+  std::vector<RetrievedList> lists;   // one per planned query, dataset order
+  std::vector<const Query*> queries;  // the same order
+  std::size_t missingDocuments = 0;   // run entries whose text is not in the corpus (skipped)
   std::size_t queriesWithoutRanking = 0;
-  std::size_t queriesWithoutGold = 0;   // left out: nothing to score an output against
-  std::vector<std::string> warnings;    // the first few problems, for people
+  std::size_t queriesWithoutGold = 0;  // left out: nothing to score an output against
+  std::vector<std::string> warnings;   // the first few problems, for people
 };
 
 // The top-k documents of every query with at least one gold answer; a document missing from the
@@ -68,7 +68,8 @@ struct EragPlan {
 };
 
 // One item per (query, document): the prompt holds the question and that document only.
-EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k, std::string_view templateText);
+EragPlan planErag(const Dataset& dataset, const Run& run, std::size_t k,
+                  std::string_view templateText);
 
 // One planned query as read back from a store.
 struct PlannedQuery {
@@ -93,15 +94,15 @@ std::optional<StoredPlan> readStoredPlan(store::RunStore& store, std::string_vie
                                          std::string_view kindLabel, std::string* error);
 
 struct EragReport {
-  std::string error;  // non-empty: no report (bad store, refused measure, ...)
-  std::string metricKey;  // "rouge-l", ...
-  std::vector<PlannedQuery> queries;                       // every planned query
+  std::string error;                  // non-empty: no report (bad store, refused measure, ...)
+  std::string metricKey;              // "rouge-l", ...
+  std::vector<PlannedQuery> queries;  // every planned query
   std::vector<std::vector<std::optional<double>>> labels;  // [query][rank]; nullopt: no output
   std::vector<std::vector<std::string>> outputs;           // [query][rank]
   std::vector<std::string> incomplete;  // queries with a missing label: left out of the scores
   EragAggregate aggregate;              // over the complete queries, in plan order
   std::vector<stats::BootstrapResult> intervals;  // one per aggregate measure
-  std::size_t heuristicOutputs = 0;     // outputs of the offline heuristic reader
+  std::size_t heuristicOutputs = 0;               // outputs of the offline heuristic reader
 };
 
 // Labels from the store's outputs with the run's downstream metric (settings "metric"), then
@@ -120,6 +121,5 @@ nlohmann::json eragScoresJson(const EragReport& report);
 // doc_id, item_key, label) and query_scores(qid, measure, value), replaced on each call).
 bool storeEragScores(const std::filesystem::path& storePath, const EragReport& report,
                      std::string* error);
-
 
 }  // namespace ragscope::core::eval

@@ -1,11 +1,11 @@
 #include "core/eval/generatejob.h"
-#include "core/export/json.h"
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "core/data/jsonlines.h"
 #include "core/eval/jobplanning.h"
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
 #include "core/util/atomicfile.h"
@@ -41,7 +41,8 @@ GeneratePlan planGenerate(const Dataset& dataset, const Run* run, std::size_t k,
   return plan;
 }
 
-bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path, std::string* error) {
+bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path,
+                       std::string* error) {
   std::unordered_map<std::int64_t, store::ItemResult> byItem;
   for (auto& r : store.results()) byItem.emplace(r.result.itemId, std::move(r.result));
   auto write = [&](std::ostream& out) {
@@ -55,7 +56,8 @@ bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path
           item.status != store::ItemStatus::Cancelled) {
         line["answer"] = it->second.status == store::ItemStatus::Done ? it->second.text : "";
         line["heuristic"] = it->second.heuristic;
-        line["error"] = it->second.error.empty() ? nlohmann::json() : nlohmann::json(it->second.error);
+        line["error"] =
+            it->second.error.empty() ? nlohmann::json() : nlohmann::json(it->second.error);
       } else {
         line["answer"] = "";
         line["heuristic"] = false;
@@ -85,12 +87,15 @@ Loaded<std::vector<StoredAnswer>> readAnswersJsonl(const std::filesystem::path& 
         auto qid = jsonId(record, "qid", problems, true);
         auto answer = jsonString(record, "answer", problems, true);
         if (const auto it = record.find("error"); it != record.end() && !it->is_null()) {
-          if (it->is_string()) a.error = it->get<std::string>();
-          else problems.error("error", "is not a string or null");
+          if (it->is_string())
+            a.error = it->get<std::string>();
+          else
+            problems.error("error", "is not a string or null");
         }
         if (qid) {
           if (const auto [it, added] = seen.emplace(*qid, place.line); !added)
-            problems.error("qid", "'" + *qid + "' is answered again (first on line " + std::to_string(it->second) + ")");
+            problems.error("qid", "'" + *qid + "' is answered again (first on line " +
+                                      std::to_string(it->second) + ")");
         }
         if (problems.hasErrors() || !qid || !answer) return;
         a.qid = std::move(*qid);

@@ -30,7 +30,8 @@ GeneratePlan planGenerate(const Dataset& dataset, const Run* run, std::size_t k,
 
 // JSONL, one line per item in plan order: {"qid","answer","heuristic","error"}; items without a
 // result carry error "not run (<status>)". Written to a temporary file and renamed.
-bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path, std::string* error);
+bool writeAnswersJsonl(store::RunStore& store, const std::filesystem::path& path,
+                       std::string* error);
 
 // An answers file read back (what writeAnswersJsonl writes; "heuristic" and "error" optional).
 // Each line needs "qid" (string or integer) and "answer" (string); a line whose "error" is a

@@ -5,22 +5,22 @@
 #include <iterator>
 #include <unordered_map>
 
-#include "core/data/loaders.h"
+#include "core/claims/checkingfile.h"
 #include "core/data/inputfile.h"
+#include "core/data/loaders.h"
 #include "core/eval/generatejob.h"
-#include "core/export/json.h"
 #include "core/eval/jobinputs.h"
 #include "core/eval/jobplanning.h"
 #include "core/eval/judgeplan.h"
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
-#include "core/claims/checkingfile.h"
 #include "core/llm/providerfactory.h"
-#include "core/llm/routingprovider.h"
 #include "core/llm/responsecache.h"
+#include "core/llm/routingprovider.h"
 #include "core/llm/trustedendpoints.h"
-#include "core/retrieval/retrievejob.h"
 #include "core/retrieval/indexdir.h"
+#include "core/retrieval/retrievejob.h"
 #include "core/util/sha256.h"
 
 namespace ragscope::core::eval {
@@ -49,7 +49,8 @@ StagePlan makeStage(const JobSpec& spec, JobKind kind, json settings, const JobP
                     std::vector<store::NewItem> items, const fs::path& givenStore) {
   StagePlan stage;
   stage.kind = kind;
-  stage.store = givenStore.empty() ? freshStorePath(spec.storeFolder, jobKindName(kind)) : givenStore;
+  stage.store =
+      givenStore.empty() ? freshStorePath(spec.storeFolder, jobKindName(kind)) : givenStore;
   stage.record.kind = std::string(jobKindName(kind));
   stage.record.settings = std::move(settings);
   stage.record.templateText = plan.templateText;
@@ -62,7 +63,8 @@ StagePlan makeStage(const JobSpec& spec, JobKind kind, json settings, const JobP
 }
 
 // The prompt of every (query, rank) cell of an eRAG report, from the items' stored requests.
-std::vector<std::vector<std::string>> eragPrompts(store::RunStore& store, const EragReport& report) {
+std::vector<std::vector<std::string>> eragPrompts(store::RunStore& store,
+                                                  const EragReport& report) {
   std::unordered_map<std::string, std::string> byKey;
   for (const auto& item : store.items()) {
     if (item.key.rfind(kEragKeyPrefix, 0) != 0) continue;
@@ -96,8 +98,8 @@ std::string systemOf(const store::RunRecord& record) {
 
 // The eRAG and end-to-end results of open stores (either may be null); `labelsOut` non-empty
 // writes the eRAG labels there.
-EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, const ResultOptions& o,
-                                 const fs::path& labelsOut) {
+EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e,
+                                 const ResultOptions& o, const fs::path& labelsOut) {
   EvaluationResults res;
   res.measures = o.measures;
   std::string err;
@@ -106,21 +108,25 @@ EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, co
     const auto record = erag->run();
     res.system = systemOf(record);
     if (record.kind != kEragJobKind) {
-      res.error = res.eragStore.filename().string() + " is a " + record.kind + " run, not an eRAG run";
+      res.error =
+          res.eragStore.filename().string() + " is a " + record.kind + " run, not an eRAG run";
       return res;
     }
     if (const std::string problem = runRecordProblem(record); !problem.empty()) {
       res.error = res.eragStore.string() + ": " + problem;
       return res;
     }
-    if (res.measures.empty()) res.measures = parseEragMeasures(record.settings["measures"].get<std::string>()).value;
+    if (res.measures.empty())
+      res.measures = parseEragMeasures(record.settings["measures"].get<std::string>()).value;
     res.erag = computeEragReport(*erag, res.measures, o.bootstrap);
     if (!res.erag->error.empty()) {
       res.error = "eRAG: " + res.erag->error;
     } else {
       if (o.persist && !storeEragScores(erag->path(), *res.erag, &err))
         res.error = "eRAG: storing the labels: " + err;
-      if (!labelsOut.empty() && !exporting::writeJsonFile(labelsOut, labelsJson(*res.erag), &err, 1, false)) res.error = err;
+      if (!labelsOut.empty() &&
+          !exporting::writeJsonFile(labelsOut, labelsJson(*res.erag), &err, 1, false))
+        res.error = err;
       if (o.prompts) res.prompts = eragPrompts(*erag, *res.erag);
     }
   }
@@ -148,8 +154,9 @@ EvaluationResults evaluateStores(store::RunStore* erag, store::RunStore* e2e, co
   return res;
 }
 
-std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint, std::string_view kind,
-                                           llm::ResponseCache* cache, const ExecutionOptions& x) {
+std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint,
+                                           std::string_view kind, llm::ResponseCache* cache,
+                                           const ExecutionOptions& x) {
   if (x.makeProvider) return x.makeProvider(endpoint);
   llm::EndpointConfig call = endpoint;
   // The front end's key callback (the GUI's keychain secret) wins over the recorded variable.
@@ -157,9 +164,9 @@ std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint, 
   return llm::makeProvider(call, offlineRoleFor(kind), cache, x.transport);
 }
 
-StageResult runStage(store::RunStore& store, std::string kindName, const llm::EndpointConfig& endpoint,
-                     const JobLimits& limits, llm::ResponseCache* cache, const ExecutionOptions& x,
-                     const JobCallbacks& cb) {
+StageResult runStage(store::RunStore& store, std::string kindName,
+                     const llm::EndpointConfig& endpoint, const JobLimits& limits,
+                     llm::ResponseCache* cache, const ExecutionOptions& x, const JobCallbacks& cb) {
   StageResult r;
   r.kindName = std::move(kindName);
   r.kind = jobKindFromName(r.kindName).value_or(JobKind::Generate);
@@ -182,17 +189,21 @@ StageResult runStage(store::RunStore& store, std::string kindName, const llm::En
 // engine stops short (cancelled, paused, failed). A resume runs the same loop.
 StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& judge,
                           const std::vector<std::pair<std::string, llm::EndpointConfig>>& routes,
-                          const JobLimits& limits, llm::ResponseCache* cache, const ExecutionOptions& x,
-                          const JobCallbacks& cb, std::optional<JudgeWalk>* finalWalk) {
+                          const JobLimits& limits, llm::ResponseCache* cache,
+                          const ExecutionOptions& x, const JobCallbacks& cb,
+                          std::optional<JudgeWalk>* finalWalk) {
   StageResult r;
   r.kind = JobKind::Judge;
   r.kindName = std::string(kJudgeJobKind);
   r.store = store.path();
   if (cb.stageStarted) cb.stageStarted(r.kind, r.store);
-  auto routing = std::make_unique<llm::RoutingProvider>(jobProvider(judge, kJudgeJobKind, cache, x));
+  auto routing =
+      std::make_unique<llm::RoutingProvider>(jobProvider(judge, kJudgeJobKind, cache, x));
   for (const auto& [route, endpoint] : routes)
-    routing->addRoute(route, jobProvider(endpoint, route == "generator" ? jobKindName(JobKind::Generate) : kJudgeJobKind,
-                                         cache, x));
+    routing->addRoute(
+        route,
+        jobProvider(endpoint, route == "generator" ? jobKindName(JobKind::Generate) : kJudgeJobKind,
+                    cache, x));
   EngineOptions engine;
   engine.concurrency = limits.concurrency;
   engine.budgetUsd = limits.budgetUsd;
@@ -238,7 +249,8 @@ std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const js
   std::vector<std::pair<std::string, llm::EndpointConfig>> out;
   for (const char* route : {"generator", "embedder", "reranker"}) {
     const auto it = settings.find(route);
-    if (it != settings.end() && it->is_object()) out.emplace_back(route, llm::endpointFromJson(*it));
+    if (it != settings.end() && it->is_object())
+      out.emplace_back(route, llm::endpointFromJson(*it));
   }
   return out;
 }
@@ -260,19 +272,23 @@ void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& re
                                                           ? claims::Mode::RagChecker
                                                           : claims::Mode::RagScope);
     std::string err;
-    if (claims::writeCheckingOutput(path, examples, &scores, &err)) out.claimsOut = path;
-    else if (out.error.empty()) out.error = err;
+    if (claims::writeCheckingOutput(path, examples, &scores, &err))
+      out.claimsOut = path;
+    else if (out.error.empty())
+      out.error = err;
   }
   out.judge = std::move(report);
 }
 
 // After the engine, whatever the outcome: generate's answers file, eRAG / end-to-end scores.
-void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* erag, store::RunStore* e2e,
-                  const fs::path& outFile, const ResultOptions& results) {
+void finishStages(JobResult& out, store::RunStore* generate, store::RunStore* erag,
+                  store::RunStore* e2e, const fs::path& outFile, const ResultOptions& results) {
   if (generate && !outFile.empty()) {
     std::string err;
-    if (writeAnswersJsonl(*generate, outFile, &err)) out.answers = outFile;
-    else if (out.error.empty()) out.error = err;
+    if (writeAnswersJsonl(*generate, outFile, &err))
+      out.answers = outFile;
+    else if (out.error.empty())
+      out.error = err;
   }
   if (erag || e2e) {
     ResultOptions o = results;
@@ -314,7 +330,8 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
     json settings = recordSettings(spec, JobKind::Generate, dataset, run.setting, run.system);
     settings["queries"] = plan.queries;
     settings["missing_documents"] = plan.missingDocuments;
-    plan.stages.push_back(makeStage(spec, JobKind::Generate, std::move(settings), plan, std::move(g.items), spec.store));
+    plan.stages.push_back(makeStage(spec, JobKind::Generate, std::move(settings), plan,
+                                    std::move(g.items), spec.store));
     return plan;
   }
 
@@ -322,14 +339,15 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
   // both see the same k documents).
   const bool erag = spec.kind == JobKind::Erag;
   const bool e2e = spec.kind == JobKind::E2e || spec.withEndToEnd;
-  auto addStage = [&](JobKind kind, std::vector<store::NewItem> items, json planJson, const TopDocuments& top,
-                      const fs::path& store) {
+  auto addStage = [&](JobKind kind, std::vector<store::NewItem> items, json planJson,
+                      const TopDocuments& top, const fs::path& store) {
     json settings = recordSettings(spec, kind, dataset, run.setting, run.system);
     settings["queries"] = top.lists.size();
     settings["missing_documents"] = top.missingDocuments;
     settings["queries_without_gold"] = top.queriesWithoutGold;
     settings["plan"] = std::move(planJson);
-    plan.stages.push_back(makeStage(spec, kind, std::move(settings), plan, std::move(items), store));
+    plan.stages.push_back(
+        makeStage(spec, kind, std::move(settings), plan, std::move(items), store));
   };
   TopDocuments top;
   if (erag) {
@@ -340,7 +358,8 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
   if (e2e) {
     auto p = planE2e(dataset, *run.run, spec.k, plan.templateText);
     if (!erag) top = p.top;
-    addStage(JobKind::E2e, std::move(p.items), std::move(p.plan), p.top, erag ? spec.e2eStore : spec.store);
+    addStage(JobKind::E2e, std::move(p.items), std::move(p.plan), p.top,
+             erag ? spec.e2eStore : spec.store);
   }
   plan.queries = top.lists.size();
   for (const auto& l : top.lists) plan.documents += l.docIds.size();
@@ -354,10 +373,12 @@ JobPlan planJob(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
   return plan;
 }
 
-std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec, llm::ResponseCache* cache) {
+std::vector<StageEstimate> estimatePlan(const JobPlan& plan, const JobSpec& spec,
+                                        llm::ResponseCache* cache) {
   std::vector<StageEstimate> out;
   for (const auto& stage : plan.stages) {
-    const llm::EndpointConfig& endpoint = stage.kind == JobKind::Judge ? spec.judge.judge : spec.endpoint;
+    const llm::EndpointConfig& endpoint =
+        stage.kind == JobKind::Judge ? spec.judge.judge : spec.endpoint;
     auto provider = llm::makeProvider(endpoint, offlineRoleFor(jobKindName(stage.kind)), cache);
     out.push_back({stage.kind, estimateItems(stage.items, *provider, cache)});
   }
@@ -383,7 +404,8 @@ JobEstimate estimateJob(const JobSpec& spec, const Dataset& dataset) {
   return out;
 }
 
-EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eStore, const ResultOptions& options) {
+EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eStore,
+                                 const ResultOptions& options) {
   store::RunStore erag, e2e;
   std::string err;
   auto fail = [&](const fs::path& p) {
@@ -400,7 +422,8 @@ EvaluationResults readEvaluation(const fs::path& eragStore, const fs::path& e2eS
   };
   if (!eragStore.empty() && !open(erag, eragStore)) return fail(eragStore);
   if (!e2eStore.empty() && !open(e2e, e2eStore)) return fail(e2eStore);
-  return evaluateStores(eragStore.empty() ? nullptr : &erag, e2eStore.empty() ? nullptr : &e2e, options, {});
+  return evaluateStores(eragStore.empty() ? nullptr : &erag, e2eStore.empty() ? nullptr : &e2e,
+                        options, {});
 }
 
 RunOutcome JobResult::outcome() const {
@@ -408,11 +431,16 @@ RunOutcome JobResult::outcome() const {
   RunOutcome worst = RunOutcome::Done;
   auto rank = [](RunOutcome o) {
     switch (o) {
-      case RunOutcome::Done: return 0;
-      case RunOutcome::DoneWithErrors: return 1;
-      case RunOutcome::PausedBudget: return 2;
-      case RunOutcome::Cancelled: return 3;
-      case RunOutcome::Failed: return 4;
+      case RunOutcome::Done:
+        return 0;
+      case RunOutcome::DoneWithErrors:
+        return 1;
+      case RunOutcome::PausedBudget:
+        return 2;
+      case RunOutcome::Cancelled:
+        return 3;
+      case RunOutcome::Failed:
+        return 4;
     }
     return 4;
   };
@@ -421,11 +449,12 @@ RunOutcome JobResult::outcome() const {
   return worst;
 }
 
-std::unique_ptr<llm::ResponseCache> openJobCache(const llm::EndpointConfig& endpoint, const JobLimits& limits,
-                                                 std::string* note) {
+std::unique_ptr<llm::ResponseCache> openJobCache(const llm::EndpointConfig& endpoint,
+                                                 const JobLimits& limits, std::string* note) {
   if (llm::isOfflineEndpoint(endpoint) || !limits.useCache) return nullptr;
   auto cache = std::make_unique<llm::ResponseCache>();
-  const fs::path path = limits.cachePath.empty() ? llm::ResponseCache::defaultPath() : limits.cachePath;
+  const fs::path path =
+      limits.cachePath.empty() ? llm::ResponseCache::defaultPath() : limits.cachePath;
   std::string why;
   if (!cache->open(path, &why)) {
     if (note) *note = "response cache not used: " + why;
@@ -459,8 +488,9 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
                         " as trusted (resuming will ask to confirm it): " + err;
   }
   // The cache serves HTTP endpoints; a judging job's judge may be one while its generator is not.
-  auto cache = openJobCache(spec.kind == JobKind::Judge && llm::isOfflineEndpoint(endpoint) ? judgeEndpoint : endpoint,
-                            spec.limits, &out.cacheNote);
+  auto cache = openJobCache(
+      spec.kind == JobKind::Judge && llm::isOfflineEndpoint(endpoint) ? judgeEndpoint : endpoint,
+      spec.limits, &out.cacheNote);
   std::vector<std::unique_ptr<store::RunStore>> stores;
   store::RunStore* byKind[3] = {nullptr, nullptr, nullptr};
   for (const auto& stage : plan.stages) {
@@ -477,25 +507,28 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
     }
     if (stage.kind == JobKind::Judge) {
       std::optional<JudgeWalk> finalWalk;
-      out.stages.push_back(runJudgeStage(*store, judgeEndpoint, recordedRoutes(stage.record.settings), spec.limits,
+      out.stages.push_back(runJudgeStage(*store, judgeEndpoint,
+                                         recordedRoutes(stage.record.settings), spec.limits,
                                          cache.get(), execution, callbacks, &finalWalk));
       finishJudge(out, *store, results, std::move(finalWalk), spec.judge.claimsOut);
       stores.push_back(std::move(store));
       break;
     }
-    out.stages.push_back(
-        runStage(*store, std::string(jobKindName(stage.kind)), endpoint, spec.limits, cache.get(), execution, callbacks));
+    out.stages.push_back(runStage(*store, std::string(jobKindName(stage.kind)), endpoint,
+                                  spec.limits, cache.get(), execution, callbacks));
     byKind[static_cast<int>(stage.kind)] = store.get();
     stores.push_back(std::move(store));
     if (!complete(out.stages.back().summary.outcome)) break;
   }
   finishStages(out, byKind[0], byKind[1], byKind[2], spec.out, results);
-  if (out.error.empty() && !out.stages.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
+  if (out.error.empty() && !out.stages.empty() &&
+      out.stages.back().summary.outcome == RunOutcome::Failed)
     out.error = out.stages.back().summary.error;
   return out;
 }
 
-std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrides& overrides, std::string* error) {
+std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrides& overrides,
+                                       std::string* error) {
   StoredJob job;
   job.store = std::make_shared<store::RunStore>();
   if (!job.store->open(path, error)) return std::nullopt;
@@ -527,8 +560,10 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
 }
 
 std::string untrustedEndpointMessage(const StoredJob& job) {
-  const llm::EndpointConfig& endpoint = job.untrustedRoute ? *job.untrustedRoute : job.settings.endpoint;
-  std::string s = job.store->path().string() + " sends its calls to " + llm::describeEndpointTrust(endpoint) +
+  const llm::EndpointConfig& endpoint =
+      job.untrustedRoute ? *job.untrustedRoute : job.settings.endpoint;
+  std::string s = job.store->path().string() + " sends its calls to " +
+                  llm::describeEndpointTrust(endpoint) +
                   ", an endpoint not configured, used or confirmed on this machine";
   if (!job.trustNote.empty()) s += " (" + job.trustNote + ")";
   return s;
@@ -542,8 +577,8 @@ Estimate estimateStoredJob(StoredJob& job, bool retryErrors, llm::ResponseCache*
 JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const ResultOptions& results,
                     const JobCallbacks& callbacks) {
   JobResult out;
-  // A store decides nothing about where keys and prompts go (core/eval/README.md, resume rules): not one request to an
-  // endpoint the user did not choose.
+  // A store decides nothing about where keys and prompts go (core/eval/README.md, resume rules):
+  // not one request to an endpoint the user did not choose.
   if (!job.endpointTrusted) {
     out.error = untrustedEndpointMessage(job);
     return out;
@@ -554,19 +589,21 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
     for (const auto& [route, endpoint] : routes)
       if (!cache) cache = openJobCache(endpoint, job.settings.limits, &out.cacheNote);
     std::optional<JudgeWalk> finalWalk;
-    out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes, job.settings.limits, cache.get(),
-                                       execution, callbacks, &finalWalk));
+    out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes,
+                                       job.settings.limits, cache.get(), execution, callbacks,
+                                       &finalWalk));
     finishJudge(out, *job.store, results, std::move(finalWalk), job.settings.claimsOut);
     if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
       out.error = out.stages.back().summary.error;
     return out;
   }
-  out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint, job.settings.limits,
-                                cache.get(), execution, callbacks));
+  out.stages.push_back(runStage(*job.store, job.record.kind, job.settings.endpoint,
+                                job.settings.limits, cache.get(), execution, callbacks));
   store::RunStore* s = job.store.get();
   const std::string& kind = job.record.kind;
-  finishStages(out, kind == jobKindName(JobKind::Generate) ? s : nullptr, kind == kEragJobKind ? s : nullptr,
-               kind == kE2eJobKind ? s : nullptr, job.settings.out, results);
+  finishStages(out, kind == jobKindName(JobKind::Generate) ? s : nullptr,
+               kind == kEragJobKind ? s : nullptr, kind == kE2eJobKind ? s : nullptr,
+               job.settings.out, results);
   if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
     out.error = out.stages.back().summary.error;
   return out;

@@ -1,9 +1,9 @@
 #pragma once
-// The evaluation-job API every front end calls (core/eval/README.md: one job API, one versioned run record):
-// a JobSpec (jobspec.h) is planned against a loaded dataset (the BM25 retrieval step included),
-// estimated, then run on the run engine stage by stage (eRAG then its end-to-end run is one job),
-// each stage's store created with the one run record, its calls committed as they arrive, and
-// its scores computed and stored; the typed results are read back from the stores. A stopped
+// The evaluation-job API every front end calls (core/eval/README.md: one job API, one versioned run
+// record): a JobSpec (jobspec.h) is planned against a loaded dataset (the BM25 retrieval step
+// included), estimated, then run on the run engine stage by stage (eRAG then its end-to-end run is
+// one job), each stage's store created with the one run record, its calls committed as they arrive,
+// and its scores computed and stored; the typed results are read back from the stores. A stopped
 // job is continued from its store alone (openStoredJob + resumeJob). No Qt; progress and
 // cancellation come in through JobCallbacks, on the calling thread or the engine's.
 //
@@ -64,18 +64,18 @@ struct StagePlan {
 };
 
 struct JobPlan {
-  std::string error;    // non-empty: refused (bad measures, unreadable template or run, no gold, ...)
-  LoadReport report;    // diagnostics of the run file read for the job
-  bool cancelled = false;  // the BM25 step was cancelled
-  std::vector<std::string> warnings;   // the first few problems, for people
+  std::string error;  // non-empty: refused (bad measures, unreadable template or run, no gold, ...)
+  LoadReport report;  // diagnostics of the run file read for the job
+  bool cancelled = false;             // the BM25 step was cancelled
+  std::vector<std::string> warnings;  // the first few problems, for people
   std::string templateText;
-  std::string system;                  // the run's name
+  std::string system;                     // the run's name
   std::optional<RetrievedRun> retrieved;  // the BM25 step's run
-  std::size_t queries = 0;             // queries planned
-  std::size_t documents = 0;           // documents over all top-k lists
-  std::size_t missingDocuments = 0;    // run entries not in the corpus (skipped)
-  std::size_t queriesWithoutGold = 0;  // eRAG / end-to-end: left out
-  std::vector<StagePlan> stages;       // eRAG then end-to-end when chained
+  std::size_t queries = 0;                // queries planned
+  std::size_t documents = 0;              // documents over all top-k lists
+  std::size_t missingDocuments = 0;       // run entries not in the corpus (skipped)
+  std::size_t queriesWithoutGold = 0;     // eRAG / end-to-end: left out
+  std::vector<StagePlan> stages;          // eRAG then end-to-end when chained
   bool ok() const { return error.empty() && !cancelled; }
 };
 
@@ -108,7 +108,7 @@ struct ExecutionOptions {
   // With an apiKey callback (the GUI's keychain lookup) the key comes from it, not from the
   // endpoint's environment variable.
   llm::TransportOptions transport;
-  bool retryErrors = false;         // resume: redo items whose call failed
+  bool retryErrors = false;  // resume: redo items whose call failed
   // Test hook: the provider to use instead of the one the endpoint describes.
   std::function<std::unique_ptr<llm::Provider>(const llm::EndpointConfig&)> makeProvider;
 };
@@ -119,10 +119,10 @@ struct ResultOptions {
   stats::BootstrapOptions bootstrap;     // CIs of the means (resamples 0: none)
   const Qrels* qrels = nullptr;          // correlation's "qrels" method; null: not shown
   std::size_t correlationResamples = 1000;
-  unsigned threads = 0;                  // 0: all cores
-  bool prompts = false;                  // keep every eRAG prompt (the GUI's drill-down)
-  bool persist = false;                  // write labels and scores into the stores (after a run)
-  std::filesystem::path labelsOut;       // eRAG: the labels as JSON
+  unsigned threads = 0;             // 0: all cores
+  bool prompts = false;             // keep every eRAG prompt (the GUI's drill-down)
+  bool persist = false;             // write labels and scores into the stores (after a run)
+  std::filesystem::path labelsOut;  // eRAG: the labels as JSON
 };
 
 // eRAG and end-to-end results of one system, read back from its stores.
@@ -139,7 +139,8 @@ struct EvaluationResults {
 };
 // Either store may be empty. Only reads unless options.persist.
 EvaluationResults readEvaluation(const std::filesystem::path& eragStore,
-                                 const std::filesystem::path& e2eStore, const ResultOptions& options);
+                                 const std::filesystem::path& e2eStore,
+                                 const ResultOptions& options);
 
 struct StageResult {
   JobKind kind = JobKind::Erag;
@@ -147,7 +148,7 @@ struct StageResult {
   std::filesystem::path store;
   RunSummary summary;
   store::RunCounts counts;
-  std::string status;    // stored run status afterwards
+  std::string status;  // stored run status afterwards
 };
 
 struct JobResult {
@@ -155,11 +156,11 @@ struct JobResult {
   std::string cacheNote;  // "response cache not used: ..."
   std::string trustNote;  // "could not record the endpoint as trusted: ..." (resume then asks)
   std::vector<StageResult> stages;
-  EvaluationResults evaluation;         // eRAG / end-to-end stages
-  std::filesystem::path answers;        // generate: the answers file written
-  std::filesystem::path labels;         // eRAG: the labels file written
-  std::optional<JudgeReport> judge;     // judging: the metrics, read back from the store
-  std::filesystem::path claimsOut;      // judging: the RAGChecker checking-output file written
+  EvaluationResults evaluation;      // eRAG / end-to-end stages
+  std::filesystem::path answers;     // generate: the answers file written
+  std::filesystem::path labels;      // eRAG: the labels file written
+  std::optional<JudgeReport> judge;  // judging: the metrics, read back from the store
+  std::filesystem::path claimsOut;   // judging: the RAGChecker checking-output file written
   bool started() const { return !stages.empty(); }
   // The last stage's engine outcome (Failed when nothing ran).
   RunOutcome outcome() const;

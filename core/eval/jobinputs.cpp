@@ -76,11 +76,14 @@ bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
       const RetrieverSpec& r = spec.run.retriever;
       RetrieveJobOptions ro;
       ro.k = spec.k;
-      ro.tag = (r.name.empty() ? std::string(retrieverKindName(r.kind)) : r.name) + "-top" + std::to_string(spec.k);
+      ro.tag = (r.name.empty() ? std::string(retrieverKindName(r.kind)) : r.name) + "-top" +
+               std::to_string(spec.k);
       ro.indexProgress = cb.indexProgress;
       ro.retrieveProgress = cb.retrieveProgress;
       ro.stop = cb.stop;
-      auto made = runRetrieveJob(r, dataset, dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path, ro);
+      auto made = runRetrieveJob(
+          r, dataset, dataset.parts.empty() ? fs::path(dataset.name) : dataset.parts.front().path,
+          ro);
       if (made.cancelled) {
         plan.cancelled = true;
         return false;
@@ -92,7 +95,8 @@ bool resolveRun(const JobSpec& spec, const Dataset& dataset, const JobCallbacks&
       RetrievedRun retrieved;
       retrieved.run = std::move(made.run.value);
       retrieved.run.source = describeRetriever(r);  // no file: how it was made
-      if (r.kind == RetrieverSpec::Kind::Bm25) retrieved.run.source += " index " + made.index.dir.string();
+      if (r.kind == RetrieverSpec::Kind::Bm25)
+        retrieved.run.source += " index " + made.index.dir.string();
       retrieved.index = made.index;
       retrieved.queriesFailed = made.run.report.skipped;
       for (const auto& d : made.run.report.diagnostics) addPlanWarning(plan.warnings, d.toString());

@@ -4,9 +4,9 @@
 
 #include "core/eval/eragaggregate.h"
 #include "core/eval/judgejob.h"
+#include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/responsecache.h"
-#include "core/llm/llmjson.h"
 #include "core/util/sha256.h"
 
 namespace ragscope::core::eval {
@@ -45,9 +45,13 @@ llm::EndpointConfig offlineEndpoint(std::string name, std::string model) {
 
 }  // namespace
 
-llm::EndpointConfig offlineReaderEndpoint() { return offlineEndpoint("offline reader", "heuristic-reader"); }
+llm::EndpointConfig offlineReaderEndpoint() {
+  return offlineEndpoint("offline reader", "heuristic-reader");
+}
 
-llm::EndpointConfig offlineJudgeEndpoint() { return offlineEndpoint("offline judge", "heuristic-judge"); }
+llm::EndpointConfig offlineJudgeEndpoint() {
+  return offlineEndpoint("offline judge", "heuristic-judge");
+}
 
 llm::OfflineRole offlineRoleFor(std::string_view kind) {
   // Generation sends RAG prompts, which the reader answers; judging sends extraction and
@@ -101,10 +105,12 @@ json recordSettings(const JobSpec& spec, JobKind kind, const Dataset& dataset, c
   s["k"] = spec.k;
   if (kind == JobKind::Erag || kind == JobKind::E2e) s["metric"] = downstreamMetricKey(spec.metric);
   if (kind == JobKind::Erag) s["measures"] = eragMeasuresOrDefault(spec.measures, spec.k);
-  s["template_source"] = spec.templatePath.empty() ? std::string("default") : spec.templatePath.string();
+  s["template_source"] =
+      spec.templatePath.empty() ? std::string("default") : spec.templatePath.string();
   // The output file belongs to the job that writes it: generate's answers, eRAG's labels.
   const bool writesOut = kind == JobKind::Generate || kind == JobKind::Erag;
-  s["out"] = writesOut && !spec.out.empty() ? json(std::filesystem::absolute(spec.out).string()) : json();
+  s["out"] =
+      writesOut && !spec.out.empty() ? json(std::filesystem::absolute(spec.out).string()) : json();
   s["concurrency"] = spec.limits.concurrency;
   s["budget_usd"] = spec.limits.budgetUsd ? json(*spec.limits.budgetUsd) : json();
   s["cache"] = spec.limits.useCache ? json(spec.limits.cachePath.string()) : json(false);
@@ -127,10 +133,13 @@ RecordedDatasets recordedDatasets(const json& settings) {
 }
 
 std::string runRecordProblem(const store::RunRecord& record) {
-  if (const std::string p = llm::endpointJsonProblem(record.endpoint); !p.empty()) return "run.endpoint: " + p;
+  if (const std::string p = llm::endpointJsonProblem(record.endpoint); !p.empty())
+    return "run.endpoint: " + p;
   const json& s = record.settings;
   if (!s.is_object()) return "run.settings is not a JSON object";
-  auto missing = [](const char* key) { return std::string("run.settings: \"") + key + "\" is missing"; };
+  auto missing = [](const char* key) {
+    return std::string("run.settings: \"") + key + "\" is missing";
+  };
   auto wrong = [](const char* key, const char* what) {
     return std::string("run.settings: \"") + key + "\" is not " + what;
   };
@@ -144,7 +153,8 @@ std::string runRecordProblem(const store::RunRecord& record) {
       {"system", [](const json& v) { return v.is_string(); }, "a string"},
       {"job", [](const json& v) { return v.is_string(); }, "a string"},
       {"record_version", [](const json& v) { return v.is_number_integer(); }, "an integer"},
-      {"concurrency", [](const json& v) { return v.is_number_unsigned() || v.is_null(); }, "a count"},
+      {"concurrency", [](const json& v) { return v.is_number_unsigned() || v.is_null(); },
+       "a count"},
       {"k", [](const json& v) { return v.is_number_unsigned(); }, "a count"},
       {"budget_usd", [](const json& v) { return v.is_number() || v.is_null(); }, "a number"},
       {"cache", [](const json& v) { return v.is_boolean() || v.is_string(); }, "false or a path"},
@@ -164,7 +174,8 @@ std::string runRecordProblem(const store::RunRecord& record) {
     for (const char* key : {"plan", "metric"})
       if (!s.contains(key)) return missing(key);
     if (!parseDownstreamMetric(s["metric"].get<std::string>()))
-      return "run.settings: \"metric\" is not a known metric ('" + s["metric"].get<std::string>() + "')";
+      return "run.settings: \"metric\" is not a known metric ('" + s["metric"].get<std::string>() +
+             "')";
   }
   if (record.kind == "judge")
     if (std::string p = judgeRecordProblem(s); !p.empty()) return p;
@@ -189,23 +200,27 @@ std::vector<SuggestedOutput> storedOutputs(const json& settings) {
   return out;
 }
 
-ResumeSettings resumeSettings(const json& endpoint, const json& settings, const ResumeOverrides& o) {
+ResumeSettings resumeSettings(const json& endpoint, const json& settings,
+                              const ResumeOverrides& o) {
   ResumeSettings r;
   r.endpoint = llm::endpointFromJson(endpoint);
   const json s = settings.is_object() ? settings : json::object();
   if (o.apiKeyEnv) r.endpoint.apiKeyEnv = *o.apiKeyEnv;
-  r.limits.concurrency = o.concurrency.value_or(
-      s.contains("concurrency") && s["concurrency"].is_number_unsigned() && s["concurrency"].get<std::size_t>() > 0
-          ? s["concurrency"].get<std::size_t>()
-          : static_cast<std::size_t>(std::max(1, r.endpoint.concurrency)));
+  r.limits.concurrency =
+      o.concurrency.value_or(s.contains("concurrency") && s["concurrency"].is_number_unsigned() &&
+                                     s["concurrency"].get<std::size_t>() > 0
+                                 ? s["concurrency"].get<std::size_t>()
+                                 : static_cast<std::size_t>(std::max(1, r.endpoint.concurrency)));
   r.endpoint.concurrency = static_cast<int>(r.limits.concurrency);
   if (o.requestsPerMinute) r.endpoint.requestsPerMinute = *o.requestsPerMinute;
   if (o.timeoutSeconds) r.endpoint.timeoutSeconds = *o.timeoutSeconds;
   if (o.maxTokens) r.endpoint.maxTokens = *o.maxTokens;
   if (o.pricePer1kInput) r.endpoint.pricePer1kInput = *o.pricePer1kInput;
   if (o.pricePer1kOutput) r.endpoint.pricePer1kOutput = *o.pricePer1kOutput;
-  if (o.budgetUsd) r.limits.budgetUsd = *o.budgetUsd;
-  else if (s.contains("budget_usd") && s["budget_usd"].is_number()) r.limits.budgetUsd = s["budget_usd"].get<double>();
+  if (o.budgetUsd)
+    r.limits.budgetUsd = *o.budgetUsd;
+  else if (s.contains("budget_usd") && s["budget_usd"].is_number())
+    r.limits.budgetUsd = s["budget_usd"].get<double>();
   // Paths in the settings are suggestions: the store may come from someone else, and a path it
   // names could be any file of the user's (a shell start-up file, say). Outputs are written only
   // where the overrides say.
@@ -215,8 +230,10 @@ ResumeSettings resumeSettings(const json& endpoint, const json& settings, const 
     // An existing response cache is used (it was this run's, or is one anyway); a path that is
     // anything else is only suggested: the store never makes ragscope create or write a file.
     const std::filesystem::path named = s["cache"].get<std::string>();
-    if (!o.cachePath && llm::ResponseCache::isCacheFile(named)) r.limits.cachePath = named;
-    else if (!o.cachePath && !named.empty()) r.suggested.push_back({"--cache", "the response cache", named});
+    if (!o.cachePath && llm::ResponseCache::isCacheFile(named))
+      r.limits.cachePath = named;
+    else if (!o.cachePath && !named.empty())
+      r.suggested.push_back({"--cache", "the response cache", named});
   }
   if (o.useCache) r.limits.useCache = *o.useCache;
   if (o.cachePath) {

@@ -68,17 +68,17 @@ struct JudgeJobOptions {
   std::string metrics = "notebook";  // parseJudgeMetrics
   std::string mode = "ragscope";     // ragscope | ragchecker | ragas
   std::size_t repeats = 1;
-  llm::EndpointConfig judge;         // the judge (offline: the heuristic splitter and judge)
+  llm::EndpointConfig judge;  // the judge (offline: the heuristic splitter and judge)
   std::optional<llm::EndpointConfig> embedder;  // ragas.answer_relevancy (kind Embeddings)
   std::optional<llm::EndpointConfig> reranker;  // vera.consolidated (kind Rerank)
-  std::filesystem::path answers;     // generate's JSONL {"qid","answer"}
-  std::filesystem::path extractTemplate;  // empty: the built-in extraction prompt
-  std::filesystem::path judgeTemplate;    // empty: the built-in SUPPORTED=1/0 prompt
-  std::filesystem::path questionTemplate;   // empty: the built-in question generation prompt
-  std::filesystem::path relevanceTemplate;  // empty: the built-in context relevance prompt
-  std::filesystem::path claimsOut;   // RAGChecker checking-output file of every claim and verdict
-  bool matrices = false;             // judge every chunk alone (claim x chunk matrix); implied by claimsOut
-  std::vector<JudgeInput> inputs;    // answers given directly (tests, GUI)
+  std::filesystem::path answers;                // generate's JSONL {"qid","answer"}
+  std::filesystem::path extractTemplate;        // empty: the built-in extraction prompt
+  std::filesystem::path judgeTemplate;          // empty: the built-in SUPPORTED=1/0 prompt
+  std::filesystem::path questionTemplate;       // empty: the built-in question generation prompt
+  std::filesystem::path relevanceTemplate;      // empty: the built-in context relevance prompt
+  std::filesystem::path claimsOut;  // RAGChecker checking-output file of every claim and verdict
+  bool matrices = false;  // judge every chunk alone (claim x chunk matrix); implied by claimsOut
+  std::vector<JudgeInput> inputs;  // answers given directly (tests, GUI)
 };
 
 struct JobSpec {
@@ -91,12 +91,12 @@ struct JobSpec {
   std::filesystem::path templatePath;  // empty: the built-in RAG prompt
   llm::EndpointConfig endpoint;        // the key by name only
   JobLimits limits;
-  std::filesystem::path store;         // the (first) run store; empty: a fresh name in storeFolder
-  std::filesystem::path e2eStore;      // withEndToEnd: the second store; empty: a fresh name
-  std::filesystem::path storeFolder;   // where fresh names go; empty: the current folder
-  std::filesystem::path out;           // generate: answers JSONL; eRAG: labels JSON
-  std::string frontEnd;                // "cli", "gui": who started it (recorded)
-  JudgeJobOptions judge;               // kind Judge
+  std::filesystem::path store;        // the (first) run store; empty: a fresh name in storeFolder
+  std::filesystem::path e2eStore;     // withEndToEnd: the second store; empty: a fresh name
+  std::filesystem::path storeFolder;  // where fresh names go; empty: the current folder
+  std::filesystem::path out;          // generate: answers JSONL; eRAG: labels JSON
+  std::string frontEnd;               // "cli", "gui": who started it (recorded)
+  JudgeJobOptions judge;              // kind Judge
 };
 
 // The offline judge (heuristic claim splitter and lexical judge), for jobs with no server.

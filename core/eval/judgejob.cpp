@@ -27,9 +27,12 @@ bool isRagCheckerMetric(std::string_view m) { return m.rfind("ragchecker.", 0) =
 
 std::string_view judgeModeName(JudgeMode m) {
   switch (m) {
-    case JudgeMode::RagScope: return "ragscope";
-    case JudgeMode::RagChecker: return "ragchecker";
-    case JudgeMode::Ragas: return "ragas";
+    case JudgeMode::RagScope:
+      return "ragscope";
+    case JudgeMode::RagChecker:
+      return "ragchecker";
+    case JudgeMode::Ragas:
+      return "ragas";
   }
   return "ragscope";
 }
@@ -55,7 +58,8 @@ const std::vector<std::string>& judgeMetricNames() {
   return names;
 }
 
-std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list, std::string* error) {
+std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list,
+                                                          std::string* error) {
   std::vector<std::string> out;
   auto add = [&](const std::string& m) {
     if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
@@ -63,7 +67,8 @@ std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list,
   std::size_t start = 0;
   while (start <= list.size()) {
     const auto comma = list.find(',', start);
-    std::string name(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    std::string name(list.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     name.erase(0, name.find_first_not_of(' '));
     name.erase(name.find_last_not_of(' ') + 1);
     if (!name.empty()) {
@@ -117,7 +122,8 @@ JudgeSettings judgeSettingsFromJson(const json& j) {
   s.matrices = j.value("matrices", false);
   s.extractTemplate = j.at("extract_template").get<std::string>();
   s.questionTemplate = j.value("question_template", llm::defaultQuestionGenerationTemplate());
-  s.contextRelevanceTemplate = j.value("context_relevance_template", llm::defaultContextRelevanceTemplate());
+  s.contextRelevanceTemplate =
+      j.value("context_relevance_template", llm::defaultContextRelevanceTemplate());
   if (j.contains("seed") && j["seed"].is_number_integer()) s.seed = j["seed"].get<std::int64_t>();
   return s;
 }
@@ -127,7 +133,10 @@ json judgeInputsJson(const std::vector<JudgeInput>& inputs) {
   for (const auto& in : inputs) {
     json chunks = json::array();
     for (const auto& c : in.chunks) chunks.push_back({{"id", c.id}, {"text", c.text}});
-    json j = {{"qid", in.qid}, {"question", in.question}, {"gold", in.gold}, {"chunks", std::move(chunks)}};
+    json j = {{"qid", in.qid},
+              {"question", in.question},
+              {"gold", in.gold},
+              {"chunks", std::move(chunks)}};
     j["response"] = in.response ? json(*in.response) : json();
     if (!in.response) j["generate_prompt"] = in.generatePrompt;
     a.push_back(std::move(j));
@@ -142,21 +151,26 @@ std::vector<JudgeInput> judgeInputsFromJson(const json& a) {
     in.qid = j.at("qid").get<std::string>();
     in.question = j.at("question").get<std::string>();
     in.gold = j.at("gold").get<std::string>();
-    if (j.at("response").is_string()) in.response = j["response"].get<std::string>();
-    else in.generatePrompt = j.at("generate_prompt").get<std::string>();
-    for (const auto& c : j.at("chunks")) in.chunks.push_back({c.at("id").get<std::string>(), c.at("text").get<std::string>()});
+    if (j.at("response").is_string())
+      in.response = j["response"].get<std::string>();
+    else
+      in.generatePrompt = j.at("generate_prompt").get<std::string>();
+    for (const auto& c : j.at("chunks"))
+      in.chunks.push_back({c.at("id").get<std::string>(), c.at("text").get<std::string>()});
     out.push_back(std::move(in));
   }
   return out;
 }
 
 std::string judgeRecordProblem(const json& s) {
-  if (!s.contains("judge") || !s["judge"].is_object()) return "run.settings: \"judge\" is missing or not an object";
+  if (!s.contains("judge") || !s["judge"].is_object())
+    return "run.settings: \"judge\" is missing or not an object";
   try {
     const JudgeSettings js = judgeSettingsFromJson(s["judge"]);
     std::string err;
     for (const auto& m : js.metrics)
-      if (std::find(judgeMetricNames().begin(), judgeMetricNames().end(), m) == judgeMetricNames().end())
+      if (std::find(judgeMetricNames().begin(), judgeMetricNames().end(), m) ==
+          judgeMetricNames().end())
         return "run.settings: \"judge.metrics\": unknown metric '" + m + "'";
   } catch (const json::exception& e) {
     return std::string("run.settings: ") + e.what();

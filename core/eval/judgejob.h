@@ -1,12 +1,12 @@
 #pragma once
-// The claim-judging job (core/eval/README.md; metrics in core/claims/README.md): for each answer, the judge extracts the claims of
-// the response and of the gold answer, then labels them against premises (the retrieved chunks
-// joined, each chunk alone, the gold answer, the response), R times when asked; the metrics are
-// computed from the stored replies. Every call is a work item of one run store (kind "judge"),
-// in phases that depend on earlier replies:
+// The claim-judging job (core/eval/README.md; metrics in core/claims/README.md): for each answer,
+// the judge extracts the claims of the response and of the gold answer, then labels them against
+// premises (the retrieved chunks joined, each chunk alone, the gold answer, the response), R times
+// when asked; the metrics are computed from the stored replies. Every call is a work item of one
+// run store (kind "judge"), in phases that depend on earlier replies:
 //
-//   gen:<qid>                              the answer, when the job generates it (route "generator")
-//   extract:<response|gold>:<qid>          the claims of a text
+//   gen:<qid>                              the answer, when the job generates it (route
+//   "generator") extract:<response|gold>:<qid>          the claims of a text
 //   assess:<premise>:<repeat>:<qid>        claims vs a premise: faith (chunks joined), correct
 //                                          (gold answer), cover (gold claims vs the response),
 //                                          recall (gold claims vs the chunks joined),
@@ -64,12 +64,14 @@ enum class JudgeMode { RagScope, RagChecker, Ragas };
 std::string_view judgeModeName(JudgeMode m);
 std::optional<JudgeMode> judgeModeFromName(std::string_view name);
 
-// The metrics this build computes, by their namespaced names (core/claims/README.md), in report order.
+// The metrics this build computes, by their namespaced names (core/claims/README.md), in report
+// order.
 const std::vector<std::string>& judgeMetricNames();
 // Expands "ragchecker" (all eleven) and "notebook" (faithfulness,correctness,coverage) and checks
 // each name; *error names the first unknown one (and says which metrics need an endpoint kind
 // this build's judging does not call yet).
-std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list, std::string* error);
+std::optional<std::vector<std::string>> parseJudgeMetrics(std::string_view list,
+                                                          std::string* error);
 // True for RAGChecker's metrics ("ragchecker.precision", ...), computed from the claim matrices.
 bool isRagCheckerMetric(std::string_view metric);
 
@@ -77,13 +79,13 @@ struct JudgeSettings {
   std::vector<std::string> metrics;
   JudgeMode mode = JudgeMode::RagScope;
   std::size_t repeats = 1;
-  bool matrices = false;            // judge every chunk alone (the claim x chunk matrix) even
-                                    // when no metric needs it (--claims-out)
-  std::string extractTemplate;      // {text}
-  std::string judgeTemplate;        // {documents}, {claims}
-  std::string questionTemplate;     // {text}: ragas.answer_relevancy's question generation
+  bool matrices = false;                 // judge every chunk alone (the claim x chunk matrix) even
+                                         // when no metric needs it (--claims-out)
+  std::string extractTemplate;           // {text}
+  std::string judgeTemplate;             // {documents}, {claims}
+  std::string questionTemplate;          // {text}: ragas.answer_relevancy's question generation
   std::string contextRelevanceTemplate;  // {question}, {documents}: ragas.context_relevance_paper
-  std::optional<std::int64_t> seed; // the judge endpoint's; repeat r sends seed + r
+  std::optional<std::int64_t> seed;      // the judge endpoint's; repeat r sends seed + r
 };
 
 // RAGAS's number of generated questions per answer (its `strictness`).
@@ -97,7 +99,8 @@ std::vector<JudgeInput> judgeInputsFromJson(const nlohmann::json& j);
 
 // The items that can be planned before any call: the answers to generate, the extractions of
 // given texts (what a plan stores first, and what an estimate counts).
-std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const std::vector<JudgeInput>& inputs);
+std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings,
+                                            const std::vector<JudgeInput>& inputs);
 
 // The items that can be planned from what `store` holds now (its record's settings hold
 // "judge" and "inputs"); keys already present are returned too (addItems keeps them).
@@ -112,11 +115,11 @@ struct JudgedClaims {
 };
 
 struct PremiseVerdicts {
-  std::string premise;                             // "faith", "correct", "respchunk.0", ...
-  std::vector<std::vector<claims::Label>> repeats; // [repeat][claim]
-  std::vector<claims::Label> labels;               // the majority over the repeats
-  std::vector<std::string> replies;                // raw judge replies, per repeat (repair appended)
-  std::vector<std::string> problems;               // parse problems left after the repair
+  std::string premise;                              // "faith", "correct", "respchunk.0", ...
+  std::vector<std::vector<claims::Label>> repeats;  // [repeat][claim]
+  std::vector<claims::Label> labels;                // the majority over the repeats
+  std::vector<std::string> replies;   // raw judge replies, per repeat (repair appended)
+  std::vector<std::string> problems;  // parse problems left after the repair
   std::size_t repairs = 0;
 };
 
@@ -140,10 +143,10 @@ struct JudgedQuery {
   JudgedClaims goldClaims;
   std::vector<PremiseVerdicts> verdicts;
   std::vector<std::string> generatedQuestions;  // ragas.answer_relevancy
-  MetricValue answerRelevancy;                   // ragas.answer_relevancy
-  MetricValue consolidated;                      // vera.consolidated
-  MetricValue contextRelevance;                  // ragas.context_relevance_paper
-  std::vector<MetricValue> values;  // per report metric
+  MetricValue answerRelevancy;                  // ragas.answer_relevancy
+  MetricValue consolidated;                     // vera.consolidated
+  MetricValue contextRelevance;                 // ragas.context_relevance_paper
+  std::vector<MetricValue> values;              // per report metric
   const PremiseVerdicts* find(std::string_view premise) const;
 };
 
@@ -151,7 +154,7 @@ struct JudgeMetricSummary {
   std::string name;
   double mean = 0.0;  // NaN when no query has a value
   std::optional<stats::Interval> ci95;
-  std::size_t queries = 0;  // with a value
+  std::size_t queries = 0;                                      // with a value
   std::size_t scored = 0, unparsed = 0, errors = 0, empty = 0;  // queries by state
   std::uint64_t itemsScored = 0, itemsTotal = 0;
   double withinVariance = 0.0, acrossVariance = 0.0;  // repeats > 1
@@ -176,7 +179,7 @@ struct JudgeReport {
   // claims past it: kept, counted in n_total, Unparsed (never sent to the judge).
   std::size_t claimListsOverCap = 0;
   std::uint64_t claimsNotJudged = 0;
-  bool heuristic = false;        // an offline heuristic judged
+  bool heuristic = false;  // an offline heuristic judged
 };
 
 JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap);
@@ -203,7 +206,8 @@ JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems,
                          std::optional<JudgeRecordInputs>* cache = nullptr);
 JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bootstrap);
 // The same from a store opened read-only (viewing writes nothing).
-JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::BootstrapOptions& bootstrap);
+JudgeReport readJudgeReport(const std::filesystem::path& path,
+                            const stats::BootstrapOptions& bootstrap);
 
 // Empty when a judging run's settings hold what computeJudgeReport reads; else the problem.
 std::string judgeRecordProblem(const nlohmann::json& settings);

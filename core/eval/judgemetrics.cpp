@@ -3,27 +3,27 @@
 // RAGChecker's metrics from the claim matrices, each in the mode asked (ragscope, ragchecker,
 // ragas).
 
-#include "core/claims/notebook.h"
 #include "core/eval/judgemetrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <span>
 
+#include "core/claims/notebook.h"
 #include "core/claims/ragas.h"
 #include "core/claims/ragchecker.h"
 
 namespace ragscope::core::eval {
 
-using nlohmann::json;
 using claims::Label;
 using claims::ScoreState;
+using nlohmann::json;
 
 namespace {
 
 // Supported share in a mode (notebook metrics, ragas.faithfulness, ragas.context_recall).
-MetricValue supportValue(const JudgedClaims& c, const PremiseVerdicts* v, std::span<const Label> labels,
-                         JudgeMode mode) {
+MetricValue supportValue(const JudgedClaims& c, const PremiseVerdicts* v,
+                         std::span<const Label> labels, JudgeMode mode) {
   MetricValue m;
   if (c.failed) {
     m.state = *c.failed;
@@ -138,7 +138,8 @@ MetricValue judgeMetricValue(const std::string& name, const JudgedQuery& q, Judg
       m.state = ScoreState::Scored;  // no chunk: 0.0, as RAGAS
       m.value = *ap;
     } else {
-      const bool anyUnparsed = std::any_of(verdicts.begin(), verdicts.end(), [](Label l) { return l == Label::Unparsed; });
+      const bool anyUnparsed = std::any_of(verdicts.begin(), verdicts.end(),
+                                           [](Label l) { return l == Label::Unparsed; });
       m.state = anyUnparsed ? ScoreState::Unparsed : ScoreState::Error;
       if (mode == JudgeMode::RagChecker) {  // unresolved verdicts read as not useful
         std::vector<int> asInts;
@@ -166,7 +167,8 @@ MetricValue judgeMetricValue(const std::string& name, const JudgedQuery& q, Judg
       for (auto& v : one.verdicts) v.labels = v.repeats[rep];
       ex = judgeClaimExample(one);
     }
-    const auto scores = claims::scoreExample(ex, rc ? claims::Mode::RagChecker : claims::Mode::RagScope);
+    const auto scores =
+        claims::scoreExample(ex, rc ? claims::Mode::RagChecker : claims::Mode::RagScope);
     return fromMetricScore(scores[*metric], rc);
   }
   return {};

@@ -1,7 +1,6 @@
 // Planning the judging job (see judgeplan.h and core/eval/README.md), beside the job it plans
 // as eRAG's planning is beside eRAG's (eragjob.cpp).
 
-#include "core/llm/providerfactory.h"
 #include "core/eval/judgeplan.h"
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
+#include "core/llm/providerfactory.h"
 #include "core/util/sha256.h"
 
 namespace ragscope::core::eval {
@@ -39,10 +39,12 @@ bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun&
     if (!run.run) return chunks;
     if (const Ranking* ranking = run.run->find(qid)) {
       auto top = topPassages(dataset.corpus, *ranking, spec.k);
-      for (std::size_t i = 0; i < top.docIds.size(); ++i) chunks.push_back({top.docIds[i], top.texts[i]});
+      for (std::size_t i = 0; i < top.docIds.size(); ++i)
+        chunks.push_back({top.docIds[i], top.texts[i]});
       for (const auto& id : top.missing) {
         ++plan.missingDocuments;
-        addPlanWarning(plan.warnings, "query " + qid + ": document " + id + " is not in the corpus (left out)");
+        addPlanWarning(plan.warnings,
+                       "query " + qid + ": document " + id + " is not in the corpus (left out)");
       }
     }
     return chunks;
@@ -60,12 +62,14 @@ bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun&
     for (const auto& a : answers.value) {
       const Query* q = dataset.findQuery(a.qid);
       if (!q) {
-        plan.error = o.answers.string() + ":" + std::to_string(a.line) + ": qid: '" + a.qid + "' is not a query of the dataset";
+        plan.error = o.answers.string() + ":" + std::to_string(a.line) + ": qid: '" + a.qid +
+                     "' is not a query of the dataset";
         return false;
       }
       if (!a.error.empty()) {
-        addPlanWarning(plan.warnings, o.answers.string() + ":" + std::to_string(a.line) + ": query " + a.qid +
-                                          " has no answer (" + a.error + "): not judged");
+        addPlanWarning(plan.warnings, o.answers.string() + ":" + std::to_string(a.line) +
+                                          ": query " + a.qid + " has no answer (" + a.error +
+                                          "): not judged");
         continue;
       }
       inputs.push_back({a.qid, q->text, a.answer, goldOf(q), chunksOf(a.qid), {}});
@@ -81,7 +85,8 @@ bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun&
       JudgeInput in{q.id, q.text, std::nullopt, goldOf(&q), chunksOf(q.id), {}};
       std::vector<std::string> passages;
       for (const auto& c : in.chunks) passages.push_back(c.text);
-      in.generatePrompt = llm::renderTemplate(plan.templateText, {{"question", q.text}, {"documents", llm::formatPassages(passages)}});
+      in.generatePrompt = llm::renderTemplate(
+          plan.templateText, {{"question", q.text}, {"documents", llm::formatPassages(passages)}});
       inputs.push_back(std::move(in));
     }
     source = {{"source", "generated"}};
@@ -93,8 +98,10 @@ bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun&
     }
     source = {{"source", "dataset"}};
   } else {
-    plan.error = "judge needs answers: an answers file, a run (or retriever) to generate them from, or a dataset "
-                 "whose records hold responses";
+    plan.error =
+        "judge needs answers: an answers file, a run (or retriever) to generate them from, or a "
+        "dataset "
+        "whose records hold responses";
     return false;
   }
   if (inputs.empty()) {
@@ -106,7 +113,8 @@ bool judgeInputs(const JobSpec& spec, const Dataset& dataset, const ResolvedRun&
 
 }  // namespace
 
-void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks, JobPlan& plan) {
+void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& callbacks,
+               JobPlan& plan) {
   const JudgeJobOptions& o = spec.judge;
   JudgeSettings js;
   const auto metrics = parseJudgeMetrics(o.metrics, &plan.error);
@@ -125,24 +133,31 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   js.repeats = o.repeats;
   js.matrices = o.matrices || !o.claimsOut.empty();
   js.seed = o.judge.seed;
-  auto extract = readJobTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
+  auto extract =
+      readJobTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
   if (!extract) return;
   js.extractTemplate = std::move(*extract);
-  auto question = readJobTemplate(o.questionTemplate, &plan.error, llm::defaultQuestionGenerationTemplate());
+  auto question =
+      readJobTemplate(o.questionTemplate, &plan.error, llm::defaultQuestionGenerationTemplate());
   if (!question) return;
   js.questionTemplate = std::move(*question);
-  auto relevance = readJobTemplate(o.relevanceTemplate, &plan.error, llm::defaultContextRelevanceTemplate());
+  auto relevance =
+      readJobTemplate(o.relevanceTemplate, &plan.error, llm::defaultContextRelevanceTemplate());
   if (!relevance) return;
   js.contextRelevanceTemplate = std::move(*relevance);
-  auto wants = [&](const char* m) { return std::find(js.metrics.begin(), js.metrics.end(), m) != js.metrics.end(); };
+  auto wants = [&](const char* m) {
+    return std::find(js.metrics.begin(), js.metrics.end(), m) != js.metrics.end();
+  };
   if (wants("ragas.answer_relevancy")) {
     if (!o.embedder) {
       plan.error = "ragas.answer_relevancy needs an embeddings endpoint (--embedder URL)";
       return;
     }
     if (llm::isOfflineEndpoint(o.judge)) {
-      plan.error = "ragas.answer_relevancy needs an LLM judge to write the questions (--judge URL); the offline "
-                   "judge writes none";
+      plan.error =
+          "ragas.answer_relevancy needs an LLM judge to write the questions (--judge URL); the "
+          "offline "
+          "judge writes none";
       return;
     }
   }
@@ -151,9 +166,10 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
     return;
   }
   // RAGChecker's numbers come from three-way verdicts; the notebook's and RAGAS's from binary ones.
-  auto judgeText = readJobTemplate(o.judgeTemplate, &plan.error,
-                                js.mode == JudgeMode::RagChecker ? llm::defaultClaimJudgeThreeWayTemplate()
-                                                                 : llm::defaultClaimJudgeTemplate());
+  auto judgeText =
+      readJobTemplate(o.judgeTemplate, &plan.error,
+                      js.mode == JudgeMode::RagChecker ? llm::defaultClaimJudgeThreeWayTemplate()
+                                                       : llm::defaultClaimJudgeTemplate());
   if (!judgeText) return;
   js.judgeTemplate = std::move(*judgeText);
 
@@ -164,18 +180,21 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   if (!judgeInputs(spec, dataset, run, plan, inputs, source)) return;
   plan.system = run.system;
   plan.queries = inputs.size();
-  const bool generates = std::any_of(inputs.begin(), inputs.end(), [](const JudgeInput& in) { return !in.response; });
+  const bool generates =
+      std::any_of(inputs.begin(), inputs.end(), [](const JudgeInput& in) { return !in.response; });
 
   json settings = recordSettings(spec, JobKind::Judge, dataset, run.setting, run.system);
   settings["answers"] = std::move(source);
   settings["judge"] = judgeSettingsJson(js);
   const std::string inputsText = exporting::jsonText(judgeInputsJson(inputs));
-  settings["inputs"] = {{"count", inputs.size()}, {"sha256", sha256Hex(inputsText)}, {"stored_as", kJudgeInputsData}};
+  settings["inputs"] = {
+      {"count", inputs.size()}, {"sha256", sha256Hex(inputsText)}, {"stored_as", kJudgeInputsData}};
   settings["queries"] = inputs.size();
   settings["missing_documents"] = plan.missingDocuments;
   settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
   // The other endpoints a judging run calls, each by its route, recorded without secrets.
-  if (o.embedder && wants("ragas.answer_relevancy")) settings["embedder"] = llm::toJson(*o.embedder);
+  if (o.embedder && wants("ragas.answer_relevancy"))
+    settings["embedder"] = llm::toJson(*o.embedder);
   if (o.reranker && wants("vera.consolidated")) settings["reranker"] = llm::toJson(*o.reranker);
   if (generates) {
     llm::EndpointConfig generator = spec.endpoint;
@@ -197,6 +216,5 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   stage.data.emplace_back(kJudgeInputsData, inputsText);
   plan.stages.push_back(std::move(stage));
 }
-
 
 }  // namespace ragscope::core::eval

@@ -15,8 +15,8 @@
 
 namespace ragscope::core::eval {
 
-using nlohmann::json;
 using claims::ScoreState;
+using nlohmann::json;
 
 namespace {
 
@@ -57,7 +57,8 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
     for (const auto& name : settings.metrics) {
       MetricValue v = judgeMetricValue(name, q, settings.mode, std::string::npos);
       if (repeats > 1)
-        for (std::size_t r = 0; r < repeats; ++r) v.perRepeat.push_back(judgeMetricValue(name, q, settings.mode, r).value);
+        for (std::size_t r = 0; r < repeats; ++r)
+          v.perRepeat.push_back(judgeMetricValue(name, q, settings.mode, r).value);
       q.values.push_back(std::move(v));
     }
     for (const auto& v : q.verdicts) {
@@ -76,13 +77,15 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
         for (const auto& [label, c] : counts) best = std::max(best, c);
         ++report.reliability.cells;
         if (counts.size() > 1) ++report.reliability.flippedCells;
-        report.reliability.flipRate += 1.0 - static_cast<double>(best) / static_cast<double>(resolved);
+        report.reliability.flipRate +=
+            1.0 - static_cast<double>(best) / static_cast<double>(resolved);
       }
     }
     report.queries.push_back(std::move(q));
   }
   report.reliability.repeats = repeats;
-  if (report.reliability.cells > 0) report.reliability.flipRate /= static_cast<double>(report.reliability.cells);
+  if (report.reliability.cells > 0)
+    report.reliability.flipRate /= static_cast<double>(report.reliability.cells);
 
   for (std::size_t m = 0; m < settings.metrics.size(); ++m) {
     JudgeMetricSummary s;
@@ -92,10 +95,18 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
     for (const auto& q : report.queries) {
       const MetricValue& v = q.values[m];
       switch (v.state) {
-        case ScoreState::Scored: ++s.scored; break;
-        case ScoreState::Unparsed: ++s.unparsed; break;
-        case ScoreState::Error: ++s.errors; break;
-        case ScoreState::Empty: ++s.empty; break;
+        case ScoreState::Scored:
+          ++s.scored;
+          break;
+        case ScoreState::Unparsed:
+          ++s.unparsed;
+          break;
+        case ScoreState::Error:
+          ++s.errors;
+          break;
+        case ScoreState::Empty:
+          ++s.empty;
+          break;
       }
       s.itemsScored += v.scored;
       s.itemsTotal += v.total;
@@ -129,7 +140,8 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
   return report;
 }
 
-JudgeReport readJudgeReport(const std::filesystem::path& path, const stats::BootstrapOptions& bootstrap) {
+JudgeReport readJudgeReport(const std::filesystem::path& path,
+                            const stats::BootstrapOptions& bootstrap) {
   store::RunStore store;
   std::string err;
   if (!store.openReadOnly(path, &err)) {
@@ -144,19 +156,21 @@ json judgeReportJson(const JudgeReport& r) {
   json j;
   j["n"] = r.queries.size();
   j["mode"] = std::string(judgeModeName(r.settings.mode));
-  json mean = json::object(), ci = json::object(), states = json::object(), nScored = json::object(),
-       nTotal = json::object();
+  json mean = json::object(), ci = json::object(), states = json::object(),
+       nScored = json::object(), nTotal = json::object();
   for (const auto& s : r.metrics) {
     mean[s.name] = std::isnan(s.mean) ? json() : json(s.mean);
     ci[s.name] = s.ci95 ? json::array({s.ci95->low, s.ci95->high}) : json();
-    states[s.name] = {{"scored", s.scored}, {"unparsed", s.unparsed}, {"error", s.errors}, {"empty", s.empty}};
+    states[s.name] = {
+        {"scored", s.scored}, {"unparsed", s.unparsed}, {"error", s.errors}, {"empty", s.empty}};
     nScored[s.name] = s.itemsScored;
     nTotal[s.name] = s.itemsTotal;
   }
   if (r.settings.mode == JudgeMode::RagChecker) {
     // As RAGChecker prints its corpus figures: round(mean * 100, 1), numpy's way.
     json percent = json::object();
-    for (const auto& s : r.metrics) percent[s.name] = std::isnan(s.mean) ? json() : json(claims::ragcheckerPercent(s.mean));
+    for (const auto& s : r.metrics)
+      percent[s.name] = std::isnan(s.mean) ? json() : json(claims::ragcheckerPercent(s.mean));
     j["percent"] = std::move(percent);
   }
   j["mean"] = std::move(mean);
@@ -180,7 +194,8 @@ json judgeReportJson(const JudgeReport& r) {
   j["heuristic"] = r.heuristic;
   if (r.reliability.repeats > 1) {
     json variance = json::object();
-    for (const auto& s : r.metrics) variance[s.name] = {{"within", s.withinVariance}, {"across", s.acrossVariance}};
+    for (const auto& s : r.metrics)
+      variance[s.name] = {{"within", s.withinVariance}, {"across", s.acrossVariance}};
     j["reliability"] = {{"repeats", r.reliability.repeats},
                         {"cells", r.reliability.cells},
                         {"flipped_cells", r.reliability.flippedCells},

@@ -23,15 +23,16 @@
 
 namespace ragscope::core::eval {
 
-using nlohmann::json;
 using claims::Label;
 using claims::ScoreState;
+using nlohmann::json;
 
 namespace {
 
 // Which premises the metrics need.
 struct Needs {
-  bool faith = false, correct = false, cover = false, recall = false, respChunks = false, goldChunks = false;
+  bool faith = false, correct = false, cover = false, recall = false, respChunks = false,
+       goldChunks = false;
   bool useful = false;  // ragas.context_precision: each chunk alone vs the gold answer
   bool questions = false, rerank = false, contextRelevance = false;
   bool responseClaims() const { return faith || correct || respChunks; }
@@ -169,22 +170,28 @@ class Walker {
       }
     }
     if (m_needs.responseClaims()) {
-      if (q.responseFailed) q.responseClaims.failed = q.responseFailed;
-      else q.responseClaims = extract("response", in.qid, q.response);
+      if (q.responseFailed)
+        q.responseClaims.failed = q.responseFailed;
+      else
+        q.responseClaims = extract("response", in.qid, q.response);
     }
     if (m_needs.goldClaims()) {
       q.goldClaims = extract("gold", in.qid, q.gold);
     }
     std::vector<std::string> chunkTexts;
     for (const auto& c : in.chunks) chunkTexts.push_back(c.text);
-    if (m_needs.faith) q.verdicts.push_back(assess("faith", in.qid, q.responseClaims, chunkTexts, !chunkTexts.empty()));
-    if (m_needs.correct) q.verdicts.push_back(assess("correct", in.qid, q.responseClaims, {q.gold}, true));
+    if (m_needs.faith)
+      q.verdicts.push_back(
+          assess("faith", in.qid, q.responseClaims, chunkTexts, !chunkTexts.empty()));
+    if (m_needs.correct)
+      q.verdicts.push_back(assess("correct", in.qid, q.responseClaims, {q.gold}, true));
     if (m_needs.cover) {
       JudgedClaims gold = q.goldClaims;
       if (q.responseFailed && !gold.failed && !gold.claims.empty()) gold.failed = q.responseFailed;
       q.verdicts.push_back(assess("cover", in.qid, gold, {q.response}, true));
     }
-    if (m_needs.recall) q.verdicts.push_back(assess("recall", in.qid, q.goldClaims, chunkTexts, !chunkTexts.empty()));
+    if (m_needs.recall)
+      q.verdicts.push_back(assess("recall", in.qid, q.goldClaims, chunkTexts, !chunkTexts.empty()));
     // ragas.context_precision: the gold answer, as one claim, against each chunk alone (RAGAS
     // asks whether the chunk was useful in arriving at the reference answer).
     JudgedClaims reference;
@@ -196,11 +203,14 @@ class Walker {
     }
     for (std::size_t k = 0; k < chunkTexts.size(); ++k) {
       if (m_needs.useful)
-        q.verdicts.push_back(assess("useful." + std::to_string(k), in.qid, reference, {chunkTexts[k]}, true));
+        q.verdicts.push_back(
+            assess("useful." + std::to_string(k), in.qid, reference, {chunkTexts[k]}, true));
       if (m_needs.respChunks)
-        q.verdicts.push_back(assess("respchunk." + std::to_string(k), in.qid, q.responseClaims, {chunkTexts[k]}, true));
+        q.verdicts.push_back(assess("respchunk." + std::to_string(k), in.qid, q.responseClaims,
+                                    {chunkTexts[k]}, true));
       if (m_needs.goldChunks)
-        q.verdicts.push_back(assess("goldchunk." + std::to_string(k), in.qid, q.goldClaims, {chunkTexts[k]}, true));
+        q.verdicts.push_back(
+            assess("goldchunk." + std::to_string(k), in.qid, q.goldClaims, {chunkTexts[k]}, true));
     }
     if (m_needs.questions) answerRelevancy(in, q);
     if (m_needs.rerank) consolidated(in, q);
@@ -218,7 +228,8 @@ class Walker {
   void plan(const std::string& key, const char* kind, const MakeRequest& make) {
     if (m_items && !m_stored.keys.count(key)) m_items->push_back({key, kind, requestText(make())});
   }
-  static llm::LlmRequest repairRequest(llm::LlmRequest r, const std::string& reply, const std::vector<std::string>& problems) {
+  static llm::LlmRequest repairRequest(llm::LlmRequest r, const std::string& reply,
+                                       const std::vector<std::string>& problems) {
     r.messages.push_back({"assistant", reply});
     r.messages.push_back({"user", claims::repairInstruction(problems)});
     return r;
@@ -228,7 +239,9 @@ class Walker {
     JudgedClaims c;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return c;  // nothing to claim
     const std::string key = "extract:" + which + ":" + qid;
-    auto request = [&] { return chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}})); };
+    auto request = [&] {
+      return chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}}));
+    };
     plan(key, "extract", request);
     const store::ItemResult* res = result(key);
     if (!res || res->status != store::ItemStatus::Done) {
@@ -239,12 +252,14 @@ class Walker {
     auto parsed = claims::parseClaimList(res->text);
     if (!parsed.problem.empty()) {
       const std::string repairKey = "repair:" + key;
-      plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, {parsed.problem}); });
+      plan(repairKey, "repair",
+           [&] { return repairRequest(request(), res->text, {parsed.problem}); });
       const store::ItemResult* rep = result(repairKey);
       c.repaired = true;
       if (!rep || rep->status != store::ItemStatus::Done) {
         c.failed = rep ? ScoreState::Error : ScoreState::Unparsed;
-        c.problem = parsed.problem + (rep ? "; the repair failed: " + rep->error : "; not repaired yet");
+        c.problem =
+            parsed.problem + (rep ? "; the repair failed: " + rep->error : "; not repaired yet");
         return c;
       }
       parsed = claims::parseClaimList(rep->text);
@@ -260,8 +275,9 @@ class Walker {
     return c;
   }
 
-  PremiseVerdicts assess(const std::string& premise, const std::string& qid, const JudgedClaims& claimsOf,
-                         const std::vector<std::string>& documents, bool hasPremise) {
+  PremiseVerdicts assess(const std::string& premise, const std::string& qid,
+                         const JudgedClaims& claimsOf, const std::vector<std::string>& documents,
+                         bool hasPremise) {
     PremiseVerdicts v;
     v.premise = premise;
     const std::size_t n = claimsOf.claims.size();
@@ -278,9 +294,10 @@ class Walker {
       v.labels.assign(n, Label::Unparsed);
       return v;
     }
-    const bool emptyPremise = !hasPremise || std::all_of(documents.begin(), documents.end(), [](const std::string& d) {
-                                return d.find_first_not_of(" \t\r\n") == std::string::npos;
-                              });
+    const bool emptyPremise =
+        !hasPremise || std::all_of(documents.begin(), documents.end(), [](const std::string& d) {
+          return d.find_first_not_of(" \t\r\n") == std::string::npos;
+        });
     if (emptyPremise) {
       // Nothing to support a claim (no chunk, no gold answer): not supported, and no call made.
       for (auto& row : v.repeats) row.assign(n, Label::Unsupported);
@@ -311,7 +328,8 @@ class Walker {
       auto parsed = claims::parseVerdicts(res->text, asked);
       if (parsed.unparsed() > 0) {
         const std::string repairKey = "repair:" + key;
-        plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, parsed.problems); });
+        plan(repairKey, "repair",
+             [&] { return repairRequest(request(), res->text, parsed.problems); });
         ++v.repairs;
         const store::ItemResult* rep2 = result(repairKey);
         if (rep2 && rep2->status == store::ItemStatus::Done) {
@@ -322,7 +340,8 @@ class Walker {
             if (!claims::isResolved(parsed.labels[i])) parsed.labels[i] = again.labels[i];
           parsed.problems = again.problems;
         } else {
-          parsed.problems.push_back(rep2 ? "the repair failed: " + rep2->error : "not repaired yet");
+          parsed.problems.push_back(rep2 ? "the repair failed: " + rep2->error
+                                         : "not repaired yet");
         }
       }
       row = std::move(parsed.labels);
@@ -334,8 +353,10 @@ class Walker {
       std::unordered_map<int, std::size_t> counts;
       bool anyError = false;
       for (const auto& row : v.repeats) {
-        if (claims::isResolved(row[i])) ++counts[static_cast<int>(row[i])];
-        else if (row[i] == Label::Error) anyError = true;
+        if (claims::isResolved(row[i]))
+          ++counts[static_cast<int>(row[i])];
+        else if (row[i] == Label::Error)
+          anyError = true;
       }
       std::size_t best = 0, ties = 0;
       Label bestLabel = anyError ? Label::Error : Label::Unparsed;
@@ -358,7 +379,8 @@ class Walker {
     const store::ItemResult* res = result(key);
     if (res && res->status == store::ItemStatus::Done) return res;
     m.state = ScoreState::Error;
-    m.problem = res ? std::string(what) + " failed: " + res->error : std::string(what) + " not made yet";
+    m.problem =
+        res ? std::string(what) + " failed: " + res->error : std::string(what) + " not made yet";
     return nullptr;
   }
 
@@ -381,7 +403,8 @@ class Walker {
     for (std::size_t g = 0; g < kRagasQuestions; ++g) {
       const std::string key = "question:" + std::to_string(g) + ":" + in.qid;
       auto request = [&] {
-        llm::LlmRequest r = chatRequest(llm::renderTemplate(m_s.questionTemplate, {{"text", q.response}}));
+        llm::LlmRequest r =
+            chatRequest(llm::renderTemplate(m_s.questionTemplate, {{"text", q.response}}));
         r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(g);
         return r;
       };
@@ -394,9 +417,11 @@ class Walker {
       auto parsed = parseGeneratedQuestion(res->text);
       if (!parsed.problem.empty()) {
         const std::string repairKey = "repair:" + key;
-        plan(repairKey, "repair", [&] { return repairRequest(request(), res->text, {parsed.problem}); });
+        plan(repairKey, "repair",
+             [&] { return repairRequest(request(), res->text, {parsed.problem}); });
         const store::ItemResult* rep = result(repairKey);
-        if (rep && rep->status == store::ItemStatus::Done) parsed = parseGeneratedQuestion(rep->text);
+        if (rep && rep->status == store::ItemStatus::Done)
+          parsed = parseGeneratedQuestion(rep->text);
         if (!rep || rep->status != store::ItemStatus::Done || !parsed.problem.empty()) {
           unparsed = unparsed || (rep && rep->status == store::ItemStatus::Done);
           failed = failed || !rep || rep->status != store::ItemStatus::Done;
@@ -476,7 +501,8 @@ class Walker {
 
   // The RAGAS paper's context relevance: sentences the judge copied out of the chunks, over the
   // chunks' sentences, at most 1; "Insufficient Information." is 0.
-  void contextRelevance(const JudgeInput& in, JudgedQuery& q, const std::vector<std::string>& chunks) {
+  void contextRelevance(const JudgeInput& in, JudgedQuery& q,
+                        const std::vector<std::string>& chunks) {
     MetricValue& m = q.contextRelevance;
     std::size_t total = 0;
     for (const auto& c : chunks) total += llm::splitSentences(c).size();
@@ -487,8 +513,9 @@ class Walker {
     }
     const std::string key = "relevant:" + in.qid;
     plan(key, "relevant", [&] {
-      return chatRequest(llm::renderTemplate(m_s.contextRelevanceTemplate,
-                                             {{"question", in.question}, {"documents", llm::formatPassages(chunks)}}));
+      return chatRequest(llm::renderTemplate(
+          m_s.contextRelevanceTemplate,
+          {{"question", in.question}, {"documents", llm::formatPassages(chunks)}}));
     });
     const store::ItemResult* res = doneOr(key, m, "sentence extraction");
     if (!res) return;
@@ -526,7 +553,8 @@ JudgeRecordInputs loadRecord(store::RunStore& store) {
   }
   const auto inputs = store.data(kJudgeInputsData);
   if (!inputs) {
-    l.error = store.path().string() + ": run_data lacks \"" + std::string(kJudgeInputsData) + "\" (the answers judged)";
+    l.error = store.path().string() + ": run_data lacks \"" + std::string(kJudgeInputsData) +
+              "\" (the answers judged)";
     return l;
   }
   try {
@@ -534,15 +562,17 @@ JudgeRecordInputs loadRecord(store::RunStore& store) {
     l.settings.judgeTemplate = record.templateText;
     l.inputs = judgeInputsFromJson(json::parse(*inputs));
   } catch (const json::exception& e) {
-    l.error = store.path().string() + ": run_data \"" + std::string(kJudgeInputsData) + "\": " + e.what();
+    l.error =
+        store.path().string() + ": run_data \"" + std::string(kJudgeInputsData) + "\": " + e.what();
   }
   return l;
 }
 
 // Walks every input, on all cores: each chunk of the inputs has its own Walker and item list,
 // joined in input order, so the items and queries do not depend on the number of threads.
-void walkAll(const JudgeSettings& settings, const Stored& stored, const std::vector<JudgeInput>& inputs,
-             std::vector<store::NewItem>* items, std::vector<JudgedQuery>* queries) {
+void walkAll(const JudgeSettings& settings, const Stored& stored,
+             const std::vector<JudgeInput>& inputs, std::vector<store::NewItem>* items,
+             std::vector<JudgedQuery>* queries) {
   // A query's walk parses a few replies and may build requests: tens of microseconds.
   const unsigned threads = stats::resolveThreads(0, inputs.size(), 500);
   std::vector<std::vector<store::NewItem>> planned(threads);
@@ -560,13 +590,15 @@ void walkAll(const JudgeSettings& settings, const Stored& stored, const std::vec
 
 }  // namespace
 
-std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings, const std::vector<JudgeInput>& inputs) {
+std::vector<store::NewItem> firstJudgeItems(const JudgeSettings& settings,
+                                            const std::vector<JudgeInput>& inputs) {
   std::vector<store::NewItem> items;
   walkAll(settings, Stored{}, inputs, &items, nullptr);
   return items;
 }
 
-JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems, std::optional<JudgeRecordInputs>* cache) {
+JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems,
+                         std::optional<JudgeRecordInputs>* cache) {
   JudgeWalk w;
   std::optional<JudgeRecordInputs> own;
   std::optional<JudgeRecordInputs>& slot = cache ? *cache : own;
@@ -584,7 +616,9 @@ JudgeWalk walkJudgeStore(store::RunStore& store, bool planItems, std::optional<J
   return w;
 }
 
-std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) { return walkJudgeStore(store, true).items; }
+std::vector<store::NewItem> nextJudgeItems(store::RunStore& store) {
+  return walkJudgeStore(store, true).items;
+}
 
 const PremiseVerdicts* JudgedQuery::find(std::string_view premise) const {
   for (const auto& v : verdicts)

@@ -32,6 +32,7 @@ StoredRunPair storedRunsForDataset(const std::vector<std::filesystem::path>& sto
 // The claim-judging stores among `stores`, in their order. A judging store holds its answers,
 // gold answers and chunks, so it is shown whatever dataset is loaded (the demo project opens with
 // its claims run on the Claims page). Same reading rules as above.
-std::vector<std::filesystem::path> storedJudgeRuns(const std::vector<std::filesystem::path>& stores);
+std::vector<std::filesystem::path> storedJudgeRuns(
+    const std::vector<std::filesystem::path>& stores);
 
 }  // namespace ragscope::core::eval

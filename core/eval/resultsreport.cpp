@@ -12,8 +12,8 @@
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
 #include "core/eval/judgejob.h"
-#include "core/store/project.h"
 #include "core/stats/paired.h"
+#include "core/store/project.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::eval {
@@ -25,7 +25,9 @@ using exporting::ReportValue;
 
 namespace {
 
-std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
+std::optional<double> finite(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
 
 std::string text(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
@@ -40,8 +42,8 @@ std::string numberText(double v) {
 }
 
 // A metric's summary from its per-query values (complete queries only) and its interval.
-ReportMetric summarize(const std::string& name, const std::vector<double>& values, std::size_t total,
-                       const stats::BootstrapOptions& bootstrap) {
+ReportMetric summarize(const std::string& name, const std::vector<double>& values,
+                       std::size_t total, const stats::BootstrapOptions& bootstrap) {
   ReportMetric m;
   m.name = name;
   m.n = values.size();
@@ -63,21 +65,28 @@ ReportMetric summarize(const std::string& name, const std::vector<double>& value
 }
 
 // What every LLM-made run records: the model that answered and the template it was asked with.
-void llmMethod(ReportRun& run, const store::RunRecord& record, const stats::BootstrapOptions& bootstrap) {
+void llmMethod(ReportRun& run, const store::RunRecord& record,
+               const stats::BootstrapOptions& bootstrap) {
   const std::string base = text(record.endpoint, "base_url");
   const std::string model = text(record.endpoint, "model");
-  run.method.emplace_back("model", model.empty() ? base : base.empty() ? model : model + " at " + base);
-  const bool named = std::any_of(run.notes.begin(), run.notes.end(),
-                                 [](const std::string& n) { return n.find("heuristic") != std::string::npos; });
-  if (base == "offline" && !named) run.notes.push_back("answered by the offline heuristic provider, not by an LLM");
+  run.method.emplace_back("model", model.empty()  ? base
+                                   : base.empty() ? model
+                                                  : model + " at " + base);
+  const bool named = std::any_of(run.notes.begin(), run.notes.end(), [](const std::string& n) {
+    return n.find("heuristic") != std::string::npos;
+  });
+  if (base == "offline" && !named)
+    run.notes.push_back("answered by the offline heuristic provider, not by an LLM");
   run.method.emplace_back("template hash", record.templateHash);
-  if (const std::string seed = text(record.endpoint, "seed"); !seed.empty()) run.method.emplace_back("seed", seed);
+  if (const std::string seed = text(record.endpoint, "seed"); !seed.empty())
+    run.method.emplace_back("seed", seed);
   run.method.emplace_back("bootstrap", std::to_string(bootstrap.resamples) + " resamples, seed " +
                                            std::to_string(bootstrap.seed) + ", percentile 95% CI");
   run.method.emplace_back("status", record.status);
 }
 
-ReportRun eragRun(store::RunStore& store, const stats::BootstrapOptions& bootstrap, std::string* error) {
+ReportRun eragRun(store::RunStore& store, const stats::BootstrapOptions& bootstrap,
+                  std::string* error) {
   ReportRun run;
   const EragReport r = computeEragReport(store, {}, bootstrap);
   if (!r.error.empty()) {
@@ -101,8 +110,11 @@ ReportRun eragRun(store::RunStore& store, const stats::BootstrapOptions& bootstr
     const auto& pq = r.queries[q];
     const auto it = complete.find(pq.qid);
     for (std::size_t m = 0; m < agg.measures.size(); ++m) {
-      if (it != complete.end()) run.values.push_back({pq.qid, agg.measures[m], finite(agg.values[m][it->second]), "scored"});
-      else run.values.push_back({pq.qid, agg.measures[m], std::nullopt, "incomplete"});
+      if (it != complete.end())
+        run.values.push_back(
+            {pq.qid, agg.measures[m], finite(agg.values[m][it->second]), "scored"});
+      else
+        run.values.push_back({pq.qid, agg.measures[m], std::nullopt, "incomplete"});
     }
     for (std::size_t k = 0; k < pq.docIds.size(); ++k) {
       exporting::ReportDocument d;
@@ -114,19 +126,23 @@ ReportRun eragRun(store::RunStore& store, const stats::BootstrapOptions& bootstr
       run.documents.push_back(std::move(d));
     }
   }
-  run.conventions.push_back("Each retrieved document is given alone to the RAG's LLM; its output is scored against the gold answers with " +
-                            r.metricKey + (agg.binary ? " (binary labels)" : " (continuous labels)") +
-                            ", and the labels are aggregated by ranking measures (eRAG).");
+  run.conventions.push_back(
+      "Each retrieved document is given alone to the RAG's LLM; its output is scored against the "
+      "gold answers with " +
+      r.metricKey + (agg.binary ? " (binary labels)" : " (continuous labels)") +
+      ", and the labels are aggregated by ranking measures (eRAG).");
   if (!r.incomplete.empty())
     run.notes.push_back(std::to_string(r.incomplete.size()) + " of " + std::to_string(total) +
                         " queries have a document without an output and are left out of the means");
   if (r.heuristicOutputs > 0)
-    run.notes.push_back(std::to_string(r.heuristicOutputs) + " outputs come from the offline heuristic reader");
+    run.notes.push_back(std::to_string(r.heuristicOutputs) +
+                        " outputs come from the offline heuristic reader");
   run.method.emplace_back("downstream metric", r.metricKey);
   return run;
 }
 
-ReportRun e2eRun(store::RunStore& store, const stats::BootstrapOptions& bootstrap, std::string* error) {
+ReportRun e2eRun(store::RunStore& store, const stats::BootstrapOptions& bootstrap,
+                 std::string* error) {
   ReportRun run;
   const E2eReport r = computeE2eReport(store, bootstrap);
   if (!r.error.empty()) {
@@ -141,14 +157,18 @@ ReportRun e2eRun(store::RunStore& store, const stats::BootstrapOptions& bootstra
   run.metrics.push_back(std::move(m));
   for (std::size_t q = 0; q < r.queries.size(); ++q) {
     const bool has = q < r.scores.size() && r.scores[q];
-    run.values.push_back({r.queries[q].qid, r.metricKey, has ? r.scores[q] : std::nullopt, has ? "scored" : "incomplete"});
+    run.values.push_back({r.queries[q].qid, r.metricKey, has ? r.scores[q] : std::nullopt,
+                          has ? "scored" : "incomplete"});
   }
-  run.conventions.push_back("The RAG's answer from its top documents is scored against the gold answers with " +
-                            r.metricKey + " (end-to-end).");
+  run.conventions.push_back(
+      "The RAG's answer from its top documents is scored against the gold answers with " +
+      r.metricKey + " (end-to-end).");
   if (!r.incomplete.empty())
-    run.notes.push_back(std::to_string(r.incomplete.size()) + " queries have no answer yet and are left out of the mean");
+    run.notes.push_back(std::to_string(r.incomplete.size()) +
+                        " queries have no answer yet and are left out of the mean");
   if (r.heuristicOutputs > 0)
-    run.notes.push_back(std::to_string(r.heuristicOutputs) + " answers come from the offline heuristic reader");
+    run.notes.push_back(std::to_string(r.heuristicOutputs) +
+                        " answers come from the offline heuristic reader");
   run.method.emplace_back("downstream metric", r.metricKey);
   return run;
 }
@@ -159,8 +179,9 @@ std::string verdictName(claims::Label l) {
   return s == "entailment" ? "supported" : s;
 }
 
-void claimRow(ReportRun& run, const JudgedQuery& q, const char* side, std::size_t i, const std::string& claim,
-              const char* premise, const char* premiseKey, std::optional<claims::Label> label) {
+void claimRow(ReportRun& run, const JudgedQuery& q, const char* side, std::size_t i,
+              const std::string& claim, const char* premise, const char* premiseKey,
+              std::optional<claims::Label> label) {
   if (!label) return;
   exporting::ReportClaim c;
   c.qid = q.qid;
@@ -180,7 +201,8 @@ void claimRow(ReportRun& run, const JudgedQuery& q, const char* side, std::size_
   run.claims.push_back(std::move(c));
 }
 
-ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error) {
+ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstrap,
+                   std::string* error) {
   ReportRun run;
   const JudgeReport r = readJudgeReport(path, bootstrap);
   if (!r.error.empty()) {
@@ -217,7 +239,8 @@ ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstra
       claimRow(run, q, "response", i, claim, "gold", "correct", responseClaimVsGold(q, i));
       if (matrix)
         for (std::size_t k = 0; k < q.chunks.size(); ++k)
-          claimRow(run, q, "response", i, claim, ("chunk " + std::to_string(k + 1)).c_str(), nullptr, claimVsChunk(q, i, k));
+          claimRow(run, q, "response", i, claim, ("chunk " + std::to_string(k + 1)).c_str(),
+                   nullptr, claimVsChunk(q, i, k));
     }
     for (std::size_t i = 0; i < q.goldClaims.claims.size(); ++i) {
       const auto& claim = q.goldClaims.claims[i];
@@ -235,20 +258,25 @@ ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstra
       if (c.qid == q.qid && c.side == "response" && c.index == u.claim + 1 && c.premise == "chunks")
         c.evidence = "chunk " + std::to_string(*u.closestChunk + 1) + ": " + excerpt;
   }
-  run.conventions.push_back("Claims are extracted from each answer and judged " +
-                            std::string(r.settings.mode == JudgeMode::RagChecker ? "Entailment/Neutral/Contradiction"
-                                                                                 : "SUPPORTED=1/0") +
-                            " against a premise; a metric is the share of a query's claims supported, over the queries "
-                            "that have a value in the " + run.mode + " mode. Unparsed and failed verdicts are counted, "
-                            "never taken as 0 or 1.");
+  run.conventions.push_back(
+      "Claims are extracted from each answer and judged " +
+      std::string(r.settings.mode == JudgeMode::RagChecker ? "Entailment/Neutral/Contradiction"
+                                                           : "SUPPORTED=1/0") +
+      " against a premise; a metric is the share of a query's claims supported, over the queries "
+      "that have a value in the " +
+      run.mode +
+      " mode. Unparsed and failed verdicts are counted, "
+      "never taken as 0 or 1.");
   if (r.pendingItems > 0)
-    run.notes.push_back(std::to_string(r.pendingItems) + " judge calls are not made yet: the figures are partial");
+    run.notes.push_back(std::to_string(r.pendingItems) +
+                        " judge calls are not made yet: the figures are partial");
   if (r.heuristic) run.notes.push_back("judged by the offline heuristic judge, not by an LLM");
   run.method.emplace_back("mode", run.mode);
   run.method.emplace_back("repeats", std::to_string(r.settings.repeats));
   if (r.settings.repeats > 1)
     run.method.emplace_back("flip rate", numberText(r.reliability.flipRate) + " over " +
-                                             std::to_string(r.reliability.cells) + " claim verdicts");
+                                             std::to_string(r.reliability.cells) +
+                                             " claim verdicts");
   run.method.emplace_back("repairs", std::to_string(r.repairs));
   return run;
 }
@@ -270,7 +298,8 @@ void keepDistributions(ReportRun& run, const stats::BootstrapOptions& bootstrap)
 }
 
 // The first run of each kind against each later one (a = the first), on the first's main metric.
-std::vector<exporting::ReportComparison> compareRuns(const std::vector<ReportRun>& runs, const ReportOptions& options) {
+std::vector<exporting::ReportComparison> compareRuns(const std::vector<ReportRun>& runs,
+                                                     const ReportOptions& options) {
   std::vector<exporting::ReportComparison> out;
   std::map<std::string, const ReportRun*> firstOfKind;
   for (const auto& run : runs) {
@@ -321,7 +350,8 @@ std::vector<exporting::ReportComparison> compareRuns(const std::vector<ReportRun
 
 }  // namespace
 
-std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::BootstrapOptions& bootstrap, std::string* error,
+std::optional<ReportRun> reportOfStore(const fs::path& path,
+                                       const stats::BootstrapOptions& bootstrap, std::string* error,
                                        bool distributions) {
   store::RunStore store;
   std::string err;
@@ -355,7 +385,8 @@ std::optional<ReportRun> reportOfStore(const fs::path& path, const stats::Bootst
   return run;
 }
 
-ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap, bool distributions) {
+ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap,
+                            bool distributions) {
   ReportRun run;
   run.name = result.runId.empty() ? fs::path(result.runSource).stem().string() : result.runId;
   run.kind = "retrieval";
@@ -387,8 +418,9 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   if (!notMeans.empty()) {
     std::string list;
     for (const auto& n : notMeans) list += (list.empty() ? "" : ", ") + n;
-    run.notes.push_back(list + ": trec_eval's summary is not the mean of the per-query values (a sum or a "
-                               "geometric mean), so no bootstrap interval is given");
+    run.notes.push_back(list +
+                        ": trec_eval's summary is not the mean of the per-query values (a sum or a "
+                        "geometric mean), so no bootstrap interval is given");
   }
   for (const auto& q : result.queries)
     for (std::size_t c = 0; c < result.columns.size() && c < q.values.size(); ++c) {
@@ -397,9 +429,11 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
       run.values.push_back({q.qid, name, finite(q.values[c]), "scored"});
     }
   if (!result.skippedQueries.empty())
-    run.notes.push_back(std::to_string(result.skippedQueries.size()) + " qrels queries are not in the run and not evaluated");
+    run.notes.push_back(std::to_string(result.skippedQueries.size()) +
+                        " qrels queries are not in the run and not evaluated");
   if (!result.ignoredRunQueries.empty())
-    run.notes.push_back(std::to_string(result.ignoredRunQueries.size()) + " run queries have no qrels and are ignored");
+    run.notes.push_back(std::to_string(result.ignoredRunQueries.size()) +
+                        " run queries have no qrels and are ignored");
   for (const auto& d : result.diagnostics) run.notes.push_back(d.toString());
   run.method.emplace_back("bootstrap", std::to_string(bootstrap.resamples) + " resamples, seed " +
                                            std::to_string(bootstrap.seed) + ", percentile 95% CI");
@@ -431,7 +465,8 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
         std::erase_if(ds.parts, [&](const ProjectDataset::Part& part) {
           const PartCheck check = project.checkPart(part.path);
           if (check.place != PartPlace::Outside) return false;
-          report.problems.push_back(part.path + ": outside the project folder (" + check.resolved.string() + "), not read");
+          report.problems.push_back(part.path + ": outside the project folder (" +
+                                    check.resolved.string() + "), not read");
           return true;
         });
       LoadReport partsReport;
@@ -445,8 +480,9 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
         if (d.severity == Severity::Error) report.problems.push_back(d.toString());
       if (dataset.value.qrels.byQuery.empty()) continue;  // nothing to evaluate runs against
       for (const auto& run : dataset.value.runs)
-        report.runs.push_back(reportOfRetrieval(evaluate(dataset.value.qrels, run, options.retrieval), options.bootstrap,
-                                                options.keepDistributions));
+        report.runs.push_back(
+            reportOfRetrieval(evaluate(dataset.value.qrels, run, options.retrieval),
+                              options.bootstrap, options.keepDistributions));
     }
     if (sources.projectStores)
       for (const auto& s : project.runStores) stores.push_back(project.resolve(s));
@@ -457,7 +493,8 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
     std::string err;
     if (auto run = reportOfStore(path, options.bootstrap, &err, options.keepDistributions))
       report.runs.push_back(std::move(*run));
-    else report.problems.push_back(err);
+    else
+      report.problems.push_back(err);
   }
   report.comparisons = compareRuns(report.runs, options);
   return report;

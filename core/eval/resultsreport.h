@@ -23,9 +23,9 @@
 namespace ragscope::core::eval {
 
 struct ReportSources {
-  std::optional<std::filesystem::path> project;   // its datasets' runs (retrieval) and its stores
-  bool projectStores = true;                      // false: the project's retrieval runs only
-  std::vector<std::filesystem::path> stores;      // more run stores, after the project's
+  std::optional<std::filesystem::path> project;  // its datasets' runs (retrieval) and its stores
+  bool projectStores = true;                     // false: the project's retrieval runs only
+  std::vector<std::filesystem::path> stores;     // more run stores, after the project's
 };
 
 struct ReportOptions {
@@ -41,12 +41,14 @@ struct ReportOptions {
 // The report of one run store (eRAG, end-to-end or claim judging), opened read-only; nullopt
 // with *error set when it cannot be read.
 std::optional<exporting::ReportRun> reportOfStore(const std::filesystem::path& path,
-                                                  const stats::BootstrapOptions& bootstrap, std::string* error,
+                                                  const stats::BootstrapOptions& bootstrap,
+                                                  std::string* error,
                                                   bool keepDistributions = false);
 
 // The report of one retrieval evaluation: every measure's per-query values and its mean with
 // a bootstrap CI over the evaluated queries.
-exporting::ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOptions& bootstrap,
+exporting::ReportRun reportOfRetrieval(const EvalResult& result,
+                                       const stats::BootstrapOptions& bootstrap,
                                        bool keepDistributions = false);
 
 exporting::Report collectReport(const ReportSources& sources, const ReportOptions& options);

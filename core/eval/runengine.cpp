@@ -72,7 +72,8 @@ struct Window {
   std::vector<std::optional<llm::LlmRequest>> requests;
   std::vector<std::optional<llm::LlmResponse>> known;
 
-  static Window read(const std::vector<store::WorkItem>& items, std::size_t from, llm::Provider& provider) {
+  static Window read(const std::vector<store::WorkItem>& items, std::size_t from,
+                     llm::Provider& provider) {
     Window w;
     w.load(items, from, provider);
     return w;
@@ -85,7 +86,8 @@ struct Window {
     const unsigned threads = stats::resolveThreads(0, end - begin, 256);
     stats::forChunks(end - begin, threads, [&](unsigned, std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i)
-        requests[i] = llm::requestFromJson(nlohmann::json::parse(items[begin + i].requestJson, nullptr, false));
+        requests[i] = llm::requestFromJson(
+            nlohmann::json::parse(items[begin + i].requestJson, nullptr, false));
     });
     std::vector<const llm::LlmRequest*> valid;
     std::vector<std::size_t> slot;
@@ -96,7 +98,8 @@ struct Window {
       }
     known.assign(end - begin, std::nullopt);
     auto answers = provider.knownAnswers(valid);
-    for (std::size_t k = 0; k < slot.size() && k < answers.size(); ++k) known[slot[k]] = std::move(answers[k]);
+    for (std::size_t k = 0; k < slot.size() && k < answers.size(); ++k)
+      known[slot[k]] = std::move(answers[k]);
   }
 };
 
@@ -193,20 +196,23 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
 
   auto report = [&](bool force) {
     const auto now = Clock::now();
-    if (!force && std::chrono::duration<double>(now - lastReport).count() <
-                      options.progressIntervalSeconds) {
+    if (!force &&
+        std::chrono::duration<double>(now - lastReport).count() < options.progressIntervalSeconds) {
       return;
     }
     lastReport = now;
     progress.inFlight = inFlight;
     progress.callsThisSession = callsDone;
     progress.elapsedSeconds = std::chrono::duration<double>(now - start).count();
-    progress.callsPerSecond =
-        progress.elapsedSeconds > 0 ? static_cast<double>(callsDone) / progress.elapsedSeconds : 0.0;
-    const std::size_t remaining = progress.total > progress.done ? progress.total - progress.done : 0;
-    progress.etaSeconds = remaining == 0                 ? 0.0
-                          : progress.callsPerSecond > 0 ? static_cast<double>(remaining) / progress.callsPerSecond
-                                                        : -1.0;
+    progress.callsPerSecond = progress.elapsedSeconds > 0
+                                  ? static_cast<double>(callsDone) / progress.elapsedSeconds
+                                  : 0.0;
+    const std::size_t remaining =
+        progress.total > progress.done ? progress.total - progress.done : 0;
+    progress.etaSeconds = remaining == 0 ? 0.0
+                          : progress.callsPerSecond > 0
+                              ? static_cast<double>(remaining) / progress.callsPerSecond
+                              : -1.0;
     if (listener) listener->onProgress(progress);
   };
 
@@ -217,7 +223,8 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
   std::future<Window> ahead;
   auto loadAhead = [&](std::size_t from) {
     if (from < items.size())
-      ahead = std::async(std::launch::async, [&items, &provider, from] { return Window::read(items, from, provider); });
+      ahead = std::async(std::launch::async,
+                         [&items, &provider, from] { return Window::read(items, from, provider); });
   };
   std::vector<store::ItemResult> batch;
   std::vector<std::size_t> batchIndex;
@@ -261,9 +268,8 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
       ++next;
       ++inFlight;
       // No lock is held here: a provider may answer synchronously (cache hits).
-      provider.submit(std::move(*request), [&deliver, index](llm::LlmResponse r) {
-        deliver(index, std::move(r));
-      });
+      provider.submit(std::move(*request),
+                      [&deliver, index](llm::LlmResponse r) { deliver(index, std::move(r)); });
     }
     if (inFlight == 0) break;
 
@@ -274,8 +280,9 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
       if (inbox.size() <= options.maxBatch) {
         got.swap(inbox);
       } else {
-        got.assign(std::make_move_iterator(inbox.begin()),
-                   std::make_move_iterator(inbox.begin() + static_cast<std::ptrdiff_t>(options.maxBatch)));
+        got.assign(
+            std::make_move_iterator(inbox.begin()),
+            std::make_move_iterator(inbox.begin() + static_cast<std::ptrdiff_t>(options.maxBatch)));
         inbox.erase(inbox.begin(), inbox.begin() + static_cast<std::ptrdiff_t>(options.maxBatch));
       }
     }
@@ -356,7 +363,8 @@ void addToEstimate(Estimate& e, const std::string& requestJson, const llm::Provi
   const std::int64_t prompt = estimatePromptTokens(*request);
   e.promptTokens += prompt;
   e.completionTokens += config.maxTokens;
-  if (cache && !provider.isHeuristic() && cache->lookup(llm::ResponseCache::key(provider, *request))) {
+  if (cache && !provider.isHeuristic() &&
+      cache->lookup(llm::ResponseCache::key(provider, *request))) {
     ++e.cached;
     return;
   }

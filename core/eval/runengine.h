@@ -29,10 +29,10 @@ class ResponseCache;
 namespace ragscope::core::eval {
 
 struct Progress {
-  std::size_t total = 0;       // items in the plan
-  std::size_t done = 0;        // items with a committed result (ok or error), any session
-  std::size_t errors = 0;      // of which errors
-  std::size_t fromCache = 0;   // answered from the response cache in this session
+  std::size_t total = 0;      // items in the plan
+  std::size_t done = 0;       // items with a committed result (ok or error), any session
+  std::size_t errors = 0;     // of which errors
+  std::size_t fromCache = 0;  // answered from the response cache in this session
   std::size_t inFlight = 0;
   std::size_t callsThisSession = 0;  // results committed in this session
   double elapsedSeconds = 0.0;
@@ -79,9 +79,9 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
                       ProgressListener* listener, std::stop_token stop);
 
 struct Estimate {
-  std::size_t calls = 0;        // calls still to make
-  std::size_t alreadyDone = 0;  // items with a stored result
-  std::size_t cached = 0;       // of `calls`, answered by the cache (when one is given)
+  std::size_t calls = 0;              // calls still to make
+  std::size_t alreadyDone = 0;        // items with a stored result
+  std::size_t cached = 0;             // of `calls`, answered by the cache (when one is given)
   std::int64_t promptTokens = 0;      // prompt bytes / 4
   std::int64_t completionTokens = 0;  // max tokens per call: an upper bound
   double costUsd = 0.0;               // from the endpoint's prices, cached calls free

@@ -29,9 +29,12 @@ bool StatsInputs::load(const StatsInputRequest& request) {
   if (m_request.qrels && !prepareEvaluation()) return false;
   for (const auto& f : m_request.files) {
     std::optional<stats::MeasureTable> table;
-    if (store::RunStore::hasSqliteHeader(f)) table = loadStore(f);
-    else if (m_request.qrels) table = evaluateRun(f);
-    else table = loadPerQuery(f);
+    if (store::RunStore::hasSqliteHeader(f))
+      table = loadStore(f);
+    else if (m_request.qrels)
+      table = evaluateRun(f);
+    else
+      table = loadPerQuery(f);
     if (!table) return false;
     m_tables.push_back(std::move(*table));
   }

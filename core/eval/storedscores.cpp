@@ -30,7 +30,8 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
   if (out.kind == kEragJobKind) {
     const EragReport report = computeEragReport(runStore, {}, noIntervals);
     if (!report.error.empty()) {
-      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error
+                                                            : path.string() + ": " + report.error;
       return out;
     }
     const EragAggregate& a = report.aggregate;
@@ -41,15 +42,18 @@ StoredScores readStoredScores(const std::filesystem::path& path) {
   } else if (out.kind == kE2eJobKind) {
     const E2eReport report = computeE2eReport(runStore, noIntervals);
     if (!report.error.empty()) {
-      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error
+                                                            : path.string() + ": " + report.error;
       return out;
     }
     stats::QueryValues& values = out.table[report.metricKey];
-    for (std::size_t q = 0; q < report.qids.size(); ++q) values.emplace(report.qids[q], report.values[q]);
+    for (std::size_t q = 0; q < report.qids.size(); ++q)
+      values.emplace(report.qids[q], report.values[q]);
   } else if (out.kind == kJudgeJobKind) {
     const JudgeReport report = computeJudgeReport(runStore, noIntervals);
     if (!report.error.empty()) {
-      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error : path.string() + ": " + report.error;
+      out.error = report.error.rfind(path.string(), 0) == 0 ? report.error
+                                                            : path.string() + ": " + report.error;
       return out;
     }
     out.table = judgeMeasureTable(report);

@@ -21,9 +21,9 @@
 namespace ragscope::core::eval {
 
 struct StoredScores {
-  std::string kind;          // "erag", "e2e" or "judge"
+  std::string kind;           // "erag", "e2e" or "judge"
   stats::MeasureTable table;  // measure -> qid -> value
-  std::string error;         // non-empty: nothing read (not a run store, other job kind, ...)
+  std::string error;          // non-empty: nothing read (not a run store, other job kind, ...)
   bool ok() const { return error.empty(); }
 };
 

@@ -44,8 +44,7 @@ void writeDatasetSummaryText(std::ostream& out, const Dataset& d, const LoadRepo
   out << "dataset: " << d.name << "\n";
   out << "parts:\n";
   for (const auto& p : d.parts)
-    out << "  " << p.path.string() << " (" << (p.format ? formatName(*p.format) : "?")
-              << ")\n";
+    out << "  " << p.path.string() << " (" << (p.format ? formatName(*p.format) : "?") << ")\n";
   out << "queries: " << c.queries << "\n";
   out << "queries with gold outputs: " << c.queriesWithGold << "\n";
   out << "queries with gold documents: " << c.queriesWithGoldDocs << "\n";
@@ -64,18 +63,17 @@ void writeDatasetSummaryText(std::ostream& out, const Dataset& d, const LoadRepo
   out << "qrels queries: " << c.qrelsQueries << "\n";
   out << "runs: " << d.runs.size() << "\n";
   for (const auto& run : d.runs)
-    out << "  " << run.tag << " (" << run.source << "): " << run.rankings.size()
-              << " queries, " << run.entryCount() << " entries\n";
+    out << "  " << run.tag << " (" << run.source << "): " << run.rankings.size() << " queries, "
+        << run.entryCount() << " entries\n";
   out << "examples: " << c.examples << "\n";
   out << "records loaded: " << r.records << "\n";
-  out << "diagnostics: " << r.errors << " errors, " << r.warnings << " warnings, "
-            << r.skipped << " skipped";
+  out << "diagnostics: " << r.errors << " errors, " << r.warnings << " warnings, " << r.skipped
+      << " skipped";
   if (r.stopped) out << ", stopped";
   if (r.cancelled) out << ", cancelled";
   out << "\n";
   for (const auto& diag : r.diagnostics)
-    out << diag.toString() << (diag.severity == Severity::Warning ? " (warning)" : "")
-              << "\n";
+    out << diag.toString() << (diag.severity == Severity::Warning ? " (warning)" : "") << "\n";
   if (r.unstoredDiagnostics > 0)
     out << "... and " << r.unstoredDiagnostics << " more diagnostics\n";
 }

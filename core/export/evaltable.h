@@ -16,8 +16,8 @@
 namespace ragscope::core::exporting {
 
 struct EvalTableOptions {
-  bool perQuery = false;                // also one row per query (plain values)
-  stats::BootstrapOptions bootstrap;    // the CIs of the `all` rows (resamples 0: none)
+  bool perQuery = false;                 // also one row per query (plain values)
+  stats::BootstrapOptions bootstrap;     // the CIs of the `all` rows (resamples 0: none)
   std::vector<std::string> conventions;  // JSON "conventions": what the numbers mean
 };
 

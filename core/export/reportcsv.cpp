@@ -7,8 +7,10 @@ namespace ragscope::core::exporting {
 namespace {
 
 void optionalNumber(CsvWriter& w, const std::optional<double>& v) {
-  if (v) w.number(*v);
-  else w.empty();
+  if (v)
+    w.number(*v);
+  else
+    w.empty();
 }
 
 void header(CsvWriter& w, std::initializer_list<std::string_view> names) {
@@ -42,15 +44,20 @@ bool writeReportCsv(std::ostream& out, const Report& report, CsvGrain grain) {
   CsvWriter w(out, CsvWriter::LineEnd::CrLf);
   switch (grain) {
     case CsvGrain::Summary:
-      header(w, {"run", "kind", "mode", "metric", "mean", "ci_low", "ci_high", "n", "total", "scored", "unparsed",
-                 "error", "empty", "incomplete"});
+      header(w, {"run", "kind", "mode", "metric", "mean", "ci_low", "ci_high", "n", "total",
+                 "scored", "unparsed", "error", "empty", "incomplete"});
       for (const auto& run : report.runs)
         for (const auto& m : run.metrics) {
           w.text(run.name).text(run.kind).text(run.mode).text(m.name);
           optionalNumber(w, m.mean);
           optionalNumber(w, m.ciLow);
           optionalNumber(w, m.ciHigh);
-          w.number(m.n).number(m.total).number(m.scored).number(m.unparsed).number(m.errors).number(m.empty);
+          w.number(m.n)
+              .number(m.total)
+              .number(m.scored)
+              .number(m.unparsed)
+              .number(m.errors)
+              .number(m.empty);
           w.number(m.incomplete).endRow();
         }
       break;
@@ -73,10 +80,17 @@ bool writeReportCsv(std::ostream& out, const Report& report, CsvGrain grain) {
         }
       break;
     case CsvGrain::Claim:
-      header(w, {"run", "qid", "side", "claim_index", "claim", "premise", "verdict", "repeats", "flipped"});
+      header(w, {"run", "qid", "side", "claim_index", "claim", "premise", "verdict", "repeats",
+                 "flipped"});
       for (const auto& run : report.runs)
         for (const auto& c : run.claims) {
-          w.text(run.name).text(c.qid).text(c.side).number(c.index).text(c.claim).text(c.premise).text(c.verdict);
+          w.text(run.name)
+              .text(c.qid)
+              .text(c.side)
+              .number(c.index)
+              .text(c.claim)
+              .text(c.premise)
+              .text(c.verdict);
           w.text(c.repeats).number(c.flipped ? 1 : 0).endRow();
         }
       break;

@@ -31,7 +31,8 @@ ojson perQueryJson(const std::vector<ReportValue>& values) {
   std::map<std::string, std::size_t> at;
   for (const auto& v : values) {
     auto [it, fresh] = at.emplace(v.qid, out.size());
-    if (fresh) out.push_back({{"qid", v.qid}, {"values", ojson::object()}, {"states", ojson::object()}});
+    if (fresh)
+      out.push_back({{"qid", v.qid}, {"values", ojson::object()}, {"states", ojson::object()}});
     ojson& q = out[it->second];
     q["values"][v.metric] = optionalNumber(v.value);
     q["states"][v.metric] = v.state;
@@ -57,8 +58,11 @@ ojson runJson(const ReportRun& run) {
   j["per_query"] = perQueryJson(run.values);
   ojson documents = ojson::array();
   for (const auto& d : run.documents)
-    documents.push_back(
-        {{"qid", d.qid}, {"rank", d.rank}, {"doc_id", d.docId}, {"label", optionalNumber(d.label)}, {"output", d.output}});
+    documents.push_back({{"qid", d.qid},
+                         {"rank", d.rank},
+                         {"doc_id", d.docId},
+                         {"label", optionalNumber(d.label)},
+                         {"output", d.output}});
   j["documents"] = std::move(documents);
   ojson claims = ojson::array();
   for (const auto& c : run.claims)
@@ -90,20 +94,21 @@ nlohmann::ordered_json reportJson(const Report& report) {
   j["runs"] = std::move(runs);
   ojson comparisons = ojson::array();
   for (const auto& c : report.comparisons)
-    comparisons.push_back({{"a", c.runA},
-                           {"b", c.runB},
-                           {"metric", c.metric},
-                           {"n", c.n},
-                           {"unaligned", c.unaligned},
-                           {"mean_a", c.meanA},
-                           {"mean_b", c.meanB},
-                           {"mean_diff", c.meanDiff},
-                           {"ci95", c.ciLow && c.ciHigh ? ojson::array({*c.ciLow, *c.ciHigh}) : ojson(nullptr)},
-                           {"p_randomization", c.pRandomization},
-                           {"p_t", c.pT},
-                           {"wins", c.wins},
-                           {"ties", c.ties},
-                           {"losses", c.losses}});
+    comparisons.push_back(
+        {{"a", c.runA},
+         {"b", c.runB},
+         {"metric", c.metric},
+         {"n", c.n},
+         {"unaligned", c.unaligned},
+         {"mean_a", c.meanA},
+         {"mean_b", c.meanB},
+         {"mean_diff", c.meanDiff},
+         {"ci95", c.ciLow && c.ciHigh ? ojson::array({*c.ciLow, *c.ciHigh}) : ojson(nullptr)},
+         {"p_randomization", c.pRandomization},
+         {"p_t", c.pT},
+         {"wins", c.wins},
+         {"ties", c.ties},
+         {"losses", c.losses}});
   j["comparisons"] = std::move(comparisons);
   return j;
 }

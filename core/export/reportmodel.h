@@ -52,13 +52,14 @@ struct ReportDocument {
 // One claim against one premise ("chunks", "gold", "response", "chunk 2").
 struct ReportClaim {
   std::string qid;
-  std::string side;        // "response" (a claim of the answer) or "gold" (of the gold answer)
-  std::size_t index = 0;   // 1-based, in the side's claim order
+  std::string side;       // "response" (a claim of the answer) or "gold" (of the gold answer)
+  std::size_t index = 0;  // 1-based, in the side's claim order
   std::string claim;
   std::string premise;
-  std::string verdict;     // "supported", "unsupported", "neutral", "contradiction", "unparsed", "error"
-  std::string repeats;     // the repeats' verdicts, "1 1 0" (empty when asked once)
-  bool flipped = false;    // the repeats disagree
+  std::string
+      verdict;  // "supported", "unsupported", "neutral", "contradiction", "unparsed", "error"
+  std::string repeats;   // the repeats' verdicts, "1 1 0" (empty when asked once)
+  bool flipped = false;  // the repeats disagree
   // A response claim not supported by the chunks: the chunk sharing most of its words, as the
   // evidence a reader checks it against ("chunk 2: <text>"); empty otherwise.
   std::string evidence;
@@ -105,7 +106,7 @@ struct Report {
   std::string version;                // ragscope's
   std::vector<ReportRun> runs;
   std::vector<ReportComparison> comparisons;  // the first run of each kind against each later one
-  std::vector<std::string> problems;  // sources that could not be read (each named)
+  std::vector<std::string> problems;          // sources that could not be read (each named)
 };
 
 }  // namespace ragscope::core::exporting

@@ -39,7 +39,8 @@ std::vector<std::optional<LlmResponse>> CachingProvider::knownAnswers(
   const unsigned threads = stats::resolveThreads(0, requests.size(), 256);
   std::vector<std::string> keys(requests.size());
   stats::forChunks(requests.size(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) keys[i] = ResponseCache::key(m_identity, m_inner->requestBody(*requests[i]));
+    for (std::size_t i = begin; i < end; ++i)
+      keys[i] = ResponseCache::key(m_identity, m_inner->requestBody(*requests[i]));
   });
   std::vector<std::optional<std::string>> stored = m_cache.lookupStored(keys);
   stats::forChunks(requests.size(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
@@ -50,7 +51,8 @@ std::vector<std::optional<LlmResponse>> CachingProvider::knownAnswers(
   for (const auto& r : out) hits += r.has_value();
   m_cache.countLookups(hits, requests.size() - hits);
   // The window's time shared by its hits: what one of them cost to answer.
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (auto& r : out)
     if (r) r->latencyMs = ms / static_cast<double>(std::max<std::size_t>(1, hits));
   return out;

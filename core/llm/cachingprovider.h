@@ -25,7 +25,8 @@ class CachingProvider final : public Provider {
   void submit(LlmRequest request, ResponseCallback done) override;
   // The cache's answers to a window of calls: keys hashed and replies parsed on all cores, one
   // read transaction. The inner provider is not asked: a slot left empty goes through submit().
-  std::vector<std::optional<LlmResponse>> knownAnswers(const std::vector<const LlmRequest*>& requests) override;
+  std::vector<std::optional<LlmResponse>> knownAnswers(
+      const std::vector<const LlmRequest*>& requests) override;
   void cancelAll() override { m_inner->cancelAll(); }
   void waitIdle() override { m_inner->waitIdle(); }
   bool isHeuristic() const override { return m_inner->isHeuristic(); }

@@ -23,8 +23,8 @@ ConnectionTest testConnection(const EndpointConfig& config, const TransportOptio
     result.error = key.error;
     return result;
   }
-  const std::vector<std::string> secrets = key.key.empty() ? std::vector<std::string>{}
-                                                           : std::vector<std::string>{key.key};
+  const std::vector<std::string> secrets =
+      key.key.empty() ? std::vector<std::string>{} : std::vector<std::string>{key.key};
   const std::string url = joinUrl(config.baseUrl, "/models");
   CURL* easy = takeEasy(*curl);
   Exchange ex;
@@ -64,8 +64,8 @@ ConnectionTest testConnection(const EndpointConfig& config, const TransportOptio
     return result;
   }
   result.ok = true;
-  result.modelFound =
-      std::find(result.modelIds.begin(), result.modelIds.end(), config.model) != result.modelIds.end();
+  result.modelFound = std::find(result.modelIds.begin(), result.modelIds.end(), config.model) !=
+                      result.modelIds.end();
   return result;
 }
 

@@ -44,8 +44,10 @@ size_t onHeader(char* data, size_t size, size_t n, void* user) {
   if (colon == std::string_view::npos) return bytes;
   std::string name(line.substr(0, colon));
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name == "retry-after") ex->retryAfter = trimmed(std::string(line.substr(colon + 1)));
-  else if (name == "retry-after-ms") ex->retryAfterMs = trimmed(std::string(line.substr(colon + 1)));
+  if (name == "retry-after")
+    ex->retryAfter = trimmed(std::string(line.substr(colon + 1)));
+  else if (name == "retry-after-ms")
+    ex->retryAfterMs = trimmed(std::string(line.substr(colon + 1)));
   return bytes;
 }
 
@@ -76,8 +78,10 @@ bool isTlsError(CURLcode rc) {
 
 std::string formatSeconds(double s) {
   char buf[32];
-  if (s == static_cast<long long>(s)) std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(s));
-  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  if (s == static_cast<long long>(s))
+    std::snprintf(buf, sizeof buf, "%lld s", static_cast<long long>(s));
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
   return buf;
 }
 
@@ -184,8 +188,9 @@ std::string describe(const Failure& f, long status, int attempts) {
   std::string s;
   switch (f.kind) {
     case FailureKind::Auth:
-      s = f.detail.rfind("environment variable", 0) == 0 ? "auth: " + f.detail
-                                                          : "auth: HTTP " + std::to_string(status) + ": " + f.detail;
+      s = f.detail.rfind("environment variable", 0) == 0
+              ? "auth: " + f.detail
+              : "auth: HTTP " + std::to_string(status) + ": " + f.detail;
       break;
     case FailureKind::RateLimited:
     case FailureKind::ServerError:

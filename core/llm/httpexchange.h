@@ -52,7 +52,8 @@ CURL* takeEasy(const CurlApi& curl, CURL* pooled = nullptr);
 bool configureEasy(const CurlApi& curl, CURL* easy, const std::string& url, curl_slist* headers,
                    Exchange& ex, double timeoutSeconds, const TransportOptions& options);
 
-inline constexpr const char* kPolicyRefused = "cannot set libcurl's http/https-only transport policy";
+inline constexpr const char* kPolicyRefused =
+    "cannot set libcurl's http/https-only transport policy";
 
 struct Failure {
   FailureKind kind = FailureKind::None;

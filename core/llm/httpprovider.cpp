@@ -4,11 +4,8 @@
 
 #include "core/llm/httpprovider.h"
 
-#include "core/llm/httpexchange.h"
-#include "core/llm/openaiformat.h"
-#include "core/llm/ratelimit.h"
-#include "core/llm/retrypolicy.h"
-#include "core/util/atomicfile.h"
+#include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,15 +13,19 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <pthread.h>
 #include <random>
 #include <thread>
 #include <unordered_map>
+
+#include "core/llm/httpexchange.h"
+#include "core/llm/openaiformat.h"
+#include "core/llm/ratelimit.h"
+#include "core/llm/retrypolicy.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core::llm {
 
@@ -116,8 +117,9 @@ struct HttpProvider::Impl {
         rpm(TokenBucket::perMinute(config.requestsPerMinute)),
         tpm(TokenBucket::perMinute(config.tokensPerMinute)),
         adaptive(std::max(1, config.concurrency)),
-        rng(options.jitterSeed ? options.jitterSeed
-                               : static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())) {
+        rng(options.jitterSeed
+                ? options.jitterSeed
+                : static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())) {
     curl = curlApi(&curlMissing);
     stats.effectiveConcurrency = adaptive.limit();
     if (curl) multi = curl->multi_init();
@@ -146,8 +148,10 @@ struct HttpProvider::Impl {
   void submit(LlmRequest request, ResponseCallback done) {
     auto call = std::make_unique<Call>();
     call->body = buildRequestBody(config, request);
-    if (config.kind == EndpointKind::Embeddings) call->expectedItems = static_cast<long>(request.inputs.size());
-    if (config.kind == EndpointKind::Rerank) call->expectedItems = static_cast<long>(request.documents.size());
+    if (config.kind == EndpointKind::Embeddings)
+      call->expectedItems = static_cast<long>(request.inputs.size());
+    if (config.kind == EndpointKind::Rerank)
+      call->expectedItems = static_cast<long>(request.documents.size());
     call->tokenEstimate = estimateRequestTokens(config, call->body.size());
     call->done = std::move(done);
     call->exchange.maxBytes = options.maxReplyBytes;
@@ -267,8 +271,11 @@ struct HttpProvider::Impl {
       if (!delayed.empty()) wakeAt = std::min(wakeAt, delayed.begin()->first);
       long curlTimeout = -1;
       curl->multi_timeout(multi, &curlTimeout);
-      long ourTimeout = static_cast<long>(
-          std::max(0.0, std::chrono::duration<double, std::milli>(std::min(wakeAt, nextStartTime(after)) - after).count()) + 1);
+      long ourTimeout =
+          static_cast<long>(std::max(0.0, std::chrono::duration<double, std::milli>(
+                                              std::min(wakeAt, nextStartTime(after)) - after)
+                                              .count()) +
+                            1);
       long timeout = curlTimeout < 0 ? ourTimeout : std::min(curlTimeout, ourTimeout);
       timeout = std::clamp(timeout, 0L, 1000L);
       curl->multi_poll(multi, nullptr, 0, static_cast<int>(timeout), nullptr);
@@ -351,7 +358,8 @@ struct HttpProvider::Impl {
     call->headers = makeHeaders(*curl, key.key, true);
     std::fill(key.key.begin(), key.key.end(), '\0');
     call->easy = easy;
-    if (!configureEasy(*curl, easy, url, call->headers, call->exchange, config.timeoutSeconds, options)) {
+    if (!configureEasy(*curl, easy, url, call->headers, call->exchange, config.timeoutSeconds,
+                       options)) {
       releaseEasy(*call);
       call->lastFailure = {FailureKind::Other, kPolicyRefused};
       writeLog(*call, 0, kPolicyRefused, 0.0);
@@ -362,7 +370,8 @@ struct HttpProvider::Impl {
     }
     curl->easy_setopt(easy, CURLOPT_POST, 1L);
     curl->easy_setopt(easy, CURLOPT_POSTFIELDS, call->body.data());
-    curl->easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call->body.size()));
+    curl->easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                      static_cast<curl_off_t>(call->body.size()));
     curl->multi_add_handle(multi, easy);
     active.emplace(easy, std::move(call));
     const int inFlight = static_cast<int>(active.size());
@@ -416,7 +425,8 @@ struct HttpProvider::Impl {
       if (!parsed.ok) {
         // A body that is not JSON is retried like a cut connection; JSON without the fields
         // we need is not (another attempt gets the same).
-        failure = {parsed.unreadable ? FailureKind::Unreadable : FailureKind::Malformed, parsed.error};
+        failure = {parsed.unreadable ? FailureKind::Unreadable : FailureKind::Malformed,
+                   parsed.error};
       } else {
         adaptive.onSuccess();
         publishLimiter();
@@ -436,7 +446,9 @@ struct HttpProvider::Impl {
         }
         r.usage.costUsd = costUsd(config, r.usage.promptTokens, r.usage.completionTokens);
         // Give back what the tokens/min estimate over-charged (or take the shortfall).
-        tpm.adjust(static_cast<double>(call->tokenEstimate - r.usage.promptTokens - r.usage.completionTokens), now);
+        tpm.adjust(static_cast<double>(call->tokenEstimate - r.usage.promptTokens -
+                                       r.usage.completionTokens),
+                   now);
         writeLog(*call, status, "", latency);
         {
           std::lock_guard lock(statsMutex);
@@ -484,9 +496,11 @@ struct HttpProvider::Impl {
       }
       if (retryAfter) {
         wait = std::max(wait, Seconds(*retryAfter));
-        // The server speaks for the whole endpoint: hold every start until then, not just this call.
+        // The server speaks for the whole endpoint: hold every start until then, not just this
+        // call.
         if (failure.kind == FailureKind::RateLimited)
-          holdUntil = std::max(holdUntil, now + std::chrono::duration_cast<Clock::duration>(Seconds(*retryAfter)));
+          holdUntil = std::max(
+              holdUntil, now + std::chrono::duration_cast<Clock::duration>(Seconds(*retryAfter)));
       }
       const auto due = now + std::chrono::duration_cast<Clock::duration>(wait);
       delayed.emplace(due, std::move(call));
@@ -521,9 +535,15 @@ struct HttpProvider::Impl {
     {
       std::lock_guard lock(statsMutex);
       switch (response.status) {
-        case CallStatus::Ok: ++stats.succeeded; break;
-        case CallStatus::Error: ++stats.failed; break;
-        case CallStatus::Cancelled: ++stats.cancelled; break;
+        case CallStatus::Ok:
+          ++stats.succeeded;
+          break;
+        case CallStatus::Error:
+          ++stats.failed;
+          break;
+        case CallStatus::Cancelled:
+          ++stats.cancelled;
+          break;
       }
     }
     if (call->done) {
@@ -540,16 +560,16 @@ struct HttpProvider::Impl {
 
   void writeLog(const Call& call, long status, const std::string& error, double latencyMs) {
     if (log < 0) return;
-    nlohmann::json line = {
-        {"t_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch()).count()},
-        {"endpoint", config.name},
-        {"url", logUrl},
-        {"call", call.id},
-        {"attempt", call.attempts},
-        {"status", status},
-        {"latency_ms", latencyMs},
-        {"error", redact(error, secrets)}};
+    nlohmann::json line = {{"t_ms", std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count()},
+                           {"endpoint", config.name},
+                           {"url", logUrl},
+                           {"call", call.id},
+                           {"attempt", call.attempts},
+                           {"status", status},
+                           {"latency_ms", latencyMs},
+                           {"error", redact(error, secrets)}};
     writeAll(log, line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
   }
 

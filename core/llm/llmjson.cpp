@@ -32,7 +32,8 @@ json toJson(const LlmRequest& request) {
   switch (request.kind) {
     case EndpointKind::Chat: {
       json messages = json::array();
-      for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+      for (const auto& m : request.messages)
+        messages.push_back({{"role", m.role}, {"content", m.content}});
       j["messages"] = std::move(messages);
       break;
     }
@@ -96,7 +97,8 @@ std::optional<LlmResponse> responseFromJson(const json& j) {
   try {
     r.status = CallStatus::Ok;
     r.text = j.value("text", std::string());
-    if (j.contains("embeddings")) r.embeddings = j.at("embeddings").get<std::vector<std::vector<float>>>();
+    if (j.contains("embeddings"))
+      r.embeddings = j.at("embeddings").get<std::vector<std::vector<float>>>();
     if (j.contains("rerank")) {
       for (const auto& pair : j.at("rerank")) {
         r.rerank.emplace_back(pair.at(0).get<std::size_t>(), pair.at(1).get<double>());
@@ -138,10 +140,12 @@ json toJson(const EndpointConfig& c) {
 namespace {
 
 // The endpoint's fields by type; endpointFromJson and endpointJsonProblem share the list.
-constexpr const char* kEndpointStrings[] = {"name", "kind", "base_url", "model", "api_key_env", "keychain_entry"};
-constexpr const char* kEndpointNumbers[] = {"temperature", "max_tokens", "seed", "timeout_s", "concurrency",
-                                            "rpm", "tpm", "price_per_1k_input", "price_per_1k_output",
-                                            "max_retries"};
+constexpr const char* kEndpointStrings[] = {"name",  "kind",        "base_url",
+                                            "model", "api_key_env", "keychain_entry"};
+constexpr const char* kEndpointNumbers[] = {
+    "temperature",         "max_tokens", "seed", "timeout_s",
+    "concurrency",         "rpm",        "tpm",  "price_per_1k_input",
+    "price_per_1k_output", "max_retries"};
 
 std::string stringField(const json& j, const char* key, std::string fallback = {}) {
   const auto it = j.find(key);
@@ -175,7 +179,8 @@ EndpointConfig endpointFromJson(const json& j) {
   c.keychainEntry = stringField(j, "keychain_entry");
   c.temperature = numberField(j, "temperature", 0.0, 0.0, 100.0);
   c.maxTokens = intField(j, "max_tokens", 512, 1, 1 << 24);
-  if (const auto it = j.find("seed"); it != j.end() && it->is_number_integer()) c.seed = it->get<std::int64_t>();
+  if (const auto it = j.find("seed"); it != j.end() && it->is_number_integer())
+    c.seed = it->get<std::int64_t>();
   c.timeoutSeconds = numberField(j, "timeout_s", 60.0, 0.001, 86400.0);
   c.concurrency = intField(j, "concurrency", 8, 1, 4096);
   c.requestsPerMinute = numberField(j, "rpm", 0.0, 0.0, 1e9);
@@ -190,13 +195,16 @@ std::string endpointJsonProblem(const json& j) {
   if (!j.is_object()) return "is not a JSON object";
   for (const char* key : kEndpointStrings) {
     const auto it = j.find(key);
-    if (it != j.end() && !it->is_string()) return std::string("field \"") + key + "\" is not a string";
+    if (it != j.end() && !it->is_string())
+      return std::string("field \"") + key + "\" is not a string";
   }
   for (const char* key : kEndpointNumbers) {
     const auto it = j.find(key);
-    if (it != j.end() && !it->is_number()) return std::string("field \"") + key + "\" is not a number";
+    if (it != j.end() && !it->is_number())
+      return std::string("field \"") + key + "\" is not a number";
   }
-  if (const auto it = j.find("kind"); it != j.end() && !endpointKindFromName(it->get<std::string>()))
+  if (const auto it = j.find("kind");
+      it != j.end() && !endpointKindFromName(it->get<std::string>()))
     return "field \"kind\" is not chat, embeddings or rerank";
   return {};
 }

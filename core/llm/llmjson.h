@@ -22,7 +22,8 @@ nlohmann::json responseToJson(const LlmResponse& response);
 std::optional<LlmResponse> responseFromJson(const nlohmann::json& j);
 
 nlohmann::json toJson(const EndpointConfig& config);
-// Never throws; fields of the wrong type read as their defaults, numbers are clamped to sane ranges.
+// Never throws; fields of the wrong type read as their defaults, numbers are clamped to sane
+// ranges.
 EndpointConfig endpointFromJson(const nlohmann::json& j);
 // Empty when `j` is an endpoint object whose known fields have their types; else what is wrong
 // ("field \"base_url\" is not a string"), for refusing a damaged record.

@@ -1,5 +1,4 @@
 #include "core/llm/offline.h"
-#include "core/export/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/workerprovider.h"
 
@@ -96,16 +96,16 @@ std::string_view offlineRoleName(OfflineRole role) {
 
 bool isStopword(std::string_view word) {
   static const std::unordered_set<std::string_view> kStop = {
-      "a",     "an",    "the",   "and",   "or",    "but",   "if",    "of",    "to",    "in",
-      "on",    "at",    "by",    "for",   "with",  "from",  "as",    "is",    "are",   "was",
-      "were",  "be",    "been",  "being", "it",    "its",   "this",  "that",  "these", "those",
-      "what",  "which", "who",   "whom",  "whose", "when",  "where", "why",   "how",   "do",
-      "doe",   "did",   "does",  "has",   "have",  "had",   "can",   "could", "will",  "would",
-      "should", "may",  "might", "must",  "shall", "not",   "no",    "than",  "then",  "there",
-      "their", "they",  "them",  "he",    "she",   "his",   "her",   "we",    "our",   "you",
-      "your",  "i",     "me",    "my",    "so",    "such",  "into",  "about", "over",  "also",
-      "any",   "all",   "some",  "each",  "other", "more",  "most",  "very",  "much",  "many",
-      "tell",  "name",  "wa",    "ha",    "thi",   "doe",   "us",    "up",    "out",   "only"};
+      "a",      "an",    "the",   "and",   "or",    "but",  "if",    "of",    "to",    "in",
+      "on",     "at",    "by",    "for",   "with",  "from", "as",    "is",    "are",   "was",
+      "were",   "be",    "been",  "being", "it",    "its",  "this",  "that",  "these", "those",
+      "what",   "which", "who",   "whom",  "whose", "when", "where", "why",   "how",   "do",
+      "doe",    "did",   "does",  "has",   "have",  "had",  "can",   "could", "will",  "would",
+      "should", "may",   "might", "must",  "shall", "not",  "no",    "than",  "then",  "there",
+      "their",  "they",  "them",  "he",    "she",   "his",  "her",   "we",    "our",   "you",
+      "your",   "i",     "me",    "my",    "so",    "such", "into",  "about", "over",  "also",
+      "any",    "all",   "some",  "each",  "other", "more", "most",  "very",  "much",  "many",
+      "tell",   "name",  "wa",    "ha",    "thi",   "doe",  "us",    "up",    "out",   "only"};
   return kStop.count(word) > 0;
 }
 
@@ -199,9 +199,9 @@ PromptSections parsePromptSections(std::string_view prompt) {
     Sec sec;
   };
   static constexpr Header kHeaders[] = {
-      {"question:", Sec::Question}, {"documents:", Sec::Documents}, {"context:", Sec::Documents},
-      {"passages:", Sec::Documents}, {"claims:", Sec::Claims},      {"text:", Sec::Text},
-      {"response:", Sec::Text},      {"answer:", Sec::Other},       {"verdicts:", Sec::Other}};
+      {"question:", Sec::Question},  {"documents:", Sec::Documents}, {"context:", Sec::Documents},
+      {"passages:", Sec::Documents}, {"claims:", Sec::Claims},       {"text:", Sec::Text},
+      {"response:", Sec::Text},      {"answer:", Sec::Other},        {"verdicts:", Sec::Other}};
   std::size_t pos = 0;
   while (pos <= prompt.size()) {
     auto end = prompt.find('\n', pos);
@@ -244,8 +244,10 @@ PromptSections parsePromptSections(std::string_view prompt) {
         break;
       case Sec::Documents:
         if (trimView(line).empty()) {
-          if (!inPassage) flushParagraph();
-          else paragraph += '\n';
+          if (!inPassage)
+            flushParagraph();
+          else
+            paragraph += '\n';
         } else {
           if (!paragraph.empty()) paragraph += '\n';
           paragraph += line;
@@ -417,7 +419,8 @@ namespace {
 
 class OfflineProvider final : public WorkerProvider {
  public:
-  OfflineProvider(OfflineRole role, EndpointConfig config) : m_role(role), m_config(std::move(config)) {
+  OfflineProvider(OfflineRole role, EndpointConfig config)
+      : m_role(role), m_config(std::move(config)) {
     m_config.baseUrl = "offline";
     if (m_config.model.empty()) m_config.model = "heuristic-" + std::string(offlineRoleName(role));
     if (m_config.name.empty()) m_config.name = "offline " + std::string(offlineRoleName(role));

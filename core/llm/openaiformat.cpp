@@ -1,11 +1,11 @@
 #include "core/llm/openaiformat.h"
 
-#include "core/data/jsonguard.h"
-#include "core/util/textescape.h"
-
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+
+#include "core/data/jsonguard.h"
+#include "core/util/textescape.h"
 
 namespace ragscope::core::llm {
 
@@ -73,9 +73,12 @@ bool utf8Continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 std::string endpointPath(EndpointKind kind) {
   switch (kind) {
-    case EndpointKind::Chat: return "/chat/completions";
-    case EndpointKind::Embeddings: return "/embeddings";
-    case EndpointKind::Rerank: return "/rerank";
+    case EndpointKind::Chat:
+      return "/chat/completions";
+    case EndpointKind::Embeddings:
+      return "/embeddings";
+    case EndpointKind::Rerank:
+      return "/rerank";
   }
   return "/chat/completions";
 }
@@ -97,12 +100,15 @@ std::string buildChatBody(const EndpointConfig& config, const std::vector<Messag
                {"temperature", config.temperature},
                {"max_tokens", config.maxTokens},
                {"stream", false}};
-  if (seed) body["seed"] = *seed;
-  else if (config.seed) body["seed"] = *config.seed;
+  if (seed)
+    body["seed"] = *seed;
+  else if (config.seed)
+    body["seed"] = *config.seed;
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string buildEmbeddingsBody(const EndpointConfig& config, const std::vector<std::string>& inputs) {
+std::string buildEmbeddingsBody(const EndpointConfig& config,
+                                const std::vector<std::string>& inputs) {
   json body = {{"model", config.model}, {"input", inputs}};
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -115,9 +121,12 @@ std::string buildRerankBody(const EndpointConfig& config, std::string_view query
 
 std::string buildRequestBody(const EndpointConfig& config, const LlmRequest& request) {
   switch (config.kind) {
-    case EndpointKind::Chat: return buildChatBody(config, request.messages, request.seed);
-    case EndpointKind::Embeddings: return buildEmbeddingsBody(config, request.inputs);
-    case EndpointKind::Rerank: return buildRerankBody(config, request.query, request.documents);
+    case EndpointKind::Chat:
+      return buildChatBody(config, request.messages, request.seed);
+    case EndpointKind::Embeddings:
+      return buildEmbeddingsBody(config, request.inputs);
+    case EndpointKind::Rerank:
+      return buildRerankBody(config, request.query, request.documents);
   }
   return {};
 }
@@ -288,9 +297,12 @@ ParsedReply parseRerankReply(std::string_view body, long documentCount) {
 
 ParsedReply parseReply(EndpointKind kind, std::string_view body, long expectedItems) {
   switch (kind) {
-    case EndpointKind::Chat: return parseChatReply(body);
-    case EndpointKind::Embeddings: return parseEmbeddingsReply(body, expectedItems);
-    case EndpointKind::Rerank: return parseRerankReply(body, expectedItems);
+    case EndpointKind::Chat:
+      return parseChatReply(body);
+    case EndpointKind::Embeddings:
+      return parseEmbeddingsReply(body, expectedItems);
+    case EndpointKind::Rerank:
+      return parseRerankReply(body, expectedItems);
   }
   return {};
 }
@@ -390,7 +402,8 @@ std::string errorExcerpt(std::string_view body, const std::vector<std::string>& 
   return collapsed;
 }
 
-double costUsd(const EndpointConfig& config, std::int64_t promptTokens, std::int64_t completionTokens) {
+double costUsd(const EndpointConfig& config, std::int64_t promptTokens,
+               std::int64_t completionTokens) {
   return static_cast<double>(promptTokens) / 1000.0 * config.pricePer1kInput +
          static_cast<double>(completionTokens) / 1000.0 * config.pricePer1kOutput;
 }

@@ -10,13 +10,13 @@
 // Bodies are serialised with sorted keys and no whitespace, so the same request always gives the
 // same bytes (the response cache hashes them).
 
-#include "core/llm/provider.h"
-
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/llm/provider.h"
 
 namespace ragscope::core::llm {
 
@@ -31,7 +31,8 @@ std::string joinUrl(std::string_view baseUrl, std::string_view path);
 std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages,
                           std::optional<std::int64_t> seed = std::nullopt);
 // {"input":[...],"model"}
-std::string buildEmbeddingsBody(const EndpointConfig& config, const std::vector<std::string>& inputs);
+std::string buildEmbeddingsBody(const EndpointConfig& config,
+                                const std::vector<std::string>& inputs);
 // {"documents":[...],"model","query"} (Cohere/Jina/TEI-compatible)
 std::string buildRerankBody(const EndpointConfig& config, std::string_view query,
                             const std::vector<std::string>& documents);
@@ -86,6 +87,7 @@ std::string errorExcerpt(std::string_view body, const std::vector<std::string>& 
 std::string redact(std::string text, const std::vector<std::string>& secrets);
 
 // usage -> cost in USD with per-1k prices.
-double costUsd(const EndpointConfig& config, std::int64_t promptTokens, std::int64_t completionTokens);
+double costUsd(const EndpointConfig& config, std::int64_t promptTokens,
+               std::int64_t completionTokens);
 
 }  // namespace ragscope::core::llm

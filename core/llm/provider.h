@@ -28,17 +28,18 @@ struct EndpointConfig {
   EndpointKind kind = EndpointKind::Chat;
   std::string baseUrl;  // "http://127.0.0.1:8000/v1", "offline" for the heuristic providers
   std::string model;
-  std::string apiKeyEnv;       // environment variable holding the key (empty: none)
-  std::string keychainEntry;   // OS keychain entry (resolved by the UI layer into apiKeyEnv-like lookup)
+  std::string apiKeyEnv;  // environment variable holding the key (empty: none)
+  std::string
+      keychainEntry;  // OS keychain entry (resolved by the UI layer into apiKeyEnv-like lookup)
   double temperature = 0.0;
   int maxTokens = 512;
   std::optional<std::int64_t> seed;
   double timeoutSeconds = 60.0;
-  int concurrency = 8;               // transfers in flight at most
-  double requestsPerMinute = 0.0;    // 0 = unlimited
-  double tokensPerMinute = 0.0;      // 0 = unlimited (estimated from the request size)
-  double pricePer1kInput = 0.0;      // USD
-  double pricePer1kOutput = 0.0;     // USD
+  int concurrency = 8;             // transfers in flight at most
+  double requestsPerMinute = 0.0;  // 0 = unlimited
+  double tokensPerMinute = 0.0;    // 0 = unlimited (estimated from the request size)
+  double pricePer1kInput = 0.0;    // USD
+  double pricePer1kOutput = 0.0;   // USD
   int maxRetries = 5;
 };
 
@@ -49,10 +50,10 @@ struct Message {
 
 struct LlmRequest {
   EndpointKind kind = EndpointKind::Chat;
-  std::vector<Message> messages;        // Chat
-  std::vector<std::string> inputs;      // Embeddings
-  std::string query;                    // Rerank
-  std::vector<std::string> documents;   // Rerank
+  std::vector<Message> messages;       // Chat
+  std::vector<std::string> inputs;     // Embeddings
+  std::string query;                   // Rerank
+  std::vector<std::string> documents;  // Rerank
   // Chat: the seed sent for this call instead of the endpoint's (a judge's repeated assessments
   // each have their own, so each is a distinct call and cached on its own).
   std::optional<std::int64_t> seed;
@@ -71,9 +72,9 @@ enum class CallStatus { Ok, Error, Cancelled };
 
 struct LlmResponse {
   CallStatus status = CallStatus::Error;
-  std::string text;                                  // Chat: the first choice's content
-  std::vector<std::vector<float>> embeddings;        // Embeddings, in input order
-  std::vector<std::pair<std::size_t, double>> rerank; // Rerank: (document index, score)
+  std::string text;                                    // Chat: the first choice's content
+  std::vector<std::vector<float>> embeddings;          // Embeddings, in input order
+  std::vector<std::pair<std::size_t, double>> rerank;  // Rerank: (document index, score)
   Usage usage;
   int httpStatus = 0;
   int attempts = 0;

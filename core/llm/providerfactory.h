@@ -18,6 +18,7 @@ bool isOfflineEndpoint(const EndpointConfig& config);
 // `cache` may be null (no caching) and must outlive the provider; `transport` carries what the
 // front end adds to HTTP calls (e.g. the GUI's keychain lookup).
 std::unique_ptr<Provider> makeProvider(const EndpointConfig& config, OfflineRole offlineRole,
-                                       ResponseCache* cache, const TransportOptions& transport = {});
+                                       ResponseCache* cache,
+                                       const TransportOptions& transport = {});
 
 }  // namespace ragscope::core::llm

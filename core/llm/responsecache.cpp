@@ -15,7 +15,9 @@ namespace {
 constexpr int kSchemaVersion = 1;
 }
 
-std::filesystem::path ResponseCache::defaultPath() { return userCacheFolder() / "responses.sqlite"; }
+std::filesystem::path ResponseCache::defaultPath() {
+  return userCacheFolder() / "responses.sqlite";
+}
 
 std::string ResponseCache::key(std::string_view identity, std::string_view body) {
   Sha256 h;
@@ -49,7 +51,8 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   // An existing file is checked read-only first, so a foreign database handed over as a cache is
   // refused without a byte of it changed (the read-write open would switch it to WAL).
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec) && std::filesystem::file_size(path, ec) > 0) {
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec) &&
+      std::filesystem::file_size(path, ec) > 0) {
     SqliteDb check;
     if (!check.openReadOnly(path, error)) return false;
     if (auto problem = check.schemaProblem(kCacheSchema)) {
@@ -67,16 +70,17 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
   }
   const int version = m_db.userVersion();
   if (version > kSchemaVersion) {
-    if (error) *error = path.string() + ": cache schema " + std::to_string(version) + " is newer than this ragscope";
+    if (error)
+      *error = path.string() + ": cache schema " + std::to_string(version) +
+               " is newer than this ragscope";
     m_db.close();
     return false;
   }
-  if (!m_db.exec(
-          "CREATE TABLE IF NOT EXISTS responses ("
-          " key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT NOT NULL,"
-          " created INTEGER NOT NULL);"
-          "PRAGMA user_version = 1;",
-          &err)) {
+  if (!m_db.exec("CREATE TABLE IF NOT EXISTS responses ("
+                 " key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT NOT NULL,"
+                 " created INTEGER NOT NULL);"
+                 "PRAGMA user_version = 1;",
+                 &err)) {
     if (error) *error = path.string() + ": " + err;
     m_db.close();
     return false;
@@ -126,7 +130,8 @@ std::optional<LlmResponse> ResponseCache::fromStored(const std::string& stored) 
   return response;
 }
 
-std::vector<std::optional<std::string>> ResponseCache::lookupStored(const std::vector<std::string>& keys) {
+std::vector<std::optional<std::string>> ResponseCache::lookupStored(
+    const std::vector<std::string>& keys) {
   std::vector<std::optional<std::string>> out(keys.size());
   std::lock_guard lock(m_mutex);
   if (!m_db.isOpen()) return out;

@@ -7,7 +7,8 @@
 //
 //   ResponseCache cache;
 //   if (!cache.open(ResponseCache::defaultPath(), &err)) ...;
-//   auto provider = std::make_unique<CachingProvider>(std::move(http), cache);   // cachingprovider.h
+//   auto provider = std::make_unique<CachingProvider>(std::move(http), cache);   //
+//   cachingprovider.h
 
 #include <atomic>
 #include <cstdint>

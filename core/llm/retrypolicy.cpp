@@ -10,20 +10,34 @@ namespace ragscope::core::llm {
 
 const char* failureLabel(FailureKind kind) {
   switch (kind) {
-    case FailureKind::None: return "ok";
-    case FailureKind::Auth: return "auth";
-    case FailureKind::Dns: return "dns";
-    case FailureKind::Tls: return "tls";
-    case FailureKind::Timeout: return "timeout";
-    case FailureKind::Refused: return "connection refused";
-    case FailureKind::Reset: return "connection reset";
-    case FailureKind::Truncated: return "malformed reply";
-    case FailureKind::Unreadable: return "malformed reply";
-    case FailureKind::RateLimited: return "rate limited";
-    case FailureKind::ServerError: return "server error";
-    case FailureKind::HttpError: return "http";
-    case FailureKind::Malformed: return "malformed reply";
-    case FailureKind::Other: return "transport";
+    case FailureKind::None:
+      return "ok";
+    case FailureKind::Auth:
+      return "auth";
+    case FailureKind::Dns:
+      return "dns";
+    case FailureKind::Tls:
+      return "tls";
+    case FailureKind::Timeout:
+      return "timeout";
+    case FailureKind::Refused:
+      return "connection refused";
+    case FailureKind::Reset:
+      return "connection reset";
+    case FailureKind::Truncated:
+      return "malformed reply";
+    case FailureKind::Unreadable:
+      return "malformed reply";
+    case FailureKind::RateLimited:
+      return "rate limited";
+    case FailureKind::ServerError:
+      return "server error";
+    case FailureKind::HttpError:
+      return "http";
+    case FailureKind::Malformed:
+      return "malformed reply";
+    case FailureKind::Other:
+      return "transport";
   }
   return "transport";
 }

@@ -1,7 +1,7 @@
 #pragma once
-// When and how long to wait before retrying a failed call (core/llm/README.md): exponential backoff with
-// jitter on 429, 5xx, timeouts, connection resets, truncated bodies and 2xx bodies that are not
-// JSON (cut short by a proxy, an HTML error page: faults of the way there, not of the request);
+// When and how long to wait before retrying a failed call (core/llm/README.md): exponential backoff
+// with jitter on 429, 5xx, timeouts, connection resets, truncated bodies and 2xx bodies that are
+// not JSON (cut short by a proxy, an HTML error page: faults of the way there, not of the request);
 // `Retry-After` honoured (delta-seconds or an HTTP date); everything else (auth, DNS, TLS, other
 // 4xx, well-formed JSON without the fields we need) fails at once because trying again cannot help.
 //

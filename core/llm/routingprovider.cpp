@@ -40,7 +40,8 @@ std::vector<std::optional<LlmResponse>> RoutingProvider::knownAnswers(
     mine.reserve(indices.size());
     for (const std::size_t i : indices) mine.push_back(requests[i]);
     auto answers = provider->knownAnswers(mine);
-    for (std::size_t k = 0; k < indices.size() && k < answers.size(); ++k) out[indices[k]] = std::move(answers[k]);
+    for (std::size_t k = 0; k < indices.size() && k < answers.size(); ++k)
+      out[indices[k]] = std::move(answers[k]);
   }
   return out;
 }

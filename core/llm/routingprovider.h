@@ -24,7 +24,8 @@ class RoutingProvider : public Provider {
   std::string cacheIdentity() const override;
   std::string requestBody(const LlmRequest& request) const override;
   void submit(LlmRequest request, ResponseCallback done) override;
-  std::vector<std::optional<LlmResponse>> knownAnswers(const std::vector<const LlmRequest*>& requests) override;
+  std::vector<std::optional<LlmResponse>> knownAnswers(
+      const std::vector<const LlmRequest*>& requests) override;
   void cancelAll() override;
   void waitIdle() override;
   bool isHeuristic() const override;

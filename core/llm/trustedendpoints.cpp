@@ -12,8 +12,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "core/llm/providerfactory.h"
 #include "core/data/inputfile.h"
+#include "core/llm/providerfactory.h"
 #include "core/util/atomicfile.h"
 
 namespace ragscope::core::llm {
@@ -44,7 +44,8 @@ std::string stringField(const json& j, const char* key) {
 }
 
 // Reads the registry file. false (with *error) when it exists but is not a registry.
-bool readRegistry(const std::filesystem::path& path, std::vector<TrustedEndpoint>& out, std::string* error) {
+bool readRegistry(const std::filesystem::path& path, std::vector<TrustedEndpoint>& out,
+                  std::string* error) {
   out.clear();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return true;
@@ -98,24 +99,28 @@ class RegistryLock {
   int m_fd = -1;
 };
 
-bool covers(const std::vector<TrustedEndpoint>& entries, const std::string& url, const std::string& keyEnv,
-            const std::string& keychain) {
+bool covers(const std::vector<TrustedEndpoint>& entries, const std::string& url,
+            const std::string& keyEnv, const std::string& keychain) {
   auto listed = [&](auto match) {
     for (const auto& e : entries)
       if (e.baseUrl == url && match(e)) return true;
     return false;
   };
-  if (!keyEnv.empty() && !listed([&](const TrustedEndpoint& e) { return e.apiKeyEnv == keyEnv; })) return false;
-  if (!keychain.empty() && !listed([&](const TrustedEndpoint& e) { return e.keychainEntry == keychain; }))
+  if (!keyEnv.empty() && !listed([&](const TrustedEndpoint& e) { return e.apiKeyEnv == keyEnv; }))
     return false;
-  if (keyEnv.empty() && keychain.empty()) return listed([](const TrustedEndpoint&) { return true; });
+  if (!keychain.empty() &&
+      !listed([&](const TrustedEndpoint& e) { return e.keychainEntry == keychain; }))
+    return false;
+  if (keyEnv.empty() && keychain.empty())
+    return listed([](const TrustedEndpoint&) { return true; });
   return true;
 }
 
 }  // namespace
 
 std::string normalizeBaseUrl(std::string_view url) {
-  while (!url.empty() && std::isspace(static_cast<unsigned char>(url.front()))) url.remove_prefix(1);
+  while (!url.empty() && std::isspace(static_cast<unsigned char>(url.front())))
+    url.remove_prefix(1);
   while (!url.empty() && std::isspace(static_cast<unsigned char>(url.back()))) url.remove_suffix(1);
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
   std::string out(url);
@@ -133,9 +138,11 @@ bool needsTrust(const EndpointConfig& endpoint) { return !isOfflineEndpoint(endp
 std::string describeEndpointTrust(const EndpointConfig& endpoint) {
   std::string s = normalizeBaseUrl(endpoint.baseUrl);
   if (!endpoint.apiKeyEnv.empty() && !endpoint.keychainEntry.empty())
-    return s + " with the key of keychain entry \"" + endpoint.keychainEntry + "\" or from $" + endpoint.apiKeyEnv;
+    return s + " with the key of keychain entry \"" + endpoint.keychainEntry + "\" or from $" +
+           endpoint.apiKeyEnv;
   if (!endpoint.apiKeyEnv.empty()) return s + " with the key from $" + endpoint.apiKeyEnv;
-  if (!endpoint.keychainEntry.empty()) return s + " with the key of keychain entry \"" + endpoint.keychainEntry + "\"";
+  if (!endpoint.keychainEntry.empty())
+    return s + " with the key of keychain entry \"" + endpoint.keychainEntry + "\"";
   return s + " (no key)";
 }
 
@@ -161,10 +168,12 @@ std::vector<TrustedEndpoint> TrustedEndpoints::entries(std::string* error) const
 
 bool TrustedEndpoints::isTrusted(const EndpointConfig& endpoint, std::string* error) const {
   if (!needsTrust(endpoint)) return true;
-  return covers(entries(error), normalizeBaseUrl(endpoint.baseUrl), endpoint.apiKeyEnv, endpoint.keychainEntry);
+  return covers(entries(error), normalizeBaseUrl(endpoint.baseUrl), endpoint.apiKeyEnv,
+                endpoint.keychainEntry);
 }
 
-bool TrustedEndpoints::add(const EndpointConfig& endpoint, std::string_view how, std::string* error) const {
+bool TrustedEndpoints::add(const EndpointConfig& endpoint, std::string_view how,
+                           std::string* error) const {
   if (!needsTrust(endpoint)) return true;
   const std::string url = normalizeBaseUrl(endpoint.baseUrl);
   std::error_code ec;
@@ -182,7 +191,8 @@ bool TrustedEndpoints::add(const EndpointConfig& endpoint, std::string_view how,
   j["version"] = kRegistryVersion;
   j["about"] =
       "Endpoints this user started jobs with, saved or confirmed: ragscope sends API keys and "
-      "prompts named by a run store only to these (base URL with the key's variable or keychain entry).";
+      "prompts named by a run store only to these (base URL with the key's variable or keychain "
+      "entry).";
   j["endpoints"] = json::array();
   for (const auto& e : list)
     j["endpoints"].push_back({{"base_url", e.baseUrl},

@@ -66,7 +66,8 @@ class TrustedEndpoints {
 
   // Records the endpoint's URL with its key sources (no-op when already listed or not needed).
   // The file is rewritten atomically under a lock, so concurrent jobs do not lose entries.
-  bool add(const EndpointConfig& endpoint, std::string_view how, std::string* error = nullptr) const;
+  bool add(const EndpointConfig& endpoint, std::string_view how,
+           std::string* error = nullptr) const;
 
  private:
   std::filesystem::path m_path;

@@ -49,7 +49,8 @@ std::string chunkDocumentId(std::string_view chunkId) {
 }
 
 DocLevelResult evaluateDocLevel(const std::vector<std::string>& retrievedChunkIds,
-                                const std::vector<std::string>& goldDocIds, const ChunkToDoc& toDoc) {
+                                const std::vector<std::string>& goldDocIds,
+                                const ChunkToDoc& toDoc) {
   DocLevelResult r;
   const std::unordered_set<std::string> gold(goldDocIds.begin(), goldDocIds.end());
   r.goldCount = gold.size();
@@ -63,16 +64,19 @@ DocLevelResult evaluateDocLevel(const std::vector<std::string>& retrievedChunkId
     r.relevant.push_back(rel);
     if (rel) {
       ++r.relevantRetrieved;
-      precisionSum += static_cast<double>(r.relevantRetrieved) / static_cast<double>(r.rankedDocs.size());
+      precisionSum +=
+          static_cast<double>(r.relevantRetrieved) / static_cast<double>(r.rankedDocs.size());
     }
   }
   if (!r.rankedDocs.empty())
-    r.precision = static_cast<double>(r.relevantRetrieved) / static_cast<double>(r.rankedDocs.size());
+    r.precision =
+        static_cast<double>(r.relevantRetrieved) / static_cast<double>(r.rankedDocs.size());
   if (r.goldCount) {
     r.recall = static_cast<double>(r.relevantRetrieved) / static_cast<double>(r.goldCount);
     r.apTrecEval = precisionSum / static_cast<double>(r.goldCount);
   }
-  if (r.relevantRetrieved) r.apRetrievedRelevant = precisionSum / static_cast<double>(r.relevantRetrieved);
+  if (r.relevantRetrieved)
+    r.apRetrievedRelevant = precisionSum / static_cast<double>(r.relevantRetrieved);
   return r;
 }
 

@@ -3,8 +3,10 @@
 // level"): a retrieved chunk counts as its document, and only the first occurrence of each
 // document in the ranking counts.
 //
-//   auto r = evaluateDocLevel({"2022 Q3 AAPL.pdf#3#0", "2023 Q1 MSFT.pdf#1#2", "2023 Q1 AAPL.pdf#9#1"},
-//                             {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"});
+//   auto r = evaluateDocLevel({"2022 Q3 AAPL.pdf#3#0", "2023 Q1 MSFT.pdf#1#2", "2023 Q1
+//   AAPL.pdf#9#1"},
+//                             {"2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3
+//                             AAPL.pdf"});
 //   // r.precision 2/3, r.recall 0.5, r.apTrecEval 0.4167, r.apRetrievedRelevant 0.8333
 
 #include <filesystem>
@@ -29,11 +31,11 @@ struct DocLevelResult {
   std::vector<std::string> rankedDocs;  // distinct documents in first-occurrence order
   std::vector<bool> relevant;           // per rankedDocs entry
   std::size_t relevantRetrieved = 0;
-  std::size_t goldCount = 0;            // distinct gold documents
-  double precision = 0.0;               // relevant retrieved / distinct retrieved
-  double recall = 0.0;                  // relevant retrieved / gold
-  double apTrecEval = 0.0;              // "AP (trec_eval)": sum of precisions at relevant ranks / gold
-  double apRetrievedRelevant = 0.0;     // "AP over retrieved relevant": same sum / relevant retrieved
+  std::size_t goldCount = 0;         // distinct gold documents
+  double precision = 0.0;            // relevant retrieved / distinct retrieved
+  double recall = 0.0;               // relevant retrieved / gold
+  double apTrecEval = 0.0;           // "AP (trec_eval)": sum of precisions at relevant ranks / gold
+  double apRetrievedRelevant = 0.0;  // "AP over retrieved relevant": same sum / relevant retrieved
 };
 
 DocLevelResult evaluateDocLevel(const std::vector<std::string>& retrievedChunkIds,

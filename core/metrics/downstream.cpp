@@ -39,7 +39,8 @@ std::size_t lcsLength(const std::vector<std::string>& a, const std::vector<std::
 // The words of one LCS of x and y, reconstructed from the end as the `rouge` package does
 // (on a tie between dropping x's or y's last word, y's goes).
 template <class T>
-std::vector<std::string> lcsWordsTyped(const std::vector<std::string>& x, const std::vector<std::string>& y) {
+std::vector<std::string> lcsWordsTyped(const std::vector<std::string>& x,
+                                       const std::vector<std::string>& y) {
   const auto t = lcsTable<T>(x, y);
   const std::size_t w = y.size() + 1;
   std::vector<std::string> out;
@@ -57,7 +58,8 @@ std::vector<std::string> lcsWordsTyped(const std::vector<std::string>& x, const 
   return out;
 }
 
-std::vector<std::string> lcsWords(const std::vector<std::string>& x, const std::vector<std::string>& y) {
+std::vector<std::string> lcsWords(const std::vector<std::string>& x,
+                                  const std::vector<std::string>& y) {
   if (x.size() < 0xFFFF && y.size() < 0xFFFF) return lcsWordsTyped<std::uint16_t>(x, y);
   return lcsWordsTyped<std::uint32_t>(x, y);
 }
@@ -90,35 +92,48 @@ std::string lowerAscii(std::string_view s) {
 
 }  // namespace
 
-// ---- names ---------------------------------------------------------------------------------------
+// ---- names
+// ---------------------------------------------------------------------------------------
 
 const std::vector<DownstreamMetric>& allDownstreamMetrics() {
-  static const std::vector<DownstreamMetric> kAll = {DownstreamMetric::ExactMatch, DownstreamMetric::TokenF1,
-                                                     DownstreamMetric::Accuracy,   DownstreamMetric::RougeL,
-                                                     DownstreamMetric::RougeLKilt, DownstreamMetric::ContainsAnswer};
+  static const std::vector<DownstreamMetric> kAll = {
+      DownstreamMetric::ExactMatch, DownstreamMetric::TokenF1,    DownstreamMetric::Accuracy,
+      DownstreamMetric::RougeL,     DownstreamMetric::RougeLKilt, DownstreamMetric::ContainsAnswer};
   return kAll;
 }
 
 std::string downstreamMetricKey(DownstreamMetric metric) {
   switch (metric) {
-    case DownstreamMetric::ExactMatch: return "em";
-    case DownstreamMetric::TokenF1: return "f1";
-    case DownstreamMetric::Accuracy: return "accuracy";
-    case DownstreamMetric::RougeL: return "rouge-l";
-    case DownstreamMetric::RougeLKilt: return "rouge-l-kilt";
-    case DownstreamMetric::ContainsAnswer: return "contains";
+    case DownstreamMetric::ExactMatch:
+      return "em";
+    case DownstreamMetric::TokenF1:
+      return "f1";
+    case DownstreamMetric::Accuracy:
+      return "accuracy";
+    case DownstreamMetric::RougeL:
+      return "rouge-l";
+    case DownstreamMetric::RougeLKilt:
+      return "rouge-l-kilt";
+    case DownstreamMetric::ContainsAnswer:
+      return "contains";
   }
   return {};
 }
 
 std::string downstreamMetricName(DownstreamMetric metric) {
   switch (metric) {
-    case DownstreamMetric::ExactMatch: return "EM";
-    case DownstreamMetric::TokenF1: return "Token F1";
-    case DownstreamMetric::Accuracy: return "Accuracy";
-    case DownstreamMetric::RougeL: return "ROUGE-L (rouge_score, stemmed)";
-    case DownstreamMetric::RougeLKilt: return "ROUGE-L (KILT)";
-    case DownstreamMetric::ContainsAnswer: return "Contains answer";
+    case DownstreamMetric::ExactMatch:
+      return "EM";
+    case DownstreamMetric::TokenF1:
+      return "Token F1";
+    case DownstreamMetric::Accuracy:
+      return "Accuracy";
+    case DownstreamMetric::RougeL:
+      return "ROUGE-L (rouge_score, stemmed)";
+    case DownstreamMetric::RougeLKilt:
+      return "ROUGE-L (KILT)";
+    case DownstreamMetric::ContainsAnswer:
+      return "Contains answer";
   }
   return {};
 }
@@ -158,7 +173,8 @@ bool isBinaryDownstreamMetric(DownstreamMetric metric) {
          metric == DownstreamMetric::ContainsAnswer;
 }
 
-// ---- per-pair metrics ----------------------------------------------------------------------------
+// ---- per-pair metrics
+// ----------------------------------------------------------------------------
 
 double exactMatch(std::string_view output, std::string_view gold) {
   return normalizeAnswer(output) == normalizeAnswer(gold) ? 1.0 : 0.0;
@@ -248,17 +264,24 @@ double containsAnswer(std::string_view output, std::string_view gold) {
 
 double scorePair(DownstreamMetric metric, std::string_view output, std::string_view gold) {
   switch (metric) {
-    case DownstreamMetric::ExactMatch: return exactMatch(output, gold);
-    case DownstreamMetric::TokenF1: return tokenF1(output, gold);
-    case DownstreamMetric::Accuracy: return accuracy(output, gold);
-    case DownstreamMetric::RougeL: return rougeL(output, gold);
-    case DownstreamMetric::RougeLKilt: return rougeLKilt(output, gold);
-    case DownstreamMetric::ContainsAnswer: return containsAnswer(output, gold);
+    case DownstreamMetric::ExactMatch:
+      return exactMatch(output, gold);
+    case DownstreamMetric::TokenF1:
+      return tokenF1(output, gold);
+    case DownstreamMetric::Accuracy:
+      return accuracy(output, gold);
+    case DownstreamMetric::RougeL:
+      return rougeL(output, gold);
+    case DownstreamMetric::RougeLKilt:
+      return rougeLKilt(output, gold);
+    case DownstreamMetric::ContainsAnswer:
+      return containsAnswer(output, gold);
   }
   return 0.0;
 }
 
-double score(DownstreamMetric metric, std::string_view output, const std::vector<std::string>& golds) {
+double score(DownstreamMetric metric, std::string_view output,
+             const std::vector<std::string>& golds) {
   double best = 0.0;
   for (const auto& g : golds) {
     best = std::max(best, scorePair(metric, output, g));
@@ -267,7 +290,8 @@ double score(DownstreamMetric metric, std::string_view output, const std::vector
   return best;
 }
 
-std::optional<double> LexicalScorer::score(std::string_view output, const std::vector<std::string>& golds,
+std::optional<double> LexicalScorer::score(std::string_view output,
+                                           const std::vector<std::string>& golds,
                                            std::string* /*problem*/) const {
   return ragscope::core::score(m_metric, output, golds);
 }

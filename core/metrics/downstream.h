@@ -48,7 +48,8 @@ enum class DownstreamMetric { ExactMatch, TokenF1, Accuracy, RougeL, RougeLKilt,
 const std::vector<DownstreamMetric>& allDownstreamMetrics();
 // "em", "f1", "accuracy", "rouge-l", "rouge-l-kilt", "contains".
 std::string downstreamMetricKey(DownstreamMetric metric);
-// "EM", "Token F1", "Accuracy", "ROUGE-L (rouge_score, stemmed)", "ROUGE-L (KILT)", "Contains answer".
+// "EM", "Token F1", "Accuracy", "ROUGE-L (rouge_score, stemmed)", "ROUGE-L (KILT)", "Contains
+// answer".
 std::string downstreamMetricName(DownstreamMetric metric);
 // Keys above (case-insensitive) plus aliases: exact_match/exact-match, token-f1, acc, rougel/
 // rouge_l/rouge-l-stemmed, kilt-rougel/rougel-kilt, contains-answer/answers/has_answer.
@@ -70,7 +71,8 @@ std::vector<std::string> rougeScoreTokens(std::string_view text);
 // One metric on one pair.
 double scorePair(DownstreamMetric metric, std::string_view output, std::string_view gold);
 // Max over golds (0 when golds is empty).
-double score(DownstreamMetric metric, std::string_view output, const std::vector<std::string>& golds);
+double score(DownstreamMetric metric, std::string_view output,
+             const std::vector<std::string>& golds);
 
 // A downstream evaluator E(output, golds) in [0, 1]. Implementations must be callable from
 // several threads at once. nullopt = no score (the judge failed, the output could not be
@@ -81,7 +83,8 @@ class DownstreamScorer {
   virtual std::string key() const = 0;   // stable id for files and the CLI ("em", "llm-claims" ...)
   virtual std::string name() const = 0;  // label for reports and the GUI
   virtual bool binary() const = 0;       // only ever returns 0 or 1
-  virtual std::optional<double> score(std::string_view output, const std::vector<std::string>& golds,
+  virtual std::optional<double> score(std::string_view output,
+                                      const std::vector<std::string>& golds,
                                       std::string* problem) const = 0;
 };
 

@@ -38,14 +38,16 @@ struct GainTable {
         }
       if (!found) levels.push_back({static_cast<long>(lvl), static_cast<double>(lvl), counts[lvl]});
     }
-    std::stable_sort(levels.begin(), levels.end(),
-                     [](const Level& a, const Level& b) { return static_cast<int>(a.gain - b.gain) < 0; });
+    std::stable_sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) {
+      return static_cast<int>(a.gain - b.gain) < 0;
+    });
     index();
   }
   // The gain of a grade: the gain measures ask once per rank, several measures per query.
   double gainOf(int rel) const {
     const long i = static_cast<long>(rel) - m_minLevel;
-    if (i >= 0 && i < static_cast<long>(m_byLevel.size())) return m_byLevel[static_cast<std::size_t>(i)];
+    if (i >= 0 && i < static_cast<long>(m_byLevel.size()))
+      return m_byLevel[static_cast<std::size_t>(i)];
     if (!m_byLevel.empty() || levels.empty()) return 0.0;
     for (const auto& g : levels)  // grades too far apart for a table
       if (g.level == rel) return g.gain;
@@ -112,7 +114,8 @@ double customGainNdcg(const GainTable& gains, const std::vector<int>& rels) {
   double ideal = 0.0;
   long i = 0;
   for (auto it = gains.levels.rbegin(); it != gains.levels.rend() && it->gain > 0.0; ++it)
-    for (long n = 0; n < it->count; ++n, ++i) ideal += it->gain / std::log2(static_cast<double>(i + 2));
+    for (long n = 0; n < it->count; ++n, ++i)
+      ideal += it->gain / std::log2(static_cast<double>(i + 2));
   return ideal > 0.0 ? dcg / ideal : 0.0;
 }
 
@@ -294,14 +297,20 @@ double gainMeasure(const MeasureColumn& c, const PreparedQuery& q) {
     case MeasureKind::Ndcg:
       if (!c.paramList.empty()) return customGainNdcg(GainTable(c.paramList, s.levels), s.rels);
       return linearNdcg(s, std::numeric_limits<long>::max());
-    case MeasureKind::NdcgCut: return linearNdcg(s, static_cast<long>(c.param));
-    case MeasureKind::G: return gainG(GainTable(c.paramList, s.levels), s.rels);
-    case MeasureKind::NdcgRel: return ndcgRel(GainTable(c.paramList, s.levels), s.rels);
-    case MeasureKind::Rndcg: return rNdcg(GainTable(c.paramList, s.levels), s.rels, q.numRel);
+    case MeasureKind::NdcgCut:
+      return linearNdcg(s, static_cast<long>(c.param));
+    case MeasureKind::G:
+      return gainG(GainTable(c.paramList, s.levels), s.rels);
+    case MeasureKind::NdcgRel:
+      return ndcgRel(GainTable(c.paramList, s.levels), s.rels);
+    case MeasureKind::Rndcg:
+      return rNdcg(GainTable(c.paramList, s.levels), s.rels, q.numRel);
     case MeasureKind::Rbp:
       return rankBiasedPrecision(GainTable(c.paramList, s.levels), s.rels, c.param);
-    case MeasureKind::RbpResid: return rbpResidual(s.rels, c.param);
-    default: return 0.0;
+    case MeasureKind::RbpResid:
+      return rbpResidual(s.rels, c.param);
+    default:
+      return 0.0;
   }
 }
 

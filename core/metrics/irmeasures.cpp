@@ -30,10 +30,13 @@ const std::vector<IrName>& irNames() {
       {"P", "", "P", true, "P@k = P_k (P(rel=N)@k: relevant means grade >= N)"},
       {"R", "", "recall", true, "R@k = recall_k"},
       {"AP", "map", "map_cut", true, "AP = map, AP@k = map_cut_k"},
-      {"RR", "recip_rank", "RR@", true, "RR = recip_rank; RR@k = recip_rank with the ranking cut at k (-M k)"},
-      {"nDCG", "ndcg", "ndcg_cut", false, "nDCG = ndcg, nDCG@k = ndcg_cut_k (linear gain: dcg=log2 only)"},
+      {"RR", "recip_rank", "RR@", true,
+       "RR = recip_rank; RR@k = recip_rank with the ranking cut at k (-M k)"},
+      {"nDCG", "ndcg", "ndcg_cut", false,
+       "nDCG = ndcg, nDCG@k = ndcg_cut_k (linear gain: dcg=log2 only)"},
       {"Success", "", "success", true, "Success@k = success_k"},
-      {"Judged", "", "Judged@", false, "Judged@k = judged docs in the top k / k (= 1 - unj_k when k docs are retrieved)"},
+      {"Judged", "", "Judged@", false,
+       "Judged@k = judged docs in the top k / k (= 1 - unj_k when k docs are retrieved)"},
       {"Rprec", "Rprec", "", true, "Rprec = Rprec"},
       {"Bpref", "bpref", "", true, "Bpref = bpref"},
       {"infAP", "infAP", "", false, "infAP = infAP"},
@@ -45,16 +48,17 @@ const std::vector<IrName>& irNames() {
       {"SetR", "set_recall", "", true, "SetR = set_recall"},
       {"SetF", "set_F", "", true, "SetF = set_F"},
       {"SetAP", "set_map", "", true, "SetAP = set_map"},
-      {"IPrec", "", "iprec_at_recall", false, "IPrec@r = iprec_at_recall_r (r a recall level, 0.5)"},
+      {"IPrec", "", "iprec_at_recall", false,
+       "IPrec@r = iprec_at_recall_r (r a recall level, 0.5)"},
       {"RBP", "rbp", "", false, "RBP(p=0.8) = rbp.p=0.8"},
   };
   return names;
 }
 
 // ir_measures measures with no trec_eval counterpart: refused by name.
-const std::vector<std::string_view> kInexpressible = {"ERR", "alpha_nDCG", "NERR8", "NERR9", "NERR10", "NERR11",
-                                                      "INST", "INSQ", "SDCG", "Compat", "StRecall", "AP_IA",
-                                                      "P_IA", "nERR_IA", "alpha_DCG", "Accuracy", "NRBP"};
+const std::vector<std::string_view> kInexpressible = {
+    "ERR",    "alpha_nDCG", "NERR8", "NERR9", "NERR10",  "NERR11",    "INST",     "INSQ", "SDCG",
+    "Compat", "StRecall",   "AP_IA", "P_IA",  "nERR_IA", "alpha_DCG", "Accuracy", "NRBP"};
 
 std::optional<int> parseInt(std::string_view s) {
   int v = 0;
@@ -77,7 +81,8 @@ std::optional<Parsed<MeasureRequest>> parseIrMeasure(std::string_view text) {
   }
   bool hasParams = false;
   if (auto open = name.find('('); open != std::string_view::npos) {
-    if (name.back() != ')') return Parsed<MeasureRequest>{{}, "measure '" + std::string(text) + "': unbalanced '('"};
+    if (name.back() != ')')
+      return Parsed<MeasureRequest>{{}, "measure '" + std::string(text) + "': unbalanced '('"};
     params = name.substr(open + 1, name.size() - open - 2);
     name = name.substr(0, open);
     hasParams = true;
@@ -87,16 +92,19 @@ std::optional<Parsed<MeasureRequest>> parseIrMeasure(std::string_view text) {
     if (n.name == name) def = &n;
   // Bare names trec_eval also has (Rprec, infAP) are trec_eval's; other bare words are not ours.
   if (!hasCutoff && !hasParams && (!def || isTrecEvalMeasure(name))) {
-    if (def || std::find(kInexpressible.begin(), kInexpressible.end(), name) == kInexpressible.end())
+    if (def ||
+        std::find(kInexpressible.begin(), kInexpressible.end(), name) == kInexpressible.end())
       return std::nullopt;
   }
   Parsed<MeasureRequest> out;
   const std::string shown(text);
   if (!def) {
     if (std::find(kInexpressible.begin(), kInexpressible.end(), name) != kInexpressible.end())
-      out.error = "ir_measures' " + shown + " has no trec_eval equivalent; ragscope computes trec_eval's measures only";
+      out.error = "ir_measures' " + shown +
+                  " has no trec_eval equivalent; ragscope computes trec_eval's measures only";
     else
-      out.error = "unknown measure '" + shown + "' (neither a trec_eval nor a supported ir_measures name)";
+      out.error =
+          "unknown measure '" + shown + "' (neither a trec_eval nor a supported ir_measures name)";
     return out;
   }
   out.value.alias = shown;
@@ -105,11 +113,13 @@ std::optional<Parsed<MeasureRequest>> parseIrMeasure(std::string_view text) {
   std::size_t start = 0;
   while (hasParams && start <= params.size()) {
     const auto comma = params.find(',', start);
-    const std::string_view piece = params.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view piece = params.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     start = comma == std::string_view::npos ? params.size() + 1 : comma + 1;
     const auto eq = piece.find('=');
     const std::string_view key = piece.substr(0, eq);
-    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : piece.substr(eq + 1);
+    const std::string_view value =
+        eq == std::string_view::npos ? std::string_view{} : piece.substr(eq + 1);
     if (key == "rel" && def->rel) {
       auto level = parseInt(value);
       if (!level) {
@@ -119,15 +129,17 @@ std::optional<Parsed<MeasureRequest>> parseIrMeasure(std::string_view text) {
       out.value.relevanceLevel = *level;
     } else if (def->name == "nDCG" && key == "dcg") {
       if (value != "log2") {
-        out.error = "trec_eval cannot express " + shown + ": its ndcg uses the grade itself as the gain with a log2 "
-                    "discount (dcg=log2); dcg=" + std::string(value) + " is not a trec_eval measure";
+        out.error = "trec_eval cannot express " + shown +
+                    ": its ndcg uses the grade itself as the gain with a log2 "
+                    "discount (dcg=log2); dcg=" +
+                    std::string(value) + " is not a trec_eval measure";
         return out;
       }
     } else if (def->name == "RBP" && key == "p") {
       rbpParams = "p=" + std::string(value);
     } else {
-      out.error = "trec_eval cannot express " + shown + ": parameter '" + std::string(key) + "' of " +
-                  std::string(def->name) + " has no trec_eval counterpart";
+      out.error = "trec_eval cannot express " + shown + ": parameter '" + std::string(key) +
+                  "' of " + std::string(def->name) + " has no trec_eval counterpart";
       return out;
     }
   }
@@ -158,7 +170,8 @@ std::optional<Parsed<MeasureRequest>> parseIrMeasure(std::string_view text) {
 std::vector<std::string> irMeasuresAliasText() {
   std::vector<std::string> out;
   for (const auto& n : irNames()) out.emplace_back(n.note);
-  out.emplace_back("not expressible (refused): nDCG(dcg=exp-log2), ERR, alpha_nDCG, INST, SDCG, Compat, ...");
+  out.emplace_back(
+      "not expressible (refused): nDCG(dcg=exp-log2), ERR, alpha_nDCG, INST, SDCG, Compat, ...");
   return out;
 }
 

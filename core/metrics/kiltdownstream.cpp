@@ -21,19 +21,22 @@ std::string pythonStr(const nlohmann::json& v) {
 }
 
 std::string recordId(const nlohmann::json& record) {
-  return record.is_object() && record.contains("id") ? std::string(stripPythonWhitespace(pythonStr(record["id"]))) : std::string();
+  return record.is_object() && record.contains("id")
+             ? std::string(stripPythonWhitespace(pythonStr(record["id"])))
+             : std::string();
 }
 
 std::string guessAnswer(const nlohmann::json& guess) {
-  if (!guess.is_object() || !guess.contains("output") || !guess["output"].is_array() || guess["output"].empty())
+  if (!guess.is_object() || !guess.contains("output") || !guess["output"].is_array() ||
+      guess["output"].empty())
     return {};
   const auto& first = guess["output"][0];
   if (!first.is_object() || !first.contains("answer")) return {};
   return std::string(stripPythonWhitespace(pythonStr(first["answer"])));
 }
 
-double maxOver(const std::vector<std::string>& golds, double (*fn)(std::string_view, std::string_view),
-               const std::string& output) {
+double maxOver(const std::vector<std::string>& golds,
+               double (*fn)(std::string_view, std::string_view), const std::string& output) {
   double best = 0.0;
   for (const auto& g : golds) best = std::max(best, fn(output, g));
   return best;
@@ -47,7 +50,8 @@ std::vector<std::string> kiltGoldAnswers(const nlohmann::json& gold) {
   for (const auto& o : gold["output"]) {
     if (!o.is_object() || !o.contains("answer") || !o["answer"].is_string()) continue;
     std::string a(stripPythonWhitespace(o["answer"].get<std::string>()));
-    if (!a.empty() && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(std::move(a));
+    if (!a.empty() && std::find(out.begin(), out.end(), a) == out.end())
+      out.push_back(std::move(a));
   }
   return out;
 }
@@ -58,7 +62,9 @@ KiltDownstreamItem kiltDownstreamItem(const nlohmann::json& gold, const nlohmann
   item.guessAnswer = guessAnswer(guess);
   if (item.guessAnswer.empty()) return item;  // KILT skips empty answers: 0 for every score
   const auto candidates = kiltGoldAnswers(gold);
-  item.accuracy = std::find(candidates.begin(), candidates.end(), item.guessAnswer) != candidates.end() ? 1.0 : 0.0;
+  item.accuracy =
+      std::find(candidates.begin(), candidates.end(), item.guessAnswer) != candidates.end() ? 1.0
+                                                                                            : 0.0;
   item.em = maxOver(candidates, exactMatch, item.guessAnswer);
   item.f1 = maxOver(candidates, tokenF1, item.guessAnswer);
   item.rougel = maxOver(candidates, rougeLKilt, item.guessAnswer);
@@ -68,8 +74,9 @@ KiltDownstreamItem kiltDownstreamItem(const nlohmann::json& gold, const nlohmann
   return item;
 }
 
-bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold, const std::vector<nlohmann::json>& guess,
-                          KiltDownstreamScores& out, std::string* error) {
+bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold,
+                          const std::vector<nlohmann::json>& guess, KiltDownstreamScores& out,
+                          std::string* error) {
   out = {};
   auto fail = [&](std::string message) {
     if (error) *error = std::move(message);
@@ -78,13 +85,16 @@ bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold, const std::ve
   std::map<std::string, std::size_t> goldIndex;
   for (std::size_t i = 0; i < gold.size(); ++i)
     if (!goldIndex.emplace(recordId(gold[i]), i).second)
-      return fail("gold record " + std::to_string(i + 1) + ": duplicate id '" + recordId(gold[i]) + "'");
+      return fail("gold record " + std::to_string(i + 1) + ": duplicate id '" + recordId(gold[i]) +
+                  "'");
   std::vector<const nlohmann::json*> aligned(gold.size(), nullptr);
   for (std::size_t i = 0; i < guess.size(); ++i) {
     const std::string id = recordId(guess[i]);
     const auto it = goldIndex.find(id);
-    if (it == goldIndex.end()) return fail("guess record " + std::to_string(i + 1) + ": id '" + id + "' is not in gold");
-    if (aligned[it->second]) return fail("guess record " + std::to_string(i + 1) + ": duplicate id '" + id + "'");
+    if (it == goldIndex.end())
+      return fail("guess record " + std::to_string(i + 1) + ": id '" + id + "' is not in gold");
+    if (aligned[it->second])
+      return fail("guess record " + std::to_string(i + 1) + ": duplicate id '" + id + "'");
     aligned[it->second] = &guess[i];
   }
   for (std::size_t i = 0; i < gold.size(); ++i)
@@ -108,8 +118,8 @@ bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold, const std::ve
   out.count = gold.size();
   if (out.count) {
     const double n = static_cast<double>(out.count);
-    for (double* v : {&out.accuracy, &out.em, &out.f1, &out.rougel, &out.rougeLStemmed, &out.kiltAccuracy,
-                      &out.kiltEm, &out.kiltF1, &out.kiltRougel})
+    for (double* v : {&out.accuracy, &out.em, &out.f1, &out.rougel, &out.rougeLStemmed,
+                      &out.kiltAccuracy, &out.kiltEm, &out.kiltF1, &out.kiltRougel})
       *v /= n;
   }
   return true;
@@ -120,13 +130,15 @@ Loaded<KiltDownstreamScores> evaluateKiltDownstream(const std::filesystem::path&
                                                     const LoadOptions& options) {
   Loaded<KiltDownstreamScores> result;
   auto read = [&](const std::filesystem::path& path, std::vector<nlohmann::json>& records) {
-    auto report = readJsonRecords(path, options, [&](nlohmann::json& record, const JsonRecordPlace&, RecordProblems& problems) {
-      if (!record.is_object()) {
-        problems.error("record", "expected a JSON object, got " + jsonTypeName(record));
-        return;
-      }
-      records.push_back(std::move(record));
-    });
+    auto report = readJsonRecords(
+        path, options,
+        [&](nlohmann::json& record, const JsonRecordPlace&, RecordProblems& problems) {
+          if (!record.is_object()) {
+            problems.error("record", "expected a JSON object, got " + jsonTypeName(record));
+            return;
+          }
+          records.push_back(std::move(record));
+        });
     result.report.merge(report, options.maxStoredDiagnostics);
     result.report.cancelled = result.report.cancelled || report.cancelled;
     return report.ok();
@@ -135,7 +147,8 @@ Loaded<KiltDownstreamScores> evaluateKiltDownstream(const std::filesystem::path&
   if (!read(goldPath, gold) || !read(guessPath, guess)) return result;
   std::string error;
   if (!kiltDownstreamScores(gold, guess, result.value, &error)) {
-    result.report.add(Diagnostic{Severity::Error, guessPath.string(), 0, "id", error}, options.maxStoredDiagnostics);
+    result.report.add(Diagnostic{Severity::Error, guessPath.string(), 0, "id", error},
+                      options.maxStoredDiagnostics);
     result.report.stopped = true;
   }
   return result;

@@ -14,10 +14,9 @@
 // Extra: rougeLStemmed (the eRAG default, not a KILT number) is reported alongside.
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/diagnostic.h"
 
@@ -45,8 +44,9 @@ std::vector<std::string> kiltGoldAnswers(const nlohmann::json& gold);
 KiltDownstreamItem kiltDownstreamItem(const nlohmann::json& gold, const nlohmann::json& guess);
 
 // Aligns guesses to golds by id and averages; on an alignment problem returns false with *error.
-bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold, const std::vector<nlohmann::json>& guess,
-                          KiltDownstreamScores& out, std::string* error = nullptr);
+bool kiltDownstreamScores(const std::vector<nlohmann::json>& gold,
+                          const std::vector<nlohmann::json>& guess, KiltDownstreamScores& out,
+                          std::string* error = nullptr);
 
 // Reads the two files (JSON lines, or KILT's pretty-printed concatenated objects such as
 // guess3_1.json) and scores them. Read problems follow options (Skip/Stop, progress); an alignment

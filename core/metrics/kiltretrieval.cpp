@@ -29,7 +29,8 @@ std::string itemId(const nlohmann::json& item) {
 
 // KILT's rank of evidence sets: each guess either completes a set (true), advances a partial set
 // (a marker that moves to the latest guess of that set) or misses (false).
-std::vector<int> evidenceRank(const std::vector<std::string>& guessIds, std::vector<std::set<std::string>> sets) {
+std::vector<int> evidenceRank(const std::vector<std::string>& guessIds,
+                              std::vector<std::set<std::string>> sets) {
   constexpr int kHit = -1, kMiss = -2;  // >= 0: partial evidence set index
   std::vector<int> rank;
   for (const auto& g : guessIds) {
@@ -78,12 +79,14 @@ std::vector<std::vector<std::string>> kiltProvenanceIds(const nlohmann::json& it
 }
 
 KiltRetrievalScores kiltItemScores(const nlohmann::json& guess, const nlohmann::json& gold,
-                                   const std::vector<int>& ks, const std::vector<std::string>& rankKeys) {
+                                   const std::vector<int>& ks,
+                                   const std::vector<std::string>& rankKeys) {
   KiltRetrievalScores s;
   s.count = 1;
   const auto goldLists = kiltProvenanceIds(gold, rankKeys);
   const auto guessLists = kiltProvenanceIds(guess, rankKeys);
-  const std::vector<std::string> guessIds = guessLists.empty() ? std::vector<std::string>{} : guessLists.front();
+  const std::vector<std::string> guessIds =
+      guessLists.empty() ? std::vector<std::string>{} : guessLists.front();
 
   for (const auto& goldIds : goldLists) {
     const std::size_t R = goldIds.size();
@@ -113,7 +116,8 @@ KiltRetrievalScores kiltItemScores(const nlohmann::json& guess, const nlohmann::
     double p = 0.0, r = 0.0, succ = 0.0;
     if (!guessIds.empty() && !sets.empty()) {
       const auto top = std::min<std::size_t>(static_cast<std::size_t>(k), rank.size());
-      const auto hits = std::count(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(top), -1);
+      const auto hits =
+          std::count(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(top), -1);
       p = static_cast<double>(hits) / static_cast<double>(k);
       r = static_cast<double>(hits) / static_cast<double>(sets.size());
       succ = hits > 0 ? 1.0 : 0.0;
@@ -126,16 +130,22 @@ KiltRetrievalScores kiltItemScores(const nlohmann::json& guess, const nlohmann::
 }
 
 KiltRetrievalScores kiltRetrievalScores(const std::vector<nlohmann::json>& gold,
-                                        const std::vector<nlohmann::json>& guess, const std::vector<int>& ks,
-                                        const std::vector<std::string>& rankKeys, std::string* error) {
+                                        const std::vector<nlohmann::json>& guess,
+                                        const std::vector<int>& ks,
+                                        const std::vector<std::string>& rankKeys,
+                                        std::string* error) {
   KiltRetrievalScores total;
   if (gold.size() != guess.size()) {
-    if (error) *error = "different sizes: gold " + std::to_string(gold.size()) + ", guess " + std::to_string(guess.size());
+    if (error)
+      *error = "different sizes: gold " + std::to_string(gold.size()) + ", guess " +
+               std::to_string(guess.size());
     return total;
   }
   for (std::size_t i = 0; i < gold.size(); ++i)
     if (itemId(gold[i]) != itemId(guess[i])) {
-      if (error) *error = "item " + std::to_string(i + 1) + ": ids differ ('" + itemId(gold[i]) + "' vs '" + itemId(guess[i]) + "')";
+      if (error)
+        *error = "item " + std::to_string(i + 1) + ": ids differ ('" + itemId(gold[i]) + "' vs '" +
+                 itemId(guess[i]) + "')";
       return total;
     }
   for (int k : ks)

@@ -30,11 +30,14 @@ std::vector<std::vector<std::string>> kiltProvenanceIds(const nlohmann::json& it
 
 // One item: gold evidence sets vs the guess ranking.
 KiltRetrievalScores kiltItemScores(const nlohmann::json& guess, const nlohmann::json& gold,
-                                   const std::vector<int>& ks, const std::vector<std::string>& rankKeys);
+                                   const std::vector<int>& ks,
+                                   const std::vector<std::string>& rankKeys);
 
 // Mean over aligned gold/guess items (same order, same ids: returns an error message otherwise).
 KiltRetrievalScores kiltRetrievalScores(const std::vector<nlohmann::json>& gold,
-                                        const std::vector<nlohmann::json>& guess, const std::vector<int>& ks,
-                                        const std::vector<std::string>& rankKeys, std::string* error = nullptr);
+                                        const std::vector<nlohmann::json>& guess,
+                                        const std::vector<int>& ks,
+                                        const std::vector<std::string>& rankKeys,
+                                        std::string* error = nullptr);
 
 }  // namespace ragscope::core

@@ -75,8 +75,8 @@ Parsed<MeasureName> parseMeasureName(std::string_view text) {
   }
   for (const auto& c : columns.value) out.value.printed.push_back(c.name);
   out.value.requested = !request.alias.empty() ? request.alias
-                        : request.params      ? request.name + "." + *request.params
-                                              : request.name;
+                        : request.params       ? request.name + "." + *request.params
+                                               : request.name;
   return out;
 }
 

@@ -44,14 +44,35 @@ const std::vector<MeasureDef>& table() {
       {"recip_rank", MeasureKind::RecipRank, ParamStyle::None, {}},
       {"iprec_at_recall", MeasureKind::IprecAtRecall, ParamStyle::DoubleCutoffs, kRecallPoints},
       {"P", MeasureKind::P, ParamStyle::LongCutoffs, kCutoffs},
-      {"relstring", MeasureKind::Relstring, ParamStyle::DoubleParam, {10}, false, true, Aggregate::None},
+      {"relstring",
+       MeasureKind::Relstring,
+       ParamStyle::DoubleParam,
+       {10},
+       false,
+       true,
+       Aggregate::None},
       {"recall", MeasureKind::Recall, ParamStyle::LongCutoffs, kCutoffs},
       {"infAP", MeasureKind::InfAP, ParamStyle::None, {}},
-      {"gm_bpref", MeasureKind::GmBpref, ParamStyle::None, {}, false, false, Aggregate::GeometricMean},
-      {"Rprec_mult", MeasureKind::RprecMult, ParamStyle::DoubleCutoffs,
+      {"gm_bpref",
+       MeasureKind::GmBpref,
+       ParamStyle::None,
+       {},
+       false,
+       false,
+       Aggregate::GeometricMean},
+      {"Rprec_mult",
+       MeasureKind::RprecMult,
+       ParamStyle::DoubleCutoffs,
        {0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0}},
-      {"utility", MeasureKind::Utility, ParamStyle::DoubleParam, {1.0, -1.0, 0.0, 0.0}, false, true,
-       Aggregate::Mean, true, 4},
+      {"utility",
+       MeasureKind::Utility,
+       ParamStyle::DoubleParam,
+       {1.0, -1.0, 0.0, 0.0},
+       false,
+       true,
+       Aggregate::Mean,
+       true,
+       4},
       {"11pt_avg", MeasureKind::ElevenPtAvg, ParamStyle::DoubleParam, kRecallPoints},
       {"binG", MeasureKind::BinG, ParamStyle::None, {}},
       {"G", MeasureKind::G, ParamStyle::Pairs, {}},
@@ -67,32 +88,87 @@ const std::vector<MeasureDef>& table() {
       {"set_recall", MeasureKind::SetRecall, ParamStyle::None, {}},
       {"set_map", MeasureKind::SetMap, ParamStyle::None, {}},
       {"set_F", MeasureKind::SetF, ParamStyle::DoubleParam, {1.0}},
-      {"num_nonrel_judged_ret", MeasureKind::NumNonrelJudgedRet, ParamStyle::None, {}, true, true,
+      {"num_nonrel_judged_ret",
+       MeasureKind::NumNonrelJudgedRet,
+       ParamStyle::None,
+       {},
+       true,
+       true,
        Aggregate::Sum},
       {"rbp", MeasureKind::Rbp, ParamStyle::Pairs, {}},
       {"rbp_resid", MeasureKind::RbpResid, ParamStyle::None, {}},
       {"unj", MeasureKind::Unj, ParamStyle::LongCutoffs, {5, 10, 20}},
-      {"RR@", MeasureKind::RecipRankCut, ParamStyle::LongCutoffs, {}, false, true, Aggregate::Mean, false},
-      {"Judged@", MeasureKind::Judged, ParamStyle::LongCutoffs, {}, false, true, Aggregate::Mean, false},
+      {"RR@",
+       MeasureKind::RecipRankCut,
+       ParamStyle::LongCutoffs,
+       {},
+       false,
+       true,
+       Aggregate::Mean,
+       false},
+      {"Judged@",
+       MeasureKind::Judged,
+       ParamStyle::LongCutoffs,
+       {},
+       false,
+       true,
+       Aggregate::Mean,
+       false},
   };
   return defs;
 }
 
 // Every measure name trec_eval 9/10 knows for the qrels + trec_results formats.
-const std::vector<std::string_view> kTrecEvalNames = {
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
-    "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
-    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj", "yaap", "ndcg_p", "Runj",
-    "num_nonjudged_ret"};
+const std::vector<std::string_view> kTrecEvalNames = {"runid",
+                                                      "num_q",
+                                                      "num_ret",
+                                                      "num_rel",
+                                                      "num_rel_ret",
+                                                      "map",
+                                                      "gm_map",
+                                                      "Rprec",
+                                                      "bpref",
+                                                      "recip_rank",
+                                                      "iprec_at_recall",
+                                                      "P",
+                                                      "relstring",
+                                                      "recall",
+                                                      "infAP",
+                                                      "gm_bpref",
+                                                      "Rprec_mult",
+                                                      "utility",
+                                                      "11pt_avg",
+                                                      "binG",
+                                                      "G",
+                                                      "dcg",
+                                                      "ideal_dcg",
+                                                      "ndcg",
+                                                      "ndcg_rel",
+                                                      "Rndcg",
+                                                      "ndcg_cut",
+                                                      "map_cut",
+                                                      "relative_P",
+                                                      "success",
+                                                      "set_P",
+                                                      "set_relative_P",
+                                                      "set_recall",
+                                                      "set_map",
+                                                      "set_F",
+                                                      "num_nonrel_judged_ret",
+                                                      "rbp",
+                                                      "rbp_resid",
+                                                      "unj",
+                                                      "yaap",
+                                                      "ndcg_p",
+                                                      "Runj",
+                                                      "num_nonjudged_ret"};
 
-const std::vector<std::string_view> kOfficial = {"runid", "num_q", "num_ret", "num_rel",
-                                                  "num_rel_ret", "map", "gm_map", "Rprec",
-                                                  "bpref", "recip_rank", "iprec_at_recall", "P"};
-const std::vector<std::string_view> kSet = {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret",
-                                             "utility", "set_P", "set_recall", "set_relative_P",
-                                             "set_map", "set_F"};
+const std::vector<std::string_view> kOfficial = {
+    "runid",  "num_q", "num_ret", "num_rel",    "num_rel_ret",     "map",
+    "gm_map", "Rprec", "bpref",   "recip_rank", "iprec_at_recall", "P"};
+const std::vector<std::string_view> kSet = {"runid",          "num_q",   "num_ret", "num_rel",
+                                            "num_rel_ret",    "utility", "set_P",   "set_recall",
+                                            "set_relative_P", "set_map", "set_F"};
 
 const MeasureDef* findDef(std::string_view name) {
   for (const auto& d : table())
@@ -112,7 +188,9 @@ std::vector<std::string> splitCommas(const std::string& s) {
   return out;
 }
 
-bool isCutoffStyle(ParamStyle s) { return s == ParamStyle::LongCutoffs || s == ParamStyle::DoubleCutoffs; }
+bool isCutoffStyle(ParamStyle s) {
+  return s == ParamStyle::LongCutoffs || s == ParamStyle::DoubleCutoffs;
+}
 
 // The columns of one measure with its parameter text (nullptr: the defaults), named as trec_eval
 // names them: "P_5", "iprec_at_recall_0.50", "ndcg_1=3,2=9", "utility_2,-1,0,0", "rbp_p=0.9".
@@ -136,14 +214,16 @@ Parsed<std::vector<MeasureColumn>> columnsFor(const MeasureDef& d, const std::st
       for (const auto& piece : splitCommas(*paramText)) {
         const auto eq = piece.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == piece.size()) {
-          out.error = "measure '" + std::string(d.name) + "': malformed pair '" + piece + "' (want level=gain)";
+          out.error = "measure '" + std::string(d.name) + "': malformed pair '" + piece +
+                      "' (want level=gain)";
           return out;
         }
         const std::string key = piece.substr(0, eq);
         char* end = nullptr;
         const double value = std::strtod(piece.c_str() + eq + 1, &end);
         if (*end != '\0') {
-          out.error = "measure '" + std::string(d.name) + "': '" + piece.substr(eq + 1) + "' is not a number";
+          out.error = "measure '" + std::string(d.name) + "': '" + piece.substr(eq + 1) +
+                      "' is not a number";
           return out;
         }
         if (d.kind == MeasureKind::Rbp && key == "p") {
@@ -157,7 +237,8 @@ Parsed<std::vector<MeasureColumn>> columnsFor(const MeasureDef& d, const std::st
         char* lend = nullptr;
         const long level = std::strtol(key.c_str(), &lend, 10);
         if (*lend != '\0') {
-          out.error = "measure '" + std::string(d.name) + "': '" + key + "' is not a relevance level";
+          out.error =
+              "measure '" + std::string(d.name) + "': '" + key + "' is not a relevance level";
           return out;
         }
         c.paramList.push_back(static_cast<double>(level));
@@ -187,8 +268,8 @@ Parsed<std::vector<MeasureColumn>> columnsFor(const MeasureDef& d, const std::st
       return out;
     }
     if (d.exactParams && values.size() != d.exactParams) {
-      out.error = "measure '" + std::string(d.name) + "' needs exactly " + std::to_string(d.exactParams) +
-                  " coefficients (utility.1,-1,0,0)";
+      out.error = "measure '" + std::string(d.name) + "' needs exactly " +
+                  std::to_string(d.exactParams) + " coefficients (utility.1,-1,0,0)";
       return out;
     }
     c.param = values.front();
@@ -271,7 +352,8 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
     const MeasureDef* d = findDef(name);
     if (!d || !d->inAllTrec) {
       out.error = isTrecEvalMeasure(name)
-                      ? "measure '" + std::string(name) + "' is a trec_eval measure ragscope does not implement"
+                      ? "measure '" + std::string(name) +
+                            "' is a trec_eval measure ragscope does not implement"
                       : "unknown measure '" + std::string(name) + "'";
       return false;
     }
@@ -349,11 +431,13 @@ Parsed<std::vector<MeasureColumn>> resolveMeasures(const std::vector<MeasureRequ
       if (d.kind == k) return d.style;
     return ParamStyle::None;
   };
-  std::stable_sort(out.value.begin(), out.value.end(), [&](const MeasureColumn& a, const MeasureColumn& b) {
-    if (a.kind != b.kind) return a.kind < b.kind;
-    if (a.relevanceLevel.has_value() != b.relevanceLevel.has_value()) return !a.relevanceLevel.has_value();
-    return isCutoffStyle(styleOf(a.kind)) && a.param < b.param;
-  });
+  std::stable_sort(out.value.begin(), out.value.end(),
+                   [&](const MeasureColumn& a, const MeasureColumn& b) {
+                     if (a.kind != b.kind) return a.kind < b.kind;
+                     if (a.relevanceLevel.has_value() != b.relevanceLevel.has_value())
+                       return !a.relevanceLevel.has_value();
+                     return isCutoffStyle(styleOf(a.kind)) && a.param < b.param;
+                   });
   return out;
 }
 

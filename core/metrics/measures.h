@@ -67,7 +67,7 @@ struct Parsed {
 
 // One `-m` argument: a measure (or nickname) and its optional parameter text after the '.'.
 struct MeasureRequest {
-  std::string name;                  // "P", "ndcg_cut", "all_trec", "official"
+  std::string name;                   // "P", "ndcg_cut", "all_trec", "official"
   std::optional<std::string> params;  // "5,10" for "P.5,10"
   // Set when asked by an ir_measures name ("P(rel=2)@10"): the text as given, and the relevance
   // level that overrides -l for this measure.
@@ -86,10 +86,10 @@ enum class Aggregate { Mean, Sum, GeometricMean, Count, Text, None };
 struct MeasureColumn {
   std::string name;  // as printed: "P_5", "ndcg_cut_10", "map"
   MeasureKind kind;
-  double param = 0.0;      // cutoff (P, recall, ...), recall level (iprec), multiplier (Rprec_mult)
+  double param = 0.0;  // cutoff (P, recall, ...), recall level (iprec), multiplier (Rprec_mult)
   std::vector<double> paramList;  // 11pt_avg's recall points, set_F's beta, ndcg's level,gain pairs
-  bool integer = false;    // printed with %ld (num_ret, ...)
-  bool perQuery = true;    // printed in -q blocks (not runid, num_q, gm_map, gm_bpref)
+  bool integer = false;           // printed with %ld (num_ret, ...)
+  bool perQuery = true;           // printed in -q blocks (not runid, num_q, gm_map, gm_bpref)
   Aggregate aggregate = Aggregate::Mean;
   std::optional<int> relevanceLevel;  // overrides -l for this column (ir_measures "P(rel=2)@10")
   std::string alias;                  // the ir_measures name it was asked by, if any
@@ -97,7 +97,6 @@ struct MeasureColumn {
   // A number per query (not runid's or relstring's text): what tables, statistics and exports use.
   bool numeric() const { return kind != MeasureKind::Runid && kind != MeasureKind::Relstring; }
 };
-
 
 // "P.5,10" -> {P, "5,10"}; several strings, one per -m argument.
 Parsed<std::vector<MeasureRequest>> parseMeasureArgs(const std::vector<std::string>& args);

@@ -52,8 +52,8 @@ bool isPythonWhitespace(long cp) {
   if (cp < 0) return false;
   if ((cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x20)) return true;
   if (cp < 0x80) return false;
-  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
+         cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 namespace {
@@ -62,12 +62,14 @@ namespace {
 long simpleLower(long cp) {
   if (cp >= 'A' && cp <= 'Z') return cp + 0x20;
   if (cp < 0xC0) return -1;
-  if (cp <= 0xDE) return cp == 0xD7 ? -1 : cp + 0x20;                          // Latin-1
-  if (cp >= 0x100 && cp <= 0x17F) {                                                 // Latin Extended-A
+  if (cp <= 0xDE) return cp == 0xD7 ? -1 : cp + 0x20;  // Latin-1
+  if (cp >= 0x100 && cp <= 0x17F) {                    // Latin Extended-A
     if (cp == 0x178) return 0xFF;
-    if ((cp >= 0x100 && cp <= 0x12F) || (cp >= 0x132 && cp <= 0x137) || (cp >= 0x14A && cp <= 0x177))
+    if ((cp >= 0x100 && cp <= 0x12F) || (cp >= 0x132 && cp <= 0x137) ||
+        (cp >= 0x14A && cp <= 0x177))
       return cp % 2 == 0 ? cp + 1 : -1;
-    if ((cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E)) return cp % 2 == 1 ? cp + 1 : -1;
+    if ((cp >= 0x139 && cp <= 0x148) || (cp >= 0x179 && cp <= 0x17E))
+      return cp % 2 == 1 ? cp + 1 : -1;
     return -1;
   }
   if (cp >= 0x386 && cp <= 0x3AB) {  // Greek
@@ -81,7 +83,8 @@ long simpleLower(long cp) {
   if (cp >= 0x400 && cp <= 0x52F) {  // Cyrillic
     if (cp <= 0x40F) return cp + 0x50;
     if (cp <= 0x42F) return cp + 0x20;
-    if ((cp >= 0x460 && cp <= 0x481) || (cp >= 0x48A && cp <= 0x4BF) || (cp >= 0x4D0 && cp <= 0x52F))
+    if ((cp >= 0x460 && cp <= 0x481) || (cp >= 0x48A && cp <= 0x4BF) ||
+        (cp >= 0x4D0 && cp <= 0x52F))
       return cp % 2 == 0 ? cp + 1 : -1;
     if (cp == 0x4C0) return 0x4CF;
     if (cp >= 0x4C1 && cp <= 0x4CE) return cp % 2 == 1 ? cp + 1 : -1;
@@ -92,10 +95,10 @@ long simpleLower(long cp) {
     if (cp <= 0x1E95 || cp >= 0x1EA0) return cp % 2 == 0 ? cp + 1 : -1;
     return -1;
   }
-  if (cp == 0x2126) return 0x3C9;                          // Ohm sign
-  if (cp == 0x212A) return 'k';                            // Kelvin sign
-  if (cp == 0x212B) return 0xE5;                           // Angstrom sign
-  if (cp >= 0xFF21 && cp <= 0xFF3A) return cp + 0x20;     // fullwidth A-Z
+  if (cp == 0x2126) return 0x3C9;                      // Ohm sign
+  if (cp == 0x212A) return 'k';                        // Kelvin sign
+  if (cp == 0x212B) return 0xE5;                       // Angstrom sign
+  if (cp >= 0xFF21 && cp <= 0xFF3A) return cp + 0x20;  // fullwidth A-Z
   return -1;
 }
 
@@ -103,24 +106,29 @@ long simpleLower(long cp) {
 // the header.
 bool isWordChar(long cp) {
   if (cp < 0) return true;
-  if (cp < 0x80) return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_';
+  if (cp < 0x80)
+    return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') ||
+           cp == '_';
   if (isPythonWhitespace(cp)) return false;
-  if (cp < 0xC0) return cp == 0xAA || cp == 0xB2 || cp == 0xB3 || cp == 0xB5 || cp == 0xB9 || cp == 0xBA || cp >= 0xBC;
+  if (cp < 0xC0)
+    return cp == 0xAA || cp == 0xB2 || cp == 0xB3 || cp == 0xB5 || cp == 0xB9 || cp == 0xBA ||
+           cp >= 0xBC;
   if (cp == 0xBF || cp == 0xD7 || cp == 0xF7) return false;
   // Combining marks are not alphanumeric in Python (the dot of "i̇" from İ.lower() is one).
-  if ((cp >= 0x300 && cp <= 0x36F) || (cp >= 0x1AB0 && cp <= 0x1AFF) || (cp >= 0x1DC0 && cp <= 0x1DFF) ||
-      (cp >= 0x20D0 && cp <= 0x20FF) || (cp >= 0xFE20 && cp <= 0xFE2F))
+  if ((cp >= 0x300 && cp <= 0x36F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
+      (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+      (cp >= 0xFE20 && cp <= 0xFE2F))
     return false;
-  if (cp >= 0x2000 && cp <= 0x206F) return false;              // General Punctuation
-  if (cp >= 0x20A0 && cp <= 0x20CF) return false;              // currency symbols
-  if (cp >= 0x2190 && cp <= 0x2BFF) return false;              // arrows, maths, technical, box drawing
-  if (cp >= 0x3000 && cp <= 0x3004) return false;              // CJK punctuation
+  if (cp >= 0x2000 && cp <= 0x206F) return false;  // General Punctuation
+  if (cp >= 0x20A0 && cp <= 0x20CF) return false;  // currency symbols
+  if (cp >= 0x2190 && cp <= 0x2BFF) return false;  // arrows, maths, technical, box drawing
+  if (cp >= 0x3000 && cp <= 0x3004) return false;  // CJK punctuation
   if (cp >= 0x3008 && cp <= 0x3020) return false;
-  if (cp >= 0xFE30 && cp <= 0xFE4F) return false;              // CJK compatibility forms
-  if ((cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
-      (cp >= 0xFF5B && cp <= 0xFF65))
-    return false;                                              // fullwidth ASCII marks
-  if (cp >= 0x1F000 && cp <= 0x1FAFF) return false;            // emoji and pictographs
+  if (cp >= 0xFE30 && cp <= 0xFE4F) return false;  // CJK compatibility forms
+  if ((cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
+      (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65))
+    return false;                                    // fullwidth ASCII marks
+  if (cp >= 0x1F000 && cp <= 0x1FAFF) return false;  // emoji and pictographs
   return true;
 }
 
@@ -129,8 +137,10 @@ bool isWordChar(long cp) {
 bool isCased(long cp) {
   if (cp < 0) return false;
   if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z');
-  if (cp < 0x250) return cp == 0xAA || cp == 0xB5 || cp == 0xBA || (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7);
-  if (cp >= 0x370 && cp <= 0x3FF) return cp != 0x375 && cp != 0x37E && cp != 0x384 && cp != 0x385 && cp != 0x387;
+  if (cp < 0x250)
+    return cp == 0xAA || cp == 0xB5 || cp == 0xBA || (cp >= 0xC0 && cp != 0xD7 && cp != 0xF7);
+  if (cp >= 0x370 && cp <= 0x3FF)
+    return cp != 0x375 && cp != 0x37E && cp != 0x384 && cp != 0x385 && cp != 0x387;
   if (cp >= 0x400 && cp <= 0x52F) return !(cp >= 0x482 && cp <= 0x489);
   if (cp >= 0x1E00 && cp <= 0x1FFF) return true;
   if ((cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A)) return true;
@@ -139,17 +149,18 @@ bool isCased(long cp) {
 
 // Case-ignorable characters that Final_Sigma skips: apostrophes, periods, colons, combining marks.
 bool isCaseIgnorable(long cp) {
-  return cp == '\'' || cp == '.' || cp == ':' || cp == '^' || cp == '`' || cp == 0xA8 || cp == 0xAD || cp == 0xAF ||
-         cp == 0xB4 || cp == 0xB7 || cp == 0xB8 || cp == 0x2018 || cp == 0x2019 || cp == 0x2024 || cp == 0x2027 ||
-         (cp >= 0x300 && cp <= 0x36F);
+  return cp == '\'' || cp == '.' || cp == ':' || cp == '^' || cp == '`' || cp == 0xA8 ||
+         cp == 0xAD || cp == 0xAF || cp == 0xB4 || cp == 0xB7 || cp == 0xB8 || cp == 0x2018 ||
+         cp == 0x2019 || cp == 0x2024 || cp == 0x2027 || (cp >= 0x300 && cp <= 0x36F);
 }
 
 bool isAsciiPunctuation(unsigned char c) {
-  return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
+  return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+         (c >= 0x7B && c <= 0x7E);
 }
 
 struct CodePoint {
-  long cp;             // -1: invalid byte
+  long cp;               // -1: invalid byte
   std::string_view raw;  // its bytes in the input
 };
 
@@ -189,7 +200,8 @@ std::string lowerUtf8(std::string_view text) {
       appendUtf8(out, 0x307);
       continue;
     }
-    if (cp == 0x3A3) {  // Σ: final form after a letter when no letter follows (Python's Final_Sigma)
+    if (cp ==
+        0x3A3) {  // Σ: final form after a letter when no letter follows (Python's Final_Sigma)
       std::size_t b = i;
       while (b > 0 && isCaseIgnorable(cps[b - 1].cp)) --b;
       std::size_t a = i + 1;
@@ -260,7 +272,8 @@ std::string normalizeAnswer(std::string_view text) {
     const bool boundaryBefore = i == 0 || !isWordChar(cps[i - 1].cp);
     if (boundaryBefore && cps[i].cp != -1) {
       std::size_t matched = 0;
-      for (std::string_view article : {std::string_view("the"), std::string_view("an"), std::string_view("a")}) {
+      for (std::string_view article :
+           {std::string_view("the"), std::string_view("an"), std::string_view("a")}) {
         if (i + article.size() > cps.size()) continue;
         bool same = true;
         for (std::size_t k = 0; k < article.size() && same; ++k) same = cps[i + k].cp == article[k];
@@ -290,6 +303,8 @@ std::string normalizeAnswer(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> normalizedTokens(std::string_view text) { return splitPythonWhitespace(normalizeAnswer(text)); }
+std::vector<std::string> normalizedTokens(std::string_view text) {
+  return splitPythonWhitespace(normalizeAnswer(text));
+}
 
 }  // namespace ragscope::core

@@ -36,7 +36,8 @@ void interpolatedPrecision(const std::vector<long>& cutoffs, long numRet, long n
       const long i = relRanks[static_cast<std::size_t>(j)] + 1;
       precis = static_cast<double>(relSoFar) / static_cast<double>(i);
       if (intPrecis < precis) intPrecis = precis;
-      while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)]) visit(cur--, intPrecis);
+      while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)])
+        visit(cur--, intPrecis);
       --relSoFar;
     }
   } else {
@@ -46,7 +47,8 @@ void interpolatedPrecision(const std::vector<long>& cutoffs, long numRet, long n
       precis = static_cast<double>(relSoFar) / static_cast<double>(i);
       if (intPrecis < precis) intPrecis = precis;
       if (rels[static_cast<std::size_t>(i - 1)] >= level) {
-        while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)]) visit(cur--, intPrecis);
+        while (cur >= 0 && relSoFar == cutoffs[static_cast<std::size_t>(cur)])
+          visit(cur--, intPrecis);
         --relSoFar;
       }
     }
@@ -57,12 +59,16 @@ void interpolatedPrecision(const std::vector<long>& cutoffs, long numRet, long n
 // num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret.
 double countMeasure(MeasureKind kind, const PreparedQuery& q) {
   switch (kind) {
-    case MeasureKind::NumRet: return static_cast<double>(q.numRet);
-    case MeasureKind::NumRel: return static_cast<double>(q.numRel);
-    case MeasureKind::NumRelRet: return static_cast<double>(q.numRelRet);
+    case MeasureKind::NumRet:
+      return static_cast<double>(q.numRet);
+    case MeasureKind::NumRel:
+      return static_cast<double>(q.numRel);
+    case MeasureKind::NumRelRet:
+      return static_cast<double>(q.numRelRet);
     case MeasureKind::NumNonrelJudgedRet:
       return static_cast<double>(q.numRet - q.nonpool - q.unjudged - q.numRelRet);
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -119,10 +125,10 @@ double inferredAp(const PreparedQuery& q) {
       sum += 1.0;
     } else {
       const double fj = static_cast<double>(j);
-      sum += 1.0 / (fj + 1.0) +
-             (fj / (fj + 1.0)) * (static_cast<double>(rel - 1 + nonrel + poolUnjudged) / fj) *
-                 ((static_cast<double>(rel - 1) + kEpsilon) /
-                  (static_cast<double>(rel - 1 + nonrel) + 2 * kEpsilon));
+      sum += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) *
+                                    (static_cast<double>(rel - 1 + nonrel + poolUnjudged) / fj) *
+                                    ((static_cast<double>(rel - 1) + kEpsilon) /
+                                     (static_cast<double>(rel - 1 + nonrel) + 2 * kEpsilon));
     }
   }
   return q.numRel ? sum / static_cast<double>(q.numRel) : sum;
@@ -134,19 +140,23 @@ double rankedListMeasure(MeasureKind kind, const PreparedQuery& q) {
   const auto& relRanks = q.s.relRanks;
   switch (kind) {
     case MeasureKind::Map:
-    case MeasureKind::GmMap: return averagePrecision(q);
+    case MeasureKind::GmMap:
+      return averagePrecision(q);
     case MeasureKind::Bpref:
-    case MeasureKind::GmBpref: return bpref(q);
+    case MeasureKind::GmBpref:
+      return bpref(q);
     case MeasureKind::RecipRank:
       return relRanks.empty() ? 0.0 : 1.0 / static_cast<double>(relRanks.front() + 1);
-    case MeasureKind::InfAP: return inferredAp(q);
+    case MeasureKind::InfAP:
+      return inferredAp(q);
     case MeasureKind::BinG: {
       double sum = 0.0;
       for (std::size_t j = 0; j < relRanks.size(); ++j)
         sum += 1.0 / std::log2(static_cast<double>(3 + relRanks[j] - static_cast<long>(j + 1)));
       return relRanks.empty() ? 0.0 : sum / static_cast<double>(q.numRel);
     }
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -168,13 +178,15 @@ double cutoffMeasure(const MeasureColumn& c, const PreparedQuery& q) {
         return static_cast<double>(q.relAbove(cut)) / static_cast<double>(cut);
       return 0.0;
     }
-    case MeasureKind::P: return static_cast<double>(q.relAbove(k)) / static_cast<double>(k);
+    case MeasureKind::P:
+      return static_cast<double>(q.relAbove(k)) / static_cast<double>(k);
     case MeasureKind::Recall:
       return numRel ? static_cast<double>(q.relAbove(k)) / static_cast<double>(numRel) : 0.0;
     case MeasureKind::RelativeP:
       return numRel ? static_cast<double>(q.relAbove(k)) / static_cast<double>(std::min(k, numRel))
                     : 0.0;
-    case MeasureKind::Success: return (!s.relRanks.empty() && s.relRanks.front() < k) ? 1.0 : 0.0;
+    case MeasureKind::Success:
+      return (!s.relRanks.empty() && s.relRanks.front() < k) ? 1.0 : 0.0;
     case MeasureKind::MapCut: {
       if (!numRel) return 0.0;
       double sum = 0.0;
@@ -195,7 +207,8 @@ double cutoffMeasure(const MeasureColumn& c, const PreparedQuery& q) {
         count += (s.rels[static_cast<std::size_t>(j)] < 0) == unj ? 1 : 0;
       return static_cast<double>(count) / static_cast<double>(k);
     }
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -232,7 +245,8 @@ double setMeasure(const MeasureColumn& c, const PreparedQuery& q) {
       return p[0] * nr + p[1] * (ret - nr) + p[2] * (rel - nr) +
              p[3] * (kDocsInCollection + nr - ret - rel);
     }
-    default: return 0.0;
+    default:
+      return 0.0;
   }
 }
 
@@ -268,10 +282,14 @@ std::string relstringOf(const MeasureColumn& c, const PreparedQuery& q) {
   for (long i = 0; i < len; ++i) {
     const int rel = q.s.rels[static_cast<std::size_t>(i)];
     char ch = '<';
-    if (rel > 9) ch = '>';
-    else if (rel >= 0) ch = static_cast<char>('0' + rel);
-    else if (rel == kNonPool) ch = '-';
-    else if (rel == kUnjudged) ch = '.';
+    if (rel > 9)
+      ch = '>';
+    else if (rel >= 0)
+      ch = static_cast<char>('0' + rel);
+    else if (rel == kNonPool)
+      ch = '-';
+    else if (rel == kUnjudged)
+      ch = '.';
     out[static_cast<std::size_t>(i)] = ch;
   }
   return out;
@@ -287,18 +305,23 @@ void computeQueryMeasures(const std::vector<MeasureColumn>& columns, const Prepa
     double& v = out.values[ci];
     switch (c.kind) {
       case MeasureKind::Runid:
-      case MeasureKind::NumQ: break;
+      case MeasureKind::NumQ:
+        break;
       case MeasureKind::NumRet:
       case MeasureKind::NumRel:
       case MeasureKind::NumRelRet:
-      case MeasureKind::NumNonrelJudgedRet: v = countMeasure(c.kind, q); break;
+      case MeasureKind::NumNonrelJudgedRet:
+        v = countMeasure(c.kind, q);
+        break;
       case MeasureKind::Map:
       case MeasureKind::GmMap:
       case MeasureKind::Bpref:
       case MeasureKind::GmBpref:
       case MeasureKind::RecipRank:
       case MeasureKind::InfAP:
-      case MeasureKind::BinG: v = rankedListMeasure(c.kind, q); break;
+      case MeasureKind::BinG:
+        v = rankedListMeasure(c.kind, q);
+        break;
       case MeasureKind::Rprec:
       case MeasureKind::RprecMult:
       case MeasureKind::P:
@@ -308,27 +331,37 @@ void computeQueryMeasures(const std::vector<MeasureColumn>& columns, const Prepa
       case MeasureKind::MapCut:
       case MeasureKind::RecipRankCut:
       case MeasureKind::Unj:
-      case MeasureKind::Judged: v = cutoffMeasure(c, q); break;
+      case MeasureKind::Judged:
+        v = cutoffMeasure(c, q);
+        break;
       case MeasureKind::SetP:
       case MeasureKind::SetRelativeP:
       case MeasureKind::SetRecall:
       case MeasureKind::SetMap:
       case MeasureKind::SetF:
-      case MeasureKind::Utility: v = setMeasure(c, q); break;
+      case MeasureKind::Utility:
+        v = setMeasure(c, q);
+        break;
       case MeasureKind::IprecAtRecall:
         // One column per recall point; filled once for the whole run of columns.
         if (ci == 0 || columns[ci - 1].kind != MeasureKind::IprecAtRecall)
           interpolatedPrecisionColumns(columns, ci, q, out.values);
         break;
-      case MeasureKind::ElevenPtAvg: v = elevenPointAverage(c, q); break;
-      case MeasureKind::Relstring: out.relstring = relstringOf(c, q); break;
+      case MeasureKind::ElevenPtAvg:
+        v = elevenPointAverage(c, q);
+        break;
+      case MeasureKind::Relstring:
+        out.relstring = relstringOf(c, q);
+        break;
       case MeasureKind::Ndcg:
       case MeasureKind::NdcgCut:
       case MeasureKind::G:
       case MeasureKind::NdcgRel:
       case MeasureKind::Rndcg:
       case MeasureKind::Rbp:
-      case MeasureKind::RbpResid: v = gainMeasure(c, q); break;
+      case MeasureKind::RbpResid:
+        v = gainMeasure(c, q);
+        break;
     }
   }
 }

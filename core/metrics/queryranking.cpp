@@ -124,10 +124,9 @@ PreparedQuery prepareQuery(const QueryWork& work, int level, std::optional<std::
     // Runs are nearly always written by descending score: then only the docs of equal score
     // (in trec_eval's order, by docno descending) may need sorting, among themselves.
     const auto first = s.order.begin(), last = s.order.end();
-    const bool byScore =
-        std::adjacent_find(first, last, [](const RunEntry* a, const RunEntry* b) {
-          return a->score < b->score;
-        }) == last;
+    const bool byScore = std::adjacent_find(first, last, [](const RunEntry* a, const RunEntry* b) {
+                           return a->score < b->score;
+                         }) == last;
     if (!byScore) {
       std::sort(first, last, before);
     } else {

@@ -4,8 +4,8 @@
 // retrieved doc gets its qrels grade (trec_eval's results_rel_list), and repeated docnos are
 // collected for the input error. The measures (querymeasures.h) read only a PreparedQuery.
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -101,8 +101,7 @@ struct DuplicateList {
   std::size_t dropped = 0;
 
   // A repeat at lines (first, second); its strings are made only when it may be listed.
-  void add(std::string_view qid, std::string_view docno, std::uint32_t first,
-           std::uint32_t second);
+  void add(std::string_view qid, std::string_view docno, std::uint32_t first, std::uint32_t second);
   void absorb(DuplicateList&& other);
   void trim();
 
@@ -114,13 +113,13 @@ struct DuplicateList {
 // One query as the measures see it. The vectors are the Scratch's: valid until its next use.
 struct PreparedQuery {
   const Scratch& s;
-  int level = 1;         // relevant means grade >= level
-  long numRet = 0;       // after the depth cut
-  long numRel = 0;       // judged with grade >= level
+  int level = 1;    // relevant means grade >= level
+  long numRet = 0;  // after the depth cut
+  long numRel = 0;  // judged with grade >= level
   long numRelRet = 0;
-  long nonpool = 0;      // retrieved, not in the qrels
-  long unjudged = 0;     // retrieved, in the qrels with a negative grade
-  long judgedRet = 0;    // retrieved with a grade >= 0
+  long nonpool = 0;    // retrieved, not in the qrels
+  long unjudged = 0;   // retrieved, in the qrels with a negative grade
+  long judgedRet = 0;  // retrieved with a grade >= 0
 
   // Relevant docs in the top k.
   long relAbove(long k) const {

@@ -81,7 +81,8 @@ namespace {
 
 // One evaluation of one run against qrels, whichever way the rankings arrive: all at once from a
 // Run (evaluate) or one by one from the file reader's threads (evaluateRunFile). Slots are the
-// qrels queries in qid byte order; each slot is evaluated once, by whichever thread has its ranking.
+// qrels queries in qid byte order; each slot is evaluated once, by whichever thread has its
+// ranking.
 class RunEvaluation {
  public:
   RunEvaluation(const Qrels& qrels, const EvalSettings& settings, EvalResult& result)
@@ -106,8 +107,9 @@ class RunEvaluation {
     for (std::size_t c = 0; c < result.columns.size(); ++c) {
       const auto& level = result.columns[c].relevanceLevel;
       if (!level) continue;
-      auto g = std::find_if(m_groups.begin(), m_groups.end(),
-                            [&](const LevelGroup& x) { return x.settings.relevanceLevel == *level; });
+      auto g = std::find_if(m_groups.begin(), m_groups.end(), [&](const LevelGroup& x) {
+        return x.settings.relevanceLevel == *level;
+      });
       if (g == m_groups.end()) {
         m_groups.push_back({settings, {}, {}, {}});
         g = m_groups.end() - 1;
@@ -147,7 +149,8 @@ class RunEvaluation {
   bool seen(std::size_t slot) const { return m_seen[slot].load(std::memory_order_relaxed); }
   // Forgets which queries were evaluated (a streamed file being read again from its start).
   void forgetSeen() {
-    for (std::size_t slot = 0; slot < m_work.size(); ++slot) m_seen[slot].store(false, std::memory_order_relaxed);
+    for (std::size_t slot = 0; slot < m_work.size(); ++slot)
+      m_seen[slot].store(false, std::memory_order_relaxed);
   }
 
   // The queries not in the run (skipped, or zero-filled under -c), the run's queries without
@@ -173,13 +176,15 @@ class RunEvaluation {
 
     for (const auto& d : duplicates.kept)
       m_result.diagnostics.push_back({Severity::Error, runFile, d.secondLine, "docno",
-                                      "'" + d.docno + "' retrieved twice for query '" + d.qid + "' (lines " +
-                                          std::to_string(d.firstLine) + " and " + std::to_string(d.secondLine) + ")"});
+                                      "'" + d.docno + "' retrieved twice for query '" + d.qid +
+                                          "' (lines " + std::to_string(d.firstLine) + " and " +
+                                          std::to_string(d.secondLine) + ")"});
     if (duplicates.dropped)
-      m_result.diagnostics.push_back({Severity::Error, runFile, 0, "docno",
-                                      "... and " + std::to_string(duplicates.dropped) +
-                                          " more docnos retrieved twice for a query (only the first " +
-                                          std::to_string(treceval::kListedDuplicates) + " are listed)"});
+      m_result.diagnostics.push_back(
+          {Severity::Error, runFile, 0, "docno",
+           "... and " + std::to_string(duplicates.dropped) +
+               " more docnos retrieved twice for a query (only the first " +
+               std::to_string(treceval::kListedDuplicates) + " are listed)"});
     m_result.numQueries = m_result.queries.size();
     if (m_result.numQueries == 0)
       m_result.diagnostics.push_back({Severity::Error, runFile, 0, "",
@@ -205,8 +210,11 @@ class RunEvaluation {
       double sum = 0.0;
       switch (c.aggregate) {
         case Aggregate::Text:
-        case Aggregate::None: break;
-        case Aggregate::Count: result.all[ci] = n; break;
+        case Aggregate::None:
+          break;
+        case Aggregate::Count:
+          result.all[ci] = n;
+          break;
         case Aggregate::Sum:
           for (const auto& q : result.queries) sum += q.values[ci];
           result.all[ci] = sum;
@@ -282,10 +290,12 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::atomic<bool> cancel{false};
-  unsigned threads = settings.threads ? settings.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      settings.threads ? settings.threads : std::max(1u, std::thread::hardware_concurrency());
   if (entries < 200000 || work.size() < 2) threads = 1;
   // Batches of queries per grab: big enough to keep the counter cold, small enough to balance.
-  const std::size_t kBatch = std::clamp<std::size_t>(work.size() / (std::size_t{threads} * 8), 1, 32);
+  const std::size_t kBatch =
+      std::clamp<std::size_t>(work.size() / (std::size_t{threads} * 8), 1, 32);
 
   auto worker = [&](bool reportProgress) {
     treceval::Scratch scratch;
@@ -296,9 +306,11 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
       const std::size_t begin = next.fetch_add(kBatch);
       if (begin >= work.size()) break;
       const std::size_t end = std::min(work.size(), begin + kBatch);
-      for (std::size_t q = begin; q < end; ++q) evaluation.evaluate(work[q].first, work[q].second, scratch, localDups);
+      for (std::size_t q = begin; q < end; ++q)
+        evaluation.evaluate(work[q].first, work[q].second, scratch, localDups);
       const std::size_t d = done.fetch_add(end - begin) + (end - begin);
-      if (reportProgress && progress && d - lastReport >= std::max<std::size_t>(1, work.size() / 100)) {
+      if (reportProgress && progress &&
+          d - lastReport >= std::max<std::size_t>(1, work.size() / 100)) {
         lastReport = d;
         if (!progress(d, work.size())) cancel = true;
       }
@@ -319,8 +331,9 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
   return result;
 }
 
-EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runPath, const EvalSettings& settings,
-                           const LoadOptions& load, LoadReport& report) {
+EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runPath,
+                           const EvalSettings& settings, const LoadOptions& load,
+                           LoadReport& report) {
   EvalResult result;
   RunEvaluation evaluation(qrels, settings, result);
   if (!evaluation.ok()) return result;
@@ -331,7 +344,8 @@ EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runP
   auto visit = [&](const RankingView& ranking) {
     thread_local treceval::Scratch scratch;
     treceval::DuplicateList dups;
-    if (auto slot = evaluation.slotOf(ranking.queryId)) evaluation.evaluate(*slot, &ranking, scratch, dups);
+    if (auto slot = evaluation.slotOf(ranking.queryId))
+      evaluation.evaluate(*slot, &ranking, scratch, dups);
     std::lock_guard lock(mutex);
     runQueries.emplace_back(ranking.queryId);
     if (!dups.kept.empty() || dups.dropped) duplicates.absorb(std::move(dups));
@@ -353,7 +367,8 @@ EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runP
     for (std::size_t slot = 0; slot < evaluation.size(); ++slot)
       if (!evaluation.seen(slot)) evaluation.evaluate(slot, nullptr, scratch, none);
   }
-  evaluation.finish(runQueries, result.runSource.empty() ? std::string("run") : result.runSource, duplicates);
+  evaluation.finish(runQueries, result.runSource.empty() ? std::string("run") : result.runSource,
+                    duplicates);
   return result;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// trec_eval-exact retrieval evaluation (core/metrics/README.md, "trec_eval conventions"). One evaluator for the CLI, the GUI, eRAG and the
-// statistics code:
+// trec_eval-exact retrieval evaluation (core/metrics/README.md, "trec_eval conventions"). One
+// evaluator for the CLI, the GUI, eRAG and the statistics code:
 //
 //   EvalSettings s;                       // official measures, -l 1, no -c, no -M
 //   s.measures = parseMeasureArgs({"ndcg_cut.10", "map"}).value;
@@ -35,11 +35,11 @@
 namespace ragscope::core {
 
 struct EvalSettings {
-  int relevanceLevel = 1;                 // -l
-  bool complete = false;                  // -c
-  std::optional<std::size_t> maxDepth;    // -M
-  std::vector<MeasureRequest> measures;   // -m ...; empty = trec_eval's "official" set
-  unsigned threads = 2;                   // per-query work is spread over this many threads
+  int relevanceLevel = 1;                // -l
+  bool complete = false;                 // -c
+  std::optional<std::size_t> maxDepth;   // -M
+  std::vector<MeasureRequest> measures;  // -m ...; empty = trec_eval's "official" set
+  unsigned threads = 2;                  // per-query work is spread over this many threads
 };
 
 struct QueryEval {
@@ -56,10 +56,10 @@ struct QueryEval {
 struct EvalResult {
   std::string runId;
   std::string runSource;
-  std::vector<MeasureColumn> columns;  // trec_eval's output order
-  std::vector<QueryEval> queries;      // evaluated queries, qid byte order
-  std::vector<double> all;             // the `all` row, one per column (runid: 0)
-  std::size_t numQueries = 0;          // queries averaged over (num_q)
+  std::vector<MeasureColumn> columns;          // trec_eval's output order
+  std::vector<QueryEval> queries;              // evaluated queries, qid byte order
+  std::vector<double> all;                     // the `all` row, one per column (runid: 0)
+  std::size_t numQueries = 0;                  // queries averaged over (num_q)
   std::vector<std::string> skippedQueries;     // qrels queries absent from the run (not -c)
   std::vector<std::string> zeroFilledQueries;  // qrels queries absent from the run (-c)
   std::vector<std::string> ignoredRunQueries;  // run queries without qrels
@@ -81,8 +81,9 @@ EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& sett
 // ranking is evaluated by the parser thread that read it and then forgotten, so a run of any size
 // takes a few chunks of memory. `report` is the file's load report; on load errors (not ok()) the
 // result holds no queries. What `ragscope-cli eval` uses; views that show rankings load the Run.
-EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runPath, const EvalSettings& settings,
-                           const LoadOptions& load, LoadReport& report);
+EvalResult evaluateRunFile(const Qrels& qrels, const std::filesystem::path& runPath,
+                           const EvalSettings& settings, const LoadOptions& load,
+                           LoadReport& report);
 
 // trec_eval's relational output: "%-22s\t%s\t%6.4f" per line (integers "%ld", runid text);
 // with perQuery, each query's block (qid order) comes before the `all` block, as `trec_eval -q`.
@@ -107,6 +108,7 @@ bool trecRanksBefore(const RunEntry& a, const RunEntry& b);
 
 // One ranking's entries in trec_eval's order (the file's rank column and line order ignored), cut
 // after `maxDepth`: what "top k" means everywhere (views, document level, LLM jobs).
-std::vector<const RunEntry*> trecOrder(const Ranking& ranking, std::optional<std::size_t> maxDepth = {});
+std::vector<const RunEntry*> trecOrder(const Ranking& ranking,
+                                       std::optional<std::size_t> maxDepth = {});
 
 }  // namespace ragscope::core

@@ -18,7 +18,8 @@ SnowballStemmer::~SnowballStemmer() {
 }
 
 SnowballStemmer::SnowballStemmer(SnowballStemmer&& other) noexcept
-    : m_algorithm(std::move(other.m_algorithm)), m_stemmer(std::exchange(other.m_stemmer, nullptr)) {}
+    : m_algorithm(std::move(other.m_algorithm)),
+      m_stemmer(std::exchange(other.m_stemmer, nullptr)) {}
 
 SnowballStemmer& SnowballStemmer::operator=(SnowballStemmer&& other) noexcept {
   if (this != &other) {
@@ -34,7 +35,8 @@ std::string SnowballStemmer::stem(std::string_view word) {
   const auto* out = sb_stemmer_stem(m_stemmer, reinterpret_cast<const sb_symbol*>(word.data()),
                                     static_cast<int>(word.size()));
   if (!out) return std::string(word);  // out of memory inside libstemmer: leave the word alone
-  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(m_stemmer)));
+  return std::string(reinterpret_cast<const char*>(out),
+                     static_cast<std::size_t>(sb_stemmer_length(m_stemmer)));
 }
 
 std::string snowballStem(std::string_view word, const std::string& algorithm) {
@@ -45,12 +47,14 @@ std::string snowballStem(std::string_view word, const std::string& algorithm) {
   return it->second.stem(word);
 }
 
-// ---- Porter (NLTK mode / original) ----------------------------------------------------------------
+// ---- Porter (NLTK mode / original)
+// ----------------------------------------------------------------
 
 namespace {
 
 bool endsWith(const std::string& w, std::string_view suffix) {
-  return w.size() >= suffix.size() && std::string_view(w).substr(w.size() - suffix.size()) == suffix;
+  return w.size() >= suffix.size() &&
+         std::string_view(w).substr(w.size() - suffix.size()) == suffix;
 }
 
 class Porter {
@@ -60,10 +64,12 @@ class Porter {
   std::string stem(std::string w) const {
     if (m_nltk) {
       static const std::map<std::string, std::string, std::less<>> kIrregular = {
-          {"sky", "sky"},         {"skies", "sky"},       {"dying", "die"},       {"lying", "lie"},
-          {"tying", "tie"},       {"news", "news"},       {"innings", "inning"},  {"inning", "inning"},
-          {"outings", "outing"},  {"outing", "outing"},   {"cannings", "canning"}, {"canning", "canning"},
-          {"howe", "howe"},       {"proceed", "proceed"}, {"exceed", "exceed"},   {"succeed", "succeed"}};
+          {"sky", "sky"},        {"skies", "sky"},        {"dying", "die"},
+          {"lying", "lie"},      {"tying", "tie"},        {"news", "news"},
+          {"innings", "inning"}, {"inning", "inning"},    {"outings", "outing"},
+          {"outing", "outing"},  {"cannings", "canning"}, {"canning", "canning"},
+          {"howe", "howe"},      {"proceed", "proceed"},  {"exceed", "exceed"},
+          {"succeed", "succeed"}};
       if (auto it = kIrregular.find(w); it != kIrregular.end()) return it->second;
       if (w.size() <= 2) return w;
     }
@@ -83,9 +89,16 @@ class Porter {
   // Porter's consonant: not a/e/i/o/u, and 'y' only when at the start or after a vowel.
   static bool isConsonant(const std::string& w, std::size_t i) {
     switch (w[i]) {
-      case 'a': case 'e': case 'i': case 'o': case 'u': return false;
-      case 'y': return i == 0 ? true : !isConsonant(w, i - 1);
-      default: return true;
+      case 'a':
+      case 'e':
+      case 'i':
+      case 'o':
+      case 'u':
+        return false;
+      case 'y':
+        return i == 0 ? true : !isConsonant(w, i - 1);
+      default:
+        return true;
     }
   }
   // m: the number of vowel->consonant transitions ([C](VC)^m[V]).
@@ -147,7 +160,8 @@ class Porter {
   }
 
   std::string step1b(std::string w) const {
-    if (m_nltk && endsWith(w, "ied")) return w.size() == 4 ? w.substr(0, 3) : w.substr(0, w.size() - 2);
+    if (m_nltk && endsWith(w, "ied"))
+      return w.size() == 4 ? w.substr(0, 3) : w.substr(0, w.size() - 2);
     if (endsWith(w, "eed")) {
       const std::string stem = w.substr(0, w.size() - 3);
       return measure(stem) > 0 ? stem + "ee" : w;
@@ -175,7 +189,8 @@ class Porter {
   std::string step1c(std::string w) const {
     if (!endsWith(w, "y")) return w;
     const std::string stem = w.substr(0, w.size() - 1);
-    const bool apply = m_nltk ? (stem.size() > 1 && isConsonant(stem, stem.size() - 1)) : containsVowel(stem);
+    const bool apply =
+        m_nltk ? (stem.size() > 1 && isConsonant(stem, stem.size() - 1)) : containsVowel(stem);
     return apply ? stem + "i" : w;
   }
 
@@ -183,15 +198,19 @@ class Porter {
     if (m_nltk && endsWith(w, "alli") && positive(w.substr(0, w.size() - 4)))
       return step2(w.substr(0, w.size() - 2));  // -alli -> -al, then step 2 again
     static constexpr std::array<Rule, 20> kCommon{{
-        {"ational", "ate", positive}, {"tional", "tion", positive}, {"enci", "ence", positive},
-        {"anci", "ance", positive},   {"izer", "ize", positive},    {"", "", nullptr},  // slot 5: (a)bli
-        {"alli", "al", positive},     {"entli", "ent", positive},   {"eli", "e", positive},
-        {"ousli", "ous", positive},   {"ization", "ize", positive}, {"ation", "ate", positive},
-        {"ator", "ate", positive},    {"alism", "al", positive},    {"iveness", "ive", positive},
-        {"fulness", "ful", positive}, {"ousness", "ous", positive}, {"aliti", "al", positive},
+        {"ational", "ate", positive}, {"tional", "tion", positive},
+        {"enci", "ence", positive},   {"anci", "ance", positive},
+        {"izer", "ize", positive},    {"", "", nullptr},  // slot 5: (a)bli
+        {"alli", "al", positive},     {"entli", "ent", positive},
+        {"eli", "e", positive},       {"ousli", "ous", positive},
+        {"ization", "ize", positive}, {"ation", "ate", positive},
+        {"ator", "ate", positive},    {"alism", "al", positive},
+        {"iveness", "ive", positive}, {"fulness", "ful", positive},
+        {"ousness", "ous", positive}, {"aliti", "al", positive},
         {"iviti", "ive", positive},   {"biliti", "ble", positive},
     }};
-    // NLTK appends fulli and logi after the common rules; logi's condition keeps the 'l' in the stem.
+    // NLTK appends fulli and logi after the common rules; logi's condition keeps the 'l' in the
+    // stem.
     std::array<Rule, 22> rules{};
     std::size_t n = 0;
     for (std::size_t i = 0; i < kCommon.size(); ++i) {
@@ -225,15 +244,17 @@ class Porter {
     return applyRules(std::move(w), kRules);
   }
 
-  static bool ionCondition(const std::string& s) { return measure(s) > 1 && !s.empty() && (s.back() == 's' || s.back() == 't'); }
+  static bool ionCondition(const std::string& s) {
+    return measure(s) > 1 && !s.empty() && (s.back() == 's' || s.back() == 't');
+  }
 
   static std::string step4(std::string w) {
     static constexpr std::array<Rule, 19> kRules{{
-        {"al", "", gtOne},   {"ance", "", gtOne}, {"ence", "", gtOne}, {"er", "", gtOne},
-        {"ic", "", gtOne},   {"able", "", gtOne}, {"ible", "", gtOne}, {"ant", "", gtOne},
+        {"al", "", gtOne},    {"ance", "", gtOne}, {"ence", "", gtOne}, {"er", "", gtOne},
+        {"ic", "", gtOne},    {"able", "", gtOne}, {"ible", "", gtOne}, {"ant", "", gtOne},
         {"ement", "", gtOne}, {"ment", "", gtOne}, {"ent", "", gtOne},  {"ion", "", ionCondition},
-        {"ou", "", gtOne},   {"ism", "", gtOne},  {"ate", "", gtOne},  {"iti", "", gtOne},
-        {"ous", "", gtOne},  {"ive", "", gtOne},  {"ize", "", gtOne},
+        {"ou", "", gtOne},    {"ism", "", gtOne},  {"ate", "", gtOne},  {"iti", "", gtOne},
+        {"ous", "", gtOne},   {"ive", "", gtOne},  {"ize", "", gtOne},
     }};
     return applyRules(std::move(w), kRules);
   }
@@ -258,6 +279,8 @@ class Porter {
 
 std::string nltkPorterStem(std::string_view word) { return Porter(true).stem(std::string(word)); }
 
-std::string originalPorterStem(std::string_view word) { return Porter(false).stem(std::string(word)); }
+std::string originalPorterStem(std::string_view word) {
+  return Porter(false).stem(std::string(word));
+}
 
 }  // namespace ragscope::core

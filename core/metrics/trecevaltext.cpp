@@ -13,8 +13,8 @@ namespace ragscope::core {
 namespace {
 
 // printf("%-22s\t%s\t%6.4f\n") without a fixed buffer: qids can be long.
-void printTrecLine(std::string& out, const std::string& name, const std::string& qid, const MeasureColumn& c,
-               double value) {
+void printTrecLine(std::string& out, const std::string& name, const std::string& qid,
+                   const MeasureColumn& c, double value) {
   out += name;
   if (name.size() < 22) out.append(22 - name.size(), ' ');
   out += '\t';
@@ -67,18 +67,28 @@ std::string formatTrecEval(const EvalResult& result, bool perQuery) {
 
 std::vector<std::string> conventionsText(const EvalSettings& settings) {
   std::vector<std::string> out;
-  out.push_back("Rankings sorted by score descending, ties by docno descending (trec_eval); the file's rank column is ignored.");
+  out.push_back(
+      "Rankings sorted by score descending, ties by docno descending (trec_eval); the file's rank "
+      "column is ignored.");
   out.push_back("Relevant means qrels grade >= " + std::to_string(settings.relevanceLevel) +
                 "; NDCG uses the graded relevance as gain (linear) and ignores this level.");
-  if (settings.maxDepth) out.push_back("Rankings cut at depth " + std::to_string(*settings.maxDepth) + " after sorting.");
-  out.push_back(settings.complete
-                    ? "Qrels queries absent from the run count as 0 (trec_eval -c); means divide by all qrels queries."
-                    : "Qrels queries absent from the run are skipped (trec_eval 9 default); run queries without qrels are ignored.");
+  if (settings.maxDepth)
+    out.push_back("Rankings cut at depth " + std::to_string(*settings.maxDepth) +
+                  " after sorting.");
+  out.push_back(settings.complete ? "Qrels queries absent from the run count as 0 (trec_eval -c); "
+                                    "means divide by all qrels queries."
+                                  : "Qrels queries absent from the run are skipped (trec_eval 9 "
+                                    "default); run queries without qrels are ignored.");
   out.push_back("Means are plain sums in query-id byte order divided by the number of queries.");
   if (settings.complete)
-    out.push_back("The summary num_rel counts every qrels line graded > 0 over all topics, whatever the relevance level (trec_eval -c).");
-  out.push_back("rbp is Moffat & Zobel's rank-biased precision with persistence p = 0.8 unless rbp.p=... is given; "
-                "trec_eval 10's own rbp reads uninitialised variables, and its test outputs equal this definition at p = 0.9.");
+    out.push_back(
+        "The summary num_rel counts every qrels line graded > 0 over all topics, whatever the "
+        "relevance level (trec_eval -c).");
+  out.push_back(
+      "rbp is Moffat & Zobel's rank-biased precision with persistence p = 0.8 unless rbp.p=... is "
+      "given; "
+      "trec_eval 10's own rbp reads uninitialised variables, and its test outputs equal this "
+      "definition at p = 0.9.");
   return out;
 }
 

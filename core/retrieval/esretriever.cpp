@@ -59,8 +59,8 @@ std::string esSearchUrl(std::string_view indexUrl) {
   const std::size_t hash = url.find('#');
   if (hash != std::string_view::npos) url = url.substr(0, hash);
   const std::size_t question = url.find('?');
-  std::string_view query = question == std::string_view::npos ? std::string_view()
-                                                              : url.substr(question);
+  std::string_view query =
+      question == std::string_view::npos ? std::string_view() : url.substr(question);
   std::string path(url.substr(0, std::min(question, url.size())));
   while (!path.empty() && path.back() == '/') path.pop_back();
   constexpr std::string_view kSearch = "/_search";
@@ -77,7 +77,8 @@ EsRetriever::EsRetriever(EsOptions options) : m_options(std::move(options)) {
 }
 
 std::string EsRetriever::requestBody(const Query& query, std::size_t k, std::string* error) const {
-  if (!m_options.queryTemplate.empty()) return fillRequestTemplate(m_options.queryTemplate, query, k, error).value_or("");
+  if (!m_options.queryTemplate.empty())
+    return fillRequestTemplate(m_options.queryTemplate, query, k, error).value_or("");
   const std::string& text = query.text;
   nlohmann::json body;
   body["size"] = k;
@@ -101,7 +102,8 @@ std::vector<ScoredDoc> EsRetriever::search(const Query& query, std::size_t k, st
   if (k == 0) return {};
   HttpPostOptions http;
   http.timeoutMs = m_options.timeoutMs;
-  if (std::string problem; !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "ApiKey", http, &problem))
+  if (std::string problem;
+      !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "ApiKey", http, &problem))
     return fail(problem);
   std::string why;
   const std::string body = requestBody(query, k, &why);
@@ -152,8 +154,8 @@ bool EsRetriever::parseHits(const std::string& body, std::size_t k, const std::s
     const std::string at = "hits.hits[" + std::to_string(i) + "]";
     if (!h.is_object()) return fail(at + " is not an object");
     ScoredDoc d;
-    const nlohmann::json* src = h.contains("_source") && h["_source"].is_object() ? &h["_source"]
-                                                                                   : nullptr;
+    const nlohmann::json* src =
+        h.contains("_source") && h["_source"].is_object() ? &h["_source"] : nullptr;
     if (!idField.empty()) {
       if (!src || !src->contains(idField) || !idOf((*src)[idField], &d.id))
         return fail(at + "._source." + idField + " is missing or not a string/integer");

@@ -112,7 +112,8 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   return true;
 }
 
-bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options, std::string* problem) {
+bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options,
+                      std::string* problem) {
   std::string key;
   if (source.provide) {
     key = source.provide();

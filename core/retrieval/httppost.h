@@ -11,7 +11,7 @@
 namespace ragscope::core {
 
 struct HttpReply {
-  long status = 0;   // HTTP status; 0 when the request never got a reply
+  long status = 0;  // HTTP status; 0 when the request never got a reply
   std::string body;
 };
 
@@ -48,6 +48,7 @@ struct KeySource {
 };
 // Adds the Authorization header to `options` when a key is configured; false + *problem when one
 // is configured but there is none (the variable unset or empty).
-bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options, std::string* problem);
+bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options,
+                      std::string* problem);
 
 }  // namespace ragscope::core

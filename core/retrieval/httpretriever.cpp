@@ -26,7 +26,7 @@ JsonKeep replyKeep(std::size_t k, const HttpReplyPaths& paths) {
   if (!paths.results.empty()) {
     keepList(keep.path(paths.results));
   } else {
-    keepList(keep);                   // the reply is the array...
+    keepList(keep);                  // the reply is the array...
     keepList(keep.step("results"));  // ...or an object with one under "results"
   }
   return keep;
@@ -64,7 +64,8 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
     ScoredDoc d;
     const nlohmann::json* id = jsonAtPath(e, paths.id);
     if (!id) {
-      *problem = e.is_object() || e.is_array() ? at + "." + paths.id + " is missing" : at + " is not an object";
+      *problem = e.is_object() || e.is_array() ? at + "." + paths.id + " is missing"
+                                               : at + " is not an object";
       return false;
     }
     if (id->is_string())
@@ -75,7 +76,8 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
       *problem = at + "." + paths.id + " is not a string or integer";
       return false;
     }
-    if (const nlohmann::json* score = jsonAtPath(e, paths.score); score && !paths.score.empty() && !score->is_null()) {
+    if (const nlohmann::json* score = jsonAtPath(e, paths.score);
+        score && !paths.score.empty() && !score->is_null()) {
       if (!score->is_number()) {
         *problem = at + "." + paths.score + " is not a number";
         return false;
@@ -83,7 +85,8 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
       d.score = score->get<double>();
       ++withScore;
     }
-    if (const nlohmann::json* text = jsonAtPath(e, paths.text); text && !paths.text.empty() && text->is_string())
+    if (const nlohmann::json* text = jsonAtPath(e, paths.text);
+        text && !paths.text.empty() && text->is_string())
       d.text = text->get<std::string>();
     out->push_back(std::move(d));
   }
@@ -98,18 +101,21 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
   return true;
 }
 
-std::vector<ScoredDoc> HttpRetriever::search(const Query& query, std::size_t k, std::string* error) {
+std::vector<ScoredDoc> HttpRetriever::search(const Query& query, std::size_t k,
+                                             std::string* error) {
   const std::string where = "POST " + redactUrl(m_options.url);
   if (k == 0) return {};
   HttpPostOptions http;
   http.timeoutMs = m_options.timeoutMs;
-  if (std::string problem; !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "Bearer", http, &problem)) {
+  if (std::string problem;
+      !addAuthorization({m_options.apiKeyEnv, m_options.apiKey}, "Bearer", http, &problem)) {
     if (error) *error = where + ": " + problem;
     return {};
   }
   std::string body;
   if (m_options.requestTemplate.empty()) {
-    body = nlohmann::json{{"query", query.text}, {"k", k}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    body = nlohmann::json{{"query", query.text}, {"k", k}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
   } else {
     std::string why;
     auto filled = fillRequestTemplate(m_options.requestTemplate, query, k, &why);

@@ -5,7 +5,8 @@
 // `id` may be a string or an integer; `text` is optional; `score` is optional only when no entry
 // has one (the list order is then the ranking: scores k, k-1, ... are assigned).
 // Other services are described by a request template and reply paths (requesttemplate.h), e.g.
-//   {"q": {{query}}, "top_k": {{k}}}  ->  {"data": {"hits": [{"doc": {"pid": 7}, "relevance": 2.5}]}}
+//   {"q": {{query}}, "top_k": {{k}}}  ->  {"data": {"hits": [{"doc": {"pid": 7},
+//   "relevance": 2.5}]}}
 // with results path "data.hits", id path "doc.pid", score path "relevance".
 
 #include <functional>

@@ -15,8 +15,7 @@ fs::path chooseIndexDir(const fs::path& firstPath, const Corpus& corpus) {
   if (fs::exists(beside, ec)) return beside;
   const fs::path parent = beside.has_parent_path() ? beside.parent_path() : fs::path(".");
   if (writableFolder(parent)) return beside;
-  return userCacheFolder() / "indexes" /
-         (beside.stem().string() + "-" + corpusFingerprint(corpus));
+  return userCacheFolder() / "indexes" / (beside.stem().string() + "-" + corpusFingerprint(corpus));
 }
 
 }  // namespace ragscope::core

@@ -12,8 +12,8 @@ std::string jsonString(const std::string& s) {
 
 }  // namespace
 
-std::optional<std::string> fillRequestTemplate(std::string_view tmpl, const Query& query, std::size_t k,
-                                               std::string* error) {
+std::optional<std::string> fillRequestTemplate(std::string_view tmpl, const Query& query,
+                                               std::size_t k, std::string* error) {
   std::string out;
   out.reserve(tmpl.size() + query.text.size() + 16);
   for (std::size_t i = 0; i < tmpl.size();) {
@@ -31,8 +31,10 @@ std::optional<std::string> fillRequestTemplate(std::string_view tmpl, const Quer
     }
   }
   if (!nlohmann::json::accept(out)) {
-    if (error) *error = "the request template does not give JSON (placeholders: {{query}}, {{query_id}}, {{k}}; "
-                        "{{query}} brings its own quotes)";
+    if (error)
+      *error =
+          "the request template does not give JSON (placeholders: {{query}}, {{query_id}}, {{k}}; "
+          "{{query}} brings its own quotes)";
     return std::nullopt;
   }
   return out;
@@ -58,7 +60,8 @@ const nlohmann::json* jsonAtPath(const nlohmann::json& root, std::string_view pa
     } else if (at->is_array()) {
       std::size_t index = 0;
       const auto [end, ec] = std::from_chars(step.data(), step.data() + step.size(), index);
-      if (ec != std::errc() || end != step.data() + step.size() || index >= at->size()) return nullptr;
+      if (ec != std::errc() || end != step.data() + step.size() || index >= at->size())
+        return nullptr;
       at = &(*at)[index];
     } else {
       return nullptr;

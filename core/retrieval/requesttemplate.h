@@ -22,8 +22,8 @@
 namespace ragscope::core {
 
 // The body for one query; nullopt + *error when the result is not JSON.
-std::optional<std::string> fillRequestTemplate(std::string_view tmpl, const Query& query, std::size_t k,
-                                               std::string* error);
+std::optional<std::string> fillRequestTemplate(std::string_view tmpl, const Query& query,
+                                               std::size_t k, std::string* error);
 // True when the template gives JSON for a sample query; else false and *error.
 bool checkRequestTemplate(std::string_view tmpl, std::string* error);
 

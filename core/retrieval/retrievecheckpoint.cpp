@@ -28,7 +28,8 @@ std::string answerLine(const std::string& queryId, const std::vector<ScoredDoc>&
 
 }  // namespace
 
-RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& settingsKey, std::string* note)
+RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& settingsKey,
+                                       std::string* note)
     : m_path(std::move(path)) {
   // The checkpoint's name comes from the run's, which a project file may choose: a symlink, FIFO
   // or device there is refused untouched (never read, never written through).
@@ -42,7 +43,8 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
     std::string why;
     std::vector<std::pair<std::string, std::vector<ScoredDoc>>> read;
     std::string readError;
-    const auto text = readBoundedFile(m_path, kMaxCheckpointBytes, "a retrieval checkpoint", readError);
+    const auto text =
+        readBoundedFile(m_path, kMaxCheckpointBytes, "a retrieval checkpoint", readError);
     if (!text) why = readError;
     std::istringstream in(text ? *text : std::string());
     std::string line;
@@ -52,7 +54,8 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
       const bool lastLine = in.peek() == std::char_traits<char>::eof();
       json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (lineNo == 1) {
-        if (!j.is_object() || j.value("format", "") != kMagic || j.value("version", 0) != kVersion) {
+        if (!j.is_object() || j.value("format", "") != kMagic ||
+            j.value("version", 0) != kVersion) {
           why = "not a retrieval checkpoint";
           break;
         }
@@ -66,7 +69,8 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
       try {
         if (j.is_discarded()) throw std::runtime_error("not JSON");
         std::vector<ScoredDoc> docs;
-        for (const auto& d : j.at("docs")) docs.push_back({d.at(0).get<std::string>(), d.at(1).get<double>(), {}});
+        for (const auto& d : j.at("docs"))
+          docs.push_back({d.at(0).get<std::string>(), d.at(1).get<double>(), {}});
         read.emplace_back(j.at("q").get<std::string>(), std::move(docs));
       } catch (const std::exception& e) {
         // A line cut short by a crash is the last one; anything else means the file was edited.
@@ -79,9 +83,11 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
     if (keep) {
       for (auto& [q, docs] : read) m_answers[q] = std::move(docs);
       if (note && !m_answers.empty())
-        *note = m_path.string() + ": resuming: " + std::to_string(m_answers.size()) + " queries already answered";
+        *note = m_path.string() + ": resuming: " + std::to_string(m_answers.size()) +
+                " queries already answered";
     } else if (note) {
-      *note = m_path.string() + ": " + (why.empty() ? std::string("unreadable") : why) + "; starting over";
+      *note = m_path.string() + ": " + (why.empty() ? std::string("unreadable") : why) +
+              "; starting over";
     }
   }
   // Rewritten from what was kept, so a torn last line never sits in the middle of the file; then
@@ -90,7 +96,8 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
   const bool written = writeFileAtomically(
       m_path,
       [&](std::ostream& out) {
-        out << json{{"format", kMagic}, {"version", kVersion}, {"settings", settingsKey}}.dump() << '\n';
+        out << json{{"format", kMagic}, {"version", kVersion}, {"settings", settingsKey}}.dump()
+            << '\n';
         for (const auto& [q, docs] : m_answers) out << answerLine(q, docs) << '\n';
         return static_cast<bool>(out);
       },
@@ -109,11 +116,13 @@ const std::vector<ScoredDoc>* RetrieveCheckpoint::answer(const std::string& quer
   return it == m_answers.end() ? nullptr : &it->second;
 }
 
-bool RetrieveCheckpoint::record(const std::string& queryId, const std::vector<ScoredDoc>& docs, std::string* error) {
+bool RetrieveCheckpoint::record(const std::string& queryId, const std::vector<ScoredDoc>& docs,
+                                std::string* error) {
   const std::string line = answerLine(queryId, docs) + '\n';
   std::lock_guard lock(m_mutex);
   if (m_fd < 0 || !writeAll(m_fd, line)) {
-    if (m_error.empty()) m_error = m_path.string() + ": cannot write the checkpoint (the run is not resumable)";
+    if (m_error.empty())
+      m_error = m_path.string() + ": cannot write the checkpoint (the run is not resumable)";
     if (error) *error = m_error;
     return false;
   }
@@ -129,7 +138,8 @@ void RetrieveCheckpoint::remove() {
   fs::remove(m_path, ec);
 }
 
-std::vector<ScoredDoc> CheckpointedRetriever::search(const Query& query, std::size_t k, std::string* error) {
+std::vector<ScoredDoc> CheckpointedRetriever::search(const Query& query, std::size_t k,
+                                                     std::string* error) {
   if (const auto* known = m_checkpoint.answer(query.id)) {
     std::vector<ScoredDoc> docs = *known;
     if (docs.size() > k) docs.resize(k);

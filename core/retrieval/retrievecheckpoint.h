@@ -29,7 +29,8 @@ class RetrieveCheckpoint {
   // asked again). When the file cannot be written, now or later, ok() turns false and error()
   // says why; the answers still flow, only the resume is lost.
   // A symlink or special file at `path` is refused untouched (ok() false).
-  RetrieveCheckpoint(std::filesystem::path path, const std::string& settingsKey, std::string* note = nullptr);
+  RetrieveCheckpoint(std::filesystem::path path, const std::string& settingsKey,
+                     std::string* note = nullptr);
   ~RetrieveCheckpoint();
   RetrieveCheckpoint(const RetrieveCheckpoint&) = delete;
   RetrieveCheckpoint& operator=(const RetrieveCheckpoint&) = delete;
@@ -59,7 +60,8 @@ class RetrieveCheckpoint {
 // A failed query is not recorded, so it is asked again next time.
 class CheckpointedRetriever : public Retriever {
  public:
-  CheckpointedRetriever(Retriever& inner, RetrieveCheckpoint& checkpoint) : m_inner(inner), m_checkpoint(checkpoint) {}
+  CheckpointedRetriever(Retriever& inner, RetrieveCheckpoint& checkpoint)
+      : m_inner(inner), m_checkpoint(checkpoint) {}
   std::string name() const override { return m_inner.name(); }
   std::vector<ScoredDoc> search(const Query& query, std::size_t k, std::string* error) override;
 

@@ -14,16 +14,19 @@ namespace {
 
 // What an answer depends on: the retriever's settings, k, and the queries' ids and texts. Hashed,
 // so the checkpoint names no URL.
-std::string checkpointKey(const RetrieverSpec& spec, const std::vector<Query>& queries, std::size_t k) {
+std::string checkpointKey(const RetrieverSpec& spec, const std::vector<Query>& queries,
+                          std::size_t k) {
   std::string s = retrieverSpecToJson(spec).dump() + "\nk=" + std::to_string(k) + "\n";
-  for (const auto& q : queries) s += std::to_string(q.id.size()) + ":" + q.id + std::to_string(q.text.size()) + ":" + q.text;
+  for (const auto& q : queries)
+    s += std::to_string(q.id.size()) + ":" + q.id + std::to_string(q.text.size()) + ":" + q.text;
   return sha256Hex(s);
 }
 
 }  // namespace
 
-RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset, const fs::path& firstPath,
-                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions,
+RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
+                              const fs::path& firstPath, const std::string& queryText,
+                              std::size_t k, const IndexBuildOptions& indexOptions,
                               std::function<std::string()> apiKey) {
   RetrieverProbe probe;
   OpenedRetriever opened = openRetriever(spec, dataset, firstPath, indexOptions, std::move(apiKey));
@@ -38,7 +41,8 @@ RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
   query.text = queryText;
   const auto started = std::chrono::steady_clock::now();
   probe.hits = opened.retriever->search(query, k, &probe.error);
-  probe.searchMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  probe.searchMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   probe.ok = probe.error.empty();
   // The embedded index returns ids only; the test shows what was found.
   for (auto& hit : probe.hits)
@@ -49,8 +53,8 @@ RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
 
 fs::path retrieveCheckpointPath(const fs::path& out) { return fs::path(out.string() + ".partial"); }
 
-RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& dataset, const fs::path& firstPath,
-                                 const RetrieveJobOptions& options) {
+RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& dataset,
+                                 const fs::path& firstPath, const RetrieveJobOptions& options) {
   RetrieveJobResult result;
   const auto started = std::chrono::steady_clock::now();
   if (dataset.queries.empty()) {
@@ -59,7 +63,8 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   }
   if (!options.out.empty() && options.out.has_parent_path()) {
     std::error_code ec;
-    fs::create_directories(options.out.parent_path(), ec);  // a failure shows when the run is written
+    fs::create_directories(options.out.parent_path(),
+                           ec);  // a failure shows when the run is written
   }
   IndexBuildOptions io;
   io.progress = options.indexProgress;
@@ -77,7 +82,8 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   Retriever* retriever = opened.retriever.get();
   if (spec.kind != RetrieverSpec::Kind::Bm25 && options.resume && !options.out.empty()) {
     std::string note;
-    checkpoint.emplace(retrieveCheckpointPath(options.out), checkpointKey(spec, dataset.queries, options.k), &note);
+    checkpoint.emplace(retrieveCheckpointPath(options.out),
+                       checkpointKey(spec, dataset.queries, options.k), &note);
     if (!note.empty()) result.notes.push_back(note);
     if (checkpoint->ok()) {
       result.resumed = checkpoint->resumed();
@@ -92,7 +98,9 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   RetrieveOptions ro;
   ro.k = options.k;
   ro.threads = options.threads;
-  ro.tag = !options.tag.empty() ? options.tag : !spec.name.empty() ? spec.name : retrieverKindName(spec.kind);
+  ro.tag = !options.tag.empty() ? options.tag
+           : !spec.name.empty() ? spec.name
+                                : retrieverKindName(spec.kind);
   ro.onError = OnError::Skip;
   bool declined = false;  // the progress callback asked to stop
   if (options.retrieveProgress)
@@ -103,7 +111,8 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   ro.stop = options.stop;
   result.run = retrieveAll(*retriever, dataset.queries, ro);
   if (checkpoint && !checkpoint->ok()) result.notes.push_back(checkpoint->error());
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (declined || options.stop.stop_requested() || result.run.report.cancelled) {
     result.cancelled = true;
     if (checkpoint) result.checkpoint = checkpoint->path();

@@ -26,27 +26,29 @@ namespace ragscope::core {
 
 struct RetrieveJobOptions {
   std::size_t k = 100;
-  unsigned threads = 4;          // queries in flight at once
-  std::string tag;               // run tag; empty: the spec's name, else its kind ("bm25", "es", "http")
-  std::filesystem::path out;     // where the TREC run is written; empty: not written
-  bool resume = true;            // es/http with `out`: keep answers in `<out>.partial`, reuse them
-  std::function<std::string()> apiKey;  // es/http: the key in memory (keychain), else the spec's variable
-  ProgressFn indexProgress;      // bm25: documents indexed / total (not called when reused)
-  ProgressFn retrieveProgress;   // queries done / total (resumed ones count as done)
+  unsigned threads = 4;  // queries in flight at once
+  std::string tag;       // run tag; empty: the spec's name, else its kind ("bm25", "es", "http")
+  std::filesystem::path out;  // where the TREC run is written; empty: not written
+  bool resume = true;         // es/http with `out`: keep answers in `<out>.partial`, reuse them
+  std::function<std::string()>
+      apiKey;                   // es/http: the key in memory (keychain), else the spec's variable
+  ProgressFn indexProgress;     // bm25: documents indexed / total (not called when reused)
+  ProgressFn retrieveProgress;  // queries done / total (resumed ones count as done)
   std::stop_token stop;
 };
 
 struct RetrieveJobResult {
-  bool ok = false;          // a run was made (some queries may have failed: run.report)
+  bool ok = false;  // a run was made (some queries may have failed: run.report)
   bool cancelled = false;
-  std::string error;        // when !ok and !cancelled: the retriever could not be opened, or the run not written
+  std::string
+      error;  // when !ok and !cancelled: the retriever could not be opened, or the run not written
   IndexBuildResult index;   // bm25
   Loaded<Run> run;          // the report holds every failed query (an error each) and warnings
   std::size_t resumed = 0;  // queries answered from an earlier, interrupted job
   std::filesystem::path checkpoint;  // kept (and named here) while queries remain to be asked
   std::vector<std::string> notes;    // resume and checkpoint notes, for the log
   double seconds = 0.0;
-  nlohmann::json setting;   // for run records: the spec (no secrets), k, tag, index and fingerprint
+  nlohmann::json setting;  // for run records: the spec (no secrets), k, tag, index and fingerprint
 };
 
 // One query through a retriever, for a "test" button: the hits, how long the search took, or why
@@ -59,14 +61,16 @@ struct RetrieverProbe {
   double searchMs = 0.0;  // the search alone, not the index build
   IndexBuildResult index;
 };
-RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const std::string& queryText, std::size_t k, const IndexBuildOptions& indexOptions = {},
+RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
+                              const std::filesystem::path& firstPath, const std::string& queryText,
+                              std::size_t k, const IndexBuildOptions& indexOptions = {},
                               std::function<std::string()> apiKey = {});
 
 // The checkpoint's name for a run written to `out`.
 std::filesystem::path retrieveCheckpointPath(const std::filesystem::path& out);
 
 RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& dataset,
-                                 const std::filesystem::path& firstPath, const RetrieveJobOptions& options);
+                                 const std::filesystem::path& firstPath,
+                                 const RetrieveJobOptions& options);
 
 }  // namespace ragscope::core

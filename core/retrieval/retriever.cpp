@@ -10,7 +10,6 @@
 #include <thread>
 #include <unordered_set>
 
-
 #include "core/metrics/retrievalevaluator.h"
 #include "core/util/atomicfile.h"
 
@@ -68,8 +67,8 @@ Loaded<Run> retrieveAll(Retriever& retriever, const std::vector<Query>& queries,
     wake.notify_all();
   };
 
-  const unsigned threadCount =
-      static_cast<unsigned>(std::clamp<std::size_t>(options.threads, 1, std::max<std::size_t>(total, 1)));
+  const unsigned threadCount = static_cast<unsigned>(
+      std::clamp<std::size_t>(options.threads, 1, std::max<std::size_t>(total, 1)));
   std::vector<std::thread> workers;
   workers.reserve(threadCount);
   for (unsigned t = 0; t < threadCount; ++t) workers.emplace_back(worker);
@@ -161,8 +160,8 @@ void writeTrecRun(const Run& run, std::ostream& out) {
         std::snprintf(score, sizeof score, "%.9g", e.score);
       else
         std::snprintf(score, sizeof score, "%.17g", e.score);
-      out << qid << " Q0 " << encodeTrecId(e.docId()) << ' ' << (i + 1) << ' ' << score << ' ' << tag
-          << '\n';
+      out << qid << " Q0 " << encodeTrecId(e.docId()) << ' ' << (i + 1) << ' ' << score << ' '
+          << tag << '\n';
     }
   }
 }

@@ -74,7 +74,6 @@ void writeTrecRun(const Run& run, std::ostream& out);
 // run. false + *error on failure.
 bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error);
 
-
 // The tag as written: blanks replaced by '_', empty -> "ragscope".
 std::string sanitizeRunTag(std::string_view tag);
 

@@ -27,9 +27,12 @@ bool checkServiceUrl(const RetrieverSpec& spec, std::string* error) {
 
 const char* retrieverKindName(RetrieverSpec::Kind k) {
   switch (k) {
-    case RetrieverSpec::Kind::Bm25: return "bm25";
-    case RetrieverSpec::Kind::Elasticsearch: return "es";
-    case RetrieverSpec::Kind::Http: return "http";
+    case RetrieverSpec::Kind::Bm25:
+      return "bm25";
+    case RetrieverSpec::Kind::Elasticsearch:
+      return "es";
+    case RetrieverSpec::Kind::Http:
+      return "http";
   }
   return "bm25";
 }
@@ -51,7 +54,8 @@ std::optional<RetrieverSpec> parseRetrieverArg(std::string_view arg, std::string
     if (!checkServiceUrl(spec, error)) return std::nullopt;
     return spec;
   }
-  if (error) *error = "unknown retriever '" + std::string(arg) + "' (expected bm25, es:URL or http:URL)";
+  if (error)
+    *error = "unknown retriever '" + std::string(arg) + "' (expected bm25, es:URL or http:URL)";
   return std::nullopt;
 }
 
@@ -122,7 +126,8 @@ std::optional<RetrieverSpec> retrieverSpecFromJson(const nlohmann::json& j, std:
     spec.timeoutMs = j.value("timeout_ms", spec.timeoutMs);
     if (spec.timeoutMs <= 0) return fail("field 'timeout_ms': must be > 0");
     spec.requestTemplate = j.value("request_template", std::string());
-    if (std::string why; !spec.requestTemplate.empty() && !checkRequestTemplate(spec.requestTemplate, &why))
+    if (std::string why;
+        !spec.requestTemplate.empty() && !checkRequestTemplate(spec.requestTemplate, &why))
       return fail("field 'request_template': " + why);
     if (spec.kind == RetrieverSpec::Kind::Http) {
       spec.reply.results = j.value("results_path", spec.reply.results);
@@ -159,14 +164,20 @@ std::string describeRetriever(const RetrieverSpec& spec) {
       out << "bm25 (Xapian BM25Weight k1=" << spec.bm25.k1 << " b=" << spec.bm25.b
           << (spec.stemming ? "" : ", no stemming") << ")";
       break;
-    case RetrieverSpec::Kind::Elasticsearch: out << "es (" << redactUrl(spec.url) << ")"; break;
-    case RetrieverSpec::Kind::Http: out << "http (" << redactUrl(spec.url) << ")"; break;
+    case RetrieverSpec::Kind::Elasticsearch:
+      out << "es (" << redactUrl(spec.url) << ")";
+      break;
+    case RetrieverSpec::Kind::Http:
+      out << "http (" << redactUrl(spec.url) << ")";
+      break;
   }
   return out.str();
 }
 
-OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const IndexBuildOptions& indexOptions, std::function<std::string()> apiKey) {
+OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
+                              const std::filesystem::path& firstPath,
+                              const IndexBuildOptions& indexOptions,
+                              std::function<std::string()> apiKey) {
   OpenedRetriever out;
   // Specs the workbench builds itself never pass the parsers above: checked here as well.
   if (!checkServiceUrl(spec, &out.error)) return out;

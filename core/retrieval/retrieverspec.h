@@ -43,10 +43,10 @@ struct RetrieverSpec {
   // es (Elasticsearch/OpenSearch index URL) and http (generic JSON service URL).
   std::string url;
   std::vector<std::string> fields = {"text"};  // es: fields matched
-  std::string idField;                          // es: _source field with the id; empty: _id
-  std::string textField;                        // es: _source field returned as text
-  std::string apiKeyEnv;                        // environment variable holding the key
-  std::string keychainEntry;                    // OS keychain entry holding it (the GUI reads it)
+  std::string idField;                         // es: _source field with the id; empty: _id
+  std::string textField;                       // es: _source field returned as text
+  std::string apiKeyEnv;                       // environment variable holding the key
+  std::string keychainEntry;                   // OS keychain entry holding it (the GUI reads it)
   long timeoutMs = 30000;
   // es: the _search body; http: the request body (requesttemplate.h). Empty: the built-in one.
   std::string requestTemplate;
@@ -85,7 +85,9 @@ struct OpenedRetriever {
 // index goes). BM25 needs the dataset's corpus; es and http need nothing from it.
 // `apiKey`: the key handed over in memory (the GUI's keychain lookup), used instead of the
 // spec's environment variable.
-OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset, const std::filesystem::path& firstPath,
-                              const IndexBuildOptions& indexOptions, std::function<std::string()> apiKey = {});
+OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
+                              const std::filesystem::path& firstPath,
+                              const IndexBuildOptions& indexOptions,
+                              std::function<std::string()> apiKey = {});
 
 }  // namespace ragscope::core

@@ -1,22 +1,22 @@
 #include "core/retrieval/xapianindex.h"
 
 #include <unistd.h>
+#include <xapian.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
 #include <thread>
-#include <nlohmann/json.hpp>
-#include <xapian.h>
 
 #include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
@@ -79,7 +79,8 @@ std::uint64_t folderBytes(const fs::path& dir) {
 
 std::optional<nlohmann::json> readManifest(const fs::path& dir, std::string* why) {
   std::string problem;
-  const auto text = readBoundedFile(dir / kManifestName, kMaxSmallJsonBytes, "an index manifest", problem);
+  const auto text =
+      readBoundedFile(dir / kManifestName, kMaxSmallJsonBytes, "an index manifest", problem);
   if (!text) {
     if (why) *why = "no readable manifest (" + problem + ")";
     return std::nullopt;
@@ -159,20 +160,24 @@ class BuildState {
   explicit BuildState(std::stop_token stop) : m_stop(std::move(stop)) {}
 
   // Workers look before every document, so a cancel stops them within one document each.
-  bool halted() const {
-    return m_halt.load(std::memory_order_relaxed) || m_stop.stop_requested();
-  }
+  bool halted() const { return m_halt.load(std::memory_order_relaxed) || m_stop.stop_requested(); }
   std::size_t done() const { return m_done.load(); }
 
   void documentIndexed() {
     // Waking the reporter at each step only, not per document, keeps the lock out of the loop.
     if ((m_done.fetch_add(1) + 1) % kStep == 0) notify([] {});
   }
-  void workerStarting() { notify([this] { ++m_running; }); }
+  void workerStarting() {
+    notify([this] { ++m_running; });
+  }
   // The next shard to index, in corpus order; >= the shard count when none is left.
   std::size_t takeShard() { return m_nextShard.fetch_add(1); }
-  void workerFinished() { notify([this] { --m_running; }); }
-  void halt() { notify([this] { m_halt = true; }); }
+  void workerFinished() {
+    notify([this] { --m_running; });
+  }
+  void halt() {
+    notify([this] { m_halt = true; });
+  }
   // The first failure is the one reported; it halts the other workers.
   void fail(std::string message) {
     notify([&] {
@@ -365,7 +370,8 @@ BuildOutcome buildDatabase(const Corpus& corpus, const fs::path& tmp,
   const unsigned workerTotal = workerCount(options.threads, total);
   const std::vector<Shard> shards = planShards(total, workerTotal, tmp);
   BuildState state(options.stop);
-  std::vector<std::thread> workers = startWorkers(workerTotal, corpus, shards, options.stemming, state);
+  std::vector<std::thread> workers =
+      startWorkers(workerTotal, corpus, shards, options.stemming, state);
   auto joinAll = [&workers] {
     for (auto& w : workers) w.join();
   };
@@ -402,10 +408,9 @@ const std::vector<std::string>& englishStopwords() {
   // Lucene's (and so Anserini's) English list: short on purpose, BM25's idf already discounts
   // common words, and a long list hurts queries like "what is the..." less than it hurts recall.
   static const std::vector<std::string> words = {
-      "a",    "an",   "and",  "are",   "as",    "at",   "be",    "but",  "by",
-      "for",  "if",   "in",   "into",  "is",    "it",   "no",    "not",  "of",
-      "on",   "or",   "such", "that",  "the",   "their", "then", "there", "these",
-      "they", "this", "to",   "was",   "will",  "with"};
+      "a",   "an",    "and",  "are",   "as",    "at",   "be",   "but", "by",  "for",  "if",
+      "in",  "into",  "is",   "it",    "no",    "not",  "of",   "on",  "or",  "such", "that",
+      "the", "their", "then", "there", "these", "they", "this", "to",  "was", "will", "with"};
   return words;
 }
 
@@ -444,8 +449,10 @@ bool indexMatches(const Corpus& corpus, const fs::path& dir, std::string* why, b
     return false;
   }
   if (manifest->value("analysis", "") != analysisSignature(stemming)) {
-    if (why) *why = manifest->value("stemming", true) != stemming ? "built with stemming " + std::string(stemming ? "off" : "on")
-                                                                   : "analysis settings changed";
+    if (why)
+      *why = manifest->value("stemming", true) != stemming
+                 ? "built with stemming " + std::string(stemming ? "off" : "on")
+                 : "analysis settings changed";
     return false;
   }
   if (manifest->value("fingerprint", "") != corpusFingerprint(corpus)) {
@@ -602,8 +609,7 @@ struct XapianRetriever::Handle {
 XapianRetriever::~XapianRetriever() = default;
 
 std::unique_ptr<XapianRetriever> XapianRetriever::open(const fs::path& dir,
-                                                       const Bm25Params& params,
-                                                       std::string* error,
+                                                       const Bm25Params& params, std::string* error,
                                                        const Corpus* corpus) {
   std::unique_ptr<XapianRetriever> r(new XapianRetriever());
   r->m_dbDir = dir / kDbName;
@@ -681,8 +687,8 @@ std::vector<ScoredDoc> XapianRetriever::search(const Query& query, std::size_t k
       return {};
     }
     Xapian::Enquire enquire(h->db);
-    enquire.set_weighting_scheme(Xapian::BM25Weight(m_params.k1, m_params.k2, m_params.k3,
-                                                    m_params.b, m_params.minNormLen));
+    enquire.set_weighting_scheme(
+        Xapian::BM25Weight(m_params.k1, m_params.k2, m_params.k3, m_params.b, m_params.minNormLen));
     enquire.set_query(q);
     const Xapian::MSet mset = enquire.get_mset(0, static_cast<Xapian::doccount>(k));
     out.reserve(mset.size());

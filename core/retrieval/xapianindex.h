@@ -53,9 +53,9 @@ struct IndexBuildOptions {
 
 struct IndexBuildResult {
   bool ok = false;
-  bool reused = false;      // the manifest matched: nothing was built
+  bool reused = false;  // the manifest matched: nothing was built
   bool cancelled = false;
-  std::string error;        // when !ok and !cancelled
+  std::string error;  // when !ok and !cancelled
   std::filesystem::path dir;
   std::size_t documents = 0;
   std::uint64_t bytes = 0;  // size of the folder on disk
@@ -77,8 +77,8 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const std::filesystem::p
                                   const IndexBuildOptions& options = {});
 
 // True when `dir` holds an index whose manifest matches `corpus` (no building).
-bool indexMatches(const Corpus& corpus, const std::filesystem::path& dir, std::string* why = nullptr,
-                  bool stemming = true);
+bool indexMatches(const Corpus& corpus, const std::filesystem::path& dir,
+                  std::string* why = nullptr, bool stemming = true);
 
 // BM25 over an index built by openOrBuildIndex. Queries go through Xapian's QueryParser (OR of the
 // terms, stemming as indexed, stopwords dropped, no query syntax: punctuation in questions is

@@ -82,7 +82,8 @@ BootstrapResult bootstrap(std::span<const double> values, const BootstrapOptions
     r.error = "need at least 2 resamples";
   } else if (!(options.level > 0.0 && options.level < 1.0)) {
     r.error = "confidence level must lie strictly between 0 and 1";
-  } else if (std::any_of(values.begin(), values.end(), [](double v) { return !std::isfinite(v); })) {
+  } else if (std::any_of(values.begin(), values.end(),
+                         [](double v) { return !std::isfinite(v); })) {
     r.error = "values must be finite";
   }
   if (!r.error.empty()) {

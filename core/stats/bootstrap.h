@@ -42,10 +42,10 @@ struct BootstrapOptions {
   std::size_t resamples = 10000;  // B
   std::size_t sampleSize = 0;     // s; 0 = n
   std::uint64_t seed = kDefaultSeed;
-  double level = 0.95;            // in (0, 1)
+  double level = 0.95;  // in (0, 1)
   CiMethod method = CiMethod::Percentile;
-  unsigned threads = 0;           // 0 = hardware concurrency
-  bool keepDistribution = true;   // false: result.distribution left empty (saves B doubles)
+  unsigned threads = 0;          // 0 = hardware concurrency
+  bool keepDistribution = true;  // false: result.distribution left empty (saves B doubles)
   const std::atomic<bool>* cancel = nullptr;  // polled between resamples
 };
 
@@ -56,13 +56,13 @@ struct BootstrapResult {
   std::uint64_t seed = 0;
   double level = 0.0;
   CiMethod method = CiMethod::Percentile;
-  double observedMean = 0.0;  // plain mean of the n values
-  double mean = 0.0;          // mean of the B resample means
-  double variance = 0.0;      // of the resample means, B-1 denominator
-  double standardError = 0.0; // sqrt(variance)
+  double observedMean = 0.0;   // plain mean of the n values
+  double mean = 0.0;           // mean of the B resample means
+  double variance = 0.0;       // of the resample means, B-1 denominator
+  double standardError = 0.0;  // sqrt(variance)
   Interval ci{0.0, 0.0};
-  double biasCorrection = 0.0;  // BCa z0 (0 for percentile)
-  double acceleration = 0.0;    // BCa a (0 for percentile)
+  double biasCorrection = 0.0;       // BCa z0 (0 for percentile)
+  double acceleration = 0.0;         // BCa a (0 for percentile)
   std::vector<double> distribution;  // the B resample means, in resample order
   std::string error;                 // non-empty: nothing computed (no values, bad option, ...)
   bool cancelled = false;

@@ -11,8 +11,7 @@
 
 namespace ragscope::core::stats {
 
-namespace {
-}
+namespace {}
 
 double permutationTest(std::span<const double> a, std::span<const double> b,
                        std::size_t permutations, std::uint64_t seed, std::uint64_t salt,
@@ -70,7 +69,8 @@ double permutationTest(std::span<const double> a, std::span<const double> b,
   return double(count + 1) / double(permutations + 1);
 }
 
-ContrastiveResult contrastive(std::span<const NamedSample> sets, const ContrastiveOptions& options) {
+ContrastiveResult contrastive(std::span<const NamedSample> sets,
+                              const ContrastiveOptions& options) {
   ContrastiveResult r;
   if (sets.size() < 2) {
     r.error = "need at least two query sets";

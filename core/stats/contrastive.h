@@ -37,7 +37,7 @@ struct NamedSample {
 };
 
 struct ContrastiveOptions {
-  BootstrapOptions bootstrap;     // B, s (0 = each set's own n), seed, level, threads, cancel
+  BootstrapOptions bootstrap;  // B, s (0 = each set's own n), seed, level, threads, cancel
   std::size_t permutations = 10000;
 };
 
@@ -47,18 +47,18 @@ struct ContrastiveGroup {
 };
 
 struct ContrastivePair {
-  std::size_t first = 0;   // indices into groups; the difference is first - second
+  std::size_t first = 0;  // indices into groups; the difference is first - second
   std::size_t second = 0;
-  double meanDiff = 0.0;   // observed mean(first) - mean(second)
-  Interval ci{0.0, 0.0};   // percentile CI of the bootstrap difference
+  double meanDiff = 0.0;  // observed mean(first) - mean(second)
+  Interval ci{0.0, 0.0};  // percentile CI of the bootstrap difference
   double pPermutation = 1.0;
-  double pHolm = 1.0;      // Holm-adjusted over all pairs
+  double pHolm = 1.0;                // Holm-adjusted over all pairs
   std::vector<double> distribution;  // bootstrap differences, resample order
 };
 
 struct ContrastiveResult {
   std::vector<ContrastiveGroup> groups;
-  std::vector<ContrastivePair> pairs;  // (0,1), (0,2), ..., (1,2), ...
+  std::vector<ContrastivePair> pairs;         // (0,1), (0,2), ..., (1,2), ...
   std::pair<double, double> range{0.0, 0.0};  // min..max over all groups' distributions
   std::string error;
   bool cancelled = false;

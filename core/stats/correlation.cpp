@@ -16,10 +16,10 @@ namespace ragscope::core::stats {
 namespace {
 
 struct TieSums {
-  double pairs = 0.0;    // sum t(t-1)/2
-  double v = 0.0;        // sum t(t-1)(2t+5)
-  double t1 = 0.0;       // sum t(t-1)
-  double t2 = 0.0;       // sum t(t-1)(t-2)
+  double pairs = 0.0;  // sum t(t-1)/2
+  double v = 0.0;      // sum t(t-1)(2t+5)
+  double t1 = 0.0;     // sum t(t-1)
+  double t2 = 0.0;     // sum t(t-1)(t-2)
   void addGroup(double t) {
     pairs += t * (t - 1) / 2;
     v += t * (t - 1) * (2 * t + 5);
@@ -122,7 +122,8 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 Interval finiteInterval(std::vector<double>& values, double level, std::size_t& undefined) {
-  const auto end = std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); });
+  const auto end =
+      std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); });
   undefined = std::size_t(values.end() - end);
   values.erase(end, values.end());
   std::sort(values.begin(), values.end());
@@ -136,7 +137,8 @@ std::vector<double> averageRanks(std::span<const double> v) {
   const std::size_t n = v.size();
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return v[a] < v[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return v[a] < v[b]; });
   std::vector<double> ranks(n);
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i + 1;
@@ -200,7 +202,8 @@ CorrelationResult correlate(std::span<const double> x, std::span<const double> y
     const double t = rho * std::sqrt(df / ((1.0 - rho) * (1.0 + rho)));
     r.spearman.statistic = t;
     boost::math::students_t_distribution<double> dist(df);
-    r.spearman.p = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+    r.spearman.p =
+        std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
   }
 
   if (options.resamples > 0) {

@@ -30,8 +30,8 @@
 namespace ragscope::core::stats {
 
 struct Coefficient {
-  double value = 0.0;   // NaN when undefined (n < 2 or a side constant)
-  double p = 1.0;       // two-sided; NaN when undefined
+  double value = 0.0;      // NaN when undefined (n < 2 or a side constant)
+  double p = 1.0;          // two-sided; NaN when undefined
   double statistic = 0.0;  // z (Kendall) or t (Spearman)
   Interval ci{0.0, 0.0};   // NaN when no bootstrap was asked for
   std::size_t undefinedResamples = 0;

@@ -179,9 +179,12 @@ PairedResult comparePaired(std::span<const double> a, std::span<const double> b,
       return r;
     }
     d[i] = a[i] - b[i];
-    if (a[i] > b[i]) ++r.wins;
-    else if (a[i] < b[i]) ++r.losses;
-    else ++r.ties;
+    if (a[i] > b[i])
+      ++r.wins;
+    else if (a[i] < b[i])
+      ++r.losses;
+    else
+      ++r.ties;
   }
   r.meanA = meanOf(a);
   r.meanB = meanOf(b);

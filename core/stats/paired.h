@@ -30,8 +30,8 @@
 namespace ragscope::core::stats {
 
 struct PairedSample {
-  std::vector<std::string> qids;     // in both, qid byte order
-  std::vector<double> a;             // a[i], b[i] belong to qids[i]
+  std::vector<std::string> qids;  // in both, qid byte order
+  std::vector<double> a;          // a[i], b[i] belong to qids[i]
   std::vector<double> b;
   std::vector<std::string> onlyInA;  // unaligned: reported, never silently dropped
   std::vector<std::string> onlyInB;
@@ -42,11 +42,11 @@ struct PairedSample {
 PairedSample alignByQid(const QueryValues& a, const QueryValues& b);
 
 struct RandomizationResult {
-  double observedMean = 0.0;    // mean difference over all n pairs
+  double observedMean = 0.0;  // mean difference over all n pairs
   double p = 1.0;
-  bool exact = false;           // enumerated all 2^m sign vectors
-  std::size_t nonZero = 0;      // m
-  std::size_t permutations = 0; // sign vectors drawn (Monte Carlo) or 2^m (exact)
+  bool exact = false;            // enumerated all 2^m sign vectors
+  std::size_t nonZero = 0;       // m
+  std::size_t permutations = 0;  // sign vectors drawn (Monte Carlo) or 2^m (exact)
   bool cancelled = false;
 };
 
@@ -91,9 +91,9 @@ struct PairedResult {
   Interval ci{0.0, 0.0};  // paired bootstrap (resample query indices), percentile or BCa
   RandomizationResult randomization;
   TTestResult ttest;
-  std::size_t wins = 0;    // a_i > b_i
+  std::size_t wins = 0;  // a_i > b_i
   std::size_t ties = 0;
-  std::size_t losses = 0;  // a_i < b_i
+  std::size_t losses = 0;            // a_i < b_i
   std::vector<double> distribution;  // bootstrap means of the differences, resample order
   std::string error;
   bool cancelled = false;

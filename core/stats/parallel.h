@@ -15,7 +15,8 @@ namespace ragscope::core::stats {
 inline unsigned resolveThreads(unsigned requested, std::size_t workUnits,
                                std::size_t minPerWorker = 20000) {
   unsigned t = requested != 0 ? requested : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t byWork = std::max<std::size_t>(1, workUnits / std::max<std::size_t>(1, minPerWorker));
+  const std::size_t byWork =
+      std::max<std::size_t>(1, workUnits / std::max<std::size_t>(1, minPerWorker));
   return static_cast<unsigned>(std::min<std::size_t>(t, byWork));
 }
 
@@ -23,7 +24,8 @@ inline unsigned resolveThreads(unsigned requested, std::size_t workUnits,
 // calling thread. Returns once all chunks are done.
 template <class Fn>
 void forChunks(std::size_t count, unsigned threads, Fn&& fn) {
-  threads = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, count))));
+  threads = std::max(
+      1u, static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, count))));
   if (threads == 1) {
     fn(0u, std::size_t{0}, count);
     return;

@@ -32,7 +32,8 @@ bool parseDouble(std::string_view text, double& out) {
 
 }  // namespace
 
-Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const LoadOptions& options) {
+Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path,
+                                      const LoadOptions& options) {
   Loaded<MeasureTable> result;
   LoadReport& report = result.report;
   const std::string file = path.string();
@@ -55,15 +56,16 @@ Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const L
     // Summary rows and text-valued measures carry nothing to test per query.
     if (qid == "all" || measure == "runid" || measure == "relstring") return true;
     double value = 0.0;
-    if (!parseDouble(fields[2], value)) return !fail(at, "value", "not a number: " + shown(fields[2]));
+    if (!parseDouble(fields[2], value))
+      return !fail(at, "value", "not a number: " + shown(fields[2]));
     if (!std::isfinite(value))
       return !fail(at, "value", "not a finite number: " + shown(fields[2]));
     // Named (once per distinct id) so the U+FFFD these bytes become in JSON is no surprise.
     for (const auto& [field, text] : {std::pair{"measure", measure}, std::pair{"qid", qid}})
       if (auto bad = checkText(text); bad && notUtf8.emplace(field, text).second)
-        report.add({Severity::Warning, file, at, field,
-                    *bad + "; JSON output shows U+FFFD in its place"},
-                   options.maxStoredDiagnostics);
+        report.add(
+            {Severity::Warning, file, at, field, *bad + "; JSON output shows U+FFFD in its place"},
+            options.maxStoredDiagnostics);
     auto& perQuery = result.value[std::string(measure)];
     auto [it, inserted] = perQuery.try_emplace(std::string(qid), value);
     if (!inserted) {

@@ -14,6 +14,7 @@
 
 namespace ragscope::core::stats {
 
-Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path, const LoadOptions& options);
+Loaded<MeasureTable> loadPerQueryFile(const std::filesystem::path& path,
+                                      const LoadOptions& options);
 
 }  // namespace ragscope::core::stats

@@ -75,7 +75,7 @@ enum class Domain : std::uint64_t {
 // The generator of resample/permutation `index` (0-based) under `seed`; `salt` separates further
 // sub-streams (e.g. the group number in a contrastive analysis).
 inline Rng streamFor(std::uint64_t seed, Domain domain, std::uint64_t index,
-                            std::uint64_t salt = 0) {
+                     std::uint64_t salt = 0) {
   // Per (seed, domain, salt) a base key; the index then walks a Weyl sequence from it and is
   // mixed again, so for one seed distinct indices always get distinct keys.
   const std::uint64_t base =

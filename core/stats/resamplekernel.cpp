@@ -88,12 +88,9 @@ __attribute__((target("avx512f,avx512dq"))) inline __m512i mix64x8(__m512i z) {
 // Eight resamples, lane l drawing from `streams[l]`, each lane doing exactly oneResampleMean's
 // steps and additions. A group of four draws in which any lane hit a rejection (rare) is redone
 // for those lanes one by one from the state before the group.
-__attribute__((target("avx512f,avx512dq"))) void eightResampleMeans(const double* x,
-                                                                    std::uint32_t n,
-                                                                    std::uint32_t threshold,
-                                                                    std::size_t s,
-                                                                    const Rng* streams,
-                                                                    double* out) {
+__attribute__((target("avx512f,avx512dq"))) void eightResampleMeans(
+    const double* x, std::uint32_t n, std::uint32_t threshold, std::size_t s, const Rng* streams,
+    double* out) {
   alignas(64) std::uint64_t state[kLanes];
   for (int l = 0; l < kLanes; ++l) state[l] = streams[l].state();
   __m512i st = _mm512_load_si512(state);
@@ -116,11 +113,10 @@ __attribute__((target("avx512f,avx512dq"))) void eightResampleMeans(const double
     const __m512i m3 = _mm512_mul_epu32(r2, nv);
     __m512i i0 = _mm512_srli_epi64(m0, 32), i1 = _mm512_srli_epi64(m1, 32);
     __m512i i2 = _mm512_srli_epi64(m2, 32), i3 = _mm512_srli_epi64(m3, 32);
-    const __mmask8 rejected =
-        _mm512_cmplt_epu64_mask(_mm512_and_si512(m0, low32), thr) |
-        _mm512_cmplt_epu64_mask(_mm512_and_si512(m1, low32), thr) |
-        _mm512_cmplt_epu64_mask(_mm512_and_si512(m2, low32), thr) |
-        _mm512_cmplt_epu64_mask(_mm512_and_si512(m3, low32), thr);
+    const __mmask8 rejected = _mm512_cmplt_epu64_mask(_mm512_and_si512(m0, low32), thr) |
+                              _mm512_cmplt_epu64_mask(_mm512_and_si512(m1, low32), thr) |
+                              _mm512_cmplt_epu64_mask(_mm512_and_si512(m2, low32), thr) |
+                              _mm512_cmplt_epu64_mask(_mm512_and_si512(m3, low32), thr);
     if (__builtin_expect(rejected != 0, 0)) {
       alignas(64) std::uint64_t pre[kLanes], next[kLanes], idx[4][kLanes];
       _mm512_store_si512(pre, before);
@@ -192,9 +188,9 @@ bool resampleMeansRangeScalar(std::span<const double> values, std::size_t sample
                      domain, salt, begin, end, out, cancel);
 }
 
-bool resampleMeansRange(std::span<const double> values, std::size_t sampleSize,
-                        std::uint64_t seed, Domain domain, std::uint64_t salt, std::size_t begin,
-                        std::size_t end, double* out, const std::atomic<bool>* cancel) {
+bool resampleMeansRange(std::span<const double> values, std::size_t sampleSize, std::uint64_t seed,
+                        Domain domain, std::uint64_t salt, std::size_t begin, std::size_t end,
+                        double* out, const std::atomic<bool>* cancel) {
   const double* x = values.data();
   const auto n = static_cast<std::uint32_t>(values.size());
 #ifdef RAGSCOPE_RESAMPLE_LANES

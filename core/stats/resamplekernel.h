@@ -18,9 +18,9 @@ namespace ragscope::core::stats {
 
 // out[b - begin] = mean of resample b. False when `cancel` became true (checked between
 // resamples; the rest of out is then unspecified).
-bool resampleMeansRange(std::span<const double> values, std::size_t sampleSize,
-                        std::uint64_t seed, Domain domain, std::uint64_t salt, std::size_t begin,
-                        std::size_t end, double* out, const std::atomic<bool>* cancel);
+bool resampleMeansRange(std::span<const double> values, std::size_t sampleSize, std::uint64_t seed,
+                        Domain domain, std::uint64_t salt, std::size_t begin, std::size_t end,
+                        double* out, const std::atomic<bool>* cancel);
 
 // Whether the eight-lane loop runs on this machine (for tests and benchmarks).
 bool resampleLanesAvailable();

@@ -27,8 +27,9 @@ std::vector<std::string> runLabels(const std::vector<RunName>& runs) {
   for (const auto& r : runs) tags.push_back(r.tag.empty() ? r.source : r.tag);
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < runs.size(); ++i)
-    labels.push_back(countOf(tags, tags[i]) == 1 ? tags[i]
-                                                 : tags[i] + " (" + folderAndFile(runs[i].source) + ")");
+    labels.push_back(countOf(tags, tags[i]) == 1
+                         ? tags[i]
+                         : tags[i] + " (" + folderAndFile(runs[i].source) + ")");
   // Same tag and same folder/file name under different parents: only the full path is unique.
   const std::vector<std::string> shortLabels = labels;
   for (std::size_t i = 0; i < runs.size(); ++i)
@@ -67,7 +68,8 @@ std::vector<double> perQueryValues(const EvalResult& result, std::size_t column,
   return values;
 }
 
-std::vector<MeasureSummary> summarizeRun(const EvalResult& result, const BootstrapOptions& options) {
+std::vector<MeasureSummary> summarizeRun(const EvalResult& result,
+                                         const BootstrapOptions& options) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::vector<MeasureSummary> out;
   BootstrapOptions o = options;

@@ -1,16 +1,15 @@
 #include "core/stats/summary.h"
 
-#include "core/util/nan.h"
-
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <limits>
 
+#include "core/util/nan.h"
+
 namespace ragscope::core::stats {
 
-namespace {
-}
+namespace {}
 
 double quantileSorted(std::span<const double> sorted, double p) {
   if (sorted.empty() || std::isnan(p)) return kNaN;
@@ -57,8 +56,10 @@ Histogram makeHistogram(std::span<const double> values, std::size_t bins,
   std::vector<double> finite;
   finite.reserve(values.size());
   for (double v : values) {
-    if (std::isfinite(v)) finite.push_back(v);
-    else ++h.nonFinite;
+    if (std::isfinite(v))
+      finite.push_back(v);
+    else
+      ++h.nonFinite;
   }
   if (range) {
     h.low = range->first;

@@ -34,8 +34,8 @@ double normalCdf(double z);
 double normalQuantile(double p);
 
 struct Histogram {
-  double low = 0.0;    // left edge of the first bin
-  double high = 0.0;   // right edge of the last bin (values equal to it fall in the last bin)
+  double low = 0.0;   // left edge of the first bin
+  double high = 0.0;  // right edge of the last bin (values equal to it fall in the last bin)
   std::vector<std::size_t> counts;
   std::size_t outside = 0;    // finite values outside [low, high] (only with an explicit range)
   std::size_t nonFinite = 0;  // NaN/inf values, never binned

@@ -5,10 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
@@ -30,7 +29,6 @@ constexpr std::uintmax_t kMaxProjectBytes = std::uintmax_t{16} << 20;
 constexpr int kMaxProjectJsonDepth = 64;
 
 std::string errnoText(int err) { return std::strerror(err); }
-
 
 std::uint64_t lineOfByte(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
@@ -142,8 +140,8 @@ void parseDatasets(const json& array, Project& project, Checker& check) {
     if (parts == d.end()) {
       check.error(prefix + ".parts", "missing");
     } else if (!parts->is_array()) {
-      check.error(prefix + ".parts", std::string("expected an array, found ") +
-                                         jsonTypeName(*parts));
+      check.error(prefix + ".parts",
+                  std::string("expected an array, found ") + jsonTypeName(*parts));
     } else {
       for (std::size_t j = 0; j < parts->size(); ++j) {
         const std::string partField = prefix + ".parts[" + std::to_string(j) + "]";
@@ -174,8 +172,9 @@ void parseDatasets(const json& array, Project& project, Checker& check) {
 OrderedJson toJson(const Project& project, const fs::path& target) {
   // When saving to another folder ("save as"), relative paths are rebased so they still name the
   // same files.
-  const fs::path oldBase =
-      project.file.empty() ? fs::path{} : fs::absolute(project.file).parent_path().lexically_normal();
+  const fs::path oldBase = project.file.empty()
+                               ? fs::path{}
+                               : fs::absolute(project.file).parent_path().lexically_normal();
   const fs::path newBase = fs::absolute(target).parent_path().lexically_normal();
   const bool rebase = !oldBase.empty() && oldBase != newBase;
   auto rebased = [&](const std::string& path) {
@@ -212,12 +211,12 @@ OrderedJson toJson(const Project& project, const fs::path& target) {
   }
   if (!project.retrievers.empty()) {
     OrderedJson retrievers = OrderedJson::array();
-    for (const auto& r : project.retrievers) retrievers.push_back(OrderedJson::parse(retrieverSpecToJson(r).dump()));
+    for (const auto& r : project.retrievers)
+      retrievers.push_back(OrderedJson::parse(retrieverSpecToJson(r).dump()));
     root["retrievers"] = std::move(retrievers);
   }
   return root;
 }
-
 
 }  // namespace
 
@@ -255,8 +254,8 @@ PartCheck Project::checkPart(const std::string& path) const {
   const fs::path base = file.empty() ? fs::current_path(ec) : file.parent_path();
   fs::path folder = fs::weakly_canonical(fs::absolute(base, ec), ec);
   if (ec) folder = fs::absolute(base).lexically_normal();
-  const auto [f, r] = std::mismatch(folder.begin(), folder.end(), out.resolved.begin(),
-                                    out.resolved.end());
+  const auto [f, r] =
+      std::mismatch(folder.begin(), folder.end(), out.resolved.begin(), out.resolved.end());
   out.place = f == folder.end() ? PartPlace::Inside : PartPlace::Outside;
   return out;
 }
@@ -404,7 +403,8 @@ Loaded<Project> readProject(const fs::path& file) {
   }
   result.value.version = static_cast<int>(v);
 
-  check.warnUnknownKeys(root, {}, {"version", "name", "description", "datasets", "runs", "retrievers"});
+  check.warnUnknownKeys(root, {},
+                        {"version", "name", "description", "datasets", "runs", "retrievers"});
   check.requireString(root, "name", "name", result.value.name);
   if (const auto d = root.find("description"); d != root.end() && !d->is_null()) {
     if (d->is_string())
@@ -437,9 +437,11 @@ Loaded<Project> readProject(const fs::path& file) {
     }
   }
 
-  if (const auto retrievers = root.find("retrievers"); retrievers != root.end() && !retrievers->is_null()) {
+  if (const auto retrievers = root.find("retrievers");
+      retrievers != root.end() && !retrievers->is_null()) {
     if (!retrievers->is_array()) {
-      check.error("retrievers", std::string("expected an array, found ") + jsonTypeName(*retrievers));
+      check.error("retrievers",
+                  std::string("expected an array, found ") + jsonTypeName(*retrievers));
     } else {
       for (std::size_t i = 0; i < retrievers->size(); ++i) {
         std::string why;

@@ -1,11 +1,12 @@
 #include "core/store/runstore.h"
-#include "core/export/json.h"
 
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+
+#include "core/export/json.h"
 
 namespace ragscope::core::store {
 
@@ -54,8 +55,8 @@ CREATE TABLE run_data (
 
 // Everything a run store may hold: the schema above, the scores tables the eRAG and end-to-end
 // jobs add (core/eval), and the automatic indexes of their keys.
-const SqliteSchema kStoreSchema{{"run", "items", "results", "run_data", "erag_labels", "query_scores"},
-                                {"items_status"}};
+const SqliteSchema kStoreSchema{
+    {"run", "items", "results", "run_data", "erag_labels", "query_scores"}, {"items_status"}};
 
 void setError(std::string* error, std::string text) {
   if (error) *error = std::move(text);
@@ -190,8 +191,8 @@ bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error
     return fail("not a readable ragscope run store (" + m_db.lastError() + ")");
   }
   if (version.int64(0) != kSchemaVersion) {
-    return fail("not a ragscope run store of schema " + std::to_string(kSchemaVersion) + " (user_version " +
-                std::to_string(version.int64(0)) + ")");
+    return fail("not a ragscope run store of schema " + std::to_string(kSchemaVersion) +
+                " (user_version " + std::to_string(version.int64(0)) + ")");
   }
   // A store from elsewhere is untrusted input: nothing but our tables (no view or trigger that
   // would run code, or spin, on every read).
@@ -223,7 +224,8 @@ bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error
   auto row = m_db.prepare(
       "SELECT kind, settings, endpoint, typeof(kind), typeof(settings), typeof(endpoint) FROM run "
       "WHERE id = 1");
-  if (!row.valid()) return fail("not a ragscope run store (no run table: " + m_db.lastError() + ")");
+  if (!row.valid())
+    return fail("not a ragscope run store (no run table: " + m_db.lastError() + ")");
   if (!row.step()) {
     return fail(row.ok() ? "the run's record (table run, row 1) is missing"
                          : "the run's record cannot be read (" + m_db.lastError() + ")");
@@ -242,7 +244,9 @@ bool RunStore::refuseWrite(std::string* error) const {
   return true;
 }
 
-bool RunStore::hasSqliteHeader(const std::filesystem::path& path) { return SqliteDb::hasSqliteHeader(path); }
+bool RunStore::hasSqliteHeader(const std::filesystem::path& path) {
+  return SqliteDb::hasSqliteHeader(path);
+}
 
 bool RunStore::looksLikeRunStore(const std::filesystem::path& path) {
   // Only SQLite files: SQLite must not create or touch anything else.
@@ -302,7 +306,8 @@ bool RunStore::putData(std::string_view name, std::string_view value, std::strin
   if (refuseWrite(error)) return false;
   std::string err;
   // Stores made before the table existed get it when first written.
-  if (!m_db.exec("CREATE TABLE IF NOT EXISTS run_data (name TEXT PRIMARY KEY, value TEXT NOT NULL)", &err)) {
+  if (!m_db.exec("CREATE TABLE IF NOT EXISTS run_data (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                 &err)) {
     setError(error, m_path.string() + ": " + err);
     return false;
   }
@@ -391,17 +396,18 @@ std::vector<WorkItem> RunStore::items(std::optional<ItemStatus> only) {
 std::vector<std::pair<std::string, ItemStatus>> RunStore::itemKeys() {
   std::vector<std::pair<std::string, ItemStatus>> out;
   auto st = m_db.prepare("SELECT key, status FROM items ORDER BY id");
-  while (st.step()) out.emplace_back(st.text(0), itemStatusFromName(st.text(1)).value_or(ItemStatus::Pending));
+  while (st.step())
+    out.emplace_back(st.text(0), itemStatusFromName(st.text(1)).value_or(ItemStatus::Pending));
   return out;
 }
 
 std::vector<WorkItem> RunStore::itemsToRun(bool retryErrors) {
   std::vector<WorkItem> out;
-  auto st = m_db.prepare(
-      retryErrors ? "SELECT id, key, kind, request, status, attempts FROM items "
-                    "WHERE status IN ('pending', 'cancelled', 'error') ORDER BY id"
-                  : "SELECT id, key, kind, request, status, attempts FROM items "
-                    "WHERE status IN ('pending', 'cancelled') ORDER BY id");
+  auto st =
+      m_db.prepare(retryErrors ? "SELECT id, key, kind, request, status, attempts FROM items "
+                                 "WHERE status IN ('pending', 'cancelled', 'error') ORDER BY id"
+                               : "SELECT id, key, kind, request, status, attempts FROM items "
+                                 "WHERE status IN ('pending', 'cancelled') ORDER BY id");
   while (st.step()) out.push_back(readItem(st));
   return out;
 }
@@ -451,8 +457,8 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
         .bind(3, r.itemId);
     m_updateItem.step();
     if (!m_updateItem.ok()) {
-      setError(error, m_path.string() + ": item " + std::to_string(r.itemId) + ": " +
-                          m_db.lastError());
+      setError(error,
+               m_path.string() + ": item " + std::to_string(r.itemId) + ": " + m_db.lastError());
       m_updateItem.reset();
       m_db.exec("ROLLBACK");
       return false;

@@ -31,13 +31,13 @@ std::optional<ItemStatus> itemStatusFromName(std::string_view name);
 // Run statuses written by the engine: "created", "running", "done", "done with errors",
 // "cancelled", "paused: budget", "failed: <reason>". A run killed mid-way still says "running".
 struct RunRecord {
-  std::string kind;            // job name: "generate", "erag", ...
-  nlohmann::json settings;     // job settings incl. input paths and hashes
+  std::string kind;         // job name: "generate", "erag", ...
+  nlohmann::json settings;  // job settings incl. input paths and hashes
   std::string templateText;
   std::string templateHash;
-  nlohmann::json endpoint;     // llm::toJson(EndpointConfig): key *names* only
+  nlohmann::json endpoint;  // llm::toJson(EndpointConfig): key *names* only
   std::string status = "created";
-  std::string created;         // ISO 8601 UTC
+  std::string created;  // ISO 8601 UTC
   std::string updated;
 };
 

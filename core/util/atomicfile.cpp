@@ -128,8 +128,9 @@ bool writeFileAtomically(const std::filesystem::path& path,
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) {
     const int err = errno;
-    if (error) *error = path.string() + ": cannot create temporary file " + temp.string() + ": " +
-                        std::strerror(err);
+    if (error)
+      *error = path.string() + ": cannot create temporary file " + temp.string() + ": " +
+               std::strerror(err);
     return false;
   }
   // A replaced file keeps its mode exactly (open() applied the umask to it).
@@ -187,16 +188,19 @@ int openForAppend(const std::filesystem::path& path, bool create, FileAccess acc
     const int err = errno;
     if (error) {
       struct stat st {};
-      *error = path.string() + ": " +
-               (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)
-                    ? "is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files"
-                    : std::string("cannot open for writing: ") + std::strerror(err));
+      *error =
+          path.string() + ": " +
+          (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)
+               ? "is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files"
+               : std::string("cannot open for writing: ") + std::strerror(err));
     }
     return -1;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (error) *error = path.string() + ": is " + std::string(fileKind(st.st_mode)) + "; ragscope writes only regular files";
+    if (error)
+      *error = path.string() + ": is " + std::string(fileKind(st.st_mode)) +
+               "; ragscope writes only regular files";
     ::close(fd);
     return -1;
   }

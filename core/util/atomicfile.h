@@ -12,7 +12,8 @@
 // refuses symlinks and anything but a regular file.
 //
 //   std::string error;
-//   bool ok = writeFileAtomically(path, [&](std::ostream& out) { out << text; return true; }, &error);
+//   bool ok = writeFileAtomically(path, [&](std::ostream& out) { out << text; return true; },
+//   &error);
 
 #include <filesystem>
 #include <functional>

@@ -20,7 +20,8 @@ struct Loaded {
 
 // Resolves every member of the table; false + *error at the first one missing.
 template <typename Fn>
-bool resolve(void* library, const std::string& name, const char* symbol, Fn& member, std::string* error) {
+bool resolve(void* library, const std::string& name, const char* symbol, Fn& member,
+             std::string* error) {
   member = reinterpret_cast<Fn>(findSymbol(library, symbol, name, error));
   return member != nullptr;
 }
@@ -32,27 +33,26 @@ Loaded load() {
   if (!lib) return l;
   CurlApi& a = l.api;
   std::string* e = &l.error;
-  const bool all =
-      resolve(lib, name, "curl_global_init", a.global_init, e) &&
-      resolve(lib, name, "curl_easy_init", a.easy_init, e) &&
-      resolve(lib, name, "curl_easy_setopt", a.easy_setopt, e) &&
-      resolve(lib, name, "curl_easy_perform", a.easy_perform, e) &&
-      resolve(lib, name, "curl_easy_getinfo", a.easy_getinfo, e) &&
-      resolve(lib, name, "curl_easy_reset", a.easy_reset, e) &&
-      resolve(lib, name, "curl_easy_cleanup", a.easy_cleanup, e) &&
-      resolve(lib, name, "curl_easy_strerror", a.easy_strerror, e) &&
-      resolve(lib, name, "curl_slist_append", a.slist_append, e) &&
-      resolve(lib, name, "curl_slist_free_all", a.slist_free_all, e) &&
-      resolve(lib, name, "curl_multi_init", a.multi_init, e) &&
-      resolve(lib, name, "curl_multi_cleanup", a.multi_cleanup, e) &&
-      resolve(lib, name, "curl_multi_add_handle", a.multi_add_handle, e) &&
-      resolve(lib, name, "curl_multi_remove_handle", a.multi_remove_handle, e) &&
-      resolve(lib, name, "curl_multi_perform", a.multi_perform, e) &&
-      resolve(lib, name, "curl_multi_info_read", a.multi_info_read, e) &&
-      resolve(lib, name, "curl_multi_timeout", a.multi_timeout, e) &&
-      resolve(lib, name, "curl_multi_poll", a.multi_poll, e) &&
-      resolve(lib, name, "curl_multi_wakeup", a.multi_wakeup, e) &&
-      resolve(lib, name, "curl_getdate", a.getdate, e);
+  const bool all = resolve(lib, name, "curl_global_init", a.global_init, e) &&
+                   resolve(lib, name, "curl_easy_init", a.easy_init, e) &&
+                   resolve(lib, name, "curl_easy_setopt", a.easy_setopt, e) &&
+                   resolve(lib, name, "curl_easy_perform", a.easy_perform, e) &&
+                   resolve(lib, name, "curl_easy_getinfo", a.easy_getinfo, e) &&
+                   resolve(lib, name, "curl_easy_reset", a.easy_reset, e) &&
+                   resolve(lib, name, "curl_easy_cleanup", a.easy_cleanup, e) &&
+                   resolve(lib, name, "curl_easy_strerror", a.easy_strerror, e) &&
+                   resolve(lib, name, "curl_slist_append", a.slist_append, e) &&
+                   resolve(lib, name, "curl_slist_free_all", a.slist_free_all, e) &&
+                   resolve(lib, name, "curl_multi_init", a.multi_init, e) &&
+                   resolve(lib, name, "curl_multi_cleanup", a.multi_cleanup, e) &&
+                   resolve(lib, name, "curl_multi_add_handle", a.multi_add_handle, e) &&
+                   resolve(lib, name, "curl_multi_remove_handle", a.multi_remove_handle, e) &&
+                   resolve(lib, name, "curl_multi_perform", a.multi_perform, e) &&
+                   resolve(lib, name, "curl_multi_info_read", a.multi_info_read, e) &&
+                   resolve(lib, name, "curl_multi_timeout", a.multi_timeout, e) &&
+                   resolve(lib, name, "curl_multi_poll", a.multi_poll, e) &&
+                   resolve(lib, name, "curl_multi_wakeup", a.multi_wakeup, e) &&
+                   resolve(lib, name, "curl_getdate", a.getdate, e);
   if (!all) return l;
   // Once per process, before any handle exists (libcurl's rule); its TLS back end starts here.
   if (const CURLcode rc = a.global_init(CURL_GLOBAL_DEFAULT); rc != CURLE_OK) {

@@ -18,8 +18,9 @@ namespace ragscope::core {
 // std::errc::invalid_argument when `s` is not entirely a number, and result_out_of_range as
 // std::from_chars does.
 inline std::errc parseDecimal(std::string_view s, double& value) {
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   const char* p = s.data();
   const char* const end = p + s.size();
   const bool negative = p < end && *p == '-';
@@ -38,7 +39,8 @@ inline std::errc parseDecimal(std::string_view s, double& value) {
       mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
     fraction = static_cast<int>(p - fracStart);
   }
-  if (p == end && intDigits && digits <= 19 && mantissa <= (std::uint64_t{1} << 53) && fraction <= 22) {
+  if (p == end && intDigits && digits <= 19 && mantissa <= (std::uint64_t{1} << 53) &&
+      fraction <= 22) {
     const double v = static_cast<double>(mantissa) / kPow10[fraction];
     value = negative ? -v : v;
     return std::errc();

@@ -5,9 +5,8 @@
 // file or the command line can then only ever reach an HTTP server: never a local file
 // (file://), a raw socket (gopher://, dict://, telnet://) or anything else libcurl speaks.
 //
-//   const CurlApi* curl = curlApi(&error);      // core/util/curlapi.h: libcurl, loaded on first use
-//   CURL* easy = curl->easy_init();
-//   if (!applyTransportPolicy(easy)) { ...fail the request... }
+//   const CurlApi* curl = curlApi(&error);      // core/util/curlapi.h: libcurl, loaded on first
+//   use CURL* easy = curl->easy_init(); if (!applyTransportPolicy(easy)) { ...fail the request... }
 //   curl->easy_setopt(easy, CURLOPT_URL, url.c_str());
 //
 // Callers set their own URL, timeouts, headers and body afterwards, never these options. A pooled

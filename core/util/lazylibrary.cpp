@@ -70,7 +70,8 @@ void* openSystemLibrary(const std::string& soname, std::string* error) {
   return handle;
 }
 
-void* findSymbol(void* library, const char* symbol, std::string_view libraryName, std::string* error) {
+void* findSymbol(void* library, const char* symbol, std::string_view libraryName,
+                 std::string* error) {
   std::lock_guard lock(loaderMutex());
   dlerror();
   void* address = dlsym(library, symbol);

@@ -12,7 +12,8 @@
 //
 //   std::string error;
 //   void* module = openModule("libragscope_pdftext.so", &error);
-//   auto* entry = module ? findSymbol(module, "ragscope_pdftext_v1", "libragscope_pdftext.so", &error)
+//   auto* entry = module ? findSymbol(module, "ragscope_pdftext_v1", "libragscope_pdftext.so",
+//   &error)
 //                        : nullptr;
 
 #include <string>
@@ -36,6 +37,7 @@ void* openModule(std::string_view fileName, std::string* error);
 void* openSystemLibrary(const std::string& soname, std::string* error);
 
 // The address of `symbol` in an opened library; nullptr + *error naming library and symbol.
-void* findSymbol(void* library, const char* symbol, std::string_view libraryName, std::string* error);
+void* findSymbol(void* library, const char* symbol, std::string_view libraryName,
+                 std::string* error);
 
 }  // namespace ragscope::core

@@ -1,8 +1,7 @@
 #include "core/util/sqlitedb.h"
 
-#include <sqlite3.h>
-
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,9 +52,8 @@ SqliteStatement::~SqliteStatement() {
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::string_view text) {
-  if (m_stmt &&
-      sqlite3_bind_text64(m_stmt, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8) !=
-          SQLITE_OK) {
+  if (m_stmt && sqlite3_bind_text64(m_stmt, index, text.data(), text.size(), SQLITE_TRANSIENT,
+                                    SQLITE_UTF8) != SQLITE_OK) {
     m_ok = false;
   }
   return *this;
@@ -95,7 +93,9 @@ void SqliteStatement::reset() {
   m_ok = true;
 }
 
-std::int64_t SqliteStatement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }
+std::int64_t SqliteStatement::int64(int column) const {
+  return sqlite3_column_int64(m_stmt, column);
+}
 
 double SqliteStatement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
 
@@ -127,14 +127,15 @@ std::optional<std::string> unsafeSideFile(const std::filesystem::path& path) {
 
 bool SqliteDb::harden(const std::filesystem::path& path, std::string* error) {
   int applied = 0;
-  const bool ok = sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, &applied) == SQLITE_OK &&
-                  applied == 1 &&
-                  sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &applied) == SQLITE_OK &&
-                  applied == 0 &&
-                  sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &applied) == SQLITE_OK &&
-                  applied == 0 &&
-                  sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &applied) == SQLITE_OK &&
-                  applied == 0;
+  const bool ok =
+      sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, &applied) == SQLITE_OK &&
+      applied == 1 &&
+      sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &applied) == SQLITE_OK &&
+      applied == 0 &&
+      sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &applied) == SQLITE_OK &&
+      applied == 0 &&
+      sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &applied) == SQLITE_OK &&
+      applied == 0;
   if (!ok) {
     if (error) *error = path.string() + ": SQLite refused the defensive settings";
     close();
@@ -162,8 +163,8 @@ bool SqliteDb::open(const std::filesystem::path& path, bool create, std::string*
     if (error) *error = *why;
     return false;
   }
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX |
-                    SQLITE_OPEN_NOFOLLOW;
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
   if (sqlite3_open_v2(path.string().c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     if (error) *error = path.string() + ": " + (m_db ? sqlite3_errmsg(m_db) : "cannot open");
     close();
@@ -233,7 +234,8 @@ bool SqliteDb::openReadOnly(const std::filesystem::path& path, std::string* erro
     std::error_code e;
     return std::filesystem::exists(f, e);
   };
-  const bool immutable = headerSaysWal(p) && !exists(p.string() + "-wal") && !exists(p.string() + "-shm");
+  const bool immutable =
+      headerSaysWal(p) && !exists(p.string() + "-wal") && !exists(p.string() + "-shm");
   if (auto why = unsafeSideFile(p)) {
     if (error) *error = *why;
     return false;
@@ -288,7 +290,9 @@ std::optional<std::int64_t> SqliteDb::scalarInt(std::string_view sql) {
   return st.int64(0);
 }
 
-int SqliteDb::userVersion() { return static_cast<int>(scalarInt("PRAGMA user_version").value_or(0)); }
+int SqliteDb::userVersion() {
+  return static_cast<int>(scalarInt("PRAGMA user_version").value_or(0));
+}
 
 std::string SqliteDb::lastError() const {
   if (!m_db) return "not open";
@@ -304,8 +308,9 @@ std::optional<std::string> SqliteDb::schemaProblem(const SqliteSchema& schema) {
     return std::find(names.begin(), names.end(), name) != names.end();
   };
   // Views and triggers first: they are what runs code, so they are what the message names.
-  auto st = prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema "
-                    "ORDER BY type NOT IN ('view', 'trigger'), rowid");
+  auto st = prepare(
+      "SELECT type, name, tbl_name, sql FROM sqlite_schema "
+      "ORDER BY type NOT IN ('view', 'trigger'), rowid");
   if (!st.valid()) return "its schema cannot be read (" + lastError() + ")";
   while (st.step()) {
     const std::string type = st.text(0);

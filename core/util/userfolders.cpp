@@ -25,7 +25,8 @@ bool writableFolder(const fs::path& dir) {
   std::error_code ec;
   const auto perms = fs::status(dir, ec).permissions();
   if (ec) return false;
-  constexpr auto anyWrite = fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+  constexpr auto anyWrite =
+      fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
   return (perms & anyWrite) != fs::perms::none && ::access(dir.c_str(), W_OK) == 0;
 }
 

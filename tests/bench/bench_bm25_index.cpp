@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xapian.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,8 +33,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <xapian.h>
 
 #include "core/data/loaders.h"
 #include "core/retrieval/xapianindex.h"
@@ -69,8 +68,8 @@ struct Vocabulary {
   std::vector<double> cumulative;  // P(rank <= r), for drawing by binary search
 
   const std::string& draw(double u) const {
-    const auto at = static_cast<std::size_t>(std::lower_bound(cumulative.begin(), cumulative.end(), u) -
-                                             cumulative.begin());
+    const auto at = static_cast<std::size_t>(
+        std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
     return words[std::min(at, words.size() - 1)];
   }
 };
@@ -80,19 +79,22 @@ const std::string kLetters = "etaoinshrdlcumwfgypbvkjxqz";
 // Letters in about English frequencies (the min of two uniform picks favours the first ones).
 std::string randomWord(std::mt19937_64& rng, std::size_t length) {
   std::string w;
-  for (std::size_t k = 0; k < length; ++k) w += kLetters[std::min<std::size_t>(rng() % 26, rng() % 26)];
+  for (std::size_t k = 0; k < length; ++k)
+    w += kLetters[std::min<std::size_t>(rng() % 26, rng() % 26)];
   return w;
 }
 
 Vocabulary makeVocabulary(std::mt19937_64& rng) {
   Vocabulary v;
-  v.words = {"the", "of", "and", "to", "a", "in", "is", "for", "or", "that", "are", "as", "with",
-             "be", "by", "it", "on", "this", "an", "at", "not", "was", "from", "have", "they",
-             "their", "will", "such", "if", "these", "there", "into", "then", "but", "no"};
+  v.words = {"the",  "of",  "and",   "to",    "a",    "in",   "is",   "for",   "or",
+             "that", "are", "as",    "with",  "be",   "by",   "it",   "on",    "this",
+             "an",   "at",  "not",   "was",   "from", "have", "they", "their", "will",
+             "such", "if",  "these", "there", "into", "then", "but",  "no"};
   std::geometric_distribution<int> extra(0.35);
   while (v.words.size() < kVocabulary) {
     // Frequent words short, rarer ones longer, as in English.
-    const std::size_t length = 2 + static_cast<std::size_t>(std::min(extra(rng), 10)) + (v.words.size() > 5000 ? 2 : 0);
+    const std::size_t length =
+        2 + static_cast<std::size_t>(std::min(extra(rng), 10)) + (v.words.size() > 5000 ? 2 : 0);
     v.words.push_back(randomWord(rng, length));
   }
   double sum = 0;
@@ -102,7 +104,8 @@ Vocabulary makeVocabulary(std::mt19937_64& rng) {
 }
 
 // One passage of about `target` bytes, in sentences.
-void appendPassage(std::string& line, std::size_t target, const Vocabulary& words, std::mt19937_64& rng) {
+void appendPassage(std::string& line, std::size_t target, const Vocabulary& words,
+                   std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const std::size_t start = line.size();
   bool sentenceStart = true;
@@ -115,7 +118,8 @@ void appendPassage(std::string& line, std::size_t target, const Vocabulary& word
       line += randomWord(rng, 5 + rng() % 6);
     else
       line += words.draw(unit(rng));
-    if (sentenceStart && line[at] >= 'a' && line[at] <= 'z') line[at] = static_cast<char>(line[at] - 'a' + 'A');
+    if (sentenceStart && line[at] >= 'a' && line[at] <= 'z')
+      line[at] = static_cast<char>(line[at] - 'a' + 'A');
     sentenceStart = rng() % 12 == 0;
     line += sentenceStart ? ". " : " ";
   }
@@ -133,7 +137,8 @@ std::uint64_t writeCollection(const fs::path& path, std::size_t passages) {
   for (std::size_t i = 0; i < passages; ++i) {
     line = std::to_string(i);
     line += '\t';
-    appendPassage(line, static_cast<std::size_t>(std::clamp(length(rng), 40.0, 1500.0)), words, rng);
+    appendPassage(line, static_cast<std::size_t>(std::clamp(length(rng), 40.0, 1500.0)), words,
+                  rng);
     line += '\n';
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
     bytes += line.size();
@@ -224,7 +229,7 @@ double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) /
 
 // Runs buildIndex in a forked child; nullopt when it failed.
 std::optional<Measured> buildInChild(const Corpus& corpus, const fs::path& dir,
-                                                          const Config& config) {
+                                     const Config& config) {
   int fds[2];
   if (::pipe(fds) != 0) return std::nullopt;
   std::fflush(stdout);
@@ -232,7 +237,8 @@ std::optional<Measured> buildInChild(const Corpus& corpus, const fs::path& dir,
   if (pid < 0) return std::nullopt;
   if (pid == 0) {
     ::close(fds[0]);
-    const BuildFigures f = config.reference ? referenceBuild(corpus, dir) : buildIndex(corpus, dir, config.threads);
+    const BuildFigures f =
+        config.reference ? referenceBuild(corpus, dir) : buildIndex(corpus, dir, config.threads);
     const bool written = ::write(fds[1], &f, sizeof f) == static_cast<ssize_t>(sizeof f);
     std::fflush(nullptr);
     ::_exit(written && f.ok ? 0 : 1);  // no destructors: freeing the corpus is not measured
@@ -253,18 +259,20 @@ void printFigures(const std::string& label, const Measured& m, double loadedRssM
   const double peakMiB = double(m.peakKiB) / 1024.0;
   const double docsPerSecond = double(f.documents) / f.seconds;
   const double scale = kFullCollection / double(f.documents);
-  std::printf("%-28s %7.1f s (cpu %6.1f s)  %5.0f docs/s  index %6.1f MiB  peak RSS %6.1f MiB "
-              "(build adds %.1f MiB to the loaded corpus)\n",
-              label.c_str(), f.seconds, m.cpuSeconds, docsPerSecond, double(f.bytes) / (1024.0 * 1024.0),
-              peakMiB, peakMiB - loadedRssMiB);
+  std::printf(
+      "%-28s %7.1f s (cpu %6.1f s)  %5.0f docs/s  index %6.1f MiB  peak RSS %6.1f MiB "
+      "(build adds %.1f MiB to the loaded corpus)\n",
+      label.c_str(), f.seconds, m.cpuSeconds, docsPerSecond, double(f.bytes) / (1024.0 * 1024.0),
+      peakMiB, peakMiB - loadedRssMiB);
   // Linear: time and index size grow about linearly (the reference build's time faster: its
   // single database slows down as it grows); so does the corpus in memory, while the build's own
   // memory is bounded per worker, so it is carried over as measured.
-  std::printf("   projected to %.0f passages: %.0f s (%.1f min), index %.2f GiB, "
-              "peak RSS ~%.0f MiB\n",
-              kFullCollection, f.seconds * scale, f.seconds * scale / 60.0,
-              double(f.bytes) * scale / (1024.0 * 1024.0 * 1024.0),
-              loadedRssMiB * scale + (peakMiB - loadedRssMiB));
+  std::printf(
+      "   projected to %.0f passages: %.0f s (%.1f min), index %.2f GiB, "
+      "peak RSS ~%.0f MiB\n",
+      kFullCollection, f.seconds * scale, f.seconds * scale / 60.0,
+      double(f.bytes) * scale / (1024.0 * 1024.0 * 1024.0),
+      loadedRssMiB * scale + (peakMiB - loadedRssMiB));
 }
 
 }  // namespace
@@ -289,15 +297,17 @@ int main(int argc, char** argv) {
       passages = std::strtoull(a.c_str(), nullptr, 10);
   }
 
-  const fs::path dir = fs::temp_directory_path() / ("ragscope-bench-bm25-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ragscope-bench-bm25-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   if (file.empty()) {
     file = dir / "collection.tsv";
     const auto t0 = std::chrono::steady_clock::now();
     const auto bytes = writeCollection(file, passages);
     std::printf("generated %zu passages, %.1f MiB (%.0f bytes a line) in %.1f s -> %s\n", passages,
-                double(bytes) / (1024.0 * 1024.0), double(bytes) / double(std::max<std::size_t>(passages, 1)),
-                secondsSince(t0), file.c_str());
+                double(bytes) / (1024.0 * 1024.0),
+                double(bytes) / double(std::max<std::size_t>(passages, 1)), secondsSince(t0),
+                file.c_str());
   }
 
   Dataset dataset;
@@ -310,8 +320,8 @@ int main(int argc, char** argv) {
   }
   const double loadedRss = currentRssMiB();
   std::printf("loaded %zu passages in %.1f s (texts %s), RSS %.1f MiB; %u cores\n", corpus.size(),
-              secondsSince(t0), corpus.at(0).stored.file ? "left in the file" : "in memory", loadedRss,
-              std::max(1u, std::thread::hardware_concurrency()));
+              secondsSince(t0), corpus.at(0).stored.file ? "left in the file" : "in memory",
+              loadedRss, std::max(1u, std::thread::hardware_concurrency()));
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Config> configs;
@@ -324,8 +334,9 @@ int main(int argc, char** argv) {
   int status = 0;
   for (const Config& config : configs) {
     const unsigned threads = config.threads ? config.threads : cores;
-    const std::string label = config.reference ? std::string("reference (1 database)")
-                                               : std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+    const std::string label =
+        config.reference ? std::string("reference (1 database)")
+                         : std::to_string(threads) + (threads == 1 ? " thread" : " threads");
     const fs::path indexDir = dir / "index";
     const auto built = buildInChild(corpus, indexDir, config);
     if (!built) {

@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <string>
 
+#include "benchutil.h"
 #include "core/eval/runengine.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/responsecache.h"
 #include "core/store/runstore.h"
-#include "benchutil.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::llm;
@@ -24,10 +24,11 @@ int main() {
   std::vector<store::NewItem> items;
   for (int i = 0; i < n; ++i) {
     LlmRequest r;
-    r.messages.push_back({"user", "Answer the question using the passages. Passage 1: a fairly long "
-                                  "passage text that stands in for retrieved context number " +
-                                      std::to_string(i) + ". Question: what is item " +
-                                      std::to_string(i) + "?"});
+    r.messages.push_back({"user",
+                          "Answer the question using the passages. Passage 1: a fairly long "
+                          "passage text that stands in for retrieved context number " +
+                              std::to_string(i) + ". Question: what is item " + std::to_string(i) +
+                              "?"});
     items.push_back({"gen:q" + std::to_string(i), "generate", toJson(r).dump()});
   }
   ResponseCache cache;
@@ -53,7 +54,8 @@ int main() {
     eval::EngineOptions options;
     options.concurrency = 8;
     const auto summary = eval::executeRun(store, provider, options, nullptr, {});
-    seconds[round] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds[round] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (summary.progress.done != static_cast<std::size_t>(n)) {
       std::fprintf(stderr, "round %d: only %zu done\n", round, summary.progress.done);
       return 2;
@@ -64,10 +66,12 @@ int main() {
     }
   }
   std::printf("%-34s %10s %12s\n", "benchmark", "seconds", "items/s");
-  std::printf("%-34s %10.3f %12.0f\n", "engine first run (10k, cache fill)", seconds[0], n / seconds[0]);
+  std::printf("%-34s %10.3f %12.0f\n", "engine first run (10k, cache fill)", seconds[0],
+              n / seconds[0]);
   std::printf("%-34s %10.3f %12.0f\n", "engine cached re-run (10k)", seconds[1], n / seconds[1]);
   std::printf("cached re-run: %d provider calls, %zu of %d from the cache (target < 1 s)\n",
               callsAfterFirst, fromCache, n);
   std::filesystem::remove_all(dir);
-  return (seconds[1] < 1.0 && callsAfterFirst == 0 && fromCache == static_cast<std::size_t>(n)) ? 0 : 1;
+  return (seconds[1] < 1.0 && callsAfterFirst == 0 && fromCache == static_cast<std::size_t>(n)) ? 0
+                                                                                                : 1;
 }

@@ -12,17 +12,17 @@
 #include <string>
 #include <string_view>
 
+#include "benchutil.h"
 #include "core/data/dataset.h"
 #include "core/eval/eragjob.h"
-#include "core/export/json.h"
 #include "core/eval/runengine.h"
+#include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/llm/responsecache.h"
 #include "core/store/runstore.h"
-#include "benchutil.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::llm;
@@ -31,9 +31,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const char* kWords[] = {"reservoir", "pump", "station", "filter", "pipe", "valve", "meter", "tank",
-                        "river", "plant", "board", "budget", "capacity", "litres", "district",
-                        "tunnel", "well", "quality", "survey", "permit"};
+const char* kWords[] = {"reservoir", "pump",   "station", "filter",  "pipe",   "valve",    "meter",
+                        "tank",      "river",  "plant",   "board",   "budget", "capacity", "litres",
+                        "district",  "tunnel", "well",    "quality", "survey", "permit"};
 
 std::string words(std::size_t seed, int count) {
   std::string out;
@@ -93,7 +93,9 @@ Run syntheticRun(std::size_t queries, std::size_t docs) {
   return run;
 }
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 }  // namespace
 
@@ -141,7 +143,8 @@ int main() {
     const auto summary = eval::executeRun(runStore, provider, options, nullptr, {});
     t[round].engine = since(mark);
     if (summary.progress.done != nq * k) {
-      std::fprintf(stderr, "round %d: only %zu of %zu done\n", round, summary.progress.done, nq * k);
+      std::fprintf(stderr, "round %d: only %zu of %zu done\n", round, summary.progress.done,
+                   nq * k);
       return 2;
     }
     mark = Clock::now();
@@ -170,16 +173,17 @@ int main() {
   }
   std::printf("eRAG bookkeeping, %zu queries x %zu documents = %zu calls\n", nq, k, nq * k);
   std::printf("%-28s %10s %10s\n", "step (seconds)", "first", "cached");
-  const char* names[] = {"plan (prompts, labels)", "store create + items", "engine", "labels + aggregate + CIs",
-                         "store scores + labels.json", "total"};
+  const char* names[] = {"plan (prompts, labels)",   "store create + items",       "engine",
+                         "labels + aggregate + CIs", "store scores + labels.json", "total"};
   for (int i = 0; i < 6; ++i) {
     const double a[] = {t[0].plan, t[0].store, t[0].engine, t[0].report, t[0].write, t[0].total};
     const double b[] = {t[1].plan, t[1].store, t[1].engine, t[1].report, t[1].write, t[1].total};
     std::printf("%-28s %10.3f %10.3f\n", names[i], a[i], b[i]);
   }
-  std::printf("cached run: %d generator calls, %zu of %zu from the cache; P_10 %.4f success_10 %.4f "
-              "(target total < 2 s)\n",
-              callsSecond, fromCacheSecond, nq * k, p10, s10);
+  std::printf(
+      "cached run: %d generator calls, %zu of %zu from the cache; P_10 %.4f success_10 %.4f "
+      "(target total < 2 s)\n",
+      callsSecond, fromCacheSecond, nq * k, p10, s10);
   std::filesystem::remove_all(dir);
   return (t[1].total < 2.0 && callsSecond == 0 && fromCacheSecond == nq * k) ? 0 : 1;
 }

@@ -46,10 +46,11 @@ int main(int argc, char** argv) {
     s.measures = parseMeasureArgs({"all_trec"}).value;
     LoadReport report;
     const EvalResult r = evaluateRunFile(qrels.value, dir / "run.txt", s, LoadOptions{}, report);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!report.ok() || !r.ok()) return 1;
-    std::printf("stream all_trec: %.3f s, peak RSS %.1f MiB, num_q %zu, map %.4f\n", secs, peakRssMiB(),
-                r.numQueries, r.mean("map"));
+    std::printf("stream all_trec: %.3f s, peak RSS %.1f MiB, num_q %zu, map %.4f\n", secs,
+                peakRssMiB(), r.numQueries, r.mean("map"));
     return 0;
   }
   if (argc < 2) {
@@ -62,8 +63,8 @@ int main(int argc, char** argv) {
   const int repeats = argc >= 3 ? std::atoi(argv[2]) : 2;
   const auto runFile = dir / "run.txt";
   const auto bytes = std::filesystem::file_size(runFile);
-  std::printf("%-6s %12s %9s %9s %9s %9s %8s %12s %8s %8s\n", "pass", "bytes", "parse s", "qrels s", "eval s",
-              "total s", "MB/s", "peak RSS MiB", "num_q", "map");
+  std::printf("%-6s %12s %9s %9s %9s %9s %8s %12s %8s %8s\n", "pass", "bytes", "parse s", "qrels s",
+              "eval s", "total s", "MB/s", "peak RSS MiB", "num_q", "map");
   for (int i = 0; i < repeats; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     auto run = readTrecRun(runFile, LoadOptions{});
@@ -77,14 +78,16 @@ int main(int argc, char** argv) {
     const EvalResult r = evaluate(qrels.value, run.value, EvalSettings{});
     const auto t3 = std::chrono::steady_clock::now();
     if (!r.ok()) {
-      std::fprintf(stderr, "evaluation failed: %s\n", r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
+      std::fprintf(stderr, "evaluation failed: %s\n",
+                   r.diagnostics.empty() ? "" : r.diagnostics.front().toString().c_str());
       return 1;
     }
     auto sec = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
     const double total = sec(t0, t3);
     std::printf("%-6d %12llu %9.3f %9.3f %9.3f %9.3f %8.1f %12.1f %8zu %8.4f\n", i + 1,
-                static_cast<unsigned long long>(bytes), sec(t0, t1), sec(t1, t2), sec(t2, t3), total,
-                static_cast<double>(bytes) / 1e6 / total, peakRssMiB(), r.numQueries, r.mean("map"));
+                static_cast<unsigned long long>(bytes), sec(t0, t1), sec(t1, t2), sec(t2, t3),
+                total, static_cast<double>(bytes) / 1e6 / total, peakRssMiB(), r.numQueries,
+                r.mean("map"));
   }
   return 0;
 }

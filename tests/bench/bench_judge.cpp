@@ -7,9 +7,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "benchutil.h"
@@ -26,13 +26,15 @@ int main() {
   std::vector<eval::JudgeInput> inputs;
   for (int i = 0; i < n; ++i) {
     const std::string id = std::to_string(i);
-    inputs.push_back({"q" + id, "How much does reservoir " + id + " hold?",
-                      std::string("Reservoir " + id + " holds " + id + " million litres. It opened in 19" +
-                                  std::to_string(i % 100) + "."),
-                      "It holds " + id + " million litres.",
-                      {{"d" + id, "Reservoir " + id + " holds " + id + " million litres of water for the city."},
-                       {"e" + id, "The reservoir opened in 1973 after five years of building."}},
-                      {}});
+    inputs.push_back(
+        {"q" + id,
+         "How much does reservoir " + id + " hold?",
+         std::string("Reservoir " + id + " holds " + id + " million litres. It opened in 19" +
+                     std::to_string(i % 100) + "."),
+         "It holds " + id + " million litres.",
+         {{"d" + id, "Reservoir " + id + " holds " + id + " million litres of water for the city."},
+          {"e" + id, "The reservoir opened in 1973 after five years of building."}},
+         {}});
   }
   llm::ResponseCache cache;
   if (!bench::openBenchCache(cache, dir)) return 2;
@@ -53,10 +55,11 @@ int main() {
     auto calls = std::make_shared<std::atomic<int>>(0);  // outlives the job's providers
     eval::ExecutionOptions x;
     x.makeProvider = [&cache, calls](const llm::EndpointConfig&) -> std::unique_ptr<llm::Provider> {
-      auto p = std::make_unique<bench::CountingProvider>("bench", [calls](const std::string& prompt) {
-        ++*calls;
-        return llm::offlineAnswer(llm::OfflineRole::Auto, prompt);
-      });
+      auto p =
+          std::make_unique<bench::CountingProvider>("bench", [calls](const std::string& prompt) {
+            ++*calls;
+            return llm::offlineAnswer(llm::OfflineRole::Auto, prompt);
+          });
       return std::make_unique<llm::CachingProvider>(std::move(p), cache);
     };
     eval::ResultOptions results;
@@ -64,7 +67,8 @@ int main() {
     const auto start = std::chrono::steady_clock::now();
     const auto plan = eval::planJob(spec, Dataset{});
     const auto r = eval::runJob(plan, spec, x, results);
-    seconds[round] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds[round] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!r.error.empty() || !r.judge) {
       std::fprintf(stderr, "round %d: %s\n", round, r.error.c_str());
       return 2;
@@ -97,9 +101,14 @@ int main() {
   std::printf("%-44s %10.3f\n", "judging 10k answers, served from the cache", seconds[1]);
   std::printf("%-44s %10.3f\n", "  of which one planning pass (finished store)", planSeconds);
   std::printf("%-44s %10.3f\n", "  of which the report (3 metrics, CIs)", reportSeconds);
-  std::printf("cached re-run: %zu calls in the store, %zu from the cache, %d reached the provider; "
-              "faithfulness %.4f both runs: %s (target < 2 s)\n",
-              items, fromCache, callsSecond, faithfulness[1], faithfulness[0] == faithfulness[1] ? "yes" : "NO");
+  std::printf(
+      "cached re-run: %zu calls in the store, %zu from the cache, %d reached the provider; "
+      "faithfulness %.4f both runs: %s (target < 2 s)\n",
+      items, fromCache, callsSecond, faithfulness[1],
+      faithfulness[0] == faithfulness[1] ? "yes" : "NO");
   std::filesystem::remove_all(dir);
-  return (seconds[1] < 2.0 && callsSecond == 0 && fromCache == items && faithfulness[0] == faithfulness[1]) ? 0 : 1;
+  return (seconds[1] < 2.0 && callsSecond == 0 && fromCache == items &&
+          faithfulness[0] == faithfulness[1])
+             ? 0
+             : 1;
 }

@@ -53,7 +53,8 @@ Measured openInChild(const fs::path& file) {
     core::LoadOptions options;
     core::Dataset ds;
     core::StoredCorpusInfo info;
-    const auto report = core::loadStoredCorpus(file, core::CorpusLayout::KiltPages, ds.corpus, options, &info);
+    const auto report =
+        core::loadStoredCorpus(file, core::CorpusLayout::KiltPages, ds.corpus, options, &info);
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     m.documents = ds.corpus.size();
     m.reused = info.reused;
@@ -77,9 +78,10 @@ Measured openInChild(const fs::path& file) {
 
 void report(const char* phase, const Measured& m, std::uint64_t bytes) {
   const double rssMb = m.peakRssKb / 1024.0;
-  std::printf("  %-12s %8.2f s  %6.2f GB/s  peak RSS %7.1f MB (%.2f%% of the file)  %zu pages%s%s\n", phase,
-              m.seconds, bytes / 1e9 / m.seconds, rssMb, 100.0 * rssMb * 1024 * 1024 / bytes, m.documents,
-              m.reused ? "  (side index reused)" : "", m.ok ? "" : "  FAILED");
+  std::printf(
+      "  %-12s %8.2f s  %6.2f GB/s  peak RSS %7.1f MB (%.2f%% of the file)  %zu pages%s%s\n", phase,
+      m.seconds, bytes / 1e9 / m.seconds, rssMb, 100.0 * rssMb * 1024 * 1024 / bytes, m.documents,
+      m.reused ? "  (side index reused)" : "", m.ok ? "" : "  FAILED");
 }
 
 void run(const fs::path& file) {
@@ -92,15 +94,18 @@ void run(const fs::path& file) {
   report("first open", first, bytes);
   const Measured second = openInChild(file);
   report("reopen", second, bytes);
-  const auto index = fs::exists(core::sideIndexBeside(file)) ? core::sideIndexBeside(file) : core::sideIndexInCache(file);
+  const auto index = fs::exists(core::sideIndexBeside(file)) ? core::sideIndexBeside(file)
+                                                             : core::sideIndexInCache(file);
   const double indexBytes = static_cast<double>(fs::file_size(index, ec));
-  std::printf("  side index   %.1f MB (%.2f%% of the file)\n", indexBytes / 1e6, 100.0 * indexBytes / bytes);
+  std::printf("  side index   %.1f MB (%.2f%% of the file)\n", indexBytes / 1e6,
+              100.0 * indexBytes / bytes);
   if (first.documents > 0) {
     const double scale = kRealDumpBytes / bytes;
     const double pageScale = kRealDumpPages / static_cast<double>(first.documents);
-    std::printf("  projected to the real dump (35.7 GB, 5.9M pages): first open %.0f s at this rate, "
-                "side index %.0f MB, reopen ~%.2f s (grows with the side index)\n",
-                first.seconds * scale, indexBytes * pageScale / 1e6, second.seconds * pageScale);
+    std::printf(
+        "  projected to the real dump (35.7 GB, 5.9M pages): first open %.0f s at this rate, "
+        "side index %.0f MB, reopen ~%.2f s (grows with the side index)\n",
+        first.seconds * scale, indexBytes * pageScale / 1e6, second.seconds * pageScale);
   }
 }
 
@@ -128,12 +133,14 @@ int main(int argc, char** argv) {
   }
   if (sizes.empty()) sizes = {1, 4};
   for (double gb : sizes) {
-    const fs::path dir = fs::temp_directory_path() / ("ragscope-bench-kilt-" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("ragscope-bench-kilt-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path path = dir / "kilt_knowledgesource.json";
     const auto started = std::chrono::steady_clock::now();
     const auto stats = test::writeKiltSource(path, static_cast<std::uint64_t>(gb * 1e9), pageBytes);
-    std::printf("generated %llu pages, %llu paragraphs in %.1f s\n", static_cast<unsigned long long>(stats.pages),
+    std::printf("generated %llu pages, %llu paragraphs in %.1f s\n",
+                static_cast<unsigned long long>(stats.pages),
                 static_cast<unsigned long long>(stats.paragraphs),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     run(path);

@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/data/loaders.h"
 #include "benchgen.h"
+#include "core/data/loaders.h"
 
 namespace {
 
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   using namespace ragscope;
   if (argc >= 3 && std::strcmp(argv[1], "--generate") == 0) {
     const auto bytes = bench::writeRun(argv[2], 7000, 1000, 42);
-    std::printf("wrote %s: %llu bytes, 7000000 lines\n", argv[2], static_cast<unsigned long long>(bytes));
+    std::printf("wrote %s: %llu bytes, 7000000 lines\n", argv[2],
+                static_cast<unsigned long long>(bytes));
     return bytes ? 0 : 1;
   }
   if (argc < 2) {
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
   const std::string file = argv[1];
   const int repeats = argc >= 3 ? std::atoi(argv[2]) : 2;
   const auto bytes = std::filesystem::file_size(file);
-  std::printf("%-14s %14s %10s %10s %14s %10s\n", "run", "bytes", "seconds", "MB/s", "peak RSS MiB", "entries");
+  std::printf("%-14s %14s %10s %10s %14s %10s\n", "run", "bytes", "seconds", "MB/s", "peak RSS MiB",
+              "entries");
   for (int i = 0; i < repeats; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     auto loaded = core::readTrecRun(file, core::LoadOptions{});
@@ -56,8 +58,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "parse failed\n");
       return 1;
     }
-    std::printf("%-14d %14llu %10.3f %10.1f %14.1f %10zu\n", i + 1, static_cast<unsigned long long>(bytes), s,
-                static_cast<double>(bytes) / 1e6 / s, peakRssMiB(), loaded.value.entryCount());
+    std::printf("%-14d %14llu %10.3f %10.1f %14.1f %10zu\n", i + 1,
+                static_cast<unsigned long long>(bytes), s, static_cast<double>(bytes) / 1e6 / s,
+                peakRssMiB(), loaded.value.entryCount());
   }
   std::printf("file size %.1f MiB\n", static_cast<double>(bytes) / 1048576.0);
   return 0;

@@ -35,7 +35,8 @@ double since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "ragscope-bench-eval";
+  const fs::path dir =
+      argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "ragscope-bench-eval";
   if (!fs::exists(dir / "qrels.txt") && !ragscope::bench::writeEvalFiles(dir)) return 2;
   std::ofstream(dir / "bench.ragscope.json")
       << R"({"version": 1, "name": "bench", "datasets": [{"name": "bench", "parts": [)"
@@ -48,12 +49,16 @@ int main(int argc, char** argv) {
   const exporting::Report report = eval::collectReport(sources, options);
   const double collected = since(start);
   if (report.runs.size() != 1 || !report.problems.empty()) {
-    std::fprintf(stderr, "bench_report: %zu runs, %zu problems\n", report.runs.size(), report.problems.size());
+    std::fprintf(stderr, "bench_report: %zu runs, %zu problems\n", report.runs.size(),
+                 report.problems.size());
     return 2;
   }
   std::string error;
-  if (!exporting::writeJsonFile(dir / "report.json", exporting::reportJson(report), &error, 2, false)) return 2;
-  std::ofstream summary(dir / "summary.csv", std::ios::binary), query(dir / "query.csv", std::ios::binary);
+  if (!exporting::writeJsonFile(dir / "report.json", exporting::reportJson(report), &error, 2,
+                                false))
+    return 2;
+  std::ofstream summary(dir / "summary.csv", std::ios::binary),
+      query(dir / "query.csv", std::ios::binary);
   exporting::writeReportCsv(summary, report, exporting::CsvGrain::Summary);
   exporting::writeReportCsv(query, report, exporting::CsvGrain::Query);
   summary.close();
@@ -64,9 +69,11 @@ int main(int argc, char** argv) {
   std::printf("%-52s %8.3f\n", "collect: load, evaluate, 1000 resamples x measures (s)", collected);
   std::printf("%-52s %8.3f\n", "collect + JSON + summary and query CSV (s)", total);
   std::printf("%-52s %8.1f\n", "peak RSS (MiB)", rss);
-  std::printf("%zu queries, %zu measures, %zu per-query values; JSON %llu bytes (target < 15 s, < 500 MiB)\n",
-              report.runs[0].values.size() / std::max<std::size_t>(1, report.runs[0].metrics.size()),
-              report.runs[0].metrics.size(), report.runs[0].values.size(),
-              static_cast<unsigned long long>(fs::file_size(dir / "report.json")));
+  std::printf(
+      "%zu queries, %zu measures, %zu per-query values; JSON %llu bytes (target < 15 s, < 500 "
+      "MiB)\n",
+      report.runs[0].values.size() / std::max<std::size_t>(1, report.runs[0].metrics.size()),
+      report.runs[0].metrics.size(), report.runs[0].values.size(),
+      static_cast<unsigned long long>(fs::file_size(dir / "report.json")));
   return total < 15.0 && rss < 500.0 ? 0 : 1;
 }

@@ -37,7 +37,8 @@ void timeIt(const char* label, int reps, const std::function<double()>& fn) {
   for (int i = 0; i < reps; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     check += fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   std::printf("%-58s best %8.2f ms  median %8.2f ms  (checksum %.6g)\n", label, ms.front(),
@@ -51,7 +52,8 @@ int main(int argc, char** argv) {
   Rng rng(2024);
   std::vector<double> values(10000), other(10000);
   for (double& v : values) v = rng.uniform();  // metric-like values in [0, 1)
-  for (std::size_t i = 0; i < other.size(); ++i) other[i] = std::clamp(values[i] + 0.1 * (rng.uniform() - 0.5), 0.0, 1.0);
+  for (std::size_t i = 0; i < other.size(); ++i)
+    other[i] = std::clamp(values[i] + 0.1 * (rng.uniform() - 0.5), 0.0, 1.0);
   std::printf("threads requested: %u (0 = hardware concurrency)\n", threads);
   std::printf("peak RSS before: %.1f MB\n", peakRssMb());
 
@@ -81,15 +83,19 @@ int main(int argc, char** argv) {
 
   std::vector<double> small(20);
   for (double& v : small) v = rng.uniform() - 0.4;
-  timeIt("exact sign-flip enumeration, n=20 (2^20 vectors)", 5, [&] { return signFlipTest(small).p; });
+  timeIt("exact sign-flip enumeration, n=20 (2^20 vectors)", 5,
+         [&] { return signFlipTest(small).p; });
 
   CorrelationOptions co;
   co.threads = threads;
   co.resamples = 1000;
-  std::vector<double> x(values.begin(), values.begin() + 1000), y(other.begin(), other.begin() + 1000);
-  timeIt("correlate n=1000 with B=1000 bootstrap CIs", 3, [&] { return correlate(x, y, co).kendall.ci.low; });
+  std::vector<double> x(values.begin(), values.begin() + 1000),
+      y(other.begin(), other.begin() + 1000);
+  timeIt("correlate n=1000 with B=1000 bootstrap CIs", 3,
+         [&] { return correlate(x, y, co).kendall.ci.low; });
   co.resamples = 0;
-  timeIt("Kendall tau-b + Spearman n=10000, no CIs", 5, [&] { return correlate(values, other, co).kendall.value; });
+  timeIt("Kendall tau-b + Spearman n=10000, no CIs", 5,
+         [&] { return correlate(values, other, co).kendall.value; });
 
   std::printf("peak RSS after: %.1f MB\n", peakRssMb());
   return 0;

@@ -7,11 +7,10 @@
 //
 //   bench_transport [calls=2000] [concurrency=32] [latency-ms=50] [--in-process]
 
-#include "core/llm/httpprovider.h"
-#include "testserver/testserver.h"
-
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,9 +19,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <spawn.h>
 #include <string>
-#include <unistd.h>
+
+#include "core/llm/httpprovider.h"
+#include "testserver/testserver.h"
 
 extern char** environ;
 
@@ -33,7 +33,8 @@ namespace {
 double cpuSeconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 struct ServerProcess {
@@ -48,8 +49,8 @@ struct ServerProcess {
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&actions, out[0]);
     const std::string latency = std::to_string(latencyMs);
-    const char* argv[] = {RAGSCOPE_TESTSERVER_PATH, "--port", "0", "--latency-ms", latency.c_str(),
-                          "--threads", "96", nullptr};
+    const char* argv[] = {RAGSCOPE_TESTSERVER_PATH, "--port",    "0",  "--latency-ms",
+                          latency.c_str(),          "--threads", "96", nullptr};
     const int rc = posix_spawn(&pid, RAGSCOPE_TESTSERVER_PATH, &actions, nullptr,
                                const_cast<char* const*>(argv), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -93,9 +94,12 @@ int main(int argc, char** argv) {
       continue;
     }
     const int v = std::atoi(argv[i]);
-    if (positional == 0) calls = v;
-    else if (positional == 1) concurrency = v;
-    else if (positional == 2) latencyMs = v;
+    if (positional == 0)
+      calls = v;
+    else if (positional == 1)
+      concurrency = v;
+    else if (positional == 2)
+      latencyMs = v;
     ++positional;
   }
 
@@ -105,7 +109,8 @@ int main(int argc, char** argv) {
   if (!inProcess && process.start(latencyMs)) {
     port = process.port;
   } else {
-    if (!inProcess) std::printf("could not spawn %s; running the server in-process\n", RAGSCOPE_TESTSERVER_PATH);
+    if (!inProcess)
+      std::printf("could not spawn %s; running the server in-process\n", RAGSCOPE_TESTSERVER_PATH);
     inProcess = true;
     ragscope::testserver::Options opts;
     opts.latencyMs = latencyMs;
@@ -158,15 +163,16 @@ int main(int argc, char** argv) {
   const double cpuPerCallMs = cpu * 1000.0 / calls;
   const auto stats = provider.stats();
   std::printf("server: %s, latency %d ms; client: concurrency %d\n",
-              inProcess ? "in-process (CPU below includes it)" : "separate process", latencyMs, concurrency);
+              inProcess ? "in-process (CPU below includes it)" : "separate process", latencyMs,
+              concurrency);
   std::printf("calls: %d ok, %d failed, %lld attempts\n", ok.load(), failed.load(),
               static_cast<long long>(stats.attempts));
-  std::printf("wall: %.3f s  -> %.1f calls/s (ideal %.0f, %.1f%%; target >= 85%%)\n", wall, rate, ideal,
-              100.0 * rate / ideal);
+  std::printf("wall: %.3f s  -> %.1f calls/s (ideal %.0f, %.1f%%; target >= 85%%)\n", wall, rate,
+              ideal, 100.0 * rate / ideal);
   std::printf("client CPU: %.3f s  -> %.3f ms per call (target < 0.3 ms)\n", cpu, cpuPerCallMs);
   std::printf("max in flight: %d; tokens in/out: %lld/%lld; cost $%.4f\n", stats.maxInFlight,
-              static_cast<long long>(stats.promptTokens), static_cast<long long>(stats.completionTokens),
-              stats.costUsd);
+              static_cast<long long>(stats.promptTokens),
+              static_cast<long long>(stats.completionTokens), stats.costUsd);
   const bool pass = failed == 0 && rate >= 0.85 * ideal && (inProcess || cpuPerCallMs < 0.3);
   std::printf("%s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;

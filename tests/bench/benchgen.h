@@ -3,8 +3,8 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <unordered_set>
@@ -26,13 +26,15 @@ inline std::uint64_t writeRun(const std::string& path, int queries, int depth, s
   if (relevant) relevant->assign(static_cast<std::size_t>(queries), {});
   for (int q = 0; q < queries; ++q) {
     // Distinct qids; docnos distinct within a query (a repeat would be an input error).
-    const unsigned qid = 1000000u + static_cast<unsigned>(q) * 1291u + static_cast<unsigned>(rng() % 1291u);
+    const unsigned qid =
+        1000000u + static_cast<unsigned>(q) * 1291u + static_cast<unsigned>(rng() % 1291u);
     std::unordered_set<unsigned> taken;
     double score = 30.0 + static_cast<double>(rng() % 1000) / 100.0;
     const int relCount = 1 + (rng() % 10 == 0 ? 1 : 0);  // ~1.1 relevant per query
     for (int r = 0; r < relCount && relevant; ++r) {
       const unsigned doc = static_cast<unsigned>(rng() % 8841823u);
-      (*relevant)[static_cast<std::size_t>(q)].push_back(std::to_string(qid) + " " + std::to_string(doc));
+      (*relevant)[static_cast<std::size_t>(q)].push_back(std::to_string(qid) + " " +
+                                                         std::to_string(doc));
     }
     for (int d = 0; d < depth; ++d) {
       score -= static_cast<double>(rng() % 1000) / 100000.0;
@@ -47,7 +49,8 @@ inline std::uint64_t writeRun(const std::string& path, int queries, int depth, s
         if (!taken.count(rel)) doc = rel;
       }
       taken.insert(doc);
-      const int n = std::snprintf(line, sizeof line, "%u Q0 %u %d %.6f bench.run\n", qid, doc, d + 1, score);
+      const int n =
+          std::snprintf(line, sizeof line, "%u Q0 %u %d %.6f bench.run\n", qid, doc, d + 1, score);
       if (used + static_cast<std::size_t>(n) > buf.size()) {
         std::fwrite(buf.data(), 1, used, f);
         used = 0;
@@ -78,7 +81,8 @@ inline bool writeEvalFiles(const std::filesystem::path& dir) {
       ++n;
     }
   std::fclose(q);
-  std::printf("wrote %s: run %llu bytes, qrels %zu judgments\n", dir.c_str(), static_cast<unsigned long long>(bytes), n);
+  std::printf("wrote %s: run %llu bytes, qrels %zu judgments\n", dir.c_str(),
+              static_cast<unsigned long long>(bytes), n);
   return true;
 }
 

@@ -39,7 +39,9 @@ class CountingProvider final : public core::llm::Provider {
     r.status = core::llm::CallStatus::Ok;
     r.text = m_answer(request.messages.back().content);
     r.usage = {120, 20, 0.0};
-    std::thread([r = std::move(r), done = std::move(done)]() mutable { done(std::move(r)); }).detach();
+    std::thread([r = std::move(r), done = std::move(done)]() mutable {
+      done(std::move(r));
+    }).detach();
   }
   void cancelAll() override {}
   void waitIdle() override {}

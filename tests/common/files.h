@@ -2,7 +2,6 @@
 // Files the tests write and read back (always in temporary folders), and a load report as text.
 
 #include <QString>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>

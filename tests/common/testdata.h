@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QString>
 #include <QTest>
-
 #include <filesystem>
 #include <string>
 
@@ -23,13 +22,13 @@ inline std::filesystem::path dataPath(const std::string& relative) { return data
 }  // namespace ragscope::test
 
 // Use at the top of a test function that reads ../shared/data/<relative>.
-#define RAGSCOPE_REQUIRE_DATA(relative)                                                        \
-  do {                                                                                         \
-    const auto ragscopePath_ = ragscope::test::dataPath(relative);                             \
-    if (!std::filesystem::exists(ragscopePath_)) {                                             \
-      const QByteArray msg_ =                                                                  \
+#define RAGSCOPE_REQUIRE_DATA(relative)                                                            \
+  do {                                                                                             \
+    const auto ragscopePath_ = ragscope::test::dataPath(relative);                                 \
+    if (!std::filesystem::exists(ragscopePath_)) {                                                 \
+      const QByteArray msg_ =                                                                      \
           QByteArray("shared data missing: ") + QByteArray::fromStdString(ragscopePath_.string()); \
-      if (ragscope::test::runningInCi()) QFAIL(msg_.constData());                              \
-      QSKIP(msg_.constData());                                                                 \
-    }                                                                                          \
+      if (ragscope::test::runningInCi()) QFAIL(msg_.constData());                                  \
+      QSKIP(msg_.constData());                                                                     \
+    }                                                                                              \
   } while (false)

@@ -16,8 +16,8 @@
 using namespace ragscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const char* const kNames[] = {"input.txt", "input.tsv", "input.jsonl", "input.json",
-                                       "qna_data.csv", "run.trec"};
+  static const char* const kNames[] = {"input.txt",  "input.tsv",    "input.jsonl",
+                                       "input.json", "qna_data.csv", "run.trec"};
   const auto input = fuzz::bytes(data, size);
   for (const char* name : kNames) {
     fuzz::removeScratch("detect");

@@ -17,9 +17,12 @@ namespace {
 
 // The corpus the seed's side index describes (tests/fuzz/seeds/docindex was written over it).
 constexpr std::string_view kCorpus =
-    R"({"wikipedia_id": "1", "wikipedia_title": "One", "text": ["One\n", "First \"p\".\n", "Second.\n"]})" "\n"
-    R"({"wikipedia_id": "22", "wikipedia_title": "Two", "text": ["Two\n", "caf\u00e9\n"], "anchors": []})" "\n"
-    R"({"wikipedia_id": "333", "wikipedia_title": "Three", "text": ["Three\n"]})" "\n";
+    R"({"wikipedia_id": "1", "wikipedia_title": "One", "text": ["One\n", "First \"p\".\n", "Second.\n"]})"
+    "\n"
+    R"({"wikipedia_id": "22", "wikipedia_title": "Two", "text": ["Two\n", "caf\u00e9\n"], "anchors": []})"
+    "\n"
+    R"({"wikipedia_id": "333", "wikipedia_title": "Three", "text": ["Three\n"]})"
+    "\n";
 
 }  // namespace
 
@@ -32,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(stamp.has_value(), "the corpus has a stamp");
   std::string bytes(fuzz::bytes(data, size));
   core::DocIndex::reseal(bytes, *stamp);
-  const auto indexPath = fuzz::writeScratch("docindex/kilt_knowledgesource.json.ragscope-docs", bytes);
+  const auto indexPath =
+      fuzz::writeScratch("docindex/kilt_knowledgesource.json.ragscope-docs", bytes);
   std::string why;
   auto index = core::DocIndex::open(indexPath, core::CorpusLayout::KiltPages, *stamp, why);
   if (!index) {
@@ -53,11 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (auto t = d.paragraphRange(p, p, e)) fuzz::touch(*t);
       if (auto t = d.paragraphRange(0, p, e)) fuzz::touch(*t);
     }
-    if (auto found = c.find(d.id)) fuzz::touch(found->id);  // an inconsistent table may miss it: no harm
+    if (auto found = c.find(d.id))
+      fuzz::touch(found->id);  // an inconsistent table may miss it: no harm
   }
   for (std::string_view prefix : {"", "1", "T", "t", "zz"}) {
-    for (std::size_t at : c.withPrefix(prefix, false, 8)) fuzz::check(at < c.size(), "id prefix hit in range");
-    for (std::size_t at : c.withPrefix(prefix, true, 8)) fuzz::check(at < c.size(), "title prefix hit in range");
+    for (std::size_t at : c.withPrefix(prefix, false, 8))
+      fuzz::check(at < c.size(), "id prefix hit in range");
+    for (std::size_t at : c.withPrefix(prefix, true, 8))
+      fuzz::check(at < c.size(), "title prefix hit in range");
   }
   fuzz::touch(index->diagnostics());
   return 0;

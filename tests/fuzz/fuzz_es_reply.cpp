@@ -93,7 +93,8 @@ void checkSame(const std::string& body, std::size_t k, const std::string& idFiel
   fuzz::check(core::isPrintableText(problem), "a problem carries a control character");
   if (ok) fuzz::check(docs.size() <= k, "more hits than asked for");
   fuzz::Reading reference;
-  reference.ok = wholeDocumentHits(body, k, idField, textField, &reference.docs, &reference.problem);
+  reference.ok =
+      wholeDocumentHits(body, k, idField, textField, &reference.docs, &reference.problem);
   fuzz::checkSameReading({ok, problem, docs}, reference);
 }
 

@@ -27,16 +27,19 @@ void checkSame(const core::Corpus& stored, const core::Corpus& memory) {
     fuzz::check(a.paragraphCount() == n, "same paragraph count");
     std::string e1, e2;
     for (std::size_t p = 0; p < n && p < 8; ++p)
-      fuzz::check(a.paragraphRange(p, n - 1, e1) == b.paragraphRange(p, n - 1, e2), "same paragraphs");
+      fuzz::check(a.paragraphRange(p, n - 1, e1) == b.paragraphRange(p, n - 1, e2),
+                  "same paragraphs");
   }
 }
 
 void checkSameProblems(const core::LoadReport& a, const core::LoadReport& b) {
-  fuzz::check(a.records == b.records && a.errors == b.errors && a.warnings == b.warnings && a.stopped == b.stopped,
+  fuzz::check(a.records == b.records && a.errors == b.errors && a.warnings == b.warnings &&
+                  a.stopped == b.stopped,
               "same counts");
   fuzz::check(a.diagnostics.size() == b.diagnostics.size(), "same number of diagnostics");
   for (std::size_t i = 0; i < a.diagnostics.size() && i < b.diagnostics.size(); ++i)
-    fuzz::check(a.diagnostics[i].line == b.diagnostics[i].line && a.diagnostics[i].field == b.diagnostics[i].field,
+    fuzz::check(a.diagnostics[i].line == b.diagnostics[i].line &&
+                    a.diagnostics[i].field == b.diagnostics[i].field,
                 "same lines and fields");
 }
 
@@ -64,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!std::filesystem::exists(core::sideIndexBeside(path))) return 0;
   core::Dataset reopened;
   core::StoredCorpusInfo info;
-  const auto r = core::loadStoredCorpus(path, core::CorpusLayout::KiltPages, reopened.corpus, storedOptions, &info);
+  const auto r = core::loadStoredCorpus(path, core::CorpusLayout::KiltPages, reopened.corpus,
+                                        storedOptions, &info);
   fuzz::check(info.reused, "the side index is reused");
   checkSameProblems(r, s);
   checkSame(reopened.corpus, memory.corpus);

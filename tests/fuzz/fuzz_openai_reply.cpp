@@ -26,12 +26,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   checkReply(parseEmbeddingsReply(body));
   const auto embeddings = parseEmbeddingsReply(body, 3);
   checkReply(embeddings);
-  if (embeddings.ok) fuzz::check(embeddings.embeddings.size() == 3, "embeddings: wrong count accepted");
+  if (embeddings.ok)
+    fuzz::check(embeddings.embeddings.size() == 3, "embeddings: wrong count accepted");
   checkReply(parseRerankReply(body));
   const auto rerank = parseRerankReply(body, 4);
   checkReply(rerank);
   if (rerank.ok)
-    for (const auto& [index, score] : rerank.rerank) fuzz::check(index < 4, "rerank: index out of range accepted");
+    for (const auto& [index, score] : rerank.rerank)
+      fuzz::check(index < 4, "rerank: index out of range accepted");
   std::string error;
   for (const auto& model : parseModelList(body, &error)) fuzz::touch(model);
   const std::string excerpt = errorExcerpt(body, {"sk-secret"});

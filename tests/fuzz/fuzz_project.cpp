@@ -10,7 +10,8 @@
 using namespace ragscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (fuzz::hasOverflowingNumber(fuzz::bytes(data, size))) return -1;  // issue 12 item 1 (elsewhere)
+  if (fuzz::hasOverflowingNumber(fuzz::bytes(data, size)))
+    return -1;  // issue 12 item 1 (elsewhere)
   const auto path = fuzz::writeScratch("project/p.ragscope.json", fuzz::bytes(data, size));
   auto loaded = core::readProject(path);
   fuzz::checkReport(loaded.report);

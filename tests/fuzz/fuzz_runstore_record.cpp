@@ -25,7 +25,6 @@ using namespace ragscope;
 
 namespace {
 
-
 std::vector<std::string_view> splitOn(std::string_view text, char sep) {
   std::vector<std::string_view> out;
   for (;;) {
@@ -57,8 +56,8 @@ void fill(const std::filesystem::path& path, const std::vector<std::string_view>
               "cannot open the scratch store");
   sqlite3_exec(db, "PRAGMA synchronous=OFF; BEGIN", nullptr, nullptr, nullptr);
   sqlite3_stmt* run = nullptr;
-  sqlite3_prepare_v2(db, "UPDATE run SET kind = ?, settings = ?, endpoint = ? WHERE id = 1", -1, &run,
-                     nullptr);
+  sqlite3_prepare_v2(db, "UPDATE run SET kind = ?, settings = ?, endpoint = ? WHERE id = 1", -1,
+                     &run, nullptr);
   bind(run, 1, part(0));
   bind(run, 2, part(1));
   bind(run, 3, part(2));
@@ -67,8 +66,10 @@ void fill(const std::filesystem::path& path, const std::vector<std::string_view>
 
   sqlite3_stmt* item = nullptr;
   sqlite3_stmt* result = nullptr;
-  sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO items(key, kind, request, status, attempts) "
-                         "VALUES (?, ?, ?, ?, 1)", -1, &item, nullptr);
+  sqlite3_prepare_v2(db,
+                     "INSERT OR IGNORE INTO items(key, kind, request, status, attempts) "
+                     "VALUES (?, ?, ?, ?, 1)",
+                     -1, &item, nullptr);
   sqlite3_prepare_v2(db,
                      "INSERT OR REPLACE INTO results(item_id, response, extra, prompt_tokens, "
                      "completion_tokens, cost_usd, latency_ms, http_status, error, from_cache, "

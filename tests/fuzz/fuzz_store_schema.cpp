@@ -22,14 +22,14 @@ using namespace ragscope;
 
 namespace {
 
-
 // The crafting connection is bounded too, so the fuzzer's own SQL cannot hang the target.
 int stopLongWork(void* calls) { return ++*static_cast<int*>(calls) > 2000 ? 1 : 0; }
 
 // Only statements that change this file's schema or rows: nothing the fuzzer writes may attach,
 // vacuum into or otherwise touch another file.
 int onlyThisFile(void*, int action, const char*, const char*, const char*, const char*) {
-  return action == SQLITE_ATTACH || action == SQLITE_DETACH || action == SQLITE_PRAGMA ? SQLITE_DENY : SQLITE_OK;
+  return action == SQLITE_ATTACH || action == SQLITE_DETACH || action == SQLITE_PRAGMA ? SQLITE_DENY
+                                                                                       : SQLITE_OK;
 }
 
 void applyStatements(sqlite3* db, const std::string& sql) {
@@ -41,9 +41,12 @@ void applyStatements(sqlite3* db, const std::string& sql) {
     if (sqlite3_prepare_v2(db, at, -1, &st, &tail) != SQLITE_OK) break;
     if (st) {
       std::string head(sqlite3_sql(st));
-      head = head.substr(head.find_first_not_of(" \t\r\n") == std::string::npos ? 0 : head.find_first_not_of(" \t\r\n"));
+      head = head.substr(head.find_first_not_of(" \t\r\n") == std::string::npos
+                             ? 0
+                             : head.find_first_not_of(" \t\r\n"));
       for (auto& c : head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      static const char* allowed[] = {"CREATE", "ALTER", "INSERT", "UPDATE", "DELETE", "DROP", "REPLACE", "WITH"};
+      static const char* allowed[] = {"CREATE", "ALTER", "INSERT",  "UPDATE",
+                                      "DELETE", "DROP",  "REPLACE", "WITH"};
       bool ok = false;
       for (const char* a : allowed) ok = ok || head.rfind(a, 0) == 0;
       if (ok)
@@ -90,13 +93,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string error;
   if (crafted) {
     core::store::RunStore store;
-    fuzz::check(!store.open(path, &error), "a store holding a view, trigger or virtual table was opened");
+    fuzz::check(!store.open(path, &error),
+                "a store holding a view, trigger or virtual table was opened");
     fuzz::check(!store.openReadOnly(path, &error), "a store holding code was opened for viewing");
   }
   // The same file handed over as a response cache: never opened (it holds other tables).
   const auto cachePath = fuzz::scratchDir() / "schema" / "cache.db";
   std::error_code ec;
-  std::filesystem::copy_file(path, cachePath, std::filesystem::copy_options::overwrite_existing, ec);
+  std::filesystem::copy_file(path, cachePath, std::filesystem::copy_options::overwrite_existing,
+                             ec);
   core::llm::ResponseCache cache;
   fuzz::check(!cache.open(cachePath, &error), "a run store was opened as a response cache");
   return 0;

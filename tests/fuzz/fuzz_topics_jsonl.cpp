@@ -9,7 +9,8 @@
 using namespace ragscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (fuzz::hasOverflowingNumber(fuzz::bytes(data, size))) return -1;  // issue 12 item 1 (elsewhere)
+  if (fuzz::hasOverflowingNumber(fuzz::bytes(data, size)))
+    return -1;  // issue 12 item 1 (elsewhere)
   const auto path = fuzz::writeScratch("topics.jsonl", fuzz::bytes(data, size));
   core::Dataset dataset;
   auto report = core::loadTopicsJsonl(path, dataset, fuzz::loadOptions());

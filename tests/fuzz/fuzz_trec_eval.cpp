@@ -6,9 +6,10 @@
 // Parts (fuzz::kPartSeparator between them): 0 measure arguments (whitespace separated, as -m),
 // 1 qrels, 2 run.
 // max_len: 32768
-// seed-join: tests/fuzz/seeds/parts/all_trec.txt data/trec_eval/test/qrels-302.test data/trec_eval/test/results-302.test
-// seed-join: tests/fuzz/seeds/parts/measures.txt resources/demo/qrels.txt resources/demo/run-good.trec
-// seed-join: tests/fuzz/seeds/parts/all_trec.txt resources/demo/qrels.txt resources/demo/run-weak.trec
+// seed-join: tests/fuzz/seeds/parts/all_trec.txt data/trec_eval/test/qrels-302.test
+// data/trec_eval/test/results-302.test seed-join: tests/fuzz/seeds/parts/measures.txt
+// resources/demo/qrels.txt resources/demo/run-good.trec seed-join:
+// tests/fuzz/seeds/parts/all_trec.txt resources/demo/qrels.txt resources/demo/run-weak.trec
 
 #include "core/data/loaders.h"
 #include "core/metrics/retrievalevaluator.h"
@@ -48,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (run.report.ok()) {
     core::LoadReport report;
     const auto streamed = core::evaluateRunFile(qrels.value, runPath, settings, options, report);
-    if (!report.ok() || core::formatTrecEval(streamed, true) != core::formatTrecEval(result, true)) __builtin_trap();
+    if (!report.ok() || core::formatTrecEval(streamed, true) != core::formatTrecEval(result, true))
+      __builtin_trap();
   }
 
   settings.complete = true;

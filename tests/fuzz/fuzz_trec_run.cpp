@@ -1,11 +1,8 @@
-// TREC run files (core/data/trecformat.cpp: readTrecRun, streamTrecRun): `qid Q0 docno rank score tag`.
-// max_len: 16384
-// seed: data/msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt
-// seed: data/msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt
-// seed: data/trec_eval/test/results.test
-// seed: data/trec_eval/test/results.trunc
-// seed: data/trec_eval/test/results-302.test
-// seed: resources/demo/run-good.trec
+// TREC run files (core/data/trecformat.cpp: readTrecRun, streamTrecRun): `qid Q0 docno rank score
+// tag`. max_len: 16384 seed: data/msmarco_trecdl/runs/rank_llm/BM25/trec_results_dl19.txt seed:
+// data/msmarco_trecdl/runs/rank_llm/SPLADE_P_P_ENSEMBLE_DISTIL/trec_results_dl20.txt seed:
+// data/trec_eval/test/results.test seed: data/trec_eval/test/results.trunc seed:
+// data/trec_eval/test/results-302.test seed: resources/demo/run-good.trec
 
 #include <atomic>
 #include <cstdlib>
@@ -32,7 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       },
       [&] { visited = 0; });
   fuzz::checkReport(streamed.report);
-  if (streamed.report.ok() != loaded.report.ok() || streamed.report.records != loaded.report.records) std::abort();
+  if (streamed.report.ok() != loaded.report.ok() ||
+      streamed.report.records != loaded.report.records)
+    std::abort();
   if (loaded.report.ok() && visited != loaded.value.entryCount()) std::abort();
   return 0;
 }

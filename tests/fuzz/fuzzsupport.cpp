@@ -1,7 +1,5 @@
 #include "fuzzsupport.h"
 
-#include "core/data/inputfile.h"
-
 #include <unistd.h>
 
 #include <cmath>
@@ -10,6 +8,8 @@
 #include <fstream>
 #include <string>
 #include <system_error>
+
+#include "core/data/inputfile.h"
 
 namespace ragscope::fuzz {
 
@@ -39,7 +39,8 @@ fs::path makeScratchDir() {
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   check(!ec, "cannot create the scratch folder");
-  check(!core::isSystemPath(dir), "the scratch folder is under a system path the loaders refuse to read");
+  check(!core::isSystemPath(dir),
+        "the scratch folder is under a system path the loaders refuse to read");
   return dir;
 }
 
@@ -145,12 +146,14 @@ std::uint64_t inputHash(std::string_view s) {
 void checkSameReading(const Reading& bounded, const Reading& reference) {
   check(bounded.ok == reference.ok, "accepted differently from the whole-document reading");
   if (!bounded.ok) {
-    check(bounded.problem == reference.problem, "a problem differs from the whole-document reading");
+    check(bounded.problem == reference.problem,
+          "a problem differs from the whole-document reading");
     return;
   }
   check(bounded.docs.size() == reference.docs.size(), "a different number of hits");
   for (std::size_t i = 0; i < bounded.docs.size(); ++i)
-    check(bounded.docs[i].id == reference.docs[i].id && bounded.docs[i].score == reference.docs[i].score &&
+    check(bounded.docs[i].id == reference.docs[i].id &&
+              bounded.docs[i].score == reference.docs[i].score &&
               bounded.docs[i].text == reference.docs[i].text,
           "a hit differs from the whole-document reading");
 }

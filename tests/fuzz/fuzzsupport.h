@@ -3,7 +3,8 @@
 // -DRAGSCOPE_FUZZ=ON, run by scripts/fuzz).
 //
 // Most loaders read a path, so a target writes the input into a private scratch folder first
-// (in the temporary folder, never under /dev, whose files the loaders refuse) and loads it from there:
+// (in the temporary folder, never under /dev, whose files the loaders refuse) and loads it from
+// there:
 //
 //   extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 //     const auto path = fuzz::writeScratch("run.trec", fuzz::bytes(data, size));
@@ -39,7 +40,8 @@ std::vector<std::string_view> splitParts(std::string_view input, std::size_t max
 
 // This process's scratch folder, created on first use and removed at exit.
 const std::filesystem::path& scratchDir();
-// Writes `content` to scratchDir()/relative (parent folders created), replacing it; returns the path.
+// Writes `content` to scratchDir()/relative (parent folders created), replacing it; returns the
+// path.
 std::filesystem::path writeScratch(const std::filesystem::path& relative, std::string_view content);
 // Removes scratchDir()/relative (file or folder) if present.
 void removeScratch(const std::filesystem::path& relative);

@@ -5,19 +5,19 @@
 //
 //   ragscope-testserver --port 0 --latency-ms 50 --log /tmp/requests.jsonl --fail-rate 0.05
 
-#include "testserver/testserver.h"
-
-#include "core/llm/offline.h"
+#include <pthread.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <pthread.h>
-#include <unistd.h>
 #include <string>
 #include <thread>
+
+#include "core/llm/offline.h"
+#include "testserver/testserver.h"
 
 using ragscope::testserver::Behaviour;
 using ragscope::testserver::Options;
@@ -27,14 +27,15 @@ using ragscope::testserver::TestServer;
 namespace {
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: ragscope-testserver [--port N] [--latency-ms L] [--log FILE] [--fail-rate P]\n"
-               "                           [--truncated-json-rate P] [--invalid-json-rate P]\n"
-               "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
-               "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
-               "                           [--offline-answers] [--stdin-eof]\n"
-               "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
-               "/v1/models on 127.0.0.1 and prints the port on stdout.\n");
+  std::fprintf(
+      stderr,
+      "usage: ragscope-testserver [--port N] [--latency-ms L] [--log FILE] [--fail-rate P]\n"
+      "                           [--truncated-json-rate P] [--invalid-json-rate P]\n"
+      "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
+      "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
+      "                           [--offline-answers] [--stdin-eof]\n"
+      "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
+      "/v1/models on 127.0.0.1 and prints the port on stdout.\n");
 }
 
 }  // namespace
@@ -55,22 +56,33 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (arg == "--port") options.port = std::stoi(value());
-      else if (arg == "--latency-ms") options.latencyMs = std::stoi(value());
-      else if (arg == "--log") options.logPath = value();
-      else if (arg == "--fail-rate") options.failRate = std::stod(value());
-      else if (arg == "--truncated-json-rate") options.truncatedJsonRate = std::stod(value());
-      else if (arg == "--invalid-json-rate") options.invalidJsonRate = std::stod(value());
-      else if (arg == "--seed") options.seed = std::stoull(value());
-      else if (arg == "--threads") options.threads = std::stoi(value());
-      else if (arg == "--rate-limit-first") rateLimitFirst = std::stoi(value());
-      else if (arg == "--retry-after") retryAfter = value();
+      if (arg == "--port")
+        options.port = std::stoi(value());
+      else if (arg == "--latency-ms")
+        options.latencyMs = std::stoi(value());
+      else if (arg == "--log")
+        options.logPath = value();
+      else if (arg == "--fail-rate")
+        options.failRate = std::stod(value());
+      else if (arg == "--truncated-json-rate")
+        options.truncatedJsonRate = std::stod(value());
+      else if (arg == "--invalid-json-rate")
+        options.invalidJsonRate = std::stod(value());
+      else if (arg == "--seed")
+        options.seed = std::stoull(value());
+      else if (arg == "--threads")
+        options.threads = std::stoi(value());
+      else if (arg == "--rate-limit-first")
+        rateLimitFirst = std::stoi(value());
+      else if (arg == "--retry-after")
+        retryAfter = value();
       else if (arg == "--require-key-env") {
         // The key comes from the environment so it never shows in a process listing.
         const std::string var = value();
         const char* key = std::getenv(var.c_str());
         if (!key || !*key) {
-          std::fprintf(stderr, "ragscope-testserver: environment variable %s is not set\n", var.c_str());
+          std::fprintf(stderr, "ragscope-testserver: environment variable %s is not set\n",
+                       var.c_str());
           return 2;
         }
         options.requiredApiKey = key;
@@ -82,9 +94,11 @@ int main(int argc, char** argv) {
         // A scripted judge and reader: ragscope's own offline heuristics answer every chat call
         // (claim lists to extraction prompts, SUPPORTED lines to judge prompts), deterministically.
         options.answer = [](const std::string& lastUserMessage) {
-          return ragscope::core::llm::offlineAnswer(ragscope::core::llm::OfflineRole::Auto, lastUserMessage);
+          return ragscope::core::llm::offlineAnswer(ragscope::core::llm::OfflineRole::Auto,
+                                                    lastUserMessage);
         };
-      } else if (arg == "--stdin-eof") stdinEof = true;
+      } else if (arg == "--stdin-eof")
+        stdinEof = true;
       else if (arg == "--help" || arg == "-h") {
         usage();
         return 0;

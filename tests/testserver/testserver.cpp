@@ -1,9 +1,11 @@
 #include "testserver/testserver.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <arpa/inet.h>
 #include <cctype>
 #include <chrono>
 #include <csignal>
@@ -12,8 +14,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace ragscope::testserver {
 
@@ -46,7 +46,8 @@ bool resetConnection(int localPort, int peerPort) {
     }
     sockaddr_in local{}, peer{};
     socklen_t len = sizeof local;
-    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 || local.sin_family != AF_INET)
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 ||
+        local.sin_family != AF_INET)
       continue;
     len = sizeof peer;
     if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
@@ -83,16 +84,26 @@ std::string errorBody(const std::string& message, const std::string& type) {
 
 const char* behaviourName(Behaviour b) {
   switch (b) {
-    case Behaviour::Normal: return "normal";
-    case Behaviour::Status: return "status";
-    case Behaviour::RateLimit: return "rate_limit";
-    case Behaviour::Slow: return "slow";
-    case Behaviour::Truncate: return "truncate";
-    case Behaviour::Reset: return "reset";
-    case Behaviour::InvalidJson: return "invalid_json";
-    case Behaviour::TruncatedJson: return "truncated_json";
-    case Behaviour::MissingContent: return "missing_content";
-    case Behaviour::Custom: return "custom";
+    case Behaviour::Normal:
+      return "normal";
+    case Behaviour::Status:
+      return "status";
+    case Behaviour::RateLimit:
+      return "rate_limit";
+    case Behaviour::Slow:
+      return "slow";
+    case Behaviour::Truncate:
+      return "truncate";
+    case Behaviour::Reset:
+      return "reset";
+    case Behaviour::InvalidJson:
+      return "invalid_json";
+    case Behaviour::TruncatedJson:
+      return "truncated_json";
+    case Behaviour::MissingContent:
+      return "missing_content";
+    case Behaviour::Custom:
+      return "custom";
   }
   return "normal";
 }
@@ -117,7 +128,10 @@ struct TestServer::Impl {
   bool stopping = false;
 
   Impl(TestServer& o, Options opts)
-      : owner(o), options(std::move(opts)), rng(options.seed), latencyMs(options.latencyMs),
+      : owner(o),
+        options(std::move(opts)),
+        rng(options.seed),
+        latencyMs(options.latencyMs),
         failRate(options.failRate) {
     if (!options.logPath.empty()) file.open(options.logPath, std::ios::app);
   }
@@ -142,9 +156,9 @@ struct TestServer::Impl {
     std::lock_guard lock(mutex);
     for (auto& r : rules) {
       if (r.times == 0) continue;
-      if (!r.pathSuffix.empty() &&
-          (req.path.size() < r.pathSuffix.size() ||
-           req.path.compare(req.path.size() - r.pathSuffix.size(), r.pathSuffix.size(), r.pathSuffix) != 0))
+      if (!r.pathSuffix.empty() && (req.path.size() < r.pathSuffix.size() ||
+                                    req.path.compare(req.path.size() - r.pathSuffix.size(),
+                                                     r.pathSuffix.size(), r.pathSuffix) != 0))
         continue;
       if (!r.bodyContains.empty() && req.body.find(r.bodyContains) == std::string::npos) continue;
       if (r.times > 0) --r.times;
@@ -199,7 +213,8 @@ struct TestServer::Impl {
     };
     if (req.method == "GET" && endsWith("/models")) {
       json data = json::array();
-      for (const auto& m : options.models) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "ragscope-test"}});
+      for (const auto& m : options.models)
+        data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "ragscope-test"}});
       body = json{{"object", "list"}, {"data", data}}.dump();
       status = 200;
       return true;
@@ -225,35 +240,44 @@ struct TestServer::Impl {
         promptTokens += wordCount(content);
         if (m.value("role", std::string()) == "user") lastUser = content;
       }
-      const std::string answer = options.answer ? options.answer(lastUser) : defaultAnswer(lastUser);
+      const std::string answer =
+          options.answer ? options.answer(lastUser) : defaultAnswer(lastUser);
       const std::int64_t completionTokens = wordCount(answer);
-      body = json{{"id", "chatcmpl-" + hashBody(req.body)},
-                  {"object", "chat.completion"},
-                  {"created", 1700000000},
-                  {"model", model},
-                  {"choices", json::array({{{"index", 0},
-                                            {"message", {{"role", "assistant"}, {"content", answer}}},
-                                            {"finish_reason", "stop"}}})},
-                  {"usage", {{"prompt_tokens", promptTokens},
-                             {"completion_tokens", completionTokens},
-                             {"total_tokens", promptTokens + completionTokens}}}}
-                 .dump();
+      body =
+          json{{"id", "chatcmpl-" + hashBody(req.body)},
+               {"object", "chat.completion"},
+               {"created", 1700000000},
+               {"model", model},
+               {"choices", json::array({{{"index", 0},
+                                         {"message", {{"role", "assistant"}, {"content", answer}}},
+                                         {"finish_reason", "stop"}}})},
+               {"usage",
+                {{"prompt_tokens", promptTokens},
+                 {"completion_tokens", completionTokens},
+                 {"total_tokens", promptTokens + completionTokens}}}}
+              .dump();
       status = 200;
       return true;
     }
     if (endsWith("/embeddings")) {
       std::vector<std::string> inputs;
       auto input = in.find("input");
-      if (input != in.end() && input->is_string()) inputs.push_back(input->get<std::string>());
+      if (input != in.end() && input->is_string())
+        inputs.push_back(input->get<std::string>());
       else if (input != in.end() && input->is_array())
-        for (const auto& s : *input) inputs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+        for (const auto& s : *input)
+          inputs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
       json data = json::array();
       std::int64_t tokens = 0;
       for (std::size_t i = 0; i < inputs.size(); ++i) {
-        data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", embed(inputs[i], options.embeddingDim)}});
+        data.push_back({{"object", "embedding"},
+                        {"index", i},
+                        {"embedding", embed(inputs[i], options.embeddingDim)}});
         tokens += wordCount(inputs[i]);
       }
-      body = json{{"object", "list"}, {"data", data}, {"model", model},
+      body = json{{"object", "list"},
+                  {"data", data},
+                  {"model", model},
                   {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}
                  .dump();
       status = 200;
@@ -265,14 +289,19 @@ struct TestServer::Impl {
       auto d = in.find("documents");
       if (d == in.end()) d = in.find("texts");  // TEI's name
       if (d != in.end() && d->is_array())
-        for (const auto& s : *d) docs.push_back(s.is_string() ? s.get<std::string>() : s.value("text", std::string()));
+        for (const auto& s : *d)
+          docs.push_back(s.is_string() ? s.get<std::string>() : s.value("text", std::string()));
       std::vector<std::pair<std::size_t, double>> scored;
-      for (std::size_t i = 0; i < docs.size(); ++i) scored.emplace_back(i, overlapScore(query, docs[i]));
-      std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      for (std::size_t i = 0; i < docs.size(); ++i)
+        scored.emplace_back(i, overlapScore(query, docs[i]));
+      std::stable_sort(scored.begin(), scored.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
       json results = json::array();
       for (const auto& [i, s] : scored) results.push_back({{"index", i}, {"relevance_score", s}});
-      body = json{{"model", model}, {"results", results},
-                  {"usage", {{"total_tokens", wordCount(query) * static_cast<std::int64_t>(docs.size())}}}}
+      body = json{{"model", model},
+                  {"results", results},
+                  {"usage",
+                   {{"total_tokens", wordCount(query) * static_cast<std::int64_t>(docs.size())}}}}
                  .dump();
       status = 200;
       return true;
@@ -285,14 +314,19 @@ struct TestServer::Impl {
         query = q["multi_match"].value("query", std::string());
       } else if (q.contains("match") && q["match"].is_object() && !q["match"].empty()) {
         const json& field = q["match"].begin().value();
-        query = field.is_object() ? field.value("query", std::string()) : field.is_string() ? field.get<std::string>() : "";
+        query = field.is_object()   ? field.value("query", std::string())
+                : field.is_string() ? field.get<std::string>()
+                                    : "";
       }
       const std::size_t k = in.value("size", std::size_t{10});
       json hits = json::array();
       for (const auto& [i, score] : search(options.documents, query, k))
-        hits.push_back({{"_index", "docs"}, {"_id", options.documents[i].first}, {"_score", score},
+        hits.push_back({{"_index", "docs"},
+                        {"_id", options.documents[i].first},
+                        {"_score", score},
                         {"_source", {{"text", options.documents[i].second}}}});
-      body = json{{"took", 1}, {"hits", {{"total", {{"value", hits.size()}}}, {"hits", hits}}}}.dump();
+      body =
+          json{{"took", 1}, {"hits", {{"total", {{"value", hits.size()}}}, {"hits", hits}}}}.dump();
       status = 200;
       return true;
     }
@@ -301,7 +335,9 @@ struct TestServer::Impl {
       const std::size_t k = in.value("k", std::size_t{10});
       json hits = json::array();
       for (const auto& [i, score] : search(options.documents, query, k))
-        hits.push_back({{"id", options.documents[i].first}, {"score", score}, {"text", options.documents[i].second}});
+        hits.push_back({{"id", options.documents[i].first},
+                        {"score", score},
+                        {"text", options.documents[i].second}});
       body = hits.dump();
       status = 200;
       return true;
@@ -318,7 +354,8 @@ struct TestServer::Impl {
     }
     LogEntry entry;
     entry.unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
     entry.startMs = sinceStart();
     entry.method = req.method;
     entry.path = req.path;
@@ -338,8 +375,8 @@ struct TestServer::Impl {
     }
     const bool completed = pause(latency);
 
-    const bool authorised = options.requiredApiKey.empty() ||
-                            entry.authorization == "Bearer " + options.requiredApiKey;
+    const bool authorised =
+        options.requiredApiKey.empty() || entry.authorization == "Bearer " + options.requiredApiKey;
     if (!completed) {
       res.status = 503;
       res.set_content(errorBody("server stopping", "unavailable"), "application/json");
@@ -359,7 +396,8 @@ struct TestServer::Impl {
     if (reset) resetConnection(req.local_port, req.remote_port);
   }
 
-  void respond(const httplib::Request& req, httplib::Response& res, const Rule& rule, LogEntry& entry) {
+  void respond(const httplib::Request& req, httplib::Response& res, const Rule& rule,
+               LogEntry& entry) {
     switch (rule.behaviour) {
       case Behaviour::Normal: {
         int status = 200;
@@ -371,7 +409,8 @@ struct TestServer::Impl {
       }
       case Behaviour::Status: {
         res.status = rule.status;
-        std::string msg = rule.body.empty() ? "scripted HTTP " + std::to_string(rule.status) : rule.body;
+        std::string msg =
+            rule.body.empty() ? "scripted HTTP " + std::to_string(rule.status) : rule.body;
         if (rule.echoAuthorization) msg += " (you sent: " + entry.authorization + ")";
         res.set_content(errorBody(msg, "server_error"), "application/json");
         if (!rule.retryAfter.empty()) res.set_header("Retry-After", rule.retryAfter);
@@ -380,7 +419,8 @@ struct TestServer::Impl {
       case Behaviour::RateLimit:
         res.status = 429;
         res.set_header("Retry-After", rule.retryAfter.empty() ? std::string("1") : rule.retryAfter);
-        res.set_content(errorBody("rate limit reached, slow down", "rate_limit_exceeded"), "application/json");
+        res.set_content(errorBody("rate limit reached, slow down", "rate_limit_exceeded"),
+                        "application/json");
         return;
       case Behaviour::Custom:
         res.status = rule.status;
@@ -388,20 +428,23 @@ struct TestServer::Impl {
         return;
       case Behaviour::InvalidJson:
         res.status = 200;
-        res.set_content("{\"choices\": [{\"message\": {\"content\": \"cut here", "application/json");
+        res.set_content("{\"choices\": [{\"message\": {\"content\": \"cut here",
+                        "application/json");
         return;
       case Behaviour::TruncatedJson: {
         int status = 200;
         std::string body;
         normalReply(req, status, body);
         res.status = status;
-        res.set_content(body.substr(0, std::max<std::size_t>(1, body.size() / 2)), "application/json");
+        res.set_content(body.substr(0, std::max<std::size_t>(1, body.size() / 2)),
+                        "application/json");
         return;
       }
       case Behaviour::MissingContent:
         res.status = 200;
-        res.set_content(R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant"},"finish_reason":"stop"}]})",
-                        "application/json");
+        res.set_content(
+            R"({"id":"x","choices":[{"index":0,"message":{"role":"assistant"},"finish_reason":"stop"}]})",
+            "application/json");
         return;
       case Behaviour::Reset:
         // handle() resets the connection after logging; httplib then fails to write this.
@@ -417,10 +460,12 @@ struct TestServer::Impl {
         const int stall = rule.stallMs;
         res.set_content_provider(
             body->size(), "application/json",
-            [this, body, truncate, stall](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+            [this, body, truncate, stall](std::size_t offset, std::size_t length,
+                                          httplib::DataSink& sink) {
               if (truncate) {
                 // Half the body, then fail: httplib closes the connection mid-body.
-                if (offset == 0) sink.write(body->data(), std::max<std::size_t>(1, body->size() / 2));
+                if (offset == 0)
+                  sink.write(body->data(), std::max<std::size_t>(1, body->size() / 2));
                 return false;
               }
               if (offset == 0) {
@@ -438,7 +483,8 @@ struct TestServer::Impl {
   }
 };
 
-TestServer::TestServer(Options options) : m_impl(std::make_unique<Impl>(*this, std::move(options))) {}
+TestServer::TestServer(Options options)
+    : m_impl(std::make_unique<Impl>(*this, std::move(options))) {}
 
 TestServer::~TestServer() { stop(); }
 
@@ -448,11 +494,15 @@ bool TestServer::start() {
   std::signal(SIGPIPE, SIG_IGN);
   auto& svr = m_impl->server;
   const int threads = std::max(4, m_impl->options.threads);
-  svr.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  svr.new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<std::size_t>(threads));
+  };
   svr.set_keep_alive_max_count(100000);
   svr.set_keep_alive_timeout(2);
   svr.set_tcp_nodelay(true);
-  auto handler = [this](const httplib::Request& req, httplib::Response& res) { m_impl->handle(req, res); };
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) {
+    m_impl->handle(req, res);
+  };
   svr.Post(R"(.*/chat/completions)", handler);
   svr.Post(R"(.*/embeddings)", handler);
   svr.Post(R"(.*/rerank)", handler);
@@ -497,7 +547,9 @@ void TestServer::stop() {
   m_impl->thread.join();
 }
 
-std::string TestServer::baseUrl() const { return "http://127.0.0.1:" + std::to_string(m_port) + "/v1"; }
+std::string TestServer::baseUrl() const {
+  return "http://127.0.0.1:" + std::to_string(m_port) + "/v1";
+}
 
 void TestServer::addRule(Rule rule) {
   std::lock_guard lock(m_impl->mutex);
@@ -523,7 +575,8 @@ std::vector<LogEntry> TestServer::log() const {
   std::lock_guard lock(m_impl->mutex);
   auto copy = m_impl->entries;
   // Entries are recorded when replies finish; tests reason in arrival order.
-  std::stable_sort(copy.begin(), copy.end(), [](const LogEntry& a, const LogEntry& b) { return a.startMs < b.startMs; });
+  std::stable_sort(copy.begin(), copy.end(),
+                   [](const LogEntry& a, const LogEntry& b) { return a.startMs < b.startMs; });
   return copy;
 }
 
@@ -584,14 +637,16 @@ double TestServer::overlapScore(std::string_view query, std::string_view documen
 }
 
 std::vector<std::pair<std::size_t, double>> TestServer::search(
-    const std::vector<std::pair<std::string, std::string>>& documents, std::string_view query, std::size_t k) {
+    const std::vector<std::pair<std::string, std::string>>& documents, std::string_view query,
+    std::size_t k) {
   std::vector<std::pair<std::size_t, double>> scored;
   for (std::size_t i = 0; i < documents.size(); ++i) {
     const double s = overlapScore(query, documents[i].second);
     if (s > 0) scored.emplace_back(i, s);
   }
   std::sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : documents[a.first].first < documents[b.first].first;
+    return a.second != b.second ? a.second > b.second
+                                : documents[a.first].first < documents[b.first].first;
   });
   if (scored.size() > k) scored.resize(k);
   return scored;

@@ -52,11 +52,11 @@ struct Rule {
   std::string bodyContains;  // empty: any body
   int times = -1;            // uses left; -1: unlimited
   Behaviour behaviour = Behaviour::Normal;
-  int status = 500;          // Status / Custom
-  std::string retryAfter;    // Retry-After header value (RateLimit defaults to "1")
-  int latencyMs = -1;        // -1: the server's latency
-  int stallMs = 5000;        // Slow
-  std::string body;          // Custom body; Status: error message override
+  int status = 500;                // Status / Custom
+  std::string retryAfter;          // Retry-After header value (RateLimit defaults to "1")
+  int latencyMs = -1;              // -1: the server's latency
+  int stallMs = 5000;              // Slow
+  std::string body;                // Custom body; Status: error message override
   bool echoAuthorization = false;  // Status: put the Authorization header into the error body
 };
 
@@ -70,17 +70,17 @@ inline Rule rule(Behaviour behaviour, int times = -1, std::string pathSuffix = {
 }
 
 struct LogEntry {
-  std::int64_t unixMs = 0;   // arrival, wall clock
-  double startMs = 0;        // arrival, ms since the server started (steady clock)
-  double endMs = 0;          // when the reply (or its headers) was handed to the socket
+  std::int64_t unixMs = 0;  // arrival, wall clock
+  double startMs = 0;       // arrival, ms since the server started (steady clock)
+  double endMs = 0;         // when the reply (or its headers) was handed to the socket
   std::string method;
   std::string path;
-  std::string bodyHash;      // FNV-1a 64 of the body, 16 hex digits: retries share it
-  std::string body;          // in memory only (never in the log file)
-  std::string authorization; // in memory only (never in the log file)
-  int status = 0;            // 0 for a reset connection
+  std::string bodyHash;       // FNV-1a 64 of the body, 16 hex digits: retries share it
+  std::string body;           // in memory only (never in the log file)
+  std::string authorization;  // in memory only (never in the log file)
+  int status = 0;             // 0 for a reset connection
   Behaviour behaviour = Behaviour::Normal;
-  int inFlightAtArrival = 0; // requests being handled when this one arrived, itself included
+  int inFlightAtArrival = 0;  // requests being handled when this one arrived, itself included
 };
 
 struct Options {
@@ -99,7 +99,8 @@ struct Options {
   // Documents (id, text) for the two retrieval endpoints, which stand in for a search service:
   //   POST .../_search   OpenSearch/Elasticsearch: {"size", "query": {"match" | "multi_match"}}
   //                      -> {"hits": {"hits": [{"_id", "_score", "_source": {"text"}}]}}
-  //   POST .../retrieve  ragscope's generic HTTP retriever: {"query", "k"} -> [{"id", "score", "text"}]
+  //   POST .../retrieve  ragscope's generic HTTP retriever: {"query", "k"} -> [{"id", "score",
+  //   "text"}]
   // Both rank by overlapScore(query, text), ties by id, and leave out documents scoring 0.
   std::vector<std::pair<std::string, std::string>> documents;
 };
@@ -135,8 +136,9 @@ class TestServer {
   // Fraction of the query's lower-cased words that occur in the document (the rerank score).
   static double overlapScore(std::string_view query, std::string_view document);
   // The top k of `documents` for `query`, as the retrieval endpoints rank them.
-  static std::vector<std::pair<std::size_t, double>> search(const std::vector<std::pair<std::string, std::string>>& documents,
-                                                            std::string_view query, std::size_t k);
+  static std::vector<std::pair<std::size_t, double>> search(
+      const std::vector<std::pair<std::string, std::string>>& documents, std::string_view query,
+      std::size_t k);
 
   struct Impl;
 

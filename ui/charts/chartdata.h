@@ -5,7 +5,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <cstddef>
 #include <variant>
 #include <vector>
@@ -15,13 +14,13 @@ namespace ragscope::ui::charts {
 // A bootstrap distribution of a mean: histogram, the mean and the CI as vertical lines.
 struct BootstrapChart {
   QString title;
-  QString valueTitle;               // x axis: "mean nDCG@10"
-  std::vector<double> distribution; // the B resample means
-  double mean = 0.0;                // bootstrap mean (or the observed mean)
+  QString valueTitle;                // x axis: "mean nDCG@10"
+  std::vector<double> distribution;  // the B resample means
+  double mean = 0.0;                 // bootstrap mean (or the observed mean)
   double ciLow = 0.0;
   double ciHigh = 0.0;
   double level = 0.95;
-  std::size_t bins = 0;             // 0 = Freedman-Diaconis
+  std::size_t bins = 0;  // 0 = Freedman-Diaconis
 };
 
 // Several bootstrap distributions over one axis (contrastive sets).
@@ -67,7 +66,7 @@ struct ScatterChart {
   bool diagonal = true;  // draw y = x (same measure of two runs)
 };
 
-using ChartSpec = std::variant<std::monostate, BootstrapChart, OverlayChart, PairedDifferenceChart,
-                               ScatterChart>;
+using ChartSpec =
+    std::variant<std::monostate, BootstrapChart, OverlayChart, PairedDifferenceChart, ScatterChart>;
 
 }  // namespace ragscope::ui::charts

@@ -26,7 +26,6 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QValueAxis>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -40,7 +39,7 @@ namespace ragscope::ui::charts {
 namespace {
 
 // Tableau-like palette: distinguishable, and readable when printed in grey.
-const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
                            QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
 const QColor kMeanColor(20, 20, 20);
 const QColor kCiColor(200, 40, 40);
@@ -222,7 +221,8 @@ void paddedTickedAxis(QValueAxis* axis, double lo, double hi, int maxTicks) {
 QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
   // Small pictures: the figures that matter go in the title, the legend would be truncated.
   QChart* chart = makeChart(st.small ? QObject::tr("mean %1, %2 CI [%3, %4]")
-                                           .arg(num(spec.mean, 3), percent(spec.level), num(spec.ciLow, 3), num(spec.ciHigh, 3))
+                                           .arg(num(spec.mean, 3), percent(spec.level),
+                                                num(spec.ciLow, 3), num(spec.ciHigh, 3))
                                      : spec.title,
                             st);
   chart->legend()->setVisible(!st.small);
@@ -231,22 +231,24 @@ QChart* buildBootstrap(const BootstrapChart& spec, const Style& st) {
   for (std::size_t c : h.counts) maxCount = std::max(maxCount, double(c));
   const double top = maxCount * 1.08;
   auto* x = makeAxis(spec.valueTitle, st, st.xTicks, QStringLiteral("%.3f"));
-  auto* y = makeAxis(st.small ? QObject::tr("resamples") : QObject::tr("resamples (count)"), st, st.yTicks,
-                     QStringLiteral("%d"));
+  auto* y = makeAxis(st.small ? QObject::tr("resamples") : QObject::tr("resamples (count)"), st,
+                     st.yTicks, QStringLiteral("%d"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
   const QLocale locale;
   attach(chart,
          histogramArea(h, 1.0, paletteColor(0), 150,
-                       QObject::tr("bootstrap means (B = %1)").arg(locale.toString(qulonglong(spec.distribution.size())))),
+                       QObject::tr("bootstrap means (B = %1)")
+                           .arg(locale.toString(qulonglong(spec.distribution.size())))),
          x, y);
-  auto* lowLine = line(QObject::tr("%1 CI [%2, %3]").arg(percent(spec.level), num(spec.ciLow), num(spec.ciHigh)),
-                       {spec.ciLow, 0.0}, {spec.ciLow, top}, kCiColor, st.small ? 1.5 : 2.0, Qt::DashLine);
-  auto* highLine = line(QString(), {spec.ciHigh, 0.0}, {spec.ciHigh, top}, kCiColor, st.small ? 1.5 : 2.0,
-                        Qt::DashLine);
-  auto* meanLine = line(QObject::tr("bootstrap mean %1").arg(num(spec.mean)), {spec.mean, 0.0}, {spec.mean, top},
-                        kMeanColor, st.small ? 1.5 : 2.5, Qt::SolidLine);
+  auto* lowLine = line(
+      QObject::tr("%1 CI [%2, %3]").arg(percent(spec.level), num(spec.ciLow), num(spec.ciHigh)),
+      {spec.ciLow, 0.0}, {spec.ciLow, top}, kCiColor, st.small ? 1.5 : 2.0, Qt::DashLine);
+  auto* highLine = line(QString(), {spec.ciHigh, 0.0}, {spec.ciHigh, top}, kCiColor,
+                        st.small ? 1.5 : 2.0, Qt::DashLine);
+  auto* meanLine = line(QObject::tr("bootstrap mean %1").arg(num(spec.mean)), {spec.mean, 0.0},
+                        {spec.mean, top}, kMeanColor, st.small ? 1.5 : 2.5, Qt::SolidLine);
   attach(chart, meanLine, x, y);
   attach(chart, lowLine, x, y);
   attach(chart, highLine, x, y);
@@ -272,8 +274,9 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
     hi = 1.0;
   }
   auto* x = makeAxis(spec.valueTitle, st, st.xTicks, QStringLiteral("%.3f"));
-  auto* y = makeAxis(st.small ? QObject::tr("% of resamples") : QObject::tr("share of resamples (%)"), st,
-                     st.yTicks, QStringLiteral("%.0f"));
+  auto* y =
+      makeAxis(st.small ? QObject::tr("% of resamples") : QObject::tr("share of resamples (%)"), st,
+               st.yTicks, QStringLiteral("%.0f"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -290,11 +293,12 @@ QChart* buildOverlay(const OverlayChart& spec, const Style& st) {
   for (std::size_t i = 0; i < spec.groups.size(); ++i) {
     const auto& g = spec.groups[i];
     const double scale = g.distribution.empty() ? 0.0 : 100.0 / double(g.distribution.size());
-    const QString name = st.small ? g.name
-                                  : QObject::tr("%1 (n = %2): mean %3, %4 CI [%5, %6]")
-                                        .arg(g.name)
-                                        .arg(g.n)
-                                        .arg(num(g.mean), percent(spec.level), num(g.ciLow), num(g.ciHigh));
+    const QString name =
+        st.small ? g.name
+                 : QObject::tr("%1 (n = %2): mean %3, %4 CI [%5, %6]")
+                       .arg(g.name)
+                       .arg(g.n)
+                       .arg(num(g.mean), percent(spec.level), num(g.ciLow), num(g.ciHigh));
     attach(chart, histogramArea(hists[i], scale, paletteColor(i), 110, name), x, y);
   }
   // Mean lines over the areas, in the group colour, out of the legend (the area names say it).
@@ -321,14 +325,15 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
   const std::size_t n = spec.differences.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return spec.differences[a] < spec.differences[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return spec.differences[a] < spec.differences[b];
+  });
 
   auto* x = makeAxis(st.small ? QObject::tr("queries (n = %1)").arg(n)
                               : QObject::tr("queries, sorted by difference (n = %1)").arg(n),
-                     st, st.xTicks,
-                     QStringLiteral("%d"));
-  auto* y = makeAxis(st.small ? QObject::tr("A − B") : spec.valueTitle, st, st.yTicks, QStringLiteral("%.2f"));
+                     st, st.xTicks, QStringLiteral("%d"));
+  auto* y = makeAxis(st.small ? QObject::tr("A − B") : spec.valueTitle, st, st.yTicks,
+                     QStringLiteral("%.2f"));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
 
@@ -368,8 +373,8 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
   bandLower->append(0.0, spec.ciLow);
   bandLower->append(xMax, spec.ciLow);
   auto* band = areaBetween(bandUpper, bandLower);
-  band->setName(QObject::tr("%1 CI of the mean [%2, %3]").arg(percent(spec.level), signedNum(spec.ciLow),
-                                                             signedNum(spec.ciHigh)));
+  band->setName(QObject::tr("%1 CI of the mean [%2, %3]")
+                    .arg(percent(spec.level), signedNum(spec.ciLow), signedNum(spec.ciHigh)));
   QColor bandColor = kCiColor;
   bandColor.setAlpha(55);
   band->setBrush(bandColor);
@@ -391,8 +396,9 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
   attach(chart, pos, x, y);
   attach(chart, neg, x, y);
 
-  auto* meanLine = line(QObject::tr("mean difference %1").arg(signedNum(spec.meanDiff)), {0.0, spec.meanDiff},
-                        {xMax, spec.meanDiff}, kMeanColor, st.small ? 1.5 : 2.5, Qt::SolidLine);
+  auto* meanLine =
+      line(QObject::tr("mean difference %1").arg(signedNum(spec.meanDiff)), {0.0, spec.meanDiff},
+           {xMax, spec.meanDiff}, kMeanColor, st.small ? 1.5 : 2.5, Qt::SolidLine);
   attach(chart, meanLine, x, y);
   auto* axisLine = line(QString(), {0.0, 0.0}, {xMax, 0.0}, QColor(90, 90, 90), 1.0, Qt::SolidLine);
   attach(chart, axisLine, x, y);
@@ -439,11 +445,13 @@ QChart* buildPaired(const PairedDifferenceChart& spec, const Style& st, bool int
 }
 
 QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive) {
-  const QString title = spec.title.isEmpty()
-                            ? QObject::tr("Kendall τ = %1, Spearman ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3))
-                            : QObject::tr("%1 — Kendall τ = %2, Spearman ρ = %3")
-                                  .arg(spec.title, num(spec.tau, 3), num(spec.rho, 3));
-  QChart* chart = makeChart(st.small ? QObject::tr("τ = %1, ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3)) : title, st);
+  const QString title =
+      spec.title.isEmpty()
+          ? QObject::tr("Kendall τ = %1, Spearman ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3))
+          : QObject::tr("%1 — Kendall τ = %2, Spearman ρ = %3")
+                .arg(spec.title, num(spec.tau, 3), num(spec.rho, 3));
+  QChart* chart = makeChart(
+      st.small ? QObject::tr("τ = %1, ρ = %2").arg(num(spec.tau, 3), num(spec.rho, 3)) : title, st);
   chart->legend()->setVisible(!st.small);
   auto* x = makeAxis(spec.xTitle, st, st.xTicks, QStringLiteral("%.2f"));
   auto* y = makeAxis(spec.yTitle, st, st.yTicks, QStringLiteral("%.2f"));
@@ -471,7 +479,8 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
     hi = std::max(hi, yhi);
     ylo = lo;
     yhi = hi;
-    auto* diag = line(QObject::tr("y = x"), {lo, lo}, {hi, hi}, QColor(120, 120, 120), 1.2, Qt::DashLine);
+    auto* diag =
+        line(QObject::tr("y = x"), {lo, lo}, {hi, hi}, QColor(120, 120, 120), 1.2, Qt::DashLine);
     attach(chart, diag, x, y);
   }
   // One series per multiplicity (a series has one marker size); the single points carry the legend.
@@ -491,8 +500,9 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
   seriesFor(1);
   for (const auto& [point, ids] : at) seriesFor(ids.size())->append(point.first, point.second);
   const bool stacked = byCount.size() > 1;
-  byCount[1]->setName(stacked ? QObject::tr("queries (n = %1; larger marks: several queries at one point)").arg(n)
-                              : QObject::tr("queries (n = %1)").arg(n));
+  byCount[1]->setName(
+      stacked ? QObject::tr("queries (n = %1; larger marks: several queries at one point)").arg(n)
+              : QObject::tr("queries (n = %1)").arg(n));
   for (const auto& [count, series] : byCount) {
     attach(chart, series, x, y);
     if (count > 1) hideFromLegend(chart, series);
@@ -504,11 +514,14 @@ QChart* buildScatter(const ScatterChart& spec, const Style& st, bool interactive
         return;
       }
       const QStringList& ids = it->second;
-      const QString shown = ids.size() <= 8 ? ids.join(QStringLiteral(", "))
-                                            : ids.mid(0, 8).join(QStringLiteral(", ")) + QStringLiteral(", …");
+      const QString shown = ids.size() <= 8
+                                ? ids.join(QStringLiteral(", "))
+                                : ids.mid(0, 8).join(QStringLiteral(", ")) + QStringLiteral(", …");
       const QString where = QStringLiteral("(%1, %2)").arg(num(p.x()), num(p.y()));
-      QToolTip::showText(QCursor::pos(), ids.size() == 1 ? QObject::tr("query %1: %2").arg(shown, where)
-                                                         : QObject::tr("%1 queries at %2: %3").arg(ids.size()).arg(where, shown));
+      QToolTip::showText(
+          QCursor::pos(),
+          ids.size() == 1 ? QObject::tr("query %1: %2").arg(shown, where)
+                          : QObject::tr("%1 queries at %2: %3").arg(ids.size()).arg(where, shown));
     });
   }
   // A small margin keeps points at 0 or 1 (common for per-query measures) off the plot border.
@@ -524,11 +537,16 @@ QChart* buildChart(const ChartSpec& spec, QSize size, bool interactive) {
   return std::visit(
       [&](const auto& s) -> QChart* {
         using T = std::decay_t<decltype(s)>;
-        if constexpr (std::is_same_v<T, BootstrapChart>) return buildBootstrap(s, st);
-        else if constexpr (std::is_same_v<T, OverlayChart>) return buildOverlay(s, st);
-        else if constexpr (std::is_same_v<T, PairedDifferenceChart>) return buildPaired(s, st, interactive);
-        else if constexpr (std::is_same_v<T, ScatterChart>) return buildScatter(s, st, interactive);
-        else return makeChart(QString(), st);
+        if constexpr (std::is_same_v<T, BootstrapChart>)
+          return buildBootstrap(s, st);
+        else if constexpr (std::is_same_v<T, OverlayChart>)
+          return buildOverlay(s, st);
+        else if constexpr (std::is_same_v<T, PairedDifferenceChart>)
+          return buildPaired(s, st, interactive);
+        else if constexpr (std::is_same_v<T, ScatterChart>)
+          return buildScatter(s, st, interactive);
+        else
+          return makeChart(QString(), st);
       },
       spec);
 }
@@ -562,7 +580,9 @@ QSize styleKey(QSize size) {
 }  // namespace
 
 ChartWidget::ChartWidget(QWidget* parent)
-    : QWidget(parent), m_view(new QChartView(this)), m_placeholder(new QLabel(this)),
+    : QWidget(parent),
+      m_view(new QChartView(this)),
+      m_placeholder(new QLabel(this)),
       m_menuButton(new QToolButton(this)) {
   m_view->setRenderHint(QPainter::Antialiasing);
   m_view->setFrameShape(QFrame::NoFrame);
@@ -705,12 +725,15 @@ void ChartWidget::copyToClipboard() const {
 
 void ChartWidget::saveDialog() {
   QString selected;
-  QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), QStringLiteral("chart.png"),
-                                              tr("PNG image (*.png);;SVG drawing (*.svg)"), &selected);
+  QString path =
+      QFileDialog::getSaveFileName(this, tr("Save chart"), QStringLiteral("chart.png"),
+                                   tr("PNG image (*.png);;SVG drawing (*.svg)"), &selected);
   if (path.isEmpty()) return;
   const bool svg = path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ||
-                   (selected.contains(QLatin1String("svg")) && !path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive));
-  if (svg && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) path += QStringLiteral(".svg");
+                   (selected.contains(QLatin1String("svg")) &&
+                    !path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive));
+  if (svg && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
+    path += QStringLiteral(".svg");
   const bool ok = svg ? saveSvg(path) : savePng(path);
   if (!ok) QToolTip::showText(QCursor::pos(), tr("Could not write %1").arg(path), this);
 }

@@ -1,7 +1,6 @@
 #include "ui/delegates/heatmapdelegate.h"
 
 #include <QPainter>
-
 #include <algorithm>
 
 #include "ui/models/heatmapmodel.h"
@@ -18,13 +17,16 @@ QColor HeatmapDelegate::labelColour(double label) {
   return QColor::fromHslF(float(hue), float(saturation), float(lightness));
 }
 
-void HeatmapDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+void HeatmapDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                            const QModelIndex& index) const {
   const QString text = index.data(Qt::DisplayRole).toString();
   const QVariant label = index.data(HeatmapModel::LabelRole);
   const bool empty = text.isEmpty();  // beyond the query's list: no document at this rank
   painter->save();
   const QRect cell = option.rect.adjusted(1, 1, -1, -1);
-  QColor fill = empty ? option.palette.base().color() : label.isValid() ? labelColour(label.toDouble()) : missingColour();
+  QColor fill = empty             ? option.palette.base().color()
+                : label.isValid() ? labelColour(label.toDouble())
+                                  : missingColour();
   painter->fillRect(cell, fill);
   if (!empty) {
     painter->setPen(fill.lightnessF() > 0.45 ? QColor(0x10, 0x10, 0x10) : Qt::white);
@@ -39,7 +41,8 @@ void HeatmapDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
   painter->restore();
 }
 
-QSize HeatmapDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
+QSize HeatmapDelegate::sizeHint(const QStyleOptionViewItem& option,
+                                const QModelIndex& index) const {
   QSize s = QStyledItemDelegate::sizeHint(option, index);
   return {std::max(s.width(), 56), std::max(s.height(), 24)};
 }

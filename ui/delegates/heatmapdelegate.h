@@ -17,7 +17,8 @@ class HeatmapDelegate : public QStyledItemDelegate {
   static QColor labelColour(double label);
   static QColor missingColour() { return QColor(0xc8, 0xc8, 0xc8); }
 
-  void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override;
   QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
 };
 

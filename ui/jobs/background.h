@@ -10,7 +10,6 @@
 #include <QObject>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <type_traits>
 #include <utility>
 

@@ -2,7 +2,6 @@
 
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <chrono>
 #include <future>
 #include <memory>
@@ -28,8 +27,9 @@ QString explainCallError(const QString& raw, const core::llm::EndpointConfig& co
     return QObject::tr("No API key: the environment variable $%1 is not set in this session.")
         .arg(QString::fromStdString(config.apiKeyEnv));
   if (raw.startsWith(QLatin1String("auth")))
-    return QObject::tr("Authentication failed: %1 refused the API key (HTTP 401/403). Check the key "
-                       "the endpoint refers to.")
+    return QObject::tr(
+               "Authentication failed: %1 refused the API key (HTTP 401/403). Check the key "
+               "the endpoint refers to.")
         .arg(host);
   if (raw.startsWith(QLatin1String("keychain")))
     return QObject::tr("The API key could not be read from the keychain.");
@@ -37,22 +37,26 @@ QString explainCallError(const QString& raw, const core::llm::EndpointConfig& co
     return QObject::tr("Host not found (DNS): \"%1\" does not resolve. Check the base URL.")
         .arg(QUrl(QString::fromStdString(config.baseUrl)).host());
   if (raw.startsWith(QLatin1String("tls")))
-    return QObject::tr("TLS/SSL failure talking to %1: the certificate is not trusted or the server "
-                       "does not speak HTTPS on that port.")
+    return QObject::tr(
+               "TLS/SSL failure talking to %1: the certificate is not trusted or the server "
+               "does not speak HTTPS on that port.")
         .arg(host);
   if (raw.startsWith(QLatin1String("timeout")))
     return QObject::tr("Timed out: %1 did not answer within %2 s.")
         .arg(host)
         .arg(std::min(config.timeoutSeconds, 30.0), 0, 'g', 3);
   if (raw.startsWith(QLatin1String("connection refused")))
-    return QObject::tr("Connection refused: nothing is listening at %1. Is the server running?").arg(host);
+    return QObject::tr("Connection refused: nothing is listening at %1. Is the server running?")
+        .arg(host);
   if (raw.startsWith(QLatin1String("connection reset")))
     return QObject::tr("The connection to %1 was reset before a reply arrived.").arg(host);
   if (raw.startsWith(QLatin1String("malformed reply")))
-    return QObject::tr("Malformed reply: %1 answered, but not the way an OpenAI-compatible API does.")
+    return QObject::tr(
+               "Malformed reply: %1 answered, but not the way an OpenAI-compatible API does.")
         .arg(host);
   if (raw.startsWith(QLatin1String("http ")))
-    return QObject::tr("The server answered with an HTTP error (%1).").arg(raw.section(QLatin1Char(':'), 0, 0));
+    return QObject::tr("The server answered with an HTTP error (%1).")
+        .arg(raw.section(QLatin1Char(':'), 0, 0));
   return QObject::tr("The request failed.");
 }
 
@@ -62,7 +66,8 @@ ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
   if (core::llm::isOfflineEndpoint(config)) {
     out.ok = true;
     out.headline = QObject::tr("Offline heuristic provider: no server involved, always available.");
-    out.detail = QObject::tr("Its answers are labelled \"heuristic\" everywhere; they are baselines, not an LLM.");
+    out.detail = QObject::tr(
+        "Its answers are labelled \"heuristic\" everywhere; they are baselines, not an LLM.");
     return out;
   }
   const core::llm::ConnectionTest t = core::llm::testConnection(config, transport);
@@ -73,10 +78,12 @@ ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
     out.modelsListed = true;
     for (const auto& m : t.modelIds) out.models << QString::fromStdString(m);
     out.modelFound = t.modelFound;
-    out.headline = QObject::tr("Connected in %1 ms; the server lists %n model(s).", "", int(out.models.size()))
-                       .arg(out.latencyMs, 0, 'f', 0);
+    out.headline =
+        QObject::tr("Connected in %1 ms; the server lists %n model(s).", "", int(out.models.size()))
+            .arg(out.latencyMs, 0, 'f', 0);
     if (!config.model.empty() && !t.modelFound)
-      out.detail = QObject::tr("The configured model \"%1\" is not among them.").arg(QString::fromStdString(config.model));
+      out.detail = QObject::tr("The configured model \"%1\" is not among them.")
+                       .arg(QString::fromStdString(config.model));
     return out;
   }
   if (t.httpStatus != 404 && t.httpStatus != 405) {
@@ -96,16 +103,19 @@ ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
   request.messages = {{"user", "ping"}};
   auto promise = std::make_shared<std::promise<core::llm::LlmResponse>>();
   auto future = promise->get_future();
-  provider->submit(request, [promise](core::llm::LlmResponse r) { promise->set_value(std::move(r)); });
+  provider->submit(request,
+                   [promise](core::llm::LlmResponse r) { promise->set_value(std::move(r)); });
   const core::llm::LlmResponse r = future.get();
   provider->waitIdle();
   out.httpStatus = r.httpStatus;
   out.latencyMs = r.latencyMs;
   if (r.status == core::llm::CallStatus::Ok) {
     out.ok = true;
-    out.headline = QObject::tr("Connected in %1 ms (a one-token chat call answered).").arg(out.latencyMs, 0, 'f', 0);
-    out.detail = QObject::tr("This server has no /models listing (HTTP %1), so no model list is shown.")
-                     .arg(t.httpStatus);
+    out.headline = QObject::tr("Connected in %1 ms (a one-token chat call answered).")
+                       .arg(out.latencyMs, 0, 'f', 0);
+    out.detail =
+        QObject::tr("This server has no /models listing (HTTP %1), so no model list is shown.")
+            .arg(t.httpStatus);
   } else {
     out.headline = explainCallError(QString::fromStdString(r.error), config);
     out.detail = QString::fromStdString(r.error);
@@ -124,7 +134,8 @@ ConnectionTestJob::~ConnectionTestJob() {
   m_pool.waitForDone();
 }
 
-void ConnectionTestJob::start(core::llm::EndpointConfig config, core::llm::TransportOptions transport) {
+void ConnectionTestJob::start(core::llm::EndpointConfig config,
+                              core::llm::TransportOptions transport) {
   if (m_running) return;
   m_running = true;
   auto* watcher = new QFutureWatcher<ConnectionOutcome>(this);
@@ -134,9 +145,10 @@ void ConnectionTestJob::start(core::llm::EndpointConfig config, core::llm::Trans
     watcher->deleteLater();
     emit finished(outcome);
   });
-  watcher->setFuture(QtConcurrent::run(&m_pool, [config = std::move(config), transport = std::move(transport)] {
-    return runConnectionTest(config, transport);
-  }));
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [config = std::move(config), transport = std::move(transport)] {
+        return runConnectionTest(config, transport);
+      }));
 }
 
 }  // namespace ragscope::ui

@@ -22,9 +22,9 @@ struct ConnectionOutcome {
   int httpStatus = 0;
   bool modelsListed = false;  // the server answered /models
   QStringList models;
-  bool modelFound = false;    // the configured model is among them
-  QString headline;           // one line: "Connected in 12 ms, 3 models" / "Connection refused: ..."
-  QString detail;             // the transport's error text, or a note
+  bool modelFound = false;  // the configured model is among them
+  QString headline;         // one line: "Connected in 12 ms, 3 models" / "Connection refused: ..."
+  QString detail;           // the transport's error text, or a note
 };
 
 // "auth: HTTP 401: bad key" -> "Authentication failed (HTTP 401): the server refused the API

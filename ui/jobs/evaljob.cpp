@@ -2,7 +2,6 @@
 
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <exception>
 
 #include "core/data/loaders.h"
@@ -36,8 +35,8 @@ void EvalJob::start(EvalRequest request) {
   auto step = std::make_shared<std::atomic<int>>(0);
   auto report = [this, step, total] {
     const int done = ++*step;
-    QMetaObject::invokeMethod(this, [this, done, total] { emit progress(done, total); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
   };
 
   auto work = [request = std::move(request), cancelFlag, report]() {
@@ -54,7 +53,8 @@ void EvalJob::start(EvalRequest request) {
       } else if (!request.qrelsFile.isEmpty()) {
         auto loaded = core::readTrecQrels(request.qrelsFile.toStdString(), options);
         out.report.merge(loaded.report, options.maxStoredDiagnostics);
-        if (loaded.report.ok()) out.qrels = std::make_shared<const core::Qrels>(std::move(loaded.value));
+        if (loaded.report.ok())
+          out.qrels = std::make_shared<const core::Qrels>(std::move(loaded.value));
       } else if (request.dataset) {
         // Aliasing pointer: shares ownership of the dataset, points at its qrels.
         out.qrels = std::shared_ptr<const core::Qrels>(request.dataset, &request.dataset->qrels);
@@ -62,13 +62,15 @@ void EvalJob::start(EvalRequest request) {
       report();
       for (std::size_t i : request.datasetRuns) {
         if (request.dataset && i < request.dataset->runs.size())
-          out.runs.push_back(std::shared_ptr<const core::Run>(request.dataset, &request.dataset->runs[i]));
+          out.runs.push_back(
+              std::shared_ptr<const core::Run>(request.dataset, &request.dataset->runs[i]));
       }
       for (const QString& file : request.runFiles) {
         if (cancelFlag->load()) break;
         auto loaded = core::readTrecRun(file.toStdString(), options);
         out.report.merge(loaded.report, options.maxStoredDiagnostics);
-        if (loaded.report.ok()) out.runs.push_back(std::make_shared<const core::Run>(std::move(loaded.value)));
+        if (loaded.report.ok())
+          out.runs.push_back(std::make_shared<const core::Run>(std::move(loaded.value)));
         report();
       }
       if (out.qrels) {
@@ -88,8 +90,9 @@ void EvalJob::start(EvalRequest request) {
                        options.maxStoredDiagnostics);
       }
     } catch (const std::exception& e) {
-      out.report.add({core::Severity::Error, {}, 0, "evaluation", std::string("internal error: ") + e.what()},
-                     options.maxStoredDiagnostics);
+      out.report.add(
+          {core::Severity::Error, {}, 0, "evaluation", std::string("internal error: ") + e.what()},
+          options.maxStoredDiagnostics);
     }
     out.cancelled = cancelFlag->load();
     out.runs.resize(out.results.size());  // a run without a result (cancelled) is not shown

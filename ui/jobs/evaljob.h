@@ -10,7 +10,6 @@
 #include <QString>
 #include <QStringList>
 #include <QThreadPool>
-
 #include <atomic>
 #include <memory>
 #include <vector>

@@ -2,7 +2,6 @@
 
 #include <QElapsedTimer>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <chrono>
 #include <exception>
 
@@ -25,8 +24,7 @@ void LoadJob::cancel() {
   if (m_cancel) m_cancel->store(true);
 }
 
-void LoadJob::start(QString name, std::vector<core::DatasetPart> parts,
-                    core::LoadOptions options) {
+void LoadJob::start(QString name, std::vector<core::DatasetPart> parts, core::LoadOptions options) {
   // Supersede a running load: stop it, forget its watcher (it deletes itself when done).
   if (m_cancel) m_cancel->store(true);
   if (m_watcher) {
@@ -78,9 +76,10 @@ void LoadJob::start(QString name, std::vector<core::DatasetPart> parts,
     } catch (const std::exception& e) {
       // Loaders report bad input as diagnostics; anything thrown is a bug or exhaustion (e.g.
       // bad_alloc). Surface it in the Issues dock rather than losing the worker's exception.
-      result.report.add({core::Severity::Error, parts.empty() ? std::string() : parts.front().path.string(),
-                         0, "load", std::string("internal error: ") + e.what()},
-                        options.maxStoredDiagnostics);
+      result.report.add(
+          {core::Severity::Error, parts.empty() ? std::string() : parts.front().path.string(), 0,
+           "load", std::string("internal error: ") + e.what()},
+          options.maxStoredDiagnostics);
       result.report.stopped = true;
     }
     result.elapsedMs = timer.elapsed();

@@ -8,7 +8,6 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
-
 #include <atomic>
 #include <memory>
 #include <vector>

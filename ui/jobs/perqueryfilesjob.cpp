@@ -5,11 +5,14 @@
 
 namespace ragscope::ui {
 
-PerQueryFilesJob::PerQueryFilesJob(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
+PerQueryFilesJob::PerQueryFilesJob(QObject* parent) : QObject(parent) {
+  m_pool.setMaxThreadCount(1);
+}
 
 PerQueryFilesJob::~PerQueryFilesJob() { m_pool.waitForDone(); }
 
-void PerQueryFilesJob::start(const QStringList& files, const core::LoadOptions& options, bool reportEmpty) {
+void PerQueryFilesJob::start(const QStringList& files, const core::LoadOptions& options,
+                             bool reportEmpty) {
   ++m_pending;
   auto* watcher = new QFutureWatcher<PerQueryRuns>(this);
   connect(watcher, &QFutureWatcher<PerQueryRuns>::finished, this, [this, watcher] {

@@ -3,20 +3,24 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMetaObject>
-#include <QProgressBar>
 #include <QPointer>
+#include <QProgressBar>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace ragscope::ui {
 
-void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done, quint64 total) {
+void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done,
+                           quint64 total) {
   if (bar) {
     bar->setRange(0, total ? 1000 : 0);
     bar->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
   }
   const QLocale l;
-  status->setText(indexing ? QObject::tr("Building the BM25 index: %1 of %2 documents").arg(l.toString(done), l.toString(total))
-                           : QObject::tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+  status->setText(
+      indexing
+          ? QObject::tr("Building the BM25 index: %1 of %2 documents")
+                .arg(l.toString(done), l.toString(total))
+          : QObject::tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
 }
 
 RetrieverJob::RetrieverJob(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
@@ -36,9 +40,9 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
   m_stop = std::stop_source();
   QPointer<RetrieverJob> self(this);
   const std::stop_token stop = m_stop.get_token();
-  (void)QtConcurrent::run(&m_pool, [self, stop, spec = std::move(spec), dataset = std::move(dataset),
-                                    firstPath = std::move(firstPath), text = query.toStdString(), k,
-                                    apiKey = std::move(apiKey)] {
+  (void)QtConcurrent::run(&m_pool, [self, stop, spec = std::move(spec),
+                                    dataset = std::move(dataset), firstPath = std::move(firstPath),
+                                    text = query.toStdString(), k, apiKey = std::move(apiKey)] {
     core::IndexBuildOptions io;
     io.stop = stop;
     io.progress = [self](std::uint64_t done, std::uint64_t total) {
@@ -47,11 +51,14 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
     };
     auto probe = std::make_shared<const core::RetrieverProbe>(
         core::probeRetriever(spec, *dataset, firstPath, text, std::size_t(k), io, apiKey));
-    QMetaObject::invokeMethod(self, [self, probe] {
-      if (!self) return;
-      self->m_running = false;
-      emit self->tested(probe);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, probe] {
+          if (!self) return;
+          self->m_running = false;
+          emit self->tested(probe);
+        },
+        Qt::QueuedConnection);
   });
 }
 
@@ -72,15 +79,20 @@ void RetrieverJob::run(core::RetrieverSpec spec, std::shared_ptr<const core::Dat
     if (self) emit self->progress(Phase::Retrieve, done, total);
     return true;
   };
-  (void)QtConcurrent::run(&m_pool, [self, spec = std::move(spec), dataset = std::move(dataset),
-                                    firstPath = std::move(firstPath), options = std::move(options)] {
-    auto result = std::make_shared<const core::RetrieveJobResult>(core::runRetrieveJob(spec, *dataset, firstPath, options));
-    QMetaObject::invokeMethod(self, [self, result] {
-      if (!self) return;
-      self->m_running = false;
-      emit self->finished(result);
-    }, Qt::QueuedConnection);
-  });
+  (void)QtConcurrent::run(&m_pool,
+                          [self, spec = std::move(spec), dataset = std::move(dataset),
+                           firstPath = std::move(firstPath), options = std::move(options)] {
+                            auto result = std::make_shared<const core::RetrieveJobResult>(
+                                core::runRetrieveJob(spec, *dataset, firstPath, options));
+                            QMetaObject::invokeMethod(
+                                self,
+                                [self, result] {
+                                  if (!self) return;
+                                  self->m_running = false;
+                                  emit self->finished(result);
+                                },
+                                Qt::QueuedConnection);
+                          });
 }
 
 }  // namespace ragscope::ui

@@ -7,7 +7,6 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
-
 #include <filesystem>
 #include <memory>
 #include <stop_token>
@@ -21,7 +20,8 @@ namespace ragscope::ui {
 
 // A retrieval step's progress, shown alike on every page: the bar in per mille (busy while the
 // total is unknown; none: text only) and one line of text.
-void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done, quint64 total);
+void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done,
+                           quint64 total);
 
 class RetrieverJob : public QObject {
   Q_OBJECT
@@ -33,11 +33,12 @@ class RetrieverJob : public QObject {
 
   // One query (k hits).
   // `apiKey`: the key in memory (keychain), or empty to use the spec's environment variable.
-  void test(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset, std::filesystem::path firstPath,
-            QString query, int k, std::function<std::string()> apiKey = {});
+  void test(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
+            std::filesystem::path firstPath, QString query, int k,
+            std::function<std::string()> apiKey = {});
   // Every query; the run goes to options.out (resumable there for es/http).
-  void run(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset, std::filesystem::path firstPath,
-           core::RetrieveJobOptions options);
+  void run(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
+           std::filesystem::path firstPath, core::RetrieveJobOptions options);
   void cancel();
   bool isRunning() const { return m_running; }
 

@@ -4,7 +4,6 @@
 #include <QPointer>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -36,7 +35,6 @@ QString& runsFolderOverride() {
   return folder;
 }
 
-
 }  // namespace
 
 void setRunsFolderOverride(const QString& folder) { runsFolderOverride() = folder; }
@@ -45,7 +43,8 @@ QString runsFolder() {
   QString dir = runsFolderOverride();
   if (dir.isEmpty()) dir = Preferences::runsFolder.get();
   if (dir.isEmpty())
-    dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("runs"));
+    dir = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+              .filePath(QStringLiteral("runs"));
   return dir;
 }
 
@@ -89,7 +88,8 @@ bool RunJob::start(RunJobRequest request) {
   m_kind = request.spec ? q(std::string(core::eval::jobKindName(request.spec->kind))) : QString();
   m_storePath = request.resumeStore;
   m_budget = request.spec ? request.spec->limits.budgetUsd : request.overrides.budgetUsd;
-  m_heuristic = request.spec ? core::llm::isOfflineEndpoint(request.spec->endpoint) : request.heuristic;
+  m_heuristic =
+      request.spec ? core::llm::isOfflineEndpoint(request.spec->endpoint) : request.heuristic;
   m_last = {};
 
   // Callbacks run on the worker (or the engine's threads): they only post to this object.
@@ -98,33 +98,43 @@ bool RunJob::start(RunJobRequest request) {
   callbacks.stop = m_stop.get_token();
   callbacks.stageStarted = [self](core::eval::JobKind kind, const std::filesystem::path& store) {
     const QString k = q(std::string(core::eval::jobKindName(kind))), path = q(store.string());
-    QMetaObject::invokeMethod(self.data(), [self, k, path] {
-      if (!self) return;
-      self->m_kind = k;
-      self->m_storePath = path;
-      emit self->stageStarted(k, path);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, k, path] {
+          if (!self) return;
+          self->m_kind = k;
+          self->m_storePath = path;
+          emit self->stageStarted(k, path);
+        },
+        Qt::QueuedConnection);
   };
   using Clock = std::chrono::steady_clock;
   auto reporter = [self](RetrievePhase phase) {
-    return [self, phase, last = Clock::time_point{}](std::uint64_t done, std::uint64_t total) mutable {
-      const auto now = Clock::now();
-      if (now - last >= std::chrono::milliseconds(100) || done >= total) {
-        last = now;
-        QMetaObject::invokeMethod(self.data(), [self, phase, done, total] {
-          if (self) emit self->retrieveProgress(phase, done, total);
-        }, Qt::QueuedConnection);
-      }
-      return true;  // cancel goes through the stop token
-    };
+    return
+        [self, phase, last = Clock::time_point{}](std::uint64_t done, std::uint64_t total) mutable {
+          const auto now = Clock::now();
+          if (now - last >= std::chrono::milliseconds(100) || done >= total) {
+            last = now;
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, phase, done, total] {
+                  if (self) emit self->retrieveProgress(phase, done, total);
+                },
+                Qt::QueuedConnection);
+          }
+          return true;  // cancel goes through the stop token
+        };
   };
   callbacks.indexProgress = reporter(RetrievePhase::Index);
   callbacks.retrieveProgress = reporter(RetrievePhase::Retrieve);
   callbacks.retrieved = [self](const core::eval::RetrievedRun& run) {
     auto copy = std::make_shared<const core::eval::RetrievedRun>(run);
-    QMetaObject::invokeMethod(self.data(), [self, copy] {
-      if (self) emit self->retrieved(copy);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, copy] {
+          if (self) emit self->retrieved(copy);
+        },
+        Qt::QueuedConnection);
   };
 
   std::shared_ptr<Relay> relay = m_relay;
@@ -142,15 +152,21 @@ bool RunJob::start(RunJobRequest request) {
     try {
       auto result = std::make_shared<core::eval::JobResult>();
       if (request.spec) {
-        const core::eval::JobPlan plan = core::eval::planJob(*request.spec, *request.dataset, callbacks);
-        if (plan.retrieved) out.retrieved = std::make_shared<const core::eval::RetrievedRun>(*plan.retrieved);
+        const core::eval::JobPlan plan =
+            core::eval::planJob(*request.spec, *request.dataset, callbacks);
+        if (plan.retrieved)
+          out.retrieved = std::make_shared<const core::eval::RetrievedRun>(*plan.retrieved);
         out.cancelledBeforeCalls = plan.cancelled;
-        *result = core::eval::runJob(plan, *request.spec, request.execution, request.results, callbacks);
+        *result =
+            core::eval::runJob(plan, *request.spec, request.execution, request.results, callbacks);
       } else {
         std::string error;
-        auto stored = core::eval::openStoredJob(request.resumeStore.toStdString(), request.overrides, &error);
-        if (!stored) result->error = error;
-        else *result = core::eval::resumeJob(*stored, request.execution, request.results, callbacks);
+        auto stored =
+            core::eval::openStoredJob(request.resumeStore.toStdString(), request.overrides, &error);
+        if (!stored)
+          result->error = error;
+        else
+          *result = core::eval::resumeJob(*stored, request.execution, request.results, callbacks);
       }
       out.started = result->started();
       if (out.started) {

@@ -11,7 +11,8 @@
 //   auto* job = new RunJob(this);
 //   connect(job, &RunJob::finished, ...);
 //   job->start(std::move(r));
-//   job->cancel();                                  // the engine stops, in-flight calls are aborted
+//   job->cancel();                                  // the engine stops, in-flight calls are
+//   aborted
 //
 // Every RunJob announces itself through RunJobHub::instance()->jobStarted(), which is how the
 // jobs dock shows jobs started by any page.
@@ -21,7 +22,6 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
-
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -44,7 +44,7 @@ struct RunJobRequest {
 };
 
 struct RunJobOutcome {
-  bool started = false;  // at least one stage ran
+  bool started = false;            // at least one stage ran
   core::eval::RunSummary summary;  // the last stage's
   core::store::RunCounts counts;   // the last stage's
   QString status;                  // the last stage's stored status

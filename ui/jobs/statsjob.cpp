@@ -2,7 +2,6 @@
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <exception>
 
 namespace ragscope::ui {

@@ -13,7 +13,6 @@
 
 #include <QObject>
 #include <QThreadPool>
-
 #include <atomic>
 #include <functional>
 #include <memory>

@@ -16,7 +16,6 @@
 #include <QObject>
 #include <QPointer>
 #include <QWidget>
-
 #include <atomic>
 #include <functional>
 #include <memory>

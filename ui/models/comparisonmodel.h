@@ -6,7 +6,6 @@
 
 #include <QAbstractTableModel>
 #include <QString>
-
 #include <string>
 #include <vector>
 
@@ -32,7 +31,23 @@ class ComparisonModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   static constexpr int SortRole = Qt::UserRole;
-  enum Column { Measure, RunA, RunB, N, MeanA, MeanB, Diff, Ci, P, PHolm, PT, PTHolm, Wtl, Tau, ColumnCount };
+  enum Column {
+    Measure,
+    RunA,
+    RunB,
+    N,
+    MeanA,
+    MeanB,
+    Diff,
+    Ci,
+    P,
+    PHolm,
+    PT,
+    PTHolm,
+    Wtl,
+    Tau,
+    ColumnCount
+  };
 
   explicit ComparisonModel(QObject* parent = nullptr);
 

@@ -3,8 +3,8 @@
 #include <QApplication>
 #include <QFileInfo>
 #include <QStyle>
-
 #include <algorithm>
+
 #include "ui/textutil.h"
 
 namespace ragscope::ui {
@@ -53,33 +53,45 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Severity: return error ? tr("error") : tr("warning");
-        case File: return QFileInfo(q(d.file)).fileName();
-        case Line: return d.line > 0 ? QVariant(qulonglong(d.line)) : QVariant(QString());
-        case Field: return q(d.field);
-        case Problem: return q(d.problem);
+        case Severity:
+          return error ? tr("error") : tr("warning");
+        case File:
+          return QFileInfo(q(d.file)).fileName();
+        case Line:
+          return d.line > 0 ? QVariant(qulonglong(d.line)) : QVariant(QString());
+        case Field:
+          return q(d.field);
+        case Problem:
+          return q(d.problem);
       }
       break;
     case SortRole:
       switch (index.column()) {
-        case Severity: return error ? 0 : 1;
-        case File: return q(d.file);
-        case Line: return qulonglong(d.line);
-        case Field: return q(d.field);
-        case Problem: return q(d.problem);
+        case Severity:
+          return error ? 0 : 1;
+        case File:
+          return q(d.file);
+        case Line:
+          return qulonglong(d.line);
+        case Field:
+          return q(d.field);
+        case Problem:
+          return q(d.problem);
       }
       break;
     case Qt::DecorationRole:
       // Icons need a QApplication (the model also runs under QCoreApplication in tools).
       if (index.column() == Severity && qobject_cast<QApplication*>(QCoreApplication::instance()))
         return QApplication::style()->standardIcon(error ? QStyle::SP_MessageBoxCritical
-                                                 : QStyle::SP_MessageBoxWarning);
+                                                         : QStyle::SP_MessageBoxWarning);
       break;
-    case Qt::ToolTipRole: return q(d.toString());
+    case Qt::ToolTipRole:
+      return q(d.toString());
     case Qt::TextAlignmentRole:
       if (index.column() == Line) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       break;
-    default: break;
+    default:
+      break;
   }
   return {};
 }
@@ -88,11 +100,16 @@ QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, 
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
     return QAbstractTableModel::headerData(section, orientation, role);
   switch (section) {
-    case Severity: return tr("Severity");
-    case File: return tr("File");
-    case Line: return tr("Line");
-    case Field: return tr("Field");
-    case Problem: return tr("Problem");
+    case Severity:
+      return tr("Severity");
+    case File:
+      return tr("File");
+    case Line:
+      return tr("Line");
+    case Field:
+      return tr("Field");
+    case Problem:
+      return tr("Problem");
   }
   return {};
 }

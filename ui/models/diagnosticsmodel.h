@@ -2,7 +2,6 @@
 // Load diagnostics as a table: severity, file, line, field, problem.
 
 #include <QAbstractTableModel>
-
 #include <vector>
 
 #include "core/data/diagnostic.h"

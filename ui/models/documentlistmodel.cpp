@@ -13,27 +13,29 @@ QString fromStd(std::string_view s) { return QString::fromUtf8(s.data(), qsizety
 
 DocumentListModel::DocumentListModel(QObject* parent)
     : QAbstractTableModel(parent), m_previews(new PreviewCache(this)) {
-  connect(m_previews, &PreviewCache::ready, this, [this](const std::vector<std::size_t>& positions) {
-    // The rows read (a screenful, mostly one run), as runs of consecutive rows: a range over the
-    // whole column would have a proxy or view look at millions of rows.
-    std::vector<int> rows;
-    for (std::size_t p : positions) {
-      if (!m_positions) {
-        rows.push_back(int(p));
-      } else {
-        for (std::size_t r = 0; r < m_positions->size(); ++r)
-          if ((*m_positions)[r] == p) rows.push_back(int(r));
-      }
-    }
-    std::sort(rows.begin(), rows.end());
-    for (std::size_t i = 0; i < rows.size();) {
-      std::size_t j = i + 1;
-      while (j < rows.size() && rows[j] <= rows[j - 1] + 1) ++j;
-      if (rows[j - 1] < rowCount())
-        emit dataChanged(index(rows[i], Preview), index(rows[j - 1], Preview), {Qt::DisplayRole, Qt::ToolTipRole});
-      i = j;
-    }
-  });
+  connect(m_previews, &PreviewCache::ready, this,
+          [this](const std::vector<std::size_t>& positions) {
+            // The rows read (a screenful, mostly one run), as runs of consecutive rows: a range
+            // over the whole column would have a proxy or view look at millions of rows.
+            std::vector<int> rows;
+            for (std::size_t p : positions) {
+              if (!m_positions) {
+                rows.push_back(int(p));
+              } else {
+                for (std::size_t r = 0; r < m_positions->size(); ++r)
+                  if ((*m_positions)[r] == p) rows.push_back(int(r));
+              }
+            }
+            std::sort(rows.begin(), rows.end());
+            for (std::size_t i = 0; i < rows.size();) {
+              std::size_t j = i + 1;
+              while (j < rows.size() && rows[j] <= rows[j - 1] + 1) ++j;
+              if (rows[j - 1] < rowCount())
+                emit dataChanged(index(rows[i], Preview), index(rows[j - 1], Preview),
+                                 {Qt::DisplayRole, Qt::ToolTipRole});
+              i = j;
+            }
+          });
 }
 
 void DocumentListModel::setDataset(std::shared_ptr<const core::Dataset> dataset) {
@@ -47,7 +49,8 @@ void DocumentListModel::setDataset(std::shared_ptr<const core::Dataset> dataset)
     // Titles, sources and pages come from documents held in memory, or from a side index's
     // titles: the first few thousand rows tell (a 5.9M-page source is not walked here).
     const auto& corpus = m_dataset->corpus;
-    for (std::size_t i = corpus.inMemorySize(); i < corpus.size() && i < corpus.inMemorySize() + 5000; ++i)
+    for (std::size_t i = corpus.inMemorySize();
+         i < corpus.size() && i < corpus.inMemorySize() + 5000; ++i)
       m_hasData[Title] = m_hasData[Title] || !corpus.titleAt(i).empty();
     for (std::size_t i = 0; i < corpus.inMemorySize(); ++i) {
       const core::Document& d = corpus.inMemory(i);
@@ -82,7 +85,8 @@ bool DocumentListModel::isColumnEmpty(int column) const {
 std::size_t DocumentListModel::positionAt(int row) const {
   if (row < 0) return std::size_t(-1);
   if (!m_positions) return std::size_t(row);
-  return std::size_t(row) < m_positions->size() ? (*m_positions)[std::size_t(row)] : std::size_t(-1);
+  return std::size_t(row) < m_positions->size() ? (*m_positions)[std::size_t(row)]
+                                                : std::size_t(-1);
 }
 
 std::optional<core::Document> DocumentListModel::document(int row) const {
@@ -137,7 +141,8 @@ QVariant DocumentListModel::data(const QModelIndex& index, int role) const {
     return {};
   const int column = index.column();
   if (role == Qt::TextAlignmentRole) {
-    if (column == Page || column == Chars) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (column == Page || column == Chars)
+      return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     return {};
   }
   if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
@@ -154,7 +159,8 @@ QVariant DocumentListModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   switch (column) {
-    case Id: return fromStd(corpus.idAt(p));
+    case Id:
+      return fromStd(corpus.idAt(p));
     case Title: {
       QString title = fromStd(corpus.titleAt(p).substr(0, 400));
       title.replace(QLatin1Char('\n'), QLatin1Char(' '));
@@ -168,33 +174,44 @@ QVariant DocumentListModel::data(const QModelIndex& index, int role) const {
       line.replace(QLatin1Char('\n'), QLatin1Char(' '));
       return line.left(200);
     }
-    default: break;
+    default:
+      break;
   }
   const core::Document d = corpus.at(p);
   switch (column) {
-    case Source: return fromStd(d.parentId);
+    case Source:
+      return fromStd(d.parentId);
     case Page:
       if (role == SortRole) return d.page;
       return d.page > 0 ? QVariant(d.page) : QVariant(QString());
-    case Chars: return qulonglong(d.textSize());
-    default: break;
+    case Chars:
+      return qulonglong(d.textSize());
+    default:
+      break;
   }
   return {};
 }
 
 QVariant DocumentListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Chars)
-    return tr("Length of the text in bytes (UTF-8); for a text left in a JSON corpus file, the length of "
-              "its JSON form, a little more");
+    return tr(
+        "Length of the text in bytes (UTF-8); for a text left in a JSON corpus file, the length of "
+        "its JSON form, a little more");
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
     return QAbstractTableModel::headerData(section, orientation, role);
   switch (section) {
-    case Id: return tr("Id");
-    case Title: return tr("Title");
-    case Source: return tr("Source");
-    case Page: return tr("Page");
-    case Chars: return tr("Chars");
-    case Preview: return tr("Text");
+    case Id:
+      return tr("Id");
+    case Title:
+      return tr("Title");
+    case Source:
+      return tr("Source");
+    case Page:
+      return tr("Page");
+    case Chars:
+      return tr("Chars");
+    case Preview:
+      return tr("Text");
   }
   return {};
 }
@@ -216,14 +233,18 @@ bool DocumentFilterProxyModel::lessThan(const QModelIndex& left, const QModelInd
   const auto b = model->document(right.row());
   if (!a || !b) return false;
   switch (left.column()) {
-    case DocumentListModel::Id: return compareIds(a->id, b->id) < 0;
-    case DocumentListModel::Title: return a->title < b->title;
+    case DocumentListModel::Id:
+      return compareIds(a->id, b->id) < 0;
+    case DocumentListModel::Title:
+      return a->title < b->title;
     case DocumentListModel::Source:
       if (a->parentId != b->parentId) return a->parentId < b->parentId;
       if (a->page != b->page) return a->page < b->page;
       return a->chunk < b->chunk;
-    case DocumentListModel::Page: return a->page < b->page;
-    case DocumentListModel::Chars: return a->textSize() < b->textSize();
+    case DocumentListModel::Page:
+      return a->page < b->page;
+    case DocumentListModel::Chars:
+      return a->textSize() < b->textSize();
     case DocumentListModel::Preview:
       // Texts left in their file (a big collection) are not read back to be sorted: a sort would
       // read each one log(n) times on the GUI thread. Such rows keep their order.

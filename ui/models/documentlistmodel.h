@@ -6,7 +6,6 @@
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
-
 #include <array>
 #include <memory>
 #include <optional>

@@ -10,9 +10,11 @@ bool isBigCorpus(const core::Corpus& corpus) {
 
 PrefixMatches findByPrefix(const core::Corpus& corpus, std::string_view prefix, std::size_t limit) {
   PrefixMatches out;
-  while (!prefix.empty() && (prefix.front() == ' ' || prefix.front() == '\t')) prefix.remove_prefix(1);
+  while (!prefix.empty() && (prefix.front() == ' ' || prefix.front() == '\t'))
+    prefix.remove_prefix(1);
   std::string_view idPrefix = prefix;
-  while (!idPrefix.empty() && (idPrefix.back() == ' ' || idPrefix.back() == '\t')) idPrefix.remove_suffix(1);
+  while (!idPrefix.empty() && (idPrefix.back() == ' ' || idPrefix.back() == '\t'))
+    idPrefix.remove_suffix(1);
   if (idPrefix.empty() || limit == 0) return out;
   // One more than shown of each kind tells whether there are more.
   out.positions = corpus.withPrefix(idPrefix, false, limit + 1);

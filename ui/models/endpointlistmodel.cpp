@@ -2,7 +2,6 @@
 
 #include <QBrush>
 #include <QColor>
-
 #include <nlohmann/json.hpp>
 
 #include "core/llm/llmjson.h"
@@ -25,7 +24,8 @@ int EndpointListModel::columnCount(const QModelIndex& parent) const {
 QString EndpointListModel::keySourceText(const core::llm::EndpointConfig& c) {
   if (core::llm::isOfflineEndpoint(c)) return tr("not needed");
   QStringList parts;
-  if (!c.keychainEntry.empty()) parts << tr("keychain \"%1\"").arg(QString::fromStdString(c.keychainEntry));
+  if (!c.keychainEntry.empty())
+    parts << tr("keychain \"%1\"").arg(QString::fromStdString(c.keychainEntry));
   if (!c.apiKeyEnv.empty()) parts << tr("$%1").arg(QString::fromStdString(c.apiKeyEnv));
   return parts.isEmpty() ? tr("none") : parts.join(tr(", else "));
 }
@@ -36,15 +36,21 @@ QVariant EndpointListModel::data(const QModelIndex& index, int role) const {
   const auto& t = m_tests[std::size_t(index.row())];
   if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
     switch (index.column()) {
-      case Name: return QString::fromStdString(c.name);
-      case Kind: return QString::fromUtf8(core::llm::endpointKindName(c.kind).data());
+      case Name:
+        return QString::fromStdString(c.name);
+      case Kind:
+        return QString::fromUtf8(core::llm::endpointKindName(c.kind).data());
       case BaseUrl:
         return core::llm::isOfflineEndpoint(c) ? tr("offline (heuristic, no server)")
                                                : QString::fromStdString(c.baseUrl);
-      case Model: return QString::fromStdString(c.model);
-      case Key: return keySourceText(c);
-      case LastTest: return t.tested ? t.text : (role == Qt::ToolTipRole ? tr("not tested yet") : QString());
-      default: return {};
+      case Model:
+        return QString::fromStdString(c.model);
+      case Key:
+        return keySourceText(c);
+      case LastTest:
+        return t.tested ? t.text : (role == Qt::ToolTipRole ? tr("not tested yet") : QString());
+      default:
+        return {};
     }
   }
   if (role == Qt::ForegroundRole && index.column() == LastTest && t.tested)
@@ -55,13 +61,20 @@ QVariant EndpointListModel::data(const QModelIndex& index, int role) const {
 QVariant EndpointListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Name: return tr("Name");
-    case Kind: return tr("Kind");
-    case BaseUrl: return tr("Base URL");
-    case Model: return tr("Model");
-    case Key: return tr("API key from");
-    case LastTest: return tr("Last test");
-    default: return {};
+    case Name:
+      return tr("Name");
+    case Kind:
+      return tr("Kind");
+    case BaseUrl:
+      return tr("Base URL");
+    case Model:
+      return tr("Model");
+    case Key:
+      return tr("API key from");
+    case LastTest:
+      return tr("Last test");
+    default:
+      return {};
   }
 }
 
@@ -137,7 +150,8 @@ QString EndpointListModel::toJsonText(const std::vector<core::llm::EndpointConfi
   return QString::fromStdString(array.dump());
 }
 
-std::vector<core::llm::EndpointConfig> EndpointListModel::fromJsonText(const QString& text, QString* message) {
+std::vector<core::llm::EndpointConfig> EndpointListModel::fromJsonText(const QString& text,
+                                                                       QString* message) {
   std::vector<core::llm::EndpointConfig> list;
   if (text.trimmed().isEmpty()) return list;
   const auto j = nlohmann::json::parse(text.toStdString(), nullptr, false);
@@ -153,7 +167,8 @@ std::vector<core::llm::EndpointConfig> EndpointListModel::fromJsonText(const QSt
       ++unreadable;
     }
   }
-  if (unreadable && message) *message = tr("%n saved endpoint(s) could not be read and were left out", "", unreadable);
+  if (unreadable && message)
+    *message = tr("%n saved endpoint(s) could not be read and were left out", "", unreadable);
   return list;
 }
 

@@ -6,7 +6,6 @@
 
 #include <QAbstractTableModel>
 #include <QString>
-
 #include <vector>
 
 #include "core/llm/provider.h"
@@ -23,7 +22,8 @@ class EndpointListModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
   const std::vector<core::llm::EndpointConfig>& endpoints() const { return m_endpoints; }
   const core::llm::EndpointConfig* endpoint(int row) const;

@@ -54,11 +54,12 @@ void EvalSummaryModel::setResults(const std::vector<core::EvalResult>* results) 
   endResetModel();
 }
 
-void EvalSummaryModel::setIntervals(std::vector<std::map<std::string, core::stats::Interval>> intervals,
-                                    double level) {
+void EvalSummaryModel::setIntervals(
+    std::vector<std::map<std::string, core::stats::Interval>> intervals, double level) {
   m_intervals = std::move(intervals);
   m_level = level;
-  if (rowCount() > 0 && columnCount() > 2) emit dataChanged(index(0, 2), index(rowCount() - 1, columnCount() - 1));
+  if (rowCount() > 0 && columnCount() > 2)
+    emit dataChanged(index(0, 2), index(rowCount() - 1, columnCount() - 1));
   emit headerDataChanged(Qt::Horizontal, 2, std::max(2, columnCount() - 1));
 }
 
@@ -68,7 +69,8 @@ std::string EvalSummaryModel::measureAt(int column) const {
 }
 
 bool EvalSummaryModel::isIntervalColumn(int column) const {
-  return column >= 2 && column - 2 < static_cast<int>(m_columns.size()) && m_columns[column - 2].interval;
+  return column >= 2 && column - 2 < static_cast<int>(m_columns.size()) &&
+         m_columns[column - 2].interval;
 }
 
 int EvalSummaryModel::rowCount(const QModelIndex& parent) const {
@@ -104,7 +106,8 @@ QVariant EvalSummaryModel::data(const QModelIndex& index, int role) const {
     const std::size_t row = static_cast<std::size_t>(index.row());
     const core::stats::Interval* ci = nullptr;
     if (row < m_intervals.size())
-      if (const auto it = m_intervals[row].find(measure); it != m_intervals[row].end()) ci = &it->second;
+      if (const auto it = m_intervals[row].find(measure); it != m_intervals[row].end())
+        ci = &it->second;
     const bool have = ci != nullptr;
     if (role == Qt::DisplayRole) return have ? formatInterval(*ci) : QStringLiteral("…");
     if (role == SortRole) return have ? ci->low : 0.0;

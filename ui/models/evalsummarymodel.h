@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QStringList>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -28,7 +27,8 @@ class EvalSummaryModel : public QAbstractTableModel {
 
   void setResults(const std::vector<core::EvalResult>* results);
   // Per run (parallel to results), measure -> CI. Missing entries show "…" while computing.
-  void setIntervals(std::vector<std::map<std::string, core::stats::Interval>> intervals, double level);
+  void setIntervals(std::vector<std::map<std::string, core::stats::Interval>> intervals,
+                    double level);
   // Measure columns shown (printed names).
   const std::vector<std::string>& measures() const { return m_measures; }
   // The measure of a column (mean or CI column), empty for the run and n columns.

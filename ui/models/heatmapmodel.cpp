@@ -7,8 +7,12 @@ namespace ragscope::ui {
 
 HeatmapModel::HeatmapModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-int HeatmapModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int HeatmapModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_k; }
+int HeatmapModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(m_rows.size());
+}
+int HeatmapModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_k;
+}
 
 QVariant HeatmapModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= m_k) return {};
@@ -25,7 +29,8 @@ QVariant HeatmapModel::data(const QModelIndex& index, int role) const {
     case DocIdRole:
       return doc;
     case Qt::ToolTipRole:
-      if (c >= r.docIds.size()) return tr("query %1 has fewer than %2 documents").arg(r.qid).arg(c + 1);
+      if (c >= r.docIds.size())
+        return tr("query %1 has fewer than %2 documents").arg(r.qid).arg(c + 1);
       return tr("%1, rank %2: %3\nlabel %4")
           .arg(r.qid)
           .arg(c + 1)
@@ -43,7 +48,8 @@ QVariant HeatmapModel::headerData(int section, Qt::Orientation orientation, int 
     if (role == Qt::DisplayRole) return tr("rank %1").arg(section + 1);
     if (role == Qt::ToolTipRole) {
       const double m = rankMean(section);
-      return std::isnan(m) ? tr("no labels") : tr("mean label at rank %1: %2").arg(section + 1).arg(m, 0, 'f', 3);
+      return std::isnan(m) ? tr("no labels")
+                           : tr("mean label at rank %1: %2").arg(section + 1).arg(m, 0, 'f', 3);
     }
     return {};
   }
@@ -60,7 +66,9 @@ void HeatmapModel::setRows(std::vector<HeatmapRow> rows, int k) {
   endResetModel();
 }
 
-const HeatmapRow* HeatmapModel::row(int r) const { return r >= 0 && r < rowCount() ? &m_rows[std::size_t(r)] : nullptr; }
+const HeatmapRow* HeatmapModel::row(int r) const {
+  return r >= 0 && r < rowCount() ? &m_rows[std::size_t(r)] : nullptr;
+}
 
 double HeatmapModel::rankMean(int rank) const {
   double sum = 0.0;

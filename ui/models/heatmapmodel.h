@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QString>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,8 +14,8 @@ namespace ragscope::ui {
 struct HeatmapRow {
   QString qid;
   QString question;
-  std::vector<QString> docIds;                 // per rank
-  std::vector<std::optional<double>> labels;   // per rank; nullopt: no output
+  std::vector<QString> docIds;                // per rank
+  std::vector<std::optional<double>> labels;  // per rank; nullopt: no output
 };
 
 class HeatmapModel : public QAbstractTableModel {
@@ -31,12 +30,14 @@ class HeatmapModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
   void setRows(std::vector<HeatmapRow> rows, int k);
   const HeatmapRow* row(int r) const;
   int k() const { return m_k; }
-  // Mean label of a rank over the queries that have one (NaN when none): the column header's tooltip.
+  // Mean label of a rank over the queries that have one (NaN when none): the column header's
+  // tooltip.
   double rankMean(int rank) const;
 
  private:

@@ -34,7 +34,8 @@ const core::QueryEval* PerQueryEvalModel::queryAt(int row) const {
 }
 
 int PerQueryEvalModel::resultColumn(int column) const {
-  if (!m_result || column < FixedCount || column - FixedCount >= static_cast<int>(m_columns.size())) return -1;
+  if (!m_result || column < FixedCount || column - FixedCount >= static_cast<int>(m_columns.size()))
+    return -1;
   return static_cast<int>(m_columns[column - FixedCount]);
 }
 
@@ -62,10 +63,18 @@ QVariant PerQueryEvalModel::data(const QModelIndex& index, int role) const {
   if (col < FixedCount) {
     long v = 0;
     switch (col) {
-      case Retrieved: v = q->numRet; break;
-      case Relevant: v = q->numRel; break;
-      case RelevantRetrieved: v = q->numRelRet; break;
-      case JudgedRetrieved: v = q->numJudgedRet; break;
+      case Retrieved:
+        v = q->numRet;
+        break;
+      case Relevant:
+        v = q->numRel;
+        break;
+      case RelevantRetrieved:
+        v = q->numRelRet;
+        break;
+      case JudgedRetrieved:
+        v = q->numJudgedRet;
+        break;
     }
     if (role == Qt::DisplayRole) return QString::number(v);
     if (role == SortRole) return static_cast<qlonglong>(v);
@@ -82,21 +91,32 @@ QVariant PerQueryEvalModel::headerData(int section, Qt::Orientation orientation,
   if (orientation != Qt::Horizontal || !m_result) return {};
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case Retrieved: return tr("Documents retrieved (after any depth cut)");
-      case Relevant: return tr("Relevant documents in the qrels (rel >= level)");
-      case RelevantRetrieved: return tr("Relevant documents retrieved");
-      case JudgedRetrieved: return tr("Retrieved documents that have a judgment");
-      default: return {};
+      case Retrieved:
+        return tr("Documents retrieved (after any depth cut)");
+      case Relevant:
+        return tr("Relevant documents in the qrels (rel >= level)");
+      case RelevantRetrieved:
+        return tr("Relevant documents retrieved");
+      case JudgedRetrieved:
+        return tr("Retrieved documents that have a judgment");
+      default:
+        return {};
     }
   }
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Qid: return tr("Query");
-    case Retrieved: return tr("Retrieved");
-    case Relevant: return tr("Relevant");
-    case RelevantRetrieved: return tr("Rel. retrieved");
-    case JudgedRetrieved: return tr("Judged");
-    default: return QString::fromStdString(m_result->columns[m_columns[section - FixedCount]].name);
+    case Qid:
+      return tr("Query");
+    case Retrieved:
+      return tr("Retrieved");
+    case Relevant:
+      return tr("Relevant");
+    case RelevantRetrieved:
+      return tr("Rel. retrieved");
+    case JudgedRetrieved:
+      return tr("Judged");
+    default:
+      return QString::fromStdString(m_result->columns[m_columns[section - FixedCount]].name);
   }
 }
 

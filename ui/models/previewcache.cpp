@@ -3,7 +3,6 @@
 #include <QFutureWatcher>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <utility>
 
 namespace ragscope::ui {
@@ -93,12 +92,13 @@ void PreviewCache::fetch() {
     fetch();
     emit ready(positions);
   });
-  watcher->setFuture(QtConcurrent::run(
-      &m_pool, [dataset = m_dataset, wanted = std::exchange(m_wanted, {})] {
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [dataset = m_dataset, wanted = std::exchange(m_wanted, {})] {
         Previews out;
         out.reserve(wanted.size());
         for (std::size_t p : wanted)
-          out.emplace_back(p, utf8Prefix(dataset->corpus.at(p).textPrefix(kPreviewBytes), kPreviewBytes));
+          out.emplace_back(
+              p, utf8Prefix(dataset->corpus.at(p).textPrefix(kPreviewBytes), kPreviewBytes));
         return out;
       }));
 }

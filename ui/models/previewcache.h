@@ -9,7 +9,6 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
-
 #include <cstddef>
 #include <memory>
 #include <optional>

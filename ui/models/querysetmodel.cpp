@@ -2,7 +2,6 @@
 
 #include <QBrush>
 #include <QColor>
-
 #include <cmath>
 
 #include "ui/models/naturalsort.h"
@@ -11,8 +10,8 @@ namespace ragscope::ui {
 
 namespace {
 // The charts' palette, lightened: a query's row is tinted like its set's distribution.
-const QColor kSetColors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                             QColor(214, 39, 40), QColor(148, 103, 189), QColor(140, 86, 75)};
+const QColor kSetColors[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
+                             QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
 }  // namespace
 
 QuerySetModel::QuerySetModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -82,7 +81,9 @@ int QuerySetModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_qids.size());
 }
 
-int QuerySetModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int QuerySetModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant QuerySetModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -98,16 +99,23 @@ QVariant QuerySetModel::data(const QModelIndex& index, int role) const {
     return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (index.column()) {
-    case Qid: return role == SortRole ? naturalSortKey(QString::fromStdString(qid)) : QString::fromStdString(qid);
+    case Qid:
+      return role == SortRole ? naturalSortKey(QString::fromStdString(qid))
+                              : QString::fromStdString(qid);
     case Value:
-      return role == SortRole ? QVariant(m_values[row]) : QVariant(QString::number(m_values[row], 'f', 4));
+      return role == SortRole ? QVariant(m_values[row])
+                              : QVariant(QString::number(m_values[row], 'f', 4));
     case SplitValue: {
       const auto it = m_split.find(qid);
-      if (it == m_split.end()) return role == SortRole ? QVariant(-INFINITY) : QVariant(QStringLiteral("–"));
-      return role == SortRole ? QVariant(it->second) : QVariant(QString::number(it->second, 'f', 4));
+      if (it == m_split.end())
+        return role == SortRole ? QVariant(-INFINITY) : QVariant(QStringLiteral("–"));
+      return role == SortRole ? QVariant(it->second)
+                              : QVariant(QString::number(it->second, 'f', 4));
     }
-    case Set: return set;
-    default: return {};
+    case Set:
+      return set;
+    default:
+      return {};
   }
 }
 
@@ -117,11 +125,16 @@ QVariant QuerySetModel::headerData(int section, Qt::Orientation orientation, int
     return tr("The sets were split by %1").arg(m_splitTitle);
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Qid: return tr("Query");
-    case Value: return m_valueTitle.isEmpty() ? tr("Value") : m_valueTitle;
-    case SplitValue: return tr("Split value");
-    case Set: return tr("Set");
-    default: return {};
+    case Qid:
+      return tr("Query");
+    case Value:
+      return m_valueTitle.isEmpty() ? tr("Value") : m_valueTitle;
+    case SplitValue:
+      return tr("Split value");
+    case Set:
+      return tr("Set");
+    default:
+      return {};
   }
 }
 

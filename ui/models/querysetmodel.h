@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QStringList>
-
 #include <map>
 #include <string>
 #include <vector>

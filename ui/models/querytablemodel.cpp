@@ -2,7 +2,6 @@
 
 #include <QBrush>
 #include <QColor>
-
 #include <algorithm>
 
 #include "ui/models/naturalsort.h"
@@ -59,9 +58,9 @@ void QueryTableModel::setDataset(std::shared_ptr<const core::Dataset> dataset) {
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const core::Query& q = queries[i];
       m_hasData[Answers] = m_hasData[Answers] || goldAnswerCount(q) > 0;
-      m_hasData[GoldDocs] = m_hasData[GoldDocs] || std::any_of(q.gold.begin(), q.gold.end(), [](const auto& g) {
-                              return !g.provenance.empty();
-                            });
+      m_hasData[GoldDocs] =
+          m_hasData[GoldDocs] || std::any_of(q.gold.begin(), q.gold.end(),
+                                             [](const auto& g) { return !g.provenance.empty(); });
       m_hasData[Judged] = m_hasData[Judged] || m_judged[i] > 0;
       m_hasData[Task] = m_hasData[Task] || !q.task.empty();
       m_hasData[Line] = m_hasData[Line] || q.line > 0;
@@ -69,9 +68,8 @@ void QueryTableModel::setDataset(std::shared_ptr<const core::Dataset> dataset) {
     }
     m_rowsByLine.resize(queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) m_rowsByLine[i] = std::uint32_t(i);
-    std::stable_sort(m_rowsByLine.begin(), m_rowsByLine.end(), [&](auto a, auto b) {
-      return queries[a].line < queries[b].line;
-    });
+    std::stable_sort(m_rowsByLine.begin(), m_rowsByLine.end(),
+                     [&](auto a, auto b) { return queries[a].line < queries[b].line; });
   }
   endResetModel();
 }
@@ -89,8 +87,9 @@ int QueryTableModel::rowForLine(quint64 line) const {
   if (!m_dataset || m_rowsByLine.empty() || line == 0) return -1;
   const auto& queries = m_dataset->queries;
   // First query whose line is greater than `line`; the one before it holds the line.
-  const auto it = std::upper_bound(m_rowsByLine.begin(), m_rowsByLine.end(), line,
-                                   [&](quint64 l, std::uint32_t row) { return l < queries[row].line; });
+  const auto it =
+      std::upper_bound(m_rowsByLine.begin(), m_rowsByLine.end(), line,
+                       [&](quint64 l, std::uint32_t row) { return l < queries[row].line; });
   if (it == m_rowsByLine.begin()) return -1;
   const std::uint32_t row = *std::prev(it);
   return queries[row].line == 0 ? -1 : int(row);
@@ -117,30 +116,45 @@ QVariant QueryTableModel::data(const QModelIndex& index, int role) const {
   if (role == QueryIndexRole) return index.row();
   if (role == Qt::DisplayRole) {
     switch (column) {
-      case Id: return fromStd(q.id);
-      case Text: return oneLine(q.text);
+      case Id:
+        return fromStd(q.id);
+      case Text:
+        return oneLine(q.text);
       case Answers: {
         const std::size_t n = goldAnswerCount(q);
         if (n == 0) return QString();
         const QString first = oneLine(firstAnswer(q), 120);
         return n == 1 ? first : QStringLiteral("%1  (+%2)").arg(first).arg(n - 1);
       }
-      case GoldDocs: return qulonglong(goldDocCount(q));
-      case Judged: return judgedCount(index.row());
-      case Task: return fromStd(q.task);
-      case Line: return qulonglong(q.line);
-      case Flags: return q.flags.empty() ? QString() : oneLine(q.flags.front(), 120);
+      case GoldDocs:
+        return qulonglong(goldDocCount(q));
+      case Judged:
+        return judgedCount(index.row());
+      case Task:
+        return fromStd(q.task);
+      case Line:
+        return qulonglong(q.line);
+      case Flags:
+        return q.flags.empty() ? QString() : oneLine(q.flags.front(), 120);
     }
   } else if (role == SortRole) {
     switch (column) {
-      case Id: return naturalSortKey(fromStd(q.id));
-      case Text: return fromStd(q.text);
-      case Answers: return qulonglong(goldAnswerCount(q));
-      case GoldDocs: return qulonglong(goldDocCount(q));
-      case Judged: return judgedCount(index.row());
-      case Task: return fromStd(q.task);
-      case Line: return qulonglong(q.line);
-      case Flags: return qulonglong(q.flags.size());
+      case Id:
+        return naturalSortKey(fromStd(q.id));
+      case Text:
+        return fromStd(q.text);
+      case Answers:
+        return qulonglong(goldAnswerCount(q));
+      case GoldDocs:
+        return qulonglong(goldDocCount(q));
+      case Judged:
+        return judgedCount(index.row());
+      case Task:
+        return fromStd(q.task);
+      case Line:
+        return qulonglong(q.line);
+      case Flags:
+        return qulonglong(q.flags.size());
     }
   } else if (role == Qt::ToolTipRole) {
     if (column == Text) return oneLine(q.text, 2000);
@@ -159,25 +173,38 @@ QVariant QueryTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant QueryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+  if (orientation != Qt::Horizontal)
+    return QAbstractTableModel::headerData(section, orientation, role);
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case GoldDocs: return tr("Distinct provenance documents over all gold outputs");
-      case Judged: return tr("Judgments in the qrels for this query");
-      case Line: return tr("First line of the record in its file");
-      default: break;
+      case GoldDocs:
+        return tr("Distinct provenance documents over all gold outputs");
+      case Judged:
+        return tr("Judgments in the qrels for this query");
+      case Line:
+        return tr("First line of the record in its file");
+      default:
+        break;
     }
   }
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Id: return tr("Id");
-    case Text: return tr("Query");
-    case Answers: return tr("Gold answers");
-    case GoldDocs: return tr("Gold docs");
-    case Judged: return tr("Judged");
-    case Task: return tr("Task");
-    case Line: return tr("Line");
-    case Flags: return tr("Flags");
+    case Id:
+      return tr("Id");
+    case Text:
+      return tr("Query");
+    case Answers:
+      return tr("Gold answers");
+    case GoldDocs:
+      return tr("Gold docs");
+    case Judged:
+      return tr("Judged");
+    case Task:
+      return tr("Task");
+    case Line:
+      return tr("Line");
+    case Flags:
+      return tr("Flags");
   }
   return {};
 }
@@ -206,12 +233,16 @@ bool QueryFilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex&
   const core::Query* b = model->query(right.row());
   if (!a || !b) return false;
   switch (left.column()) {
-    case QueryTableModel::Id: return compareIds(a->id, b->id) < 0;
-    case QueryTableModel::Text: return a->text < b->text;
+    case QueryTableModel::Id:
+      return compareIds(a->id, b->id) < 0;
+    case QueryTableModel::Text:
+      return a->text < b->text;
     case QueryTableModel::Task:
       return a->task != b->task ? a->task < b->task : compareIds(a->id, b->id) < 0;
-    case QueryTableModel::Line: return a->line < b->line;
-    case QueryTableModel::Judged: return model->judgedCount(left.row()) < model->judgedCount(right.row());
+    case QueryTableModel::Line:
+      return a->line < b->line;
+    case QueryTableModel::Judged:
+      return model->judgedCount(left.row()) < model->judgedCount(right.row());
     default:
       return QSortFilterProxyModel::lessThan(left, right);
   }

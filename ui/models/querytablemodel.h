@@ -5,7 +5,6 @@
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
-
 #include <array>
 #include <memory>
 #include <vector>
@@ -44,8 +43,8 @@ class QueryTableModel : public QAbstractTableModel {
 
  private:
   std::shared_ptr<const core::Dataset> m_dataset;
-  std::vector<std::uint32_t> m_judged;        // judgments per query, computed once per dataset
-  std::vector<std::uint32_t> m_rowsByLine;    // query rows ordered by their line
+  std::vector<std::uint32_t> m_judged;      // judgments per query, computed once per dataset
+  std::vector<std::uint32_t> m_rowsByLine;  // query rows ordered by their line
   std::array<bool, ColumnCount> m_hasData{};
 };
 

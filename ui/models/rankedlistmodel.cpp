@@ -3,7 +3,6 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
-
 #include <string>
 #include <unordered_map>
 
@@ -30,7 +29,8 @@ void RankedListModel::setRanking(std::shared_ptr<const core::Run> run, const cor
                                  std::optional<std::size_t> maxDepth, const core::Corpus* corpus) {
   beginResetModel();
   m_run = std::move(run);
-  m_docs = ranking ? core::rankedList(*ranking, judgments, maxDepth) : std::vector<core::RankedDoc>{};
+  m_docs =
+      ranking ? core::rankedList(*ranking, judgments, maxDepth) : std::vector<core::RankedDoc>{};
   m_corpus = corpus;
   m_level = relevanceLevel;
   m_sameDocumentAs.clear();
@@ -118,11 +118,16 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
 QVariant RankedListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Rank: return tr("Rank");
-    case DocId: return tr("Document");
-    case Score: return tr("Score");
-    case Grade: return tr("Grade");
-    case Text: return tr("Text");
+    case Rank:
+      return tr("Rank");
+    case DocId:
+      return tr("Document");
+    case Score:
+      return tr("Score");
+    case Grade:
+      return tr("Grade");
+    case Text:
+      return tr("Text");
   }
   return {};
 }

@@ -4,7 +4,6 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
-
 #include <memory>
 #include <vector>
 

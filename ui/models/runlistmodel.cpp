@@ -6,7 +6,6 @@
 #include <QFileInfo>
 #include <QLocale>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
 
 #include "core/llm/llmjson.h"
@@ -20,22 +19,29 @@ QColor statusColour(const QString& status) {
   if (status.startsWith(QLatin1String("done with"))) return QColor(0xa0, 0x60, 0x00);
   if (status.startsWith(QLatin1String("done"))) return QColor(0x1b, 0x7a, 0x2e);
   if (status.startsWith(QLatin1String("failed"))) return QColor(0xb0, 0x1c, 0x1c);
-  if (status.startsWith(QLatin1String("paused")) || status == QLatin1String("cancelled")) return QColor(0x8a, 0x5a, 0x00);
+  if (status.startsWith(QLatin1String("paused")) || status == QLatin1String("cancelled"))
+    return QColor(0x8a, 0x5a, 0x00);
   if (status.startsWith(QLatin1String("running"))) return QColor(0x1f, 0x5f, 0xb0);
   return {};
 }
 
 }  // namespace
 
-RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) { m_pool.setMaxThreadCount(1); }
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {
+  m_pool.setMaxThreadCount(1);
+}
 
 RunListModel::~RunListModel() {
   if (m_watcher) m_watcher->disconnect(this);
   m_pool.waitForDone();
 }
 
-int RunListModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
-int RunListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RunListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : int(m_rows.size());
+}
+int RunListModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant RunListModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -46,25 +52,34 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
   const std::size_t done = live ? r.progress.done : r.counts.done + r.counts.errors;
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case Run: return QFileInfo(r.path).fileName();
-      case Job: return r.heuristic ? tr("%1 (heuristic)").arg(r.kind) : r.kind;
+      case Run:
+        return QFileInfo(r.path).fileName();
+      case Job:
+        return r.heuristic ? tr("%1 (heuristic)").arg(r.kind) : r.kind;
       case Status:
         if (!r.error.isEmpty()) return tr("unreadable");
-        if (live && total > 0) return tr("running %1 %").arg(100.0 * double(done) / double(total), 0, 'f', 0);
+        if (live && total > 0)
+          return tr("running %1 %").arg(100.0 * double(done) / double(total), 0, 'f', 0);
         // Not running in this window yet stored as running: another process, or a run killed
         // mid-way (which resume continues).
         if (r.status == QLatin1String("running")) return tr("running elsewhere or interrupted");
         return r.status;
-      case Done: return QStringLiteral("%1 / %2").arg(locale.toString(qulonglong(done)), locale.toString(qulonglong(total)));
-      case Errors: return locale.toString(qulonglong(live ? r.progress.errors : r.counts.errors));
+      case Done:
+        return QStringLiteral("%1 / %2").arg(locale.toString(qulonglong(done)),
+                                             locale.toString(qulonglong(total)));
+      case Errors:
+        return locale.toString(qulonglong(live ? r.progress.errors : r.counts.errors));
       case Tokens: {
         const qint64 p = live ? r.progress.promptTokens : r.counts.promptTokens;
         const qint64 c = live ? r.progress.completionTokens : r.counts.completionTokens;
         return QStringLiteral("%1 + %2").arg(locale.toString(p), locale.toString(c));
       }
-      case Cost: return QStringLiteral("$%1").arg(live ? r.progress.costUsd : r.counts.costUsd, 0, 'f', 4);
-      case Updated: return r.updated;
-      default: return {};
+      case Cost:
+        return QStringLiteral("$%1").arg(live ? r.progress.costUsd : r.counts.costUsd, 0, 'f', 4);
+      case Updated:
+        return r.updated;
+      default:
+        return {};
     }
   }
   if (role == Qt::ToolTipRole) {
@@ -85,15 +100,24 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Run: return tr("Run store");
-    case Job: return tr("Job");
-    case Status: return tr("Status");
-    case Done: return tr("Done");
-    case Errors: return tr("Errors");
-    case Tokens: return tr("Tokens (in + out)");
-    case Cost: return tr("Cost");
-    case Updated: return tr("Updated (UTC)");
-    default: return {};
+    case Run:
+      return tr("Run store");
+    case Job:
+      return tr("Job");
+    case Status:
+      return tr("Status");
+    case Done:
+      return tr("Done");
+    case Errors:
+      return tr("Errors");
+    case Tokens:
+      return tr("Tokens (in + out)");
+    case Cost:
+      return tr("Cost");
+    case Updated:
+      return tr("Updated (UTC)");
+    default:
+      return {};
   }
 }
 
@@ -104,7 +128,8 @@ void RunListModel::setFolder(const QString& folder) {
 
 std::vector<RunRow> RunListModel::scan(const QString& folder) {
   std::vector<RunRow> rows;
-  const QFileInfoList files = QDir(folder).entryInfoList({QStringLiteral("*.db")}, QDir::Files, QDir::Name);
+  const QFileInfoList files =
+      QDir(folder).entryInfoList({QStringLiteral("*.db")}, QDir::Files, QDir::Name);
   for (const QFileInfo& f : files) {
     const std::filesystem::path path = f.absoluteFilePath().toStdString();
     if (!core::store::RunStore::looksLikeRunStore(path)) continue;
@@ -122,12 +147,14 @@ std::vector<RunRow> RunListModel::scan(const QString& folder) {
       row.endpoint = record.endpoint;
       row.settings = record.settings;
       row.counts = store.counts();
-      row.heuristic = row.counts.heuristic > 0 || core::llm::isOfflineEndpoint(core::llm::endpointFromJson(record.endpoint));
+      row.heuristic = row.counts.heuristic > 0 ||
+                      core::llm::isOfflineEndpoint(core::llm::endpointFromJson(record.endpoint));
     }
     rows.push_back(std::move(row));
   }
   // Newest first: that is the one people look for.
-  std::stable_sort(rows.begin(), rows.end(), [](const RunRow& a, const RunRow& b) { return a.updated > b.updated; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const RunRow& a, const RunRow& b) { return a.updated > b.updated; });
   return rows;
 }
 
@@ -151,7 +178,8 @@ void RunListModel::refresh() {
           r.progress = old.progress;
         }
     for (const RunRow& old : m_rows)
-      if (old.live && std::none_of(rows.begin(), rows.end(), [&](const RunRow& r) { return r.path == old.path; }))
+      if (old.live && std::none_of(rows.begin(), rows.end(),
+                                   [&](const RunRow& r) { return r.path == old.path; }))
         rows.insert(rows.begin(), old);
     beginResetModel();
     m_rows = std::move(rows);
@@ -165,7 +193,9 @@ void RunListModel::refresh() {
   watcher->setFuture(QtConcurrent::run(&m_pool, [folder = m_folder] { return scan(folder); }));
 }
 
-const RunRow* RunListModel::row(int r) const { return r >= 0 && r < rowCount() ? &m_rows[std::size_t(r)] : nullptr; }
+const RunRow* RunListModel::row(int r) const {
+  return r >= 0 && r < rowCount() ? &m_rows[std::size_t(r)] : nullptr;
+}
 
 int RunListModel::rowOf(const QString& path) const {
   const QString abs = QFileInfo(path).absoluteFilePath();
@@ -174,8 +204,8 @@ int RunListModel::rowOf(const QString& path) const {
   return -1;
 }
 
-void RunListModel::setLive(const QString& path, const QString& kind, const core::eval::Progress& progress,
-                           bool heuristic) {
+void RunListModel::setLive(const QString& path, const QString& kind,
+                           const core::eval::Progress& progress, bool heuristic) {
   int r = rowOf(path);
   if (r < 0) {
     RunRow row;
@@ -194,7 +224,8 @@ void RunListModel::setLive(const QString& path, const QString& kind, const core:
   emit dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 
-void RunListModel::setFinished(const QString& path, const QString& status, const core::store::RunCounts& counts) {
+void RunListModel::setFinished(const QString& path, const QString& status,
+                               const core::store::RunCounts& counts) {
   const int r = rowOf(path);
   if (r < 0) return;
   RunRow& row = m_rows[std::size_t(r)];

@@ -3,14 +3,13 @@
 // last update. The folder is read off the GUI thread (refresh() returns at once; refreshed() says
 // when the rows are in), and jobs running in this session overlay their live progress on their
 // row, so "running 40 %" shows without re-reading the store. Runs made with the offline heuristic
-// providers say so in their Job column ("erag (heuristic)"), as core/llm/README.md asks wherever their
-// output appears.
+// providers say so in their Job column ("erag (heuristic)"), as core/llm/README.md asks wherever
+// their output appears.
 
 #include <QAbstractTableModel>
 #include <QFutureWatcher>
 #include <QString>
 #include <QThreadPool>
-
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -27,9 +26,9 @@ struct RunRow {
   QString updated;
   nlohmann::json endpoint;  // llm::toJson(EndpointConfig): key names only
   nlohmann::json settings;
-  QString error;            // unreadable store
-  bool heuristic = false;   // the offline heuristic providers answered (endpoint "offline")
-  bool live = false;        // a job of this session is running on it
+  QString error;           // unreadable store
+  bool heuristic = false;  // the offline heuristic providers answered (endpoint "offline")
+  bool live = false;       // a job of this session is running on it
   core::eval::Progress progress;
 };
 
@@ -44,7 +43,8 @@ class RunListModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
   QString folder() const { return m_folder; }
   void setFolder(const QString& folder);
@@ -58,7 +58,8 @@ class RunListModel : public QAbstractTableModel {
   void setLive(const QString& path, const QString& kind, const core::eval::Progress& progress,
                bool heuristic = false);
   // The job ended: the row shows `status` and the final counts until the next refresh.
-  void setFinished(const QString& path, const QString& status, const core::store::RunCounts& counts);
+  void setFinished(const QString& path, const QString& status,
+                   const core::store::RunCounts& counts);
 
   // Reads one folder (blocking; the worker's function, public for tests).
   static std::vector<RunRow> scan(const QString& folder);

@@ -60,8 +60,7 @@ void RunSources::showStatusIn(QLabel* status) {
 }
 
 void RunSources::chooseFiles(QWidget* parent) {
-  const QStringList files =
-      QFileDialog::getOpenFileNames(parent, tr("trec_eval -q output files"));
+  const QStringList files = QFileDialog::getOpenFileNames(parent, tr("trec_eval -q output files"));
   if (!files.isEmpty()) addPerQueryFiles(files);
 }
 

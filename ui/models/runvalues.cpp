@@ -1,8 +1,8 @@
 #include "ui/models/runvalues.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-#include <QCoreApplication>
 #include <QRegularExpression>
 
 #include "core/stats/perqueryfile.h"
@@ -55,9 +55,9 @@ QStringList commonMeasures(const std::vector<RunValues>& runs) {
   if (runs.empty()) return out;
   // MeasureTable is ordered by name; trec_eval's order is lost, so put the usual headline
   // measures first and the rest by name.
-  static const QStringList headline = {QStringLiteral("ndcg_cut_10"), QStringLiteral("map"),
-                                       QStringLiteral("recip_rank"), QStringLiteral("P_10"),
-                                       QStringLiteral("recall_100"), QStringLiteral("recall_1000")};
+  static const QStringList headline = {
+      QStringLiteral("ndcg_cut_10"), QStringLiteral("map"),        QStringLiteral("recip_rank"),
+      QStringLiteral("P_10"),        QStringLiteral("recall_100"), QStringLiteral("recall_1000")};
   QStringList rest;
   for (const auto& [name, values] : runs.front().table) {
     bool everywhere = !values.empty();
@@ -76,7 +76,8 @@ QStringList commonMeasures(const std::vector<RunValues>& runs) {
 }
 
 QString measureLabel(const QString& measure) {
-  static const QRegularExpression cut(QStringLiteral("^(ndcg_cut|P|recall|success|map_cut)_(\\d+)$"));
+  static const QRegularExpression cut(
+      QStringLiteral("^(ndcg_cut|P|recall|success|map_cut)_(\\d+)$"));
   const auto m = cut.match(measure);
   if (m.hasMatch()) {
     const QString base = m.captured(1);
@@ -93,19 +94,23 @@ QString measureLabel(const QString& measure) {
   return measure;
 }
 
-PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options, bool reportEmpty) {
+PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
+                              bool reportEmpty) {
   PerQueryRuns out;
   for (const QString& file : files) {
     auto loaded = core::stats::loadPerQueryFile(file.toStdString(), options);
-    for (const auto& d : loaded.report.diagnostics) out.problems << QString::fromStdString(d.toString());
+    for (const auto& d : loaded.report.diagnostics)
+      out.problems << QString::fromStdString(d.toString());
     if (!loaded.report.ok() || loaded.value.empty()) {
       out.allOk = false;
       if (reportEmpty && loaded.value.empty())
-        out.problems << QCoreApplication::translate("RunValues", "%1: no per-query values").arg(file);
+        out.problems
+            << QCoreApplication::translate("RunValues", "%1: no per-query values").arg(file);
       continue;
     }
     const QFileInfo info(file);
-    out.runs.push_back({info.dir().dirName() + QLatin1Char('/') + info.fileName(), file, std::move(loaded.value)});
+    out.runs.push_back(
+        {info.dir().dirName() + QLatin1Char('/') + info.fileName(), file, std::move(loaded.value)});
   }
   return out;
 }

@@ -4,7 +4,6 @@
 
 #include <QString>
 #include <QStringList>
-
 #include <string>
 #include <vector>
 
@@ -17,8 +16,8 @@ namespace ragscope::ui {
 struct EvalOutcome;
 
 struct RunValues {
-  QString name;    // shown in pickers and tables
-  QString source;  // run file, or the per-query file it was read from
+  QString name;                     // shown in pickers and tables
+  QString source;                   // run file, or the per-query file it was read from
   core::stats::MeasureTable table;  // measure -> qid -> value
 };
 
@@ -32,7 +31,8 @@ struct PerQueryRuns {
   QStringList problems;
   bool allOk = true;
 };
-PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options, bool reportEmpty);
+PerQueryRuns readPerQueryRuns(const QStringList& files, const core::LoadOptions& options,
+                              bool reportEmpty);
 
 // Measures present in every given run, in the first run's order.
 QStringList commonMeasures(const std::vector<RunValues>& runs);

@@ -15,7 +15,8 @@ bool allDigits(std::string_view s) {
 }  // namespace
 
 TextMatcher::TextMatcher(const QString& needle) : m_needle(needle.trimmed()) {
-  m_ascii = std::all_of(m_needle.begin(), m_needle.end(), [](QChar c) { return c.unicode() < 128; });
+  m_ascii =
+      std::all_of(m_needle.begin(), m_needle.end(), [](QChar c) { return c.unicode() < 128; });
   if (m_ascii) m_asciiLower = m_needle.toLatin1().toLower();
 }
 
@@ -37,7 +38,8 @@ bool TextMatcher::matches(std::string_view hay) const {
     }
     return false;
   }
-  return QString::fromUtf8(hay.data(), qsizetype(hay.size())).contains(m_needle, Qt::CaseInsensitive);
+  return QString::fromUtf8(hay.data(), qsizetype(hay.size()))
+      .contains(m_needle, Qt::CaseInsensitive);
 }
 
 int compareIds(std::string_view a, std::string_view b) {

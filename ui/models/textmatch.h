@@ -3,7 +3,6 @@
 // row: filters run over a million rows on every keystroke, so the ASCII case stays allocation-free.
 
 #include <QString>
-
 #include <string_view>
 
 namespace ragscope::ui {

@@ -16,13 +16,12 @@
 
 #include "core/claims/agreementreport.h"
 #include "ui/charts/chartwidget.h"
-#include "ui/textutil.h"
 #include "ui/style.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
 namespace {
-
 
 // x 100, two decimals, as RAGChecker's meta_eval.py prints them; with the CI when there is one.
 QString stat(const core::claims::AgreementStat& s) {

@@ -16,8 +16,8 @@
 
 #include "core/claims/claimspans.h"
 #include "core/eval/claimverdicts.h"
-#include "ui/textutil.h"
 #include "ui/style.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
@@ -448,8 +448,7 @@ void ClaimInspector::showCall(int row) {
   if (c.fromCache) head += tr(" · from the cache");
   if (c.heuristic) head += tr(" · offline heuristic judge");
   head += QStringLiteral("</p>");
-  if (!c.error.empty())
-    head += errorHtml(tr("<b>Error:</b> %1").arg(html(c.error)), "p");
+  if (!c.error.empty()) head += errorHtml(tr("<b>Error:</b> %1").arg(html(c.error)), "p");
   m_callText->setHtml(
       head +
       tr("<p><b>Prompt</b></p><pre style='white-space:pre-wrap'>%1</pre><p><b>Raw reply</b></p>"

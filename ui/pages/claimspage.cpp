@@ -12,7 +12,6 @@
 #include <QThreadPool>
 #include <QToolButton>
 #include <QVBoxLayout>
-
 #include <filesystem>
 
 #include "core/eval/projectruns.h"
@@ -212,9 +211,8 @@ bool ClaimsPage::openStore(const QString& path) {
         auto report = std::make_shared<const core::eval::JudgeReport>(std::move(read));
         const bool ok = report->error.empty();
         if (ok) showReport(report, path);
-        m_controls->setStatus(ok ? tr("Showing %1").arg(QFileInfo(path).fileName())
-                                 : q(report->error),
-                              !ok);
+        m_controls->setStatus(
+            ok ? tr("Showing %1").arg(QFileInfo(path).fileName()) : q(report->error), !ok);
         emit finished(ok);
       });
   return true;

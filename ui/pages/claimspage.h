@@ -70,6 +70,7 @@ class ClaimsPage : public JobPage {
 
   // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
   RetrieverRunBar* retrieverBar() const;
+
  private:
   void buildUi();
   void showProjectRuns();

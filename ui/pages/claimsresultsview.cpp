@@ -31,8 +31,8 @@
 #include "ui/pages/claiminspector.h"
 #include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
-#include "ui/textutil.h"
 #include "ui/style.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
@@ -44,7 +44,6 @@ constexpr int kSortRole = Qt::UserRole;  // as resultitems.h's cells
 constexpr int kUnsupportedRole = Qt::UserRole + 2;
 constexpr int kUnparsedRole = Qt::UserRole + 3;
 constexpr int kQueryRole = Qt::UserRole + 4;
-
 
 QString modeText(core::eval::JudgeMode mode) {
   switch (mode) {
@@ -328,11 +327,10 @@ void ClaimsResultsView::fillSummary() {
     row << textItem(q(m.name));
     const std::optional<double> mean =
         std::isnan(m.mean) ? std::nullopt : std::optional<double>(m.mean);
-    row << numberItem(
-        mean, 4,
-        ragchecker && mean
-                  ? QStringLiteral(" (%1)").arg(core::claims::ragcheckerPercent(*mean), 0, 'f', 1)
-                  : QString());
+    row << numberItem(mean, 4,
+                      ragchecker && mean ? QStringLiteral(" (%1)").arg(
+                                               core::claims::ragcheckerPercent(*mean), 0, 'f', 1)
+                                         : QString());
     row << textItem(m.ci95
                         ? QStringLiteral("[%1, %2]").arg(number(m.ci95->low), number(m.ci95->high))
                         : QStringLiteral("–"),

@@ -10,7 +10,6 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
-
 #include <algorithm>
 
 #include "core/llm/prompts.h"

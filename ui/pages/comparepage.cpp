@@ -24,9 +24,9 @@
 #include "core/stats/multiple.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
+#include "ui/jobs/statsrunner.h"
 #include "ui/models/runsources.h"
 #include "ui/pages/formwidgets.h"
-#include "ui/jobs/statsrunner.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -44,8 +44,9 @@ struct CompareOptions {
 
 // Every pair of runs on every measure; the run with the higher mean becomes A so differences read
 // as "how much better". Holm over all rows, for both tests.
-std::vector<ComparisonRow> compareAll(const std::vector<RunValues>& runs, const QStringList& measures,
-                                      CompareOptions o, const std::atomic<bool>* cancel) {
+std::vector<ComparisonRow> compareAll(const std::vector<RunValues>& runs,
+                                      const QStringList& measures, CompareOptions o,
+                                      const std::atomic<bool>* cancel) {
   o.paired.cancel = cancel;
   o.correlation.cancel = cancel;
   std::vector<ComparisonRow> rows;
@@ -160,7 +161,8 @@ void ComparePage::buildUi() {
   top->addLayout(form, 0);
   inputs->setMaximumHeight(250);
 
-  m_status = new QLabel(tr("Evaluate runs on the Retrieval page, or add trec_eval -q files."), this);
+  m_status =
+      new QLabel(tr("Evaluate runs on the Retrieval page, or add trec_eval -q files."), this);
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -264,15 +266,16 @@ QStringList ComparePage::runNames() const {
 void ComparePage::setRunsChecked(const QStringList& names) {
   m_runs->blockSignals(true);
   for (int i = 0; i < m_runs->count(); ++i)
-    m_runs->item(i)->setCheckState(names.isEmpty() || names.contains(m_runs->item(i)->text()) ? Qt::Checked
-                                                                                              : Qt::Unchecked);
+    m_runs->item(i)->setCheckState(
+        names.isEmpty() || names.contains(m_runs->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
   m_runs->blockSignals(false);
   refreshMeasures();
 }
 
 void ComparePage::setMeasuresChecked(const QStringList& measures) {
   for (int i = 0; i < m_measures->count(); ++i)
-    m_measures->item(i)->setCheckState(measures.contains(m_measures->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+    m_measures->item(i)->setCheckState(
+        measures.contains(m_measures->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
 }
 
 void ComparePage::setResamples(int b) { m_resamples->setValue(b); }
@@ -280,9 +283,7 @@ void ComparePage::setPermutations(int n) { m_permutations->setValue(n); }
 bool ComparePage::isRunning() const { return m_job->isRunning(); }
 void ComparePage::cancel() { m_job->cancel(); }
 
-void ComparePage::addPerQueryFiles(const QStringList& files) {
-  m_sources->addPerQueryFiles(files);
-}
+void ComparePage::addPerQueryFiles(const QStringList& files) { m_sources->addPerQueryFiles(files); }
 
 bool ComparePage::compare() {
   std::vector<RunValues> runs;
@@ -303,7 +304,7 @@ bool ComparePage::compare() {
   m_status->setText(tr("Comparing %n pair(s)…", nullptr, int(pairs)));
   m_job->start<std::vector<ComparisonRow>>(
       [runs = std::move(runs), measures, o](std::vector<ComparisonRow>& out,
-                                             const std::atomic<bool>* cancel) {
+                                            const std::atomic<bool>* cancel) {
         out = compareAll(runs, measures, o, cancel);
       },
       [this](std::vector<ComparisonRow> rows, bool cancelled) {
@@ -327,14 +328,16 @@ void ComparePage::onFinished(std::vector<ComparisonRow> rows, bool cancelled) {
   m_model->setRows(std::move(rows), m_level->currentData().toDouble(), alpha);
   m_table->resizeColumnsToContents();
   fitTableHeight();
-  QString text = tr("%n comparison(s); ", nullptr, m_model->rowCount()) +
-                 tr("%1 significant at α = %2 after Holm's correction (randomization test, %3 permutations; "
-                    "paired bootstrap B = %4). Run A is the better of each pair.")
-                     .arg(significant)
-                     .arg(alpha)
-                     .arg(m_permutations->value())
-                     .arg(m_resamples->value());
-  if (unaligned > 0) text += tr(" Queries present in only one run were left out (see the n column's tooltip).");
+  QString text =
+      tr("%n comparison(s); ", nullptr, m_model->rowCount()) +
+      tr("%1 significant at α = %2 after Holm's correction (randomization test, %3 permutations; "
+         "paired bootstrap B = %4). Run A is the better of each pair.")
+          .arg(significant)
+          .arg(alpha)
+          .arg(m_permutations->value())
+          .arg(m_resamples->value());
+  if (unaligned > 0)
+    text += tr(" Queries present in only one run were left out (see the n column's tooltip).");
   m_status->setText(text);
   if (m_model->rowCount() > 0) m_table->selectRow(0);
   emit comparisonFinished(m_model->rowCount() > 0);

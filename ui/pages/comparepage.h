@@ -1,13 +1,12 @@
 #pragma once
-// Compare runs (core/stats/README.md, paired comparison): pick runs (from the retrieval page's latest evaluation, or `trec_eval -q`
-// per-query files) and measures; every pair of runs on every measure gets the mean difference with
-// a paired bootstrap CI, the randomization and t-test p-values raw and Holm-adjusted across all
-// comparisons, wins/ties/losses per query, and for the selected row the sorted per-query
-// differences and a scatter of the two runs with Kendall's tau and Spearman's rho. Computed in the
-// background with cancel.
+// Compare runs (core/stats/README.md, paired comparison): pick runs (from the retrieval page's
+// latest evaluation, or `trec_eval -q` per-query files) and measures; every pair of runs on every
+// measure gets the mean difference with a paired bootstrap CI, the randomization and t-test
+// p-values raw and Holm-adjusted across all comparisons, wins/ties/losses per query, and for the
+// selected row the sorted per-query differences and a scatter of the two runs with Kendall's tau
+// and Spearman's rho. Computed in the background with cancel.
 
 #include <QStringList>
-
 #include <memory>
 #include <vector>
 

@@ -28,12 +28,12 @@
 
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/evaljob.h"
-#include "ui/models/runsources.h"
-#include "ui/pages/formwidgets.h"
 #include "ui/jobs/statsrunner.h"
 #include "ui/models/comparisonmodel.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/querysetmodel.h"
+#include "ui/models/runsources.h"
+#include "ui/pages/formwidgets.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
@@ -70,7 +70,9 @@ void setCell(QTableWidget* t, int row, int col, const QString& text, bool right 
   t->setItem(row, col, item);
 }
 
-QString signedValue(double v) { return (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 4); }
+QString signedValue(double v) {
+  return (v > 0 ? QStringLiteral("+") : QString()) + QString::number(v, 'f', 4);
+}
 
 }  // namespace
 
@@ -88,7 +90,8 @@ ContrastivePage::~ContrastivePage() = default;
 QIcon ContrastivePage::icon() const { return style()->standardIcon(QStyle::SP_ArrowRight); }
 
 void ContrastivePage::buildUi() {
-  auto* inputs = new QGroupBox(tr("Contrastive analysis: the same measure on named query sets"), this);
+  auto* inputs =
+      new QGroupBox(tr("Contrastive analysis: the same measure on named query sets"), this);
   auto* form = new QFormLayout(inputs);
 
   m_run = new QComboBox(inputs);
@@ -114,13 +117,15 @@ void ContrastivePage::buildUi() {
   connect(m_splitRun, &QComboBox::currentIndexChanged, this, [this] {
     const QString keep = m_splitMeasure->currentText();
     m_splitMeasure->clear();
-    if (const RunValues* r = runAt(m_splitRun->currentIndex())) m_splitMeasure->addItems(commonMeasures({*r}));
+    if (const RunValues* r = runAt(m_splitRun->currentIndex()))
+      m_splitMeasure->addItems(commonMeasures({*r}));
     const int idx = m_splitMeasure->findText(keep);
     if (idx >= 0) m_splitMeasure->setCurrentIndex(idx);
   });
   auto* halves = new QPushButton(tr("Top half vs bottom half"), inputs);
   connect(halves, &QPushButton::clicked, this, [this] {
-    splitByHalves(m_splitRun->currentIndex(), m_splitMeasure->currentText(), tr("top half"), tr("bottom half"));
+    splitByHalves(m_splitRun->currentIndex(), m_splitMeasure->currentText(), tr("top half"),
+                  tr("bottom half"));
   });
   m_threshold = new QDoubleSpinBox(inputs);
   m_threshold->setRange(-1e9, 1e9);
@@ -128,8 +133,9 @@ void ContrastivePage::buildUi() {
   m_threshold->setValue(0.5);
   auto* atThreshold = new QPushButton(tr("≥ threshold vs below"), inputs);
   connect(atThreshold, &QPushButton::clicked, this, [this] {
-    splitByThreshold(m_splitRun->currentIndex(), m_splitMeasure->currentText(), m_threshold->value(),
-                     tr("≥ %1").arg(m_threshold->value()), tr("< %1").arg(m_threshold->value()));
+    splitByThreshold(m_splitRun->currentIndex(), m_splitMeasure->currentText(),
+                     m_threshold->value(), tr("≥ %1").arg(m_threshold->value()),
+                     tr("< %1").arg(m_threshold->value()));
   });
   auto* splitRow = new QHBoxLayout;
   splitRow->addWidget(m_splitRun, 2);
@@ -191,7 +197,8 @@ void ContrastivePage::buildUi() {
   optionRow->addWidget(m_busy, 1);
   form->addRow(tr("Bootstrap:"), optionRow);
 
-  m_status = new QLabel(tr("Evaluate runs on the Retrieval page, or add trec_eval -q files."), this);
+  m_status =
+      new QLabel(tr("Evaluate runs on the Retrieval page, or add trec_eval -q files."), this);
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -221,8 +228,10 @@ void ContrastivePage::buildUi() {
   ql->addWidget(m_filter);
   ql->addWidget(m_table);
 
-  m_groups = smallTable({tr("Set"), tr("n"), tr("Mean"), tr("Bootstrap mean"), tr("CI"), tr("SE")}, this);
-  m_pairs = smallTable({tr("Difference"), tr("Δ mean"), tr("CI"), tr("p (perm.)"), tr("p Holm")}, this);
+  m_groups =
+      smallTable({tr("Set"), tr("n"), tr("Mean"), tr("Bootstrap mean"), tr("CI"), tr("SE")}, this);
+  m_pairs =
+      smallTable({tr("Difference"), tr("Δ mean"), tr("CI"), tr("p (perm.)"), tr("p Holm")}, this);
   m_groups->setMaximumHeight(110);
   m_pairs->setMaximumHeight(110);
   m_chart = new charts::ChartWidget(this);
@@ -265,7 +274,8 @@ void ContrastivePage::refreshRuns() {
     box->blockSignals(false);
   }
   if (m_run->count() > 0) m_run->setCurrentIndex(std::min(run, m_run->count() - 1));
-  if (m_splitRun->count() > 0) m_splitRun->setCurrentIndex(std::min(splitRun, m_splitRun->count() - 1));
+  if (m_splitRun->count() > 0)
+    m_splitRun->setCurrentIndex(std::min(splitRun, m_splitRun->count() - 1));
   // setCurrentIndex emits only on change; refresh explicitly.
   refreshMeasures();
   emit m_splitRun->currentIndexChanged(m_splitRun->currentIndex());
@@ -286,7 +296,8 @@ void ContrastivePage::applySource() {
   const RunValues* r = runAt(m_run->currentIndex());
   const core::stats::QueryValues* values = nullptr;
   if (r)
-    if (const auto it = r->table.find(m_measure->currentText().toStdString()); it != r->table.end()) values = &it->second;
+    if (const auto it = r->table.find(m_measure->currentText().toStdString()); it != r->table.end())
+      values = &it->second;
   if (!values) {
     m_queries->setValues({}, QString());
     updateSetsLabel();
@@ -316,10 +327,12 @@ bool ContrastivePage::splitByHalves(int run, const QString& measure, const QStri
   if (it == r->table.end() || it->second.empty()) return false;
   std::vector<std::pair<std::string, double>> ordered(it->second.begin(), it->second.end());
   // Highest first; equal values by qid so the split is reproducible.
-  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   const std::size_t top = (ordered.size() + 1) / 2;
   std::vector<std::string> high, low;
-  for (std::size_t i = 0; i < ordered.size(); ++i) (i < top ? high : low).push_back(ordered[i].first);
+  for (std::size_t i = 0; i < ordered.size(); ++i)
+    (i < top ? high : low).push_back(ordered[i].first);
   m_queries->clearSets();
   m_queries->assign(high, topName);
   m_queries->assign(low, bottomName);
@@ -329,8 +342,8 @@ bool ContrastivePage::splitByHalves(int run, const QString& measure, const QStri
   return true;
 }
 
-bool ContrastivePage::splitByThreshold(int run, const QString& measure, double threshold, const QString& highName,
-                                       const QString& lowName) {
+bool ContrastivePage::splitByThreshold(int run, const QString& measure, double threshold,
+                                       const QString& highName, const QString& lowName) {
   const RunValues* r = runAt(run);
   if (!r) return false;
   const auto it = r->table.find(measure.toStdString());
@@ -381,15 +394,23 @@ int ContrastivePage::loadSetFile(const QString& path, const QString& set) {
   QStringList unknown;
   for (const QString& id : ids) {
     bool found = false;
-    for (int r = 0; r < m_queries->rowCount() && !found; ++r) found = m_queries->qidAt(r) == id.toStdString();
-    if (found) ++known; else unknown << id;
+    for (int r = 0; r < m_queries->rowCount() && !found; ++r)
+      found = m_queries->qidAt(r) == id.toStdString();
+    if (found)
+      ++known;
+    else
+      unknown << id;
   }
   assignQueries(ids, set);
-  QString text = tr("%1: %2 ids into \"%3\", %4 of them queries of the chosen run").arg(QFileInfo(path).fileName())
-                     .arg(ids.size()).arg(set).arg(known);
+  QString text = tr("%1: %2 ids into \"%3\", %4 of them queries of the chosen run")
+                     .arg(QFileInfo(path).fileName())
+                     .arg(ids.size())
+                     .arg(set)
+                     .arg(known);
   if (!unknown.isEmpty())
-    text += tr("; not in the run: %1%2").arg(unknown.mid(0, 10).join(QStringLiteral(", ")),
-                                             unknown.size() > 10 ? QStringLiteral(", …") : QString());
+    text += tr("; not in the run: %1%2")
+                .arg(unknown.mid(0, 10).join(QStringLiteral(", ")),
+                     unknown.size() > 10 ? QStringLiteral(", …") : QString());
   m_status->setText(text);
   return known;
 }
@@ -406,12 +427,15 @@ void ContrastivePage::clearSets() {
 
 void ContrastivePage::updateSetsLabel() {
   QStringList parts;
-  for (const QString& s : m_queries->sets()) parts << tr("%1: %2").arg(s).arg(m_queries->countOf(s));
+  for (const QString& s : m_queries->sets())
+    parts << tr("%1: %2").arg(s).arg(m_queries->countOf(s));
   std::size_t unassigned = 0;
   for (int r = 0; r < m_queries->rowCount(); ++r)
     if (m_queries->setOf(m_queries->qidAt(r)).isEmpty()) ++unassigned;
-  m_setsLabel->setText(parts.isEmpty() ? tr("No sets yet.")
-                                       : tr("%1 (unassigned %2)").arg(parts.join(QStringLiteral(", "))).arg(unassigned));
+  m_setsLabel->setText(
+      parts.isEmpty()
+          ? tr("No sets yet.")
+          : tr("%1 (unassigned %2)").arg(parts.join(QStringLiteral(", "))).arg(unassigned));
 }
 
 void ContrastivePage::addPerQueryFiles(const QStringList& files) {
@@ -462,8 +486,9 @@ bool ContrastivePage::analyse() {
 
 void ContrastivePage::onFinished(bool cancelled) {
   if (cancelled || !m_result.ok()) {
-    m_status->setText(cancelled || m_result.cancelled ? tr("Cancelled.")
-                                                      : tr("Cannot analyse: %1").arg(QString::fromStdString(m_result.error)));
+    m_status->setText(cancelled || m_result.cancelled
+                          ? tr("Cancelled.")
+                          : tr("Cannot analyse: %1").arg(QString::fromStdString(m_result.error)));
     emit analysisFinished(false);
     return;
   }
@@ -481,8 +506,10 @@ void ContrastivePage::onFinished(bool cancelled) {
   m_pairs->setRowCount(int(r.pairs.size()));
   for (int i = 0; i < int(r.pairs.size()); ++i) {
     const auto& p = r.pairs[std::size_t(i)];
-    setCell(m_pairs, i, 0, tr("%1 − %2").arg(QString::fromStdString(r.groups[p.first].name),
-                                             QString::fromStdString(r.groups[p.second].name)), false);
+    setCell(m_pairs, i, 0,
+            tr("%1 − %2").arg(QString::fromStdString(r.groups[p.first].name),
+                              QString::fromStdString(r.groups[p.second].name)),
+            false);
     setCell(m_pairs, i, 1, signedValue(p.meanDiff));
     setCell(m_pairs, i, 2, formatInterval(p.ci));
     setCell(m_pairs, i, 3, formatP(p.pPermutation));
@@ -494,17 +521,20 @@ void ContrastivePage::onFinished(bool cancelled) {
   const QString label = measureLabel(m_analysedMeasure);
   const auto& first = r.groups.front().bootstrap;
   charts::OverlayChart spec;
-  spec.title = tr("Bootstrap distributions of mean %1 (B = %2, s = %3)")
-                   .arg(label)
-                   .arg(first.resamples)
-                   .arg(m_sampleSize->value() > 0 ? QString::number(m_sampleSize->value()) : tr("n"));
+  spec.title =
+      tr("Bootstrap distributions of mean %1 (B = %2, s = %3)")
+          .arg(label)
+          .arg(first.resamples)
+          .arg(m_sampleSize->value() > 0 ? QString::number(m_sampleSize->value()) : tr("n"));
   spec.valueTitle = tr("mean %1 per resample").arg(label);
   spec.level = first.level;
   for (const auto& g : r.groups)
-    spec.groups.push_back({QString::fromStdString(g.name), g.bootstrap.distribution, g.bootstrap.mean,
-                           g.bootstrap.ci.low, g.bootstrap.ci.high, g.bootstrap.n});
+    spec.groups.push_back({QString::fromStdString(g.name), g.bootstrap.distribution,
+                           g.bootstrap.mean, g.bootstrap.ci.low, g.bootstrap.ci.high,
+                           g.bootstrap.n});
   m_chart->setSpec(std::move(spec));
-  QString text = tr("%1 of %2 on %n set(s)", nullptr, int(r.groups.size())).arg(label, m_run->currentText());
+  QString text =
+      tr("%1 of %2 on %n set(s)", nullptr, int(r.groups.size())).arg(label, m_run->currentText());
   if (!r.pairs.empty()) {
     const auto& p = r.pairs.front();
     // formatP gives "< 0.0001" for tiny p: "p < 0.0001", not "p = < 0.0001".

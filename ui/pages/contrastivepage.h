@@ -1,13 +1,12 @@
 #pragma once
-// Contrastive analysis (VERA §3.4; core/stats/README.md): two or more named query sets over the same
-// collection, the same measure of one run on each. Sets are made by selecting queries, by
+// Contrastive analysis (VERA §3.4; core/stats/README.md): two or more named query sets over the
+// same collection, the same measure of one run on each. Sets are made by selecting queries, by
 // splitting on a column (top vs bottom half, or a threshold, of any run's measure) or from a file
 // of query ids. Each set's bootstrap distribution of the mean is overlaid; each pair of sets gets
 // the difference of means with a bootstrap CI and a permutation p-value (Holm across pairs).
 // Computed in the background with cancel.
 
 #include <QStringList>
-
 #include <memory>
 #include <vector>
 
@@ -51,7 +50,8 @@ class ContrastivePage : public Page {
   QStringList runNames() const;
   bool setSource(int run, const QString& measure);
   // Top half (the ceil(n/2) highest values, ties by qid) vs the rest, by a run's measure.
-  bool splitByHalves(int run, const QString& measure, const QString& topName, const QString& bottomName);
+  bool splitByHalves(int run, const QString& measure, const QString& topName,
+                     const QString& bottomName);
   // value >= threshold vs below.
   bool splitByThreshold(int run, const QString& measure, double threshold, const QString& highName,
                         const QString& lowName);

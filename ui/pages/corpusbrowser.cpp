@@ -10,7 +10,6 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -27,25 +26,28 @@ namespace ragscope::ui {
 
 namespace {
 
-const std::map<int, int> kColumnCaps{
-    {DocumentListModel::Id, 240}, {DocumentListModel::Title, 220}, {DocumentListModel::Source, 180}};
+const std::map<int, int> kColumnCaps{{DocumentListModel::Id, 240},
+                                     {DocumentListModel::Title, 220},
+                                     {DocumentListModel::Source, 180}};
 
 // Runs `work` on `pool` unless a newer request (a higher `latest`) came first, and hands its
 // result to `done` on the GUI thread if it is still the newest then. A request waiting in the
 // pool's queue behind an older one returns at once when it is already stale.
 template <class Result, class Work, class Done>
-void runLatest(QObject* owner, QThreadPool* pool, const std::shared_ptr<std::atomic<quint64>>& latest,
-               Work work, Done done) {
+void runLatest(QObject* owner, QThreadPool* pool,
+               const std::shared_ptr<std::atomic<quint64>>& latest, Work work, Done done) {
   const quint64 generation = ++*latest;
   auto* watcher = new QFutureWatcher<Result>(owner);
-  QObject::connect(watcher, &QFutureWatcher<Result>::finished, owner, [watcher, latest, generation, done] {
-    watcher->deleteLater();
-    if (latest->load() == generation) done(watcher->result());
-  });
-  watcher->setFuture(QtConcurrent::run(pool, [latest, generation, work = std::move(work)]() -> Result {
-    if (latest->load() != generation) return {};
-    return work();
-  }));
+  QObject::connect(watcher, &QFutureWatcher<Result>::finished, owner,
+                   [watcher, latest, generation, done] {
+                     watcher->deleteLater();
+                     if (latest->load() == generation) done(watcher->result());
+                   });
+  watcher->setFuture(
+      QtConcurrent::run(pool, [latest, generation, work = std::move(work)]() -> Result {
+        if (latest->load() != generation) return {};
+        return work();
+      }));
 }
 
 }  // namespace
@@ -127,16 +129,18 @@ void CorpusBrowser::attachModel(bool big) {
     QItemSelectionModel* old = m_view->selectionModel();
     m_view->setModel(wanted);
     delete old;  // setModel() leaves the previous selection model to its owner
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &CorpusBrowser::showCurrent);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &CorpusBrowser::showCurrent);
   }
   auto* header = m_view->horizontalHeader();
   m_view->setSortingEnabled(!big);
   header->setSortIndicatorShown(!big);
   header->setSectionsClickable(!big);
-  header->setToolTip(big ? tr("Sorting is off for a corpus this big: its documents are listed in file "
-                              "order, since a sort would read every one of them. Find documents by id or "
-                              "title prefix above.")
-                         : QString());
+  header->setToolTip(
+      big ? tr("Sorting is off for a corpus this big: its documents are listed in file "
+               "order, since a sort would read every one of them. Find documents by id or "
+               "title prefix above.")
+          : QString());
 }
 
 void CorpusBrowser::setDataset(std::shared_ptr<const core::Dataset> dataset) {
@@ -145,9 +149,10 @@ void CorpusBrowser::setDataset(std::shared_ptr<const core::Dataset> dataset) {
   ++*m_latestRead;
   m_searching = m_reading = false;
   m_big = m_dataset && isBigCorpus(m_dataset->corpus);
-  m_kiltPages = m_dataset && std::any_of(m_dataset->parts.begin(), m_dataset->parts.end(), [](const auto& p) {
-                  return p.format == core::Format::KiltKnowledgeSource;
-                });
+  m_kiltPages =
+      m_dataset && std::any_of(m_dataset->parts.begin(), m_dataset->parts.end(), [](const auto& p) {
+        return p.format == core::Format::KiltKnowledgeSource;
+      });
   m_heading->clear();
   m_text->clearContent();
   if (!m_big) {
@@ -179,11 +184,12 @@ void CorpusBrowser::applyDataset() {
   const std::size_t total = m_dataset ? m_dataset->corpus.size() : 0;
   if (m_big) {
     m_filter->setPlaceholderText(tr("Find by id or title prefix (%L1 documents)").arg(total));
-    m_filter->setToolTip(tr("A corpus of %L1 documents is not filtered row by row: type the start of a "
-                            "document id (as written) or of a title (letters in any case). Id matches are "
-                            "listed first, then title matches, at most %L2.")
-                             .arg(total)
-                             .arg(kMaxMatches));
+    m_filter->setToolTip(
+        tr("A corpus of %L1 documents is not filtered row by row: type the start of a "
+           "document id (as written) or of a title (letters in any case). Id matches are "
+           "listed first, then title matches, at most %L2.")
+            .arg(total)
+            .arg(kMaxMatches));
   } else {
     m_filter->setPlaceholderText(tr("Filter documents by id, title or source file"));
     m_filter->setToolTip(QString());
@@ -227,7 +233,9 @@ void CorpusBrowser::search(const QString& prefix) {
   updateCount();
   runLatest<PrefixMatches>(
       this, &m_searchPool, m_latestSearch,
-      [dataset = m_dataset, prefix = prefix.toStdString()] { return findByPrefix(dataset->corpus, prefix, kMaxMatches); },
+      [dataset = m_dataset, prefix = prefix.toStdString()] {
+        return findByPrefix(dataset->corpus, prefix, kMaxMatches);
+      },
       [this](const PrefixMatches& matches) { onSearched(matches); });
 }
 
@@ -250,7 +258,8 @@ void CorpusBrowser::widenToRows() {
     if (m_view->isColumnHidden(column)) continue;
     int width = header->sectionSize(column);
     for (int r = 0; r < std::min(m_model->rowCount(), 300) && width < cap; ++r)
-      width = std::max(width, fm.horizontalAdvance(m_model->index(r, column).data().toString()) + 14);
+      width =
+          std::max(width, fm.horizontalAdvance(m_model->index(r, column).data().toString()) + 14);
     width = std::min(width, cap);
     if (width > header->sectionSize(column)) {
       header->resizeSection(column, width);
@@ -303,7 +312,8 @@ void CorpusBrowser::showCurrent() {
   };
   // KILT pages: those of a knowledge source (in memory, one paragraph a line, or left in the file
   // as the page's JSON array of paragraphs).
-  const bool numbered = doc->stored.file ? doc->stored.encoding == core::TextEncoding::JsonParagraphs : m_kiltPages;
+  const bool numbered =
+      doc->stored.file ? doc->stored.encoding == core::TextEncoding::JsonParagraphs : m_kiltPages;
   if (!doc->stored.file) {  // in memory: nothing to read
     show(DocumentTextView::read(*doc, numbered));
     return;
@@ -312,8 +322,8 @@ void CorpusBrowser::showCurrent() {
   m_text->clearContent();
   m_text->setPlaceholderText(tr("Reading the text of %1…").arg(id));
   runLatest<DocumentTextView::Content>(
-      this, &m_readPool, m_latestRead, [doc = *doc, numbered] { return DocumentTextView::read(doc, numbered); },
-      show);
+      this, &m_readPool, m_latestRead,
+      [doc = *doc, numbered] { return DocumentTextView::read(doc, numbered); }, show);
 }
 
 bool CorpusBrowser::showDocument(const std::string& id) {

@@ -10,7 +10,6 @@
 
 #include <QThreadPool>
 #include <QWidget>
-
 #include <atomic>
 #include <memory>
 #include <string>
@@ -37,7 +36,8 @@ class CorpusBrowser : public QWidget {
   explicit CorpusBrowser(QWidget* parent = nullptr);
   ~CorpusBrowser() override;
 
-  // A big corpus's rows are listed in the next event-loop turn (rowsShown()); a small one's at once.
+  // A big corpus's rows are listed in the next event-loop turn (rowsShown()); a small one's at
+  // once.
   void setDataset(std::shared_ptr<const core::Dataset> dataset);
   // Selects a document by id (or the first chunk of a source file name), clearing a filter that
   // hides it. Its text may arrive later (documentShown()). False when the corpus has no such id.

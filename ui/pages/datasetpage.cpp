@@ -28,8 +28,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <utility>
 #include <map>
+#include <utility>
 
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
@@ -38,8 +38,8 @@
 #include "ui/pages/largetable.h"
 #include "ui/pages/querydetail.h"
 #include "ui/preferences.h"
-#include "ui/workbench.h"
 #include "ui/style.h"
+#include "ui/workbench.h"
 
 namespace ragscope::ui {
 
@@ -78,8 +78,9 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
   m_projectDatasets->hide();
   m_onError->addItem(tr("Skip bad records"), int(core::OnError::Skip));
   m_onError->addItem(tr("Stop at first error"), int(core::OnError::Stop));
-  m_onError->setToolTip(tr("What a load does with a malformed record: skip it (and list it under "
-                           "Issues) or stop"));
+  m_onError->setToolTip(
+      tr("What a load does with a malformed record: skip it (and list it under "
+         "Issues) or stop"));
   m_progress->setMinimumWidth(220);
   m_progress->setTextVisible(true);
   m_progress->hide();
@@ -117,12 +118,10 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
   layout->addWidget(m_tabs, 1);
 
   connect(m_cancel, &QPushButton::clicked, m_workbench, &Workbench::cancelLoad);
-  connect(m_onError, &QComboBox::currentIndexChanged, this, [this] {
-    m_workbench->setOnError(core::OnError(m_onError->currentData().toInt()));
-  });
-  connect(m_projectDatasets, &QComboBox::activated, this, [this] {
-    m_workbench->openProjectDataset(m_projectDatasets->currentText());
-  });
+  connect(m_onError, &QComboBox::currentIndexChanged, this,
+          [this] { m_workbench->setOnError(core::OnError(m_onError->currentData().toInt())); });
+  connect(m_projectDatasets, &QComboBox::activated, this,
+          [this] { m_workbench->openProjectDataset(m_projectDatasets->currentText()); });
   connect(m_workbench, &Workbench::datasetChanged, this, &DatasetPage::onDatasetChanged);
   connect(m_workbench, &Workbench::projectSaved, this, &DatasetPage::onProjectSaved);
   connect(m_workbench, &Workbench::loadStarted, this, &DatasetPage::onLoadStarted);
@@ -153,15 +152,15 @@ QWidget* DatasetPage::buildQueriesTab() {
   m_detail = new QTextBrowser;
   m_detail->setObjectName(QStringLiteral("QueryDetail"));
   m_detail->setOpenLinks(false);
-  m_detail->setPlaceholderText(tr("Select a query to see its gold answers, provenance and judged "
-                                  "documents."));
+  m_detail->setPlaceholderText(
+      tr("Select a query to see its gold answers, provenance and judged "
+         "documents."));
   connect(m_detail, &QTextBrowser::anchorClicked, this, &DatasetPage::openLink);
 
   m_filterTimer->setSingleShot(true);
   m_filterTimer->setInterval(200);
   connect(m_queryFilter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
-  connect(m_filterTimer, &QTimer::timeout, this,
-          [this] { setQueryFilter(m_queryFilter->text()); });
+  connect(m_filterTimer, &QTimer::timeout, this, [this] { setQueryFilter(m_queryFilter->text()); });
   connect(m_flaggedOnly, &QCheckBox::toggled, this, [this](bool on) {
     m_queryProxy->setFlaggedOnly(on);
     updateQueryCount();
@@ -193,8 +192,9 @@ QWidget* DatasetPage::buildRunsTab() {
   m_runs = new QTreeWidget;
   m_runs->setRootIsDecorated(false);
   m_runs->setAlternatingRowColors(true);
-  m_runs->setHeaderLabels({tr("Run tag"), tr("Queries"), tr("Entries"), tr("Queries with "
-                                                                            "judgments"),
+  m_runs->setHeaderLabels({tr("Run tag"), tr("Queries"), tr("Entries"),
+                           tr("Queries with "
+                              "judgments"),
                            tr("File")});
   m_runs->header()->resizeSection(0, 200);
   return m_runs;
@@ -211,7 +211,8 @@ bool DatasetPage::openPaths(const QStringList& paths, const QStringList& formats
     QString format = formats.size() == 1 ? formats.front() : formats.value(i);
     // Undetectable and not asked: left empty, the Workbench lists it under Issues.
     const std::filesystem::path path = paths[i].toStdString();
-    if (format.isEmpty() && askFormats && !core::detectFormat(path) && !core::isBundleFolder(path)) {
+    if (format.isEmpty() && askFormats && !core::detectFormat(path) &&
+        !core::isBundleFolder(path)) {
       format = askFormat(paths[i]);
       if (format.isEmpty()) return false;  // the user cancelled
     }
@@ -246,9 +247,9 @@ void DatasetPage::chooseFolder() {
 }
 
 void DatasetPage::chooseProject() {
-  const QString file = QFileDialog::getOpenFileName(
-      this, tr("Open project"), Preferences::lastFolder.get(),
-      tr("ragscope projects (*.ragscope.json);;JSON (*.json)"));
+  const QString file =
+      QFileDialog::getOpenFileName(this, tr("Open project"), Preferences::lastFolder.get(),
+                                   tr("ragscope projects (*.ragscope.json);;JSON (*.json)"));
   if (file.isEmpty()) return;
   Preferences::lastFolder.set(QFileInfo(file).absolutePath());
   m_workbench->openProject(file);
@@ -303,10 +304,12 @@ void DatasetPage::onLoadProgress(quint64 done, quint64 total) {
     // A busy bar shows no text: the status bar and the tooltip say what is going on.
     if (m_progress->maximum() != 0) {
       m_progress->setRange(0, 0);
-      m_progress->setToolTip(tr("%1 read. What remains shows no progress: for a big corpus opened for "
-                                "the first time, sorting and writing its document index.")
-                                 .arg(formatBytes(total)));
-      emit statusMessage(tr("Loading %1: %2 read, finishing…").arg(m_loadingName, formatBytes(total)));
+      m_progress->setToolTip(
+          tr("%1 read. What remains shows no progress: for a big corpus opened for "
+             "the first time, sorting and writing its document index.")
+              .arg(formatBytes(total)));
+      emit statusMessage(
+          tr("Loading %1: %2 read, finishing…").arg(m_loadingName, formatBytes(total)));
     }
   } else if (total > 0) {
     m_progress->setRange(0, 1000);
@@ -328,7 +331,8 @@ void DatasetPage::onProjectChanged() {
   const auto& project = m_workbench->project();
   m_projectDatasets->clear();
   if (project)
-    for (const auto& ds : project->datasets) m_projectDatasets->addItem(QString::fromStdString(ds.name));
+    for (const auto& ds : project->datasets)
+      m_projectDatasets->addItem(QString::fromStdString(ds.name));
   m_projectDatasets->setVisible(project && project->datasets.size() > 1);
   m_projectDatasets->setCurrentText(m_workbench->datasetName());
 }
@@ -369,10 +373,12 @@ void DatasetPage::onDatasetChanged() {
   m_tabs->setTabText(corpusTab(), tr("Corpus (%L1)").arg(dataset->corpus.size()));
   m_tabs->setTabText(runsTab(), tr("Runs (%1)").arg(dataset->runs.size()));
   // Land on something non-empty.
-  if (dataset->queries.empty() && !dataset->corpus.empty()) m_tabs->setCurrentIndex(corpusTab());
+  if (dataset->queries.empty() && !dataset->corpus.empty())
+    m_tabs->setCurrentIndex(corpusTab());
   else if (dataset->queries.empty() && dataset->corpus.empty() && !dataset->runs.empty())
     m_tabs->setCurrentIndex(runsTab());
-  else m_tabs->setCurrentIndex(queriesTab());
+  else
+    m_tabs->setCurrentIndex(queriesTab());
 
   m_runs->clear();
   for (const auto& run : dataset->runs) {
@@ -390,7 +396,9 @@ void DatasetPage::onDatasetChanged() {
   for (int c = 0; c < m_runs->columnCount(); ++c) m_runs->resizeColumnToContents(c);
 
   fitColumns(m_queryView, m_queryModel, QueryTableModel::Text,
-             {{QueryTableModel::Id, 220}, {QueryTableModel::Answers, 170}, {QueryTableModel::Task, 150},
+             {{QueryTableModel::Id, 220},
+              {QueryTableModel::Answers, 170},
+              {QueryTableModel::Task, 150},
               {QueryTableModel::Flags, 220}});
   updateQueryCount();
   if (m_queryProxy->rowCount() > 0) m_queryView->selectRow(0);
@@ -459,12 +467,13 @@ bool DatasetPage::showRecord(const core::Diagnostic& d) {
     const int row = m_queryModel->rowForLine(d.line);
     if (row >= 0 && selectQueryRow(row)) {
       const core::Query* q = m_queryModel->query(row);
-      emit statusMessage(q->line == d.line
-                             ? tr("Query %1 (line %2)").arg(QString::fromStdString(q->id)).arg(q->line)
-                             : tr("Line %1 was not loaded; nearest record: query %2 (line %3)")
-                                   .arg(d.line)
-                                   .arg(QString::fromStdString(q->id))
-                                   .arg(q->line));
+      emit statusMessage(
+          q->line == d.line
+              ? tr("Query %1 (line %2)").arg(QString::fromStdString(q->id)).arg(q->line)
+              : tr("Line %1 was not loaded; nearest record: query %2 (line %3)")
+                    .arg(d.line)
+                    .arg(QString::fromStdString(q->id))
+                    .arg(q->line));
       return true;
     }
   }
@@ -478,7 +487,8 @@ void DatasetPage::openLink(const QUrl& url) {
   const std::string id = documentIdFromLink(url.toString());
   if (id.empty()) return;
   if (!showDocument(id))
-    emit statusMessage(tr("Document %1 is not in the loaded corpus").arg(QString::fromStdString(id)));
+    emit statusMessage(
+        tr("Document %1 is not in the loaded corpus").arg(QString::fromStdString(id)));
 }
 
 }  // namespace ragscope::ui

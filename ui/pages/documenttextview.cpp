@@ -2,7 +2,6 @@
 
 #include <QPainter>
 #include <QTextBlock>
-
 #include <algorithm>
 
 namespace ragscope::ui {
@@ -52,7 +51,8 @@ DocumentTextView::Content DocumentTextView::read(const core::Document& doc, bool
   return out;
 }
 
-DocumentTextView::DocumentTextView(QWidget* parent) : QPlainTextEdit(parent), m_margin(new Margin(this)) {
+DocumentTextView::DocumentTextView(QWidget* parent)
+    : QPlainTextEdit(parent), m_margin(new Margin(this)) {
   setReadOnly(true);
   connect(this, &QPlainTextEdit::updateRequest, this, [this](const QRect& rect, int dy) {
     if (dy != 0)
@@ -112,7 +112,8 @@ void DocumentTextView::paintMargin(QPaintEvent* event) {
     if (!block.isVisible() || box.bottom() < event->rect().top()) continue;
     const int number = paragraphAtBlock(block.blockNumber());
     if (number >= 0)
-      painter.drawText(0, int(box.top()), width, lineHeight, Qt::AlignRight, QString::number(number));
+      painter.drawText(0, int(box.top()), width, lineHeight, Qt::AlignRight,
+                       QString::number(number));
   }
 }
 

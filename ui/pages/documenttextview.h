@@ -5,7 +5,6 @@
 // document's text (copying a passage copies no numbers).
 
 #include <QPlainTextEdit>
-
 #include <vector>
 
 #include "core/data/model.h"

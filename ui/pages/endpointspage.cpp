@@ -16,7 +16,6 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
-
 #include <cstdlib>
 
 #include "core/llm/llmjson.h"
@@ -45,8 +44,10 @@ EndpointsPage::EndpointsPage(QWidget* parent)
   QString message;
   if (!m_model->load(&message)) emit statusMessage(message);
   connect(m_test, &ConnectionTestJob::finished, this, &EndpointsPage::onTested);
-  if (m_model->rowCount() > 0) selectRow(0);
-  else showRow(-1);
+  if (m_model->rowCount() > 0)
+    selectRow(0);
+  else
+    showRow(-1);
 }
 
 EndpointsPage::~EndpointsPage() = default;
@@ -79,8 +80,9 @@ void EndpointsPage::buildUi() {
   auto* listLayout = new QVBoxLayout(listBox);
   listLayout->addWidget(m_table, 1);
   listLayout->addLayout(buttons);
-  auto* secretNote = new QLabel(tr("Keys are never saved with the endpoints: each endpoint names an "
-                                   "environment variable or an OS keychain entry that holds its key."));
+  auto* secretNote =
+      new QLabel(tr("Keys are never saved with the endpoints: each endpoint names an "
+                    "environment variable or an OS keychain entry that holds its key."));
   secretNote->setWordWrap(true);
   secretNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
   listLayout->addWidget(secretNote);
@@ -97,7 +99,8 @@ void EndpointsPage::buildUi() {
   m_kind->addItem(tr("embeddings"), int(core::llm::EndpointKind::Embeddings));
   m_kind->addItem(tr("rerank"), int(core::llm::EndpointKind::Rerank));
   m_baseUrl = new QLineEdit;
-  m_baseUrl->setPlaceholderText(tr("http://127.0.0.1:8000/v1, or \"offline\" for the heuristic provider"));
+  m_baseUrl->setPlaceholderText(
+      tr("http://127.0.0.1:8000/v1, or \"offline\" for the heuristic provider"));
   m_modelCombo = new QComboBox;
   m_modelCombo->setEditable(true);
   m_modelCombo->setInsertPolicy(QComboBox::NoInsert);
@@ -142,7 +145,8 @@ void EndpointsPage::buildUi() {
   form->addRow(tr("Price / 1k output tokens"), m_priceOut);
   m_apply = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
   m_revert = new QPushButton(tr("Revert"));
-  m_testButton = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Test connection"));
+  m_testButton =
+      new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Test connection"));
   m_testButton->setObjectName(QStringLiteral("TestConnectionButton"));
   connect(m_apply, &QPushButton::clicked, this, &EndpointsPage::applyEdits);
   connect(m_revert, &QPushButton::clicked, this, [this] { showRow(currentRow()); });
@@ -269,7 +273,8 @@ void EndpointsPage::updateKeyNote() {
   } else if (!entry.isEmpty()) {
     note = env.isEmpty() ? tr("The key is read from the keychain when a job starts.")
                          : tr("The key is read from the keychain; $%1 is used when the keychain "
-                              "cannot be read.").arg(env);
+                              "cannot be read.")
+                               .arg(env);
   } else if (!env.isEmpty()) {
     const bool set = !qEnvironmentVariableIsEmpty(env.toLocal8Bit().constData());
     note = set ? tr("$%1 is set in this session.").arg(env)
@@ -289,7 +294,8 @@ int EndpointsPage::addEndpoint() {
   selectRow(row);
   m_name->setFocus();
   m_name->selectAll();
-  emit statusMessage(tr("Endpoint %1 added").arg(QString::fromStdString(m_model->endpoint(row)->name)));
+  emit statusMessage(
+      tr("Endpoint %1 added").arg(QString::fromStdString(m_model->endpoint(row)->name)));
   return row;
 }
 
@@ -308,8 +314,10 @@ bool EndpointsPage::deleteSelected() {
   m_model->remove(row);
   m_model->save();
   m_testedRow = -1;
-  if (m_model->rowCount() > 0) selectRow(std::min(row, m_model->rowCount() - 1));
-  else showRow(-1);
+  if (m_model->rowCount() > 0)
+    selectRow(std::min(row, m_model->rowCount() - 1));
+  else
+    showRow(-1);
   emit statusMessage(tr("Endpoint %1 deleted").arg(name));
   return true;
 }
@@ -358,7 +366,8 @@ void EndpointsPage::onTested(const ConnectionOutcome& outcome) {
   m_testHeadline->setText(outcome.headline);
   setOutcomeStyle(m_testHeadline, outcome.ok);
   QString detail = outcome.detail;
-  if (!outcome.ok && outcome.httpStatus > 0 && !detail.contains(QString::number(outcome.httpStatus)))
+  if (!outcome.ok && outcome.httpStatus > 0 &&
+      !detail.contains(QString::number(outcome.httpStatus)))
     detail += tr(" (HTTP %1)").arg(outcome.httpStatus);
   m_testDetail->setText(detail);
   m_models->clear();
@@ -374,10 +383,12 @@ void EndpointsPage::onTested(const ConnectionOutcome& outcome) {
       m_models->item(i)->setFont(f);
       m_models->setCurrentRow(i);
     }
-  const QString cell = outcome.ok ? (outcome.modelsListed ? tr("ok, %1 ms, %n model(s)", "", int(outcome.models.size()))
-                                                                .arg(outcome.latencyMs, 0, 'f', 0)
-                                                          : tr("ok, %1 ms").arg(outcome.latencyMs, 0, 'f', 0))
-                                  : outcome.headline;
+  const QString cell =
+      outcome.ok
+          ? (outcome.modelsListed ? tr("ok, %1 ms, %n model(s)", "", int(outcome.models.size()))
+                                        .arg(outcome.latencyMs, 0, 'f', 0)
+                                  : tr("ok, %1 ms").arg(outcome.latencyMs, 0, 'f', 0))
+          : outcome.headline;
   m_model->setTestResult(m_testedRow, outcome.ok, cell);
   emit testFinished(outcome.ok);
 }

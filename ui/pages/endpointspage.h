@@ -1,9 +1,9 @@
 #pragma once
-// LLM endpoints (core/llm/README.md): the list of OpenAI-compatible servers (and the offline heuristic
-// provider) that generation, eRAG and judging jobs talk to. Add, edit, duplicate, delete; the list
-// is saved to the settings as JSON holding where each API key lives (an environment variable's
-// name, an OS keychain entry's name), never a key. "Test connection" runs off the GUI thread and
-// shows the latency and the server's model list, or what went wrong in plain words.
+// LLM endpoints (core/llm/README.md): the list of OpenAI-compatible servers (and the offline
+// heuristic provider) that generation, eRAG and judging jobs talk to. Add, edit, duplicate, delete;
+// the list is saved to the settings as JSON holding where each API key lives (an environment
+// variable's name, an OS keychain entry's name), never a key. "Test connection" runs off the GUI
+// thread and shows the latency and the server's model list, or what went wrong in plain words.
 
 #include <QString>
 

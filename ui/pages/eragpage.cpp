@@ -1,7 +1,7 @@
 #include "ui/pages/eragpage.h"
 
-#include <QFileDialog>
 #include <QCheckBox>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QGroupBox>
 #include <QLabel>
@@ -9,16 +9,15 @@
 #include <QStyle>
 #include <QThreadPool>
 #include <QVBoxLayout>
-
 #include <filesystem>
 #include <utility>
 
 #include "core/eval/projectruns.h"
 #include "ui/jobs/background.h"
 #include "ui/jobsdock.h"
+#include "ui/pages/eragsetup.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/pages/joblauncher.h"
-#include "ui/pages/eragsetup.h"
 #include "ui/secrets.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
@@ -152,8 +151,8 @@ bool EragPage::start() {
   }
   m_runDataset = ds;
   m_retrievalPending = retrieve;
-  const QString system = retrieve ? QStringLiteral("bm25-top%1").arg(spec->k)
-                                  : q(ds->runs[spec->run.datasetRun].tag);
+  const QString system =
+      retrieve ? QStringLiteral("bm25-top%1").arg(spec->k) : q(ds->runs[spec->run.datasetRun].tag);
   const QString title = tr("erag · %1 · %2").arg(m_workbench->datasetName(), system);
   m_launcher->launch(
       spec->endpoint, retrieve ? tr("Opening the BM25 index…") : tr("Starting…"),
@@ -193,7 +192,8 @@ void EragPage::onRetrieved(const std::shared_ptr<const core::eval::RetrievedRun>
           .arg(updated->queries.size())
           .arg(r->seconds, 0, 'f', 1)
           .arg(r->index.reused ? tr("reused from") : tr("built in"), q(r->index.dir.string()))
-          .arg(r->queriesFailed ? tr("; %n queries failed", "", int(r->queriesFailed)) : QString()));
+          .arg(r->queriesFailed ? tr("; %n queries failed", "", int(r->queriesFailed))
+                                : QString()));
   m_runNote->setVisible(true);
   emit retrieved(true);
 }
@@ -266,7 +266,8 @@ bool EragPage::openStores(const QString& eragStore, const QString& e2eStore) {
   // Viewing only reads: a shipped or shared store is never modified by opening it.
   runInBackground(
       this, m_pool,
-      [erag = eragStore.toStdString(), e2e = e2eStore.toStdString(), options = m_setup->resultOptions(ds),
+      [erag = eragStore.toStdString(), e2e = e2eStore.toStdString(),
+       options = m_setup->resultOptions(ds),
        ds] { return core::eval::readEvaluation(erag, e2e, options); },
       [this](core::eval::EvaluationResults read) {
         auto res = std::make_shared<const core::eval::EvaluationResults>(std::move(read));

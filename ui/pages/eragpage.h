@@ -1,17 +1,16 @@
 #pragma once
-// eRAG (Salemi & Zamani, SIGIR 2024; core/eval/README.md) in the GUI. Setup: the current dataset, one of its runs or a retriever
-// (BM25 over the dataset's corpus: retrieved as the job's first step, then added to the dataset's
-// runs so every page sees it, and savable as a TREC run file), the generator endpoint, the prompt
-// template, k, the downstream metric that turns each output into a document label, and the
-// measures that aggregate the labels; a dry-run estimate (calls, tokens, cost) for eRAG and,
-// optionally, the end-to-end run it is compared with; an optional budget cap. The page only
-// gathers a core::eval::JobSpec (EragSetup) and hands it to a RunJob through the JobLauncher and
-// JobControls every job page shares (listed in the Jobs dock, resumable):
-// planning, the stores, the engine, the scores and the eRAG-then-end-to-end chain are core's, the
-// same path as `ragscope-cli erag --with-e2e`. Results show in an EragResultsView.
+// eRAG (Salemi & Zamani, SIGIR 2024; core/eval/README.md) in the GUI. Setup: the current dataset,
+// one of its runs or a retriever (BM25 over the dataset's corpus: retrieved as the job's first
+// step, then added to the dataset's runs so every page sees it, and savable as a TREC run file),
+// the generator endpoint, the prompt template, k, the downstream metric that turns each output into
+// a document label, and the measures that aggregate the labels; a dry-run estimate (calls, tokens,
+// cost) for eRAG and, optionally, the end-to-end run it is compared with; an optional budget cap.
+// The page only gathers a core::eval::JobSpec (EragSetup) and hands it to a RunJob through the
+// JobLauncher and JobControls every job page shares (listed in the Jobs dock, resumable): planning,
+// the stores, the engine, the scores and the eRAG-then-end-to-end chain are core's, the same path
+// as `ragscope-cli erag --with-e2e`. Results show in an EragResultsView.
 
 #include <QString>
-
 #include <memory>
 #include <optional>
 #include <vector>
@@ -47,7 +46,7 @@ class EragPage : public JobPage {
 
   // Scripted use (self-test, tests).
   void setRunIndex(int index);  // a run of the dataset
-  void setRetrieverBm25();       // BM25 (Xapian) over the dataset's corpus, top k
+  void setRetrieverBm25();      // BM25 (Xapian) over the dataset's corpus, top k
   bool retrieverSelected() const;
   void setEndpointIndex(int index);  // 0: the offline heuristic reader
   void setK(int k);
@@ -101,7 +100,7 @@ class EragPage : public JobPage {
   EragSetup* m_setup = nullptr;
   QLabel* m_runNote = nullptr;  // how the last retrieved run was made
   EragResultsView* m_view = nullptr;
-  QThreadPool* m_pool = nullptr;  // owned: stored results and saved runs off the GUI thread
+  QThreadPool* m_pool = nullptr;    // owned: stored results and saved runs off the GUI thread
   bool m_retrievalPending = false;  // the job's BM25 step has not delivered its run yet
   std::shared_ptr<const core::Dataset> m_runDataset;  // dataset of the job in flight
 };

@@ -10,7 +10,6 @@
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
-
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -22,13 +21,12 @@
 #include "ui/models/naturalsort.h"
 #include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
-#include "ui/textutil.h"
 #include "ui/style.h"
+#include "ui/textutil.h"
 
 namespace ragscope::ui {
 
 namespace {
-
 
 // The eRAG report of `r`, or an empty one that says there is none (an end-to-end store alone).
 const core::eval::EragReport& eragOf(const core::eval::EvaluationResults& r) {
@@ -55,7 +53,8 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
   m_perQueryView->verticalHeader()->hide();
   m_perQueryView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_perQueryView->setAlternatingRowColors(true);
-  m_perQueryView->setWordWrap(false);  // one line per query; long questions show in full as tooltips
+  m_perQueryView->setWordWrap(
+      false);  // one line per query; long questions show in full as tooltips
   m_perQueryView->verticalHeader()->setDefaultSectionSize(22);
   m_perQueryView->horizontalHeader()->setStretchLastSection(true);
   m_perQueryView->setToolTip(tr("Select a measure column for its bootstrap CI and histogram"));
@@ -63,7 +62,8 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
           [this](const QModelIndex& current) {
             if (current.isValid()) openStatistics(current.column());
           });
-  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this, &EragResultsView::openStatistics);
+  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this,
+          &EragResultsView::openStatistics);
   m_tabs->addTab(m_perQueryView, tr("Per query"));
 
   m_heatmap = new HeatmapModel(this);
@@ -79,18 +79,20 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
   m_heatmapView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   m_drill = new QTextBrowser;
   m_drill->setObjectName(QStringLiteral("EragDrillDown"));
-  m_drill->setPlaceholderText(tr("Click a cell: the document, the prompt and the generated output."));
+  m_drill->setPlaceholderText(
+      tr("Click a cell: the document, the prompt and the generated output."));
   connect(m_heatmapView->selectionModel(), &QItemSelectionModel::currentChanged, this,
           [this](const QModelIndex& current) {
             if (current.isValid()) drillDown(current.row(), current.column());
           });
-  auto* legend = new QLabel(tr("Label of the document at each rank: "
-                               "<span style='background:%1'>&nbsp;0&nbsp;</span> "
-                               "<span style='background:%2'>&nbsp;0.5&nbsp;</span> "
-                               "<span style='background:%3'>&nbsp;1&nbsp;</span> "
-                               "<span style='background:%4'>&nbsp;no output&nbsp;</span>")
-                                .arg(HeatmapDelegate::labelColour(0).name(), HeatmapDelegate::labelColour(0.5).name(),
-                                     HeatmapDelegate::labelColour(1).name(), HeatmapDelegate::missingColour().name()));
+  auto* legend = new QLabel(
+      tr("Label of the document at each rank: "
+         "<span style='background:%1'>&nbsp;0&nbsp;</span> "
+         "<span style='background:%2'>&nbsp;0.5&nbsp;</span> "
+         "<span style='background:%3'>&nbsp;1&nbsp;</span> "
+         "<span style='background:%4'>&nbsp;no output&nbsp;</span>")
+          .arg(HeatmapDelegate::labelColour(0).name(), HeatmapDelegate::labelColour(0.5).name(),
+               HeatmapDelegate::labelColour(1).name(), HeatmapDelegate::missingColour().name()));
   auto* heatLeft = new QWidget;
   auto* heatLeftLayout = new QVBoxLayout(heatLeft);
   heatLeftLayout->setContentsMargins(0, 0, 0, 0);
@@ -139,7 +141,6 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_statsPanel->placeBeside(m_tabs));
-
 }
 
 bool EragResultsView::openStatistics(int column) {
@@ -173,7 +174,6 @@ bool EragResultsView::openStatistics(int column) {
   return true;
 }
 
-
 void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationResults> results,
                                  std::shared_ptr<const core::Dataset> dataset) {
   m_results = std::move(results);
@@ -193,33 +193,44 @@ void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationRes
     s += tr("<p>%1 queries scored with <b>%2</b> labels (%3)%4.</p>")
              .arg(a.qids.size())
              .arg(html(erag.metricKey))
-             .arg(a.binary ? tr("binary: trec_eval measures over the labels") : tr("continuous: P and success only"))
-             .arg(erag.incomplete.empty() ? QString()
-                                            : tr("; %1 incomplete queries left out").arg(erag.incomplete.size()));
+             .arg(a.binary ? tr("binary: trec_eval measures over the labels")
+                           : tr("continuous: P and success only"))
+             .arg(erag.incomplete.empty()
+                      ? QString()
+                      : tr("; %1 incomplete queries left out").arg(erag.incomplete.size()));
     if (erag.heuristicOutputs)
-      s += tr("<p><i>%1 outputs come from the offline heuristic reader, not an LLM.</i></p>").arg(erag.heuristicOutputs);
+      s += tr("<p><i>%1 outputs come from the offline heuristic reader, not an LLM.</i></p>")
+               .arg(erag.heuristicOutputs);
     // n beside each mean: the queries it averages (a measure undefined for a query leaves it out).
-    s += QStringLiteral("<table cellpadding='4' border='0'><tr><th align='left'>%1</th><th align='right'>%2</th>"
-                        "<th align='left'>%3</th><th align='right'>%4</th></tr>")
+    s += QStringLiteral(
+             "<table cellpadding='4' border='0'><tr><th align='left'>%1</th><th "
+             "align='right'>%2</th>"
+             "<th align='left'>%3</th><th align='right'>%4</th></tr>")
              .arg(tr("measure"), tr("mean"), tr("95% CI"), tr("n"));
-    const QString row = QStringLiteral("<tr><td>%1</td><td align='right'>%2</td><td>%3</td><td align='right'>%4</td></tr>");
+    const QString row = QStringLiteral(
+        "<tr><td>%1</td><td align='right'>%2</td><td>%3</td><td align='right'>%4</td></tr>");
     for (std::size_t m = 0; m < a.measures.size(); ++m) {
       QString ci;
       if (m < erag.intervals.size() && erag.intervals[m].resamples > 0)
-        ci = QStringLiteral("[%1, %2]").arg(number(erag.intervals[m].ci.low), number(erag.intervals[m].ci.high));
-      const auto n = std::count_if(a.values[m].begin(), a.values[m].end(), [](double v) { return !std::isnan(v); });
+        ci = QStringLiteral("[%1, %2]")
+                 .arg(number(erag.intervals[m].ci.low), number(erag.intervals[m].ci.high));
+      const auto n = std::count_if(a.values[m].begin(), a.values[m].end(),
+                                   [](double v) { return !std::isnan(v); });
       s += row.arg(tr("eRAG %1").arg(html(a.measures[m])), number(a.means[m]), ci).arg(n);
     }
     if (r.e2e) {
       QString ci;
       if (r.e2e->interval.resamples > 0)
-        ci = QStringLiteral("[%1, %2]").arg(number(r.e2e->interval.ci.low), number(r.e2e->interval.ci.high));
-      s += row.arg(tr("end-to-end %1").arg(html(r.e2e->metricKey)), number(r.e2e->mean), ci).arg(r.e2e->values.size());
+        ci = QStringLiteral("[%1, %2]")
+                 .arg(number(r.e2e->interval.ci.low), number(r.e2e->interval.ci.high));
+      s += row.arg(tr("end-to-end %1").arg(html(r.e2e->metricKey)), number(r.e2e->mean), ci)
+               .arg(r.e2e->values.size());
     }
     s += QStringLiteral("</table>");
   }
   s += tr("<p style='color:gray'>Run stores: %1%2</p>")
-           .arg(html(r.eragStore.string()), r.e2eStore.empty() ? QString() : QStringLiteral(", ") + html(r.e2eStore.string()));
+           .arg(html(r.eragStore.string()),
+                r.e2eStore.empty() ? QString() : QStringLiteral(", ") + html(r.e2eStore.string()));
   m_summary->setHtml(s);
 
   // Per query.
@@ -233,7 +244,8 @@ void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationRes
   for (std::size_t i = 0; i < a.qids.size(); ++i) aggIndex.emplace(a.qids[i], i);
   std::unordered_map<std::string, double> e2eScore;
   if (r.e2e)
-    for (std::size_t i = 0; i < r.e2e->qids.size(); ++i) e2eScore.emplace(r.e2e->qids[i], r.e2e->values[i]);
+    for (std::size_t i = 0; i < r.e2e->qids.size(); ++i)
+      e2eScore.emplace(r.e2e->qids[i], r.e2e->values[i]);
   const auto& ds = m_dataset;
   std::unordered_map<std::string, const core::Query*> queries;
   if (ds)
@@ -279,19 +291,22 @@ void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationRes
 
   // Correlation.
   m_correlation->clear();
-  m_correlation->setHorizontalHeaderLabels({tr("Method"), tr("Measure"), tr("n"), tr("Kendall τ"), tr("τ 95% CI"),
-                                            tr("p (τ)"), tr("Spearman ρ"), tr("ρ 95% CI"), tr("method mean"),
-                                            tr("end-to-end mean"), tr("Note")});
+  m_correlation->setHorizontalHeaderLabels(
+      {tr("Method"), tr("Measure"), tr("n"), tr("Kendall τ"), tr("τ 95% CI"), tr("p (τ)"),
+       tr("Spearman ρ"), tr("ρ 95% CI"), tr("method mean"), tr("end-to-end mean"), tr("Note")});
   if (r.correlation && !r.correlation->tables.empty()) {
     for (const auto& row : r.correlation->tables.front().rows) {
       const auto& res = row.result;
       auto ci = [](const core::stats::Interval& i) {
-        return std::isnan(i.low) ? QStringLiteral("–") : QStringLiteral("[%1, %2]").arg(number(i.low, 3), number(i.high, 3));
+        return std::isnan(i.low)
+                   ? QStringLiteral("–")
+                   : QStringLiteral("[%1, %2]").arg(number(i.low, 3), number(i.high, 3));
       };
-      m_correlation->appendRow({textItem(q(row.method)), textItem(q(row.measure)), numberItem(double(row.n), 0),
-                                numberItem(res.kendall.value, 3), textItem(ci(res.kendall.ci)),
-                                numberItem(res.kendall.p, 4), numberItem(res.spearman.value, 3),
-                                textItem(ci(res.spearman.ci)), numberItem(row.methodMean), numberItem(row.targetMean),
+      m_correlation->appendRow({textItem(q(row.method)), textItem(q(row.measure)),
+                                numberItem(double(row.n), 0), numberItem(res.kendall.value, 3),
+                                textItem(ci(res.kendall.ci)), numberItem(res.kendall.p, 4),
+                                numberItem(res.spearman.value, 3), textItem(ci(res.spearman.ci)),
+                                numberItem(row.methodMean), numberItem(row.targetMean),
                                 textItem(q(row.note.empty() ? res.error : row.note))});
     }
   } else if (!r.correlation) {
@@ -320,7 +335,8 @@ void EragResultsView::updateScatter() {
   const auto m = a.measureIndex(m_scatterMeasure->currentText().toStdString());
   if (!m) return;
   std::unordered_map<std::string, double> e2e;
-  for (std::size_t i = 0; i < m_results->e2e->qids.size(); ++i) e2e.emplace(m_results->e2e->qids[i], m_results->e2e->values[i]);
+  for (std::size_t i = 0; i < m_results->e2e->qids.size(); ++i)
+    e2e.emplace(m_results->e2e->qids[i], m_results->e2e->values[i]);
   charts::ScatterChart chart;
   for (std::size_t i = 0; i < a.qids.size(); ++i) {
     const auto it = e2e.find(a.qids[i]);
@@ -354,32 +370,49 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
   const auto& pq = erag.queries[qi];
   const std::optional<double> label = row->labels[ri];
   const QString docId = row->docIds[ri];
-  const std::string prompt = qi < r.prompts.size() && ri < r.prompts[qi].size() ? r.prompts[qi][ri] : std::string();
-  const std::string output = qi < erag.outputs.size() && ri < erag.outputs[qi].size() ? erag.outputs[qi][ri] : std::string();
+  const std::string prompt =
+      qi < r.prompts.size() && ri < r.prompts[qi].size() ? r.prompts[qi][ri] : std::string();
+  const std::string output = qi < erag.outputs.size() && ri < erag.outputs[qi].size()
+                                 ? erag.outputs[qi][ri]
+                                 : std::string();
   const auto& ds = m_dataset;
   const auto doc = ds ? ds->corpus.find(docId.toStdString()) : std::nullopt;
 
-  const QColor chip = label ? HeatmapDelegate::labelColour(*label) : HeatmapDelegate::missingColour();
+  const QColor chip =
+      label ? HeatmapDelegate::labelColour(*label) : HeatmapDelegate::missingColour();
   QString h;
-  h += QStringLiteral("<h3>%1 · rank %2 · %3</h3>").arg(row->qid.toHtmlEscaped()).arg(rank + 1).arg(docId.toHtmlEscaped());
-  h += tr("<p>Label <span style='background:%1'>&nbsp;<b>%2</b>&nbsp;</span> (%3 of the output against the gold answers)</p>")
-           .arg(chip.name(), label ? QString::number(*label, 'f', 3) : tr("missing: no output"), html(erag.metricKey));
-  if (!row->question.isEmpty()) h += tr("<p><b>Question:</b> %1</p>").arg(row->question.toHtmlEscaped());
+  h += QStringLiteral("<h3>%1 · rank %2 · %3</h3>")
+           .arg(row->qid.toHtmlEscaped())
+           .arg(rank + 1)
+           .arg(docId.toHtmlEscaped());
+  h += tr("<p>Label <span style='background:%1'>&nbsp;<b>%2</b>&nbsp;</span> (%3 of the output "
+          "against the gold answers)</p>")
+           .arg(chip.name(), label ? QString::number(*label, 'f', 3) : tr("missing: no output"),
+                html(erag.metricKey));
+  if (!row->question.isEmpty())
+    h += tr("<p><b>Question:</b> %1</p>").arg(row->question.toHtmlEscaped());
   QStringList gold;
   for (const auto& g : pq.gold) gold << html(g);
-  h += tr("<p><b>Gold answers:</b> %1</p>").arg(gold.isEmpty() ? tr("(none)") : gold.join(QStringLiteral(" | ")));
+  h += tr("<p><b>Gold answers:</b> %1</p>")
+           .arg(gold.isEmpty() ? tr("(none)") : gold.join(QStringLiteral(" | ")));
   const bool contains = ri < pq.contains.size() && pq.contains[ri] > 0.5;
   h += tr("<p><b>Document contains a gold answer:</b> %1</p>").arg(contains ? tr("yes") : tr("no"));
-  const QString pre = QStringLiteral("<pre style='white-space: pre-wrap; background:#f4f4f4; padding:4px'>%1</pre>");
-  // A run has one generator: when the offline reader answered, every output is its (core/llm/README.md).
-  h += (erag.heuristicOutputs ? tr("<h4>Generated output <i>(offline heuristic reader, not an LLM)</i></h4>")
-                                : tr("<h4>Generated output</h4>")) +
+  const QString pre = QStringLiteral(
+      "<pre style='white-space: pre-wrap; background:#f4f4f4; padding:4px'>%1</pre>");
+  // A run has one generator: when the offline reader answered, every output is its
+  // (core/llm/README.md).
+  h += (erag.heuristicOutputs
+            ? tr("<h4>Generated output <i>(offline heuristic reader, not an LLM)</i></h4>")
+            : tr("<h4>Generated output</h4>")) +
        pre.arg(output.empty() ? tr("(no output)") : html(output));
   h += tr("<h4>Document text</h4>");
   if (doc)
-    h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) + html(doc->fullText()));
+    h += pre.arg((doc->title.empty() ? QString() : html(doc->title) + QStringLiteral("\n")) +
+                 html(doc->fullText()));
   else
-    h += tr("<p><i>Not in the loaded dataset's corpus; the prompt below holds the text the generator saw.</i></p>");
+    h +=
+        tr("<p><i>Not in the loaded dataset's corpus; the prompt below holds the text the "
+           "generator saw.</i></p>");
   h += tr("<h4>Prompt</h4>") + pre.arg(prompt.empty() ? tr("(not stored)") : html(prompt));
   m_drill->setHtml(h);
   return true;

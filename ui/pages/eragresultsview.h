@@ -8,7 +8,6 @@
 // panel (bootstrap CI and histogram) on it. Shows only: nothing here reads a store.
 
 #include <QWidget>
-
 #include <memory>
 
 #include "core/data/dataset.h"

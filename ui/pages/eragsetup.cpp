@@ -9,7 +9,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
-
 #include <algorithm>
 
 #include "ui/jobs/runjob.h"
@@ -37,9 +36,10 @@ EragSetup::EragSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* paren
     : QWidget(parent), m_workbench(workbench) {
   m_datasetLabel = new QLabel;
   m_run = new QComboBox;
-  m_run->setToolTip(tr("The retrieval run whose top-k documents are evaluated, or BM25 over the "
-                       "dataset's corpus: the run is retrieved first and added to the dataset's "
-                       "runs"));
+  m_run->setToolTip(
+      tr("The retrieval run whose top-k documents are evaluated, or BM25 over the "
+         "dataset's corpus: the run is retrieved first and added to the dataset's "
+         "runs"));
   m_saveRun = new QPushButton(tr("Save run…"));
   m_saveRun->setToolTip(tr("Write the selected run as a TREC run file"));
   connect(m_saveRun, &QPushButton::clicked, this, [this] {
@@ -54,8 +54,9 @@ EragSetup::EragSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* paren
   runRow->addWidget(m_run, 1);
   runRow->addWidget(m_saveRun);
   m_endpoint = new QComboBox;
-  m_endpoint->setToolTip(tr("The generator (LLM) each document is given to; endpoints are edited "
-                            "on the Endpoints page"));
+  m_endpoint->setToolTip(
+      tr("The generator (LLM) each document is given to; endpoints are edited "
+         "on the Endpoints page"));
   m_template = new QLineEdit;
   m_template->setPlaceholderText(tr("default RAG prompt"));
   m_template->setToolTip(
@@ -74,8 +75,8 @@ EragSetup::EragSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* paren
       tr("How the labels become per-query scores: trec_eval names (P_5, ndcg_cut_10) or "
          "ir_measures names (P@5, nDCG@10). Continuous labels allow P_k and success_k only."));
   connect(m_measures, &QLineEdit::textEdited, this, [this] { m_measuresEdited = true; });
-  m_e2e = new QCheckBox(
-      tr("Also run end-to-end (all k documents in one prompt) for the correlation"));
+  m_e2e =
+      new QCheckBox(tr("Also run end-to-end (all k documents in one prompt) for the correlation"));
   m_e2e->setChecked(true);
 
   auto* left = new QFormLayout;

@@ -7,7 +7,6 @@
 
 #include <QString>
 #include <QWidget>
-
 #include <memory>
 #include <optional>
 #include <vector>
@@ -51,7 +50,8 @@ class EragSetup : public QWidget {
 
   // The job the form describes (no budget; store folder and front end set).
   std::optional<core::eval::JobSpec> jobSpec(QString* error) const;
-  core::eval::ResultOptions resultOptions(const std::shared_ptr<const core::Dataset>& dataset) const;
+  core::eval::ResultOptions resultOptions(
+      const std::shared_ptr<const core::Dataset>& dataset) const;
 
  signals:
   void changed();

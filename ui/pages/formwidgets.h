@@ -5,7 +5,6 @@
 
 #include <QDoubleSpinBox>
 #include <QString>
-
 #include <functional>
 #include <vector>
 
@@ -19,7 +18,8 @@ class QWidget;
 
 namespace ragscope::ui {
 
-inline QDoubleSpinBox* doubleSpin(double min, double max, int decimals, double step, const QString& suffix = {}) {
+inline QDoubleSpinBox* doubleSpin(double min, double max, int decimals, double step,
+                                  const QString& suffix = {}) {
   auto* s = new QDoubleSpinBox;
   s->setRange(min, max);
   s->setDecimals(decimals);

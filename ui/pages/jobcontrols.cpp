@@ -183,7 +183,8 @@ void JobControls::showEstimate(const QString& text, bool ok) {
   emit estimateFinished(ok);
 }
 
-void JobControls::estimateJob(core::eval::JobSpec spec, std::shared_ptr<const core::Dataset> dataset,
+void JobControls::estimateJob(core::eval::JobSpec spec,
+                              std::shared_ptr<const core::Dataset> dataset,
                               DescribeEstimate describe) {
   const int generation = m_estimateGeneration;
   if (m_estimate) {
@@ -195,8 +196,10 @@ void JobControls::estimateJob(core::eval::JobSpec spec, std::shared_ptr<const co
       [spec = std::move(spec), dataset] { return core::eval::estimateJob(spec, *dataset); },
       [this, generation, describe = std::move(describe)](const core::eval::JobEstimate& e) {
         if (generation != m_estimateGeneration) return;  // superseded
-        if (!e.error.empty()) showEstimate(q(e.error), false);
-        else showEstimate(describe(e), true);
+        if (!e.error.empty())
+          showEstimate(q(e.error), false);
+        else
+          showEstimate(describe(e), true);
       });
 }
 

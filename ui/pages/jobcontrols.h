@@ -20,7 +20,6 @@
 #include <QString>
 #include <QThreadPool>
 #include <QWidget>
-
 #include <functional>
 #include <memory>
 #include <optional>

@@ -95,8 +95,10 @@ void JobLauncher::done() {
 
 void JobLauncher::cancel() {
   if (!m_active) return;
-  if (m_cancelRunning) m_cancelRunning();
-  else m_cancelled = true;  // still looking up the key: the job never starts
+  if (m_cancelRunning)
+    m_cancelRunning();
+  else
+    m_cancelled = true;  // still looking up the key: the job never starts
 }
 
 bool JobLauncher::showOutcome(const RunJobOutcome& outcome, const OutcomeTexts& texts) {

@@ -13,7 +13,6 @@
 
 #include <QObject>
 #include <QString>
-
 #include <functional>
 #include <memory>
 #include <string>

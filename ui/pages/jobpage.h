@@ -6,7 +6,6 @@
 // cap and the checks before a start or an estimate are made here, once.
 
 #include <QString>
-
 #include <optional>
 
 #include "core/eval/job.h"

@@ -3,7 +3,6 @@
 // column widths measured on the first rows only, and one column that takes the width left over.
 
 #include <QTableView>
-
 #include <algorithm>
 #include <map>
 
@@ -32,7 +31,9 @@ void fitColumns(QTableView* view, const Model* model, int fill, const std::map<i
     view->setColumnHidden(c, hidden);
     if (hidden || c == fill) continue;
     int width = fm.horizontalAdvance(model->headerData(c, Qt::Horizontal).toString()) + 30;
-    auto measure = [&](int r) { width = std::max(width, fm.horizontalAdvance(model->index(r, c).data().toString()) + 14); };
+    auto measure = [&](int r) {
+      width = std::max(width, fm.horizontalAdvance(model->index(r, c).data().toString()) + 14);
+    };
     for (int r = 0; r < head; ++r) measure(r);
     for (int r = tail; r < count; ++r) measure(r);
     const auto cap = caps.find(c);

@@ -3,13 +3,12 @@
 #include <QCoreApplication>
 #include <QObject>
 #include <QUrl>
-
 #include <algorithm>
 #include <map>
 #include <vector>
 
-#include "ui/models/documentsearch.h"
 #include "core/data/provenance.h"
+#include "ui/models/documentsearch.h"
 
 namespace ragscope::ui {
 
@@ -31,8 +30,9 @@ QString escText(std::string_view s, int max) {
 }
 
 std::size_t codePoints(std::string_view utf8) {
-  return std::size_t(std::count_if(utf8.begin(), utf8.end(),
-                                   [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return std::size_t(std::count_if(utf8.begin(), utf8.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 
 QString docAnchor(std::string_view id) {
@@ -72,12 +72,14 @@ class ReadBudget {
 };
 
 // Text of a document, or a summary of the chunks of a source file (Docugami PDFs).
-QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt, ReadBudget& budget) {
+QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt,
+                   ReadBudget& budget) {
   if (const auto doc = corpus.find(id)) {
     QString head;
     if (doc->page > 0) head = muted(QObject::tr("page %1: ").arg(doc->page));
     if (!budget.take(*doc))
-      return excerptBlock(head + muted(QObject::tr("(text not read here: open the document to read it)")));
+      return excerptBlock(head +
+                          muted(QObject::tr("(text not read here: open the document to read it)")));
     return excerptBlock(head + escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));
   }
   // Chunks are held in memory and come from PDF folders (thousands): a corpus of millions of
@@ -95,7 +97,8 @@ QString corpusText(const core::Corpus& corpus, std::string_view id, int excerpt,
   }
   if (!first) return {};
   return excerptBlock(
-      muted(QObject::tr("in the corpus: %n chunk(s), pages %1–%2; first chunk (%3): ", nullptr, chunks)
+      muted(QObject::tr("in the corpus: %n chunk(s), pages %1–%2; first chunk (%3): ", nullptr,
+                        chunks)
                 .arg(firstPage)
                 .arg(lastPage)
                 .arg(docAnchor(first->id))) +
@@ -107,9 +110,11 @@ QStringList provenancePlace(const core::Provenance& p) {
   QStringList where;
   if (p.startParagraph < 0) return where;
   const int last = std::max(p.startParagraph, p.endParagraph);
-  where << (last > p.startParagraph ? QObject::tr("paragraphs %1–%2").arg(p.startParagraph).arg(last)
-                                    : QObject::tr("paragraph %1").arg(p.startParagraph));
-  const QString start = p.startCharacter >= 0 ? QString::number(p.startCharacter) : QStringLiteral("…");
+  where << (last > p.startParagraph
+                ? QObject::tr("paragraphs %1–%2").arg(p.startParagraph).arg(last)
+                : QObject::tr("paragraph %1").arg(p.startParagraph));
+  const QString start =
+      p.startCharacter >= 0 ? QString::number(p.startCharacter) : QStringLiteral("…");
   const QString end = p.endCharacter >= 0 ? QString::number(p.endCharacter) : QStringLiteral("…");
   if (p.startCharacter >= 0 || p.endCharacter >= 0)
     where << (last > p.startParagraph
@@ -124,15 +129,16 @@ QStringList provenancePlace(const core::Provenance& p) {
 
 // The text of exactly the paragraphs (and characters) a provenance names, when its page is in the
 // corpus; otherwise the page's opening, as for any document.
-QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, int excerpt, ReadBudget& budget) {
+QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, int excerpt,
+                       ReadBudget& budget) {
   const auto doc = p.startParagraph >= 0 ? corpus.find(p.docId) : std::nullopt;
   if (!doc) return corpusText(corpus, p.docId, excerpt, budget);
   if (!budget.take(*doc))
     return excerptBlock(muted(QObject::tr("(text not read here: open the document to read it)")));
   const core::ProvenanceExcerpt cut = core::provenanceExcerpt(*doc, p);
   if (!cut.error.empty())  // the error, then the page's opening
-    return excerptBlock(muted(esc(cut.error)) +
-                        QStringLiteral("<br>") + escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));
+    return excerptBlock(muted(esc(cut.error)) + QStringLiteral("<br>") +
+                        escText(doc->textPrefix(std::size_t(excerpt) * 4 + 4), excerpt));
   const QString ellipsis = muted(QStringLiteral("…"));
   return excerptBlock((cut.cutAtStart ? ellipsis : QString()) + escText(cut.text, excerpt * 4) +
                       (cut.cutAtEnd ? ellipsis : QString()));
@@ -141,9 +147,8 @@ QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, in
 }  // namespace
 
 QString documentLink(std::string_view docId) {
-  return QStringLiteral("doc:") +
-         QString::fromLatin1(QUrl::toPercentEncoding(
-             QString::fromUtf8(docId.data(), qsizetype(docId.size()))));
+  return QStringLiteral("doc:") + QString::fromLatin1(QUrl::toPercentEncoding(
+                                      QString::fromUtf8(docId.data(), qsizetype(docId.size()))));
 }
 
 std::string documentIdFromLink(const QString& link) {
@@ -160,7 +165,8 @@ QString documentHeadingHtml(const core::Document& doc, std::optional<std::size_t
   if (doc.chunk >= 0) where << QObject::tr("chunk %1").arg(doc.chunk + 1);
   if (!characters && !doc.stored.file) characters = codePoints(doc.text);
   if (characters) where << QObject::tr("%L1 characters").arg(qulonglong(*characters));
-  html += QStringLiteral("<br><span style='color:#666'>%1</span>").arg(where.join(QStringLiteral(" · ")));
+  html += QStringLiteral("<br><span style='color:#666'>%1</span>")
+              .arg(where.join(QStringLiteral(" · ")));
   return html;
 }
 
@@ -173,7 +179,8 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
               .arg(QObject::tr("Query"), esc(q.id),
                    q.task.empty() ? QString() : QStringLiteral(" · ") + esc(q.task),
                    q.line ? QObject::tr(" · line %1").arg(q.line) : QString());
-  html += QStringLiteral("<p style='font-size:large; margin-top:4px'>%1</p>").arg(escText(q.text, 20000));
+  html += QStringLiteral("<p style='font-size:large; margin-top:4px'>%1</p>")
+              .arg(escText(q.text, 20000));
 
   if (!q.flags.empty()) {
     html += section(QObject::tr("Flags"));
@@ -207,7 +214,8 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
         if (q.gold.size() > 1) where << QObject::tr("output %1").arg(gi + 1);
         if (!p.section.empty()) where << esc(p.section);
         where << provenancePlace(p);
-        if (!where.isEmpty()) item += QStringLiteral(" ") + muted(where.join(QStringLiteral(" · ")));
+        if (!where.isEmpty())
+          item += QStringLiteral(" ") + muted(where.join(QStringLiteral(" · ")));
         const QString text = provenanceText(dataset.corpus, p, opt.excerptChars, budget);
         item += text.isEmpty() && !dataset.corpus.empty()
                     ? QStringLiteral("<br>") + muted(QObject::tr("not in the loaded corpus"))
@@ -241,8 +249,8 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
     }
     html += QStringLiteral("</ul>");
     if (int(judged.size()) > opt.maxJudged)
-      html += QStringLiteral("<p>%1</p>").arg(
-          muted(QObject::tr("… and %1 more").arg(int(judged.size()) - opt.maxJudged)));
+      html += QStringLiteral("<p>%1</p>")
+                  .arg(muted(QObject::tr("… and %1 more").arg(int(judged.size()) - opt.maxJudged)));
   }
 
   // Top of each run, with the qrels grade of each retrieved document.
@@ -276,8 +284,9 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
         else if (budget.take(*d))
           title = escText(d->textPrefix(400), 90);
       }
-      html += QStringLiteral("<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
-                             "<td>%4</td><td>%5</td></tr>")
+      html += QStringLiteral(
+                  "<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
+                  "<td>%4</td><td>%5</td></tr>")
                   .arg(i + 1)
                   .arg(docAnchor(e->docId()))
                   .arg(e->score, 0, 'g', 6)

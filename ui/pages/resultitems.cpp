@@ -1,7 +1,6 @@
 #include "ui/pages/resultitems.h"
 
 #include <QStandardItem>
-
 #include <cmath>
 
 #include "ui/models/naturalsort.h"

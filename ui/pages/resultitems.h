@@ -5,7 +5,6 @@
 
 #include <QString>
 #include <QVariant>
-
 #include <cstdint>
 #include <optional>
 

@@ -26,8 +26,8 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "core/metrics/measures.h"
 #include "core/metrics/doclevel.h"
+#include "core/metrics/measures.h"
 #include "core/stats/bootstrap.h"
 #include "core/stats/runsummary.h"
 #include "ui/jobs/statsrunner.h"
@@ -35,18 +35,18 @@
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
 #include "ui/models/runvalues.h"
-#include "ui/pages/statspanel.h"
 #include "ui/pages/retrieverrunbar.h"
+#include "ui/pages/statspanel.h"
 #include "ui/workbench.h"
 
 namespace ragscope::ui {
 
 namespace {
 
-constexpr int kRunSourceRole = Qt::UserRole;       // "dataset" or "file"
-constexpr int kRunIndexRole = Qt::UserRole + 1;    // dataset run index
-constexpr int kRunPathRole = Qt::UserRole + 2;     // run file path
-constexpr int kGoldQrelsRole = Qt::UserRole + 3;   // qrels choice: the dataset's gold documents
+constexpr int kRunSourceRole = Qt::UserRole;      // "dataset" or "file"
+constexpr int kRunIndexRole = Qt::UserRole + 1;   // dataset run index
+constexpr int kRunPathRole = Qt::UserRole + 2;    // run file path
+constexpr int kGoldQrelsRole = Qt::UserRole + 3;  // qrels choice: the dataset's gold documents
 
 // "BM25/trec_results_dl19.txt": run files are often named alike and told apart by their folder.
 QString runFileLabel(const QString& path) {
@@ -83,7 +83,8 @@ void fitSummaryColumns(QTableView* view, const EvalSummaryModel* model) {
 // Splits "map P.5,10  ndcg_cut.10" into -m arguments.
 std::vector<std::string> measureArgs(const QString& text) {
   std::vector<std::string> out;
-  for (const QString& part : text.split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts)) {
+  for (const QString& part :
+       text.split(QRegularExpression(QStringLiteral("[\\s;]+")), Qt::SkipEmptyParts)) {
     QString p = part;
     if (p.startsWith(QLatin1String("-m"))) p = p.mid(2);
     if (!p.isEmpty()) out.push_back(p.toStdString());
@@ -116,7 +117,9 @@ RetrievalPage::~RetrievalPage() {
   m_ranked->clear();
 }
 
-QIcon RetrievalPage::icon() const { return style()->standardIcon(QStyle::SP_FileDialogDetailedView); }
+QIcon RetrievalPage::icon() const {
+  return style()->standardIcon(QStyle::SP_FileDialogDetailedView);
+}
 
 void RetrievalPage::buildUi() {
   auto* inputs = new QGroupBox(tr("Evaluate runs against qrels"), this);
@@ -156,19 +159,24 @@ void RetrievalPage::buildUi() {
 
   m_measures = new QLineEdit(inputs);
   m_measures->setPlaceholderText(
-      tr("empty = trec_eval's official set; e.g. map P.5,10 ndcg_cut.10 all_trec, or nDCG@10 P@5 AP RR@10"));
+      tr("empty = trec_eval's official set; e.g. map P.5,10 ndcg_cut.10 all_trec, or nDCG@10 P@5 "
+         "AP RR@10"));
   {
     QString names;
-    for (const auto& line : core::irMeasuresAliasText()) names += QStringLiteral("\n  ") + QString::fromStdString(line);
-    m_measures->setToolTip(tr("trec_eval measures (any of all_trec, with parameters: P.5,10, ndcg.1=3,2=9, "
-                              "rbp.p=0.9) or ir_measures names:%1").arg(names));
+    for (const auto& line : core::irMeasuresAliasText())
+      names += QStringLiteral("\n  ") + QString::fromStdString(line);
+    m_measures->setToolTip(
+        tr("trec_eval measures (any of all_trec, with parameters: P.5,10, ndcg.1=3,2=9, "
+           "rbp.p=0.9) or ir_measures names:%1")
+            .arg(names));
   }
   form->addRow(tr("Measures (-m):"), m_measures);
 
   m_level = new QSpinBox(inputs);
   m_level->setRange(-10, 100);
   m_level->setValue(1);
-  m_level->setToolTip(tr("Relevant means rel >= level (-l). TREC DL passage binary measures use 2."));
+  m_level->setToolTip(
+      tr("Relevant means rel >= level (-l). TREC DL passage binary measures use 2."));
   m_depth = new QSpinBox(inputs);
   m_depth->setRange(0, 100000000);
   m_depth->setSpecialValueText(tr("full depth"));
@@ -254,9 +262,8 @@ void RetrievalPage::buildUi() {
   connect(m_perQueryView->selectionModel(), &QItemSelectionModel::currentChanged, this,
           &RetrievalPage::onPerQueryColumnSelected);
   // A click on a measure's header (which also sorts) opens its statistics too.
-  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
-    onPerQueryColumnSelected(m_perQueryProxy->index(0, section));
-  });
+  connect(m_perQueryView->horizontalHeader(), &QHeaderView::sectionClicked, this,
+          [this](int section) { onPerQueryColumnSelected(m_perQueryProxy->index(0, section)); });
   auto* perQueryPane = new QWidget(this);
   auto* pl = new QVBoxLayout(perQueryPane);
   pl->setContentsMargins(0, 0, 0, 0);
@@ -334,7 +341,8 @@ void RetrievalPage::refreshDatasetInputs() {
 
   // Runs: replace the dataset's, keep added files.
   for (int i = m_runs->count() - 1; i >= 0; --i)
-    if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset")) delete m_runs->takeItem(i);
+    if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset"))
+      delete m_runs->takeItem(i);
   if (dataset) {
     // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
     // the summary table, or the list shows identical lines.
@@ -486,15 +494,17 @@ void RetrievalPage::onFinished(const EvalOutcome& outcome) {
   showRun(m_outcome->results.empty() ? -1 : 0);
   updateConventions();
 
-  const bool ok = !m_outcome->cancelled && !m_outcome->results.empty() && !m_outcome->report.hasErrors();
+  const bool ok =
+      !m_outcome->cancelled && !m_outcome->results.empty() && !m_outcome->report.hasErrors();
   QString text;
   if (m_outcome->cancelled)
     text = tr("Cancelled.");
   else
     text = tr("%n run(s) evaluated in %1 ms", nullptr, static_cast<int>(m_outcome->results.size()))
                .arg(m_outcome->elapsedMs);
-  if (m_outcome->report.errors > 0) text += tr("; %n error(s), see Conventions and the Issues dock", nullptr,
-                                              static_cast<int>(m_outcome->report.errors));
+  if (m_outcome->report.errors > 0)
+    text += tr("; %n error(s), see Conventions and the Issues dock", nullptr,
+               static_cast<int>(m_outcome->report.errors));
   m_status->setText(text);
   // The statistics pages take their inputs from the latest evaluation with results.
   if (!m_outcome->cancelled && !m_outcome->results.empty()) m_workbench->setEvaluation(m_outcome);
@@ -530,7 +540,8 @@ bool RetrievalPage::showQuery(int runIndex, const QString& qid) {
 void RetrievalPage::onQuerySelected() {
   const int runIndex = m_runChoice->currentIndex();
   const QModelIndex current = m_perQueryView->currentIndex();
-  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome->runs.size()) || !current.isValid()) return;
+  if (runIndex < 0 || runIndex >= static_cast<int>(m_outcome->runs.size()) || !current.isValid())
+    return;
   const core::QueryEval* q = m_perQuery->queryAt(m_perQueryProxy->mapToSource(current).row());
   if (!q) return;
   const auto& run = m_outcome->runs[runIndex];
@@ -603,7 +614,8 @@ void RetrievalPage::updateConventions() {
     const QString name = names[static_cast<int>(i)].toHtmlEscaped();
     html += tr("<p><b>%1</b>: %2 queries averaged").arg(name).arg(r.numQueries);
     if (!r.skippedQueries.empty())
-      html += tr("; %1 qrels queries absent from the run were skipped").arg(r.skippedQueries.size());
+      html +=
+          tr("; %1 qrels queries absent from the run were skipped").arg(r.skippedQueries.size());
     if (!r.zeroFilledQueries.empty())
       html += tr("; %1 absent queries counted as 0").arg(r.zeroFilledQueries.size());
     if (!r.ignoredRunQueries.empty())
@@ -672,7 +684,8 @@ void RetrievalPage::onPerQueryColumnSelected(const QModelIndex& proxyIndex) {
   if (!proxyIndex.isValid() || runIndex < 0 || !m_perQuery->result()) return;
   const int column = m_perQuery->resultColumn(m_perQueryProxy->mapToSource(proxyIndex).column());
   if (column < 0) return;
-  openStatistics(runIndex, QString::fromStdString(m_perQuery->result()->columns[std::size_t(column)].name));
+  openStatistics(runIndex,
+                 QString::fromStdString(m_perQuery->result()->columns[std::size_t(column)].name));
 }
 
 }  // namespace ragscope::ui

@@ -1,18 +1,17 @@
 #pragma once
-// Retrieval evaluation (core/metrics/README.md): pick qrels and runs (files, or the loaded dataset's), measures
-// in trec_eval's syntax, level, depth and complete mode; the evaluation runs in the background.
-// Results: a runs x measures summary, the conventions in force, a per-query table per run, and a
-// drill-down from a query to its ranked list with grades coloured and unjudged documents marked.
+// Retrieval evaluation (core/metrics/README.md): pick qrels and runs (files, or the loaded
+// dataset's), measures in trec_eval's syntax, level, depth and complete mode; the evaluation runs
+// in the background. Results: a runs x measures summary, the conventions in force, a per-query
+// table per run, and a drill-down from a query to its ranked list with grades coloured and unjudged
+// documents marked.
 
 #include <QStringList>
-
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/stats/summary.h"
-
 #include "ui/jobs/evaljob.h"
 #include "ui/pages/page.h"
 
@@ -53,7 +52,8 @@ class RetrievalPage : public Page {
   void setRelevanceLevel(int level);
   void setComplete(bool on);
   void setMaxDepth(int depth);  // 0 = no cut
-  // Document level: chunk ids file#page#n count as their document (core/metrics/README.md, document level).
+  // Document level: chunk ids file#page#n count as their document (core/metrics/README.md, document
+  // level).
   void setDocumentLevel(bool on);
   // Chooses the loaded dataset's gold documents as the (document-level) qrels; false when the
   // dataset names none.

@@ -7,13 +7,12 @@
 // joins the dataset, where the page then finds and selects it (runAdded).
 
 #include <QWidget>
-
 #include <memory>
 
 namespace ragscope::core {
 struct Dataset;
 struct RetrieveJobResult;
-}
+}  // namespace ragscope::core
 
 class QComboBox;
 class QLabel;

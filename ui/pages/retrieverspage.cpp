@@ -18,7 +18,6 @@
 #include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
-
 #include <cstdlib>
 
 #include "core/retrieval/requesttemplate.h"
@@ -26,8 +25,8 @@
 #include "ui/jobs/retrieverjob.h"
 #include "ui/pages/formwidgets.h"
 #include "ui/retrievertrust.h"
-#include "ui/workbench.h"
 #include "ui/textutil.h"
+#include "ui/workbench.h"
 
 namespace ragscope::ui {
 
@@ -35,12 +34,14 @@ namespace {
 
 using Kind = core::RetrieverSpec::Kind;
 
-
 QString kindLabel(Kind kind) {
   switch (kind) {
-    case Kind::Bm25: return QObject::tr("BM25 (embedded, Xapian)");
-    case Kind::Elasticsearch: return QObject::tr("Elasticsearch / OpenSearch");
-    case Kind::Http: return QObject::tr("HTTP JSON service");
+    case Kind::Bm25:
+      return QObject::tr("BM25 (embedded, Xapian)");
+    case Kind::Elasticsearch:
+      return QObject::tr("Elasticsearch / OpenSearch");
+    case Kind::Http:
+      return QObject::tr("HTTP JSON service");
   }
   return {};
 }
@@ -64,7 +65,8 @@ QString rowLabel(const core::RetrieverSpec& spec) {
 // A name not yet in the list: "bm25", "bm25-2", ...
 std::string freshName(const std::vector<core::RetrieverSpec>& list, const std::string& base) {
   auto taken = [&](const std::string& n) {
-    return std::any_of(list.begin(), list.end(), [&](const core::RetrieverSpec& s) { return s.name == n; });
+    return std::any_of(list.begin(), list.end(),
+                       [&](const core::RetrieverSpec& s) { return s.name == n; });
   };
   if (!taken(base)) return base;
   for (int i = 2;; ++i)
@@ -78,9 +80,11 @@ RetrieversPage::RetrieversPage(Workbench* workbench, QWidget* parent)
   setObjectName(QStringLiteral("RetrieversPage"));
   buildUi();
   connect(m_job, &RetrieverJob::tested, this, &RetrieversPage::onTested);
-  connect(m_job, &RetrieverJob::progress, this, [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
-    if (phase == RetrieverJob::Phase::Index) showRetrievalProgress(nullptr, m_testHeadline, true, done, total);
-  });
+  connect(m_job, &RetrieverJob::progress, this,
+          [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
+            if (phase == RetrieverJob::Phase::Index)
+              showRetrievalProgress(nullptr, m_testHeadline, true, done, total);
+          });
   connect(m_workbench, &Workbench::retrieversChanged, this, &RetrieversPage::refreshList);
   connect(m_workbench, &Workbench::datasetChanged, this, [this] {
     const auto ds = m_workbench->dataset();
@@ -91,7 +95,9 @@ RetrieversPage::RetrieversPage(Workbench* workbench, QWidget* parent)
 
 RetrieversPage::~RetrieversPage() = default;
 
-QIcon RetrieversPage::icon() const { return style()->standardIcon(QStyle::SP_FileDialogContentsView); }
+QIcon RetrieversPage::icon() const {
+  return style()->standardIcon(QStyle::SP_FileDialogContentsView);
+}
 
 void RetrieversPage::buildUi() {
   auto* listBox = new QGroupBox(tr("Retrievers"));
@@ -101,7 +107,8 @@ void RetrieversPage::buildUi() {
   auto* addEs = new QPushButton(tr("Add OpenSearch"));
   addEs->setToolTip(tr("An Elasticsearch or OpenSearch index, searched with a match query"));
   auto* addHttp = new QPushButton(tr("Add HTTP"));
-  addHttp->setToolTip(tr("A JSON service: POST {\"query\", \"k\"} -> [{\"id\", \"score\", \"text\"}]"));
+  addHttp->setToolTip(
+      tr("A JSON service: POST {\"query\", \"k\"} -> [{\"id\", \"score\", \"text\"}]"));
   m_delete = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Delete"));
   connect(addBm25, &QPushButton::clicked, this, [this] { addRetriever(Kind::Bm25); });
   connect(addEs, &QPushButton::clicked, this, [this] { addRetriever(Kind::Elasticsearch); });
@@ -113,9 +120,10 @@ void RetrieversPage::buildUi() {
   buttons->addWidget(addHttp);
   buttons->addStretch(1);
   buttons->addWidget(m_delete);
-  auto* note = new QLabel(tr("Saved with the project. Keys are never saved: a retriever names the "
-                             "environment variable that holds its key. Run them over the dataset from "
-                             "the Retrieval, eRAG or Claims page."));
+  auto* note =
+      new QLabel(tr("Saved with the project. Keys are never saved: a retriever names the "
+                    "environment variable that holds its key. Run them over the dataset from "
+                    "the Retrieval, eRAG or Claims page."));
   note->setWordWrap(true);
   note->setStyleSheet(QStringLiteral("color: palette(mid);"));
   auto* listLayout = new QVBoxLayout(listBox);
@@ -141,7 +149,8 @@ void RetrieversPage::buildUi() {
     auto* f = new QFormLayout(w);
     f->setContentsMargins(0, 0, 0, 0);
     m_k1 = doubleSpin(0.0, 10.0, 2, 0.1);
-    m_k1->setToolTip(tr("Xapian's default 1.0; Robertson's classic 1.2; Anserini's MS MARCO setting 0.9"));
+    m_k1->setToolTip(
+        tr("Xapian's default 1.0; Robertson's classic 1.2; Anserini's MS MARCO setting 0.9"));
     m_b = doubleSpin(0.0, 1.0, 2, 0.05);
     m_b->setToolTip(tr("Xapian's default 0.5; classic 0.75; Anserini's MS MARCO setting 0.4"));
     m_stemming = new QCheckBox(tr("English stemming (Porter2) of documents and queries"));
@@ -153,8 +162,9 @@ void RetrieversPage::buildUi() {
     f->addRow(QString(), m_stemming);
     f->addRow(tr("Index folder"), m_indexDir);
     f->addRow(QString(), m_rebuild);
-    auto* indexNote = new QLabel(tr("An index built with other analysis settings or another corpus is "
-                                    "rebuilt, never reused; k1 and b apply at query time."));
+    auto* indexNote =
+        new QLabel(tr("An index built with other analysis settings or another corpus is "
+                      "rebuilt, never reused; k1 and b apply at query time."));
     indexNote->setWordWrap(true);
     indexNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
     f->addRow(QString(), indexNote);
@@ -170,15 +180,17 @@ void RetrieversPage::buildUi() {
     m_esFields = new QLineEdit;
     m_esFields->setPlaceholderText(tr("text (several, comma-separated: a multi_match query)"));
     m_esIdField = new QLineEdit;
-    m_esIdField->setPlaceholderText(tr("_source field with the document id (default: the hit's _id)"));
+    m_esIdField->setPlaceholderText(
+        tr("_source field with the document id (default: the hit's _id)"));
     m_esTextField = new QLineEdit;
     m_esTextField->setPlaceholderText(tr("_source field shown as the document's text (optional)"));
     m_esKeyEnv = new QLineEdit;
     m_esKeyEnv->setPlaceholderText(tr("e.g. ES_API_KEY (the variable's name, not the key)"));
     m_esTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
-    m_esTemplate = templateEdit(tr("optional: the whole _search body, e.g.\n"
-                                   "{\"size\": {{k}}, \"query\": {\"match\": {\"body\": {{query}}}}}\n"
-                                   "(empty: a match query on the fields above)"));
+    m_esTemplate =
+        templateEdit(tr("optional: the whole _search body, e.g.\n"
+                        "{\"size\": {{k}}, \"query\": {\"match\": {\"body\": {{query}}}}}\n"
+                        "(empty: a match query on the fields above)"));
     m_esTemplate->setObjectName(QStringLiteral("EsQueryTemplate"));
     f->addRow(tr("Index URL"), m_esUrl);
     f->addRow(tr("Fields matched"), m_esFields);
@@ -186,7 +198,8 @@ void RetrieversPage::buildUi() {
     f->addRow(tr("Text field"), m_esTextField);
     f->addRow(tr("Query template"), m_esTemplate);
     m_esKeychain = new QLineEdit;
-    m_esKeychain->setPlaceholderText(tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
+    m_esKeychain->setPlaceholderText(
+        tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
     f->addRow(tr("Key: environment variable"), m_esKeyEnv);
     f->addRow(tr("Key: keychain entry"), m_esKeychain);
     f->addRow(tr("Timeout"), m_esTimeout);
@@ -201,13 +214,16 @@ void RetrieversPage::buildUi() {
     m_httpUrl->setObjectName(QStringLiteral("HttpUrl"));
     m_httpUrl->setPlaceholderText(tr("e.g. http://localhost:8080/retrieve"));
     m_httpKeyEnv = new QLineEdit;
-    m_httpKeyEnv->setPlaceholderText(tr("token variable, sent as Authorization: Bearer (optional)"));
+    m_httpKeyEnv->setPlaceholderText(
+        tr("token variable, sent as Authorization: Bearer (optional)"));
     m_httpTimeout = doubleSpin(0.1, 3600.0, 1, 5.0, tr(" s"));
-    m_httpTemplate = templateEdit(tr("optional request body, e.g. {\"q\": {{query}}, \"top_k\": {{k}}}\n"
-                                     "(empty: {\"query\": {{query}}, \"k\": {{k}}}; {{query}} brings its quotes)"));
+    m_httpTemplate = templateEdit(
+        tr("optional request body, e.g. {\"q\": {{query}}, \"top_k\": {{k}}}\n"
+           "(empty: {\"query\": {{query}}, \"k\": {{k}}}; {{query}} brings its quotes)"));
     m_httpTemplate->setObjectName(QStringLiteral("HttpRequestTemplate"));
     m_resultsPath = new QLineEdit;
-    m_resultsPath->setPlaceholderText(tr("dot path to the results array (empty: the reply, or its \"results\")"));
+    m_resultsPath->setPlaceholderText(
+        tr("dot path to the results array (empty: the reply, or its \"results\")"));
     m_idPath = new QLineEdit;
     m_idPath->setPlaceholderText(tr("(the result itself)"));
     m_scorePath = new QLineEdit;
@@ -215,7 +231,8 @@ void RetrieversPage::buildUi() {
     m_textPath = new QLineEdit;
     m_textPath->setPlaceholderText(tr("(none)"));
     auto* paths = new QHBoxLayout;
-    for (auto [label, edit] : {std::pair{tr("id"), m_idPath}, {tr("score"), m_scorePath}, {tr("text"), m_textPath}}) {
+    for (auto [label, edit] :
+         {std::pair{tr("id"), m_idPath}, {tr("score"), m_scorePath}, {tr("text"), m_textPath}}) {
       paths->addWidget(new QLabel(label));
       paths->addWidget(edit, 1);
     }
@@ -224,7 +241,8 @@ void RetrieversPage::buildUi() {
     f->addRow(tr("Results path"), m_resultsPath);
     f->addRow(tr("Paths in a result"), paths);
     m_httpKeychain = new QLineEdit;
-    m_httpKeychain->setPlaceholderText(tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
+    m_httpKeychain->setPlaceholderText(
+        tr("entry name in the OS keychain (optional; the Endpoints page stores keys)"));
     f->addRow(tr("Key: environment variable"), m_httpKeyEnv);
     f->addRow(tr("Key: keychain entry"), m_httpKeychain);
     f->addRow(tr("Timeout"), m_httpTimeout);
@@ -234,7 +252,8 @@ void RetrieversPage::buildUi() {
   form->addRow(m_forms);
   m_keyNote = new QLabel;
   form->addRow(QString(), m_keyNote);
-  auto* apply = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
+  auto* apply =
+      new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
   auto* revert = new QPushButton(tr("Revert"));
   connect(apply, &QPushButton::clicked, this, &RetrieversPage::applyEdits);
   connect(revert, &QPushButton::clicked, this, [this] { showRow(currentRow()); });
@@ -321,7 +340,9 @@ int RetrieversPage::addRetriever(Kind kind) {
   core::RetrieverSpec spec;
   spec.kind = kind;
   spec.name = freshName(specs, core::retrieverKindName(kind));
-  if (kind != Kind::Bm25) spec.url = kind == Kind::Http ? "http://127.0.0.1:8080/retrieve" : "http://127.0.0.1:9200/index";
+  if (kind != Kind::Bm25)
+    spec.url =
+        kind == Kind::Http ? "http://127.0.0.1:8080/retrieve" : "http://127.0.0.1:9200/index";
   specs.push_back(spec);
   m_workbench->setRetrievers(std::move(specs));
   const int row = m_list->count() - 1;
@@ -376,7 +397,8 @@ void RetrieversPage::setEditorSpec(const core::RetrieverSpec& spec) {
   m_httpKeychain->setText(spec.kind == Kind::Http ? q(spec.keychainEntry) : QString());
   m_esTimeout->setValue(double(spec.timeoutMs) / 1000.0);
   m_httpTimeout->setValue(double(spec.timeoutMs) / 1000.0);
-  m_esTemplate->setPlainText(spec.kind == Kind::Elasticsearch ? q(spec.requestTemplate) : QString());
+  m_esTemplate->setPlainText(spec.kind == Kind::Elasticsearch ? q(spec.requestTemplate)
+                                                              : QString());
   m_httpTemplate->setPlainText(spec.kind == Kind::Http ? q(spec.requestTemplate) : QString());
   m_resultsPath->setText(q(spec.reply.results));
   m_idPath->setText(q(spec.reply.id));
@@ -435,7 +457,8 @@ bool RetrieversPage::applyEdits() {
     m_testHeadline->setText(tr("A URL is needed."));
     return false;
   }
-  if (std::string why; !spec.requestTemplate.empty() && !core::checkRequestTemplate(spec.requestTemplate, &why)) {
+  if (std::string why;
+      !spec.requestTemplate.empty() && !core::checkRequestTemplate(spec.requestTemplate, &why)) {
     m_testHeadline->setText(tr("Not saved: %1.").arg(q(why)));
     return false;
   }
@@ -447,13 +470,17 @@ bool RetrieversPage::applyEdits() {
 }
 
 void RetrieversPage::updateKeyNote() {
-  const QString var = (Kind(m_kind->property("kind").toInt()) == Kind::Http ? m_httpKeyEnv : m_esKeyEnv)->text().trimmed();
+  const QString var =
+      (Kind(m_kind->property("kind").toInt()) == Kind::Http ? m_httpKeyEnv : m_esKeyEnv)
+          ->text()
+          .trimmed();
   if (Kind(m_kind->property("kind").toInt()) == Kind::Bm25 || var.isEmpty()) {
     m_keyNote->clear();
     return;
   }
-  m_keyNote->setText(std::getenv(var.toLocal8Bit().constData()) ? tr("$%1 is set in this session.").arg(var)
-                                                                 : tr("$%1 is not set in this session.").arg(var));
+  m_keyNote->setText(std::getenv(var.toLocal8Bit().constData())
+                         ? tr("$%1 is set in this session.").arg(var)
+                         : tr("$%1 is not set in this session.").arg(var));
 }
 
 bool RetrieversPage::isTesting() const { return m_job->isRunning(); }
@@ -470,7 +497,8 @@ bool RetrieversPage::test(const QString& query) {
     return false;
   }
   if (spec.kind == Kind::Bm25 && (!ds || ds->corpus.empty())) {
-    m_testHeadline->setText(tr("BM25 searches the dataset's corpus: open a dataset with documents first."));
+    m_testHeadline->setText(
+        tr("BM25 searches the dataset's corpus: open a dataset with documents first."));
     return false;
   }
   QString why;
@@ -483,17 +511,21 @@ bool RetrieversPage::test(const QString& query) {
   m_hits->setRowCount(0);
   m_testHeadline->setText(tr("Searching…"));
   const auto dataset = ds ? ds : std::make_shared<const core::Dataset>();
-  resolveRetrieverKey(spec, this, [this, spec, dataset, text](bool ok, std::function<std::string()> key, const QString& message) {
-    if (!ok) {
-      m_testButton->setEnabled(currentRow() >= 0);
-      m_cancelTest->setEnabled(false);
-      m_testHeadline->setText(tr("Not tested: %1").arg(message));
-      emit tested(false);
-      return;
-    }
-    m_job->test(spec, dataset, dataset->parts.empty() ? std::filesystem::path() : dataset->parts.front().path, text,
-                m_testK->value(), std::move(key));
-  });
+  resolveRetrieverKey(
+      spec, this,
+      [this, spec, dataset, text](bool ok, std::function<std::string()> key,
+                                  const QString& message) {
+        if (!ok) {
+          m_testButton->setEnabled(currentRow() >= 0);
+          m_cancelTest->setEnabled(false);
+          m_testHeadline->setText(tr("Not tested: %1").arg(message));
+          emit tested(false);
+          return;
+        }
+        m_job->test(spec, dataset,
+                    dataset->parts.empty() ? std::filesystem::path() : dataset->parts.front().path,
+                    text, m_testK->value(), std::move(key));
+      });
   return true;
 }
 
@@ -513,8 +545,11 @@ void RetrieversPage::onTested(const std::shared_ptr<const core::RetrieverProbe>&
   QString index;
   if (!probe->index.dir.empty())
     index = probe->index.reused ? tr(" (index reused: %1)").arg(q(probe->index.dir.string()))
-                                : tr(" (index built in %1 s: %2)").arg(probe->index.buildSeconds, 0, 'f', 1).arg(q(probe->index.dir.string()));
-  const QString hits = probe->hits.size() == 1 ? tr("1 hit") : tr("%1 hits").arg(probe->hits.size());
+                                : tr(" (index built in %1 s: %2)")
+                                      .arg(probe->index.buildSeconds, 0, 'f', 1)
+                                      .arg(q(probe->index.dir.string()));
+  const QString hits =
+      probe->hits.size() == 1 ? tr("1 hit") : tr("%1 hits").arg(probe->hits.size());
   m_testHeadline->setText(tr("%1 in %2 ms%3").arg(hits).arg(probe->searchMs, 0, 'f', 1).arg(index));
   m_hits->setRowCount(int(probe->hits.size()));
   for (int i = 0; i < int(probe->hits.size()); ++i) {

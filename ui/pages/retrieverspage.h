@@ -47,10 +47,10 @@ class RetrieversPage : public Page {
   bool selectRow(int row);
   int currentRow() const;
   bool deleteSelected();
-  bool applyEdits();                        // the editor's values into the selected retriever
-  core::RetrieverSpec editorSpec() const;   // what the editor holds (saved or not)
+  bool applyEdits();                       // the editor's values into the selected retriever
+  core::RetrieverSpec editorSpec() const;  // what the editor holds (saved or not)
   void setEditorSpec(const core::RetrieverSpec& spec);
-  bool test(const QString& query = {});     // tests the editor's values; tested() reports
+  bool test(const QString& query = {});  // tests the editor's values; tested() reports
   bool isTesting() const;
   QListWidget* list() const { return m_list; }
   QLabel* testHeadline() const { return m_testHeadline; }

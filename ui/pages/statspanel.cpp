@@ -11,7 +11,6 @@
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
-
 #include <cmath>
 #include <memory>
 
@@ -42,7 +41,8 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   m_resamples->setValue(kDefaultResamples);
   m_resamples->setToolTip(tr("Number of bootstrap resamples (B)"));
   m_sampleSize = sampleSizeSpin(tr("n"), this);
-  m_sampleSize->setToolTip(tr("Resample size s; n = the number of queries (VERA used s = 50, B = 500)"));
+  m_sampleSize->setToolTip(
+      tr("Resample size s; n = the number of queries (VERA used s = 50, B = 500)"));
   m_level = levelCombo(this);
   m_method = new QComboBox(this);
   m_method->addItem(tr("percentile"), int(stats::CiMethod::Percentile));
@@ -151,8 +151,8 @@ void StatsPanel::clear() {
   m_chart->setPlaceholder(tr("The bootstrap distribution appears here."));
 }
 
-void StatsPanel::setSample(const QString& run, const QString& measure, std::vector<std::string> qids,
-                           std::vector<double> values) {
+void StatsPanel::setSample(const QString& run, const QString& measure,
+                           std::vector<std::string> qids, std::vector<double> values) {
   if (run == m_run && measure == m_measure && values == m_values) return;
   m_run = run;
   m_measure = measure;
@@ -186,8 +186,10 @@ void StatsPanel::recompute() {
 void StatsPanel::onFinished(bool cancelled) {
   const bool ok = !cancelled && m_result.ok();
   if (!ok) {
-    m_figures->setText(cancelled || m_result.cancelled ? tr("Cancelled.")
-                                                       : tr("Cannot bootstrap: %1").arg(QString::fromStdString(m_result.error)));
+    m_figures->setText(
+        cancelled || m_result.cancelled
+            ? tr("Cancelled.")
+            : tr("Cannot bootstrap: %1").arg(QString::fromStdString(m_result.error)));
     m_chart->setPlaceholder(tr("No distribution."));
     emit computed(false);
     return;

@@ -92,8 +92,9 @@ void TemplateField::edit() {
       saver->setFuture(QtConcurrent::run([target, text = editor->toPlainText()] {
         const QByteArray bytes = text.toUtf8();
         std::string error;
-        return core::writeBytesAtomically(target.toStdString(),
-                                          std::string_view(bytes.constData(), std::size_t(bytes.size())), &error);
+        return core::writeBytesAtomically(
+            target.toStdString(), std::string_view(bytes.constData(), std::size_t(bytes.size())),
+            &error);
       }));
       dialog.accept();
     });
@@ -106,7 +107,8 @@ void TemplateField::edit() {
   watcher->setFuture(QtConcurrent::run([file, builtin = m_builtin]() -> std::pair<bool, QString> {
     if (file.isEmpty()) return {true, QString::fromStdString(builtin)};
     std::string why;
-    const auto text = core::readBoundedFile(file.toStdString(), core::kMaxTemplateBytes, "a prompt template", why);
+    const auto text = core::readBoundedFile(file.toStdString(), core::kMaxTemplateBytes,
+                                            "a prompt template", why);
     if (!text) return {false, {}};
     return {true, QString::fromStdString(*text)};
   }));

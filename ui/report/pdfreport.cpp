@@ -27,7 +27,9 @@ using core::exporting::ReportRun;
 constexpr double kHeader = 24;  // points above the text: the running header
 constexpr double kFooter = 20;  // below: the page number
 
-QString q(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString q(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 // Data text for a table cell or line: control characters other than tab and newline shown as
 // U+FFFD (a NUL would end the text early), long text cut with a note.
@@ -35,11 +37,14 @@ QString cell(const std::string& s, int limit = 600) {
   QString t = q(s);
   for (auto& c : t)
     if (c.unicode() < 0x20 && c != '\t' && c != '\n') c = QChar(0xFFFD);
-  if (t.size() > limit) t = t.left(limit) + QString(" ... [%1 more characters]").arg(t.size() - limit);
+  if (t.size() > limit)
+    t = t.left(limit) + QString(" ... [%1 more characters]").arg(t.size() - limit);
   return t;
 }
 
-QString number(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 4) : QString("-"); }
+QString number(const std::optional<double>& v) {
+  return v ? QString::number(*v, 'f', 4) : QString("-");
+}
 
 // The document being written: text styles and the few block kinds the report uses.
 class Writer {
@@ -83,7 +88,8 @@ class Writer {
     m_charts.insert(m_cursor, size, std::move(paint));
   }
   // A table with a header row that repeats on every page the table crosses.
-  void table(const QStringList& header, const std::vector<QStringList>& rows, const std::vector<double>& widths) {
+  void table(const QStringList& header, const std::vector<QStringList>& rows,
+             const std::vector<double>& widths) {
     QTextTableFormat f;
     f.setHeaderRowCount(1);
     f.setCellPadding(2.5);
@@ -95,7 +101,8 @@ class Writer {
     QList<QTextLength> columns;
     for (const double w : widths) columns << QTextLength(QTextLength::PercentageLength, w);
     f.setColumnWidthConstraints(columns);
-    QTextTable* t = m_cursor.insertTable(static_cast<int>(rows.size()) + 1, static_cast<int>(header.size()), f);
+    QTextTable* t =
+        m_cursor.insertTable(static_cast<int>(rows.size()) + 1, static_cast<int>(header.size()), f);
     auto put = [&](int r, int c, const QString& text, const QTextCharFormat& fmt) {
       QTextTableCell cellAt = t->cellAt(r, c);
       if (r == 0) {
@@ -110,7 +117,8 @@ class Writer {
     head.setFontWeight(QFont::Bold);
     for (int c = 0; c < header.size(); ++c) put(0, c, header[c], head);
     for (std::size_t r = 0; r < rows.size(); ++r)
-      for (int c = 0; c < rows[r].size() && c < header.size(); ++c) put(static_cast<int>(r) + 1, c, rows[r][c], m_small);
+      for (int c = 0; c < rows[r].size() && c < header.size(); ++c)
+        put(static_cast<int>(r) + 1, c, rows[r][c], m_small);
     m_cursor.movePosition(QTextCursor::End);
   }
 
@@ -125,8 +133,9 @@ QStringList settingLines(const nlohmann::json& settings) {
   QStringList out;
   if (!settings.is_object()) return out;
   for (const auto& [key, value] : settings.items()) {
-    std::string text = value.is_string() ? value.get<std::string>()
-                                         : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string text = value.is_string()
+                           ? value.get<std::string>()
+                           : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (text.size() > 160) text = text.substr(0, 160) + " ...";
     out << q(key) + ": " + cell(text, 200);
   }
@@ -153,18 +162,24 @@ void writeComparisons(Writer& w, const Report& report) {
   if (report.comparisons.empty()) return;
   w.pageBreak();
   w.heading("Paired comparisons", 1);
-  w.paragraph("The first run of each kind (a) against each later one (b), on a's main metric, over the queries both "
-              "have: the mean difference (a - b) with its paired bootstrap 95% CI, the sign-flip randomization "
-              "test and the paired t-test (two-sided p).",
-              true);
+  w.paragraph(
+      "The first run of each kind (a) against each later one (b), on a's main metric, over the "
+      "queries both "
+      "have: the mean difference (a - b) with its paired bootstrap 95% CI, the sign-flip "
+      "randomization "
+      "test and the paired t-test (two-sided p).",
+      true);
   std::vector<QStringList> rows;
   for (const auto& c : report.comparisons)
-    rows.push_back({q(c.runA) + " - " + q(c.runB), q(c.metric), QString::number(c.n), QString::number(c.meanA, 'f', 4),
-                    QString::number(c.meanB, 'f', 4), QString::number(c.meanDiff, 'f', 4),
-                    c.ciLow && c.ciHigh ? "[" + number(c.ciLow) + ", " + number(c.ciHigh) + "]" : "-",
-                    QString::number(c.pRandomization, 'g', 3), QString::number(c.pT, 'g', 3),
-                    QString("%1/%2/%3").arg(c.wins).arg(c.ties).arg(c.losses)});
-  w.table({"a - b", "metric", "n", "mean a", "mean b", "a - b", "95% CI", "p (rand.)", "p (t)", "wins/ties/losses"},
+    rows.push_back(
+        {q(c.runA) + " - " + q(c.runB), q(c.metric), QString::number(c.n),
+         QString::number(c.meanA, 'f', 4), QString::number(c.meanB, 'f', 4),
+         QString::number(c.meanDiff, 'f', 4),
+         c.ciLow && c.ciHigh ? "[" + number(c.ciLow) + ", " + number(c.ciHigh) + "]" : "-",
+         QString::number(c.pRandomization, 'g', 3), QString::number(c.pT, 'g', 3),
+         QString("%1/%2/%3").arg(c.wins).arg(c.ties).arg(c.losses)});
+  w.table({"a - b", "metric", "n", "mean a", "mean b", "a - b", "95% CI", "p (rand.)", "p (t)",
+           "wins/ties/losses"},
           rows, {18, 9, 5, 8, 8, 9, 15, 9, 8, 11});
   for (const auto& c : report.comparisons) {
     if (c.distribution.empty()) continue;
@@ -201,12 +216,16 @@ const ReportRun* e2eFor(const Report& report, const ReportRun& erag) {
 
 void writeCharts(Writer& w, const Report& report, const ReportRun& run, const ReportMetric* main,
                  const PdfReportOptions& options);
-void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main, const PdfReportOptions& options);
+void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main,
+                 const PdfReportOptions& options);
 void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& options);
 
-void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfReportOptions& options) {
+void writeRun(Writer& w, const Report& report, const ReportRun& run,
+              const PdfReportOptions& options) {
   const auto has = [&](const char* section) { return options.sections.count(section) > 0; };
-  w.heading(q(run.name) + "  (" + q(run.kind) + (run.mode.empty() ? "" : ", " + q(run.mode) + " mode") + ")", 1);
+  w.heading(q(run.name) + "  (" + q(run.kind) +
+                (run.mode.empty() ? "" : ", " + q(run.mode) + " mode") + ")",
+            1);
   w.paragraph("Source: " + cell(run.source), true);
   if (has("settings") && !run.conventions.empty()) {
     w.heading("Conventions", 3);
@@ -224,15 +243,18 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run, const PdfRe
   w.heading("Summary", 2);
   std::vector<QStringList> rows;
   for (const auto& m : run.metrics) {
-    const QString ci = m.ciLow && m.ciHigh ? "[" + number(m.ciLow) + ", " + number(m.ciHigh) + "]" : "-";
+    const QString ci =
+        m.ciLow && m.ciHigh ? "[" + number(m.ciLow) + ", " + number(m.ciHigh) + "]" : "-";
     QString states = QString("%1 scored").arg(m.scored);
     if (m.unparsed) states += QString(", %1 unparsed").arg(m.unparsed);
     if (m.errors) states += QString(", %1 error").arg(m.errors);
     if (m.empty) states += QString(", %1 empty").arg(m.empty);
     if (m.incomplete) states += QString(", %1 incomplete").arg(m.incomplete);
-    rows.push_back({q(m.name), number(m.mean), ci, QString("%1 / %2").arg(m.n).arg(m.total), states});
+    rows.push_back(
+        {q(m.name), number(m.mean), ci, QString("%1 / %2").arg(m.n).arg(m.total), states});
   }
-  w.table({"metric", "mean", "95% CI", "n / total", "queries by state"}, rows, {40, 10, 20, 10, 20});
+  w.table({"metric", "mean", "95% CI", "n / total", "queries by state"}, rows,
+          {40, 10, 20, 10, 20});
 
   const ReportMetric* main = mainMetricOf(run);
   if (has("charts")) writeCharts(w, report, run, main, options);
@@ -248,7 +270,8 @@ void writeCharts(Writer& w, const Report& report, const ReportRun& run, const Re
             [headline](QPainter& p, const QRectF& r) { paintIntervals(p, r, headline); });
   if (main && !main->distribution.empty()) {  // the main metric's; the others are in the table
     const ReportMetric metric = *main;
-    w.chart({500, 150}, [metric](QPainter& p, const QRectF& r) { paintDistribution(p, r, metric); });
+    w.chart({500, 150},
+            [metric](QPainter& p, const QRectF& r) { paintDistribution(p, r, metric); });
   }
   if (!run.documents.empty()) {
     const auto documents = run.documents;
@@ -258,7 +281,9 @@ void writeCharts(Writer& w, const Report& report, const ReportRun& run, const Re
     const double rows = static_cast<double>(std::min(queries, options.heatmapRows));
     const std::size_t maxRows = options.heatmapRows;
     w.chart({500, std::min(10.0, 400.0 / rows) * rows + 28},
-            [documents, maxRows](QPainter& p, const QRectF& r) { paintHeatmap(p, r, documents, maxRows); });
+            [documents, maxRows](QPainter& p, const QRectF& r) {
+              paintHeatmap(p, r, documents, maxRows);
+            });
     if (const ReportRun* e2e = e2eFor(report, run); e2e && !e2e->metrics.empty() && main) {
       const auto x = valuesOf(run, main->name);
       const auto y = valuesOf(*e2e, e2e->metrics.front().name);
@@ -267,7 +292,9 @@ void writeCharts(Writer& w, const Report& report, const ReportRun& run, const Re
         if (const auto it = y.find(qid); it != y.end()) points.emplace_back(v, it->second);
       const std::string xl = "eRAG " + main->name + " (" + run.name + ")";
       const std::string yl = "end-to-end " + e2e->metrics.front().name + " (" + e2e->name + ")";
-      w.chart({320, 220}, [points, xl, yl](QPainter& p, const QRectF& r) { paintScatter(p, r, points, xl, yl); });
+      w.chart({320, 220}, [points, xl, yl](QPainter& p, const QRectF& r) {
+        paintScatter(p, r, points, xl, yl);
+      });
     }
   }
   if (!run.claims.empty()) {
@@ -276,7 +303,8 @@ void writeCharts(Writer& w, const Report& report, const ReportRun& run, const Re
   }
 }
 
-void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main, const PdfReportOptions& options) {
+void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main,
+                 const PdfReportOptions& options) {
   if (main && options.lowestQueries > 0) {
     const std::string metric = main->name;
     std::vector<std::pair<double, std::string>> scored;
@@ -295,24 +323,29 @@ void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main, cons
 void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& options) {
   std::vector<const core::exporting::ReportClaim*> unsupported;
   for (const auto& c : run.claims)
-    if (c.side == "response" && c.premise == "chunks" && c.verdict != "supported") unsupported.push_back(&c);
+    if (c.side == "response" && c.premise == "chunks" && c.verdict != "supported")
+      unsupported.push_back(&c);
   if (!unsupported.empty()) {
     w.heading("Claims not supported by the retrieved chunks", 2);
     std::vector<QStringList> rows2;
     for (std::size_t i = 0; i < unsupported.size() && i < options.maxClaims; ++i) {
       const auto& c = *unsupported[i];
-      rows2.push_back({cell(c.qid, 80), cell(c.claim, 400), q(c.verdict), c.evidence.empty() ? "-" : cell(c.evidence, 400)});
+      rows2.push_back({cell(c.qid, 80), cell(c.claim, 400), q(c.verdict),
+                       c.evidence.empty() ? "-" : cell(c.evidence, 400)});
     }
     w.table({"query", "claim", "verdict", "closest evidence"}, rows2, {12, 38, 12, 38});
     if (unsupported.size() > options.maxClaims)
-      w.paragraph(QString("%1 more in the claim CSV or the JSON export.").arg(unsupported.size() - options.maxClaims), true);
+      w.paragraph(QString("%1 more in the claim CSV or the JSON export.")
+                      .arg(unsupported.size() - options.maxClaims),
+                  true);
   }
 }
 
 // The PDF, drawn into `device`; `path` names it in messages.
-bool renderPdfReport(const Report& report, QIODevice* device, const QString& path, const PdfReportOptions& options,
-                     std::string* error) {
-  const QString date = options.date.isEmpty() ? QDate::currentDate().toString(Qt::ISODate) : options.date;
+bool renderPdfReport(const Report& report, QIODevice* device, const QString& path,
+                     const PdfReportOptions& options, std::string* error) {
+  const QString date =
+      options.date.isEmpty() ? QDate::currentDate().toString(Qt::ISODate) : options.date;
   QPdfWriter writer(device);
   writer.setResolution(72);  // one unit = one point
   writer.setPageSize(QPageSize(QPageSize::A4));
@@ -348,7 +381,8 @@ bool renderPdfReport(const Report& report, QIODevice* device, const QString& pat
   }
   std::vector<QStringList> runs;
   for (const auto& r : report.runs)
-    runs.push_back({q(r.name), q(r.kind), r.mode.empty() ? "-" : q(r.mode), QString::number(r.metrics.size()),
+    runs.push_back({q(r.name), q(r.kind), r.mode.empty() ? "-" : q(r.mode),
+                    QString::number(r.metrics.size()),
                     cell(QFileInfo(q(r.source)).fileName().toStdString(), 80)});
   w.heading("Runs", 2);
   w.table({"run", "kind", "mode", "metrics", "file"}, runs, {28, 14, 14, 12, 32});
@@ -377,7 +411,8 @@ bool renderPdfReport(const Report& report, QIODevice* device, const QString& pat
       unparsed += m.unparsed;
       errors += m.errors;
     }
-    rows.push_back({"unparsed / failed (query x metric)", QString("%1 / %2").arg(unparsed).arg(errors)});
+    rows.push_back(
+        {"unparsed / failed (query x metric)", QString("%1 / %2").arg(unparsed).arg(errors)});
     w.table({"item", "value"}, rows, {30, 70});
   }
 
@@ -395,11 +430,12 @@ bool renderPdfReport(const Report& report, QIODevice* device, const QString& pat
     painter.setFont(small);
     painter.setPen(QColor(110, 110, 110));
     const QRectF head(0, 0, page.width(), kHeader - 8);
-    painter.drawText(head, Qt::AlignLeft | Qt::AlignTop, "ragscope report: " + q(report.title).left(80));
+    painter.drawText(head, Qt::AlignLeft | Qt::AlignTop,
+                     "ragscope report: " + q(report.title).left(80));
     painter.drawText(head, Qt::AlignRight | Qt::AlignTop, date);
     painter.drawLine(QPointF(0, kHeader - 6), QPointF(page.width(), kHeader - 6));
-    painter.drawText(QRectF(0, page.height() - kFooter + 6, page.width(), kFooter - 6), Qt::AlignCenter,
-                     QString("page %1 of %2").arg(i + 1).arg(pages));
+    painter.drawText(QRectF(0, page.height() - kFooter + 6, page.width(), kFooter - 6),
+                     Qt::AlignCenter, QString("page %1 of %2").arg(i + 1).arg(pages));
     painter.save();
     painter.translate(0, kHeader - i * bodyHeight);
     const QRectF clip(0, i * bodyHeight, page.width(), bodyHeight);
@@ -419,7 +455,8 @@ bool renderPdfReport(const Report& report, QIODevice* device, const QString& pat
 
 }  // namespace
 
-bool writePdfReport(const Report& report, const QString& path, const PdfReportOptions& options, std::string* error) {
+bool writePdfReport(const Report& report, const QString& path, const PdfReportOptions& options,
+                    std::string* error) {
   // Drawn in memory, then written by the one safe writer (never through a link at the name).
   QByteArray bytes;
   QBuffer buffer(&bytes);

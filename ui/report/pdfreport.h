@@ -1,7 +1,7 @@
 #pragma once
-// The PDF report (core/export/README.md): a title page (project, datasets, date, ragscope version, the runs),
-// then per run its settings, conventions and notes, the summary table with 95% CIs, charts
-// (metric intervals, the bootstrap distribution of the first metric, the eRAG heatmap, claim
+// The PDF report (core/export/README.md): a title page (project, datasets, date, ragscope version,
+// the runs), then per run its settings, conventions and notes, the summary table with 95% CIs,
+// charts (metric intervals, the bootstrap distribution of the first metric, the eRAG heatmap, claim
 // verdict bars, eRAG vs end-to-end scatter), the lowest-scoring queries and the unsupported
 // claims with their evidence; last a method appendix. Paged with a header and page numbers;
 // tables that cross a page repeat their header row. Text from the data is inserted as plain text
@@ -29,7 +29,7 @@ struct PdfReportOptions {
   std::size_t heatmapRows = 60;
 };
 
-bool writePdfReport(const core::exporting::Report& report, const QString& path, const PdfReportOptions& options,
-                    std::string* error);
+bool writePdfReport(const core::exporting::Report& report, const QString& path,
+                    const PdfReportOptions& options, std::string* error);
 
 }  // namespace ragscope::ui::report

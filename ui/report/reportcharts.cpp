@@ -21,7 +21,9 @@ const QColor kInk(40, 40, 40);
 const QColor kGrid(215, 215, 215);
 const QColor kAccent(31, 119, 180);
 
-QString q(const std::string& s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+QString q(const std::string& s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 QString number(double v) { return QString::number(v, 'f', std::abs(v) >= 100 ? 0 : 3); }
 
@@ -80,10 +82,13 @@ void ChartObjects::insert(QTextCursor& cursor, QSizeF size, PaintFn paint) {
 
 QSizeF ChartObjects::intrinsicSize(QTextDocument*, int, const QTextFormat& format) {
   const int i = format.property(kChartIndex).toInt();
-  return i >= 0 && static_cast<std::size_t>(i) < m_sizes.size() ? m_sizes[static_cast<std::size_t>(i)] : QSizeF();
+  return i >= 0 && static_cast<std::size_t>(i) < m_sizes.size()
+             ? m_sizes[static_cast<std::size_t>(i)]
+             : QSizeF();
 }
 
-void ChartObjects::drawObject(QPainter* painter, const QRectF& rect, QTextDocument* doc, int, const QTextFormat& format) {
+void ChartObjects::drawObject(QPainter* painter, const QRectF& rect, QTextDocument* doc, int,
+                              const QTextFormat& format) {
   const int i = format.property(kChartIndex).toInt();
   if (i < 0 || static_cast<std::size_t>(i) >= m_paint.size()) return;
   painter->save();
@@ -93,7 +98,8 @@ void ChartObjects::drawObject(QPainter* painter, const QRectF& rect, QTextDocume
   painter->restore();
 }
 
-void paintIntervals(QPainter& p, const QRectF& rect, const std::vector<const core::exporting::ReportMetric*>& metrics) {
+void paintIntervals(QPainter& p, const QRectF& rect,
+                    const std::vector<const core::exporting::ReportMetric*>& metrics) {
   if (metrics.empty()) return;
   std::vector<double> all;
   for (const auto* m : metrics) {
@@ -112,8 +118,10 @@ void paintIntervals(QPainter& p, const QRectF& rect, const std::vector<const cor
     const auto& m = *metrics[i];
     const double y = rect.top() + rowH * (static_cast<double>(i) + 0.5);
     p.setPen(kInk);
-    const QString label = p.fontMetrics().elidedText(q(m.name), Qt::ElideMiddle, static_cast<int>(labelWidth - 8));
-    p.drawText(QRectF(rect.left(), y - rowH / 2, labelWidth - 6, rowH), Qt::AlignRight | Qt::AlignVCenter, label);
+    const QString label =
+        p.fontMetrics().elidedText(q(m.name), Qt::ElideMiddle, static_cast<int>(labelWidth - 8));
+    p.drawText(QRectF(rect.left(), y - rowH / 2, labelWidth - 6, rowH),
+               Qt::AlignRight | Qt::AlignVCenter, label);
     p.setPen(kGrid);
     p.drawLine(QPointF(x.a, y), QPointF(x.b, y));
     if (m.ciLow && m.ciHigh) {
@@ -150,7 +158,8 @@ void paintDistribution(QPainter& p, const QRectF& rect, const core::exporting::R
   p.setBrush(QColor(31, 119, 180, 160));
   for (int b = 0; b < bins; ++b) {
     const double h = top > 0 ? height * counts[b] / top : 0;
-    p.drawRect(QRectF(x.at(lo + width * b), base - h, x.at(lo + width * (b + 1)) - x.at(lo + width * b), h));
+    p.drawRect(QRectF(x.at(lo + width * b), base - h,
+                      x.at(lo + width * (b + 1)) - x.at(lo + width * b), h));
   }
   p.setBrush(Qt::NoBrush);
   auto mark = [&](double v, const QColor& c, const QString& label) {
@@ -171,7 +180,8 @@ void paintDistribution(QPainter& p, const QRectF& rect, const core::exporting::R
              QString("%1: %2 bootstrap means").arg(q(m.name)).arg(d.size()));
 }
 
-void paintHeatmap(QPainter& p, const QRectF& rect, const std::vector<core::exporting::ReportDocument>& documents,
+void paintHeatmap(QPainter& p, const QRectF& rect,
+                  const std::vector<core::exporting::ReportDocument>& documents,
                   std::size_t maxRows) {
   std::vector<std::string> order;
   // Per query and rank: no document (outer nullopt), a document without an output (inner), a label.
@@ -194,17 +204,20 @@ void paintHeatmap(QPainter& p, const QRectF& rect, const std::vector<core::expor
   p.setFont(f);
   p.setPen(kInk);
   for (std::size_t r = 0; r < ranks; ++r)
-    p.drawText(QRectF(rect.left() + labelW + cellW * r, rect.top(), cellW, headH), Qt::AlignCenter, QString::number(r + 1));
+    p.drawText(QRectF(rect.left() + labelW + cellW * r, rect.top(), cellW, headH), Qt::AlignCenter,
+               QString::number(r + 1));
   for (std::size_t i = 0; i < shown; ++i) {
     const double y = rect.top() + headH + cellH * static_cast<double>(i);
     p.setPen(kInk);
-    p.drawText(QRectF(rect.left(), y, labelW - 4, cellH), Qt::AlignRight | Qt::AlignVCenter, q(order[i]).left(14));
+    p.drawText(QRectF(rect.left(), y, labelW - 4, cellH), Qt::AlignRight | Qt::AlignVCenter,
+               q(order[i]).left(14));
     const auto& labels = rows[order[i]];
     for (std::size_t r = 0; r < ranks; ++r) {
       if (r >= labels.size() || !labels[r]) continue;  // no document at this rank
       const auto& label = *labels[r];
       const double v = label ? std::clamp(*label, 0.0, 1.0) : 0.0;
-      const QColor c = label ? QColor::fromRgbF(1 - 0.8 * v, 1 - 0.45 * v, 1 - 0.75 * v) : QColor(150, 150, 150);
+      const QColor c =
+          label ? QColor::fromRgbF(1 - 0.8 * v, 1 - 0.45 * v, 1 - 0.75 * v) : QColor(150, 150, 150);
       p.setPen(QPen(QColor(200, 200, 200), 0.5));
       p.setBrush(c);
       p.drawRect(QRectF(rect.left() + labelW + cellW * r, y, cellW, cellH));
@@ -212,15 +225,18 @@ void paintHeatmap(QPainter& p, const QRectF& rect, const std::vector<core::expor
   }
   p.setBrush(Qt::NoBrush);
   p.setPen(kInk);
-  p.drawText(QRectF(rect.left(), rect.top() + headH + cellH * shown + 2, rect.width(), 10), Qt::AlignLeft,
-             QString("%1%2 queries; rank across; label from white (0) to green (1); grey: no output; blank: no document")
+  p.drawText(QRectF(rect.left(), rect.top() + headH + cellH * shown + 2, rect.width(), 10),
+             Qt::AlignLeft,
+             QString("%1%2 queries; rank across; label from white (0) to green (1); grey: no "
+                     "output; blank: no document")
                  .arg(shown < order.size() ? QString("first %1 of ").arg(shown) : QString())
                  .arg(order.size()));
 }
 
-void paintVerdicts(QPainter& p, const QRectF& rect, const std::vector<core::exporting::ReportClaim>& claims) {
-  static const std::vector<std::string> verdicts = {"supported", "neutral", "unsupported", "contradiction", "unparsed",
-                                                    "error"};
+void paintVerdicts(QPainter& p, const QRectF& rect,
+                   const std::vector<core::exporting::ReportClaim>& claims) {
+  static const std::vector<std::string> verdicts = {"supported",     "neutral",  "unsupported",
+                                                    "contradiction", "unparsed", "error"};
   std::vector<std::string> premises;
   std::map<std::string, std::map<std::string, int>> counts;
   for (const auto& c : claims) {
@@ -234,7 +250,8 @@ void paintVerdicts(QPainter& p, const QRectF& rect, const std::vector<core::expo
   f.setPointSizeF(7.5);
   p.setFont(f);
   const double labelW = 120, legendH = 14;
-  const double barH = std::min(18.0, (rect.height() - legendH) / static_cast<double>(premises.size()) - 4);
+  const double barH =
+      std::min(18.0, (rect.height() - legendH) / static_cast<double>(premises.size()) - 4);
   for (std::size_t i = 0; i < premises.size(); ++i) {
     const auto& c = counts[premises[i]];
     int total = 0;
@@ -273,8 +290,9 @@ void paintVerdicts(QPainter& p, const QRectF& rect, const std::vector<core::expo
   p.setBrush(Qt::NoBrush);
 }
 
-void paintScatter(QPainter& p, const QRectF& rect, const std::vector<std::pair<double, double>>& points,
-                  const std::string& xLabel, const std::string& yLabel) {
+void paintScatter(QPainter& p, const QRectF& rect,
+                  const std::vector<std::pair<double, double>>& points, const std::string& xLabel,
+                  const std::string& yLabel) {
   if (points.empty()) return;
   std::vector<double> xs, ys;
   for (const auto& [a, b] : points) {
@@ -299,7 +317,8 @@ void paintScatter(QPainter& p, const QRectF& rect, const std::vector<std::pair<d
   p.setPen(kInk);
   for (int i = 0; i <= 4; ++i) {
     const double v = ylo + (yhi - ylo) * i / 4;
-    p.drawText(QRectF(rect.left(), y.at(v) - 5, 36, 10), Qt::AlignRight | Qt::AlignVCenter, number(v));
+    p.drawText(QRectF(rect.left(), y.at(v) - 5, 36, 10), Qt::AlignRight | Qt::AlignVCenter,
+               number(v));
   }
   p.drawText(QRectF(plot.left(), rect.bottom() - 12, plot.width(), 12), Qt::AlignCenter, q(xLabel));
   // Pearson's r, for the reader's eye (the statistics commands give tau and rho with CIs).

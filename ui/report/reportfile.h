@@ -22,7 +22,8 @@ struct ReportFileFormat {
   core::exporting::CsvGrain grain = core::exporting::CsvGrain::Summary;  // Csv only
 };
 
-bool writeReportFile(const core::exporting::Report& report, const std::string& path, const ReportFileFormat& format,
-                     const PdfReportOptions& pdf, std::string* error);
+bool writeReportFile(const core::exporting::Report& report, const std::string& path,
+                     const ReportFileFormat& format, const PdfReportOptions& pdf,
+                     std::string* error);
 
 }  // namespace ragscope::ui::report

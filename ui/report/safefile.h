@@ -11,7 +11,6 @@
 #include <QByteArray>
 #include <QImage>
 #include <QString>
-
 #include <string>
 
 namespace ragscope::ui {
