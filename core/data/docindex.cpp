@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -51,6 +52,18 @@ struct Header {
 
 std::uint64_t headerHashOf(const Header& h) {
   return fastHash64(&h, offsetof(Header, headerHash), 0x5eed);
+}
+
+// The byte size of each section as the header's counts give it (what reseal() hashes and check()
+// holds against the section table).
+std::array<std::uint64_t, SectionCount> sectionSizes(const Header& h) {
+  return {h.count * sizeof(DocIndexEntry),
+          h.paragraphCount * 4,
+          h.stringBytes,
+          h.slotCount * 4,
+          h.count * 4,
+          h.count * 4,
+          h.diagnosticsBytes};
 }
 
 std::uint64_t hashPieces(const char* data, std::size_t size, std::uint64_t seed) {
@@ -261,13 +274,7 @@ void DocIndex::reseal(std::string& bytes, const SourceStamp& source) {
   Header h;
   std::memcpy(&h, bytes.data(), sizeof h);
   h.source = source;
-  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry),
-                                             h.paragraphCount * 4,
-                                             h.stringBytes,
-                                             h.slotCount * 4,
-                                             h.count * 4,
-                                             h.count * 4,
-                                             h.diagnosticsBytes};
+  const auto sizes = sectionSizes(h);
   std::uint64_t hash = 0;
   for (int s = 0; s < SectionCount; ++s) {
     if (h.offsets[s] > bytes.size() || sizes[s] > bytes.size() - h.offsets[s]) break;
@@ -302,13 +309,7 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
     return false;
   }
   // Section table: in order, aligned, sized for the counts, inside the file.
-  const std::uint64_t sizes[SectionCount] = {h.count * sizeof(DocIndexEntry),
-                                             h.paragraphCount * 4,
-                                             h.stringBytes,
-                                             h.slotCount * 4,
-                                             h.count * 4,
-                                             h.count * 4,
-                                             h.diagnosticsBytes};
+  const auto sizes = sectionSizes(h);
   if (h.count >= UINT32_MAX || h.paragraphCount > m_mapSize ||
       h.slotCount != slotCountFor(h.count) || h.offsets[SectionCount] != m_mapSize) {
     why = "truncated or damaged (section table)";

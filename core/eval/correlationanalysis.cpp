@@ -112,6 +112,17 @@ std::string constantSideNote(const std::vector<double>& x, const std::vector<dou
   return {};
 }
 
+// The row's two means over its pairs (NaN without pairs).
+void setPairMeans(CorrelationRow& row, const std::vector<double>& x, const std::vector<double>& y) {
+  double sx = 0, sy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sx += x[i];
+    sy += y[i];
+  }
+  row.methodMean = x.empty() ? kNaN : sx / static_cast<double>(x.size());
+  row.targetMean = y.empty() ? kNaN : sy / static_cast<double>(y.size());
+}
+
 }  // namespace
 
 std::vector<MethodScores> evaluationMethods(const EragReport& erag,
@@ -214,13 +225,7 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
         y.push_back(it->second);
       }
       row.n = x.size();
-      double sx = 0, sy = 0;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        sx += x[i];
-        sy += y[i];
-      }
-      row.methodMean = x.empty() ? kNaN : sx / static_cast<double>(x.size());
-      row.targetMean = y.empty() ? kNaN : sy / static_cast<double>(y.size());
+      setPairMeans(row, x, y);
       if (row.note.empty()) {
         row.result = stats::correlate(x, y, options.stats);
         row.note = row.result.error.empty() ? constantSideNote(x, y) : row.result.error;
@@ -258,13 +263,7 @@ CorrelationAnalysis analyseCorrelation(const std::vector<SystemInput>& systems,
       }
       row.n = x.size();
       row.note = m.note;
-      double sx = 0, sy = 0;
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        sx += x[i];
-        sy += y[i];
-      }
-      row.methodMean = x.empty() ? kNaN : sx / static_cast<double>(x.size());
-      row.targetMean = y.empty() ? kNaN : sy / static_cast<double>(y.size());
+      setPairMeans(row, x, y);
       if (row.note.empty()) {
         stats::CorrelationOptions o = options.stats;
         o.resamples = 0;  // a handful of systems: a bootstrap over them says nothing

@@ -62,6 +62,21 @@ void setError(std::string* error, std::string text) {
   if (error) *error = std::move(text);
 }
 
+// What both opens refuse before SQLite sees the file: a missing file, and a file that is not
+// SQLite at all (SQLite would take it, and the read-write open would switch it to WAL).
+bool refuseNonStoreFile(const std::filesystem::path& path, std::string* error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    setError(error, path.string() + ": no such run store");
+    return false;
+  }
+  if (!RunStore::hasSqliteHeader(path)) {
+    setError(error, path.string() + ": not a ragscope run store (not a SQLite database)");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string_view itemStatusName(ItemStatus status) {
@@ -143,17 +158,8 @@ bool RunStore::create(const std::filesystem::path& path, RunRecord record, std::
 }
 
 bool RunStore::open(const std::filesystem::path& path, std::string* error) {
-  std::error_code ec;
   m_readOnly = false;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    setError(error, path.string() + ": no such run store");
-    return false;
-  }
-  // Not a SQLite file: refused before SQLite opens it (and would switch it to WAL).
-  if (!hasSqliteHeader(path)) {
-    setError(error, path.string() + ": not a ragscope run store (not a SQLite database)");
-    return false;
-  }
+  if (!refuseNonStoreFile(path, error)) return false;
   // Checked before it is opened for writing: a damaged or foreign store is refused untouched
   // (the read-write open switches the file to WAL).
   if (!m_db.openReadOnly(path, error) || !checkOpened(path, error)) return false;
@@ -164,18 +170,9 @@ bool RunStore::open(const std::filesystem::path& path, std::string* error) {
 }
 
 bool RunStore::openReadOnly(const std::filesystem::path& path, std::string* error) {
-  std::error_code ec;
   m_readOnly = true;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    setError(error, path.string() + ": no such run store");
-    return false;
-  }
-  if (!hasSqliteHeader(path)) {
-    setError(error, path.string() + ": not a ragscope run store (not a SQLite database)");
-    return false;
-  }
-  if (!m_db.openReadOnly(path, error)) return false;
-  if (!checkOpened(path, error)) return false;
+  if (!refuseNonStoreFile(path, error)) return false;
+  if (!m_db.openReadOnly(path, error) || !checkOpened(path, error)) return false;
   m_path = path;
   return true;
 }
