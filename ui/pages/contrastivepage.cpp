@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,12 @@ namespace {
 // Sizes the query table's columns to their contents and widens the table (up to a third of a
 // typical screen) so the splitter does not squeeze them: a clipped "0.06" for 0.0663 misleads.
 void fitQueryTable(QTableView* table) {
+  // The last column stretches to fill the view; sized while stretched, it would keep the
+  // stretched width as its own and hold the header wider than the view once the view narrows.
+  QHeaderView* header = table->horizontalHeader();
+  header->setStretchLastSection(false);
   table->resizeColumnsToContents();
+  header->setStretchLastSection(true);
   // + 8: the viewport can be a few pixels narrower than frame and scroll bar account for.
   const int scrollBar =
       std::max(table->verticalScrollBar()->sizeHint().width(),
@@ -553,6 +559,10 @@ void ContrastivePage::onFinished(bool cancelled) {
 void ContrastivePage::showEvent(QShowEvent* event) {
   Page::showEvent(event);
   if (m_queries->rowCount() > 0) fitQueryTable(m_table);
+  // Once more after the first layout and polish, which can change the fonts the widths used.
+  QTimer::singleShot(0, this, [this] {
+    if (m_queries->rowCount() > 0) fitQueryTable(m_table);
+  });
 }
 
 QString ContrastivePage::statusText() const { return m_status->text(); }
