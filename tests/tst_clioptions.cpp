@@ -310,6 +310,8 @@ class TestCliOptions : public QObject {
       QTest::newRow(c) << QStringList{c};
     QTest::newRow("dataset info") << QStringList{"dataset", "info"};
     QTest::newRow("dataset doc") << QStringList{"dataset", "doc"};
+    for (const char* sub : {"export", "import", "list", "summary"})
+      QTest::newRow(qPrintable(QString("labels ") + sub)) << QStringList{"labels", sub};
   }
 
   void everyCommandThroughTheLayer() {

@@ -60,6 +60,8 @@ class Preferences {
   // from this GUI): "<project file>\n<resolved part path>" entries, newest last.
   static inline const Preference<QStringList> confirmedOutsideParts{
       "projects/confirmedOutsideParts"};
+  // The name human labels are stored under (LabelBook): asked once, then kept.
+  static inline const Preference<QString> annotatorName{"labels/annotator"};
 
   // Most recent first, without duplicates.
   static QVector<RecentDataset> recentDatasets();

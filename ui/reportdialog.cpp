@@ -22,6 +22,7 @@
 
 #include "core/eval/resultsreport.h"
 #include "core/export/reportcsv.h"
+#include "ui/labelbook.h"
 #include "ui/report/pdfreport.h"
 #include "ui/report/reportfile.h"
 #include "ui/textutil.h"
@@ -93,10 +94,13 @@ ReportDialog::ReportDialog(Workbench* workbench, QWidget* parent)
   m_sectionBox = new QWidget(this);
   auto* sectionGrid = new QGridLayout(m_sectionBox);
   sectionGrid->setContentsMargins(0, 0, 0, 0);
-  const std::map<std::string, QString> labels = {
-      {"settings", tr("Settings and conventions")}, {"charts", tr("Charts")},
-      {"lowest", tr("Lowest-scoring queries")},     {"claims", tr("Unsupported claims")},
-      {"comparisons", tr("Paired comparisons")},    {"appendix", tr("Method appendix")}};
+  const std::map<std::string, QString> labels = {{"settings", tr("Settings and conventions")},
+                                                 {"charts", tr("Charts")},
+                                                 {"lowest", tr("Lowest-scoring queries")},
+                                                 {"claims", tr("Unsupported claims")},
+                                                 {"comparisons", tr("Paired comparisons")},
+                                                 {"appendix", tr("Method appendix")},
+                                                 {"labels", tr("Human labels")}};
   for (const auto& name : report::pdfSections()) {
     auto* check = new QCheckBox(labels.at(name), m_sectionBox);
     check->setObjectName(QString::fromStdString("section-" + name));
@@ -211,6 +215,10 @@ bool ReportDialog::write() {
     else
       sources.stores.emplace_back(item->data(kStorePath).toString().toStdString());
   }
+  // The labels the workbench shows (the project's, or the dataset's without a project).
+  if (const QString labels = m_workbench->labelBook()->storePath();
+      !labels.isEmpty() && QFileInfo::exists(labels))
+    sources.labels = labels.toStdString();
   const QString file = m_file->text().trimmed();
   if (!sources.project && sources.stores.empty()) {
     m_status->setText(tr("Choose at least one result to include."));

@@ -11,6 +11,7 @@
 
 #include "ui/jobs/evaljob.h"
 #include "ui/jobs/loadjob.h"
+#include "ui/labelbook.h"
 
 namespace ragscope::ui {
 
@@ -85,6 +86,7 @@ Workbench::Workbench(QObject* parent)
   connect(m_job, &LoadJob::started, this, &Workbench::loadStarted);
   connect(m_job, &LoadJob::progress, this, &Workbench::loadProgress);
   connect(m_job, &LoadJob::finished, this, &Workbench::onLoaded);
+  m_labelBook = new LabelBook(this);
 }
 
 Workbench::~Workbench() {

@@ -19,6 +19,7 @@
 
 namespace ragscope::ui {
 
+class LabelBook;
 class LoadJob;
 struct LoadResult;
 struct EvalOutcome;
@@ -111,6 +112,10 @@ class Workbench : public QObject {
   std::shared_ptr<const EvalOutcome> evaluation() const { return m_evaluation; }
   void setEvaluation(std::shared_ptr<const EvalOutcome> outcome);
 
+  // The human labels of the current project (or, without one, of the dataset): every view that
+  // shows or takes labels uses this one book.
+  LabelBook* labelBook() const { return m_labelBook; }
+
  signals:
   void loadStarted(const QString& name);
   void loadProgress(quint64 done, quint64 total);
@@ -155,6 +160,7 @@ class Workbench : public QObject {
   OutsidePartsAsker m_asker;
   std::shared_ptr<const EvalOutcome> m_evaluation;
   std::vector<core::RetrieverSpec> m_retrievers;
+  LabelBook* m_labelBook = nullptr;  // a child: its writes finish before the workbench goes
 };
 
 }  // namespace ragscope::ui

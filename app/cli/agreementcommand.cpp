@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "app/cli/commands.h"
@@ -12,8 +14,11 @@
 #include "app/cli/options.h"
 #include "core/claims/agreementreport.h"
 #include "core/claims/metaeval.h"
+#include "core/data/loaders.h"
 #include "core/eval/agreementinputs.h"
 #include "core/export/json.h"
+#include "core/labels/labelagreement.h"
+#include "core/labels/labelstore.h"
 
 namespace ragscope::cli {
 
@@ -28,7 +33,65 @@ with a 95% percentile bootstrap CI over instances, and the same between the firs
 annotator (the human ceiling) where an instance has two.
 
 Inputs, by extension: RAGChecker's meta-evaluation files (.json) or CSVs (.csv), see --human.
+
+With --labels, the human side is the project's labels (core/labels/README.md, "Agreement"), per
+annotator: claim verdicts against the judging run's verdicts (a response claim against the
+retrieved chunks, or the gold answer with --claims-vs gold; a gold claim against the response),
+relevance grades against the dataset's qrels, eRAG labels against the run's stored labels
+(kappa, confusion matrix, accuracy, n), answer labels against the run's per-query metrics as the
+CSV path compares them; and between annotators, Cohen's kappa (two) and Krippendorff's alpha.
 )";
+
+// Labels of a project or labels store, compared with the project's runs and datasets, the
+// --store run stores and the --qrels file.
+int agreementFromLabels(const std::string& labelsPath, const std::vector<std::string>& stores,
+                        const std::string& qrelsPath, bool vsGold, bool asJson,
+                        const claims::AgreementOptions& agreement) {
+  auto fail = [](const std::string& message) {
+    std::cerr << "ragscope-cli: agreement: " << message << "\n";
+    return 2;
+  };
+  labels::LabelStore store;
+  std::string error;
+  if (!store.openProjectOrStore(labelsPath, true, &error)) return fail(error);
+  const std::vector<labels::Label> current = store.current();
+  labels::LabelSources sources;
+  if (std::filesystem::path(labelsPath).extension() == ".json") {
+    bool needDatasets = false;
+    for (const auto& l : current) needDatasets |= l.target.kind == labels::TargetKind::Relevance;
+    if (!qrelsPath.empty()) needDatasets = false;
+    if (!labels::readProjectFileSources(labelsPath, needDatasets, sources, &error))
+      return fail(error);
+  }
+  for (const auto& s : stores) {
+    labels::RunSource run;
+    if (!labels::readRunSource(s, {}, run, &error)) return fail(error);
+    sources.runs.insert(sources.runs.begin(), std::move(run));  // before the project's
+  }
+  if (!qrelsPath.empty()) {
+    auto loaded = readTrecQrels(qrelsPath, LoadOptions{});
+    if (!loaded.report.ok() || loaded.report.hasErrors()) {
+      printLoadDiagnostics(loaded.report);
+      return fail(qrelsPath + " cannot be used");
+    }
+    // The qrels stand for every dataset the relevance labels name.
+    auto dataset = std::make_shared<Dataset>();
+    dataset->qrels = std::move(loaded.value);
+    std::set<std::string> scopes;
+    for (const auto& l : current)
+      if (l.target.kind == labels::TargetKind::Relevance) scopes.insert(l.target.scope);
+    for (const auto& scope : scopes) sources.datasets.push_back({scope, dataset});
+  }
+  labels::LabelAgreementOptions options;
+  options.agreement = agreement;
+  options.responseClaimsVsGold = vsGold;
+  const auto report = labels::computeLabelAgreement(current, sources, options);
+  if (asJson)
+    exporting::writeJson(std::cout, labels::labelAgreementJson(report, options), 2);
+  else
+    std::cout << labels::formatLabelAgreement(report, options);
+  return 0;
+}
 
 bool failed(const LoadReport& report, const std::string& path) {
   if (report.ok() && !report.hasErrors()) return false;
@@ -43,8 +106,13 @@ int agreementCommand(const Args& args) {
   std::string humanPath, judgePath, name = "ragchecker";
   claims::AgreementOptions options;
   bool asJson = false;
+  std::string labelsPath, qrelsPath, claimsVs = "chunks";
+  std::vector<std::string> stores;
   CommandLine cli("agreement");
-  cli.synopsis("--human FILE --judge FILE [--name NAME] [--resamples N] [--seed S] [--json]");
+  cli.synopsis(
+      "(--human FILE --judge FILE [--name NAME] | --labels PROJECT_OR_LABELS_STORE "
+      "[--store RUN.db]... [--qrels FILE] [--claims-vs chunks|gold]) [--resamples N] [--seed S] "
+      "[--json]");
   cli.intro(kAgreementIntro);
   cli.path("--human", "FILE", humanPath,
            "FILE.json: RAGChecker's meta-evaluation human file (pairwise preferences, one record "
@@ -59,6 +127,19 @@ int agreementCommand(const Args& args) {
            "sides are whole numbers");
   cli.path("--judge", "FILE", judgePath, "the judge's scores (see --human)");
   cli.text("--name", "NAME", name, "the judge's key in a baseline file (default: ragchecker)");
+  cli.path("--labels", "PATH", labelsPath,
+           "the human side from a project's labels (a project file *.json: its labels store "
+           "PROJECT.labels.db and its run stores and datasets) or from a labels store");
+  cli.paths("--store", "RUN.db", stores,
+            "with --labels: a run store to compare with (judging, eRAG or end-to-end; matched to "
+            "the labels' scope by file name; repeatable)");
+  cli.path("--qrels", "FILE", qrelsPath,
+           "with --labels: the qrels relevance labels are compared with (instead of the "
+           "project's datasets)");
+  cli.choice("--claims-vs", {"chunks", "gold"}, claimsVs,
+             "with --labels: a response claim's human verdict is compared with the judge's "
+             "verdict against the retrieved chunks (faithfulness, the default) or against the "
+             "gold answer (correctness)");
   cli.integer("--resamples", "N", options.resamples, 0, 1000000,
               "bootstrap resamples (default 1000; 0 = no CIs)");
   cli.integer("--seed", "S", options.seed, 0, std::numeric_limits<std::uint64_t>::max(),
@@ -70,8 +151,15 @@ int agreementCommand(const Args& args) {
            "\"human_ceiling\": {...}}}}");
   cli.epilogue("Exit codes: 0 ok, 2 bad arguments or input (file:line: field: problem).");
   if (auto exit = cli.parse(args)) return *exit;
+  if (!labelsPath.empty()) {
+    if (!humanPath.empty() || !judgePath.empty())
+      return cli.usageError("--labels replaces --human and --judge");
+    return agreementFromLabels(labelsPath, stores, qrelsPath, claimsVs == "gold", asJson, options);
+  }
+  if (!stores.empty() || !qrelsPath.empty())
+    return cli.usageError("--store and --qrels go with --labels");
   if (humanPath.empty() || judgePath.empty())
-    return cli.usageError("agreement needs --human FILE and --judge FILE");
+    return cli.usageError("agreement needs --human FILE and --judge FILE, or --labels");
 
   const auto outcome = eval::compareAgreementFiles(humanPath, judgePath, name, options);
   if (!outcome.failedFile.empty() && failed(outcome.report, outcome.failedFile)) return 2;

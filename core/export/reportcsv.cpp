@@ -30,12 +30,15 @@ std::string_view csvGrainName(CsvGrain grain) {
       return "document";
     case CsvGrain::Claim:
       return "claim";
+    case CsvGrain::Labels:
+      return "labels";
   }
   return "summary";
 }
 
 std::optional<CsvGrain> csvGrainFromName(std::string_view name) {
-  for (const auto g : {CsvGrain::Summary, CsvGrain::Query, CsvGrain::Document, CsvGrain::Claim})
+  for (const auto g :
+       {CsvGrain::Summary, CsvGrain::Query, CsvGrain::Document, CsvGrain::Claim, CsvGrain::Labels})
     if (csvGrainName(g) == name) return g;
   return std::nullopt;
 }
@@ -93,6 +96,21 @@ bool writeReportCsv(std::ostream& out, const Report& report, CsvGrain grain) {
               .text(c.verdict);
           w.text(c.repeats).number(c.flipped ? 1 : 0).endRow();
         }
+      break;
+    case CsvGrain::Labels:
+      header(w, {"run", "metric", "items", "labelled", "judge_mean", "judge_ci_low",
+                 "judge_ci_high", "human_mean", "human_ci_low", "human_ci_high", "ppi_estimate",
+                 "ppi_ci_low", "ppi_ci_high", "lambda", "problem"});
+      for (const auto& run : report.runs) {
+        if (!run.humanLabels) continue;
+        for (const auto& p : run.humanLabels->ppi) {
+          w.text(run.name).text(p.metric).number(p.items).number(p.labelled);
+          for (const auto* v : {&p.judgeMean, &p.judgeLow, &p.judgeHigh, &p.humanMean, &p.humanLow,
+                                &p.humanHigh, &p.estimate, &p.ciLow, &p.ciHigh, &p.lambda})
+            optionalNumber(w, *v);
+          w.text(p.problem).endRow();
+        }
+      }
       break;
   }
   return w.ok();

@@ -8,6 +8,9 @@
 //   query     run, kind, qid, metric, value, state
 //   document  run, qid, rank, doc_id, label, output
 //   claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
+//   labels    run, metric, items, labelled, judge_mean, judge_ci_low, judge_ci_high, human_mean,
+//             human_ci_low, human_ci_high, ppi_estimate, ppi_ci_low, ppi_ci_high, lambda, problem
+//             (the human-labels section: prediction-powered estimates, core/eval/README.md)
 // A missing value is an empty cell; `state` (query) and `verdict` (claim) say why.
 //
 //   writeFileAtomically(path, [&](std::ostream& out) {
@@ -21,7 +24,7 @@
 
 namespace ragscope::core::exporting {
 
-enum class CsvGrain { Summary, Query, Document, Claim };
+enum class CsvGrain { Summary, Query, Document, Claim, Labels };
 
 std::string_view csvGrainName(CsvGrain grain);
 std::optional<CsvGrain> csvGrainFromName(std::string_view name);

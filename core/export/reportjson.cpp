@@ -40,6 +40,44 @@ ojson perQueryJson(const std::vector<ReportValue>& values) {
   return out;
 }
 
+// {"store", "counts": [{"kind", "annotator", "labels"}], "agreement": [...], "ppi": [{"metric",
+// "description", "items", "labelled", "judge_only": {"mean", "ci_low", "ci_high"}, "human_only":
+// {...}, "estimate", "ci_low", "ci_high", "lambda", "problem", ...}], "notes"}
+ojson humanLabelsJson(const ReportHumanLabels& h) {
+  ojson j;
+  j["store"] = h.store;
+  ojson counts = ojson::array();
+  for (const auto& c : h.counts)
+    counts.push_back({{"kind", c.kind}, {"annotator", c.annotator}, {"labels", c.labels}});
+  j["counts"] = std::move(counts);
+  j["agreement"] = h.agreement;
+  auto mean = [](const std::optional<double>& m, const std::optional<double>& lo,
+                 const std::optional<double>& hi) {
+    return ojson{{"mean", optionalNumber(m)},
+                 {"ci_low", optionalNumber(lo)},
+                 {"ci_high", optionalNumber(hi)}};
+  };
+  ojson ppi = ojson::array();
+  for (const auto& p : h.ppi)
+    ppi.push_back({{"metric", p.metric},
+                   {"description", p.description},
+                   {"items", p.items},
+                   {"labelled", p.labelled},
+                   {"judge_only", mean(p.judgeMean, p.judgeLow, p.judgeHigh)},
+                   {"human_only", mean(p.humanMean, p.humanLow, p.humanHigh)},
+                   {"estimate", optionalNumber(p.estimate)},
+                   {"ci_low", optionalNumber(p.ciLow)},
+                   {"ci_high", optionalNumber(p.ciHigh)},
+                   {"lambda", optionalNumber(p.lambda)},
+                   {"problem", p.problem},
+                   {"judge_unresolved", p.judgeUnresolved},
+                   {"stale_labels", p.staleLabels},
+                   {"labels_not_used", p.labelsNotUsed}});
+  j["ppi"] = std::move(ppi);
+  j["notes"] = h.notes;
+  return j;
+}
+
 ojson runJson(const ReportRun& run) {
   ojson j;
   j["name"] = run.name;
@@ -76,6 +114,10 @@ ojson runJson(const ReportRun& run) {
                       {"flipped", c.flipped},
                       {"evidence", c.evidence}});
   j["claims"] = std::move(claims);
+  ojson questions = ojson::object();
+  for (const auto& [qid, text] : run.questions) questions[qid] = text;
+  j["questions"] = std::move(questions);
+  if (run.humanLabels) j["human_labels"] = humanLabelsJson(*run.humanLabels);
   return j;
 }
 

@@ -8,6 +8,7 @@
 // bytes.
 
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -65,6 +66,37 @@ struct ReportClaim {
   std::string evidence;
 };
 
+// One judged metric of a run against the project's human labels: the judge-only and human-only
+// means and the prediction-powered estimate (core/eval/README.md, "Human labels and PPI"), each
+// with its normal 95% interval; nullopt where undefined (no label, every item labelled).
+struct ReportPpi {
+  std::string metric;        // "faithfulness", "correctness", "coverage", "erag", "answer:<m>"
+  std::string description;   // what one item is
+  std::size_t items = 0;     // N
+  std::size_t labelled = 0;  // n
+  std::optional<double> judgeMean, judgeLow, judgeHigh;
+  std::optional<double> humanMean, humanLow, humanHigh;
+  std::optional<double> estimate, ciLow, ciHigh, lambda;  // PPI++ (lambda tuned)
+  std::string problem;                                    // why there is no estimate
+  // Items left out (the judge's verdict unresolved) and labels not used (stale, no such item).
+  std::size_t judgeUnresolved = 0, staleLabels = 0, labelsNotUsed = 0;
+};
+
+// The human labels of a run: how many, by whom, how they agree with the judge and each other,
+// and what they make of the judged metrics.
+struct ReportHumanLabels {
+  std::string store;  // the labels store read
+  struct Count {
+    std::string kind;  // "claim", "answer", "relevance", "erag"
+    std::string annotator;
+    std::size_t labels = 0;  // current labels (the latest per target)
+  };
+  std::vector<Count> counts;
+  std::vector<std::string> agreement;  // one sentence each: judge vs human, between annotators
+  std::vector<ReportPpi> ppi;
+  std::vector<std::string> notes;
+};
+
 struct ReportRun;
 // The metric a run is read by first: map for retrieval, else its first mean with an interval,
 // else its first metric; empty when it has none. Comparisons and the PDF's charts use it.
@@ -84,6 +116,11 @@ struct ReportRun {
   std::vector<std::string> notes;         // partial figures, heuristic providers, failures
   // Method appendix: models, templates with hashes, seeds, B, repeats, call counts.
   std::vector<std::pair<std::string, std::string>> method;
+  // qid -> the question's text, where the run or the project's datasets know it (the PDF's
+  // lowest-scoring queries show it).
+  std::map<std::string, std::string> questions;
+  // The project's human labels of this run (run stores, when the project has a labels store).
+  std::optional<ReportHumanLabels> humanLabels;
 };
 
 // Two runs of the same kind compared on their main metric over the queries both have: the mean

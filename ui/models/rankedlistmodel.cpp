@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/metrics/doclevel.h"
+#include "ui/labelbook.h"
 
 namespace ragscope::ui {
 
@@ -34,6 +35,7 @@ void RankedListModel::setRanking(std::shared_ptr<const core::Run> run, const cor
   m_corpus = corpus;
   m_level = relevanceLevel;
   m_sameDocumentAs.clear();
+  m_qid = ranking ? ranking->queryId : std::string();
   endResetModel();
 }
 
@@ -54,7 +56,21 @@ void RankedListModel::clear() {
   m_sameDocumentAs.clear();
   m_run.reset();
   m_corpus = nullptr;
+  m_qid.clear();
   endResetModel();
+}
+
+void RankedListModel::setHumanLabels(std::shared_ptr<const LabelSnapshot> labels, std::string scope,
+                                     std::string annotator) {
+  m_labels = std::move(labels);
+  m_scope = std::move(scope);
+  m_annotator = std::move(annotator);
+  if (!m_docs.empty()) emit dataChanged(index(0, Human), index(rowCount() - 1, Human));
+}
+
+std::string RankedListModel::docIdAt(int row) const {
+  return row >= 0 && std::size_t(row) < m_docs.size() ? std::string(m_docs[row].docId)
+                                                      : std::string();
 }
 
 int RankedListModel::rowCount(const QModelIndex& parent) const {
@@ -71,6 +87,7 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
   const std::size_t sameAs = m_sameDocumentAs.empty() ? 0 : m_sameDocumentAs[index.row()];
   // A repeated document does not count at document level: shown like an unjudged row.
   const bool judged = d.rel.has_value() && *d.rel >= 0 && sameAs == 0;
+  if (index.column() == Human) return humanData(d, role);
   if (role == Qt::BackgroundRole) return judged ? QBrush(gradeColor(*d.rel, m_level)) : QVariant();
   if (role == Qt::FontRole && !judged) {
     QFont f;
@@ -115,6 +132,52 @@ QVariant RankedListModel::data(const QModelIndex& index, int role) const {
   return {};
 }
 
+QVariant RankedListModel::humanData(const core::RankedDoc& d, int role) const {
+  if (!m_labels || m_qid.empty()) return {};
+  const core::labels::Target target{core::labels::TargetKind::Relevance, m_scope, m_qid,
+                                    std::string(d.docId)};
+  const core::labels::Label* shown = m_labels->shown(target, m_annotator);
+  if (!shown) {
+    if (role == Qt::DisplayRole) return QStringLiteral("–");
+    if (role == Qt::ForegroundRole) return QBrush(QColor(150, 150, 150));
+    if (role == SortRole) return -1;
+    return {};
+  }
+  const int grade = QString::fromStdString(shown->value).toInt();
+  const auto all = m_labels->of(target);
+  switch (role) {
+    case Qt::DisplayRole: {
+      QString text = QString::fromStdString(shown->value);
+      if (shown->annotator != m_annotator)
+        text += QStringLiteral(" · ") + QString::fromStdString(shown->annotator);
+      if (all.size() > 1) text += QStringLiteral(" (+%1)").arg(all.size() - 1);
+      // A human grade that crosses the qrels' relevance level is worth a second look.
+      if (d.rel && *d.rel >= 0 && (*d.rel >= m_level) != (grade >= m_level))
+        text = QStringLiteral("≠ ") + text;
+      return text;
+    }
+    case SortRole:
+      return grade;
+    case Qt::BackgroundRole:
+      return QBrush(gradeColor(grade, m_level));
+    case Qt::ForegroundRole:
+      return QBrush(QColor(16, 16, 16));
+    case Qt::ToolTipRole: {
+      QStringList lines;
+      for (const auto* l : all) {
+        QString line = tr("%1: grade %2 (%3)")
+                           .arg(QString::fromStdString(l->annotator),
+                                QString::fromStdString(l->value), QString::fromStdString(l->time));
+        if (!l->comment.empty()) line += QStringLiteral(" — ") + QString::fromStdString(l->comment);
+        lines << line;
+      }
+      return lines.join(QLatin1Char('\n'));
+    }
+    default:
+      return {};
+  }
+}
+
 QVariant RankedListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
@@ -126,6 +189,8 @@ QVariant RankedListModel::headerData(int section, Qt::Orientation orientation, i
       return tr("Score");
     case Grade:
       return tr("Grade");
+    case Human:
+      return tr("Human");
     case Text:
       return tr("Text");
   }

@@ -10,14 +10,20 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
 #include "core/claims/agreementreport.h"
+#include "core/labels/labelcatalog.h"
+#include "core/store/project.h"
 #include "ui/charts/chartwidget.h"
+#include "ui/jobs/background.h"
+#include "ui/labelbook.h"
 #include "ui/style.h"
 #include "ui/textutil.h"
+#include "ui/workbench.h"
 
 namespace ragscope::ui {
 
@@ -85,24 +91,57 @@ AgreementView::AgreementView(QWidget* parent) : QWidget(parent) {
   m_scatter->setObjectName(QStringLiteral("AgreementScatter"));
   m_scatter->setPlaceholder(
       tr("Select an aspect: the judge's score against the human label, one point per label."));
+  auto* fromLabels = new QPushButton(tr("From the project's labels"));
+  fromLabels->setObjectName(QStringLiteral("AgreementFromLabels"));
+  fromLabels->setToolTip(
+      tr("Compare the judge with the labels made in the workbench (claim verdicts, document "
+         "grades, eRAG labels), updated as each label is stored"));
+  connect(fromLabels, &QPushButton::clicked, this, &AgreementView::showProjectLabels);
   auto* buttons = new QHBoxLayout;
+  buttons->addWidget(fromLabels);
   buttons->addWidget(csv);
   buttons->addWidget(meta);
   buttons->addStretch(1);
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(m_table);
-  split->addWidget(m_scatter);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 3);
+  m_csvPane = new QSplitter(Qt::Vertical);
+  m_csvPane->addWidget(m_table);
+  m_csvPane->addWidget(m_scatter);
+  m_csvPane->setStretchFactor(0, 1);
+  m_csvPane->setStretchFactor(1, 3);
+
+  m_liveTable = new QTableWidget(0, 8);
+  m_liveTable->setObjectName(QStringLiteral("AgreementLiveTable"));
+  m_liveTable->setHorizontalHeaderLabels({tr("labels of"), tr("annotator"), tr("pairs"),
+                                          tr("accuracy"), tr("Cohen κ"), tr("cannot tell"),
+                                          tr("no judge verdict"), tr("compared with")});
+  m_liveTable->verticalHeader()->hide();
+  m_liveTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_liveTable->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_liveTable->horizontalHeader()->setStretchLastSection(true);
+  connect(m_liveTable, &QTableWidget::currentCellChanged, this,
+          [this](int row) { showConfusion(row); });
+  m_confusion = new QTextBrowser;
+  m_confusion->setObjectName(QStringLiteral("AgreementConfusion"));
+  m_confusion->setPlaceholderText(tr("Select a row: its confusion matrix of judge vs human."));
+  m_livePane = new QSplitter(Qt::Vertical);
+  m_livePane->addWidget(m_liveTable);
+  m_livePane->addWidget(m_confusion);
+  m_livePane->setStretchFactor(0, 2);
+  m_livePane->setStretchFactor(1, 3);
+  m_livePane->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(buttons);
   layout->addWidget(m_status);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_csvPane, 1);
+  layout->addWidget(m_livePane, 1);
 }
 
-void AgreementView::setReport(std::shared_ptr<const core::eval::JudgeReport> report) {
+void AgreementView::setReport(std::shared_ptr<const core::eval::JudgeReport> report,
+                              const QString& store) {
   m_report = std::move(report);
+  m_store = store;
+  m_sources.reset();  // the shown run is one of the sources
+  if (m_live) computeLive();
 }
 
 bool AgreementView::loadHumanCsv(const QString& path) {
@@ -128,6 +167,7 @@ bool AgreementView::loadMetaEvaluation(const QString& humanJson, const QString& 
 }
 
 void AgreementView::start(std::function<core::eval::AgreementOutcome()> work, const QString& what) {
+  setLive(false);
   const int generation = ++m_generation;
   m_status->setText(tr("Comparing with %1 (1,000 bootstrap resamples per coefficient)…").arg(what));
   auto* watcher = new QFutureWatcher<core::eval::AgreementOutcome>(this);
@@ -203,6 +243,210 @@ void AgreementView::selectAspect(int row) {
   chart.rho = a.judge.spearman.value;
   chart.diagonal = false;
   m_scatter->setSpec(std::move(chart));
+}
+
+// ---- From the project's labels ---------------------------------------------------------------
+
+namespace {
+
+struct LiveAgreementResult {
+  std::shared_ptr<const core::labels::LabelSources> sources;
+  std::shared_ptr<const core::labels::LabelAgreementReport> report;
+  QStringList problems;  // run stores that could not be read
+};
+
+QString agreementNumber(double v, int decimals = 3) {
+  return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', decimals);
+}
+
+}  // namespace
+
+void AgreementView::setLabelBook(LabelBook* book) {
+  m_book = book;
+  if (!book) return;
+  connect(book, &LabelBook::labelsChanged, this, [this] {
+    if (m_live) computeLive();
+  });
+  auto sourcesChanged = [this] {
+    m_sources.reset();
+    if (m_live) computeLive();
+  };
+  connect(book->workbench(), &Workbench::projectChanged, this, sourcesChanged);
+  connect(book->workbench(), &Workbench::datasetChanged, this, sourcesChanged);
+}
+
+bool AgreementView::showProjectLabels() {
+  if (!m_book) {
+    m_status->setText(tr("Labels are kept with a dataset or project: open one first."));
+    return false;
+  }
+  ++m_generation;  // a CSV comparison under way no longer shows
+  setLive(true);
+  computeLive();
+  return true;
+}
+
+void AgreementView::setLive(bool on) {
+  m_live = on;
+  m_livePane->setVisible(on);
+  m_csvPane->setVisible(!on);
+}
+
+void AgreementView::computeLive() {
+  if (m_liveRunning) {  // one computation at a time; the latest labels follow it
+    m_liveDirty = true;
+    return;
+  }
+  m_liveRunning = true;
+  m_liveDirty = false;
+  const int generation = ++m_liveGeneration;
+  if (!m_liveReport) m_status->setText(tr("Comparing the judge with the project's labels…"));
+  // Inputs copied on the GUI thread; the sources (run stores read, the dataset) once per run
+  // and project, the comparison at every change of the labels.
+  const Workbench* wb = m_book->workbench();
+  auto work = [sources = m_sources, labels = m_book->snapshot(), report = m_report,
+               scope = m_report ? m_book->runScope(m_store) : std::string(),
+               shown = m_store.toStdString(), project = wb->project(), dataset = wb->dataset(),
+               datasetName = m_book->datasetScope()] {
+    LiveAgreementResult r;
+    if (sources) {
+      r.sources = sources;
+    } else {
+      auto built = std::make_shared<core::labels::LabelSources>();
+      if (report) built->runs.push_back(core::labels::judgeRunSource(scope, report));
+      std::error_code ec;
+      const auto shownPath =
+          shown.empty() ? std::filesystem::path() : std::filesystem::weakly_canonical(shown, ec);
+      if (project)
+        for (const std::string& listed : project->runStores) {
+          const auto path = project->resolve(listed);
+          std::error_code ec2;
+          if (!shownPath.empty() && std::filesystem::weakly_canonical(path, ec2) == shownPath)
+            continue;  // the run on screen is in already
+          core::labels::RunSource source;
+          std::string error;
+          if (core::labels::readRunSource(path, listed, source, &error))
+            built->runs.push_back(std::move(source));
+          else
+            r.problems << q(error);
+        }
+      if (dataset) built->datasets.push_back({datasetName, dataset});
+      r.sources = std::move(built);
+    }
+    core::labels::LabelAgreementOptions options;
+    r.report = std::make_shared<const core::labels::LabelAgreementReport>(
+        core::labels::computeLabelAgreement(labels->current, *r.sources, options));
+    return r;
+  };
+  runInBackground(this, QThreadPool::globalInstance(), std::move(work),
+                  [this, generation](LiveAgreementResult r) {
+                    m_liveRunning = false;
+                    if (generation == m_liveGeneration && m_live) {
+                      m_sources = r.sources;
+                      showLive(r.report);
+                      if (!r.problems.isEmpty())
+                        m_status->setText(m_status->text() + QStringLiteral("\n") +
+                                          r.problems.join(QLatin1Char('\n')));
+                      emit liveUpdated();
+                    }
+                    if (m_liveDirty && m_live) computeLive();
+                  });
+}
+
+void AgreementView::showLive(std::shared_ptr<const core::labels::LabelAgreementReport> report) {
+  m_liveReport = std::move(report);
+  const auto& r = *m_liveReport;
+  QString status = tr("The project's labels: %n label(s)", nullptr, int(r.labels)) +
+                   tr(" by %n annotator(s); updated as each label is stored.", nullptr,
+                      int(r.annotators.size()));
+  for (const auto& u : r.unmatched) status += QStringLiteral("\n") + q(u);
+  m_status->setText(status);
+  m_status->setStyleSheet(QString());
+  const int keep = m_liveTable->currentRow();
+  m_liveRows.clear();
+  m_liveTable->setRowCount(0);
+  auto addRow = [this](const QStringList& cells, int source) {
+    const int row = m_liveTable->rowCount();
+    m_liveTable->insertRow(row);
+    for (int c = 0; c < cells.size(); ++c) m_liveTable->setItem(row, c, cell(cells[c]));
+    m_liveRows.push_back(source);
+  };
+  for (std::size_t i = 0; i < r.judgeVsHuman.size(); ++i) {
+    const auto& a = r.judgeVsHuman[i];
+    addRow({QStringLiteral("%1 · %2").arg(q(std::string(core::labels::targetKindName(a.kind))),
+                                          q(a.scope)),
+            q(a.annotator), QString::number(a.n), agreementNumber(a.accuracy),
+            agreementNumber(a.kappa), QString::number(a.abstained), QString::number(a.judgeMissing),
+            q(a.compared)},
+           int(i));
+  }
+  for (const auto& a : r.answers) {
+    for (const auto& aspect : a.result.aspects)
+      addRow({tr("answer · %1 · %2").arg(q(a.scope), q(aspect.aspect)),
+              a.annotator.empty() ? tr("all") : q(a.annotator), QString::number(aspect.judge.n),
+              QStringLiteral("–"), agreementNumber(aspect.judge.cohenKappa.value),
+              QStringLiteral("–"), QStringLiteral("–"), q(aspect.judgeMetric)},
+             -1);
+  }
+  for (const auto& ia : r.interAnnotator) {
+    QStringList who;
+    for (const auto& name : ia.annotators) who << q(name);
+    QString alpha = tr("α %1").arg(agreementNumber(ia.alphaNominal.alpha));
+    if (ia.alphaInterval)
+      alpha += tr(" (interval %1)").arg(agreementNumber(ia.alphaInterval->alpha));
+    addRow({tr("%1 · %2 · between annotators")
+                .arg(q(std::string(core::labels::targetKindName(ia.kind))), q(ia.scope)),
+            who.join(QStringLiteral(", ")), QString::number(ia.items), QStringLiteral("–"),
+            agreementNumber(ia.cohenKappa), QStringLiteral("–"), QStringLiteral("–"), alpha},
+           -1);
+  }
+  if (m_liveTable->rowCount() == 0)
+    addRow({tr("No labels to compare yet: label claims in the inspector (S U C N T), documents "
+               "in the ranked list (0–3), or use the labelling queue.")},
+           -1);
+  m_liveTable->resizeColumnsToContents();
+  m_liveTable->horizontalHeader()->setStretchLastSection(true);
+  m_liveTable->setCurrentCell(std::clamp(keep, 0, m_liveTable->rowCount() - 1), 0);
+  showConfusion(m_liveTable->currentRow());
+}
+
+void AgreementView::showConfusion(int row) {
+  if (!m_liveReport || row < 0 || std::size_t(row) >= m_liveRows.size() || m_liveRows[row] < 0) {
+    m_confusion->clear();
+    return;
+  }
+  const auto& a = m_liveReport->judgeVsHuman[std::size_t(m_liveRows[row])];
+  QString h = tr("<p><b>%1 · %2 · %3</b><br>judge: %4<br>scale: %5<br>%6 pairs · accuracy %7 · "
+                 "Cohen κ %8</p>")
+                  .arg(html(std::string(core::labels::targetKindName(a.kind))), html(a.scope),
+                       html(a.annotator), html(a.compared), html(a.scale))
+                  .arg(a.n)
+                  .arg(agreementNumber(a.accuracy), agreementNumber(a.kappa));
+  const auto& c = a.confusion;
+  if (!c.judge.empty() && !c.human.empty()) {
+    h += tr("<table border='1' cellspacing='0' cellpadding='4'><tr><th>judge \\ human</th>");
+    for (const auto& hc : c.human) h += QStringLiteral("<th>%1</th>").arg(html(hc));
+    h += QStringLiteral("</tr>");
+    for (std::size_t i = 0; i < c.judge.size(); ++i) {
+      h += QStringLiteral("<tr><th>%1</th>").arg(html(c.judge[i]));
+      for (std::size_t j = 0; j < c.human.size(); ++j) {
+        const std::size_t n = i < c.counts.size() && j < c.counts[i].size() ? c.counts[i][j] : 0;
+        const bool diagonal = c.judge[i] == c.human[j];
+        h += QStringLiteral("<td align='right' style='background:%1'>%2</td>")
+                 .arg(diagonal ? QStringLiteral("#dff0d8")
+                               : (n ? QStringLiteral("#f8e0e0") : QStringLiteral("#ffffff")))
+                 .arg(n);
+      }
+      h += QStringLiteral("</tr>");
+    }
+    h += QStringLiteral("</table>");
+  } else if (a.correlation) {
+    h += tr("<p>Pearson %1 · Spearman %2 · Kendall τb %3</p>")
+             .arg(agreementNumber(a.correlation->pearson.value),
+                  agreementNumber(a.correlation->spearman.value),
+                  agreementNumber(a.correlation->kendallTauB.value));
+  }
+  m_confusion->setHtml(h);
 }
 
 }  // namespace ragscope::ui

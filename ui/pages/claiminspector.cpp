@@ -1,9 +1,15 @@
 #include "ui/pages/claiminspector.h"
 
+#include <QCheckBox>
+#include <QFileInfo>
 #include <QFutureWatcher>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -16,6 +22,8 @@
 
 #include "core/claims/claimspans.h"
 #include "core/eval/claimverdicts.h"
+#include "core/labels/labelqueue.h"
+#include "ui/labelbook.h"
 #include "ui/style.h"
 #include "ui/textutil.h"
 
@@ -68,6 +76,43 @@ QTableWidgetItem* verdictCell(std::optional<Label> label) {
   return item;
 }
 
+// The human verdict's look: the judge's colours and markers for the same verdict; "cannot tell"
+// grey. A verdict that disagrees with the judge is bold and marked ≠.
+QTableWidgetItem* humanVerdictCell(const core::labels::Label* label, std::optional<Label> judge,
+                                   const std::string& claimText, std::size_t annotators) {
+  if (!label) {
+    auto* item = cell(QStringLiteral("–"), ClaimInspector::tr("No human verdict yet"));
+    item->setForeground(QColor(0x80, 0x80, 0x80));
+    return item;
+  }
+  State s = State::NotJudged;
+  if (label->value == "supported") s = State::Supported;
+  if (label->value == "unsupported") s = State::Unsupported;
+  if (label->value == "contradiction") s = State::Contradiction;
+  if (label->value == "neutral") s = State::Neutral;
+  const bool disagrees = judge && core::labels::claimDisagrees(*judge, label->value);
+  QString text = s == State::NotJudged
+                     ? QStringLiteral("? ") + ClaimInspector::tr("cannot tell")
+                     : ClaimInspector::marker(s) + QLatin1Char(' ') + ClaimInspector::stateName(s);
+  if (disagrees) text = QStringLiteral("≠ ") + text;
+  if (!label->comment.empty()) text += QStringLiteral(" ✎");
+  if (annotators > 1) text += QStringLiteral(" (+%1)").arg(annotators - 1);
+  QString tip = ClaimInspector::tr("%1, %2").arg(q(label->annotator), q(label->time));
+  if (!label->comment.empty()) tip += QStringLiteral("\n") + q(label->comment);
+  if (!label->context.empty() && label->context != claimText)
+    tip += ClaimInspector::tr("\nLabelled when the claim read: %1").arg(q(label->context));
+  if (disagrees) tip += ClaimInspector::tr("\nDisagrees with the judge");
+  auto* item = cell(text, tip);
+  item->setBackground(s == State::NotJudged ? QColor(0xe4, 0xe4, 0xe4) : ClaimInspector::colour(s));
+  item->setForeground(s == State::Contradiction ? QColor(Qt::white) : QColor(0x10, 0x10, 0x10));
+  if (disagrees) {
+    QFont f = item->font();
+    f.setBold(true);
+    item->setFont(f);
+  }
+  return item;
+}
+
 QTableWidget* makeTable(const QStringList& headers) {
   auto* t = new QTableWidget(0, int(headers.size()));
   t->setHorizontalHeaderLabels(headers);
@@ -101,17 +146,68 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   m_response->setObjectName(QStringLiteral("ClaimResponse"));
   m_response->setPlaceholderText(tr("The answer, with each claim's span marked."));
 
-  m_claims = makeTable({tr("#"), tr("vs chunks"), tr("vs gold answer"), tr("votes"), tr("claim")});
+  m_claims = makeTable(
+      {tr("#"), tr("vs chunks"), tr("vs gold answer"), tr("votes"), tr("claim"), tr("human")});
   m_claims->setObjectName(QStringLiteral("ClaimList"));
-  connect(m_claims, &QTableWidget::currentCellChanged, this,
-          [this](int row) { showEvidence(row); });
+  // The human verdict is shown beside the judge's (a visual move: columns keep their numbers).
+  m_claims->horizontalHeader()->moveSection(kHumanColumn, 2);
+  m_claims->installEventFilter(this);
+  connect(m_claims, &QTableWidget::currentCellChanged, this, [this](int row) {
+    showEvidence(row);
+    m_lastTable = m_claims;
+    showCurrentComment();
+  });
+
+  // Labelling: the keys, the comment, the disagreement filter and the queue.
+  auto* keys = new QLabel(
+      tr("Human verdict of the selected claim: <b>S</b> supported · <b>U</b> unsupported · "
+         "<b>C</b> contradiction · <b>N</b> neutral · <b>T</b> or <b>?</b> cannot tell · "
+         "<b>/</b> or <b>Enter</b> comment"));
+  keys->setObjectName(QStringLiteral("ClaimLabelKeys"));
+  keys->setWordWrap(true);
+  m_labelStatus = mutedLabel();
+  m_labelStatus->setObjectName(QStringLiteral("ClaimLabelStatus"));
+  m_comment = new QLineEdit;
+  m_comment->setObjectName(QStringLiteral("ClaimLabelComment"));
+  m_comment->setPlaceholderText(tr("Comment on the selected claim's human verdict (Enter saves)"));
+  m_comment->setClearButtonEnabled(true);
+  connect(m_comment, &QLineEdit::returnPressed, this, &ClaimInspector::saveComment);
+  m_disagreeOnly = new QCheckBox(tr("Disagrees with the judge"));
+  m_disagreeOnly->setObjectName(QStringLiteral("ClaimDisagreeFilter"));
+  m_disagreeOnly->setToolTip(
+      tr("Show only the claims whose human verdict differs from the judge's"));
+  connect(m_disagreeOnly, &QCheckBox::toggled, this, &ClaimInspector::applyDisagreementFilter);
+  auto* queue = new QPushButton(tr("Labelling queue…"));
+  queue->setObjectName(QStringLiteral("ClaimLabelQueueButton"));
+  queue->setToolTip(tr("Label a sample of this run's claims one after another by keyboard"));
+  connect(queue, &QPushButton::clicked, this, &ClaimInspector::queueRequested);
+  auto* labelRow = new QHBoxLayout;
+  labelRow->addWidget(m_labelStatus, 1);
+  labelRow->addWidget(m_disagreeOnly);
+  labelRow->addWidget(queue);
+  auto* claimsBox = new QWidget;
+  auto* claimsLayout = new QVBoxLayout(claimsBox);
+  claimsLayout->setContentsMargins(0, 0, 0, 0);
+  claimsLayout->setSpacing(2);
+  claimsLayout->addWidget(keys);
+  claimsLayout->addLayout(labelRow);
+  claimsLayout->addWidget(m_claims, 1);
+  claimsLayout->addWidget(m_comment);
 
   m_evidence = new QTextBrowser;
   m_evidence->setObjectName(QStringLiteral("ClaimEvidence"));
   m_evidence->setPlaceholderText(
       tr("Click a claim: the premise passages, with the chunks that support it marked."));
   m_gold = new QTextBrowser;
-  m_goldClaims = makeTable({tr("#"), tr("in the answer"), tr("in the chunks"), tr("gold claim")});
+  m_goldClaims =
+      makeTable({tr("#"), tr("in the answer"), tr("in the chunks"), tr("gold claim"), tr("human")});
+  m_goldClaims->setObjectName(QStringLiteral("GoldClaimList"));
+  m_goldClaims->horizontalHeader()->moveSection(kGoldHumanColumn, 2);
+  m_goldClaims->installEventFilter(this);
+  connect(m_goldClaims, &QTableWidget::currentCellChanged, this, [this] {
+    m_lastTable = m_goldClaims;
+    showCurrentComment();
+  });
   auto* goldSplit = new QSplitter(Qt::Vertical);
   goldSplit->addWidget(m_gold);
   goldSplit->addWidget(m_goldClaims);
@@ -137,7 +233,7 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   topLayout->addWidget(m_response, 1);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
-  split->addWidget(m_claims);
+  split->addWidget(claimsBox);
   split->addWidget(m_tabs);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
@@ -246,13 +342,17 @@ void ClaimInspector::setQuery(const core::eval::JudgedQuery* query, const QStrin
     m_claims->setRowCount(0);
     m_goldClaims->setRowCount(0);
     m_gold->clear();
+    m_labelStatus->clear();
     return;
   }
   m_heading->setText(
       tr("<b>%1</b> · %2").arg(q(query->qid).toHtmlEscaped(), q(query->question).toHtmlEscaped()));
+  m_scope = m_book && !store.isEmpty() ? m_book->runScope(store)
+                                       : QFileInfo(store).fileName().toStdString();
   showResponse();
   showClaims();
   showGold();
+  refreshHuman();
   loadCalls();
 }
 
@@ -455,6 +555,208 @@ void ClaimInspector::showCall(int row) {
          "<pre style='white-space:pre-wrap'>%2</pre>")
           .arg(html(c.prompt).replace(QStringLiteral("<br>"), QStringLiteral("\n")),
                html(c.reply).replace(QStringLiteral("<br>"), QStringLiteral("\n"))));
+}
+
+// ---- Human labels -----------------------------------------------------------------------------
+
+void ClaimInspector::setLabelBook(LabelBook* book) {
+  if (m_book) disconnect(m_book, nullptr, this, nullptr);
+  m_book = book;
+  if (!book) return;
+  connect(book, &LabelBook::labelsChanged, this, &ClaimInspector::refreshHuman);
+  connect(book, &LabelBook::labelFailed, this, [this](const QString& why) {
+    m_labelStatus->setText(tr("Not stored: %1").arg(why));
+    setErrorStyle(m_labelStatus, true);
+  });
+  if (m_query) m_scope = book->runScope(m_store);
+  refreshHuman();
+}
+
+std::string ClaimInspector::verdictForKey(int key) {
+  switch (key) {
+    case Qt::Key_S:
+      return "supported";
+    case Qt::Key_U:
+      return "unsupported";
+    case Qt::Key_C:
+      return "contradiction";
+    case Qt::Key_N:
+      return "neutral";
+    case Qt::Key_T:
+    case Qt::Key_Question:
+      return "cannot_tell";
+    default:
+      return {};
+  }
+}
+
+core::labels::Target ClaimInspector::claimTarget(int claim, bool gold) const {
+  return {core::labels::TargetKind::Claim, m_scope, m_query ? m_query->qid : std::string(),
+          (gold ? "gold:" : "response:") + std::to_string(claim)};
+}
+
+void ClaimInspector::refreshHuman() {
+  if (!m_query) return;
+  fillHumanColumn(m_claims, false);
+  fillHumanColumn(m_goldClaims, true);
+  applyDisagreementFilter();
+  showCurrentComment();
+}
+
+void ClaimInspector::fillHumanColumn(QTableWidget* table, bool gold) {
+  const auto& texts = gold ? m_query->goldClaims.claims : m_query->responseClaims.claims;
+  const int column = gold ? kGoldHumanColumn : kHumanColumn;
+  const auto snapshot = m_book ? m_book->snapshot() : nullptr;
+  const std::string me = m_book ? m_book->annotator().toStdString() : std::string();
+  int labelled = 0, disagree = 0;
+  for (std::size_t i = 0; i < texts.size() && int(i) < table->rowCount(); ++i) {
+    const auto target = claimTarget(int(i), gold);
+    const core::labels::Label* label = snapshot ? snapshot->shown(target, me) : nullptr;
+    const auto judge = gold ? core::eval::goldClaimVsResponse(*m_query, i)
+                            : core::eval::responseClaimVsChunks(*m_query, i);
+    const std::size_t annotators = snapshot ? snapshot->of(target).size() : 0;
+    auto* item = humanVerdictCell(label, judge, texts[i], annotators);
+    // The filter reads this: 1 when the shown human verdict disagrees with the judge.
+    const bool disagrees = label && judge && core::labels::claimDisagrees(*judge, label->value);
+    item->setData(Qt::UserRole, disagrees);
+    table->setItem(int(i), column, item);
+    labelled += label ? 1 : 0;
+    disagree += disagrees ? 1 : 0;
+  }
+  table->resizeColumnToContents(column);
+  if (!gold) {
+    QString status = tr("Human verdicts: %1 of %2 claims, %3 disagree with the judge")
+                         .arg(labelled)
+                         .arg(texts.size())
+                         .arg(disagree);
+    if (!m_book)
+      status = tr("Human verdicts need an open dataset or project.");
+    else if (m_book->annotator().isEmpty())
+      status += tr(" · you will be asked your name once");
+    else
+      status += tr(" · annotator %1").arg(m_book->annotator().toHtmlEscaped());
+    m_labelStatus->setText(status);
+    m_labelStatus->setStyleSheet(QString());
+  }
+}
+
+void ClaimInspector::applyDisagreementFilter() {
+  const bool only = m_disagreeOnly->isChecked();
+  for (auto [table, column] :
+       {std::pair{m_claims, kHumanColumn}, std::pair{m_goldClaims, kGoldHumanColumn}}) {
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const auto* item = table->item(row, column);
+      table->setRowHidden(row, only && !(item && item->data(Qt::UserRole).toBool()));
+    }
+    // A hidden claim does not stay selected: the first one shown is.
+    if (table->currentRow() >= 0 && table->isRowHidden(table->currentRow()))
+      for (int row = 0; row < table->rowCount(); ++row)
+        if (!table->isRowHidden(row)) {
+          table->setCurrentCell(row, table->currentColumn());
+          break;
+        }
+  }
+}
+
+void ClaimInspector::setDisagreementFilter(bool on) { m_disagreeOnly->setChecked(on); }
+
+int ClaimInspector::visibleClaims() const {
+  int n = 0;
+  for (int row = 0; row < m_claims->rowCount(); ++row) n += m_claims->isRowHidden(row) ? 0 : 1;
+  return n;
+}
+
+QTableWidget* ClaimInspector::labelTable() const {
+  if (m_goldClaims->hasFocus()) return m_goldClaims;
+  if (m_claims->hasFocus()) return m_claims;
+  return m_lastTable ? m_lastTable : m_claims;
+}
+
+void ClaimInspector::setHumanVerdict(int claim, const std::string& verdict, bool gold) {
+  QTableWidget* table = gold ? m_goldClaims : m_claims;
+  if (claim < 0 || claim >= table->rowCount()) return;
+  table->setCurrentCell(claim, gold ? 3 : 4);
+  labelCurrent(table, verdict);
+}
+
+void ClaimInspector::labelCurrent(QTableWidget* table, const std::string& verdict) {
+  const int row = table->currentRow();
+  const bool gold = table == m_goldClaims;
+  if (!m_query || !m_book || row < 0) return;
+  const auto& texts = gold ? m_query->goldClaims.claims : m_query->responseClaims.claims;
+  if (std::size_t(row) >= texts.size()) return;
+  if (!m_book->ensureAnnotator(this)) {
+    m_labelStatus->setText(tr("Labels need your name: not stored."));
+    setErrorStyle(m_labelStatus, true);
+    return;
+  }
+  core::labels::Label label;
+  label.target = claimTarget(row, gold);
+  label.value = verdict;
+  label.context = texts[std::size_t(row)];
+  label.comment = m_comment->text().trimmed().toStdString();
+  m_book->add(std::move(label));
+  m_comment->clear();
+  // On to the next visible claim: labelling a whole answer is a run of key presses.
+  for (int next = row + 1; next < table->rowCount(); ++next)
+    if (!table->isRowHidden(next)) {
+      table->setCurrentCell(next, table->currentColumn());
+      break;
+    }
+}
+
+void ClaimInspector::saveComment() {
+  QTableWidget* table = m_lastTable ? m_lastTable : m_claims;
+  const int row = table->currentRow();
+  const bool gold = table == m_goldClaims;
+  table->setFocus();
+  if (!m_query || !m_book || row < 0) return;
+  const auto snapshot = m_book->snapshot();
+  const auto* mine = snapshot->of(claimTarget(row, gold), m_book->annotator().toStdString());
+  if (!mine) {  // the comment waits for the verdict key
+    m_labelStatus->setText(tr("Now the verdict (S, U, C, N, T): the comment goes with it."));
+    return;
+  }
+  if (m_comment->text().trimmed().toStdString() == mine->comment) return;
+  core::labels::Label label = *mine;
+  label.id = 0;
+  label.time.clear();
+  label.comment = m_comment->text().trimmed().toStdString();
+  m_book->add(std::move(label));
+  m_comment->clear();
+}
+
+void ClaimInspector::showCurrentComment() {
+  if (!m_query || !m_book || m_comment->hasFocus()) return;
+  QTableWidget* table = m_lastTable ? m_lastTable : m_claims;
+  const int row = table->currentRow();
+  m_comment->clear();
+  if (row < 0) return;
+  const auto* mine = m_book->snapshot()->of(claimTarget(row, table == m_goldClaims),
+                                            m_book->annotator().toStdString());
+  if (mine) m_comment->setText(q(mine->comment));
+}
+
+bool ClaimInspector::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::KeyPress && (watched == m_claims || watched == m_goldClaims)) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    if (key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier))
+      return QWidget::eventFilter(watched, event);
+    auto* table = static_cast<QTableWidget*>(watched);
+    m_lastTable = table;
+    if (key->key() == Qt::Key_Slash || key->key() == Qt::Key_Return ||
+        key->key() == Qt::Key_Enter) {
+      m_comment->setFocus();
+      m_comment->selectAll();
+      return true;
+    }
+    const std::string verdict = verdictForKey(key->key());
+    if (!verdict.empty()) {
+      labelCurrent(table, verdict);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace ragscope::ui

@@ -8,6 +8,12 @@
 // marked; the gold answer with its claims and their coverage verdicts; and the judge's calls for
 // the answer, each with its exact prompt and raw reply, repair retries included (read from the
 // run store in the background).
+// Human labels (core/labels/README.md): a "human" column beside the judge's verdict in the claim
+// and gold-claim tables; one key sets the selected claim's human verdict (S supported,
+// U unsupported, C contradiction, N neutral, T or ? cannot tell) and moves to the next claim,
+// '/' or Enter opens the comment; a filter keeps the claims where the human disagrees with the
+// judge. Labels go through the workbench's LabelBook (stored off the GUI thread) and show here
+// as soon as they are stored, wherever they were made.
 
 #include <QColor>
 #include <QString>
@@ -17,14 +23,19 @@
 
 #include "core/eval/judgecalls.h"
 #include "core/eval/judgejob.h"
+#include "core/labels/label.h"
 
+class QCheckBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QTabWidget;
 class QTableWidget;
 class QTextBrowser;
 
 namespace ragscope::ui {
+
+class LabelBook;
 
 class ClaimInspector : public QWidget {
   Q_OBJECT
@@ -52,6 +63,22 @@ class ClaimInspector : public QWidget {
   static QString marker(ClaimState state);  // ✓ ✗ ⊘ ~ ? ! –
   static QString stateName(ClaimState state);
 
+  // The labels shown and made here (null: no human column input).
+  void setLabelBook(LabelBook* book);
+  // The human verdict key of `key` (Qt::Key_S -> "supported", ...); empty for other keys.
+  static std::string verdictForKey(int key);
+  // The target of response claim i (or, with `gold`, gold claim i) of the shown answer.
+  core::labels::Target claimTarget(int claim, bool gold = false) const;
+  // Sets the human verdict of claim i as the keys do (scripted use).
+  void setHumanVerdict(int claim, const std::string& verdict, bool gold = false);
+  void setDisagreementFilter(bool on);
+  int visibleClaims() const;                  // response claims not hidden by the filter
+  static constexpr int kHumanColumn = 5;      // in claimTable(), shown beside "vs chunks"
+  static constexpr int kGoldHumanColumn = 4;  // in goldTable(), shown beside "in the answer"
+  QCheckBox* disagreementFilter() const { return m_disagreeOnly; }
+  QLineEdit* commentEdit() const { return m_comment; }
+  QLabel* labelStatus() const { return m_labelStatus; }
+
   // Scripted use (tests): the state shown for response claim i, the selected claim, the calls.
   ClaimState claimState(int claim) const;
   void selectClaim(int claim);
@@ -66,6 +93,11 @@ class ClaimInspector : public QWidget {
 
  signals:
   void callsLoaded(bool ok);
+  // "Labelling queue…" was clicked: the results view opens the queue over the whole run.
+  void queueRequested();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void showResponse();
@@ -74,6 +106,13 @@ class ClaimInspector : public QWidget {
   void showEvidence(int claim);
   void loadCalls();
   void showCall(int row);
+  void refreshHuman();
+  void fillHumanColumn(QTableWidget* table, bool gold);
+  void applyDisagreementFilter();
+  void labelCurrent(QTableWidget* table, const std::string& verdict);
+  void saveComment();
+  void showCurrentComment();
+  QTableWidget* labelTable() const;  // the table the keys act on (the focused one)
 
   const core::eval::JudgedQuery* m_query = nullptr;
   QString m_store;
@@ -88,6 +127,12 @@ class ClaimInspector : public QWidget {
   QListWidget* m_calls = nullptr;
   QTextBrowser* m_callText = nullptr;
   std::vector<core::eval::JudgeCall> m_callData;
+  LabelBook* m_book = nullptr;
+  std::string m_scope;  // the run store as a label scope
+  QCheckBox* m_disagreeOnly = nullptr;
+  QLineEdit* m_comment = nullptr;
+  QLabel* m_labelStatus = nullptr;
+  QTableWidget* m_lastTable = nullptr;  // the table a comment belongs to
 };
 
 }  // namespace ragscope::ui

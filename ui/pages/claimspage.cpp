@@ -72,6 +72,7 @@ void ClaimsPage::buildUi() {
   setupLayout->addWidget(m_controls);
 
   m_view = new ClaimsResultsView;
+  m_view->setLabelBook(m_workbench->labelBook());
   // The setup scrolls and can be folded away: on a 1366x768 screen the results need the height.
   auto* scroll = new QScrollArea;
   scroll->setWidget(setup);

@@ -15,6 +15,7 @@
 #include "core/eval/projectruns.h"
 #include "ui/jobs/background.h"
 #include "ui/jobsdock.h"
+#include "ui/labelbook.h"
 #include "ui/pages/eragsetup.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/pages/joblauncher.h"
@@ -78,6 +79,7 @@ void EragPage::buildUi() {
   setupLayout->addWidget(m_runNote);
   setupLayout->addWidget(m_controls);
   m_view = new EragResultsView;
+  m_view->setLabelBook(m_workbench->labelBook());
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(setup);
   layout->addWidget(m_view, 1);

@@ -3,7 +3,9 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
@@ -17,8 +19,10 @@
 #include "core/stats/correlation.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/delegates/heatmapdelegate.h"
+#include "ui/labelbook.h"
 #include "ui/models/heatmapmodel.h"
 #include "ui/models/naturalsort.h"
+#include "ui/pages/ppisummary.h"
 #include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
 #include "ui/style.h"
@@ -43,7 +47,14 @@ const core::eval::EragReport& eragOf(const core::eval::EvaluationResults& r) {
 EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
   m_tabs = new QTabWidget;
   m_summary = new QTextBrowser;
-  m_tabs->addTab(m_summary, tr("Summary"));
+  // The summary, with the eRAG labels against the human document labels beneath.
+  m_ppi = new PpiSummary;
+  auto* summarySplit = new QSplitter(Qt::Vertical);
+  summarySplit->addWidget(m_summary);
+  summarySplit->addWidget(m_ppi);
+  summarySplit->setStretchFactor(0, 3);
+  summarySplit->setStretchFactor(1, 2);
+  m_tabs->addTab(summarySplit, tr("Summary"));
 
   m_perQuery = new QStandardItemModel(this);
   m_perQuery->setSortRole(Qt::UserRole);
@@ -77,6 +88,7 @@ EragResultsView::EragResultsView(QWidget* parent) : QWidget(parent) {
   m_heatmapView->horizontalHeader()->setDefaultSectionSize(64);
   m_heatmapView->verticalHeader()->setDefaultSectionSize(24);
   m_heatmapView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  m_heatmapView->installEventFilter(this);  // 0 / 1: a human label for the cell's document
   m_drill = new QTextBrowser;
   m_drill->setObjectName(QStringLiteral("EragDrillDown"));
   m_drill->setPlaceholderText(
@@ -177,6 +189,15 @@ bool EragResultsView::openStatistics(int column) {
 void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationResults> results,
                                  std::shared_ptr<const core::Dataset> dataset) {
   m_results = std::move(results);
+  if (m_results && m_results->erag)
+    m_ppi->setSource([results = m_results](const auto& labels) {
+      std::vector<core::eval::PpiItems> out;
+      if (auto m = core::eval::eragPpiItems(*results->erag, results->eragStore, labels))
+        out.push_back(std::move(*m));
+      return out;
+    });
+  else
+    m_ppi->setSource({});
   m_dataset = std::move(dataset);
   // The panel's sample belongs to the results it was opened on.
   m_statsPanel->clear();
@@ -389,8 +410,8 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
           "against the gold answers)</p>")
            .arg(chip.name(), label ? QString::number(*label, 'f', 3) : tr("missing: no output"),
                 html(erag.metricKey));
-  if (!row->question.isEmpty())
-    h += tr("<p><b>Question:</b> %1</p>").arg(row->question.toHtmlEscaped());
+  if (!row->question.isEmpty()) h += humanLabelHtml(row->qid, docId);
+  h += tr("<p><b>Question:</b> %1</p>").arg(row->question.toHtmlEscaped());
   QStringList gold;
   for (const auto& g : pq.gold) gold << html(g);
   h += tr("<p><b>Gold answers:</b> %1</p>")
@@ -416,6 +437,70 @@ bool EragResultsView::drillDown(int queryRow, int rank) {
   h += tr("<h4>Prompt</h4>") + pre.arg(prompt.empty() ? tr("(not stored)") : html(prompt));
   m_drill->setHtml(h);
   return true;
+}
+
+void EragResultsView::setLabelBook(LabelBook* book) {
+  m_book = book;
+  m_ppi->setLabelBook(book);
+  if (!book) return;
+  connect(book, &LabelBook::labelsChanged, this, [this] {
+    const QModelIndex cell = m_heatmapView->currentIndex();
+    if (cell.isValid() && !m_drill->toPlainText().isEmpty()) {
+      const int scroll = m_drill->verticalScrollBar()->value();
+      drillDown(cell.row(), cell.column());
+      m_drill->verticalScrollBar()->setValue(scroll);
+    }
+  });
+}
+
+QString EragResultsView::humanLabelHtml(const QString& qid, const QString& docId) const {
+  if (!m_book || !m_results) return {};
+  const core::labels::Target target{core::labels::TargetKind::EragDoc,
+                                    m_book->runScope(q(m_results->eragStore.string())),
+                                    qid.toStdString(), docId.toStdString()};
+  const auto snapshot = m_book->snapshot();
+  QString h;
+  if (const auto* shown = snapshot->shown(target, m_book->annotator().toStdString())) {
+    h = tr("<p>Human label <span style='background:%1'>&nbsp;<b>%2</b>&nbsp;</span> (%3)")
+            .arg(HeatmapDelegate::labelColour(QString::fromStdString(shown->value).toDouble())
+                     .name(),
+                 html(shown->value), html(shown->annotator));
+    if (snapshot->of(target).size() > 1)
+      h += tr(" and %n other annotator(s)", nullptr, int(snapshot->of(target).size() - 1));
+    if (!shown->comment.empty()) h += QStringLiteral(" ✎ ") + html(shown->comment);
+  } else {
+    h = tr("<p>Human label: <i>none</i>");
+  }
+  return h + tr(" · press <b>0</b> or <b>1</b> on the cell to label this document</p>");
+}
+
+bool EragResultsView::labelDrilledDocument(int value) {
+  const QModelIndex cell = m_heatmapView->currentIndex();
+  const HeatmapRow* row = cell.isValid() ? m_heatmap->row(cell.row()) : nullptr;
+  if (!m_book || !m_results || !row || cell.column() < 0 ||
+      std::size_t(cell.column()) >= row->docIds.size() || (value != 0 && value != 1))
+    return false;
+  if (!m_book->ensureAnnotator(this)) return false;
+  core::labels::Label label;
+  label.target = {core::labels::TargetKind::EragDoc,
+                  m_book->runScope(q(m_results->eragStore.string())), row->qid.toStdString(),
+                  row->docIds[std::size_t(cell.column())].toStdString()};
+  label.value = std::to_string(value);
+  m_book->add(std::move(label));
+  return true;
+}
+
+bool EragResultsView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_heatmapView && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const bool plain =
+        !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
+    if (plain && (key->key() == Qt::Key_0 || key->key() == Qt::Key_1)) {
+      labelDrilledDocument(key->key() - Qt::Key_0);
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace ragscope::ui

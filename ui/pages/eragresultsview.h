@@ -25,6 +25,8 @@ namespace charts {
 class ChartWidget;
 }
 class HeatmapModel;
+class LabelBook;
+class PpiSummary;
 class StatsPanel;
 
 class EragResultsView : public QWidget {
@@ -42,6 +44,10 @@ class EragResultsView : public QWidget {
   bool openStatistics(int column);
   // Selects a heatmap cell and shows its drill-down; false when out of range.
   bool drillDown(int queryRow, int rank);
+  // Human eRAG document labels (core/labels/README.md): 0 or 1 on a heatmap cell labels its
+  // document for its query (an EragDoc target of the eRAG run store), shown in the drill-down.
+  void setLabelBook(LabelBook* book);
+  bool labelDrilledDocument(int value);
 
   HeatmapModel* heatmap() const { return m_heatmap; }
   QTableView* heatmapView() const { return m_heatmapView; }
@@ -50,13 +56,18 @@ class EragResultsView : public QWidget {
   QTableView* perQueryView() const { return m_perQueryView; }
   QTextBrowser* summaryView() const { return m_summary; }
   StatsPanel* statsPanel() const { return m_statsPanel; }
+  PpiSummary* ppiSummary() const { return m_ppi; }
   QTableView* correlationView() const { return m_correlationView; }
   charts::ChartWidget* scatter() const { return m_scatter; }
   int heatmapTab() const { return m_heatmapTab; }
   int correlationTab() const { return m_correlationTab; }
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void updateScatter();
+  QString humanLabelHtml(const QString& qid, const QString& docId) const;
 
   QTabWidget* m_tabs = nullptr;
   QTextBrowser* m_summary = nullptr;
@@ -70,10 +81,12 @@ class EragResultsView : public QWidget {
   QComboBox* m_scatterMeasure = nullptr;
   charts::ChartWidget* m_scatter = nullptr;
   StatsPanel* m_statsPanel = nullptr;
+  PpiSummary* m_ppi = nullptr;  // eRAG labels: judge-only, human-only and PPI (Summary tab)
   int m_heatmapTab = -1;
   int m_correlationTab = -1;
   std::shared_ptr<const core::eval::EvaluationResults> m_results;
   std::shared_ptr<const core::Dataset> m_dataset;
+  LabelBook* m_book = nullptr;
 };
 
 }  // namespace ragscope::ui

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/data/provenance.h"
+#include "ui/labelbook.h"
 #include "ui/models/documentsearch.h"
 
 namespace ragscope::ui {
@@ -144,7 +145,47 @@ QString provenanceText(const core::Corpus& corpus, const core::Provenance& p, in
                       (cut.cutAtEnd ? ellipsis : QString()));
 }
 
+// The human grade of a document and the links that set it: "human 2 (ana) · grade 0 1 2 3".
+QString humanGradeHtml(const QueryDetailOptions& opt, const std::string& qid,
+                       std::string_view doc) {
+  if (!opt.labels) return {};
+  const core::labels::Target target{core::labels::TargetKind::Relevance, opt.labelScope, qid,
+                                    std::string(doc)};
+  QString out;
+  if (const core::labels::Label* shown = opt.labels->shown(target, opt.annotator)) {
+    QString who =
+        shown->annotator == opt.annotator ? QString() : QStringLiteral(" ") + esc(shown->annotator);
+    const std::size_t n = opt.labels->of(target).size();
+    if (n > 1) who += QObject::tr(" +%1").arg(n - 1);
+    out = QStringLiteral("<span style='background-color:#dcecff'>&nbsp;%1&nbsp;</span>")
+              .arg(QObject::tr("human %1%2").arg(esc(shown->value), who));
+  } else {
+    out = muted(QObject::tr("human: none"));
+  }
+  QStringList links;
+  for (int g = 0; g <= 3; ++g)
+    links << QStringLiteral("<a href='%1'>%2</a>").arg(gradeLink(g, doc)).arg(g);
+  return QStringLiteral("· ") + out + QStringLiteral(" ") + muted(QObject::tr("· set ")) +
+         links.join(QLatin1Char(' '));
+}
+
 }  // namespace
+
+QString gradeLink(int grade, std::string_view docId) {
+  return QStringLiteral("grade:%1:").arg(grade) +
+         QString::fromLatin1(
+             QUrl::toPercentEncoding(QString::fromUtf8(docId.data(), qsizetype(docId.size()))));
+}
+
+bool gradeFromLink(const QString& link, int* grade, std::string* docId) {
+  if (!link.startsWith(QLatin1String("grade:")) || link.size() < 9 || link[7] != QLatin1Char(':'))
+    return false;
+  const int g = link[6].digitValue();
+  if (g < 0 || g > 3) return false;
+  *grade = g;
+  *docId = QUrl::fromPercentEncoding(link.mid(8).toLatin1()).toStdString();
+  return !docId->empty();
+}
 
 QString documentLink(std::string_view docId) {
   return QStringLiteral("doc:") + QString::fromLatin1(QUrl::toPercentEncoding(
@@ -182,6 +223,10 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
   html += QStringLiteral("<p style='font-size:large; margin-top:4px'>%1</p>")
               .arg(escText(q.text, 20000));
 
+  if (opt.labels)
+    html += QStringLiteral("<p style='margin:0'>%1</p>")
+                .arg(muted(QObject::tr("Human grades: Tab to a document and press 0–3, or click a "
+                                       "grade beside it.")));
   if (!q.flags.empty()) {
     html += section(QObject::tr("Flags"));
     html += QStringLiteral("<ul style='color:#b35c00'>");
@@ -243,8 +288,9 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
     int shown = 0;
     for (const auto* j : judged) {
       if (shown++ >= opt.maxJudged) break;
-      html += QStringLiteral("<li>%1 <b>%2</b>%3</li>")
+      html += QStringLiteral("<li>%1 <b>%2</b> %3%4</li>")
                   .arg(docAnchor(j->docId), QObject::tr("grade %1").arg(j->rel),
+                       humanGradeHtml(opt, q.id, j->docId),
                        corpusText(dataset.corpus, j->docId, opt.excerptChars / 2, budget));
     }
     html += QStringLiteral("</ul>");
@@ -286,13 +332,38 @@ QString queryDetailHtml(const core::Dataset& dataset, const core::Query& q,
       }
       html += QStringLiteral(
                   "<tr><td align='right'>%1.</td><td>%2</td><td align='right'>%3</td>"
-                  "<td>%4</td><td>%5</td></tr>")
+                  "<td>%4</td><td>%5</td><td>%6</td></tr>")
                   .arg(i + 1)
                   .arg(docAnchor(e->docId()))
                   .arg(e->score, 0, 'g', 6)
-                  .arg(grade, title);
+                  .arg(grade, humanGradeHtml(opt, q.id, e->docId()), title);
     }
     html += QStringLiteral("</table>");
+  }
+
+  // Every human grade of this query's documents, listed or not above (a grade given deep in a
+  // ranked list shows here too).
+  if (opt.labels) {
+    std::map<std::string, std::vector<const core::labels::Label*>> graded;
+    for (const auto& l : opt.labels->current)
+      if (l.target.kind == core::labels::TargetKind::Relevance &&
+          l.target.scope == opt.labelScope && l.target.qid == q.id)
+        graded[l.target.item].push_back(&l);
+    if (!graded.empty()) {
+      html += section(QObject::tr("Human grades (%1)").arg(graded.size()));
+      html += QStringLiteral("<ul>");
+      for (const auto& [doc, labels] : graded) {
+        QStringList who;
+        for (const auto* l : labels) {
+          QString one = QObject::tr("%1: %2").arg(esc(l->annotator), esc(l->value));
+          if (!l->comment.empty()) one += QStringLiteral(" (") + esc(l->comment) + QLatin1Char(')');
+          who << one;
+        }
+        html +=
+            QStringLiteral("<li>%1 %2</li>").arg(docAnchor(doc), who.join(QStringLiteral(" · ")));
+      }
+      html += QStringLiteral("</ul>");
+    }
   }
 
   // Generation side (RAG JSONL, RAGChecker).

@@ -12,6 +12,8 @@
 
 namespace ragscope::ui {
 
+struct LabelSnapshot;
+
 struct QueryDetailOptions {
   int maxJudged = 60;      // judged documents listed (best grades first)
   int maxRunEntries = 10;  // top entries shown per run
@@ -20,6 +22,11 @@ struct QueryDetailOptions {
   // Documents whose text is read from a corpus file (big corpora), at most: the detail is built on
   // the GUI thread, a pread each. Provenance comes first; the others say where to read them.
   int maxStoredReads = 24;
+  // Human relevance grades (core/labels/README.md): shown beside the qrels grade of every listed
+  // document, with links that grade it (gradeLink); null: no labels.
+  const LabelSnapshot* labels = nullptr;
+  std::string labelScope;  // the dataset's name
+  std::string annotator;   // whose grade is shown first
 };
 
 // `examples` maps example id -> index in dataset.examples (may be empty).
@@ -35,5 +42,10 @@ QString documentHeadingHtml(const core::Document& doc,
 // `doc:<percent-encoded id>` link target and its inverse.
 QString documentLink(std::string_view docId);
 std::string documentIdFromLink(const QString& link);
+
+// `grade:<g>:<percent-encoded id>` link target (a human grade for a document) and its inverse
+// (false when `link` is not one).
+QString gradeLink(int grade, std::string_view docId);
+bool gradeFromLink(const QString& link, int* grade, std::string* docId);
 
 }  // namespace ragscope::ui

@@ -9,6 +9,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -31,10 +32,12 @@
 #include "core/stats/bootstrap.h"
 #include "core/stats/runsummary.h"
 #include "ui/jobs/statsrunner.h"
+#include "ui/labelbook.h"
 #include "ui/models/evalsummarymodel.h"
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
 #include "ui/models/runvalues.h"
+#include "ui/pages/labelqueue.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/pages/statspanel.h"
 #include "ui/workbench.h"
@@ -107,6 +110,10 @@ RetrievalPage::RetrievalPage(Workbench* workbench, QWidget* parent)
     m_progress->setValue(done);
   });
   connect(m_job, &EvalJob::finished, this, &RetrievalPage::onFinished);
+  connect(m_workbench->labelBook(), &LabelBook::labelsChanged, this,
+          &RetrievalPage::refreshHumanGrades);
+  connect(m_workbench->labelBook(), &LabelBook::labelFailed, this,
+          [this](const QString& why) { m_status->setText(tr("Grade not stored: %1").arg(why)); });
   refreshDatasetInputs();
 }
 
@@ -289,6 +296,22 @@ void RetrievalPage::buildUi() {
   rl->setContentsMargins(0, 0, 0, 0);
   rl->addWidget(m_rankedTitle);
   rl->addWidget(m_rankedView);
+  // Human grades: one key on the selected document, judged or not (core/labels/README.md).
+  m_rankedView->installEventFilter(this);
+  auto* gradeKeys = new QLabel(
+      tr("Human grade of the selected document: <b>0</b> not relevant · <b>1</b> related · "
+         "<b>2</b> relevant · <b>3</b> highly relevant"),
+      rankedPane);
+  gradeKeys->setObjectName(QStringLiteral("RankedGradeKeys"));
+  gradeKeys->setWordWrap(true);
+  auto* queue = new QPushButton(tr("Labelling queue…"), rankedPane);
+  queue->setObjectName(QStringLiteral("RetrievalLabelQueueButton"));
+  queue->setToolTip(tr("Grade the unjudged documents in the top k of a run, one after another"));
+  connect(queue, &QPushButton::clicked, this, &RetrievalPage::openLabelQueue);
+  auto* gradeRow = new QHBoxLayout;
+  gradeRow->addWidget(gradeKeys, 1);
+  gradeRow->addWidget(queue);
+  rl->addLayout(gradeRow);
 
   auto* bottom = new QSplitter(Qt::Horizontal, this);
   bottom->addWidget(perQueryPane);
@@ -572,6 +595,7 @@ void RetrievalPage::onQuerySelected() {
   m_ranked->setRanking(run, ranking, judgments, settings.relevanceLevel, settings.maxDepth,
                        haveCorpus ? &dataset->corpus : nullptr);
   if (m_evaluatedDocLevel) m_ranked->markRepeatedDocuments();
+  refreshHumanGrades();
   m_rankedView->setColumnHidden(RankedListModel::Text, !haveCorpus);
   m_rankedView->resizeColumnsToContents();
   QString queryText;
@@ -686,6 +710,55 @@ void RetrievalPage::onPerQueryColumnSelected(const QModelIndex& proxyIndex) {
   if (column < 0) return;
   openStatistics(runIndex,
                  QString::fromStdString(m_perQuery->result()->columns[std::size_t(column)].name));
+}
+
+void RetrievalPage::refreshHumanGrades() {
+  LabelBook* book = m_workbench->labelBook();
+  m_ranked->setHumanLabels(book->snapshot(), book->datasetScope(), book->annotator().toStdString());
+}
+
+bool RetrievalPage::gradeSelectedDocument(int grade) {
+  const QModelIndex current = m_rankedView->currentIndex();
+  const auto* proxy = static_cast<const QSortFilterProxyModel*>(m_rankedView->model());
+  if (!current.isValid() || grade < 0 || grade > 3) return false;
+  const std::string doc = m_ranked->docIdAt(proxy->mapToSource(current).row());
+  LabelBook* book = m_workbench->labelBook();
+  if (doc.empty() || m_ranked->queryId().empty() || !book->ensureAnnotator(this)) return false;
+  core::labels::Label label;
+  label.target = {core::labels::TargetKind::Relevance, book->datasetScope(), m_ranked->queryId(),
+                  doc};
+  label.value = std::to_string(grade);
+  book->add(std::move(label));
+  return true;
+}
+
+void RetrievalPage::openLabelQueue() {
+  if (m_outcome->runs.empty()) {
+    m_status->setText(tr("Evaluate runs first: the queue looks for unjudged documents in them."));
+    return;
+  }
+  auto* queue = LabelQueue::documentsQueue(m_workbench->labelBook(), m_workbench->dataset(),
+                                           m_outcome->runs, m_outcome->qrels, this);
+  queue->show();
+  queue->raise();
+}
+
+bool RetrievalPage::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_rankedView && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const bool plain =
+        !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
+    if (plain && key->key() >= Qt::Key_0 && key->key() <= Qt::Key_3) {
+      // Graded, on to the next document: a ranked list is graded top to bottom.
+      if (gradeSelectedDocument(key->key() - Qt::Key_0)) {
+        const QModelIndex below =
+            m_rankedView->currentIndex().siblingAtRow(m_rankedView->currentIndex().row() + 1);
+        if (below.isValid()) m_rankedView->setCurrentIndex(below);
+      }
+      return true;
+    }
+  }
+  return Page::eventFilter(watched, event);
 }
 
 }  // namespace ragscope::ui

@@ -75,6 +75,11 @@ class RetrievalPage : public Page {
   QListWidget* runList() const { return m_runs; }
   QTableView* perQueryView() const { return m_perQueryView; }
   QTableView* rankedView() const { return m_rankedView; }
+  RankedListModel* rankedModel() const { return m_ranked; }
+  // Gives the selected ranked-list document a human relevance grade (0..3), as its key does.
+  bool gradeSelectedDocument(int grade);
+  // Opens the labelling queue over the evaluated runs' unjudged documents.
+  void openLabelQueue();
   QLineEdit* queryFilterEdit() const { return m_queryFilter; }
   QTextBrowser* conventionsView() const { return m_conventions; }
 
@@ -97,6 +102,8 @@ class RetrievalPage : public Page {
   void computeSummaryIntervals();
   void onSummaryColumnSelected(const QModelIndex& proxyIndex);
   void onPerQueryColumnSelected(const QModelIndex& proxyIndex);
+  void refreshHumanGrades();
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   Workbench* m_workbench;
   RetrieverRunBar* m_retrieverBar = nullptr;

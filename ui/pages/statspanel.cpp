@@ -18,6 +18,7 @@
 #include "ui/jobs/statsrunner.h"
 #include "ui/models/runvalues.h"
 #include "ui/pages/formwidgets.h"
+#include "ui/pages/ppisummary.h"
 
 namespace ragscope::ui {
 
@@ -103,11 +104,45 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(row2);
   layout->addLayout(row3);
   layout->addWidget(m_figures);
+  m_human = new QLabel(this);
+  m_human->setObjectName(QStringLiteral("StatsHumanLabels"));
+  m_human->setTextFormat(Qt::RichText);
+  m_human->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_human->setWordWrap(true);
+  m_human->setVisible(false);
+  layout->addWidget(m_human);
   layout->addWidget(m_chart, 1);
   setMinimumWidth(340);
 }
 
 StatsPanel::~StatsPanel() = default;
+
+void StatsPanel::setHumanLabels(const core::eval::PpiEstimate* e) {
+  m_human->setVisible(e != nullptr);
+  if (!e) {
+    m_human->clear();
+    return;
+  }
+  const auto& r = e->result;
+  auto row = [](const QString& name, double mean, double low, double high) {
+    return QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr>")
+        .arg(name, meanWithInterval(mean, low, high));
+  };
+  QString h = tr("<b>Human labels</b> on %1 of %2 %3 (over items, not per query):")
+                  .arg(e->items.labelled())
+                  .arg(e->items.items())
+                  .arg(QString::fromStdString(e->items.description).toHtmlEscaped());
+  h += QStringLiteral("<table cellpadding='2'>");
+  h += row(tr("judge only"), r.judgeOnly.mean, r.judgeOnly.ci.low, r.judgeOnly.ci.high);
+  h += row(tr("human only"), r.humanOnly.mean, r.humanOnly.ci.low, r.humanOnly.ci.high);
+  if (r.ok())
+    h += row(tr("PPI++ (λ %1)").arg(r.lambda, 0, 'f', 3), r.estimate, r.ci.low, r.ci.high);
+  else
+    h += QStringLiteral("<tr><td>PPI++</td><td>%1</td></tr>")
+             .arg(QString::fromStdString(r.error).toHtmlEscaped());
+  h += QStringLiteral("</table>");
+  m_human->setText(h);
+}
 
 QSplitter* StatsPanel::placeBeside(QWidget* results) {
   setVisible(false);
@@ -148,6 +183,7 @@ void StatsPanel::clear() {
   m_result = {};
   m_title->setText(tr("Select a measure column to see its statistics."));
   m_figures->clear();
+  setHumanLabels(nullptr);
   m_chart->setPlaceholder(tr("The bootstrap distribution appears here."));
 }
 

@@ -20,6 +20,10 @@ class QPushButton;
 class QSpinBox;
 class QSplitter;
 
+namespace ragscope::core::eval {
+struct PpiEstimate;
+}
+
 namespace ragscope::ui {
 
 namespace charts {
@@ -59,6 +63,10 @@ class StatsPanel : public QWidget {
   const core::stats::BootstrapResult& result() const { return m_result; }
   charts::ChartWidget* chart() const { return m_chart; }
   QString summaryText() const;
+  // Human labels of the measure (core/stats/README.md, "Prediction-powered inference"): the
+  // judge-only, human-only and PPI++ means of its items beside the bootstrap, or none (hidden).
+  void setHumanLabels(const core::eval::PpiEstimate* estimate);
+  QLabel* humanLabels() const { return m_human; }
 
  signals:
   void computed(bool ok);
@@ -86,6 +94,7 @@ class StatsPanel : public QWidget {
   QPushButton* m_cancel;
   QProgressBar* m_busy;
   QLabel* m_figures;
+  QLabel* m_human = nullptr;
   charts::ChartWidget* m_chart;
 };
 

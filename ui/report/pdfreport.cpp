@@ -219,6 +219,7 @@ void writeCharts(Writer& w, const Report& report, const ReportRun& run, const Re
 void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main,
                  const PdfReportOptions& options);
 void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& options);
+void writeHumanLabels(Writer& w, const ReportRun& run);
 
 void writeRun(Writer& w, const Report& report, const ReportRun& run,
               const PdfReportOptions& options) {
@@ -260,6 +261,7 @@ void writeRun(Writer& w, const Report& report, const ReportRun& run,
   if (has("charts")) writeCharts(w, report, run, main, options);
   if (has("lowest")) writeLowest(w, run, main, options);
   if (has("claims")) writeUnsupported(w, run, options);
+  if (has("labels")) writeHumanLabels(w, run);
 }
 
 void writeCharts(Writer& w, const Report& report, const ReportRun& run, const ReportMetric* main,
@@ -313,9 +315,13 @@ void writeLowest(Writer& w, const ReportRun& run, const ReportMetric* main,
     if (!scored.empty()) {
       w.heading("Lowest-scoring queries by " + q(metric), 2);
       std::vector<QStringList> low;
-      for (std::size_t i = 0; i < scored.size() && i < options.lowestQueries; ++i)
-        low.push_back({cell(scored[i].second, 120), QString::number(scored[i].first, 'f', 4)});
-      w.table({"query", q(metric)}, low, {70, 30});
+      for (std::size_t i = 0; i < scored.size() && i < options.lowestQueries; ++i) {
+        const auto question = run.questions.find(scored[i].second);
+        low.push_back({cell(scored[i].second, 120),
+                       question == run.questions.end() ? QString("-") : cell(question->second, 400),
+                       QString::number(scored[i].first, 'f', 4)});
+      }
+      w.table({"query", "question", q(metric)}, low, {16, 68, 16});
     }
   }
 }
@@ -339,6 +345,44 @@ void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& o
                       .arg(unsupported.size() - options.maxClaims),
                   true);
   }
+}
+
+// The human labels of a run (core/eval/humanlabelsreport.h): counts per kind and annotator,
+// agreement, and each judged metric's judge-only, human-only and prediction-powered means.
+void writeHumanLabels(Writer& w, const ReportRun& run) {
+  if (!run.humanLabels) return;
+  const auto& h = *run.humanLabels;
+  w.heading("Human labels", 2);
+  w.paragraph("Labels store: " + cell(h.store), true);
+  if (!h.counts.empty()) {
+    std::vector<QStringList> rows;
+    for (const auto& c : h.counts)
+      rows.push_back({q(c.kind), cell(c.annotator, 120), QString::number(c.labels)});
+    w.table({"kind", "annotator", "current labels"}, rows, {30, 45, 25});
+  }
+  if (!h.agreement.empty()) {
+    w.heading("Agreement", 3);
+    for (const auto& a : h.agreement) w.paragraph(cell(a), true);
+  }
+  if (!h.ppi.empty()) {
+    w.heading("Prediction-powered estimates (95% intervals)", 3);
+    auto withCi = [](const std::optional<double>& m, const std::optional<double>& lo,
+                     const std::optional<double>& hi) {
+      if (!m) return QString("-");
+      return number(m) + (lo && hi ? "\n[" + number(lo) + ", " + number(hi) + "]" : QString());
+    };
+    std::vector<QStringList> rows;
+    for (const auto& p : h.ppi)
+      rows.push_back({q(p.metric) + "\n" + cell(p.description, 120),
+                      QString("%1 / %2").arg(p.labelled).arg(p.items),
+                      withCi(p.judgeMean, p.judgeLow, p.judgeHigh),
+                      withCi(p.humanMean, p.humanLow, p.humanHigh),
+                      p.estimate ? withCi(p.estimate, p.ciLow, p.ciHigh) : cell(p.problem, 200),
+                      p.lambda ? QString::number(*p.lambda, 'f', 3) : QString("-")});
+    w.table({"metric (items)", "labelled / items", "judge only", "human only", "PPI++", "lambda"},
+            rows, {26, 12, 17, 17, 19, 9});
+  }
+  for (const auto& n : h.notes) w.paragraph(cell(n), true);
 }
 
 // The PDF, drawn into `device`; `path` names it in messages.
