@@ -86,7 +86,7 @@ void TestDataset::formatNamesRoundTrip() {
       "trec-run",           "trec-qrels",        "topics-tsv", "topics-jsonl",
       "msmarco-collection", "rank-llm-json",     "kilt",       "kilt-knowledge-source",
       "docugami",           "llama-rag-dataset", "beir",       "rag-jsonl",
-      "ragchecker"};
+      "ragchecker",         "kilt-predictions"};
   QStringList names;
   std::set<Format> seen;
   for (const Format f : allFormats()) {
@@ -95,7 +95,7 @@ void TestDataset::formatNamesRoundTrip() {
     seen.insert(f);
   }
   QCOMPARE(names, expected);
-  QCOMPARE(seen.size(), std::size_t(13));
+  QCOMPARE(seen.size(), std::size_t(14));
   QVERIFY(!formatFromName("TREC-RUN"));
   QVERIFY(!formatFromName(""));
   QVERIFY(!formatFromName("trec"));
@@ -407,7 +407,8 @@ void TestDataset::loadProblems() {
   const std::string missing = dir.filePath("missing.txt").toStdString();
   const std::string names =
       "trec-run, trec-qrels, topics-tsv, topics-jsonl, msmarco-collection, rank-llm-json, kilt, "
-      "kilt-knowledge-source, docugami, llama-rag-dataset, beir, rag-jsonl, ragchecker";
+      "kilt-knowledge-source, docugami, llama-rag-dataset, beir, rag-jsonl, ragchecker, "
+      "kilt-predictions";
 
   // Stop: the first bad part ends the load.
   auto stopped = loadDataset({{unknown, std::nullopt}, {good, std::nullopt}}, LoadOptions{});

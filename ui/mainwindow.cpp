@@ -21,6 +21,7 @@
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/endpointspage.h"
 #include "ui/pages/eragpage.h"
+#include "ui/pages/kiltview.h"
 #include "ui/pages/page.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/pages/retrieverspage.h"
@@ -81,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
   addPage(new RetrieversPage(m_workbench, this));
   addPage(new EragPage(m_workbench, this));
   addPage(new ClaimsPage(m_workbench, this));
+  addPage(new KiltView(m_workbench, this));
   // Later pages (statistics, endpoints, eRAG...) join here, one line each.
 
   connect(m_datasetPage, &DatasetPage::statusMessage, this,

@@ -37,13 +37,15 @@ with trec_eval's official measures, and its run stores) or of run stores (eRAG, 
 claim judging; --store may be given more than once, and with --project) to FILE:
   .pdf   a report to read: title page, per run its settings, conventions and notes, the
          summary table with 95% CIs, charts (intervals, bootstrap distribution, eRAG heatmap,
-         eRAG vs end-to-end scatter, claim verdicts), the lowest-scoring queries and the
-         unsupported claims with their closest evidence, paired comparisons and a method
+         eRAG vs end-to-end scatter, claim verdicts), the lowest-scoring queries with their
+         questions and the unsupported claims with their closest evidence, the human labels
+         (counts, agreement, prediction-powered estimates), paired comparisons and a method
          appendix (written with Qt's offscreen platform: no display needed)
   .json  everything in one document: {"schema": "ragscope-report", "schema_version": 1,
          "ragscope_version", "title", "datasets", "problems", "runs": [{"name", "kind",
          "source", "mode", "settings", "conventions", "method", "notes", "summary",
-         "per_query", "documents", "claims"}], "comparisons": [{"a", "b", "metric", "n",
+         "per_query", "documents", "claims", "questions", "human_labels"}],
+         "comparisons": [{"a", "b", "metric", "n",
          "mean_diff", "ci95", "p_randomization", "p_t", ...}]}; comparisons pair the first
          run of each kind with each later one on its main metric, as `compare` does
   .csv   one table, the grain chosen with --grain (default summary); columns:
@@ -52,6 +54,9 @@ claim judging; --store may be given more than once, and with --project) to FILE:
            query     run, kind, qid, metric, value, state
            document  run, qid, rank, doc_id, label, output   (eRAG)
            claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
+           labels    run, metric, items, labelled, judge_mean, judge_ci_low, judge_ci_high,
+                     human_mean, human_ci_low, human_ci_high, ppi_estimate, ppi_ci_low,
+                     ppi_ci_high, lambda, problem   (human labels: PPI estimates)
          RFC 4180 (CRLF), UTF-8, text cells beginning with = + - @ tab or CR prefixed with '
          so that spreadsheets show them as text; numbers stay numbers; a missing value is an
          empty cell and its state says why
@@ -69,12 +74,22 @@ int reportCommand(const Args& args) {
   std::vector<std::string> stores;
   PdfWriterOptions pdf;
   CommandLine cli("report");
-  cli.synopsis("(--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [options]");
+  cli.synopsis(
+      "(--project P | --store RUN.db... | --kilt GOLD,GUESS...) --out FILE.pdf|FILE.json|FILE.csv "
+      "[options]");
   cli.intro(kReportIntro);
   cli.path("--project", "P", project, "the project file whose results are written");
   cli.paths("--store", "RUN.db", stores, "a run store, repeatable (also with --project)");
+  std::optional<std::string> labelsFrom;
+  cli.path("--labels", "PROJECT_OR_LABELS_STORE", labelsFrom,
+           "human labels for the run stores' human-labels sections (default: the project's "
+           "labels store, when it has one)");
+  std::vector<std::string> kiltPairs;
+  cli.texts("--kilt", "GOLD,GUESS", kiltPairs,
+            "a KILT evaluation (kilt-eval GOLD GUESS, ks 1,5, page level) as a run with KILT's "
+            "three groups, repeatable");
   cli.path("--out", "FILE", out, "the file to write: .pdf, .json or .csv");
-  cli.choice("--grain", {"summary", "query", "document", "claim"}, grainText,
+  cli.choice("--grain", {"summary", "query", "document", "claim", "labels"}, grainText,
              "CSV: the table's grain (default summary)");
   cli.custom(
       "--sections", "LIST",
@@ -87,7 +102,8 @@ int reportCommand(const Args& args) {
           const std::string name = value.substr(start, comma - start);
           if (std::find(known.begin(), known.end(), name) == known.end())
             return "'" + name +
-                   "' is not one of settings, charts, lowest, claims, comparisons, appendix";
+                   "' is not one of settings, charts, lowest, claims, labels, comparisons, "
+                   "appendix";
           pdf.sections.insert(name);
           start = comma + 1;
         }
@@ -95,6 +111,7 @@ int reportCommand(const Args& args) {
       },
       "PDF: the parts to include, comma-separated, from settings (conventions, notes, "
       "settings), charts, lowest (lowest-scoring queries), claims (unsupported claims), "
+      "labels (human labels), "
       "comparisons, appendix; default all (the title page and the summary tables are always "
       "there)");
   cli.integer("-l", "LEVEL", options.retrieval.relevanceLevel, 0, 1000,
@@ -113,16 +130,24 @@ int reportCommand(const Args& args) {
   if (auto exit = cli.parse(args)) return *exit;
   if (cli.count("--project") > 1) return cli.usageError("--project is given twice");
   if (project) sources.project = *project;
+  if (labelsFrom) sources.labels = *labelsFrom;
   for (const auto& s : stores) sources.stores.emplace_back(s);
-  if (!sources.project && sources.stores.empty())
-    return cli.usageError("report needs --project or --store");
+  for (const auto& pair : kiltPairs) {
+    const auto comma = pair.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 == pair.size())
+      return cli.usageError("--kilt: expected GOLD,GUESS, got '" + pair + "'");
+    sources.kilt.emplace_back(pair.substr(0, comma), pair.substr(comma + 1));
+  }
+  if (!sources.project && sources.stores.empty() && sources.kilt.empty())
+    return cli.usageError("report needs --project, --store or --kilt");
   if (out.empty()) return cli.usageError("report needs --out FILE.pdf, FILE.json or FILE.csv");
   const std::string ext = fs::path(out).extension().string();
   if (ext != ".json" && ext != ".csv" && ext != ".pdf")
     return cli.usageError("--out: " + out + " must end in .pdf, .json or .csv");
   const auto grain = exporting::csvGrainFromName(grainText);
   if (!grain)
-    return cli.usageError("--grain: '" + grainText + "' is not summary, query, document or claim");
+    return cli.usageError("--grain: '" + grainText +
+                          "' is not summary, query, document, claim or labels");
   if (cli.given("--grain") && ext != ".csv")
     return cli.usageError("--grain applies to .csv output only");
   if (cli.given("--sections") && ext != ".pdf")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/kiltoutputs.h"
 #include "app/cli/options.h"
 #include "core/data/dataset.h"
 #include "core/data/inputfile.h"
@@ -62,6 +63,7 @@ constexpr std::uint64_t kMaxTimeoutMs = 3'600'000;
 // What the command line of retrieve says.
 struct RetrieveArgs {
   std::vector<std::string> paths;
+  std::optional<std::string> kiltOut;
   std::optional<std::string> format, retriever, out, tag, index, idField, textField, keyEnv,
       requestTemplate;
   std::optional<std::string> resultsPath, idPath, scorePath, textPath;
@@ -86,6 +88,9 @@ void declare(CommandLine& cli, RetrieveArgs& a) {
   cli.text("--retriever", "R", a.retriever, "bm25, es:URL or http:URL (above)");
   cli.integer("--k", "K", a.k, 1, kMaxK, "documents per query (default 100)");
   cli.path("-o, --out", "FILE", a.out, "run file to write (required)");
+  cli.path("--kilt-out", "FILE", a.kiltOut,
+           "also write the run as a KILT predictions file (each query's top-k pages as "
+           "provenance, no answer) for `ragscope-cli kilt-eval`");
   cli.text("--tag", "T", a.tag, "run tag (default: the retriever's name)");
   cli.integer("--threads", "N", a.threads, 1, kMaxThreads, "queries in flight at once (default 4)");
   cli.path("--index", "DIR", a.index, "bm25: index folder");
@@ -280,6 +285,7 @@ int retrieveCommand(const Args& args) {
   if (!job.checkpoint.empty())
     std::cout << "kept: " << job.checkpoint.string()
               << " (the answers so far; the same command asks again only for the failed queries)\n";
+  if (a.kiltOut && !writeRetrieveKiltPredictions(ds, run.value, a.k, *a.kiltOut)) return 2;
   return failed > 0 ? 1 : 0;
 }
 

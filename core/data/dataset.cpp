@@ -30,7 +30,7 @@ struct FormatInfo {
   std::string_view name;
 };
 
-constexpr std::array<FormatInfo, 13> kFormats{{
+constexpr std::array<FormatInfo, 14> kFormats{{
     {Format::TrecRun, "trec-run"},
     {Format::TrecQrels, "trec-qrels"},
     {Format::TopicsTsv, "topics-tsv"},
@@ -44,6 +44,7 @@ constexpr std::array<FormatInfo, 13> kFormats{{
     {Format::Beir, "beir"},
     {Format::RagJsonl, "rag-jsonl"},
     {Format::RagChecker, "ragchecker"},
+    {Format::KiltPredictions, "kilt-predictions"},
 }};
 
 std::string lower(std::string s) {
@@ -448,6 +449,8 @@ LoadReport dispatch(const Job& job, Dataset& into, const LoadOptions& options) {
       return loadRagJsonl(job.path, into, options);
     case Format::RagChecker:
       return loadRagChecker(job.path, into, options);
+    case Format::KiltPredictions:
+      return loadKiltPredictions(job.path, into, options);
   }
   return {};
 }

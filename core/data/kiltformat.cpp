@@ -110,6 +110,31 @@ std::string joinParagraphs(json& text, RecordProblems& problems) {
 
 }  // namespace
 
+LoadReport loadKiltPredictions(const std::filesystem::path& path, Dataset& into,
+                               const LoadOptions& options) {
+  (void)into;  // the file is scored from its path (core/eval/kilteval.h); nothing to hold here
+  std::unordered_map<std::string, std::uint64_t> firstLineOfId;
+  return readJsonRecords(
+      path, options, [&](json& rec, const JsonRecordPlace& place, RecordProblems& problems) {
+        if (!rec.is_object()) {
+          problems.error("record", "must be a JSON object, not " + jsonTypeName(rec));
+          return;
+        }
+        auto id = jsonId(rec, "id", problems, true);
+        if (!id) return;
+        auto out = rec.find("output");
+        if (out == rec.end() || !out->is_array() || out->size() != 1)
+          problems.error("output",
+                         "KILT needs exactly one output per "
+                         "prediction");
+        else if (!firstLineOfId.emplace(*id, place.line).second)
+          problems.error("id", "'" + *id +
+                                   "' is predicted again (first on "
+                                   "line " +
+                                   std::to_string(firstLineOfId[*id]) + ")");
+      });
+}
+
 LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const LoadOptions& options) {
   const std::string task = kiltTaskFromName(path);
   std::unordered_map<std::string, std::uint64_t> firstLineOfId;

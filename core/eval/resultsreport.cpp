@@ -11,7 +11,10 @@
 #include "core/eval/claimverdicts.h"
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
+#include "core/eval/humanlabelsreport.h"
 #include "core/eval/judgejob.h"
+#include "core/eval/kiltreport.h"
+#include "core/labels/labelstore.h"
 #include "core/stats/paired.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
@@ -227,6 +230,7 @@ ReportRun judgeRun(const fs::path& path, const stats::BootstrapOptions& bootstra
     run.metrics.push_back(std::move(m));
   }
   for (const auto& q : r.queries) {
+    if (!q.question.empty()) run.questions.emplace(q.qid, q.question);
     for (std::size_t m = 0; m < r.metrics.size() && m < q.values.size(); ++m) {
       const auto& v = q.values[m];
       run.values.push_back({q.qid, r.metrics[m].name, v.value ? finite(*v.value) : std::nullopt,
@@ -441,6 +445,27 @@ ReportRun reportOfRetrieval(const EvalResult& result, const stats::BootstrapOpti
   return run;
 }
 
+// A dataset's KILT predictions parts, each scored against its KILT task file.
+static void addKiltRunsOfDataset(const Dataset& dataset, const ReportOptions& options,
+                                 exporting::Report& report) {
+  const DatasetPart* gold = nullptr;
+  for (const auto& part : dataset.parts)
+    if (part.format == Format::Kilt && !gold) gold = &part;
+  for (const auto& part : dataset.parts) {
+    if (part.format != Format::KiltPredictions) continue;
+    std::string err;
+    if (!gold)
+      report.problems.push_back(part.path.string() +
+                                ": KILT predictions without a KILT task file "
+                                "in the dataset, not scored");
+    else if (auto run = reportOfKiltFiles(gold->path, part.path, options.bootstrap, &err,
+                                          options.keepDistributions))
+      report.runs.push_back(std::move(*run));
+    else
+      report.problems.push_back(err);
+  }
+}
+
 exporting::Report collectReport(const ReportSources& sources, const ReportOptions& optionsIn) {
   ReportOptions options = optionsIn;
   if (options.cancel) options.bootstrap.cancel = options.cancel;
@@ -449,6 +474,7 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
   report.title = "ragscope report";
   report.version = RAGSCOPE_VERSION_STRING;
   std::vector<fs::path> stores;
+  std::map<std::string, std::string> questions;  // qid -> text, from the project's datasets
   if (sources.project) {
     auto loaded = readProject(*sources.project);
     for (const auto& d : loaded.report.diagnostics)
@@ -478,6 +504,8 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
       auto dataset = loadDataset(parts, lo);
       for (const auto& d : dataset.report.diagnostics)
         if (d.severity == Severity::Error) report.problems.push_back(d.toString());
+      for (const auto& query : dataset.value.queries) questions.emplace(query.id, query.text);
+      addKiltRunsOfDataset(dataset.value, options, report);
       if (dataset.value.qrels.byQuery.empty()) continue;  // nothing to evaluate runs against
       for (const auto& run : dataset.value.runs)
         report.runs.push_back(
@@ -488,14 +516,43 @@ exporting::Report collectReport(const ReportSources& sources, const ReportOption
       for (const auto& s : project.runStores) stores.push_back(project.resolve(s));
   }
   for (const auto& s : sources.stores) stores.push_back(s);
-  for (const auto& path : stores) {
+  for (const auto& [gold, guess] : sources.kilt) {
     if (cancelled()) return report;
     std::string err;
-    if (auto run = reportOfStore(path, options.bootstrap, &err, options.keepDistributions))
+    if (auto run =
+            reportOfKiltFiles(gold, guess, options.bootstrap, &err, options.keepDistributions))
       report.runs.push_back(std::move(*run));
     else
       report.problems.push_back(err);
   }
+  // The human labels of the stores' runs (core/eval/humanlabelsreport.h).
+  std::optional<std::vector<labels::Label>> currentLabels;
+  std::string labelsStore;
+  if (auto from = sources.labels ? sources.labels : sources.project) {
+    labels::LabelStore store;
+    std::string err;
+    const bool projectWithoutLabels =
+        !sources.labels && !fs::exists(labels::labelsStorePath(*from));
+    if (!projectWithoutLabels) {
+      if (store.openProjectOrStore(*from, true, &err)) {
+        currentLabels = store.current();
+        labelsStore = store.path().string();
+      } else {
+        report.problems.push_back("human labels: " + err);
+      }
+    }
+  }
+  for (const auto& path : stores) {
+    if (cancelled()) return report;
+    std::string err;
+    if (auto run = reportOfStore(path, options.bootstrap, &err, options.keepDistributions)) {
+      if (currentLabels) addHumanLabels(*run, path, *currentLabels, labelsStore);
+      report.runs.push_back(std::move(*run));
+    } else {
+      report.problems.push_back(err);
+    }
+  }
+  for (auto& run : report.runs) addQuestions(run, questions);
   report.comparisons = compareRuns(report.runs, options);
   return report;
 }

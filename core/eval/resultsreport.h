@@ -26,6 +26,13 @@ struct ReportSources {
   std::optional<std::filesystem::path> project;  // its datasets' runs (retrieval) and its stores
   bool projectStores = true;                     // false: the project's retrieval runs only
   std::vector<std::filesystem::path> stores;     // more run stores, after the project's
+  // KILT evaluations (core/eval/kiltreport.h), each a task file and a predictions file; a
+  // project's datasets with a "kilt" and "kilt-predictions" parts are evaluated too.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> kilt;
+  // Human labels for the run stores' "Human labels" sections (core/eval/humanlabelsreport.h): a
+  // labels store or a project file (its labels store). Unset: the project's labels store, when
+  // it has one.
+  std::optional<std::filesystem::path> labels;
 };
 
 struct ReportOptions {

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -17,11 +18,14 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -31,6 +35,7 @@
 #include <map>
 #include <utility>
 
+#include "ui/labelbook.h"
 #include "ui/models/documentlistmodel.h"
 #include "ui/models/querytablemodel.h"
 #include "ui/pages/corpusbrowser.h"
@@ -128,6 +133,10 @@ DatasetPage::DatasetPage(Workbench* workbench, QWidget* parent)
   connect(m_workbench, &Workbench::loadProgress, this, &DatasetPage::onLoadProgress);
   connect(m_workbench, &Workbench::loadFinished, this, &DatasetPage::onLoadFinished);
   connect(m_workbench, &Workbench::projectChanged, this, &DatasetPage::onProjectChanged);
+  // A human grade given anywhere shows in the detail at once.
+  connect(m_workbench->labelBook(), &LabelBook::labelsChanged, this, &DatasetPage::showQueryDetail);
+  connect(m_workbench->labelBook(), &LabelBook::labelFailed, this,
+          [this](const QString& why) { emit statusMessage(tr("Label not stored: %1").arg(why)); });
 }
 
 DatasetPage::~DatasetPage() = default;
@@ -156,6 +165,7 @@ QWidget* DatasetPage::buildQueriesTab() {
       tr("Select a query to see its gold answers, provenance and judged "
          "documents."));
   connect(m_detail, &QTextBrowser::anchorClicked, this, &DatasetPage::openLink);
+  m_detail->installEventFilter(this);
 
   m_filterTimer->setSingleShot(true);
   m_filterTimer->setInterval(200);
@@ -430,7 +440,63 @@ void DatasetPage::showQueryDetail() {
   const int row = m_queryProxy->mapToSource(current).row();
   const core::Query* q = m_queryModel->query(row);
   if (!q) return;
-  m_detail->setHtml(queryDetailHtml(*dataset, *q, m_exampleIndex));
+  const LabelBook* book = m_workbench->labelBook();
+  const auto labels = book->snapshot();
+  QueryDetailOptions options;
+  options.labels = labels.get();
+  options.labelScope = book->datasetScope();
+  options.annotator = book->annotator().toStdString();
+  // The same query shown again (a label came in): the reader keeps their place and the document
+  // they tabbed to.
+  const bool same = m_detail->property("qid").toString() == QString::fromStdString(q->id);
+  const int scroll = m_detail->verticalScrollBar()->value();
+  const QString anchor = m_detail->textCursor().charFormat().anchorHref();
+  m_detail->setHtml(queryDetailHtml(*dataset, *q, m_exampleIndex, options));
+  m_detail->setProperty("qid", QString::fromStdString(q->id));
+  if (!same) return;
+  if (!anchor.isEmpty()) {
+    for (QTextBlock b = m_detail->document()->begin(); b.isValid(); b = b.next())
+      for (auto it = b.begin(); !it.atEnd(); ++it)
+        if (it.fragment().charFormat().anchorHref() == anchor) {
+          QTextCursor c(m_detail->document());
+          c.setPosition(it.fragment().position());
+          c.setPosition(it.fragment().position() + it.fragment().length(), QTextCursor::KeepAnchor);
+          m_detail->setTextCursor(c);
+          b = m_detail->document()->end().previous();  // found: stop both loops
+          break;
+        }
+  }
+  m_detail->verticalScrollBar()->setValue(scroll);
+}
+
+bool DatasetPage::gradeDocument(const std::string& docId, int grade) {
+  const QModelIndex current = m_queryView->currentIndex();
+  if (!current.isValid() || docId.empty() || grade < 0 || grade > 3) return false;
+  const core::Query* q = m_queryModel->query(m_queryProxy->mapToSource(current).row());
+  LabelBook* book = m_workbench->labelBook();
+  if (!q || !book->ensureAnnotator(this)) return false;
+  core::labels::Label label;
+  label.target = {core::labels::TargetKind::Relevance, book->datasetScope(), q->id, docId};
+  label.value = std::to_string(grade);
+  book->add(std::move(label));
+  return true;
+}
+
+bool DatasetPage::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_detail && event->type() == QEvent::KeyPress) {
+    auto* key = static_cast<QKeyEvent*>(event);
+    const bool plain =
+        !(key->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
+    if (plain && key->key() >= Qt::Key_0 && key->key() <= Qt::Key_3) {
+      // The document whose link has the keyboard focus (Tab walks the links).
+      const std::string doc = documentIdFromLink(m_detail->textCursor().charFormat().anchorHref());
+      if (!doc.empty()) {
+        gradeDocument(doc, key->key() - Qt::Key_0);
+        return true;
+      }
+    }
+  }
+  return Page::eventFilter(watched, event);
 }
 
 bool DatasetPage::selectQueryRow(int datasetRow) {
@@ -484,6 +550,12 @@ bool DatasetPage::showRecord(const core::Diagnostic& d) {
 }
 
 void DatasetPage::openLink(const QUrl& url) {
+  int grade = 0;
+  std::string graded;
+  if (gradeFromLink(url.toString(), &grade, &graded)) {
+    gradeDocument(graded, grade);
+    return;
+  }
   const std::string id = documentIdFromLink(url.toString());
   if (id.empty()) return;
   if (!showDocument(id))

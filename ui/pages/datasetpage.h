@@ -62,6 +62,9 @@ class DatasetPage : public Page {
   bool showDocument(const std::string& id);
   // Applies a query filter at once (the line edit applies it after a short pause).
   void setQueryFilter(const QString& text);
+  // Gives a document of the selected query a human relevance grade (0..3), as the detail's grade
+  // links and keys do (core/labels/README.md); false when no query is selected.
+  bool gradeDocument(const std::string& docId, int grade);
 
   // For the self-test and tests.
   QTabWidget* tabs() const { return m_tabs; }
@@ -99,6 +102,7 @@ class DatasetPage : public Page {
   void showQueryDetail();
   void updateQueryCount();
   void openLink(const QUrl& url);
+  bool eventFilter(QObject* watched, QEvent* event) override;
   QString askFormat(const QString& path);
 
   Workbench* m_workbench;
