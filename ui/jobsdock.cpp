@@ -27,6 +27,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
+#include "core/eval/batchjob.h"
 #include "core/eval/job.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
@@ -191,6 +192,29 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   m_retry = new QPushButton(tr("Retry errors"));
   m_retry->setToolTip(tr("Continue the selected run and redo the calls that failed"));
   m_cancel = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"));
+  m_exportBatch = new QPushButton(tr("Export batch file…"));
+  m_exportBatch->setToolTip(
+      tr("Write the selected run's pending calls as Batch API input lines (OpenAI's Batch API, "
+         "vLLM's run_batch); nothing is sent"));
+  m_importBatch = new QPushButton(tr("Import batch results…"));
+  m_importBatch->setToolTip(
+      tr("Read a batch's output (and error) file into the selected run; Resume then finishes it"));
+  connect(m_exportBatch, &QPushButton::clicked, this, [this] {
+    const RunRow* row = m_runs->row(m_table->currentIndex().row());
+    if (!row) return;
+    const QFileInfo store(row->path);
+    const QString file = QFileDialog::getSaveFileName(
+        this, tr("Export batch file"),
+        store.dir().filePath(store.completeBaseName() + QStringLiteral("-calls.jsonl")),
+        tr("Batch input (*.jsonl)"));
+    if (!file.isEmpty()) exportBatchFile(m_table->currentIndex().row(), file);
+  });
+  connect(m_importBatch, &QPushButton::clicked, this, [this] {
+    const QStringList files =
+        QFileDialog::getOpenFileNames(this, tr("Import batch results (output and error files)"),
+                                      QString(), tr("Batch output (*.jsonl);;All files (*)"));
+    if (!files.isEmpty()) importBatchResults(m_table->currentIndex().row(), files);
+  });
   auto* refresh = new QPushButton(style()->standardIcon(QStyle::SP_BrowserReload), QString());
   refresh->setToolTip(tr("Re-read the runs folder"));
   auto* folder = new QPushButton(style()->standardIcon(QStyle::SP_DirOpenIcon), QString());
@@ -229,6 +253,8 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   top->addWidget(generate);
   top->addWidget(m_resume);
   top->addWidget(m_retry);
+  top->addWidget(m_exportBatch);
+  top->addWidget(m_importBatch);
   top->addWidget(refresh);
   top->addWidget(folder);
 
@@ -275,6 +301,10 @@ void JobsDock::updateButtons() {
   m_resume->setEnabled(idle && resumable && row->counts.pending + row->counts.cancelled > 0);
   m_retry->setEnabled(idle && row && !row->live && row->counts.errors > 0);
   m_cancel->setEnabled(m_current && m_current->isRunning());
+  const bool pending = row && row->error.isEmpty() && !row->live &&
+                       row->counts.pending + row->counts.cancelled + row->counts.errors > 0;
+  m_exportBatch->setEnabled(idle && pending && row->batch.isEmpty());
+  m_importBatch->setEnabled(idle && pending);
 }
 
 void JobsDock::track(RunJob* job) {
@@ -288,6 +318,18 @@ void JobsDock::track(RunJob* job) {
     m_runs->setLive(job->storePath(), job->kind(), p, job->heuristic());
     if (job == m_current) showProgress(job, p);
   });
+  connect(job, &RunJob::batchStatus, this,
+          [this, job](const QString& id, const QString& status, qint64 done, qint64 failed,
+                      qint64 total) {
+            if (job != m_current) return;
+            const QLocale l;
+            m_bar->setValue(total > 0 ? int(1000.0 * double(done) / double(total)) : 0);
+            m_stats->setText(tr("Batch %1: %2 · %3 / %4 calls done · %5 failed · polled with "
+                                "backoff; closing the workbench leaves it running at the server "
+                                "(Resume polls it again)")
+                                 .arg(id, status, l.toString(done), l.toString(total))
+                                 .arg(l.toString(failed)));
+          });
   connect(job, &RunJob::finished, this, [this, job](const RunJobOutcome& outcome) {
     // Every stage's store: a chained job (eRAG, then end-to-end) finished the first one earlier.
     if (outcome.result)
@@ -305,6 +347,24 @@ void JobsDock::track(RunJob* job) {
         text = tr("Cancelled: %1 of %2 calls done. Resume continues where it stopped.")
                    .arg(outcome.summary.progress.done)
                    .arg(outcome.summary.progress.total);
+      if (outcome.result && !outcome.result->stages.empty()) {
+        // Batch calls: the files written, the batches' ends (core/eval/batchrun.h).
+        const auto& stage = outcome.result->stages.back();
+        for (const auto& f : stage.batchFiles)
+          text += QStringLiteral("\n") +
+                  tr("Wrote %n call(s) to %1: run it with the Batch API or vLLM's run_batch, "
+                     "then Import batch results….",
+                     "", int(f.lines))
+                      .arg(QString::fromStdString(f.path.string()));
+        for (const auto& b : stage.batches)
+          text += QStringLiteral("\n") +
+                  tr("Batch %1 %2, %3 calls imported (%4 failed)")
+                      .arg(QString::fromStdString(b.id), QString::fromStdString(b.status))
+                      .arg(b.counts.completed + b.counts.failed)
+                      .arg(b.counts.failed);
+        if (!stage.batchNote.empty())
+          text += QStringLiteral("\n") + QString::fromStdString(stage.batchNote).trimmed();
+      }
       if (!outcome.cacheNote.isEmpty()) text += QStringLiteral(" (%1)").arg(outcome.cacheNote);
       m_title->setText(titleOf(job));
       m_stats->setText(text + QStringLiteral("\n") +
@@ -387,6 +447,7 @@ bool JobsDock::startGenerate(const GenerateSettings& settings) {
         request.spec = generateSpec(*dataset, settings);
         request.dataset = dataset;
         request.execution.transport = resolved.transport;
+        if (settings.asBatch) request.execution.batch.mode = core::eval::BatchMode::Api;
         auto* job = new RunJob(this);
         connect(
             job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
@@ -477,6 +538,73 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
   return true;
 }
 
+bool JobsDock::exportBatchFile(int rowIndex, const QString& file) {
+  const RunRow* row = m_runs->row(rowIndex);
+  if (!row || !row->error.isEmpty() || row->live || file.isEmpty()) return false;
+  if (m_current && m_current->isRunning()) {
+    emit statusMessage(tr("A job is already running; cancel it or wait"));
+    return false;
+  }
+  RunJobRequest request;
+  request.title = tr("batch export · %1").arg(QFileInfo(row->path).fileName());
+  request.resumeStore = row->path;
+  request.execution.batch.mode = core::eval::BatchMode::File;
+  request.execution.batch.file = file.toStdString();
+  request.heuristic = row->heuristic;
+  auto* job = new RunJob(this);
+  connect(
+      job, &RunJob::finished, job, [job] { job->deleteLater(); }, Qt::QueuedConnection);
+  return job->start(std::move(request));
+}
+
+bool JobsDock::importBatchResults(int rowIndex, const QStringList& files) {
+  const RunRow* row = m_runs->row(rowIndex);
+  if (!row || !row->error.isEmpty() || row->live || files.isEmpty()) return false;
+  if (m_current && m_current->isRunning()) {
+    emit statusMessage(tr("A job is already running; cancel it or wait"));
+    return false;
+  }
+  const QString store = row->path;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& f : files) paths.push_back(f.toStdString());
+  m_stats->setText(tr("Importing batch results into %1…").arg(QFileInfo(store).fileName()));
+  setErrorStyle(m_stats, false);
+  m_importBatch->setEnabled(false);
+  using Result = std::pair<QString, bool>;
+  auto* watcher = new QFutureWatcher<Result>(this);
+  connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher] {
+    const auto [text, ok] = watcher->result();
+    watcher->deleteLater();
+    m_stats->setText(text);
+    setErrorStyle(m_stats, !ok);
+    emit statusMessage(ok ? tr("Batch results imported") : tr("Batch import refused"));
+    emit batchImported(text, ok);
+    m_runs->setFolder(runsFolder());
+    updateButtons();
+  });
+  // Reading a batch output file can take a while: never on the GUI thread.
+  watcher->setFuture(QtConcurrent::run(&m_estimatePool, [store, paths]() -> Result {
+    std::string err;
+    auto job = core::eval::openStoredJob(store.toStdString(), {}, &err);
+    if (!job) return {QString::fromStdString(err), false};
+    const auto s = core::eval::importBatchFiles(*job, paths);
+    if (!s.ok()) return {tr("Import refused: %1").arg(QString::fromStdString(s.error)), false};
+    const QLocale l;
+    QString text = tr("Imported %1 lines: %2 answers, %3 failed calls recorded as errors")
+                       .arg(l.toString(qulonglong(s.lines)), l.toString(qulonglong(s.answered)),
+                            l.toString(qulonglong(s.failed)));
+    if (s.alreadyAnswered + s.unchanged > 0)
+      text += tr("; %1 lines for calls already recorded (unchanged)")
+                  .arg(l.toString(qulonglong(s.alreadyAnswered + s.unchanged)));
+    text += QStringLiteral("\n") +
+            tr("%1 calls pending, %2 failed. Resume finishes the run (Retry errors asks the "
+               "failed ones again).")
+                .arg(l.toString(qulonglong(s.stillPending)), l.toString(qulonglong(s.stillFailed)));
+    return {text, true};
+  }));
+  return true;
+}
+
 void JobsDock::openGenerateDialog() {
   const auto dataset = m_workbench->dataset();
   if (!dataset || dataset->queries.empty()) {
@@ -511,6 +639,10 @@ void JobsDock::openGenerateDialog() {
   auto* budgetRow = new QHBoxLayout;
   budgetRow->addWidget(useBudget);
   budgetRow->addWidget(budget);
+  auto* asBatch =
+      new QCheckBox(tr("Send as a batch (the endpoint's Batch API: about half the "
+                       "price, results within 24 h)"));
+  asBatch->setObjectName(QStringLiteral("AsBatch"));
   auto* estimate = new QLabel(tr("Estimating…"));
   estimate->setWordWrap(true);
   estimate->setMinimumWidth(420);
@@ -520,6 +652,7 @@ void JobsDock::openGenerateDialog() {
   form->addRow(tr("Documents from run"), run);
   form->addRow(tr("Top k"), k);
   form->addRow(tr("Budget"), budgetRow);
+  form->addRow(tr("Calls"), asBatch);
   form->addRow(tr("Dry-run estimate"), estimate);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
@@ -533,6 +666,8 @@ void JobsDock::openGenerateDialog() {
     s.runIndex = run->currentIndex() < int(dataset->runs.size()) ? run->currentIndex() : -1;
     s.k = k->value();
     if (useBudget->isChecked()) s.budgetUsd = budget->value();
+    // A heuristic reader sends nothing: there is no batch to make.
+    s.asBatch = asBatch->isChecked() && !core::llm::isOfflineEndpoint(s.endpoint);
     return s;
   };
   auto* debounce = new QTimer(dialog);

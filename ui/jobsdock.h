@@ -31,6 +31,7 @@ struct GenerateSettings {
   int runIndex = 0;                    // index into the dataset's runs; -1: no documents
   int k = 5;
   std::optional<double> budgetUsd;
+  bool asBatch = false;  // through the endpoint's Batch API (core/eval/batchrun.h)
 };
 
 // "42 calls · ~12,345 prompt tokens + ≤ 21,504 output tokens · ≤ $0.0123" for people.
@@ -63,6 +64,11 @@ class JobsDock : public QDockWidget {
   // user is asked first (trust prompt); declined: nothing is sent and false is returned.
   bool resumeRow(int row, bool retryErrors = false);
   void cancelCurrent();
+  // The file route of batch calls for a table row's run (core/eval/README.md, "Batch runs"), off
+  // the GUI thread: its pending calls written to `file` (Export batch file…), or the Batch API
+  // output and error files read into it (Import batch results…). False when it cannot start.
+  bool exportBatchFile(int row, const QString& file);
+  bool importBatchResults(int row, const QStringList& files);
 
   // The question before a stored run's calls go to an endpoint this machine's user did not
   // choose: true sends them (and records the endpoint as trusted). The default asks with a
@@ -81,6 +87,7 @@ class JobsDock : public QDockWidget {
  signals:
   void estimateReady(const core::eval::Estimate& estimate, const QString& problem);
   void jobFinished(const ragscope::ui::RunJobOutcome& outcome);
+  void batchImported(const QString& summary, bool ok);
   void statusMessage(const QString& message);
 
  private:
@@ -98,6 +105,8 @@ class JobsDock : public QDockWidget {
   QPushButton* m_cancel = nullptr;
   QPushButton* m_resume = nullptr;
   QPushButton* m_retry = nullptr;
+  QPushButton* m_exportBatch = nullptr;
+  QPushButton* m_importBatch = nullptr;
   QPointer<RunJob> m_current;
   QThreadPool m_estimatePool;
 };

@@ -12,6 +12,7 @@
 #include "app/cli/jobinputs.h"
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
+#include "app/cli/kiltoutputs.h"
 #include "app/cli/options.h"
 #include "core/eval/job.h"
 #include "core/export/json.h"
@@ -45,6 +46,11 @@ claims file are shown as a note and not used, since a store may come from someon
 store's response cache is used only when it already is a ragscope response cache; otherwise the
 default cache is (or the one --cache names).
 
+--batch sends the calls left through the endpoint's Batch API, --batch-file FILE writes them as
+Batch API input lines (see `ragscope-cli batch --help`). A run whose calls went to the Batch API
+continues there: a batch it submitted and did not import yet (the process was killed while it
+polled) is polled again, never submitted twice, and imported when it ends.
+
 A store names the endpoint its calls go to and where their key comes from. A run started on this
 machine resumes as it is; a store from elsewhere (or one naming an endpoint you never used here
 with that key) is refused until you check its URL and confirm it with --trust-endpoint, which
@@ -66,13 +72,21 @@ int generateCommand(const Args& args) {
   cli.intro(kGenerateIntro);
   addJobInputOptions(cli, inputs, 10000);
   cli.path("--out", "FILE", out, "write the answers as JSONL");
+  std::string kiltOut;
+  cli.path("--kilt-out", "FILE", kiltOut,
+           "also write the answers as a KILT predictions file (each answer with the pages of "
+           "the documents its prompt showed), for `ragscope-cli kilt-eval`; needs --out");
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
   if (inputs.datasets.empty()) return cli.usageError("generate needs --dataset PATH");
+  if (!kiltOut.empty() && out.empty())
+    return cli.usageError("--kilt-out needs --out (the answers it is made from)");
   spec.out = out;
   spec.run.type =
       inputs.runPath.empty() ? eval::RunSource::Type::None : eval::RunSource::Type::File;
-  return runJobFromCommandLine(spec, inputs, jobOptions, cli, false);
+  const int code = runJobFromCommandLine(spec, inputs, jobOptions, cli, false);
+  if (code != 0 || kiltOut.empty() || jobOptions.estimate) return code;
+  return writeGenerateKiltPredictions(inputs, out, kiltOut, cli);
 }
 
 int resumeCommand(const Args& args) {
@@ -94,10 +108,14 @@ int resumeCommand(const Args& args) {
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
   if (stores.empty()) return cli.usageError("resume needs RUN.db");
+  if (!jobOptions.batchFile.empty() && jobOptions.batch)
+    return cli.usageError(
+        "--batch-file writes the calls to a file, --batch sends them: choose one");
   const std::string& storePath = stores.front();
   if (cli.given("--out")) overrides.out = out;
   if (cli.given("--claims-out")) overrides.claimsOut = claimsOut;
-  for (const char* fixed : {"--generator", "--judge", "--model", "--judge-model", "--store"}) {
+  for (const char* fixed :
+       {"--generator", "--judge", "--model", "--judge-model", "--structured-outputs", "--store"}) {
     if (cli.given(fixed))
       return cli.usageError(std::string(fixed) +
                             " is part of the stored run and cannot change on resume");
@@ -120,6 +138,8 @@ int resumeCommand(const Args& args) {
     std::cerr << "ragscope-cli: " << err << "\n";
     return 2;
   }
+  // Writing a batch file sends nothing (answers come only from heuristics and the cache).
+  if (!jobOptions.batchFile.empty()) job->endpointTrusted = true;
   if (!job->endpointTrusted && !jobOptions.estimate) {
     // Nothing is sent: the store, not the user, chose this endpoint.
     std::cerr
@@ -142,6 +162,9 @@ int resumeCommand(const Args& args) {
   if (jobOptions.estimate) {
     std::string note;
     auto cache = eval::openJobCache(job->settings.endpoint, job->settings.limits, &note);
+    // Calls sent as a batch cost the endpoint's batch prices.
+    if (jobOptions.batch || !jobOptions.batchFile.empty())
+      job->settings.endpoint = eval::batchPriced(job->settings.endpoint);
     printEstimate(eval::estimateStoredJob(*job, overrides.retryErrors, cache.get()),
                   job->settings.endpoint);
     return 0;
@@ -152,6 +175,9 @@ int resumeCommand(const Args& args) {
   }
   eval::ExecutionOptions execution;
   execution.retryErrors = overrides.retryErrors;
+  // --batch-file / --batch: the calls left go to a file or the Batch API; a run whose calls went
+  // to the Batch API continues there (its open batches are polled, never sent twice).
+  execution.batch = jobBatchOptions(jobOptions, quiet);
   const auto result = runInterruptible(quiet, [&](const eval::JobCallbacks& callbacks) {
     return eval::resumeJob(*job, execution, cliResultOptions(), callbacks);
   });

@@ -68,12 +68,17 @@ int runJobFromCommandLine(eval::JobSpec spec, const JobInputArgs& inputs,
   spec.limits = jobLimits(jobOptions);
   spec.store = jobOptions.store;
   spec.frontEnd = "cli";
+  if (!jobOptions.batchFile.empty() && jobOptions.batch)
+    return cli.usageError(
+        "--batch-file writes the calls to a file, --batch sends them: choose one");
   const auto dataset = loadJobInputs(inputs, job, cli);
   if (!dataset) return 2;
   ReportOptions report;
   report.json = json;
   report.budgetUsd = jobOptions.budget;
-  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report);
+  eval::ExecutionOptions execution;
+  execution.batch = jobBatchOptions(jobOptions, inputs.quiet);
+  return runJobCommand(spec, *dataset, jobOptions.estimate, inputs.quiet, report, execution);
 }
 
 }  // namespace ragscope::cli

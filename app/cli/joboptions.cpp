@@ -1,5 +1,6 @@
 #include "app/cli/joboptions.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -17,6 +18,10 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
            "judge endpoint for judging jobs (default offline: lexical heuristics)");
   cli.text("--model", "NAME", o.model, "generator model name (default \"default\")");
   cli.text("--judge-model", "NAME", o.judgeModel, "judge model name (default: --model)");
+  cli.flag("--structured-outputs", o.structuredOutputs,
+           "the judge endpoint honours response_format with a JSON schema: claim lists and "
+           "verdicts are asked for and read as schema-bound JSON (a reply that is not the "
+           "schema's JSON is unparsed); default: read as text lines");
   cli.text("--api-key-env", "VAR", o.apiKeyEnv,
            "environment variable holding the API key; only its name is stored");
   cli.integer("--concurrency", "N", o.concurrency, 1, 100000,
@@ -44,7 +49,44 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
   cli.number("--budget", "USD", o.budget, NumberBounds::atLeast(0),
              "pause the run (status \"paused: budget\") before its cost would exceed USD; resume "
              "with a higher --budget");
+  cli.path("--batch-file", "FILE", o.batchFile,
+           "plan the run, create its store with every call pending, write the calls as Batch API "
+           "input lines (OpenAI's Batch API, vLLM's run_batch) and stop without sending "
+           "anything; then `ragscope-cli batch import RUN.db results.jsonl` and `resume`");
+  cli.flag("--batch", o.batch,
+           "send the calls through the endpoint's Batch API (upload, create, poll, download, "
+           "import; one batch per judging phase); a killed run's `resume` polls the same batch");
+  cli.number("--batch-poll", "S", o.batchPollSeconds, NumberBounds::above(0),
+             "seconds before the first poll of a batch (default 10; then x1.5, at most 300)");
+  cli.number("--batch-price-in", "P", o.batchPriceIn, NumberBounds::atLeast(0),
+             "USD per 1k prompt tokens of batch calls (default: --price-in), for the estimate, "
+             "the budget and the cost of imported answers");
+  cli.number("--batch-price-out", "P", o.batchPriceOut, NumberBounds::atLeast(0),
+             "USD per 1k completion tokens of batch calls (default: --price-out)");
   cli.section("Options");
+}
+
+core::eval::BatchOptions jobBatchOptions(const JobOptions& o, bool quiet) {
+  core::eval::BatchOptions b;
+  if (!o.batchFile.empty()) {
+    b.mode = core::eval::BatchMode::File;
+    b.file = o.batchFile;
+  } else if (o.batch) {
+    b.mode = core::eval::BatchMode::Api;
+  }
+  b.pollInitialSeconds = o.batchPollSeconds;
+  if (!quiet)
+    b.onStatus = [](const core::eval::BatchStatusUpdate& u) {
+      const std::string next =
+          u.nextPollSeconds > 0
+              ? ", next poll in " + std::to_string(std::lround(u.nextPollSeconds)) + " s"
+              : std::string();
+      std::fprintf(stderr, "  batch %s: %s, %lld/%lld done, %lld failed%s\n", u.batchId.c_str(),
+                   u.status.c_str(), static_cast<long long>(u.counts.completed + u.counts.failed),
+                   static_cast<long long>(u.counts.total), static_cast<long long>(u.counts.failed),
+                   next.c_str());
+    };
+  return b;
 }
 
 EndpointConfig generatorEndpoint(const JobOptions& o) {
@@ -62,6 +104,8 @@ EndpointConfig generatorEndpoint(const JobOptions& o) {
   c.maxTokens = o.maxTokens;
   c.pricePer1kInput = o.priceIn;
   c.pricePer1kOutput = o.priceOut;
+  c.batchPricePer1kInput = o.batchPriceIn;
+  c.batchPricePer1kOutput = o.batchPriceOut;
   return c;
 }
 
@@ -71,6 +115,7 @@ EndpointConfig judgeEndpoint(const JobOptions& o) {
   c.baseUrl = o.judge == "offline" ? "offline" : o.judge;
   c.model = !o.judgeModel.empty() ? o.judgeModel : (!o.model.empty() ? o.model : "");
   if (c.model.empty() && c.baseUrl != "offline") c.model = "default";
+  c.structuredOutputs = o.structuredOutputs;
   return c;
 }
 
@@ -86,6 +131,7 @@ core::eval::JobLimits jobLimits(const JobOptions& o) {
 int exitCodeFor(core::eval::RunOutcome outcome) {
   switch (outcome) {
     case core::eval::RunOutcome::Done:
+    case core::eval::RunOutcome::PausedBatch:  // the calls wait in a batch file or batch
       return 0;
     case core::eval::RunOutcome::DoneWithErrors:
     case core::eval::RunOutcome::Cancelled:

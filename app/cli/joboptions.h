@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
+#include "core/eval/batchrun.h"
 #include "core/eval/jobspec.h"
 #include "core/eval/runengine.h"
 #include "core/llm/provider.h"
@@ -22,7 +23,8 @@ struct JobOptions {
   std::string judge = "offline";
   std::string model;
   std::string judgeModel;
-  std::string apiKeyEnv;  // the variable's name; its value is never stored
+  bool structuredOutputs = false;  // the judge honours response_format's JSON schema
+  std::string apiKeyEnv;           // the variable's name; its value is never stored
   std::size_t concurrency = 8;
   double rpm = 0.0;
   double timeoutSeconds = 60.0;
@@ -34,6 +36,12 @@ struct JobOptions {
   bool noCache = false;
   bool estimate = false;
   std::optional<double> budget;
+  // Batch calls (core/eval/batchrun.h): write the calls to a file, or send them as batches.
+  std::string batchFile;
+  bool batch = false;
+  double batchPollSeconds = 10.0;  // first wait between polls (then x1.5, at most 5 minutes)
+  std::optional<double> batchPriceIn;
+  std::optional<double> batchPriceOut;
 };
 
 // Declares the LLM job options on `cli`, in their own help section; `cli.given("--budget")` then
@@ -45,6 +53,10 @@ core::llm::EndpointConfig judgeEndpoint(const JobOptions& options);
 
 // The limits a job records: concurrency, budget and response cache.
 core::eval::JobLimits jobLimits(const JobOptions& options);
+
+// The batch mode --batch-file or --batch asks for (Live when neither), with a status line a poll
+// on stderr unless `quiet`.
+core::eval::BatchOptions jobBatchOptions(const JobOptions& options, bool quiet);
 
 // The exit code of a job that ran: 0 done; 1 done with errors, cancelled or paused (resumable);
 // 2 failed.

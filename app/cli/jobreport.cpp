@@ -96,6 +96,44 @@ void printStage(const eval::StageResult& s) {
               << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
 }
 
+// The batch files written, the batches submitted, and what to do next (core/eval/batchrun.h).
+void printBatch(const eval::StageResult& s, std::ostream& out) {
+  const std::string path = s.store.string();
+  for (const auto& f : s.batchFiles)
+    out << "batch file: " << f.path.string() << " (" << f.lines << " calls to " << f.url << ", "
+        << f.baseUrl << ", model " << f.model << ")\n";
+  for (const auto& b : s.batches)
+    out << "batch:      " << b.id << " " << b.status << ", " << b.lines << " calls ("
+        << b.counts.completed << " done, " << b.counts.failed << " failed)"
+        << (b.imported ? ", imported" : "") << "\n";
+  std::string note = s.batchNote;
+  while (!note.empty()) {
+    const auto nl = note.find('\n');
+    out << "batch note: " << note.substr(0, nl) << "\n";
+    note = nl == std::string::npos ? std::string() : note.substr(nl + 1);
+  }
+  if (s.summary.outcome != eval::RunOutcome::PausedBatch) return;
+  if (!s.batchFiles.empty()) {
+    const auto& f = s.batchFiles.front();
+    out << "next:       send the file to the Batch API, or run it with vLLM:\n"
+        << "              python -m vllm.entrypoints.openai.run_batch -i " << f.path.string()
+        << " -o results.jsonl --model " << f.model << "\n"
+        << "            then: ragscope-cli batch import " << path
+        << " results.jsonl [errors.jsonl]\n";
+    if (s.kind == eval::JobKind::Judge)
+      out << "            judging: these are the calls that can be planned now; the next phase "
+             "is planned from their replies, so after the import run `ragscope-cli batch export "
+          << path << " --out FILE` for it (or `ragscope-cli resume " << path
+          << "` to send the rest live)\n";
+    else
+      out << "            and: ragscope-cli resume " << path
+          << " (scores the run; sends nothing when every call is answered)\n";
+  } else {
+    out << "next:       ragscope-cli batch status " << path << "; ragscope-cli resume " << path
+        << " polls the batch, imports it and finishes the run\n";
+  }
+}
+
 void printContinue(const eval::StageResult& s, const ReportOptions& o) {
   const std::string path = s.store.string();
   switch (s.summary.outcome) {
@@ -183,6 +221,19 @@ void printJudge(const eval::JudgeReport& r, const std::filesystem::path& claimsO
   if (r.repairs > 0)
     std::cout << "repairs:    " << r.repairs
               << " replies asked again once (recorded in the store)\n";
+  // Which reply path read the judge's claim lists and verdicts, and what stayed unparsed on each
+  // (core/claims/README.md, "Structured replies").
+  for (const auto& [name, p] :
+       {std::pair{"text      ", &r.textPath}, std::pair{"structured", &r.structuredPath}}) {
+    if (!p->used()) continue;
+    std::snprintf(line, sizeof line,
+                  "parsing:    %s %zu claim lists (%zu unparsed), %zu verdict replies: %llu claim "
+                  "verdicts (%llu unparsed)\n",
+                  name, p->extractions, p->extractionsUnparsed, p->verdictReplies,
+                  static_cast<unsigned long long>(p->verdicts),
+                  static_cast<unsigned long long>(p->verdictsUnparsed));
+    std::cout << line;
+  }
   if (r.claimListsOverCap > 0)
     std::cout << "claims cap: " << r.claimListsOverCap << " claim list(s) longer than "
               << claims::kMaxClaimsPerAnswer << " claims: " << r.claimsNotJudged
@@ -278,12 +329,15 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
     for (const auto& s : result.stages) {
       printStage(s);
       printContinue(s, options);
+      printBatch(s, std::cout);
     }
     if (!result.cacheNote.empty())
       std::cerr << "ragscope-cli: warning: " << result.cacheNote << "\n";
     if (!result.trustNote.empty())
       std::cerr << "ragscope-cli: warning: " << result.trustNote << "\n";
   }
+  if (options.json)
+    for (const auto& s : result.stages) printBatch(s, std::cerr);
   if (!result.error.empty()) {
     std::cerr << "ragscope-cli: " << result.error << "\n";
     return 2;
@@ -311,7 +365,7 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
 }
 
 int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estimate, bool quiet,
-                  const ReportOptions& report) {
+                  const ReportOptions& report, const eval::ExecutionOptions& execution) {
   const std::string job(eval::jobKindName(spec.kind));
   eval::JobPlan plan;
   bool planned = false;
@@ -343,7 +397,7 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
                 << " generator calls, end-to-end " << plan.queries << "; this run makes " << calls
                 << "\n";
     }
-    return eval::runJob(plan, spec, {}, cliResultOptions(), callbacks);
+    return eval::runJob(plan, spec, execution, cliResultOptions(), callbacks);
   });
   if (planned && plan.cancelled) {
     std::cerr << "ragscope-cli: " << job << ": cancelled before the first call\n";
@@ -355,9 +409,16 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
   }
   if (estimate) {
     std::string note;
-    const auto& endpoint = spec.kind == eval::JobKind::Judge ? spec.judge.judge : spec.endpoint;
+    // Calls sent as a batch cost the endpoint's batch prices (core/llm/README.md, "Batch calls").
+    const bool batch = execution.batch.mode != eval::BatchMode::Live;
+    eval::JobSpec priced = spec;
+    if (batch) {
+      priced.endpoint = eval::batchPriced(spec.endpoint);
+      priced.judge.judge = eval::batchPriced(spec.judge.judge);
+    }
+    const auto& endpoint = spec.kind == eval::JobKind::Judge ? priced.judge.judge : priced.endpoint;
     auto cache = eval::openJobCache(endpoint, spec.limits, &note);
-    for (const auto& e : eval::estimatePlan(plan, spec, cache.get())) {
+    for (const auto& e : eval::estimatePlan(plan, priced, cache.get())) {
       if (plan.stages.size() > 1) std::cout << eval::jobKindName(e.kind) << " ";
       printEstimate(e.estimate, endpoint);
     }

@@ -30,7 +30,10 @@ int reportJob(const core::eval::JobResult& result, const ReportOptions& options)
 
 // Plans `spec` over `dataset` (the BM25 step included), prints the plan's warnings and calls,
 // then either the estimate (`estimate`) or runs it and reports (reportJob). Returns the exit code.
+// With a batch mode in `execution`, the calls go to a batch file or the Batch API, and the
+// estimate prices them at the endpoint's batch prices.
 int runJobCommand(const core::eval::JobSpec& spec, const core::Dataset& dataset, bool estimate,
-                  bool quiet, const ReportOptions& report);
+                  bool quiet, const ReportOptions& report,
+                  const core::eval::ExecutionOptions& execution = {});
 
 }  // namespace ragscope::cli

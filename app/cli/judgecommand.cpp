@@ -28,7 +28,10 @@ are read strictly: a claim with no line, two lines, a line out of order or no ve
 the problem is made and recorded. At most 200 claims of an answer are judged: the claims an
 extraction lists past the 200th are kept and "unparsed" ("claims cap:" in the output). In
 ragscope mode these never count as 0 or 1: each metric shows claims scored / total and the
-queries in each state.
+queries in each state. With --structured-outputs the claim lists and verdicts are asked for as
+JSON following a fixed schema (response_format; see core/claims/README.md, "Structured
+replies") and read as JSON: a reply that is not the schema's JSON is "unparsed". The "parsing:"
+lines count the unparsed replies per path (text, structured).
 
 Answers, in this order: --answers FILE (generate's JSONL {"qid","answer"}; chunks from --run's
 top k when a run is given), else generated first from the run's top k (--run or --retriever

@@ -60,9 +60,33 @@ Commands:
                       judge vs human agreement: Pearson, Spearman, Kendall tau-b, Cohen's
                       kappa with bootstrap CIs and the annotator-vs-annotator ceiling
                       (RAGChecker's meta-evaluation files or qid,label CSVs)
+  agreement --labels PROJECT_OR_LABELS_STORE [--store RUN.db]... [--qrels FILE] [--json]
+                      judge vs human from the project's labels, per annotator: kappa,
+                      confusion matrix, accuracy; Cohen's kappa / Krippendorff's alpha
+                      between annotators
+  labels export --labels P --format qrels|csv|jsonl [--kind K] [--annotator A]
+         [--merge-qrels QRELS] --out FILE
+  labels import --labels P --format qrels|csv|jsonl FILE [--annotator A] [--scope S] [--kind K]
+  labels list|summary --labels P [--json]
+                      the project's human labels (PROJECT.labels.db): exported, imported
+                      all or nothing, listed, counted per kind and annotator
+  kilt-eval GOLD GUESS [--ks 1,5] [--rank-keys wikipedia_id[,section]] [--json] [--B N] [-q]
+                      KILT's own evaluation of a predictions file: downstream, retrieval
+                      and kilt groups as the KILT leaderboard scores them
+  ppi (--predictions FILE --labels FILE | --store RUN.db --labels PROJECT_OR_LABELS_STORE
+      --metric M) [--level 0.95] [--lambda auto|X] [--json]
+                      prediction-powered inference: a judge's mean corrected by human labels
+                      on a sample (PPI++ or classical PPI), beside the judge-only and
+                      human-only means, each with its interval
   report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [--grain G]
                       a project's or run stores' results: a PDF report, one JSON document
                       with everything, or CSV at one grain (summary, query, document, claim)
+
+  batch export RUN.db --out calls.jsonl | batch import RUN.db OUT.jsonl [ERR.jsonl]
+  batch submit|status|cancel RUN.db
+                      a run's calls as Batch API files (OpenAI, vLLM's run_batch) and their
+                      results read back; or sent as batches (also --batch-file FILE and
+                      --batch on generate, erag, e2e, judge and resume)
 
 Every option takes its value as `--opt value` or `--opt=value`. Run 'ragscope-cli <command>
 --help' for a command's options.
@@ -91,7 +115,11 @@ constexpr Command kCommands[] = {
     {"judge", ragscope::cli::judgeCommand},
     {"ragchecker", ragscope::cli::ragcheckerCommand},
     {"agreement", ragscope::cli::agreementCommand},
+    {"labels", ragscope::cli::labelsCommand},
+    {"ppi", ragscope::cli::ppiCommand},
     {"report", ragscope::cli::reportCommand},
+    {"batch", ragscope::cli::batchCommand},
+    {"kilt-eval", ragscope::cli::kiltEvalCommand},
 };
 
 }  // namespace

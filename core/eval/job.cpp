@@ -164,6 +164,23 @@ std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint,
   return llm::makeProvider(call, offlineRoleFor(kind), cache, x.transport);
 }
 
+// How a stage's calls are made: the front end's batch mode, or the Batch API when the store's
+// calls went there before (its batches are polled again, never sent twice).
+std::optional<BatchOptions> stageBatchOptions(store::RunStore& store, const ExecutionOptions& x) {
+  if (x.batch.mode != BatchMode::Live) return x.batch;
+  const BatchState state = readBatchState(store);
+  if (state.mode != "api" && !state.hasOpenBatch()) return std::nullopt;
+  BatchOptions o = x.batch;
+  o.mode = BatchMode::Api;
+  return o;
+}
+
+void keepBatchPass(StageResult& r, BatchPassResult pass) {
+  for (auto& f : pass.files) r.batchFiles.push_back(std::move(f));
+  for (auto& b : pass.batches) r.batches.push_back(std::move(b));
+  r.batchNote += pass.note;
+}
+
 StageResult runStage(store::RunStore& store, std::string kindName,
                      const llm::EndpointConfig& endpoint, const JobLimits& limits,
                      llm::ResponseCache* cache, const ExecutionOptions& x, const JobCallbacks& cb) {
@@ -172,6 +189,16 @@ StageResult runStage(store::RunStore& store, std::string kindName,
   r.kind = jobKindFromName(r.kindName).value_or(JobKind::Generate);
   r.store = store.path();
   if (cb.stageStarted) cb.stageStarted(r.kind, r.store);
+  if (const auto batch = stageBatchOptions(store, x)) {
+    CallRoutes routes{r.kindName, endpoint, {}};
+    auto pass = runBatchPass(store, routes, cache, *batch, x.retryErrors, limits.budgetUsd,
+                             x.transport, cb.listener, cb.stop);
+    r.summary = std::move(pass.summary);
+    keepBatchPass(r, std::move(pass));
+    r.counts = store.counts();
+    r.status = store.run().status;
+    return r;
+  }
   EngineOptions engine;
   engine.concurrency = limits.concurrency;
   engine.budgetUsd = limits.budgetUsd;
@@ -227,7 +254,27 @@ StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& jud
       break;
     }
     engine.retryErrors = x.retryErrors && pass == 0;
-    RunSummary s = executeRun(store, *routing, engine, cb.listener, cb.stop);
+    RunSummary s;
+    if (auto batch = stageBatchOptions(store, x)) {
+      // One batch per phase: each pass's calls are planned from the replies of the last, and
+      // what the answers found here (offline, cached) allow is planned before a batch goes.
+      batch->planMore = [&store, &record](std::string* error) {
+        const std::size_t total = store.counts().total;
+        JudgeWalk more = walkJudgeStore(store, true, &record);
+        if (!more.error.empty()) {
+          *error = more.error;
+          return false;
+        }
+        return store.addItems(more.items, error) && store.counts().total > total;
+      };
+      CallRoutes callRoutes{r.kindName, judge, routes};
+      auto batchPass = runBatchPass(store, callRoutes, cache, *batch, engine.retryErrors,
+                                    limits.budgetUsd, x.transport, cb.listener, cb.stop);
+      s = std::move(batchPass.summary);
+      keepBatchPass(r, std::move(batchPass));
+    } else {
+      s = executeRun(store, *routing, engine, cb.listener, cb.stop);
+    }
     calls += s.progress.callsThisSession;
     cached += s.progress.fromCache;
     if (pass == 0) r.summary.skipped = s.skipped;
@@ -244,15 +291,9 @@ StageResult runJudgeStage(store::RunStore& store, const llm::EndpointConfig& jud
   return r;
 }
 
-// A judging run's endpoints besides its judge, by route: "generator", "embedder", "reranker".
+// A judging run's endpoints besides its judge, by route (core/eval/batchrun.h).
 std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const json& settings) {
-  std::vector<std::pair<std::string, llm::EndpointConfig>> out;
-  for (const char* route : {"generator", "embedder", "reranker"}) {
-    const auto it = settings.find(route);
-    if (it != settings.end() && it->is_object())
-      out.emplace_back(route, llm::endpointFromJson(*it));
-  }
-  return out;
+  return recordedCallRoutes(settings);
 }
 
 // After a judging run: the metrics from the store, and the claims file when the user named one
@@ -436,6 +477,7 @@ RunOutcome JobResult::outcome() const {
       case RunOutcome::DoneWithErrors:
         return 1;
       case RunOutcome::PausedBudget:
+      case RunOutcome::PausedBatch:
         return 2;
       case RunOutcome::Cancelled:
         return 3;
@@ -510,15 +552,31 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
       out.stages.push_back(runJudgeStage(*store, judgeEndpoint,
                                          recordedRoutes(stage.record.settings), spec.limits,
                                          cache.get(), execution, callbacks, &finalWalk));
-      finishJudge(out, *store, results, std::move(finalWalk), spec.judge.claimsOut);
+      if (out.stages.back().summary.outcome != RunOutcome::PausedBatch)
+        finishJudge(out, *store, results, std::move(finalWalk), spec.judge.claimsOut);
       stores.push_back(std::move(store));
       break;
     }
+    ExecutionOptions stageExecution = execution;
+    if (execution.batch.mode == BatchMode::File && !out.stages.empty()) {
+      // A later stage's calls go to a file of their own: calls-e2e.jsonl beside calls.jsonl.
+      const fs::path& f = execution.batch.file;
+      stageExecution.batch.file =
+          f.parent_path() /
+          (f.stem().string() + "-" + std::string(jobKindName(stage.kind)) + f.extension().string());
+    }
     out.stages.push_back(runStage(*store, std::string(jobKindName(stage.kind)), endpoint,
-                                  spec.limits, cache.get(), execution, callbacks));
+                                  spec.limits, cache.get(), stageExecution, callbacks));
+    const RunOutcome outcome = out.stages.back().summary.outcome;
+    // Written to a batch file, a stage waits for its results; the next stage's calls do not
+    // depend on them (eRAG then end-to-end), so its file is written too.
+    if (outcome == RunOutcome::PausedBatch) {
+      stores.push_back(std::move(store));
+      continue;
+    }
     byKind[static_cast<int>(stage.kind)] = store.get();
     stores.push_back(std::move(store));
-    if (!complete(out.stages.back().summary.outcome)) break;
+    if (!complete(outcome)) break;
   }
   finishStages(out, byKind[0], byKind[1], byKind[2], spec.out, results);
   if (out.error.empty() && !out.stages.empty() &&
@@ -592,7 +650,8 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
     out.stages.push_back(runJudgeStage(*job.store, job.settings.endpoint, routes,
                                        job.settings.limits, cache.get(), execution, callbacks,
                                        &finalWalk));
-    finishJudge(out, *job.store, results, std::move(finalWalk), job.settings.claimsOut);
+    if (out.stages.back().summary.outcome != RunOutcome::PausedBatch)
+      finishJudge(out, *job.store, results, std::move(finalWalk), job.settings.claimsOut);
     if (out.error.empty() && out.stages.back().summary.outcome == RunOutcome::Failed)
       out.error = out.stages.back().summary.error;
     return out;
@@ -601,6 +660,7 @@ JobResult resumeJob(StoredJob& job, const ExecutionOptions& execution, const Res
                                 job.settings.limits, cache.get(), execution, callbacks));
   store::RunStore* s = job.store.get();
   const std::string& kind = job.record.kind;
+  if (out.stages.back().summary.outcome == RunOutcome::PausedBatch) return out;
   finishStages(out, kind == jobKindName(JobKind::Generate) ? s : nullptr,
                kind == kEragJobKind ? s : nullptr, kind == kE2eJobKind ? s : nullptr,
                job.settings.out, results);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/eval/batchrun.h"
 #include "core/eval/correlationanalysis.h"
 #include "core/eval/e2ejob.h"
 #include "core/eval/eragjob.h"
@@ -109,6 +110,9 @@ struct ExecutionOptions {
   // endpoint's environment variable.
   llm::TransportOptions transport;
   bool retryErrors = false;  // resume: redo items whose call failed
+  // Batch files or the Batch API instead of live calls (core/eval/batchrun.h). A store whose
+  // calls went to the Batch API (or that has a batch open) continues there even when Live.
+  BatchOptions batch;
   // Test hook: the provider to use instead of the one the endpoint describes.
   std::function<std::unique_ptr<llm::Provider>(const llm::EndpointConfig&)> makeProvider;
 };
@@ -149,6 +153,10 @@ struct StageResult {
   RunSummary summary;
   store::RunCounts counts;
   std::string status;  // stored run status afterwards
+  // Batch modes: the files written, the batches submitted or imported, notes for people.
+  std::vector<BatchFilePart> batchFiles;
+  std::vector<BatchRef> batches;
+  std::string batchNote;
 };
 
 struct JobResult {

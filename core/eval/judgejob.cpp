@@ -109,6 +109,7 @@ json judgeSettingsJson(const JudgeSettings& s) {
   j["context_relevance_template"] = s.contextRelevanceTemplate;
   j["context_relevance_template_sha256"] = llm::templateHash(s.contextRelevanceTemplate);
   j["seed"] = s.seed ? json(*s.seed) : json();
+  if (s.structured) j["structured_outputs"] = true;  // absent: text, as before the setting
   return j;
 }
 
@@ -125,6 +126,7 @@ JudgeSettings judgeSettingsFromJson(const json& j) {
   s.contextRelevanceTemplate =
       j.value("context_relevance_template", llm::defaultContextRelevanceTemplate());
   if (j.contains("seed") && j["seed"].is_number_integer()) s.seed = j["seed"].get<std::int64_t>();
+  s.structured = j.value("structured_outputs", false);  // not true/false: a json type error
   return s;
 }
 

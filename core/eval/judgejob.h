@@ -86,6 +86,9 @@ struct JudgeSettings {
   std::string questionTemplate;          // {text}: ragas.answer_relevancy's question generation
   std::string contextRelevanceTemplate;  // {question}, {documents}: ragas.context_relevance_paper
   std::optional<std::int64_t> seed;      // the judge endpoint's; repeat r sends seed + r
+  // Claim lists and verdicts asked as schema-bound JSON (the judge endpoint's structured outputs,
+  // core/claims/README.md, "Structured replies"); false: as text lines.
+  bool structured = false;
 };
 
 // RAGAS's number of generated questions per answer (its `strictness`).
@@ -112,6 +115,8 @@ struct JudgedClaims {
   std::optional<claims::ScoreState> failed;  // Error / Unparsed: the extraction gave no claims
   std::string problem;  // why it failed; or, with claims, those past the cap (judgeparse.h)
   bool repaired = false;
+  bool structured = false;  // read as JSON (structuredreply.h), else as text lines
+  bool read = false;        // an extraction reply was read (not: no call, failed, pending)
 };
 
 struct PremiseVerdicts {
@@ -121,6 +126,10 @@ struct PremiseVerdicts {
   std::vector<std::string> replies;   // raw judge replies, per repeat (repair appended)
   std::vector<std::string> problems;  // parse problems left after the repair
   std::size_t repairs = 0;
+  bool structured = false;             // replies read as JSON (structuredreply.h), else as text
+  std::size_t repliesRead = 0;         // assessment replies read (repeats each; not their repairs)
+  std::uint64_t verdictsRead = 0;      // claim verdicts asked in those replies
+  std::uint64_t verdictsUnparsed = 0;  // of which none could be read, after the repair
 };
 
 struct MetricValue {
@@ -167,6 +176,16 @@ struct JudgeReliability {
   double flipRate = 0.0;         // mean over the cells of 1 - (majority count / resolved answers)
 };
 
+// The calls whose replies one path read (core/claims/README.md, "Structured replies"), and
+// what stayed unreadable after the repair: claim lists that gave no claims, claim verdicts
+// left Unparsed (the claims past the cap excepted).
+struct JudgeParsePath {
+  std::size_t extractions = 0, extractionsUnparsed = 0;
+  std::size_t verdictReplies = 0;
+  std::uint64_t verdicts = 0, verdictsUnparsed = 0;
+  bool used() const { return extractions + verdictReplies > 0; }
+};
+
 struct JudgeReport {
   std::string error;
   JudgeSettings settings;
@@ -179,7 +198,8 @@ struct JudgeReport {
   // claims past it: kept, counted in n_total, Unparsed (never sent to the judge).
   std::size_t claimListsOverCap = 0;
   std::uint64_t claimsNotJudged = 0;
-  bool heuristic = false;  // an offline heuristic judged
+  JudgeParsePath textPath, structuredPath;  // replies read as text lines, as schema-bound JSON
+  bool heuristic = false;                   // an offline heuristic judged
 };
 
 JudgeReport computeJudgeReport(store::RunStore& store, const stats::BootstrapOptions& bootstrap);
@@ -213,7 +233,9 @@ JudgeReport readJudgeReport(const std::filesystem::path& path,
 std::string judgeRecordProblem(const nlohmann::json& settings);
 
 // {"n","mode","mean":{m:v},"ci95":{m:[lo,hi]},"states":{m:{"scored","unparsed","error","empty"}},
-//  "n_scored":{m:k},"n_total":{m:n},"per_query":{qid:{m:v|null}}, "reliability":{...}}.
+//  "n_scored":{m:k},"n_total":{m:n},"per_query":{qid:{m:v|null}}, "reliability":{...},
+//  "parse_paths":{"text"|"structured":{"extractions","extractions_unparsed","verdict_replies",
+//  "verdicts","verdicts_unparsed"}}}.
 nlohmann::json judgeReportJson(const JudgeReport& report);
 
 // Per-query metric values as a pointwise judge table (a column per metric, NaN where a query

@@ -133,6 +133,9 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   js.repeats = o.repeats;
   js.matrices = o.matrices || !o.claimsOut.empty();
   js.seed = o.judge.seed;
+  // Schema-bound replies only from a server said to honour them; the offline judge writes text.
+  js.structured = o.judge.structuredOutputs && o.judge.kind == llm::EndpointKind::Chat &&
+                  !llm::isOfflineEndpoint(o.judge);
   auto extract =
       readJobTemplate(o.extractTemplate, &plan.error, llm::defaultClaimExtractionTemplate());
   if (!extract) return;

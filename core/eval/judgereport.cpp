@@ -49,11 +49,17 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
   report.heuristic = walk.heuristic;
   const std::size_t repeats = std::max<std::size_t>(1, settings.repeats);
   for (auto& q : walk.queries) {
-    for (const JudgedClaims* c : {&q.responseClaims, &q.goldClaims})
+    for (const JudgedClaims* c : {&q.responseClaims, &q.goldClaims}) {
       if (c->claims.size() > claims::kMaxClaimsPerAnswer) {
         ++report.claimListsOverCap;
         report.claimsNotJudged += c->claims.size() - claims::kMaxClaimsPerAnswer;
       }
+      if (c->read) {
+        JudgeParsePath& path = c->structured ? report.structuredPath : report.textPath;
+        ++path.extractions;
+        if (c->failed == ScoreState::Unparsed) ++path.extractionsUnparsed;
+      }
+    }
     for (const auto& name : settings.metrics) {
       MetricValue v = judgeMetricValue(name, q, settings.mode, std::string::npos);
       if (repeats > 1)
@@ -63,6 +69,10 @@ JudgeReport summarizeJudgeWalk(JudgeWalk walk, const stats::BootstrapOptions& bo
     }
     for (const auto& v : q.verdicts) {
       report.repairs += v.repairs;
+      JudgeParsePath& path = v.structured ? report.structuredPath : report.textPath;
+      path.verdictReplies += v.repliesRead;
+      path.verdicts += v.verdictsRead;
+      path.verdictsUnparsed += v.verdictsUnparsed;
       if (repeats < 2) continue;
       for (std::size_t i = 0; i < v.labels.size(); ++i) {
         std::unordered_map<int, std::size_t> counts;
@@ -190,6 +200,15 @@ json judgeReportJson(const JudgeReport& r) {
   j["claims_over_cap"] = {{"cap", claims::kMaxClaimsPerAnswer},
                           {"lists", r.claimListsOverCap},
                           {"claims_not_judged", r.claimsNotJudged}};
+  json paths = json::object();
+  for (const auto& [name, p] :
+       {std::pair{"text", &r.textPath}, std::pair{"structured", &r.structuredPath}})
+    paths[name] = {{"extractions", p->extractions},
+                   {"extractions_unparsed", p->extractionsUnparsed},
+                   {"verdict_replies", p->verdictReplies},
+                   {"verdicts", p->verdicts},
+                   {"verdicts_unparsed", p->verdictsUnparsed}};
+  j["parse_paths"] = std::move(paths);
   j["pending_calls"] = r.pendingItems;
   j["heuristic"] = r.heuristic;
   if (r.reliability.repeats > 1) {

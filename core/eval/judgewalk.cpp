@@ -12,6 +12,7 @@
 #include "core/claims/judgeparse.h"
 #include "core/claims/notebook.h"
 #include "core/claims/ragas.h"
+#include "core/claims/structuredreply.h"
 #include "core/eval/jobplanning.h"
 #include "core/eval/judgejob.h"
 #include "core/export/json.h"
@@ -228,19 +229,41 @@ class Walker {
   void plan(const std::string& key, const char* kind, const MakeRequest& make) {
     if (m_items && !m_stored.keys.count(key)) m_items->push_back({key, kind, requestText(make())});
   }
+  // The repair turn keeps the request's response schema, so a structured call is repaired on
+  // the structured path.
   static llm::LlmRequest repairRequest(llm::LlmRequest r, const std::string& reply,
                                        const std::vector<std::string>& problems) {
     r.messages.push_back({"assistant", reply});
-    r.messages.push_back({"user", claims::repairInstruction(problems)});
+    r.messages.push_back({"user", r.responseSchema ? claims::structuredRepairInstruction(problems)
+                                                   : claims::repairInstruction(problems)});
     return r;
+  }
+  // The two reply paths (core/claims/README.md, "Structured replies"): with structured outputs
+  // on, claim lists and verdicts are asked for and read as schema-bound JSON, else as text.
+  claims::VerdictScale verdictScale() const {
+    return m_s.mode == JudgeMode::RagChecker ? claims::VerdictScale::ThreeWay
+                                             : claims::VerdictScale::Binary;
+  }
+  claims::ClaimListParse readClaimList(const std::string& reply) const {
+    return m_s.structured ? claims::parseClaimListJson(reply) : claims::parseClaimList(reply);
+  }
+  claims::VerdictParse readVerdicts(const std::string& reply,
+                                    const std::vector<std::string>& asked) const {
+    return m_s.structured ? claims::parseVerdictsJson(reply, asked.size(), verdictScale())
+                          : claims::parseVerdicts(reply, asked);
   }
 
   JudgedClaims extract(const std::string& which, const std::string& qid, const std::string& text) {
     JudgedClaims c;
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return c;  // nothing to claim
     const std::string key = "extract:" + which + ":" + qid;
+    c.structured = m_s.structured;
     auto request = [&] {
-      return chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}}));
+      llm::LlmRequest r = chatRequest(llm::renderTemplate(m_s.extractTemplate, {{"text", text}}));
+      if (m_s.structured)
+        r.responseSchema =
+            llm::ResponseSchema{claims::kClaimListSchemaName, claims::claimListSchema()};
+      return r;
     };
     plan(key, "extract", request);
     const store::ItemResult* res = result(key);
@@ -249,7 +272,8 @@ class Walker {
       c.problem = res ? "extraction failed: " + res->error : "not extracted yet";
       return c;
     }
-    auto parsed = claims::parseClaimList(res->text);
+    c.read = true;
+    auto parsed = readClaimList(res->text);
     if (!parsed.problem.empty()) {
       const std::string repairKey = "repair:" + key;
       plan(repairKey, "repair",
@@ -262,7 +286,7 @@ class Walker {
             parsed.problem + (rep ? "; the repair failed: " + rep->error : "; not repaired yet");
         return c;
       }
-      parsed = claims::parseClaimList(rep->text);
+      parsed = readClaimList(rep->text);
       if (!parsed.problem.empty()) {
         c.failed = ScoreState::Unparsed;
         c.problem = parsed.problem + " (after the repair)";
@@ -280,6 +304,7 @@ class Walker {
                          bool hasPremise) {
     PremiseVerdicts v;
     v.premise = premise;
+    v.structured = m_s.structured;
     const std::size_t n = claimsOf.claims.size();
     // The judge is asked about the first kMaxClaimsPerAnswer claims; the others stay Unparsed.
     const std::size_t judged = std::min(n, claims::kMaxClaimsPerAnswer);
@@ -313,6 +338,9 @@ class Walker {
             m_s.judgeTemplate,
             {{"documents", llm::formatPassages(documents)}, {"claims", llm::formatClaims(asked)}}));
         if (repeats > 1) r.seed = m_s.seed.value_or(0) + static_cast<std::int64_t>(rep);
+        if (m_s.structured)
+          r.responseSchema = llm::ResponseSchema{claims::verdictSchemaName(verdictScale()),
+                                                 claims::verdictListSchema(verdictScale())};
         return r;
       };
       plan(key, "assess", request);
@@ -325,7 +353,7 @@ class Walker {
         continue;
       }
       v.replies.push_back(res->text);
-      auto parsed = claims::parseVerdicts(res->text, asked);
+      auto parsed = readVerdicts(res->text, asked);
       if (parsed.unparsed() > 0) {
         const std::string repairKey = "repair:" + key;
         plan(repairKey, "repair",
@@ -334,7 +362,7 @@ class Walker {
         const store::ItemResult* rep2 = result(repairKey);
         if (rep2 && rep2->status == store::ItemStatus::Done) {
           v.replies.push_back(rep2->text);
-          const auto again = claims::parseVerdicts(rep2->text, asked);
+          const auto again = readVerdicts(rep2->text, asked);
           // The claims read the first time keep their verdict; the repair decides the others.
           for (std::size_t i = 0; i < judged; ++i)
             if (!claims::isResolved(parsed.labels[i])) parsed.labels[i] = again.labels[i];
@@ -344,6 +372,10 @@ class Walker {
                                          : "not repaired yet");
         }
       }
+      ++v.repliesRead;
+      v.verdictsRead += judged;
+      v.verdictsUnparsed += static_cast<std::uint64_t>(
+          std::count(parsed.labels.begin(), parsed.labels.end(), Label::Unparsed));
       row = std::move(parsed.labels);
       row.resize(n, Label::Unparsed);
       for (auto& p : parsed.problems) v.problems.push_back(std::move(p));

@@ -26,8 +26,10 @@ double costFromPrices(const llm::EndpointConfig& c, std::int64_t prompt, std::in
          static_cast<double>(completion) / 1000.0 * c.pricePer1kOutput;
 }
 
-store::ItemResult toItemResult(std::int64_t itemId, const llm::LlmResponse& r,
-                               const llm::EndpointConfig& config) {
+}  // namespace
+
+store::ItemResult storedResultOf(std::int64_t itemId, const llm::LlmResponse& r,
+                                 const llm::EndpointConfig& config) {
   store::ItemResult out;
   out.itemId = itemId;
   switch (r.status) {
@@ -64,6 +66,8 @@ store::ItemResult toItemResult(std::int64_t itemId, const llm::LlmResponse& r,
   out.attempts = std::max(1, r.attempts);  // retried bad replies count: each attempt is recorded
   return out;
 }
+
+namespace {
 
 // A window of a session's items: their requests, parsed, and the answers the provider knows.
 struct Window {
@@ -117,6 +121,8 @@ std::string_view outcomeStatus(RunOutcome outcome) {
       return "paused: budget";
     case RunOutcome::Failed:
       return "failed";
+    case RunOutcome::PausedBatch:
+      return "paused: batch";
   }
   return "failed";
 }
@@ -298,7 +304,7 @@ RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const Eng
         if (a.response.fromCache) --cachedWaiting;
     }
     for (auto& a : got) {
-      batch.push_back(toItemResult(items[a.index].id, a.response, config));
+      batch.push_back(storedResultOf(items[a.index].id, a.response, config));
       batchIndex.push_back(a.index);
     }
     // Commit first: only a committed result counts as done and frees its slot.

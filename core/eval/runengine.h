@@ -63,9 +63,10 @@ struct EngineOptions {
   double progressIntervalSeconds = 0.1;
 };
 
-enum class RunOutcome { Done, DoneWithErrors, Cancelled, PausedBudget, Failed };
+// PausedBatch: the calls left are in a batch file or a submitted batch (core/eval/batchrun.h).
+enum class RunOutcome { Done, DoneWithErrors, Cancelled, PausedBudget, Failed, PausedBatch };
 // The run status stored for an outcome: "done", "done with errors", "cancelled",
-// "paused: budget", "failed".
+// "paused: budget", "failed", "paused: batch".
 std::string_view outcomeStatus(RunOutcome outcome);
 
 struct RunSummary {
@@ -77,6 +78,12 @@ struct RunSummary {
 
 RunSummary executeRun(store::RunStore& store, llm::Provider& provider, const EngineOptions& options,
                       ProgressListener* listener, std::stop_token stop);
+
+// The stored result of a call's answer, the one conversion every answer goes through (live,
+// cached, heuristic, or read from a batch output file): status, text, embeddings and rerank
+// scores as `extra`, usage, and the cost at `config`'s prices when the answer names none.
+store::ItemResult storedResultOf(std::int64_t itemId, const llm::LlmResponse& response,
+                                 const llm::EndpointConfig& config);
 
 struct Estimate {
   std::size_t calls = 0;              // calls still to make

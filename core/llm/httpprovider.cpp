@@ -430,21 +430,10 @@ struct HttpProvider::Impl {
       } else {
         adaptive.onSuccess();
         publishLimiter();
-        LlmResponse r = baseResponse(*call);
-        r.status = CallStatus::Ok;
+        LlmResponse r = responseFromReply(config, std::move(parsed), call->body.size());
+        r.attempts = call->attempts;
+        r.httpStatus = static_cast<int>(call->lastStatus);
         r.latencyMs = latency;
-        r.text = std::move(parsed.text);
-        r.embeddings = std::move(parsed.embeddings);
-        r.rerank = std::move(parsed.rerank);
-        if (parsed.hasUsage) {
-          r.usage.promptTokens = parsed.promptTokens;
-          r.usage.completionTokens = parsed.completionTokens;
-        } else {
-          // No usage block (some servers omit it): estimate so budgets and cost still add up.
-          r.usage.promptTokens = estimateTokens(call->body.size());
-          r.usage.completionTokens = estimateTokens(r.text.size());
-        }
-        r.usage.costUsd = costUsd(config, r.usage.promptTokens, r.usage.completionTokens);
         // Give back what the tokens/min estimate over-charged (or take the shortfall).
         tpm.adjust(static_cast<double>(call->tokenEstimate - r.usage.promptTokens -
                                        r.usage.completionTokens),
@@ -593,22 +582,7 @@ HttpProvider::HttpProvider(EndpointConfig config, TransportOptions options)
 
 HttpProvider::~HttpProvider() = default;
 
-std::string HttpProvider::cacheIdentity() const {
-  const auto& c = m_impl->config;
-  std::string_view base = c.baseUrl;
-  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
-  nlohmann::json id = {{"kind", c.kind == EndpointKind::Chat         ? "chat"
-                                : c.kind == EndpointKind::Embeddings ? "embeddings"
-                                                                     : "rerank"},
-                       {"base_url", std::string(base)},
-                       {"model", c.model}};
-  if (c.kind == EndpointKind::Chat) {
-    id["temperature"] = c.temperature;
-    id["max_tokens"] = c.maxTokens;
-    id["seed"] = c.seed ? nlohmann::json(*c.seed) : nlohmann::json(nullptr);
-  }
-  return id.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string HttpProvider::cacheIdentity() const { return httpCacheIdentity(m_impl->config); }
 
 std::string HttpProvider::requestBody(const LlmRequest& request) const {
   return buildRequestBody(m_impl->config, request);

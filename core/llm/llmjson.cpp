@@ -26,6 +26,26 @@ std::optional<EndpointKind> endpointKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
+json responseFormatJson(const ResponseSchema& schema) {
+  json parsed = json::parse(schema.schema, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) parsed = json();  // a schema is checked where it is made
+  json spec = {{"name", schema.name}, {"strict", true}, {"schema", std::move(parsed)}};
+  return {{"type", "json_schema"}, {"json_schema", std::move(spec)}};
+}
+
+std::optional<ResponseSchema> responseSchemaFromFormat(const json& format) {
+  if (!format.is_object() || format.value("type", json()) != "json_schema") return std::nullopt;
+  const auto spec = format.find("json_schema");
+  if (spec == format.end() || !spec->is_object()) return std::nullopt;
+  const auto name = spec->find("name");
+  const auto schema = spec->find("schema");
+  const auto strict = spec->find("strict");
+  if (name == spec->end() || !name->is_string() || schema == spec->end() || !schema->is_object() ||
+      strict == spec->end() || *strict != true)
+    return std::nullopt;
+  return ResponseSchema{name->get<std::string>(), schema->dump()};
+}
+
 json toJson(const LlmRequest& request) {
   json j;
   j["kind"] = endpointKindName(request.kind);
@@ -46,6 +66,7 @@ json toJson(const LlmRequest& request) {
       break;
   }
   if (request.seed) j["seed"] = *request.seed;
+  if (request.responseSchema) j["response_format"] = responseFormatJson(*request.responseSchema);
   if (!request.route.empty()) j["route"] = request.route;
   return j;
 }
@@ -67,6 +88,10 @@ std::optional<LlmRequest> requestFromJson(const json& j) {
     if (j.contains("documents")) r.documents = j.at("documents").get<std::vector<std::string>>();
     if (j.contains("seed")) r.seed = j.at("seed").get<std::int64_t>();
     if (j.contains("route")) r.route = j.at("route").get<std::string>();
+    if (j.contains("response_format")) {
+      r.responseSchema = responseSchemaFromFormat(j.at("response_format"));
+      if (!r.responseSchema) return std::nullopt;  // a damaged record is refused, not dropped
+    }
   } catch (const json::exception&) {
     return std::nullopt;
   }
@@ -133,7 +158,10 @@ json toJson(const EndpointConfig& c) {
   j["tpm"] = c.tokensPerMinute;
   j["price_per_1k_input"] = c.pricePer1kInput;
   j["price_per_1k_output"] = c.pricePer1kOutput;
+  if (c.batchPricePer1kInput) j["batch_price_per_1k_input"] = *c.batchPricePer1kInput;
+  if (c.batchPricePer1kOutput) j["batch_price_per_1k_output"] = *c.batchPricePer1kOutput;
   j["max_retries"] = c.maxRetries;
+  if (c.structuredOutputs) j["structured_outputs"] = true;
   return j;
 }
 
@@ -142,10 +170,18 @@ namespace {
 // The endpoint's fields by type; endpointFromJson and endpointJsonProblem share the list.
 constexpr const char* kEndpointStrings[] = {"name",  "kind",        "base_url",
                                             "model", "api_key_env", "keychain_entry"};
-constexpr const char* kEndpointNumbers[] = {
-    "temperature",         "max_tokens", "seed", "timeout_s",
-    "concurrency",         "rpm",        "tpm",  "price_per_1k_input",
-    "price_per_1k_output", "max_retries"};
+constexpr const char* kEndpointNumbers[] = {"temperature",
+                                            "max_tokens",
+                                            "seed",
+                                            "timeout_s",
+                                            "concurrency",
+                                            "rpm",
+                                            "tpm",
+                                            "price_per_1k_input",
+                                            "price_per_1k_output",
+                                            "max_retries",
+                                            "batch_price_per_1k_input",
+                                            "batch_price_per_1k_output"};
 
 std::string stringField(const json& j, const char* key, std::string fallback = {}) {
   const auto it = j.find(key);
@@ -188,6 +224,12 @@ EndpointConfig endpointFromJson(const json& j) {
   c.pricePer1kInput = numberField(j, "price_per_1k_input", 0.0, 0.0, 1e6);
   c.pricePer1kOutput = numberField(j, "price_per_1k_output", 0.0, 0.0, 1e6);
   c.maxRetries = intField(j, "max_retries", 5, 0, 100);
+  if (const auto it = j.find("structured_outputs"); it != j.end() && it->is_boolean())
+    c.structuredOutputs = it->get<bool>();
+  for (auto [key, field] : {std::pair{"batch_price_per_1k_input", &c.batchPricePer1kInput},
+                            std::pair{"batch_price_per_1k_output", &c.batchPricePer1kOutput}})
+    if (const auto it = j.find(key); it != j.end() && it->is_number())
+      *field = numberField(j, key, 0.0, 0.0, 1e6);
   return c;
 }
 
@@ -203,6 +245,8 @@ std::string endpointJsonProblem(const json& j) {
     if (it != j.end() && !it->is_number())
       return std::string("field \"") + key + "\" is not a number";
   }
+  if (const auto it = j.find("structured_outputs"); it != j.end() && !it->is_boolean())
+    return "field \"structured_outputs\" is not true or false";
   if (const auto it = j.find("kind");
       it != j.end() && !endpointKindFromName(it->get<std::string>()))
     return "field \"kind\" is not chat, embeddings or rerank";

@@ -14,6 +14,14 @@ namespace ragscope::core::llm {
 std::string_view endpointKindName(EndpointKind kind);  // "chat", "embeddings", "rerank"
 std::optional<EndpointKind> endpointKindFromName(std::string_view name);
 
+// response_format as sent: {"type":"json_schema","json_schema":{"name","schema","strict":true}}.
+nlohmann::json responseFormatJson(const ResponseSchema& schema);
+// The schema of a response_format in that form; nullopt for any other shape (another type, no
+// name, a schema that is not an object, strict not true).
+std::optional<ResponseSchema> responseSchemaFromFormat(const nlohmann::json& format);
+
+// A chat request's "response_format" (when it has a schema) is stored as it is sent, so a run
+// store shows which calls asked for schema-bound JSON.
 nlohmann::json toJson(const LlmRequest& request);
 std::optional<LlmRequest> requestFromJson(const nlohmann::json& j);
 

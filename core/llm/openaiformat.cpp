@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/data/jsonguard.h"
+#include "core/llm/llmjson.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::llm {
@@ -92,7 +93,8 @@ std::string joinUrl(std::string_view baseUrl, std::string_view path) {
 }
 
 std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages,
-                          std::optional<std::int64_t> seed) {
+                          std::optional<std::int64_t> seed,
+                          const std::optional<ResponseSchema>& schema) {
   json msgs = json::array();
   for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
   json body = {{"model", config.model},
@@ -104,6 +106,7 @@ std::string buildChatBody(const EndpointConfig& config, const std::vector<Messag
     body["seed"] = *seed;
   else if (config.seed)
     body["seed"] = *config.seed;
+  if (schema) body["response_format"] = responseFormatJson(*schema);
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -122,7 +125,7 @@ std::string buildRerankBody(const EndpointConfig& config, std::string_view query
 std::string buildRequestBody(const EndpointConfig& config, const LlmRequest& request) {
   switch (config.kind) {
     case EndpointKind::Chat:
-      return buildChatBody(config, request.messages, request.seed);
+      return buildChatBody(config, request.messages, request.seed, request.responseSchema);
     case EndpointKind::Embeddings:
       return buildEmbeddingsBody(config, request.inputs);
     case EndpointKind::Rerank:
@@ -406,6 +409,41 @@ double costUsd(const EndpointConfig& config, std::int64_t promptTokens,
                std::int64_t completionTokens) {
   return static_cast<double>(promptTokens) / 1000.0 * config.pricePer1kInput +
          static_cast<double>(completionTokens) / 1000.0 * config.pricePer1kOutput;
+}
+
+LlmResponse responseFromReply(const EndpointConfig& config, ParsedReply parsed,
+                              std::size_t requestBodyBytes) {
+  LlmResponse r;
+  r.status = CallStatus::Ok;
+  r.text = std::move(parsed.text);
+  r.embeddings = std::move(parsed.embeddings);
+  r.rerank = std::move(parsed.rerank);
+  if (parsed.hasUsage) {
+    r.usage.promptTokens = parsed.promptTokens;
+    r.usage.completionTokens = parsed.completionTokens;
+  } else {
+    // No usage block (some servers omit it): estimate so budgets and cost still add up.
+    r.usage.promptTokens = estimateTokens(requestBodyBytes);
+    r.usage.completionTokens = estimateTokens(r.text.size());
+  }
+  r.usage.costUsd = costUsd(config, r.usage.promptTokens, r.usage.completionTokens);
+  return r;
+}
+
+std::string httpCacheIdentity(const EndpointConfig& c) {
+  std::string_view base = c.baseUrl;
+  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  json id = {{"kind", c.kind == EndpointKind::Chat         ? "chat"
+                      : c.kind == EndpointKind::Embeddings ? "embeddings"
+                                                           : "rerank"},
+             {"base_url", std::string(base)},
+             {"model", c.model}};
+  if (c.kind == EndpointKind::Chat) {
+    id["temperature"] = c.temperature;
+    id["max_tokens"] = c.maxTokens;
+    id["seed"] = c.seed ? json(*c.seed) : json(nullptr);
+  }
+  return id.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace ragscope::core::llm

@@ -26,10 +26,13 @@ std::string endpointPath(EndpointKind kind);
 // baseUrl without trailing slashes + path. "http://h/v1/" + "/models" -> "http://h/v1/models".
 std::string joinUrl(std::string_view baseUrl, std::string_view path);
 
-// {"max_tokens","messages","model","seed"?,"stream":false,"temperature"}; `seed` (a request's
-// own) wins over the endpoint's.
+// {"max_tokens","messages","model","response_format"?,"seed"?,"stream":false,"temperature"};
+// `seed` (a request's own) wins over the endpoint's; `schema` adds response_format
+// {"type":"json_schema","json_schema":{"name","schema","strict":true}} (core/llm/README.md,
+// "Structured outputs").
 std::string buildChatBody(const EndpointConfig& config, const std::vector<Message>& messages,
-                          std::optional<std::int64_t> seed = std::nullopt);
+                          std::optional<std::int64_t> seed = std::nullopt,
+                          const std::optional<ResponseSchema>& schema = std::nullopt);
 // {"input":[...],"model"}
 std::string buildEmbeddingsBody(const EndpointConfig& config,
                                 const std::vector<std::string>& inputs);
@@ -89,5 +92,17 @@ std::string redact(std::string text, const std::vector<std::string>& secrets);
 // usage -> cost in USD with per-1k prices.
 double costUsd(const EndpointConfig& config, std::int64_t promptTokens,
                std::int64_t completionTokens);
+
+// The answer a parsed, ok reply gives, the one conversion of a live reply and of a Batch API
+// output line (core/llm/README.md, "Batch calls"): text, embeddings, rerank scores, usage (when
+// the reply has none, estimated from the request body's bytes and the text, so budgets still add
+// up) and its cost at the endpoint's prices. Latency and attempts are the caller's.
+LlmResponse responseFromReply(const EndpointConfig& config, ParsedReply parsed,
+                              std::size_t requestBodyBytes);
+
+// The response cache's identity of an OpenAI-compatible endpoint (core/llm/README.md, "Response
+// cache"): {kind, base_url without trailing '/', model}, plus temperature, max_tokens and seed
+// for chat. HttpProvider::cacheIdentity() is this.
+std::string httpCacheIdentity(const EndpointConfig& config);
 
 }  // namespace ragscope::core::llm

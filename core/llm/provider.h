@@ -40,7 +40,22 @@ struct EndpointConfig {
   double tokensPerMinute = 0.0;    // 0 = unlimited (estimated from the request size)
   double pricePer1kInput = 0.0;    // USD
   double pricePer1kOutput = 0.0;   // USD
+  // Prices of calls sent through the Batch API (usually half); unset: the prices above
+  // (core/llm/README.md, "Batch calls").
+  std::optional<double> batchPricePer1kInput;
+  std::optional<double> batchPricePer1kOutput;
   int maxRetries = 5;
+  // The server honours `response_format` with a JSON schema (core/llm/README.md, "Structured
+  // outputs"): judging then asks for claim lists and verdicts as schema-bound JSON.
+  bool structuredOutputs = false;
+};
+
+// A JSON schema a chat reply must follow, sent as response_format {"type": "json_schema",
+// "json_schema": {"name", "strict": true, "schema"}} (core/llm/README.md, "Structured outputs").
+struct ResponseSchema {
+  std::string name;    // [a-zA-Z0-9_-], at most 64 characters (OpenAI's rule)
+  std::string schema;  // the JSON Schema, as JSON text
+  bool operator==(const ResponseSchema&) const = default;
 };
 
 struct Message {
@@ -57,6 +72,8 @@ struct LlmRequest {
   // Chat: the seed sent for this call instead of the endpoint's (a judge's repeated assessments
   // each have their own, so each is a distinct call and cached on its own).
   std::optional<std::int64_t> seed;
+  // Chat: the reply must be JSON following this schema (sent as response_format); unset: text.
+  std::optional<ResponseSchema> responseSchema;
   // Which of a job's endpoints answers (llm::RoutingProvider); empty: the job's main one. Never
   // sent to a server.
   std::string route;

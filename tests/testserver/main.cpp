@@ -33,9 +33,12 @@ void usage() {
       "                           [--truncated-json-rate P] [--invalid-json-rate P]\n"
       "                           [--seed S] [--threads T] [--rate-limit-first N]\n"
       "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
-      "                           [--offline-answers] [--stdin-eof]\n"
+      "                           [--offline-answers] [--response-format ignore|honour|prose]\n"
+      "                           [--batch-ms MS] [--batch-end completed|expired|failed]\n"
+      "                           [--stdin-eof]\n"
       "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
-      "/v1/models on 127.0.0.1 and prints the port on stdout.\n");
+      "/v1/models, and the Batch API's /v1/files and /v1/batches, on 127.0.0.1 and prints\n"
+      "the port on stdout.\n");
 }
 
 }  // namespace
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   int rateLimitFirst = 0;
   std::string retryAfter = "1";
   bool stdinEof = false;
+  ragscope::testserver::BatchServerOptions batchOptions;
   bool modelsGiven = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -97,6 +101,26 @@ int main(int argc, char** argv) {
           return ragscope::core::llm::offlineAnswer(ragscope::core::llm::OfflineRole::Auto,
                                                     lastUserMessage);
         };
+      } else if (arg == "--response-format") {
+        // A chat call's response_format json_schema: ignored (the scripted text), honoured
+        // (schema-valid JSON built from it), or ignored by a model writing JSON in prose.
+        const std::string mode = value();
+        if (mode == "ignore")
+          options.responseFormat = ragscope::testserver::ResponseFormatMode::Ignore;
+        else if (mode == "honour" || mode == "honor")
+          options.responseFormat = ragscope::testserver::ResponseFormatMode::Honour;
+        else if (mode == "prose")
+          options.responseFormat = ragscope::testserver::ResponseFormatMode::ProseJson;
+        else
+          throw std::invalid_argument(mode);
+      } else if (arg == "--batch-ms") {
+        // How long a batch takes (its states follow the clock: testserver/batchroutes.h).
+        batchOptions.batchMs = std::stoi(value());
+      } else if (arg == "--batch-end") {
+        batchOptions.endState = value();
+        if (batchOptions.endState != "completed" && batchOptions.endState != "expired" &&
+            batchOptions.endState != "failed")
+          throw std::invalid_argument(batchOptions.endState);
       } else if (arg == "--stdin-eof")
         stdinEof = true;
       else if (arg == "--help" || arg == "-h") {
@@ -122,6 +146,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
   TestServer server(options);
+  server.setBatchOptions(batchOptions);
   if (rateLimitFirst > 0) {
     Rule r = ragscope::testserver::rule(Behaviour::RateLimit, rateLimitFirst, "/chat/completions");
     r.retryAfter = retryAfter;

@@ -80,6 +80,93 @@ std::string errorBody(const std::string& message, const std::string& type) {
   return json{{"error", {{"message", message}, {"type", type}}}}.dump();
 }
 
+// Structured replies (ResponseFormatMode): the scripted text's lines without their list markers.
+std::vector<std::string> scriptedLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    start = nl == std::string::npos ? text.size() + 1 : nl + 1;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    if (line.rfind("- ", 0) == 0 || line.rfind("* ", 0) == 0) {
+      line = line.substr(2);
+    } else {
+      std::size_t d = 0;
+      while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+      if (d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ')
+        line = line.substr(d + 2);
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::string lowered(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The label of `labels` that `line` ends with (any case, trailing punctuation aside), or "".
+std::string endingLabel(const std::string& line, const std::vector<std::string>& labels) {
+  std::string low = lowered(line);
+  while (!low.empty() && std::string_view(".,;:!) ").find(low.back()) != std::string_view::npos)
+    low.pop_back();
+  for (const auto& l : labels) {
+    const std::string ll = lowered(l);
+    if (low.size() >= ll.size() && low.compare(low.size() - ll.size(), ll.size(), ll) == 0)
+      return l;
+  }
+  return {};
+}
+
+// The smallest instance of a JSON Schema: the first enum value, every property, "" / 0 / true /
+// [] for the scalar types and arrays.
+json smallestSchemaInstance(const json& schema, int depth = 0) {
+  if (!schema.is_object() || depth > 32) return nullptr;
+  if (const auto e = schema.find("enum"); e != schema.end() && e->is_array() && !e->empty())
+    return (*e)[0];
+  json type = schema.value("type", json());
+  if (type.is_array() && !type.empty()) type = type[0];
+  const std::string t = type.is_string() ? type.get<std::string>() : "";
+  if (t == "object") {
+    json out = json::object();
+    if (const auto p = schema.find("properties"); p != schema.end() && p->is_object())
+      for (const auto& [k, v] : p->items()) out[k] = smallestSchemaInstance(v, depth + 1);
+    return out;
+  }
+  if (t == "array") return json::array();
+  if (t == "string") return "";
+  if (t == "integer" || t == "number") return 0;
+  if (t == "boolean") return true;
+  return nullptr;
+}
+
+std::vector<std::string> schemaLabels(const json& schema) {
+  std::vector<std::string> out;
+  const json* at = &schema;
+  for (const char* step : {"properties", "verdicts", "items", "properties", "label", "enum"}) {
+    if (!at->is_object() || !at->contains(step)) return out;
+    at = &(*at)[step];
+  }
+  if (at->is_array())
+    for (const auto& v : *at)
+      if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+// response_format's schema of a chat request body, as JSON text ("" when it has none).
+std::string requestedSchema(const json& request) {
+  const auto rf = request.find("response_format");
+  if (rf == request.end() || !rf->is_object() || rf->value("type", json()) != "json_schema")
+    return {};
+  const auto spec = rf->find("json_schema");
+  if (spec == rf->end() || !spec->is_object() || !spec->contains("schema")) return {};
+  return (*spec)["schema"].dump();
+}
+
 }  // namespace
 
 const char* behaviourName(Behaviour b) {
@@ -126,6 +213,9 @@ struct TestServer::Impl {
   std::mutex stopMutex;
   std::condition_variable stopCv;
   bool stopping = false;
+  // Batch lines are answered by runBatchLine: the same rules and replies as live calls.
+  BatchRoutes batches{
+      [this](const std::string& url, const std::string& body) { return runBatchLine(url, body); }};
 
   Impl(TestServer& o, Options opts)
       : owner(o),
@@ -240,8 +330,15 @@ struct TestServer::Impl {
         promptTokens += wordCount(content);
         if (m.value("role", std::string()) == "user") lastUser = content;
       }
-      const std::string answer =
-          options.answer ? options.answer(lastUser) : defaultAnswer(lastUser);
+      std::string answer = options.answer ? options.answer(lastUser) : defaultAnswer(lastUser);
+      if (options.responseFormat == ResponseFormatMode::Honour) {
+        if (const std::string schema = requestedSchema(in); !schema.empty())
+          answer = structuredReplyFromText(schema, answer, lastUser);
+      } else if (options.responseFormat == ResponseFormatMode::ProseJson) {
+        answer = "Sure! Here is the result as JSON:\n```json\n" +
+                 structuredReplyFromText(requestedSchema(in), answer, lastUser) +
+                 "\n```\nLet me know if you need anything else.";
+      }
       const std::int64_t completionTokens = wordCount(answer);
       body =
           json{{"id", "chatcmpl-" + hashBody(req.body)},
@@ -345,6 +442,65 @@ struct TestServer::Impl {
     status = 404;
     body = errorBody("no such endpoint: " + p, "not_found");
     return false;
+  }
+
+  // One line of a batch, answered as a live POST to `url` would be (rules and scripted answers
+  // included); behaviours that only make sense on a socket give the reply they would complete.
+  std::pair<int, std::string> runBatchLine(const std::string& url, const std::string& body) {
+    httplib::Request req;
+    req.method = "POST";
+    req.path = url;
+    req.body = body;
+    Decision d = decide(req);
+    if (d.rule.behaviour == Behaviour::Slow || d.rule.behaviour == Behaviour::Truncate)
+      d.rule.behaviour = Behaviour::Normal;
+    if (d.rule.behaviour == Behaviour::Reset) {
+      d.rule.behaviour = Behaviour::Status;
+      d.rule.status = 500;
+    }
+    httplib::Response res;
+    LogEntry ignored;
+    respond(req, res, d.rule, ignored);
+    return {res.status, res.body};
+  }
+
+  // The Batch API's routes: the key checked as for every route, logged, no rules or latency.
+  void handleBatch(const httplib::Request& req, httplib::Response& res) {
+    LogEntry entry;
+    entry.unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    entry.startMs = sinceStart();
+    entry.method = req.method;
+    entry.path = req.path;
+    entry.bodyHash = hashBody(req.body);
+    entry.authorization = req.get_header_value("Authorization");
+    const bool authorised =
+        options.requiredApiKey.empty() || entry.authorization == "Bearer " + options.requiredApiKey;
+    int status = 404;
+    std::string body;
+    if (!authorised) {
+      status = 401;
+      body = errorBody("invalid api key", "invalid_request_error");
+    } else {
+      std::string file;
+      const bool hasFile = req.has_file("file");
+      if (hasFile) file = req.get_file_value("file").content;
+      const std::string purpose =
+          req.has_file("purpose") ? req.get_file_value("purpose").content : std::string();
+      if (!batches.handle(req.method, req.path, req.body, hasFile ? &file : nullptr, purpose,
+                          status, body)) {
+        status = 404;
+        body = errorBody("no such endpoint: " + req.path, "not_found");
+      }
+    }
+    res.status = status;
+    res.set_content(body, status == 200 && req.path.find("/content") != std::string::npos
+                              ? "application/jsonl"
+                              : "application/json");
+    entry.status = status;
+    entry.endMs = sinceStart();
+    record(std::move(entry));
   }
 
   void handle(const httplib::Request& req, httplib::Response& res) {
@@ -509,6 +665,14 @@ bool TestServer::start() {
   svr.Get(R"(.*/models)", handler);
   svr.Post(R"(.*/_search)", handler);
   svr.Post(R"(.*/retrieve)", handler);
+  auto batchHandler = [this](const httplib::Request& req, httplib::Response& res) {
+    m_impl->handleBatch(req, res);
+  };
+  svr.Post(R"(.*/files)", batchHandler);
+  svr.Get(R"(.*/files/[^/]+/content)", batchHandler);
+  svr.Post(R"(.*/batches)", batchHandler);
+  svr.Get(R"(.*/batches/[^/]+)", batchHandler);
+  svr.Post(R"(.*/batches/[^/]+/cancel)", batchHandler);
   svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) res.set_content(errorBody("not found", "not_found"), "application/json");
   });
@@ -585,9 +749,85 @@ std::size_t TestServer::requestCount() const {
   return m_impl->entries.size();
 }
 
+void TestServer::setBatchOptions(BatchServerOptions options) {
+  m_impl->batches.setOptions(std::move(options));
+}
+
+BatchCounters TestServer::batchCounters() const { return m_impl->batches.counters(); }
+
+std::vector<std::string> TestServer::uploadedBatchFiles() const {
+  return m_impl->batches.uploadedFiles();
+}
+
+std::size_t TestServer::chatRequests() const {
+  std::lock_guard lock(m_impl->mutex);
+  std::size_t n = 0;
+  const std::string chat = "/chat/completions";
+  for (const auto& e : m_impl->entries)
+    n += e.path.size() >= chat.size() &&
+         e.path.compare(e.path.size() - chat.size(), chat.size(), chat) == 0;
+  return n;
+}
+
 void TestServer::clearLog() {
   std::lock_guard lock(m_impl->mutex);
   m_impl->entries.clear();
+}
+
+std::string structuredReplyFromText(const std::string& schemaText, const std::string& text,
+                                    const std::string& prompt) {
+  const std::vector<std::string> lines = scriptedLines(text);
+  // The prompt's claims: the "- " lines after its "Claims:" line, up to the next blank line.
+  std::vector<std::string> promptClaims;
+  if (const auto at = prompt.find("Claims:\n"); at != std::string::npos) {
+    std::size_t pos = at + 8;
+    while (pos < prompt.size() && prompt.compare(pos, 2, "- ") == 0) {
+      const auto nl = prompt.find('\n', pos);
+      promptClaims.push_back(
+          prompt.substr(pos + 2, nl == std::string::npos ? std::string::npos : nl - pos - 2));
+      pos = nl == std::string::npos ? prompt.size() : nl + 1;
+    }
+  }
+  std::vector<bool> claimUsed(promptClaims.size(), false);
+  json schema = schemaText.empty() ? json() : json::parse(schemaText, nullptr, false);
+  std::vector<std::string> labels;
+  bool claims = false;
+  if (schemaText.empty()) {
+    // Guessed: verdict lines when the text has any, else a claim list.
+    for (const auto& set : {std::vector<std::string>{"SUPPORTED=1", "SUPPORTED=0"},
+                            std::vector<std::string>{"Entailment", "Neutral", "Contradiction"}})
+      for (const auto& line : lines)
+        if (labels.empty() && !endingLabel(line, set).empty()) labels = set;
+    claims = labels.empty();
+  } else if (schema.is_object()) {
+    const json props = schema.value("properties", json::object());
+    claims = props.is_object() && props.contains("claims");
+    labels = schemaLabels(schema);
+  }
+  if (claims) return json{{"claims", lines}}.dump();
+  if (!labels.empty()) {
+    json verdicts = json::array();
+    std::size_t position = 0;
+    for (const auto& line : lines) {
+      const std::string l = endingLabel(line, labels);
+      if (l.empty()) continue;
+      ++position;
+      // The line's claim text: what precedes the label, without its separators.
+      std::string claim = line.substr(0, lowered(line).rfind(lowered(l)));
+      while (!claim.empty() && std::string_view(" :-|,;").find(claim.back()) != std::string::npos)
+        claim.pop_back();
+      std::size_t k = position;
+      for (std::size_t i = 0; i < promptClaims.size(); ++i)
+        if (!claimUsed[i] && promptClaims[i] == claim) {
+          claimUsed[i] = true;
+          k = i + 1;
+          break;
+        }
+      verdicts.push_back({{"claim", k}, {"label", l}});
+    }
+    return json{{"verdicts", verdicts}}.dump();
+  }
+  return smallestSchemaInstance(schema).dump();
 }
 
 std::string TestServer::defaultAnswer(const std::string& lastUserMessage) {

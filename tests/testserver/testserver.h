@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "testserver/batchroutes.h"
+
 namespace ragscope::testserver {
 
 enum class Behaviour {
@@ -83,6 +85,25 @@ struct LogEntry {
   int inFlightAtArrival = 0;  // requests being handled when this one arrived, itself included
 };
 
+// How a chat call carrying response_format {"type": "json_schema", ...} is answered
+// (core/llm/README.md, "Structured outputs"). The JSON is built from the scripted text
+// (Options::answer): "- claim" lines become {"claims": [...]}, lines ending in one of the
+// schema's labels {"verdicts": [{"claim": k, "label": L}]} (k the claim's number), and
+// any other schema gets its smallest valid instance (first enum value, "" / 0 / true / []).
+enum class ResponseFormatMode {
+  Ignore,     // as if it were absent: the scripted text, as a server without the feature
+  Honour,     // the schema-valid JSON
+  ProseJson,  // ignored by a model that writes JSON anyway, inside prose and a code fence; for
+              // every chat call, the schema then guessed from the scripted text
+};
+
+// The JSON reply a schema-honouring server gives for `schema` (a JSON Schema as JSON text; empty:
+// guessed from `text`), built from the scripted `text` as described above. A verdict line whose
+// text is one of `prompt`'s "Claims:" bullets gets that claim's number, so a line left out
+// leaves its claim without an entry; other lines are numbered by their position.
+std::string structuredReplyFromText(const std::string& schema, const std::string& text,
+                                    const std::string& prompt = {});
+
 struct Options {
   int port = 0;                    // 0: any free port
   int latencyMs = 0;               // before every reply
@@ -96,6 +117,7 @@ struct Options {
   int embeddingDim = 8;
   std::vector<std::string> models = {"test-model"};
   std::function<std::string(const std::string& lastUserMessage)> answer;  // chat reply text
+  ResponseFormatMode responseFormat = ResponseFormatMode::Ignore;
   // Documents (id, text) for the two retrieval endpoints, which stand in for a search service:
   //   POST .../_search   OpenSearch/Elasticsearch: {"size", "query": {"match" | "multi_match"}}
   //                      -> {"hits": {"hits": [{"_id", "_score", "_source": {"text"}}]}}
@@ -128,6 +150,13 @@ class TestServer {
   int inFlight() const { return m_inFlight.load(); }
   int maxInFlight() const { return m_maxInFlight.load(); }
   void resetMaxInFlight() { m_maxInFlight = m_inFlight.load(); }
+
+  // The Batch API routes (testserver/batchroutes.h): how batches run, what they counted, the
+  // input files uploaded, and the chat requests sent outside batches.
+  void setBatchOptions(BatchServerOptions options);
+  BatchCounters batchCounters() const;
+  std::vector<std::string> uploadedBatchFiles() const;
+  std::size_t chatRequests() const;
 
   static std::string defaultAnswer(const std::string& lastUserMessage);
   static std::string hashBody(std::string_view body);

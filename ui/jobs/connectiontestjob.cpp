@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/llm/providerfactory.h"
+#include "core/llm/structuredprobe.h"
 
 namespace ragscope::ui {
 
@@ -60,8 +61,35 @@ QString explainCallError(const QString& raw, const core::llm::EndpointConfig& co
   return QObject::tr("The request failed.");
 }
 
+namespace {
+
+// Asks a chat endpoint that answered whether it honours response_format's JSON schema.
+void probeSchemaSupport(const core::llm::EndpointConfig& config,
+                        const core::llm::TransportOptions& transport, ConnectionOutcome& out) {
+  if (!out.ok || config.kind != core::llm::EndpointKind::Chat ||
+      core::llm::isOfflineEndpoint(config))
+    return;
+  const core::llm::StructuredProbe p = core::llm::probeStructuredOutputs(config, transport);
+  out.honoursSchema = QString::fromUtf8(core::llm::structuredSupportName(p.support).data());
+  out.schemaDetail = QString::fromStdString(p.detail);
+}
+
+ConnectionOutcome connectionTestOnly(const core::llm::EndpointConfig& config,
+                                     const core::llm::TransportOptions& transport);
+
+}  // namespace
+
 ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
                                     const core::llm::TransportOptions& transport) {
+  ConnectionOutcome out = connectionTestOnly(config, transport);
+  probeSchemaSupport(config, transport, out);
+  return out;
+}
+
+namespace {
+
+ConnectionOutcome connectionTestOnly(const core::llm::EndpointConfig& config,
+                                     const core::llm::TransportOptions& transport) {
   ConnectionOutcome out;
   if (core::llm::isOfflineEndpoint(config)) {
     out.ok = true;
@@ -122,6 +150,8 @@ ConnectionOutcome runConnectionTest(const core::llm::EndpointConfig& config,
   }
   return out;
 }
+
+}  // namespace
 
 ConnectionTestJob::ConnectionTestJob(QObject* parent) : QObject(parent) {
   m_pool.setMaxThreadCount(1);

@@ -1,8 +1,10 @@
 #pragma once
 // "Test connection" for the endpoints page, off the GUI thread: GET {base}/models once, timed;
 // when the server has no /models (404/405), one chat call capped at a single token instead, so
-// servers without a model listing can still be checked. Failures are explained for people
-// (auth, DNS, TLS, refused, timeout, malformed reply) with the transport's own text beneath.
+// servers without a model listing can still be checked. A chat endpoint that answered is then
+// probed for structured outputs (core/llm/structuredprobe.h): does it honour a JSON schema?
+// Failures are explained for people (auth, DNS, TLS, refused, timeout, malformed reply) with the
+// transport's own text beneath.
 
 #include <QFutureWatcher>
 #include <QMetaType>
@@ -25,6 +27,10 @@ struct ConnectionOutcome {
   bool modelFound = false;  // the configured model is among them
   QString headline;         // one line: "Connected in 12 ms, 3 models" / "Connection refused: ..."
   QString detail;           // the transport's error text, or a note
+  // The structured-outputs probe (core/llm/structuredprobe.h) of a chat endpoint that answered:
+  // "yes", "no" or "unknown"; empty when not probed.
+  QString honoursSchema;
+  QString schemaDetail;
 };
 
 // "auth: HTTP 401: bad key" -> "Authentication failed (HTTP 401): the server refused the API

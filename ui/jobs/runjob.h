@@ -89,6 +89,9 @@ class RunJob : public QObject {
   void retrieveProgress(ragscope::ui::RunJob::RetrievePhase phase, quint64 done, quint64 total);
   void retrieved(std::shared_ptr<const ragscope::core::eval::RetrievedRun> run);
   void finished(const ragscope::ui::RunJobOutcome& outcome);
+  // Each poll of a batch at the Batch API (core/eval/batchrun.h): its id, state and counts.
+  void batchStatus(const QString& id, const QString& status, qint64 done, qint64 failed,
+                   qint64 total);
 
  private:
   struct Relay;

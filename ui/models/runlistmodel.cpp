@@ -8,6 +8,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "core/eval/batchrun.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
 
@@ -62,6 +63,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
           return tr("running %1 %").arg(100.0 * double(done) / double(total), 0, 'f', 0);
         // Not running in this window yet stored as running: another process, or a run killed
         // mid-way (which resume continues).
+        if (!r.batch.isEmpty()) return r.batch;
         if (r.status == QLatin1String("running")) return tr("running elsewhere or interrupted");
         return r.status;
       case Done:
@@ -149,6 +151,14 @@ std::vector<RunRow> RunListModel::scan(const QString& folder) {
       row.counts = store.counts();
       row.heuristic = row.counts.heuristic > 0 ||
                       core::llm::isOfflineEndpoint(core::llm::endpointFromJson(record.endpoint));
+      // A batch submitted and not imported: shown after a restart too (the state is the
+      // store's); Resume polls it and imports it.
+      for (const auto& b : core::eval::readBatchState(store).batches)
+        if (!b.imported && !b.id.empty())
+          row.batch = tr("batch %1 %2, %3 / %4")
+                          .arg(QString::fromStdString(b.id), QString::fromStdString(b.status))
+                          .arg(b.counts.completed + b.counts.failed)
+                          .arg(b.lines);
     }
     rows.push_back(std::move(row));
   }

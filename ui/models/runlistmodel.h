@@ -29,6 +29,9 @@ struct RunRow {
   QString error;           // unreadable store
   bool heuristic = false;  // the offline heuristic providers answered (endpoint "offline")
   bool live = false;       // a job of this session is running on it
+  // Its batch at the Batch API not yet imported, as the store last saw it ("batch_12
+  // in_progress, 120 / 2,925"); empty when none (core/eval/batchrun.h).
+  QString batch;
   core::eval::Progress progress;
 };
 

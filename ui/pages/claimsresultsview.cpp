@@ -29,6 +29,8 @@
 #include "ui/models/naturalsort.h"
 #include "ui/pages/agreementview.h"
 #include "ui/pages/claiminspector.h"
+#include "ui/pages/labelqueue.h"
+#include "ui/pages/ppisummary.h"
 #include "ui/pages/resultitems.h"
 #include "ui/pages/statspanel.h"
 #include "ui/style.h"
@@ -164,6 +166,13 @@ ClaimsResultsView::ClaimsResultsView(QWidget* parent) : QWidget(parent) {
   summaryLayout->setContentsMargins(0, 0, 0, 0);
   summaryLayout->addWidget(m_mode);
   summaryLayout->addWidget(m_summaryView, 3);
+  m_ppi = new PpiSummary;
+  summaryLayout->addWidget(m_ppi, 2);
+  // A label added while the statistics panel is open updates its human-labels lines too.
+  connect(m_ppi, &PpiSummary::estimatesChanged, this, [this] {
+    if (m_statsPanel && !m_statsPanel->measure().isEmpty())
+      m_statsPanel->setHumanLabels(m_ppi->estimate(m_statsPanel->measure().toStdString()));
+  });
   auto* compareRow = new QHBoxLayout;
   compareRow->addWidget(m_comparison, 1);
   compareRow->addWidget(compare, 0, Qt::AlignTop);
@@ -288,7 +297,11 @@ void ClaimsResultsView::setReport(std::shared_ptr<const core::eval::JudgeReport>
   m_matrixDetail->clear();
   m_report = std::move(report);
   m_store = store;
-  m_agreement->setReport(m_report);
+  const std::filesystem::path storeFile(store.toStdString());
+  m_ppi->setSource([report = m_report, storeFile](const auto& labels) {
+    return core::eval::claimPpiItems(*report, storeFile, labels);
+  });
+  m_agreement->setReport(m_report, m_store);
   m_statsPanel->setVisible(false);
   m_comparisonChart->setSpec({});
   m_comparisonChart->setVisible(false);
@@ -316,6 +329,16 @@ void ClaimsResultsView::fillSummary() {
                 .arg(r.reliability.cells)
                 .arg(r.reliability.flipRate, 0, 'f', 3);
   if (r.repairs) mode += tr(". %n repair retry/retries made", "", int(r.repairs));
+  // Unparsed replies per reply path (core/claims/README.md, "Structured replies").
+  for (const auto& [name, p] : {std::pair{tr("as text"), &r.textPath},
+                                std::pair{tr("as JSON (structured outputs)"), &r.structuredPath}})
+    if (p->used())
+      mode += tr(". Read %1: %2 claim lists, %3 unparsed; %4 claim verdicts, %5 unparsed")
+                  .arg(name)
+                  .arg(p->extractions)
+                  .arg(p->extractionsUnparsed)
+                  .arg(p->verdicts)
+                  .arg(p->verdictsUnparsed);
   if (r.pendingItems)
     mode +=
         tr(". <b>Partial</b>: %n call(s) not made yet (resume the run)", "", int(r.pendingItems));
@@ -503,6 +526,7 @@ bool ClaimsResultsView::openStatistics(int metricRow) {
   m_statsPanel->setVisible(true);
   m_statsPanel->setSample(tr("claims · %1").arg(QFileInfo(m_store).fileName()),
                           q(m_report->metrics[m].name), std::move(qids), std::move(values));
+  m_statsPanel->setHumanLabels(m_ppi->estimate(m_report->metrics[m].name));
   return true;
 }
 
@@ -603,6 +627,22 @@ bool ClaimsResultsView::compareWith(const QString& otherStore) {
     return o;
   }));
   return true;
+}
+
+void ClaimsResultsView::setLabelBook(LabelBook* book) {
+  m_labelBook = book;
+  m_ppi->setLabelBook(book);
+  m_inspector->setLabelBook(book);
+  m_agreement->setLabelBook(book);
+  connect(m_inspector, &ClaimInspector::queueRequested, this, &ClaimsResultsView::openLabelQueue,
+          Qt::UniqueConnection);
+}
+
+void ClaimsResultsView::openLabelQueue() {
+  if (!m_labelBook || !m_report) return;
+  auto* queue = LabelQueue::claimsQueue(m_labelBook, m_report, m_store, this);
+  queue->show();
+  queue->raise();
 }
 
 }  // namespace ragscope::ui

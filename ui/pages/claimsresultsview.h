@@ -1,7 +1,8 @@
 #pragma once
 // The results of a claim-judging run (core::eval::JudgeReport, read back from its run store):
 //  - Summary: per metric the mean, 95% CI, answers with a value, claims scored / total and the
-//    answers in each state, in the run's compatibility mode (named); selecting a metric opens the
+//    answers in each state, in the run's compatibility mode (named); beneath, the claim metrics'
+//    judge-only, human-only and prediction-powered means (PpiSummary); selecting a metric opens the
 //    statistics panel (bootstrap histogram), and a second claims run can be compared with this
 //    one, paired by query (bootstrap CI of the difference, randomization and t tests);
 //  - Answers: every answer with its metrics and claim counts, sortable, filterable by text and by
@@ -34,6 +35,8 @@ class ChartWidget;
 class AgreementView;
 class ClaimInspector;
 class ClaimMatrixModel;
+class LabelBook;
+class PpiSummary;
 class StatsPanel;
 
 class ClaimsResultsView : public QWidget {
@@ -44,6 +47,11 @@ class ClaimsResultsView : public QWidget {
   void setReport(std::shared_ptr<const core::eval::JudgeReport> report, const QString& store);
   const core::eval::JudgeReport* report() const { return m_report.get(); }
   QString storePath() const { return m_store; }
+  // Human labels: the inspector's verdicts, the labelling queue, the agreement view (may be null).
+  void setLabelBook(LabelBook* book);
+  LabelBook* labelBook() const { return m_labelBook; }
+  // Opens the labelling queue over this run's claims (a window of its own).
+  void openLabelQueue();
 
   // Scripted use (tests, self-test).
   bool openStatistics(int metricRow);
@@ -68,6 +76,7 @@ class ClaimsResultsView : public QWidget {
   QTableView* unsupportedView() const { return m_unsupportedView; }
   AgreementView* agreement() const { return m_agreement; }
   StatsPanel* statsPanel() const { return m_statsPanel; }
+  PpiSummary* ppiSummary() const { return m_ppi; }
   QLabel* comparisonLabel() const { return m_comparison; }
   charts::ChartWidget* comparisonChart() const { return m_comparisonChart; }
   int answersTab() const { return m_answersTab; }
@@ -88,6 +97,7 @@ class ClaimsResultsView : public QWidget {
 
   std::shared_ptr<const core::eval::JudgeReport> m_report;
   QString m_store;
+  LabelBook* m_labelBook = nullptr;
   int m_compareGeneration = 0;
   QTabWidget* m_tabs = nullptr;
   QLabel* m_mode = nullptr;
@@ -110,6 +120,7 @@ class ClaimsResultsView : public QWidget {
   QTableView* m_unsupportedView = nullptr;
   AgreementView* m_agreement = nullptr;
   StatsPanel* m_statsPanel = nullptr;
+  PpiSummary* m_ppi = nullptr;  // judge-only, human-only and PPI means (the Summary tab)
   int m_answersTab = -1;
   int m_matrixTab = -1;
   int m_unsupportedTab = -1;

@@ -1,5 +1,6 @@
 #include "ui/pages/endpointspage.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -129,6 +130,12 @@ void EndpointsPage::buildUi() {
   m_rpm->setSpecialValueText(tr("unlimited"));
   m_priceIn = doubleSpin(0.0, 1000.0, 5, 0.0005, tr(" $"));
   m_priceOut = doubleSpin(0.0, 1000.0, 5, 0.0005, tr(" $"));
+  m_structured = new QCheckBox(tr("Structured outputs: the server honours a JSON schema"));
+  m_structured->setObjectName(QStringLiteral("StructuredOutputsCheck"));
+  m_structured->setToolTip(
+      tr("Judging then asks for claim lists and verdicts as JSON following a fixed schema "
+         "(response_format json_schema) and reads the JSON; off: the replies are read as text "
+         "lines. \"Test connection\" checks whether the server honours the schema."));
   form->addRow(tr("Name"), m_name);
   form->addRow(tr("Kind"), m_kind);
   form->addRow(tr("Base URL"), m_baseUrl);
@@ -143,6 +150,7 @@ void EndpointsPage::buildUi() {
   form->addRow(tr("Requests / minute"), m_rpm);
   form->addRow(tr("Price / 1k prompt tokens"), m_priceIn);
   form->addRow(tr("Price / 1k output tokens"), m_priceOut);
+  form->addRow(tr("Replies"), m_structured);
   m_apply = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
   m_revert = new QPushButton(tr("Revert"));
   m_testButton =
@@ -171,6 +179,11 @@ void EndpointsPage::buildUi() {
   m_testDetail->setWordWrap(true);
   m_testDetail->setTextFormat(Qt::PlainText);
   m_testDetail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_schemaResult = new QLabel;
+  m_schemaResult->setObjectName(QStringLiteral("SchemaProbeResult"));
+  m_schemaResult->setWordWrap(true);
+  m_schemaResult->setTextFormat(Qt::PlainText);  // quotes the server's reply
+  m_schemaResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_models = new QListWidget;
   m_models->setObjectName(QStringLiteral("ModelList"));
   m_models->setToolTip(tr("Double-click a model to use it"));
@@ -179,6 +192,7 @@ void EndpointsPage::buildUi() {
   auto* testLayout = new QVBoxLayout(testBox);
   testLayout->addWidget(m_testHeadline);
   testLayout->addWidget(m_testDetail);
+  testLayout->addWidget(m_schemaResult);
   testLayout->addWidget(new QLabel(tr("Models the server lists (double-click to use):")));
   testLayout->addWidget(m_models, 1);
 
@@ -235,10 +249,12 @@ void EndpointsPage::showRow(int row) {
   m_rpm->setValue(e.requestsPerMinute);
   m_priceIn->setValue(e.pricePer1kInput);
   m_priceOut->setValue(e.pricePer1kOutput);
+  m_structured->setChecked(e.structuredOutputs);
   if (row != m_testedRow) {
     m_testHeadline->setText(tr("Not tested yet."));
     m_testHeadline->setStyleSheet(QString());
     m_testDetail->clear();
+    m_schemaResult->clear();
     m_models->clear();
   }
   updateKeyNote();
@@ -260,6 +276,7 @@ core::llm::EndpointConfig EndpointsPage::editorConfig() const {
   c.requestsPerMinute = m_rpm->value();
   c.pricePer1kInput = m_priceIn->value();
   c.pricePer1kOutput = m_priceOut->value();
+  c.structuredOutputs = m_structured->isChecked();
   return c;
 }
 
@@ -344,6 +361,8 @@ bool EndpointsPage::testConnection() {
   m_testHeadline->setStyleSheet(QString());
   m_testHeadline->setText(tr("Testing %1…").arg(QString::fromStdString(config.baseUrl)));
   m_testDetail->clear();
+  m_testDetail->setVisible(true);
+  m_schemaResult->clear();
   m_models->clear();
   // The keychain read (if any) is asynchronous too; the network part runs on the job's thread.
   Secrets::resolveEndpointKey(config, this, [this](const ResolvedEndpoint& resolved) {
@@ -370,6 +389,8 @@ void EndpointsPage::onTested(const ConnectionOutcome& outcome) {
       !detail.contains(QString::number(outcome.httpStatus)))
     detail += tr(" (HTTP %1)").arg(outcome.httpStatus);
   m_testDetail->setText(detail);
+  m_testDetail->setVisible(!detail.isEmpty());  // no blank line above the probe's result
+  showSchemaProbe(outcome);
   m_models->clear();
   m_models->addItems(outcome.models);
   const QString current = m_modelCombo->currentText();
@@ -391,6 +412,29 @@ void EndpointsPage::onTested(const ConnectionOutcome& outcome) {
           : outcome.headline;
   m_model->setTestResult(m_testedRow, outcome.ok, cell);
   emit testFinished(outcome.ok);
+}
+
+void EndpointsPage::showSchemaProbe(const ConnectionOutcome& outcome) {
+  if (outcome.honoursSchema.isEmpty()) {
+    m_schemaResult->clear();
+    m_schemaResult->setStyleSheet(QString());
+    return;
+  }
+  QString text =
+      tr("Honours JSON schema: %1 (%2).").arg(outcome.honoursSchema, outcome.schemaDetail);
+  const bool yes = outcome.honoursSchema == QLatin1String("yes");
+  const bool no = outcome.honoursSchema == QLatin1String("no");
+  if (yes && !m_structured->isChecked())
+    text += tr(" Turn on \"Structured outputs\" to judge with schema-bound JSON.");
+  if (no && m_structured->isChecked())
+    text +=
+        tr(" \"Structured outputs\" is on: replies that are not the schema's JSON will be "
+           "unparsed.");
+  m_schemaResult->setText(text);
+  if (yes || no)
+    setOutcomeStyle(m_schemaResult, yes);
+  else
+    m_schemaResult->setStyleSheet(QString());
 }
 
 void EndpointsPage::storeKeyInKeychain() {

@@ -3,13 +3,16 @@
 // heuristic provider) that generation, eRAG and judging jobs talk to. Add, edit, duplicate, delete;
 // the list is saved to the settings as JSON holding where each API key lives (an environment
 // variable's name, an OS keychain entry's name), never a key. "Test connection" runs off the GUI
-// thread and shows the latency and the server's model list, or what went wrong in plain words.
+// thread and shows the latency and the server's model list, or what went wrong in plain words,
+// and whether a chat endpoint honours a JSON schema (the "Structured outputs" setting's probe,
+// core/llm/README.md).
 
 #include <QString>
 
 #include "ui/jobs/connectiontestjob.h"
 #include "ui/pages/page.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -47,6 +50,8 @@ class EndpointsPage : public Page {
   QListWidget* modelList() const { return m_models; }
   QLabel* testHeadline() const { return m_testHeadline; }
   QLabel* testDetail() const { return m_testDetail; }
+  QCheckBox* structuredCheck() const { return m_structured; }
+  QLabel* schemaResult() const { return m_schemaResult; }  // the structured-outputs probe
 
   // Each of these saves the list at once.
   int addEndpoint();
@@ -68,6 +73,7 @@ class EndpointsPage : public Page {
   core::llm::EndpointConfig editorConfig() const;
   void setEditorEnabled(bool enabled);
   void onTested(const ConnectionOutcome& outcome);
+  void showSchemaProbe(const ConnectionOutcome& outcome);
   void storeKeyInKeychain();
   void updateKeyNote();
 
@@ -89,6 +95,7 @@ class EndpointsPage : public Page {
   QDoubleSpinBox* m_rpm = nullptr;
   QDoubleSpinBox* m_priceIn = nullptr;
   QDoubleSpinBox* m_priceOut = nullptr;
+  QCheckBox* m_structured = nullptr;
   QPushButton* m_apply = nullptr;
   QPushButton* m_revert = nullptr;
   QPushButton* m_testButton = nullptr;
@@ -96,6 +103,7 @@ class EndpointsPage : public Page {
   QPushButton* m_delete = nullptr;
   QLabel* m_testHeadline = nullptr;
   QLabel* m_testDetail = nullptr;
+  QLabel* m_schemaResult = nullptr;
   QListWidget* m_models = nullptr;
   QWidget* m_editor = nullptr;
   ConnectionOutcome m_outcome;

@@ -56,6 +56,15 @@ JobControls::JobControls(Options options, QWidget* parent)
     budgetRow->setContentsMargins(0, 0, 0, 0);
     budgetRow->addWidget(m_useBudget);
     budgetRow->addWidget(m_budget);
+    // Where an LLM job starts: its calls live, or as a batch at the endpoint's Batch API
+    // (core/eval/batchrun.h; the Jobs dock shows the batch's state).
+    m_asBatch = new QCheckBox(tr("As batch"), m_budgetRow);
+    m_asBatch->setObjectName(QStringLiteral("AsBatch"));
+    m_asBatch->setToolTip(
+        tr("Send the calls through the endpoint's Batch API (about half the "
+           "price, results within 24 h); one batch per judging phase"));
+    budgetRow->addSpacing(12);
+    budgetRow->addWidget(m_asBatch);
     budgetRow->addStretch(1);
   }
 
@@ -110,6 +119,8 @@ void JobControls::addLeading(QWidget* widget, int stretch) {
 void JobControls::addTrailing(QWidget* widget) {
   m_row->insertWidget(m_row->indexOf(m_cancel), widget);
 }
+
+bool JobControls::asBatch() const { return m_asBatch && m_asBatch->isChecked(); }
 
 std::optional<double> JobControls::budgetUsd() const {
   if (!m_useBudget || !m_useBudget->isChecked()) return std::nullopt;

@@ -59,6 +59,8 @@ class JobControls : public QWidget {
   QWidget* budgetEditor() const { return m_budgetRow; }
   std::optional<double> budgetUsd() const;
   void setBudget(std::optional<double> usd);
+  // "As batch" (with the budget row): the job's calls go to the endpoint's Batch API.
+  bool asBatch() const;
 
   // Busy: Start disabled, the progress bar shown; Cancel follows `cancellable`.
   void setBusy(bool busy, bool cancellable = false);
@@ -115,6 +117,7 @@ class JobControls : public QWidget {
   QWidget* m_budgetRow = nullptr;
   QCheckBox* m_useBudget = nullptr;
   QDoubleSpinBox* m_budget = nullptr;
+  QCheckBox* m_asBatch = nullptr;
 };
 
 }  // namespace ragscope::ui

@@ -60,8 +60,19 @@ bool JobLauncher::launch(const core::llm::EndpointConfig& endpoint, const QStrin
           m_active = false;
           emit finished(outcome);
         });
+        connect(m_job, &RunJob::batchStatus, this,
+                [this](const QString& id, const QString& status, qint64 done, qint64 failed,
+                       qint64 total) {
+                  m_controls->setStatus(tr("Batch %1: %2, %3 / %4 calls done, %5 failed")
+                                            .arg(id, status)
+                                            .arg(done)
+                                            .arg(total)
+                                            .arg(failed));
+                });
         m_cancelRunning = [job = m_job] { job->cancel(); };
-        m_job->start(make(key));
+        RunJobRequest request = make(key);
+        if (m_controls->asBatch()) request.execution.batch.mode = core::eval::BatchMode::Api;
+        m_job->start(std::move(request));
       });
   return true;
 }

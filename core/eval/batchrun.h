@@ -1,0 +1,174 @@
+#pragma once
+// A run's calls through batch files and the Batch API (core/eval/README.md, "Batch runs"). The
+// calls a run store still has to make are written as Batch API input lines (custom_id = the
+// item's key, body = the exact bytes the live call sends); output lines are read back into the
+// store and the response cache exactly as live answers are. Calls that need no endpoint (offline
+// heuristics, answers the response cache holds) are answered here first, so a batch only holds
+// what costs money.
+//
+//   File route:  runJob / resumeJob with BatchMode::File write the file and stop ("paused:
+//                batch"); importBatchOutput reads the results; resumeJob then finishes.
+//   Batch API:   BatchMode::Api uploads, creates, polls, downloads and imports, one batch per
+//                phase (and per endpoint); the ids live in the store (run_data "batch"), so a
+//                killed process polls the same batch again instead of paying twice.
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/eval/runengine.h"
+#include "core/llm/batchformat.h"
+#include "core/llm/httpprovider.h"
+#include "core/llm/offline.h"
+#include "core/llm/provider.h"
+#include "core/store/runstore.h"
+
+namespace ragscope::core::llm {
+class ResponseCache;
+}
+
+namespace ragscope::core::eval {
+
+enum class BatchMode { Live, File, Api };
+
+// One poll of a batch, for people.
+struct BatchStatusUpdate {
+  std::string batchId;
+  std::string status;
+  llm::BatchRequestCounts counts;
+  double nextPollSeconds = 0.0;
+};
+
+struct BatchOptions {
+  BatchMode mode = BatchMode::Live;
+  std::filesystem::path file;  // File: the (first) file written; more parts get -2, -3, ...
+  std::size_t maxLines = llm::kBatchMaxLines;
+  std::uint64_t maxBytes = llm::kBatchMaxFileBytes;
+  bool submitOnly = false;          // Api: stop once the batches exist (`batch submit`)
+  double pollInitialSeconds = 5.0;  // then x1.5 per poll, up to pollMaxSeconds
+  double pollMaxSeconds = 300.0;
+  std::size_t maxDownloadBytes = std::size_t{2} << 30;
+  std::function<void(const BatchStatusUpdate&)> onStatus;  // each poll, on the calling thread
+  // A multi-phase job's planner (judging): adds the items the answers so far allow and returns
+  // true when it added any; called after the local answers, so calls that became plannable go
+  // in the same batch (one batch per phase). Non-empty *error stops the pass.
+  std::function<bool(std::string* error)> planMore;
+};
+
+// Where a store's calls go: the job's endpoint and, for judging, its routes ("generator",
+// "embedder", "reranker"), as llm::RoutingProvider sends them.
+struct CallRoutes {
+  std::string kind;  // the job kind's name (decides the offline role of the main endpoint)
+  llm::EndpointConfig main;
+  std::vector<std::pair<std::string, llm::EndpointConfig>> routes;
+  const llm::EndpointConfig& endpointFor(const std::string& route) const;
+  llm::OfflineRole offlineRoleFor(const std::string& route) const;
+};
+// A judging run's endpoints besides its judge, by route, from its record's settings.
+std::vector<std::pair<std::string, llm::EndpointConfig>> recordedCallRoutes(
+    const nlohmann::json& settings);
+
+// A file of calls written for the file route.
+struct BatchFilePart {
+  std::filesystem::path path;
+  std::string route;    // empty: the job's endpoint
+  std::string url;      // "/v1/chat/completions", "/v1/embeddings"
+  std::string baseUrl;  // the endpoint the calls were made for
+  std::string model;
+  std::size_t lines = 0;
+  std::uint64_t bytes = 0;
+};
+
+// A batch submitted to the Batch API, as the store keeps it.
+struct BatchRef {
+  std::string id;
+  std::string inputFileId;
+  std::string route;
+  std::string url;
+  std::string status;
+  std::string outputFileId;
+  std::string errorFileId;
+  std::size_t lines = 0;
+  llm::BatchRequestCounts counts;
+  bool imported = false;
+  std::string created;  // ISO 8601 UTC
+};
+
+// run_data "batch": {"mode": "file"|"api", "batches": [...], "files": [...]}.
+struct BatchState {
+  std::string mode;
+  std::vector<BatchRef> batches;
+  std::vector<BatchFilePart> files;
+  bool hasOpenBatch() const;  // a batch submitted and not yet imported
+};
+inline constexpr const char* kBatchStateData = "batch";
+// The state a store holds (empty when none, or when what it holds is not a batch state: *error
+// then says why).
+BatchState readBatchState(store::RunStore& store, std::string* error = nullptr);
+bool writeBatchState(store::RunStore& store, const BatchState& state, std::string* error);
+
+// Where output lines come from: a file (read a line at a time, each at most
+// llm::kBatchMaxOutputLineBytes) or text already in memory (a download).
+struct BatchOutputSource {
+  std::string name;  // for messages
+  std::filesystem::path path;
+  const std::string* text = nullptr;  // when set, read instead of `path`
+};
+
+struct BatchImportSummary {
+  std::string error;  // non-empty: nothing was changed
+  std::size_t lines = 0;
+  std::size_t answered = 0;         // calls answered by this import
+  std::size_t failed = 0;           // calls recorded as failed by this import
+  std::size_t alreadyAnswered = 0;  // lines for calls the store had answered: skipped
+  std::size_t unchanged = 0;        // failed lines for calls already recorded as failed
+  std::size_t stillPending = 0;     // calls of the store with no result afterwards
+  std::size_t stillFailed = 0;
+  bool ok() const { return error.empty(); }
+};
+
+// Reads every line of every source before changing anything: a line that is not an output line,
+// a custom_id that is not a call of this store (named), or one given twice refuses the whole
+// import. Then, in one transaction, answers enter the store as live answers do (the reply parsed
+// as a live reply, llm::responseFromReply; priced at the endpoint's batch prices) and the
+// response cache; failed lines are recorded as errors with their message. Lines for calls the
+// store has answered are skipped, so importing a file again changes nothing.
+BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& routes,
+                                     llm::ResponseCache* cache,
+                                     const std::vector<BatchOutputSource>& sources);
+
+// The endpoint with its batch prices as its prices (the ordinary ones where none is set).
+llm::EndpointConfig batchPriced(const llm::EndpointConfig& endpoint);
+
+struct BatchPassResult {
+  RunSummary summary;
+  std::size_t answeredLocally = 0;  // by offline heuristics and the response cache
+  std::vector<BatchFilePart> files;
+  std::vector<BatchRef> batches;  // submitted or polled in this pass
+  std::string note;               // for people: what happened to the batches, what to do next
+};
+
+// What the engine does for a stage in a batch mode: answers what needs no endpoint, then
+// (File) writes the rest as batch files and stops with PausedBatch, or (Api) first polls and
+// imports every open batch the store names, then submits the rest (one batch per endpoint and
+// file part), polls them with backoff and imports them. A batch that expired or was cancelled
+// is imported as far as it got and the rest is left pending (outcome Cancelled). A stop request
+// leaves submitted batches running at the server: the next resume polls them again.
+BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
+                             llm::ResponseCache* cache, const BatchOptions& options,
+                             bool retryErrors, std::optional<double> budgetUsd,
+                             const llm::TransportOptions& transport, ProgressListener* listener,
+                             std::stop_token stop);
+
+// Every batch the store names, read again from the server (`batch status`), or cancelled
+// (`batch cancel`). *error says what could not be asked.
+std::vector<BatchRef> refreshBatches(store::RunStore& store, const CallRoutes& routes,
+                                     const llm::TransportOptions& transport, bool cancel,
+                                     std::string* error);
+
+}  // namespace ragscope::core::eval
