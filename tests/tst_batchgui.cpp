@@ -6,8 +6,10 @@
 
 #include <QCheckBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -23,7 +25,9 @@
 #include "testserver/testserver.h"
 #include "ui/jobs/runjob.h"
 #include "ui/jobsdock.h"
+#include "ui/models/endpointlistmodel.h"
 #include "ui/models/runlistmodel.h"
+#include "ui/pages/endpointspage.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/secrets.h"
 #include "ui/workbench.h"
@@ -72,6 +76,7 @@ class TestBatchGui : public QObject {
   void batchSurvivesReopeningTheWorkbench();
   void exportAndImportBatchFiles();
   void asBatchWhereJobsStart();
+  void batchPricesOnTheEndpointsPage();
 
  private:
   QString runs() const { return m_dir.filePath(QStringLiteral("runs")); }
@@ -262,6 +267,32 @@ void TestBatchGui::asBatchWhereJobsStart() {
   // The retriever bars (no budget) have none.
   ui::JobControls compact({QStringLiteral("Run"), ui::JobControls::Compact});
   QVERIFY(!compact.asBatch());
+}
+
+// The Endpoints page edits the batch prices: one set (0.0025 $ / 1k prompt tokens), one left "as
+// live" (unset, so a batch estimate uses the live output price); both read back from the saved
+// list by a new page.
+void TestBatchGui::batchPricesOnTheEndpointsPage() {
+  {
+    ui::EndpointsPage page;
+    page.addEndpoint();
+    page.nameEdit()->setText(QStringLiteral("batch-priced"));
+    page.baseUrlEdit()->setText(QStringLiteral("http://127.0.0.1:9/v1"));
+    QCOMPARE(page.batchPriceInSpin()->text(), QStringLiteral("as live"));  // unset by default
+    page.batchPriceInSpin()->setValue(0.0025);
+    QVERIFY(page.applyEdits());
+  }
+  ui::EndpointsPage page;
+  int row = -1;
+  for (int r = 0; r < page.model()->rowCount(); ++r)
+    if (page.model()->endpoint(r)->name == "batch-priced") row = r;
+  QVERIFY(row >= 0);
+  const auto* e = page.model()->endpoint(row);
+  QVERIFY(e->batchPricePer1kInput.has_value());
+  QCOMPARE(*e->batchPricePer1kInput, 0.0025);
+  QVERIFY(!e->batchPricePer1kOutput.has_value());
+  QVERIFY(page.selectRow(row));
+  QCOMPARE(page.batchPriceOutSpin()->text(), QStringLiteral("as live"));
 }
 
 QTEST_MAIN(TestBatchGui)

@@ -49,10 +49,10 @@ bool near(const nlohmann::json& v, double expected, double tol = kTol) {
   return v.is_number() && std::abs(v.get<double>() - expected) <= tol;
 }
 
-#define CHECK_FIGURE(doc, group, name, expected)                                          \
-  QVERIFY2(near((doc)[group][name], (expected)),                                          \
-           (std::string(group) + "." + name + " = " + (doc)[group][name].dump() +         \
-            ", expected " + std::to_string(expected))                                     \
+#define CHECK_FIGURE(doc, group, name, expected)                                                  \
+  QVERIFY2(near((doc)[group][name], (expected)),                                                  \
+           (std::string(group) + "." + name + " = " + (doc)[group][name].dump() + ", expected " + \
+            std::to_string(expected))                                                             \
                .c_str())
 
 }  // namespace
@@ -161,8 +161,8 @@ class TestKiltEval : public QObject {
     const double f1 = n == 5600 ? 5599.0 / 5600 : 1.0;
     CHECK_FIGURE(self, "downstream", "f1", f1);
     QVERIFY(near(self["downstream"]["rougel"], 0.999999995, 1e-8));
-    for (const char* m : {"Rprec", "precision@1", "recall@1", "recall@5", "success_rate@1",
-                          "success_rate@5"})
+    for (const char* m :
+         {"Rprec", "precision@1", "recall@1", "recall@5", "success_rate@1", "success_rate@5"})
       CHECK_FIGURE(self, "retrieval", m, 1.0);
     CHECK_FIGURE(self, "retrieval", "precision@5", 0.2);
     for (const char* m : {"KILT-accuracy", "KILT-em"}) CHECK_FIGURE(self, "kilt", m, 1.0);
@@ -177,8 +177,8 @@ class TestKiltEval : public QObject {
       auto record = nlohmann::json::parse(line);
       nlohmann::json guessRecord = {
           {"id", record["id"]},
-          {"output", {{{"answer", record["output"][0]["answer"]},
-                       {"provenance", nlohmann::json::array()}}}}};
+          {"output",
+           {{{"answer", record["output"][0]["answer"]}, {"provenance", nlohmann::json::array()}}}}};
       guessText += guessRecord.dump() + "\n";
     }
     const auto guessPath = writeText(dir, "no-provenance.jsonl", guessText);
@@ -212,8 +212,8 @@ class TestKiltEval : public QObject {
         R"({"id": "q1", "output": [{"answer": "Paris", "provenance": [{"wikipedia_id": "10"}]}]}
 {"id": 2, "output": [{"answer": "supports", "provenance": [{"wikipedia_id": "99"}]}]}
 )");
-    const auto db = kiltJson({QString::fromStdString(gold.string()),
-                              QString::fromStdString(b.string())});
+    const auto db =
+        kiltJson({QString::fromStdString(gold.string()), QString::fromStdString(b.string())});
     QVERIFY(db.is_object());
     CHECK_FIGURE(db, "downstream", "accuracy", 0.5);
     CHECK_FIGURE(db, "downstream", "em", 1.0);
@@ -226,8 +226,8 @@ class TestKiltEval : public QObject {
       QVERIFY(r.out.contains("KILT-em\tq1\t1\n"));
       writeText(dir, name, r.out.toStdString());
     }
-    const auto cmp = runCli({"compare", dir.filePath("a.q"), dir.filePath("b.q"), "--measure",
-                             "KILT-em", "--json"});
+    const auto cmp = runCli(
+        {"compare", dir.filePath("a.q"), dir.filePath("b.q"), "--measure", "KILT-em", "--json"});
     QVERIFY2(cmp.exitCode == 0, cmp.err.constData());
     const auto c = nlohmann::json::parse(cmp.out.toStdString(), nullptr, false);
     QVERIFY(c.is_object());
@@ -239,14 +239,14 @@ class TestKiltEval : public QObject {
   // a duplicate prediction id and a prediction with two outputs are errors naming the line.
   void idRules() {
     QTemporaryDir dir;
-    const auto gold = writeText(
-        dir, "gold.jsonl",
-        R"({"id": "a", "output": [{"answer": "x", "provenance": [{"wikipedia_id": "1"}]}]}
+    const auto gold =
+        writeText(dir, "gold.jsonl",
+                  R"({"id": "a", "output": [{"answer": "x", "provenance": [{"wikipedia_id": "1"}]}]}
 {"id": "b", "output": [{"answer": "y", "provenance": [{"wikipedia_id": "2"}]}]}
 )");
-    const auto partial = writeText(
-        dir, "partial.jsonl",
-        R"({"id": "a", "output": [{"answer": "x", "provenance": [{"wikipedia_id": "1"}]}]}
+    const auto partial =
+        writeText(dir, "partial.jsonl",
+                  R"({"id": "a", "output": [{"answer": "x", "provenance": [{"wikipedia_id": "1"}]}]}
 {"id": "zzz", "output": [{"answer": "y"}]}
 )");
     const QString g = QString::fromStdString(gold.string());
@@ -264,19 +264,18 @@ class TestKiltEval : public QObject {
     QCOMPARE(exit, 2);
     QVERIFY2(err.contains("no prediction provided"), err.constData());
 
-    const auto dup = writeText(
-        dir, "dup.jsonl",
-        "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}]}\n"
-        "{\"id\": \"b\", \"output\": [{\"answer\": \"y\"}]}\n"
-        "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}]}\n");
+    const auto dup = writeText(dir, "dup.jsonl",
+                               "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}]}\n"
+                               "{\"id\": \"b\", \"output\": [{\"answer\": \"y\"}]}\n"
+                               "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}]}\n");
     kiltJson({g, QString::fromStdString(dup.string())}, &err, &exit);
     QCOMPARE(exit, 2);
     QVERIFY2(err.contains("dup.jsonl:3: id: duplicate id 'a' (first at line 1"), err.constData());
 
-    const auto two = writeText(
-        dir, "two.jsonl",
-        "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}, {\"answer\": \"z\"}]}\n"
-        "{\"id\": \"b\", \"output\": [{\"answer\": \"y\"}]}\n");
+    const auto two =
+        writeText(dir, "two.jsonl",
+                  "{\"id\": \"a\", \"output\": [{\"answer\": \"x\"}, {\"answer\": \"z\"}]}\n"
+                  "{\"id\": \"b\", \"output\": [{\"answer\": \"y\"}]}\n");
     kiltJson({g, QString::fromStdString(two.string())}, &err, &exit);
     QCOMPARE(exit, 2);
     QVERIFY2(err.contains("two.jsonl:1: output: id 'a': KILT needs exactly one output"),
@@ -305,8 +304,8 @@ class TestKiltEval : public QObject {
     QVERIFY(ci[0].get<double>() >= 0.0 && ci[1].get<double>() <= 1.0);
     QVERIFY(ci[0].get<double>() <= 2.0 / 3 && ci[1].get<double>() >= 2.0 / 3);
 
-    const auto r = runCli({"kilt-eval", fixture("gold1.jsonl"), fixture("guess1_1.jsonl"),
-                           "--ks", "0,5"});
+    const auto r =
+        runCli({"kilt-eval", fixture("gold1.jsonl"), fixture("guess1_1.jsonl"), "--ks", "0,5"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.contains("--ks"));
     const auto help = runCli({"kilt-eval", "--help"});

@@ -101,7 +101,9 @@ class TestKiltGui : public QObject {
     const auto* e = view.evaluation();
     QVERIFY(e);
     QCOMPARE(e->n(), std::size_t(3));
-    auto mean = [&](const char* name) { return e->metrics[std::size_t(e->metricIndex(name))].mean; };
+    auto mean = [&](const char* name) {
+      return e->metrics[std::size_t(e->metricIndex(name))].mean;
+    };
     QVERIFY(qAbs(mean("accuracy") - 1.0 / 3) < 1e-12);
     QVERIFY(qAbs(mean("em") - 2.0 / 3) < 1e-12);
     QVERIFY(qAbs(mean("f1") - 8.0 / 9) < 1e-12);

@@ -208,9 +208,8 @@ void TestLabels::latestOfAnnotatorWinsHistoryKept() {
   std::string error;
   QVERIFY(store.open(dir.filePath("x.db").toStdString(), &error));
   const Target t{TargetKind::Claim, "claims.db", "q1", "response:0"};
-  std::vector<Label> first = {
-      makeLabel(t.kind, t.scope, t.qid, t.item, "supported", "ana"),
-      makeLabel(t.kind, t.scope, t.qid, t.item, "neutral", "bo")};
+  std::vector<Label> first = {makeLabel(t.kind, t.scope, t.qid, t.item, "supported", "ana"),
+                              makeLabel(t.kind, t.scope, t.qid, t.item, "neutral", "bo")};
   QVERIFY(store.add(first, &error));
   std::vector<Label> second = {makeLabel(t.kind, t.scope, t.qid, t.item, "contradiction", "ana")};
   second[0].time = "2026-11-27T11:00:00Z";
@@ -431,8 +430,7 @@ void TestLabels::killedWriterLosesNothing() {
   const QString path = dir.filePath("burst.labels.db");
   QProcess child;
   child.setProcessChannelMode(QProcess::SeparateChannels);
-  child.start(QCoreApplication::applicationFilePath(),
-              {"--labels-burst-child", path, "100000000"});
+  child.start(QCoreApplication::applicationFilePath(), {"--labels-burst-child", path, "100000000"});
   QVERIFY(child.waitForStarted());
   // Wait for a few hundred acknowledged labels, then kill the writer mid-burst.
   QByteArray out;
@@ -579,8 +577,9 @@ void TestLabels::importRefusesDuplicatesAndBadLines() {
       "\n";
   in = parseLabelsText(dupJsonl, "l.jsonl", LabelFileFormat::Jsonl, {});
   QVERIFY(!in.ok());
-  QVERIFY2(hasText(in.error, "l.jsonl:3: item: claim \"response:0\" of query \"q1\" in \"c.db\" "
-                             "is labelled twice by \"ana\" in this file (first on line 1)"),
+  QVERIFY2(hasText(in.error,
+                   "l.jsonl:3: item: claim \"response:0\" of query \"q1\" in \"c.db\" "
+                   "is labelled twice by \"ana\" in this file (first on line 1)"),
            in.error.c_str());
   in = parseLabelsText(
       R"({"kind":"claim","scope":"c.db","qid":"q1","item":"response:0","value":"supported","annotator":"a\u0007b"})",
@@ -590,11 +589,13 @@ void TestLabels::importRefusesDuplicatesAndBadLines() {
   in = parseLabelsText(R"({"kind":"vote","scope":"c","qid":"q","value":"1","annotator":"a"})",
                        "l.jsonl", LabelFileFormat::Jsonl, {});
   QVERIFY2(hasText(in.error, "l.jsonl:1: kind: \"vote\" is unknown"), in.error.c_str());
-  in = parseLabelsText(R"({"kind":"erag","scope":"e","qid":"q","item":"d","value":1.5,"annotator":"a"})",
-                       "l.jsonl", LabelFileFormat::Jsonl, {});
+  in = parseLabelsText(
+      R"({"kind":"erag","scope":"e","qid":"q","item":"d","value":1.5,"annotator":"a"})", "l.jsonl",
+      LabelFileFormat::Jsonl, {});
   QVERIFY2(hasText(in.error, "l.jsonl:1: value: \"1.5\" is out of range"), in.error.c_str());
-  in = parseLabelsText(R"({"kind":"erag","scope":"e","qid":"q","item":"d","valeu":1,"annotator":"a"})",
-                       "l.jsonl", LabelFileFormat::Jsonl, {});
+  in = parseLabelsText(
+      R"({"kind":"erag","scope":"e","qid":"q","item":"d","valeu":1,"annotator":"a"})", "l.jsonl",
+      LabelFileFormat::Jsonl, {});
   QVERIFY2(hasText(in.error, "l.jsonl:1: valeu: unknown field"), in.error.c_str());
 
   QTemporaryDir dir;
@@ -603,8 +604,9 @@ void TestLabels::importRefusesDuplicatesAndBadLines() {
   options.scope = "claims.db";
   auto fromCsv = readLabelsFile(csv, LabelFileFormat::Csv, options);
   QVERIFY(!fromCsv.ok());
-  QVERIFY2(hasText(fromCsv.error, ":4: qid: answer of query \"q1\" in \"claims.db\" is labelled "
-                                  "twice by \"ana\" in this file (first on line 2)"),
+  QVERIFY2(hasText(fromCsv.error,
+                   ":4: qid: answer of query \"q1\" in \"claims.db\" is labelled "
+                   "twice by \"ana\" in this file (first on line 2)"),
            fromCsv.error.c_str());
 }
 
@@ -635,7 +637,8 @@ void TestLabels::jsonlAndCsvRoundTrip() {
   QCOMPARE(csv.text, std::string("qid,label\nq1,1\nq1,0.5\nq2,0\n"));
   LabelFilter bo;
   bo.annotator = "bo";
-  QCOMPARE(exportLabels(current, LabelFileFormat::Csv, bo).text, std::string("qid,label\nq1,0.5\n"));
+  QCOMPARE(exportLabels(current, LabelFileFormat::Csv, bo).text,
+           std::string("qid,label\nq1,0.5\n"));
   LabelFilter claimsOnly;
   claimsOnly.kind = TargetKind::Claim;
   QCOMPARE(exportLabels(current, LabelFileFormat::Csv, claimsOnly).text,
@@ -721,11 +724,9 @@ void TestLabels::claimAgreementByHand() {
   QCOMPARE(a.judgeMissing, std::size_t{1});
   QVERIFY(std::abs(a.accuracy - 2.0 / 3.0) < 1e-12);
   QVERIFY(std::abs(a.kappa - 0.4) < 1e-12);
-  QCOMPARE(a.confusion.judge,
-           (std::vector<std::string>{"supported", "neutral", "contradiction"}));
+  QCOMPARE(a.confusion.judge, (std::vector<std::string>{"supported", "neutral", "contradiction"}));
   QCOMPARE(a.confusion.human, (std::vector<std::string>{"supported", "unsupported"}));
-  QCOMPARE(a.confusion.counts,
-           (std::vector<std::vector<std::size_t>>{{1, 0}, {0, 1}, {1, 0}}));
+  QCOMPARE(a.confusion.counts, (std::vector<std::vector<std::size_t>>{{1, 0}, {0, 1}, {1, 0}}));
   QVERIFY(report.unmatched.empty());
   // Labels of a run nobody loaded are named, not dropped.
   auto lost = current;
@@ -848,17 +849,18 @@ void TestLabels::cliImportExportAndAgreement() {
   // Grades of the demo's q01 by ana: hc01 as the qrels say (2), hc02 differently (1; qrels 0),
   // hc05 unjudged by the qrels (0).
   writeText(demo / "ana.qrels", "q01 0 hc01 2\nq01 0 hc02 1\nq01 0 hc05 0\n");
-  auto r = ragscope::test::runCliText({"labels", "import", "--labels", project, "--format",
-                                       "qrels", QString::fromStdString((demo / "ana.qrels").string()),
+  auto r = ragscope::test::runCliText({"labels", "import", "--labels", project, "--format", "qrels",
+                                       QString::fromStdString((demo / "ana.qrels").string()),
                                        "--annotator", "ana", "--scope", "Harbor City demo"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QVERIFY2(r.out.contains("3 labels added"), qPrintable(r.out));
   QVERIFY(fs::exists(demo / "demo.ragscope.labels.db"));
 
   // A claim label by file name is stored under the project's path of the store.
-  writeText(demo / "c.jsonl",
-            R"({"kind":"claim","scope":"claims-offline.db","qid":"q01","item":"response:0","value":"Supported","annotator":"bo"})"
-            "\n");
+  writeText(
+      demo / "c.jsonl",
+      R"({"kind":"claim","scope":"claims-offline.db","qid":"q01","item":"response:0","value":"Supported","annotator":"bo"})"
+      "\n");
   r = ragscope::test::runCliText({"labels", "import", "--labels", project, "--format", "jsonl",
                                   QString::fromStdString((demo / "c.jsonl").string())});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -874,10 +876,9 @@ void TestLabels::cliImportExportAndAgreement() {
 
   // Export merged with the dataset's qrels: one conflict (hc02: qrels 0, ana 1).
   const QString out = QString::fromStdString((demo / "merged.qrels").string());
-  r = ragscope::test::runCliText({"labels", "export", "--labels", project, "--format", "qrels",
-                                  "--merge-qrels",
-                                  QString::fromStdString((demo / "qrels.txt").string()), "--out",
-                                  out});
+  r = ragscope::test::runCliText(
+      {"labels", "export", "--labels", project, "--format", "qrels", "--merge-qrels",
+       QString::fromStdString((demo / "qrels.txt").string()), "--out", out});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QVERIFY2(r.err.contains("conflict: query q01, document hc02: qrels grade 0, ana graded 1"),
            qPrintable(r.err));
@@ -889,8 +890,7 @@ void TestLabels::cliImportExportAndAgreement() {
 
   // Agreement from the project's labels: relevance vs the qrels (hc01 2/2, hc02 0/1; hc05 is
   // unjudged: no judge verdict), the claim vs the judge's verdict.
-  r = ragscope::test::runCliText(
-      {"agreement", "--labels", project, "--resamples", "0", "--json"});
+  r = ragscope::test::runCliText({"agreement", "--labels", project, "--resamples", "0", "--json"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
   QCOMPARE(doc["labels"].toInt(), 4);
@@ -920,21 +920,22 @@ void TestLabels::cliImportExportAndAgreement() {
 
   // Answer labels imported from a CSV (by the store's file name), exported as the qid,label CSV,
   // and compared both ways: `agreement --labels` and the CSV path give the same aspects.
-  writeText(demo / "answers.csv", "qid,label\nq01,correct\nq02,0.25\nq04,incorrect\nq07,1\n"
-                                   "q11,partially\n");
+  writeText(demo / "answers.csv",
+            "qid,label\nq01,correct\nq02,0.25\nq04,incorrect\nq07,1\n"
+            "q11,partially\n");
   r = ragscope::test::runCliText({"labels", "import", "--labels", project, "--format", "csv",
                                   QString::fromStdString((demo / "answers.csv").string()),
                                   "--annotator", "ana", "--scope", "claims-offline.db"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const QString csvOut = QString::fromStdString((demo / "exported.csv").string());
-  r = ragscope::test::runCliText({"labels", "export", "--labels", project, "--format", "csv",
-                                  "--out", csvOut});
+  r = ragscope::test::runCliText(
+      {"labels", "export", "--labels", project, "--format", "csv", "--out", csvOut});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QCOMPARE(readText(csvOut.toStdString()),
            std::string("qid,label\nq01,1\nq02,0.25\nq04,0\nq07,1\nq11,0.5\n"));
   const QString judgeStore = QString::fromStdString((demo / "runs/claims-offline.db").string());
-  r = ragscope::test::runCliText({"agreement", "--human", csvOut, "--judge", judgeStore,
-                                  "--resamples", "100", "--json"});
+  r = ragscope::test::runCliText(
+      {"agreement", "--human", csvOut, "--judge", judgeStore, "--resamples", "100", "--json"});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   const QJsonObject viaCsv = QJsonDocument::fromJson(r.out.toUtf8()).object();
   r = ragscope::test::runCliText(
@@ -951,32 +952,33 @@ void TestLabels::cliRefusesBadImport() {
   QTemporaryDir dir;
   const fs::path store = fs::path(dir.path().toStdString()) / "x.labels.db";
   const fs::path file = fs::path(dir.path().toStdString()) / "bad.jsonl";
-  writeText(file,
-            R"({"kind":"relevance","scope":"d","qid":"q1","item":"a","value":"1","annotator":"ana"})"
-            "\n"
-            R"({"kind":"relevance","scope":"d","qid":"q1","item":"b","value":"9","annotator":"ana"})"
-            "\n");
+  writeText(
+      file,
+      R"({"kind":"relevance","scope":"d","qid":"q1","item":"a","value":"1","annotator":"ana"})"
+      "\n"
+      R"({"kind":"relevance","scope":"d","qid":"q1","item":"b","value":"9","annotator":"ana"})"
+      "\n");
   auto r = ragscope::test::runCliText({"labels", "import", "--labels",
-                                       QString::fromStdString(store.string()), "--format",
-                                       "jsonl", QString::fromStdString(file.string())});
+                                       QString::fromStdString(store.string()), "--format", "jsonl",
+                                       QString::fromStdString(file.string())});
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("bad.jsonl:2: value: \"9\" is out of range"), qPrintable(r.err));
   QVERIFY2(r.err.contains("nothing was stored"), qPrintable(r.err));
   QVERIFY(!fs::exists(store));
   // A good file, then a duplicate-target file: the store keeps only the good one.
-  writeText(file,
-            R"({"kind":"relevance","scope":"d","qid":"q1","item":"a","value":"1","annotator":"ana"})"
-            "\n");
+  writeText(
+      file,
+      R"({"kind":"relevance","scope":"d","qid":"q1","item":"a","value":"1","annotator":"ana"})"
+      "\n");
   r = ragscope::test::runCliText({"labels", "import", "--labels",
                                   QString::fromStdString(store.string()), "--format", "jsonl",
                                   QString::fromStdString(file.string())});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QVERIFY2(r.out.contains("(targets not checked)"), qPrintable(r.out));
   writeText(file, "q1 0 a 2\nq1 0 a 3\n");
-  r = ragscope::test::runCliText({"labels", "import", "--labels",
-                                  QString::fromStdString(store.string()), "--format", "qrels",
-                                  QString::fromStdString(file.string()), "--annotator", "bo",
-                                  "--scope", "d"});
+  r = ragscope::test::runCliText(
+      {"labels", "import", "--labels", QString::fromStdString(store.string()), "--format", "qrels",
+       QString::fromStdString(file.string()), "--annotator", "bo", "--scope", "d"});
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains(":2: docno: document \"a\" of query \"q1\" is graded twice"),
            qPrintable(r.err));

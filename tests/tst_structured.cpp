@@ -33,12 +33,12 @@
 using namespace ragscope::core;
 using namespace ragscope::core::claims;
 using namespace ragscope::test::notebook;
-using ragscope::testserver::ResponseFormatMode;
 using nlohmann::json;
+using ragscope::testserver::ResponseFormatMode;
 namespace fs = std::filesystem;
 
 // JSON values compared by their serialisation (QTest cannot print a json).
-#define QCOMPARE_JSON(actual, expected)                   \
+#define QCOMPARE_JSON(actual, expected)                 \
   QCOMPARE(QString::fromStdString(json(actual).dump()), \
            QString::fromStdString(json(expected).dump()))
 
@@ -226,7 +226,7 @@ void TestStructured::requestBodyCarriesTheSchema() {
                              R"("type":"object"},"strict":true},"type":"json_schema"},)"
                              R"("stream":false,"temperature":0.0})"));
   QCOMPARE_JSON(json::parse(body)["response_format"],
-           formatDoc("claim_list", json::parse(kClaimListDoc)));
+                formatDoc("claim_list", json::parse(kClaimListDoc)));
   // The stored request (a run store's item) gives the same bytes back.
   const json stored = llm::toJson(r);
   QCOMPARE_JSON(stored["response_format"], formatDoc("claim_list", json::parse(kClaimListDoc)));
@@ -266,26 +266,24 @@ void TestStructured::claimListJson_data() {
   QTest::addColumn<QStringList>("claims");
   QTest::addColumn<QString>("problem");
   QTest::newRow("two claims") << "{\"claims\": [\"Apple's sales fell.\", \"Net sales: $81,797.\"]}"
-                              << QStringList{"Apple's sales fell.", "Net sales: $81,797."}
-                              << "";
+                              << QStringList{"Apple's sales fell.", "Net sales: $81,797."} << "";
   QTest::newRow("none") << R"({"claims": []})" << QStringList{} << "";
   QTest::newRow("whitespace and line breaks")
       << "{\"claims\": [\"  a\\nb \", \"   \", \"\", \"c\\td\"]}" << QStringList{"a b", "c d"}
       << "";
   QTest::newRow("unknown member skipped")
       << R"({"note": "x", "claims": ["a"]})" << QStringList{"a"} << "";
-  QTest::newRow("JSON in prose")
-      << "Sure! Here is the JSON:\n```json\n{\"claims\": [\"a\"]}\n```" << QStringList{}
-      << "the reply is not JSON (";
+  QTest::newRow("JSON in prose") << "Sure! Here is the JSON:\n```json\n{\"claims\": [\"a\"]}\n```"
+                                 << QStringList{} << "the reply is not JSON (";
   QTest::newRow("text bullets") << "- a\n- b" << QStringList{} << "the reply is not JSON (";
   QTest::newRow("empty reply") << "" << QStringList{} << "the reply is not JSON (";
   QTest::newRow("array") << R"(["a"])" << QStringList{} << "the reply is not a JSON object";
   QTest::newRow("no member") << R"({"claim": ["a"]})" << QStringList{}
                              << "the reply has no \"claims\" member";
-  QTest::newRow("claims a string") << R"({"claims": "a"})" << QStringList{}
-                                   << "\"claims\" is not an array";
-  QTest::newRow("a number among claims") << R"({"claims": ["a", 1]})" << QStringList{}
-                                         << "claims[1] is not a string";
+  QTest::newRow("claims a string")
+      << R"({"claims": "a"})" << QStringList{} << "\"claims\" is not an array";
+  QTest::newRow("a number among claims")
+      << R"({"claims": ["a", 1]})" << QStringList{} << "claims[1] is not a string";
   std::string many = "{\"claims\": [";
   for (std::size_t i = 0; i <= kMaxJsonClaims; ++i) many += i ? ",\"c\"" : "\"c\"";
   many += "]}";
@@ -326,9 +324,8 @@ void TestStructured::verdictJson_data() {
                                   << QStringList{};
   QTest::newRow("missing entry") << v({{1, "SUPPORTED=1"}}) << 2 << false << "S?"
                                  << QStringList{"claim 2: no entry"};
-  QTest::newRow("two entries")
-      << v({{1, "SUPPORTED=1"}, {1, "SUPPORTED=0"}, {2, "SUPPORTED=1"}}) << 2 << false << "?S"
-      << QStringList{"claim 1: on 2 entries"};
+  QTest::newRow("two entries") << v({{1, "SUPPORTED=1"}, {1, "SUPPORTED=0"}, {2, "SUPPORTED=1"}})
+                               << 2 << false << "?S" << QStringList{"claim 1: on 2 entries"};
   QTest::newRow("numbers no claim")
       << v({{1, "SUPPORTED=1"}, {3, "SUPPORTED=0"}, {0, "SUPPORTED=0"}}) << 2 << false << "S?"
       << QStringList{"claim 2: no entry", "an entry numbers no claim (3)",
@@ -351,19 +348,19 @@ void TestStructured::verdictJson_data() {
                                      << QStringList{"verdicts[0].claim is not an integer"};
   QTest::newRow("no label") << R"({"verdicts": [{"claim": 1}]})" << 1 << false << "?"
                             << QStringList{"verdicts[0].label is missing"};
-  QTest::newRow("entry not an object") << R"({"verdicts": [1]})" << 1 << false << "?"
-                                       << QStringList{"verdicts[0] is not an object"};
+  QTest::newRow("entry not an object")
+      << R"({"verdicts": [1]})" << 1 << false << "?" << QStringList{"verdicts[0] is not an object"};
   QTest::newRow("text verdict lines")
       << "- The sky is blue. SUPPORTED=1" << 1 << false << "?"
       << QStringList{"the reply is not JSON (parse error at line 1, column "};
-  QTest::newRow("JSON in prose")
-      << "Here you go: {\"verdicts\": []}" << 1 << false << "?"
-      << QStringList{"the reply is not JSON (parse error at line 1, column "};
+  QTest::newRow("JSON in prose") << "Here you go: {\"verdicts\": []}" << 1 << false << "?"
+                                 << QStringList{
+                                        "the reply is not JSON (parse error at line 1, column "};
   std::vector<std::pair<json, json>> runaway;
   for (int i = 0; i < 2 * 2 + 11; ++i) runaway.push_back({1 + i % 2, "SUPPORTED=1"});
-  QTest::newRow("runaway list")
-      << v(runaway) << 2 << false << "??"
-      << QStringList{"the reply lists more than 14 verdicts for 2 claims"};
+  QTest::newRow("runaway list") << v(runaway) << 2 << false << "??"
+                                << QStringList{
+                                       "the reply lists more than 14 verdicts for 2 claims"};
   QTest::newRow("no claims") << "not JSON" << 0 << false << "" << QStringList{};
 }
 
@@ -373,9 +370,8 @@ void TestStructured::verdictJson() {
   QFETCH(bool, threeWay);
   QFETCH(QString, labels);
   QFETCH(QStringList, problems);
-  const auto parsed =
-      parseVerdictsJson(reply.toStdString(), static_cast<std::size_t>(claims),
-                        threeWay ? VerdictScale::ThreeWay : VerdictScale::Binary);
+  const auto parsed = parseVerdictsJson(reply.toStdString(), static_cast<std::size_t>(claims),
+                                        threeWay ? VerdictScale::ThreeWay : VerdictScale::Binary);
   QCOMPARE(QString::fromStdString(labelLetters(parsed.labels)), labels);
   // Each problem as expected (a parser's message: its beginning).
   QCOMPARE(parsed.problems.size(), static_cast<std::size_t>(problems.size()));
@@ -444,9 +440,9 @@ void TestStructured::notebookThroughStructuredOutputs() {
   for (const auto& item : s.items()) {
     const json req = json::parse(item.requestJson);
     QVERIFY2(req.contains("response_format"), item.key.c_str());
-    QCOMPARE(req["response_format"]["json_schema"]["name"].get<std::string>(),
-             std::string(item.key.rfind("extract:", 0) == 0 ? "claim_list"
-                                                            : "claim_verdicts_binary"));
+    QCOMPARE(
+        req["response_format"]["json_schema"]["name"].get<std::string>(),
+        std::string(item.key.rfind("extract:", 0) == 0 ? "claim_list" : "claim_verdicts_binary"));
   }
 
   // The notebook's corruption (2022 -> 1922) halves faithfulness on this path too.
@@ -465,9 +461,9 @@ void TestStructured::structuredAgainstAnIgnoringServer() {
   options.responseFormat = ResponseFormatMode::Ignore;
   ragscope::testserver::TestServer server(options);
   QVERIFY(server.start());
-  const auto result = runSpec(judgeSpec(server.baseUrl(),
-                                        m_dir.filePath("ignored.db").toStdString(),
-                                        {notebookInput(joined(kResponseClaims))}, true));
+  const auto result =
+      runSpec(judgeSpec(server.baseUrl(), m_dir.filePath("ignored.db").toStdString(),
+                        {notebookInput(joined(kResponseClaims))}, true));
   QVERIFY2(result.error.empty(), result.error.c_str());
   const auto& r = *result.judge;
   for (const char* m : {"faithfulness", "correctness", "coverage"}) {
@@ -535,8 +531,7 @@ void TestStructured::structuredRepair() {
   QCOMPARE(metric(r, "faithfulness")->mean, 2.0 / 3.0);
   QCOMPARE(labelLetters(r.queries.front().find("faith")->labels), std::string("SSU"));
   QCOMPARE(judge->repairPrompts.size(), std::size_t{1});
-  QCOMPARE(judge->repairPrompts.front(),
-           structuredRepairInstruction({"claim 2: no entry"}));
+  QCOMPARE(judge->repairPrompts.front(), structuredRepairInstruction({"claim 2: no entry"}));
   const auto bodies = chatBodies(server);
   QCOMPARE(bodies.size(), std::size_t{3});  // extraction, assessment, its repair
   QCOMPARE_JSON(bodies.back()["response_format"], formatDoc("claim_verdicts_binary", kBinaryDoc));
@@ -623,11 +618,16 @@ void TestStructured::offAgainstAProseServer() {
 void TestStructured::probe_data() {
   QTest::addColumn<QString>("scenario");
   QTest::addColumn<QString>("support");
-  QTest::newRow("honoured") << "honour" << "yes";
-  QTest::newRow("ignored: text") << "ignore" << "no";
-  QTest::newRow("ignored: JSON in prose") << "prose" << "no";
-  QTest::newRow("refused with HTTP 400") << "refuse" << "no";
-  QTest::newRow("server error") << "fail" << "unknown";
+  QTest::newRow("honoured") << "honour"
+                            << "yes";
+  QTest::newRow("ignored: text") << "ignore"
+                                 << "no";
+  QTest::newRow("ignored: JSON in prose") << "prose"
+                                          << "no";
+  QTest::newRow("refused with HTTP 400") << "refuse"
+                                         << "no";
+  QTest::newRow("server error") << "fail"
+                                << "unknown";
 }
 
 void TestStructured::probe() {
@@ -666,9 +666,10 @@ void TestStructured::probe() {
   // One call (no retry), carrying the probe's schema as documented.
   const auto bodies = chatBodies(server);
   QCOMPARE(bodies.size(), std::size_t{1});
-  QCOMPARE_JSON(bodies.front()["response_format"],
-           formatDoc("ragscope_probe",
-                     json::parse(R"({"type": "object", "properties": {"answer": {"type": "string",
+  QCOMPARE_JSON(
+      bodies.front()["response_format"],
+      formatDoc("ragscope_probe",
+                json::parse(R"({"type": "object", "properties": {"answer": {"type": "string",
                                      "enum": ["yes", "no"]}}, "required": ["answer"],
                                      "additionalProperties": false})")));
   QCOMPARE(lastUserMessage(bodies.front()), std::string("Is 7 a prime number?"));
@@ -707,16 +708,11 @@ DocugamiRun runDocugami(ResponseFormatMode mode, const QString& store, QStringLi
   DocugamiRun out;
   if (!server.start()) return out;
   const auto r = ragscope::test::runCliText(
-      QStringList{"judge",       "--dataset",
-                  QString::fromStdString(ragscope::test::dataPath(kSec10q).string()),
-                  "--retriever", "bm25",
-                  "--k",         "5",
-                  "--metrics",   "notebook",
-                  "--judge",     QString::fromStdString(server.baseUrl()),
-                  "--judge-model", "test-model",
-                  "--no-cache",  "--store",
-                  store,         "--json",
-                  "--quiet"} +
+      QStringList{"judge", "--dataset",
+                  QString::fromStdString(ragscope::test::dataPath(kSec10q).string()), "--retriever",
+                  "bm25", "--k", "5", "--metrics", "notebook", "--judge",
+                  QString::fromStdString(server.baseUrl()), "--judge-model", "test-model",
+                  "--no-cache", "--store", store, "--json", "--quiet"} +
       extra);
   if (r.exitCode != 0) {
     qWarning("judge failed (%d): %s", r.exitCode, qPrintable(r.err));
@@ -740,9 +736,9 @@ void TestStructured::docugamiHonouredHasNoUnparsed() {
   // the claim x chunk matrix too (--matrix), every claim list and verdict list through JSON.
   const DocugamiRun text =
       runDocugami(ResponseFormatMode::Honour, m_dir.filePath("docugami-text.db"), {"--matrix"});
-  const DocugamiRun structured = runDocugami(
-      ResponseFormatMode::Honour, m_dir.filePath("docugami-structured.db"),
-      {"--matrix", "--structured-outputs"});
+  const DocugamiRun structured =
+      runDocugami(ResponseFormatMode::Honour, m_dir.filePath("docugami-structured.db"),
+                  {"--matrix", "--structured-outputs"});
   QVERIFY(!text.report.is_null() && !structured.report.is_null());
   const json& paths = structured.report["parse_paths"];
   qInfo("%zu judge calls per run; structured: %s", structured.calls, paths.dump().c_str());
@@ -779,9 +775,9 @@ void TestStructured::docugamiHonouredHasNoUnparsed() {
   QCOMPARE(structured.bodies.size(), structured.calls);
   for (const auto& b : structured.bodies) {
     const bool extract = lastUserMessage(b).rfind("Break the text", 0) == 0;
-    QCOMPARE_JSON(b["response_format"],
-                  extract ? formatDoc("claim_list", json::parse(kClaimListDoc))
-                          : formatDoc("claim_verdicts_binary", kBinaryDoc));
+    QCOMPARE_JSON(b["response_format"], extract
+                                            ? formatDoc("claim_list", json::parse(kClaimListDoc))
+                                            : formatDoc("claim_verdicts_binary", kBinaryDoc));
   }
   for (const auto& b : text.bodies) QVERIFY(!b.contains("response_format"));
 }

@@ -94,8 +94,8 @@ int kiltEvalCommand(const Args& args) {
   auto loaded = eval::evaluateKiltFiles(files[0], files[1], options);
   printLoadDiagnostics(loaded.report);
   if (!loaded.report.ok() || loaded.report.hasErrors()) {
-    std::cerr << "ragscope-cli: kilt-eval: " << files[1] << " cannot be scored against "
-              << files[0] << "\n";
+    std::cerr << "ragscope-cli: kilt-eval: " << files[1] << " cannot be scored against " << files[0]
+              << "\n";
     return 2;
   }
   const auto& e = loaded.value;

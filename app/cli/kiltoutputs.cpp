@@ -54,8 +54,8 @@ bool writeRetrieveKiltPredictions(const Dataset& dataset, const Run& run, std::s
     std::cerr << "ragscope-cli retrieve: " << error << "\n";
     return false;
   }
-  std::cout << "wrote: " << kiltOut << " (KILT predictions, provenance only, "
-            << predictions.size() << " queries)\n";
+  std::cout << "wrote: " << kiltOut << " (KILT predictions, provenance only, " << predictions.size()
+            << " queries)\n";
   return true;
 }
 

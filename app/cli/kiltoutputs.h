@@ -16,7 +16,7 @@ int writeGenerateKiltPredictions(const JobInputArgs& inputs, const std::string& 
                                  const std::string& kiltOut, const CommandLine& cli);
 
 // retrieve: the pages of each query's top k documents, no answer. False after printing why.
-bool writeRetrieveKiltPredictions(const core::Dataset& dataset, const core::Run& run,
-                                  std::size_t k, const std::string& kiltOut);
+bool writeRetrieveKiltPredictions(const core::Dataset& dataset, const core::Run& run, std::size_t k,
+                                  const std::string& kiltOut);
 
 }  // namespace ragscope::cli

@@ -83,9 +83,8 @@ int exportCommand(const Args& args) {
     }
     qrels = std::move(loaded.value);
   }
-  const LabelExport out =
-      exportLabels(store.current(), *labelFileFormatFromName(format), filter,
-                   qrels ? &*qrels : nullptr);
+  const LabelExport out = exportLabels(store.current(), *labelFileFormatFromName(format), filter,
+                                       qrels ? &*qrels : nullptr);
   if (!out.ok()) return labelsFail("export", out.error);
   if (!writeBytesAtomically(outPath, out.text, &error, FileAccess::Private))
     return labelsFail("export", error);
@@ -162,8 +161,7 @@ int importCommand(const Args& args) {
   }
   LabelStore store;
   if (!store.openProjectOrStore(labelsPath, false, &error)) return labelsFail("import", error);
-  if (!store.add(in.labels, &error, catalog))
-    return labelsFail("import", files[0] + ": " + error);
+  if (!store.add(in.labels, &error, catalog)) return labelsFail("import", files[0] + ": " + error);
   std::cout << in.labels.size() << " labels added to " << store.path().string()
             << (catalog ? "" : " (targets not checked)") << "\n";
   return 0;
@@ -186,9 +184,10 @@ int listCommand(const Args& args, bool summary) {
     cli.text("--annotator", "A", annotator, "only this annotator's labels");
     cli.flag("--history", history, "every row, earlier labels included");
   }
-  cli.flag("--json", asJson, summary ? "{\"rows\", \"current\", \"annotators\", \"counts\": "
-                                       "[{\"kind\", \"scope\", \"annotator\", \"labels\"}]}"
-                                     : "one JSON array of labels");
+  cli.flag("--json", asJson,
+           summary ? "{\"rows\", \"current\", \"annotators\", \"counts\": "
+                     "[{\"kind\", \"scope\", \"annotator\", \"labels\"}]}"
+                   : "one JSON array of labels");
   if (auto exit = cli.parse(args, 2)) return *exit;
   if (labelsPath.empty()) return cli.usageError("needs --labels");
   LabelStore store;

@@ -151,8 +151,7 @@ ClaimListParse parseClaimListJson(std::string_view reply) {
   return out;
 }
 
-VerdictParse parseVerdictsJson(std::string_view reply, std::size_t claimCount,
-                               VerdictScale scale) {
+VerdictParse parseVerdictsJson(std::string_view reply, std::size_t claimCount, VerdictScale scale) {
   VerdictParse out;
   out.labels.assign(claimCount, Label::Unparsed);
   if (claimCount == 0) return out;
@@ -200,8 +199,8 @@ VerdictParse parseVerdictsJson(std::string_view reply, std::size_t claimCount,
     if (!found) {
       std::string allowed;
       for (const auto& l : labels) allowed += std::string(allowed.empty() ? "" : ", ") + l.name;
-      problem = where + ".label \"" + escapeControlChars(name.substr(0, 40)) +
-                "\" is not one of " + allowed;
+      problem = where + ".label \"" + escapeControlChars(name.substr(0, 40)) + "\" is not one of " +
+                allowed;
       break;
     }
     entries.emplace_back(*k, found->label);

@@ -51,8 +51,7 @@ ClaimListParse parseClaimListJson(std::string_view reply);
 
 // {"verdicts": [{"claim": k, "label": L}, ...]}: k the claim's number, 1 for the first claim
 // listed in the prompt, in any order; L one of the scale's labels, spelt exactly.
-VerdictParse parseVerdictsJson(std::string_view reply, std::size_t claimCount,
-                               VerdictScale scale);
+VerdictParse parseVerdictsJson(std::string_view reply, std::size_t claimCount, VerdictScale scale);
 
 // The follow-up turn of the one repair retry on the structured path.
 std::string structuredRepairInstruction(const std::vector<std::string>& problems);

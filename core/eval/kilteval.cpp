@@ -104,8 +104,7 @@ std::vector<KiltMetricSummary> kiltMetricLayout(const std::vector<int>& ks) {
   for (int k : ks) add("retrieval", "precision@" + std::to_string(k));
   for (int k : ks) add("retrieval", "recall@" + std::to_string(k));
   for (int k : ks) add("retrieval", "success_rate@" + std::to_string(k));
-  for (const char* name : {"KILT-accuracy", "KILT-em", "KILT-f1", "KILT-rougel"})
-    add("kilt", name);
+  for (const char* name : {"KILT-accuracy", "KILT-em", "KILT-f1", "KILT-rougel"}) add("kilt", name);
   return m;
 }
 
@@ -166,8 +165,8 @@ KiltEvaluation evaluateKiltRecords(const std::vector<json>& gold, const std::vec
   std::sort(e.ks.begin(), e.ks.end());
   e.ks.erase(std::unique(e.ks.begin(), e.ks.end()), e.ks.end());
   e.ks.erase(std::remove_if(e.ks.begin(), e.ks.end(), [](int k) { return k <= 0; }), e.ks.end());
-  e.rankKeys = options.rankKeys.empty() ? std::vector<std::string>{"wikipedia_id"}
-                                        : options.rankKeys;
+  e.rankKeys =
+      options.rankKeys.empty() ? std::vector<std::string>{"wikipedia_id"} : options.rankKeys;
   e.metrics = kiltMetricLayout(e.ks);
   e.resamples = options.resamples;
   e.level = options.level;
@@ -176,9 +175,9 @@ KiltEvaluation evaluateKiltRecords(const std::vector<json>& gold, const std::vec
     return i < guessLines.size() ? guessLines[i] : 0;
   };
   auto fail = [&](std::string file, std::uint64_t line, std::string field, std::string problem) {
-    report.add(Diagnostic{Severity::Error, std::move(file), line, std::move(field),
-                          std::move(problem)},
-               maxStored);
+    report.add(
+        Diagnostic{Severity::Error, std::move(file), line, std::move(field), std::move(problem)},
+        maxStored);
     report.stopped = true;
     return e;
   };
@@ -394,8 +393,7 @@ std::string kiltEvaluationText(const KiltEvaluation& e) {
   out += " (KILT-* gated on wikipedia_id R-precision = 1)";
   if (e.resamples > 0) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, ", %g%% bootstrap CIs (B = %zu)", e.level * 100.0,
-                  e.resamples);
+    std::snprintf(buf, sizeof buf, ", %g%% bootstrap CIs (B = %zu)", e.level * 100.0, e.resamples);
     out += buf;
   }
   out += "\n";

@@ -34,10 +34,10 @@
 namespace ragscope::core::eval {
 
 struct KiltEvalOptions {
-  std::vector<int> ks{1, 5};                           // positive, as given (sorted on use)
-  std::vector<std::string> rankKeys{"wikipedia_id"};   // provenance keys joined by "+"
-  bool strictIds = false;        // a gold id without a guess is an error, as in KILT
-  std::size_t resamples = 0;     // bootstrap B for each mean's CI; 0 = no CIs
+  std::vector<int> ks{1, 5};                          // positive, as given (sorted on use)
+  std::vector<std::string> rankKeys{"wikipedia_id"};  // provenance keys joined by "+"
+  bool strictIds = false;     // a gold id without a guess is an error, as in KILT
+  std::size_t resamples = 0;  // bootstrap B for each mean's CI; 0 = no CIs
   std::uint64_t seed = 42;
   double level = 0.95;
   unsigned threads = 0;
@@ -55,14 +55,14 @@ struct KiltPageRef {
 
 struct KiltEvalItem {
   std::string id;
-  std::string input;                           // the gold record's question / claim / dialogue
-  std::vector<std::string> goldAnswers;        // KILT's candidates (distinct, stripped, non-empty)
+  std::string input;                     // the gold record's question / claim / dialogue
+  std::vector<std::string> goldAnswers;  // KILT's candidates (distinct, stripped, non-empty)
   std::vector<std::vector<KiltPageRef>> goldProvenance;  // one evidence set per gold output
-  bool hasGuess = false;                       // false: missing from the guess file
-  std::string guessAnswer;                     // str(output[0].answer).strip()
-  std::vector<KiltPageRef> guessProvenance;    // the guess's ranking, file order
-  std::vector<double> values;                  // aligned with KiltEvaluation::metrics
-  std::uint64_t guessLine = 0;                 // first line of the guess record (0: none)
+  bool hasGuess = false;                                 // false: missing from the guess file
+  std::string guessAnswer;                               // str(output[0].answer).strip()
+  std::vector<KiltPageRef> guessProvenance;              // the guess's ranking, file order
+  std::vector<double> values;                            // aligned with KiltEvaluation::metrics
+  std::uint64_t guessLine = 0;                           // first line of the guess record (0: none)
 };
 
 struct KiltMetricSummary {

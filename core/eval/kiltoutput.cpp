@@ -26,8 +26,8 @@ std::vector<exporting::KiltPrediction> kiltPredictionsFor(
       if (promptDocs) {
         ids = topPassages(dataset.corpus, *ranking, k).docIds;
       } else {
-        for (const RunEntry* e : trecOrder(*ranking, k ? std::optional<std::size_t>(k)
-                                                       : std::nullopt))
+        for (const RunEntry* e :
+             trecOrder(*ranking, k ? std::optional<std::size_t>(k) : std::nullopt))
           ids.emplace_back(e->docId());
       }
       p.pages = exporting::kiltPagesOfRanking(ids, &dataset.corpus);

@@ -48,8 +48,7 @@ exporting::ReportRun reportOfKilt(const KiltEvaluation& e, const stats::Bootstra
   }
   for (const auto& item : e.items)
     for (std::size_t m = 0; m < e.metrics.size(); ++m)
-      run.values.push_back(
-          {item.id, kiltReportMetricName(e.metrics[m]), item.values[m], "scored"});
+      run.values.push_back({item.id, kiltReportMetricName(e.metrics[m]), item.values[m], "scored"});
   run.method.emplace_back("KILT ks", [&] {
     std::string s;
     for (int k : e.ks) s += (s.empty() ? "" : ",") + std::to_string(k);
@@ -66,8 +65,7 @@ exporting::ReportRun reportOfKilt(const KiltEvaluation& e, const stats::Bootstra
 std::optional<exporting::ReportRun> reportOfKiltFiles(const std::filesystem::path& gold,
                                                       const std::filesystem::path& guess,
                                                       const stats::BootstrapOptions& bootstrap,
-                                                      std::string* error,
-                                                      bool keepDistributions) {
+                                                      std::string* error, bool keepDistributions) {
   KiltEvalOptions options;
   options.cancel = bootstrap.cancel;
   auto loaded = evaluateKiltFiles(gold, guess, options);

@@ -34,7 +34,8 @@ struct Target {
   std::string scope;
   std::string qid;
   std::string item;
-  // One string per target, used as the store's key and in exports: "<kind>\t<scope>\t<qid>\t<item>".
+  // One string per target, used as the store's key and in exports:
+  // "<kind>\t<scope>\t<qid>\t<item>".
   std::string key() const;
   friend bool operator==(const Target&, const Target&) = default;
 };

@@ -87,12 +87,12 @@ void finishJudgeHuman(JudgeHumanAgreement& a, const std::vector<ComparedPair>& p
     a.confusion.counts.assign(a.confusion.judge.size(),
                               std::vector<std::size_t>(a.confusion.human.size(), 0));
     for (const auto& p : pairs) {
-      const auto r = std::find(a.confusion.judge.begin(), a.confusion.judge.end(),
-                               p.judgeCategory) -
-                     a.confusion.judge.begin();
-      const auto c = std::find(a.confusion.human.begin(), a.confusion.human.end(),
-                               p.humanCategory) -
-                     a.confusion.human.begin();
+      const auto r =
+          std::find(a.confusion.judge.begin(), a.confusion.judge.end(), p.judgeCategory) -
+          a.confusion.judge.begin();
+      const auto c =
+          std::find(a.confusion.human.begin(), a.confusion.human.end(), p.humanCategory) -
+          a.confusion.human.begin();
       ++a.confusion.counts[r][c];
     }
   }
@@ -140,8 +140,8 @@ JudgeHumanAgreement judgeVsAnnotator(const std::vector<const Label*>& labels, Ta
         ++a.abstained;
         continue;
       }
-      const eval::JudgedQuery* q = run && run->judge ? findJudgedQuery(*run->judge, l->target.qid)
-                                                     : nullptr;
+      const eval::JudgedQuery* q =
+          run && run->judge ? findJudgedQuery(*run->judge, l->target.qid) : nullptr;
       std::optional<claims::Label> verdict;
       const std::string& item = l->target.item;
       std::size_t index = 0;
@@ -327,10 +327,9 @@ LabelAgreementReport computeLabelAgreement(const std::vector<Label>& current,
                claims::comparePointwise(answerLabelTable(current, scope, annotator), run->scores,
                                         options.agreement)});
         if (byAnnotator.size() > 1)
-          report.answers.push_back(
-              {scope, "",
-               claims::comparePointwise(answerLabelTable(current, scope), run->scores,
-                                        options.agreement)});
+          report.answers.push_back({scope, "",
+                                    claims::comparePointwise(answerLabelTable(current, scope),
+                                                             run->scores, options.agreement)});
       }
     } else {
       for (const auto& [annotator, labels] : byAnnotator)
@@ -420,11 +419,10 @@ std::string formatLabelAgreement(const LabelAgreementReport& report,
         << std::setw(10) << "no judge" << std::setw(10) << "accuracy" << std::setw(8) << "kappa"
         << "\n";
     for (const auto& a : report.judgeVsHuman) {
-      out << std::left << std::setw(10) << targetKindName(a.kind) << std::setw(24)
-          << shown(a.scope) << std::setw(16) << shown(a.annotator) << std::right << std::setw(6)
-          << a.n << std::setw(10) << a.abstained << std::setw(10) << a.judgeMissing
-          << std::setw(10) << fixedNumber(a.accuracy) << std::setw(8) << fixedNumber(a.kappa)
-          << "\n";
+      out << std::left << std::setw(10) << targetKindName(a.kind) << std::setw(24) << shown(a.scope)
+          << std::setw(16) << shown(a.annotator) << std::right << std::setw(6) << a.n
+          << std::setw(10) << a.abstained << std::setw(10) << a.judgeMissing << std::setw(10)
+          << fixedNumber(a.accuracy) << std::setw(8) << fixedNumber(a.kappa) << "\n";
       out << "  compared with " << a.compared << "; kappa and accuracy on " << a.scale << "\n";
       if (a.correlation)
         out << "  Pearson " << fixedNumber(a.correlation->pearson.value) << ", Spearman "

@@ -37,8 +37,8 @@
 namespace ragscope::core::labels {
 
 struct VerdictConfusion {
-  std::vector<std::string> judge;               // row categories (those that occur, in order)
-  std::vector<std::string> human;               // column categories
+  std::vector<std::string> judge;                // row categories (those that occur, in order)
+  std::vector<std::string> human;                // column categories
   std::vector<std::vector<std::size_t>> counts;  // [judge row][human column]
 };
 
@@ -46,15 +46,15 @@ struct JudgeHumanAgreement {
   TargetKind kind = TargetKind::Claim;
   std::string scope;
   std::string annotator;
-  std::string compared;  // what the judge's side is ("faithfulness verdict (claim vs chunks)")
-  std::string scale;     // what kappa and accuracy compare
-  std::size_t labels = 0;        // the annotator's current labels of this kind and scope
-  std::size_t n = 0;             // pairs compared
-  std::size_t abstained = 0;     // cannot_tell
+  std::string compared;       // what the judge's side is ("faithfulness verdict (claim vs chunks)")
+  std::string scale;          // what kappa and accuracy compare
+  std::size_t labels = 0;     // the annotator's current labels of this kind and scope
+  std::size_t n = 0;          // pairs compared
+  std::size_t abstained = 0;  // cannot_tell
   std::size_t judgeMissing = 0;  // no judge verdict (unparsed, error, unjudged, not in the run)
   double accuracy = std::numeric_limits<double>::quiet_NaN();  // share of pairs that agree
   double kappa = std::numeric_limits<double>::quiet_NaN();     // Cohen's kappa on `scale`
-  VerdictConfusion confusion;  // empty for continuous values
+  VerdictConfusion confusion;                                  // empty for continuous values
   std::optional<claims::Agreement> correlation;  // eRAG labels: Pearson, Spearman, Kendall
 };
 

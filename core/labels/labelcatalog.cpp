@@ -44,8 +44,8 @@ std::optional<std::string> claimTargetProblem(const RunSource& run, const Target
     if (q.qid == t.qid) query = &q;
   if (!query) return "query " + catalogQuoted(t.qid) + " is not in " + catalogQuoted(run.scope);
   const bool gold = t.item.rfind("gold:", 0) == 0;
-  const std::size_t count = gold ? query->goldClaims.claims.size()
-                                 : query->responseClaims.claims.size();
+  const std::size_t count =
+      gold ? query->goldClaims.claims.size() : query->responseClaims.claims.size();
   if (catalogClaimIndex(t.item) >= count)
     return std::string("the ") + (gold ? "gold answer" : "answer") + " has " +
            std::to_string(count) + (gold ? " gold" : " response") + " claims (indexes from 0)";
@@ -219,8 +219,7 @@ LabelCatalog makeLabelCatalog(std::shared_ptr<const LabelSources> sources) {
   return [sources](const Target& t) -> std::optional<std::string> {
     if (t.kind == TargetKind::Relevance) {
       const DatasetSource* ds = sources->findDataset(t.scope);
-      if (!ds || !ds->dataset)
-        return "no dataset named " + catalogQuoted(t.scope) + " is known";
+      if (!ds || !ds->dataset) return "no dataset named " + catalogQuoted(t.scope) + " is known";
       if (!documentStatus(*ds->dataset, t.qid, t.item).queryKnown)
         return "query " + catalogQuoted(t.qid) + " is not in dataset " + catalogQuoted(t.scope);
       return std::nullopt;  // any document may be graded, judged or not

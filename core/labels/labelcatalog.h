@@ -38,9 +38,9 @@ namespace ragscope::core::labels {
 struct RunSource {
   std::string scope;  // as labels name it: the path as the project lists it, or the file name
   std::filesystem::path path;
-  std::string kind;                                  // "judge", "erag", "e2e", ...
-  std::shared_ptr<const eval::JudgeReport> judge;    // judging runs
-  std::set<std::string> qids;                        // queries with an answer or a plan
+  std::string kind;                                // "judge", "erag", "e2e", ...
+  std::shared_ptr<const eval::JudgeReport> judge;  // judging runs
+  std::set<std::string> qids;                      // queries with an answer or a plan
   std::map<std::string, std::map<std::string, std::optional<double>>> eragDocs;  // qid->doc->label
   claims::PointwiseTable scores;  // per-query scores: a column per metric, NaN where none
 };

@@ -3,10 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/csvreader.h"
 #include "core/data/inputfile.h"
@@ -180,9 +179,8 @@ LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
   ImportProblem problem{std::string(name), {}, false};
   ImportDuplicates dups;
   const std::string time = importTime(options);
-  static const std::set<std::string> known = {"id",        "kind", "scope",   "qid",
-                                              "item",      "value", "annotator", "time",
-                                              "comment",   "context"};
+  static const std::set<std::string> known = {"id",    "kind",      "scope", "qid",     "item",
+                                              "value", "annotator", "time",  "comment", "context"};
   forEachImportLine(text, [&](std::string_view row, std::uint64_t line) {
     if (row.find_first_not_of(" \t") == std::string_view::npos) return true;
     if (auto why = checkJsonDepth(row, 8)) {
@@ -196,15 +194,15 @@ LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
     }
     for (const auto& [key, value] : j.items())
       if (!known.contains(key)) {
-        problem.set(line, key, "unknown field (a label has kind, scope, qid, item, value, "
-                               "annotator, time, comment, context)");
+        problem.set(line, key,
+                    "unknown field (a label has kind, scope, qid, item, value, "
+                    "annotator, time, comment, context)");
         return false;
       }
     Label label;
     bool wrongType = false;
     const std::string kindName = jsonTextField(j, "kind", wrongType);
-    std::optional<TargetKind> kind =
-        kindName.empty() ? options.kind : targetKindFromName(kindName);
+    std::optional<TargetKind> kind = kindName.empty() ? options.kind : targetKindFromName(kindName);
     if (wrongType || !kind) {
       problem.set(line, "kind",
                   (kindName.empty() ? std::string("missing") : ioQuoted(kindName) + " is unknown") +
@@ -264,8 +262,9 @@ LabelImport readCsvLabels(const std::filesystem::path& path, const LabelImportOp
   ImportProblem problem{name, {}, false};
   const TargetKind kind = options.kind.value_or(TargetKind::Answer);
   if (options.annotator.empty() || options.scope.empty()) {
-    out.error = name + ": a CSV import needs the annotator's name and the scope (the run store "
-                       "or dataset the labels are about)";
+    out.error = name +
+                ": a CSV import needs the annotator's name and the scope (the run store "
+                "or dataset the labels are about)";
     return out;
   }
   CsvReader csv(path, 1 << 20);
@@ -275,8 +274,8 @@ LabelImport readCsvLabels(const std::filesystem::path& path, const LabelImportOp
   }
   std::vector<std::string> header, fields;
   if (csv.readHeader(header) != CsvReader::Status::Record) {
-    out.error = name + ":" + std::to_string(csv.error().line) + ": header: " +
-                (csv.error().problem.empty() ? "empty file" : csv.error().problem);
+    out.error = name + ":" + std::to_string(csv.error().line) +
+                ": header: " + (csv.error().problem.empty() ? "empty file" : csv.error().problem);
     return out;
   }
   std::size_t qidColumn = header.size(), itemColumn = header.size(), labelColumn = header.size();

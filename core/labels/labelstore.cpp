@@ -81,8 +81,8 @@ static std::optional<std::string> checkLabelsFile(SqliteDb& db, bool mayBeNew, b
     return "not a ragscope labels store: it " + *problem;
   const int version = db.userVersion();
   const bool hasTable = db.scalarInt(
-                            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
-                            "'labels'")
+                              "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = "
+                              "'labels'")
                             .value_or(0) > 0;
   if (version == 0 && !hasTable) {
     if (mayBeNew) return std::nullopt;
@@ -133,8 +133,8 @@ bool LabelStore::open(const std::filesystem::path& path, std::string* error) {
   // An existing file is checked read-only first: a foreign or damaged database is refused with
   // no byte changed (the read-write open would switch it to WAL). An empty file is what an open
   // killed before its first commit leaves: it becomes a store.
-  if (exists && !(std::filesystem::is_regular_file(path, ec) &&
-                  std::filesystem::file_size(path, ec) == 0)) {
+  if (exists &&
+      !(std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0)) {
     if (!SqliteDb::hasSqliteHeader(path)) {
       setLabelsError(error,
                      path.string() + ": not a ragscope labels store (not a SQLite database)");
@@ -232,10 +232,9 @@ bool LabelStore::add(std::vector<Label>& labels, std::string* error, const Label
     auto problem = labelProblem(label);
     if (!problem && catalog) problem = catalog(label.target);
     if (problem) {
-      setLabelsError(error, "label " + std::to_string(i + 1) + " of " +
-                                std::to_string(labels.size()) + " (" +
-                                describeTarget(label.target) + "): " + *problem +
-                                "; no label was stored");
+      setLabelsError(
+          error, "label " + std::to_string(i + 1) + " of " + std::to_string(labels.size()) + " (" +
+                     describeTarget(label.target) + "): " + *problem + "; no label was stored");
       return false;
     }
   }

@@ -38,12 +38,11 @@ std::string_view structuredSupportName(StructuredSupport s) {
 }
 
 LlmRequest structuredProbeRequest() {
-  static const std::string schema =
-      json{{"type", "object"},
-           {"properties", {{"answer", {{"type", "string"}, {"enum", {"yes", "no"}}}}}},
-           {"required", {"answer"}},
-           {"additionalProperties", false}}
-          .dump();
+  static const std::string schema = json{
+      {"type", "object"},
+      {"properties", {{"answer", {{"type", "string"}, {"enum", {"yes", "no"}}}}}},
+      {"required", {"answer"}},
+      {"additionalProperties", false}}.dump();
   LlmRequest r;
   r.kind = EndpointKind::Chat;
   r.messages = {{"user", "Is 7 a prime number?"}};

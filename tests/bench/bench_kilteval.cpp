@@ -15,9 +15,9 @@
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   using Clock = std::chrono::steady_clock;
-  const fs::path gold = argc > 1 ? fs::path(argv[1])
-                                 : fs::path(RAGSCOPE_BENCH_DATA_DIR) /
-                                       "kilt/dev_full/hotpotqa-dev-kilt.jsonl";
+  const fs::path gold =
+      argc > 1 ? fs::path(argv[1])
+               : fs::path(RAGSCOPE_BENCH_DATA_DIR) / "kilt/dev_full/hotpotqa-dev-kilt.jsonl";
   const fs::path guess = argc > 2 ? fs::path(argv[2]) : gold;
   if (!fs::exists(gold)) {
     std::fprintf(stderr, "bench_kilteval: %s not found\n", gold.c_str());
@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
       n = loaded.value.n();
       em = loaded.value.metrics[std::size_t(loaded.value.metricIndex("em"))].mean;
     }
-    std::printf("kilt-eval %zu items, B = %zu: %.3f s (best of 3; em %.4f)\n", n, resamples,
-                best, em);
+    std::printf("kilt-eval %zu items, B = %zu: %.3f s (best of 3; em %.4f)\n", n, resamples, best,
+                em);
   }
   return 0;
 }

@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(back.ok() && back.labels.size() == in.labels.size(),
               "labels written as JSONL do not read back");
   for (std::size_t i = 0; i < back.labels.size() && back.ok(); ++i)
-    fuzz::check(back.labels[i].target == in.labels[i].target &&
-                    back.labels[i].value == in.labels[i].value,
-                "a label changed through JSONL");
+    fuzz::check(
+        back.labels[i].target == in.labels[i].target && back.labels[i].value == in.labels[i].value,
+        "a label changed through JSONL");
   return 0;
 }

@@ -464,8 +464,8 @@ struct TestServer::Impl {
     return {res.status, res.body};
   }
 
-  // The Batch API's routes: the key checked as for every route, logged, no rules or latency.
-  void handleBatch(const httplib::Request& req, httplib::Response& res) {
+  // A request's log entry as it arrives: when, what, and the key it carried.
+  LogEntry arrival(const httplib::Request& req) {
     LogEntry entry;
     entry.unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
@@ -475,6 +475,12 @@ struct TestServer::Impl {
     entry.path = req.path;
     entry.bodyHash = hashBody(req.body);
     entry.authorization = req.get_header_value("Authorization");
+    return entry;
+  }
+
+  // The Batch API's routes: the key checked as for every route, logged, no rules or latency.
+  void handleBatch(const httplib::Request& req, httplib::Response& res) {
+    LogEntry entry = arrival(req);
     const bool authorised =
         options.requiredApiKey.empty() || entry.authorization == "Bearer " + options.requiredApiKey;
     int status = 404;
@@ -508,16 +514,8 @@ struct TestServer::Impl {
     int prev = owner.m_maxInFlight.load();
     while (now > prev && !owner.m_maxInFlight.compare_exchange_weak(prev, now)) {
     }
-    LogEntry entry;
-    entry.unixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-    entry.startMs = sinceStart();
-    entry.method = req.method;
-    entry.path = req.path;
-    entry.bodyHash = hashBody(req.body);
+    LogEntry entry = arrival(req);
     entry.body = req.body;
-    entry.authorization = req.get_header_value("Authorization");
     entry.inFlightAtArrival = now;
 
     Decision d = decide(req);

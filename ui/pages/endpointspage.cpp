@@ -105,6 +105,11 @@ void EndpointsPage::buildUi() {
   m_modelCombo = new QComboBox;
   m_modelCombo->setEditable(true);
   m_modelCombo->setInsertPolicy(QComboBox::NoInsert);
+  // Model names run long ("meta-llama/Llama-3.1-8B-Instruct"): the field takes the form's width
+  // instead of shrinking to its first item.
+  m_modelCombo->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  m_modelCombo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_modelCombo->setMinimumContentsLength(20);
   m_keyEnv = new QLineEdit;
   m_keyEnv->setPlaceholderText(tr("e.g. OPENAI_API_KEY (the variable's name, not the key)"));
   m_keychain = new QLineEdit;
@@ -130,6 +135,16 @@ void EndpointsPage::buildUi() {
   m_rpm->setSpecialValueText(tr("unlimited"));
   m_priceIn = doubleSpin(0.0, 1000.0, 5, 0.0005, tr(" $"));
   m_priceOut = doubleSpin(0.0, 1000.0, 5, 0.0005, tr(" $"));
+  // Batch API prices (core/llm/README.md, "Batch calls"): below zero means unset, shown as "as
+  // live", and a batch run is estimated at the live prices.
+  m_batchPriceIn = doubleSpin(-0.00001, 1000.0, 5, 0.0005, tr(" $"));
+  m_batchPriceOut = doubleSpin(-0.00001, 1000.0, 5, 0.0005, tr(" $"));
+  for (QDoubleSpinBox* spin : {m_batchPriceIn, m_batchPriceOut}) {
+    spin->setSpecialValueText(tr("as live"));
+    spin->setToolTip(
+        tr("What a call sent through the Batch API costs (often half the live "
+           "price); used by the estimate and the budget of jobs run as batch"));
+  }
   m_structured = new QCheckBox(tr("Structured outputs: the server honours a JSON schema"));
   m_structured->setObjectName(QStringLiteral("StructuredOutputsCheck"));
   m_structured->setToolTip(
@@ -150,6 +165,13 @@ void EndpointsPage::buildUi() {
   form->addRow(tr("Requests / minute"), m_rpm);
   form->addRow(tr("Price / 1k prompt tokens"), m_priceIn);
   form->addRow(tr("Price / 1k output tokens"), m_priceOut);
+  auto* batchPrices = new QHBoxLayout;
+  batchPrices->addWidget(new QLabel(tr("prompt")));
+  batchPrices->addWidget(m_batchPriceIn);
+  batchPrices->addWidget(new QLabel(tr("output")));
+  batchPrices->addWidget(m_batchPriceOut);
+  batchPrices->addStretch(1);
+  form->addRow(tr("Batch price / 1k tokens"), batchPrices);
   form->addRow(tr("Replies"), m_structured);
   m_apply = new QPushButton(style()->standardIcon(QStyle::SP_DialogSaveButton), tr("Save changes"));
   m_revert = new QPushButton(tr("Revert"));
@@ -249,6 +271,8 @@ void EndpointsPage::showRow(int row) {
   m_rpm->setValue(e.requestsPerMinute);
   m_priceIn->setValue(e.pricePer1kInput);
   m_priceOut->setValue(e.pricePer1kOutput);
+  m_batchPriceIn->setValue(e.batchPricePer1kInput.value_or(m_batchPriceIn->minimum()));
+  m_batchPriceOut->setValue(e.batchPricePer1kOutput.value_or(m_batchPriceOut->minimum()));
   m_structured->setChecked(e.structuredOutputs);
   if (row != m_testedRow) {
     m_testHeadline->setText(tr("Not tested yet."));
@@ -276,6 +300,12 @@ core::llm::EndpointConfig EndpointsPage::editorConfig() const {
   c.requestsPerMinute = m_rpm->value();
   c.pricePer1kInput = m_priceIn->value();
   c.pricePer1kOutput = m_priceOut->value();
+  auto batchPrice = [](const QDoubleSpinBox* spin) -> std::optional<double> {
+    if (spin->value() <= spin->minimum()) return std::nullopt;
+    return spin->value();
+  };
+  c.batchPricePer1kInput = batchPrice(m_batchPriceIn);
+  c.batchPricePer1kOutput = batchPrice(m_batchPriceOut);
   c.structuredOutputs = m_structured->isChecked();
   return c;
 }

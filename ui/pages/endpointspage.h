@@ -51,6 +51,8 @@ class EndpointsPage : public Page {
   QLabel* testHeadline() const { return m_testHeadline; }
   QLabel* testDetail() const { return m_testDetail; }
   QCheckBox* structuredCheck() const { return m_structured; }
+  QDoubleSpinBox* batchPriceInSpin() const { return m_batchPriceIn; }
+  QDoubleSpinBox* batchPriceOutSpin() const { return m_batchPriceOut; }
   QLabel* schemaResult() const { return m_schemaResult; }  // the structured-outputs probe
 
   // Each of these saves the list at once.
@@ -95,6 +97,8 @@ class EndpointsPage : public Page {
   QDoubleSpinBox* m_rpm = nullptr;
   QDoubleSpinBox* m_priceIn = nullptr;
   QDoubleSpinBox* m_priceOut = nullptr;
+  QDoubleSpinBox* m_batchPriceIn = nullptr;
+  QDoubleSpinBox* m_batchPriceOut = nullptr;
   QCheckBox* m_structured = nullptr;
   QPushButton* m_apply = nullptr;
   QPushButton* m_revert = nullptr;

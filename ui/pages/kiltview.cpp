@@ -36,9 +36,7 @@ namespace ragscope::ui {
 namespace {
 
 // Text from a file shown in the view: controls escaped (core/util/textescape.h), then HTML-escaped.
-QString kiltSafe(const std::string& s) {
-  return q(core::escapeControlChars(s)).toHtmlEscaped();
-}
+QString kiltSafe(const std::string& s) { return q(core::escapeControlChars(s)).toHtmlEscaped(); }
 
 QString kiltJoined(const std::vector<std::string>& v, const char* sep) {
   QStringList parts;
@@ -82,11 +80,16 @@ class KiltItemModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation o, int role) const override {
     if (o != Qt::Horizontal || role != Qt::DisplayRole || !m_e) return {};
     switch (section) {
-      case Id: return QObject::tr("id");
-      case Input: return QObject::tr("input");
-      case Gold: return QObject::tr("gold answers");
-      case Answer: return QObject::tr("answer");
-      default: break;
+      case Id:
+        return QObject::tr("id");
+      case Input:
+        return QObject::tr("input");
+      case Gold:
+        return QObject::tr("gold answers");
+      case Answer:
+        return QObject::tr("answer");
+      default:
+        break;
     }
     const int m = section - FirstMetric;
     if (m < metricCount()) return q(m_e->metrics[std::size_t(m)].name);
@@ -102,13 +105,17 @@ class KiltItemModel : public QAbstractTableModel {
       return QObject::tr("no prediction for this id: scored 0");
     if (role != Qt::DisplayRole && role != SortRole) return {};
     switch (c) {
-      case Id: return q(item.id);
-      case Input: return q(core::escapeControlChars(item.input.substr(0, 300)));
-      case Gold: return kiltJoined(item.goldAnswers, " | ");
+      case Id:
+        return q(item.id);
+      case Input:
+        return q(core::escapeControlChars(item.input.substr(0, 300)));
+      case Gold:
+        return kiltJoined(item.goldAnswers, " | ");
       case Answer:
         return item.hasGuess ? q(core::escapeControlChars(item.guessAnswer))
                              : QObject::tr("(missing)");
-      default: break;
+      default:
+        break;
     }
     if (m < metricCount()) {
       const double v = item.values[std::size_t(m)];
@@ -201,8 +208,9 @@ KiltView::KiltView(Workbench* workbench, QWidget* parent)
   auto* form = new QFormLayout;
   form->addRow(tr("Gold:"), fileRow(m_gold, browse(m_gold, tr("KILT task file"))));
   auto* predictionsRow = fileRow(m_guess, browse(m_guess, tr("KILT predictions")));
-  m_fromRun->setToolTip(tr("Write a KILT predictions file from one of the dataset's runs (the "
-                           "pages of each query's top k documents), then evaluate it"));
+  m_fromRun->setToolTip(
+      tr("Write a KILT predictions file from one of the dataset's runs (the "
+         "pages of each query's top k documents), then evaluate it"));
   connect(m_fromRun, &QPushButton::clicked, this, [this] { chooseRunForPredictions(); });
   predictionsRow->addWidget(m_fromRun);
   form->addRow(tr("Predictions:"), predictionsRow);
@@ -263,8 +271,9 @@ KiltView::KiltView(Workbench* workbench, QWidget* parent)
   layout->addWidget(m_status);
   layout->addWidget(split, 1);
   m_status->setWordWrap(true);
-  m_status->setText(tr("Choose a KILT task file and a predictions file, or load a dataset with "
-                       "a \"kilt\" and a \"kilt-predictions\" part."));
+  m_status->setText(
+      tr("Choose a KILT task file and a predictions file, or load a dataset with "
+         "a \"kilt\" and a \"kilt-predictions\" part."));
 
   connect(m_workbench, &Workbench::datasetChanged, this, [this] { takeFilesFromDataset(); });
   takeFilesFromDataset();
@@ -307,13 +316,13 @@ void KiltView::chooseRunForPredictions() {
   QAction* chosen = menu.exec(m_fromRun->mapToGlobal(QPoint(0, m_fromRun->height())));
   if (!chosen) return;
   const std::size_t index = std::size_t(chosen->data().toInt());
-  const QString folder = ds->parts.empty() ? QString()
-                                           : q(ds->parts.front().path.parent_path().string());
+  const QString folder =
+      ds->parts.empty() ? QString() : q(ds->parts.front().path.parent_path().string());
   const QString suggested =
       QDir(folder).filePath(q(ds->runs[index].tag) + QStringLiteral(".kilt-predictions.jsonl"));
-  const QString path = m_predictionsPathChooser ? m_predictionsPathChooser(suggested)
-                                                : QFileDialog::getSaveFileName(
-                                                      this, tr("KILT predictions"), suggested);
+  const QString path = m_predictionsPathChooser
+                           ? m_predictionsPathChooser(suggested)
+                           : QFileDialog::getSaveFileName(this, tr("KILT predictions"), suggested);
   if (!path.isEmpty()) writePredictionsFromRun(index, path);
 }
 
@@ -343,8 +352,8 @@ bool KiltView::writePredictionsFromRun(std::size_t runIndex, const QString& path
         m_run->setEnabled(true);
         m_fromRun->setEnabled(true);
         if (!error.empty()) {
-          m_status->setText(tr("Cannot write the predictions: %1")
-                                .arg(q(core::escapeControlChars(error))));
+          m_status->setText(
+              tr("Cannot write the predictions: %1").arg(q(core::escapeControlChars(error))));
           emit evaluationFinished(false);
           return;
         }
@@ -393,7 +402,9 @@ bool KiltView::evaluate() {
   auto cancel = m_cancel;  // kept alive by the task
   runInBackground(
       this, m_pool,
-      [gold, guess, options, cancel] { return core::eval::evaluateKiltFiles(gold, guess, options); },
+      [gold, guess, options, cancel] {
+        return core::eval::evaluateKiltFiles(gold, guess, options);
+      },
       [this](core::Loaded<core::eval::KiltEvaluation> result) {
         m_running = false;
         m_run->setEnabled(true);
@@ -406,13 +417,12 @@ bool KiltView::evaluate() {
           emit evaluationFinished(false);
           return;
         }
-        m_evaluation =
-            std::make_shared<const core::eval::KiltEvaluation>(std::move(result.value));
+        m_evaluation = std::make_shared<const core::eval::KiltEvaluation>(std::move(result.value));
         showEvaluation();
-        QString status = tr("%n item(s) of %1 scored against %2", nullptr,
-                            int(m_evaluation->n()))
+        QString status = tr("%n item(s) of %1 scored against %2", nullptr, int(m_evaluation->n()))
                              .arg(q(m_evaluation->guessPath), q(m_evaluation->goldPath));
-        if (!messages.isEmpty()) status += QStringLiteral(" — ") + messages.join(QStringLiteral("; "));
+        if (!messages.isEmpty())
+          status += QStringLiteral(" — ") + messages.join(QStringLiteral("; "));
         m_status->setText(status);
         emit evaluationFinished(true);
       });
@@ -511,8 +521,8 @@ QString kiltDetailHtml(const core::eval::KiltEvaluation& e, std::size_t row,
   html += QStringLiteral("<ol>");
   for (std::size_t i = 0; i < item.guessProvenance.size() && i < 20; ++i) {
     const auto& p = item.guessProvenance[i];
-    html += QStringLiteral("<li>%1</li>")
-                .arg(kiltPageLine(p, goldPages.count(p.wikipediaId) > 0, ds));
+    html +=
+        QStringLiteral("<li>%1</li>").arg(kiltPageLine(p, goldPages.count(p.wikipediaId) > 0, ds));
   }
   html += QStringLiteral("</ol>");
   html += KiltView::tr("<h4>Gold provenance (one evidence set per output)</h4>");
