@@ -208,12 +208,9 @@ int batchCommand(const Args& args) {
     return usageError(std::string("missing subcommand (expected ") + kSubs + ")");
   const std::string sub = args[1];
   if (sub == "--help" || sub == "-h") {
-    BatchArgs unused;
-    CommandLine e("batch export"), i("batch import"), s("batch submit");
-    declareBatch(e, unused, "export");
-    declareBatch(i, unused, "import");
-    declareBatch(s, unused, "submit");
-    std::cout << e.help() << '\n' << i.help() << '\n' << s.help();
+    std::cout << "usage: ragscope-cli batch export|import|submit|status|cancel RUN.db [options]\n\n"
+              << kBatchIntro
+              << "\nRun 'ragscope-cli batch SUBCOMMAND --help' for each one's options.\n";
     return 0;
   }
   if (sub != "export" && sub != "import" && sub != "submit" && sub != "status" && sub != "cancel")
