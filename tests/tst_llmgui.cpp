@@ -917,9 +917,10 @@ void TestLlmGui::eragBm25OnDocugamiMatchesCli() {
                        results->e2e->values[i]) < 1e-12,
              results->e2e->qids[i].c_str());
   QVERIFY(std::fabs(erag["mean"]["P_5"].get<double>() - a.means[*p5]) < 1e-12);
+  // A figure for the note, not an assertion: timings belong to the benchmarks (a loaded or
+  // sanitized machine takes longer without anything being wrong).
   qInfo("Docugami GUI pipeline (load, BM25, eRAG, e2e, two CLI runs) in %.1f s",
         double(clock.elapsed()) / 1000.0);
-  QVERIFY(clock.elapsed() < 60000);
 
   // Retrieving again reuses the index: the corpus is unchanged.
   page.setRetrieverBm25();
