@@ -114,12 +114,14 @@ void LabelQueue::buildUi() {
   m_seed->setValue(42);
   m_seed->setPrefix(tr("seed "));
   m_seed->setToolTip(tr("The same seed chooses the same items again"));
-  m_depth = new QSpinBox;
+  // Parented at once: in the claims queue these two are never put in a layout (and stay hidden),
+  // and a widget without a parent would outlive the dialog.
+  m_depth = new QSpinBox(this);
   m_depth->setRange(1, 10000);
   m_depth->setValue(10);
   m_depth->setPrefix(tr("k = "));
   m_depth->setToolTip(tr("Look for unjudged documents down to this rank"));
-  m_runChoice = new QComboBox;
+  m_runChoice = new QComboBox(this);
   for (const auto& run : m_runs) m_runChoice->addItem(q(run->tag));
   m_skipLabelled = new QCheckBox(tr("Leave out what I labelled"));
   m_skipLabelled->setChecked(true);
