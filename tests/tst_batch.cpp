@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/cli.h"
+#include "common/files.h"
 #include "common/testdata.h"
 #include "core/eval/batchrun.h"
 #include "core/eval/job.h"
@@ -30,8 +31,11 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/openaiformat.h"
+#include "core/llm/requestseal.h"
 #include "core/llm/responsecache.h"
 #include "core/store/runstore.h"
+#include "core/util/sqlitedb.h"
+#include "core/util/urlredact.h"
 #include "testserver/testserver.h"
 
 using namespace ragscope::core;
@@ -94,9 +98,11 @@ std::string bodyOfInputLine(const std::string& line) {
   return line.substr(8, line.size() - 8 - suffix.size());
 }
 
-std::string chatBody(const std::string& content) {
+// A chat reply as the test server's model would give it (its "model" names the one asked).
+std::string chatBody(const std::string& content, const std::string& model = "test-model") {
   return json{{"id", "chatcmpl-x"},
               {"object", "chat.completion"},
+              {"model", model},
               {"choices", json::array({{{"index", 0},
                                         {"message", {{"role", "assistant"}, {"content", content}}},
                                         {"finish_reason", "stop"}}})},
@@ -104,10 +110,11 @@ std::string chatBody(const std::string& content) {
       .dump();
 }
 
-std::string okLine(const std::string& key, const std::string& content) {
+std::string okLine(const std::string& key, const std::string& content,
+                   const std::string& model = "test-model") {
   return json{{"id", "r"},
               {"custom_id", key},
-              {"response", {{"status_code", 200}, {"body", json::parse(chatBody(content))}}},
+              {"response", {{"status_code", 200}, {"body", json::parse(chatBody(content, model))}}},
               {"error", nullptr}}
       .dump();
 }
@@ -143,6 +150,43 @@ std::vector<store::WorkItem> storeItems(const QString& path) {
   return st.items();
 }
 
+// Runs `fn` with XDG_CONFIG_HOME at `config`: a CLI started meanwhile is another machine's user
+// (its own trust registry and request seal secret).
+template <typename F>
+auto asOtherUser(const QString& config, F fn) {
+  const QByteArray saved = qgetenv("XDG_CONFIG_HOME");
+  qputenv("XDG_CONFIG_HOME", config.toLocal8Bit());
+  auto r = fn();
+  qputenv("XDG_CONFIG_HOME", saved);
+  return r;
+}
+
+// XDG_CONFIG_HOME at a fresh folder while alive: this user's trust registry holds nothing from
+// the other tests (whose servers may have had the same port).
+struct FreshConfigHome {
+  explicit FreshConfigHome(const QString& dir) : saved(qgetenv("XDG_CONFIG_HOME")) {
+    qputenv("XDG_CONFIG_HOME", dir.toLocal8Bit());
+  }
+  ~FreshConfigHome() { qputenv("XDG_CONFIG_HOME", saved); }
+  QByteArray saved;
+};
+
+// The stored answers and errors, by item key.
+std::map<std::string, std::string> answersOf(const QString& path) {
+  std::map<std::string, std::string> out;
+  store::RunStore st;
+  std::string err;
+  if (!st.openReadOnly(path.toStdString(), &err)) return out;
+  for (const auto& r : st.results()) out[r.key] = r.result.text + r.result.error;
+  return out;
+}
+
+std::uint64_t cacheEntries(const QString& path) {
+  llm::ResponseCache cache;
+  std::string err;
+  return cache.open(path.toStdString(), &err) ? cache.entryCount() : 0;
+}
+
 eval::BatchState storedBatchState(const QString& path) {
   store::RunStore st;
   std::string err;
@@ -167,6 +211,12 @@ class TestBatch : public QObject {
   void submitStatusCancelFromTheCli();
   void batchPricesInEstimateAndBudget();
   void docugamiClaimsThroughTheBatchApiMatchLive();
+  // Issue 35: batch results from elsewhere.
+  void foreignBatchOutputNeverEntersTheCache();
+  void ownBatchOutputEntersTheCacheOnlyWhenItMatches();
+  void completedBatchWithoutResultsIsNeverPaidTwice();
+  void downloadsStreamToAPrivateFile();
+  void endpointCredentialsAreRedacted();
 
  private:
   QString path(const QString& name) const { return m_dir.filePath(name); }
@@ -195,6 +245,13 @@ void TestBatch::inputAndOutputLines() {
   QVERIFY2(ok, err.c_str());
   QVERIFY(ok->succeeded());
   QCOMPARE(llm::parseChatReply(ok->body).text, std::string("Paris."));
+  // The model a reply names (it decides whether the answer may enter the cache).
+  QCOMPARE(ok->model, std::string("test-model"));
+  QVERIFY(llm::replyModelMatches("gpt-4o-mini-2024-07-18", "gpt-4o-mini"));
+  QVERIFY(llm::replyModelMatches("test-model", "test-model"));
+  QVERIFY(!llm::replyModelMatches("gpt-4o-mini", "gpt-4o"));
+  QVERIFY(!llm::replyModelMatches("gpt-4o-mini-x", "gpt-4o-mini"));
+  QVERIFY(!llm::replyModelMatches("", "test-model"));
   auto failed = llm::parseBatchOutputLine(
       R"({"custom_id":"a","response":null,"error":{"code":"batch_expired","message":"late"}})",
       &err);
@@ -461,9 +518,12 @@ void TestBatch::serverBatchStates() {
   QCOMPARE(QString::fromStdString(batch->status), QString("completed"));
   QCOMPARE(batch->counts.completed, std::int64_t{3});
   QCOMPARE(batch->counts.failed, std::int64_t{1});
-  const auto output = client.fileContent(batch->outputFileId, 1 << 20, &err);
-  const auto errors = client.fileContent(batch->errorFileId, 1 << 20, &err);
-  QVERIFY(output && errors);
+  const fs::path outputPath = path("states-output.jsonl").toStdString();
+  const fs::path errorsPath = path("states-errors.jsonl").toStdString();
+  QVERIFY2(client.downloadFile(batch->outputFileId, outputPath, 1 << 20, &err), err.c_str());
+  QVERIFY2(client.downloadFile(batch->errorFileId, errorsPath, 1 << 20, &err), err.c_str());
+  const auto output = std::optional<std::string>(ragscope::test::readText(outputPath));
+  const auto errors = std::optional<std::string>(ragscope::test::readText(errorsPath));
   std::size_t answered = 0;
   for (const auto& l : QByteArray::fromStdString(*output).split('\n')) {
     if (l.isEmpty()) continue;
@@ -744,6 +804,355 @@ void TestBatch::docugamiClaimsThroughTheBatchApiMatchLive() {
   QFile fa(path("docugami-live-claims.json")), fb(path("docugami-batch-claims.json"));
   QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
   QVERIFY(json::parse(fa.readAll().toStdString()) == json::parse(fb.readAll().toStdString()));
+}
+
+void TestBatch::foreignBatchOutputNeverEntersTheCache() {
+  const FreshConfigHome here(path("config-foreign-test"));
+  {
+    // This user has sealed batches of their own: a secret of their own, not the other machine's.
+    std::string err;
+    QVERIFY2(llm::RequestSeal::load(llm::RequestSeal::defaultPath(), true, &err), err.c_str());
+  }
+  TestServer server;
+  QVERIFY(server.start());
+  // The cache every run of this user shares (a store names it as the default path would).
+  const QString cache = path("shared-cache.sqlite");
+  // Two stores made on another machine for this server and model, their calls written out there.
+  for (const QString name : {"foreign-a", "foreign-b"}) {
+    const auto made = asOtherUser(path("elsewhere"), [&] {
+      return ragscope::test::runCliText(generateArgs(server, path(name + ".db"), cache) +
+                                        QStringList{"--batch-file", path(name + ".jsonl"), "-q"});
+    });
+    QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+  }
+  // An output file with a planted answer for every call, naming the model asked.
+  const auto items = storeItems(path("foreign-a.db"));
+  QCOMPARE(items.size(), std::size_t{29});
+  std::vector<std::string> planted;
+  for (const auto& item : items) planted.push_back(okLine(item.key, "PLANTED " + item.key));
+  writeLines(path("planted.jsonl"), planted);
+
+  // The endpoint is not confirmed here: the answers enter that store only, and the note names the
+  // endpoint and the way to confirm it.
+  const auto a =
+      ragscope::test::runCliText({"batch", "import", path("foreign-a.db"), path("planted.jsonl")});
+  QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+  QVERIFY2(a.out.contains("29 answers"), qPrintable(a.out));
+  QVERIFY2(a.err.contains("29 answers entered this run only, not the shared response cache") &&
+               a.err.contains(QString::fromStdString(server.baseUrl())) &&
+               a.err.contains("--trust-endpoint"),
+           qPrintable(a.err));
+  QCOMPARE(snapshot(path("foreign-a.db")).counts.done, std::size_t{29});
+  // Confirmed here, but its calls were sealed on the other machine: the store only, again.
+  const auto b = ragscope::test::runCliText(
+      {"batch", "import", path("foreign-b.db"), path("planted.jsonl"), "--trust-endpoint"});
+  QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+  QVERIFY2(b.err.contains("29 answers entered this run only") &&
+               b.err.contains("not exported or submitted from this machine"),
+           qPrintable(b.err));
+  QCOMPARE(cacheEntries(cache), std::uint64_t{0});
+
+  // A live run of the same calls (same endpoint, model and cache) asks the server every one.
+  const auto live =
+      ragscope::test::runCliText(generateArgs(server, path("live.db"), cache) + QStringList{"-q"});
+  QVERIFY2(live.exitCode == 0, qPrintable(live.err));
+  QCOMPARE(server.chatRequests(), std::size_t{29});
+  const auto answers = answersOf(path("live.db"));
+  QCOMPARE(answers.size(), std::size_t{29});
+  for (const auto& [key, text] : answers)
+    QVERIFY2(text.find("PLANTED") == std::string::npos, (key + ": " + text).c_str());
+  QCOMPARE(snapshot(path("live.db")).counts.fromCache, std::size_t{0});
+}
+
+void TestBatch::ownBatchOutputEntersTheCacheOnlyWhenItMatches() {
+  TestServer server;
+  QVERIFY(server.start());
+  const QString cache = path("own-cache.sqlite");
+  // Made here: its endpoint is trusted (the run started here) and its calls sealed here.
+  auto plan = [&](const QString& name) {
+    const auto r =
+        ragscope::test::runCliText(generateArgs(server, path(name + ".db"), cache) +
+                                   QStringList{"--batch-file", path(name + ".jsonl"), "-q"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  };
+  plan("own-model");
+  auto items = storeItems(path("own-model.db"));
+  QCOMPARE(items.size(), std::size_t{29});
+  // Replies that name another model than the one asked: the store takes them, the cache not.
+  std::vector<std::string> lines;
+  for (const auto& item : items) lines.push_back(okLine(item.key, "B " + item.key, "other-model"));
+  writeLines(path("other-model.jsonl"), lines);
+  const auto other = ragscope::test::runCliText(
+      {"batch", "import", path("own-model.db"), path("other-model.jsonl")});
+  QVERIFY2(other.exitCode == 0,
+           qPrintable(other.err + other.out + QString::number(other.exitCode)));
+  QVERIFY2(other.err.contains("29 answers entered this run only") &&
+               other.err.contains("another model") && other.err.contains("other-model"),
+           qPrintable(other.err));
+  QCOMPARE(snapshot(path("own-model.db")).counts.done, std::size_t{29});
+  QCOMPARE(cacheEntries(cache), std::uint64_t{0});
+
+  // The same calls again; one request of the store changed after they were exported (as a store
+  // edited elsewhere would be, to have an answer stored for a question of its choosing).
+  plan("own-tampered");
+  items = storeItems(path("own-tampered.db"));
+  json changed = json::parse(items[0].requestJson);
+  changed["messages"].back()["content"] =
+      changed["messages"].back()["content"].get<std::string>() + " (a question of theirs)";
+  {
+    SqliteDb db;
+    std::string err;
+    QVERIFY2(db.open(path("own-tampered.db").toStdString(), false, &err), err.c_str());
+    auto st = db.prepare("UPDATE items SET request = ? WHERE key = ?");
+    st.bind(1, changed.dump()).bind(2, items[0].key);
+    st.step();
+    QVERIFY(st.ok());
+  }
+  lines.clear();
+  for (const auto& item : storeItems(path("own-tampered.db")))
+    lines.push_back(okLine(item.key, "A" + item.key));
+  writeLines(path("own-tampered-out.jsonl"), lines);
+  const auto tampered = ragscope::test::runCliText(
+      {"batch", "import", path("own-tampered.db"), path("own-tampered-out.jsonl")});
+  QVERIFY2(tampered.exitCode == 0, qPrintable(tampered.err));
+  QVERIFY2(tampered.out.contains("29 answers"), qPrintable(tampered.out));
+  QVERIFY2(tampered.err.contains("1 answers entered this run only") &&
+               tampered.err.contains("not exported or submitted from this machine as the run "
+                                     "holds them now"),
+           qPrintable(tampered.err));
+  // The 28 others, asked here as the store holds them, are in the cache; the changed one is not.
+  QCOMPARE(cacheEntries(cache), std::uint64_t{28});
+  {
+    llm::ResponseCache responses;
+    std::string err;
+    QVERIFY(responses.open(cache.toStdString(), &err));
+    llm::EndpointConfig ep;
+    ep.baseUrl = server.baseUrl();
+    ep.model = "test-model";
+    auto http = llm::makeHttpProvider(ep);
+    QVERIFY(!responses.lookup(llm::ResponseCache::key(*http, *llm::requestFromJson(changed))));
+    QVERIFY(responses.lookup(
+        llm::ResponseCache::key(*http, *llm::requestFromJson(json::parse(items[1].requestJson)))));
+  }
+  // A live run of the original calls: 28 from the cache, one asked.
+  const auto live = ragscope::test::runCliText(generateArgs(server, path("own-live.db"), cache) +
+                                               QStringList{"-q"});
+  QVERIFY2(live.exitCode == 0, qPrintable(live.err));
+  QCOMPARE(server.chatRequests(), std::size_t{1});
+  QCOMPARE(snapshot(path("own-live.db")).counts.fromCache, std::size_t{28});
+}
+
+void TestBatch::completedBatchWithoutResultsIsNeverPaidTwice() {
+  TestServer server;
+  QVERIFY(server.start());
+  const QStringList batchArgs = {"--batch", "--batch-poll", "0.05", "-q"};
+  auto created = [&] { return server.batchCounters().batchesCreated; };
+
+  // A download answered with a redirect is no file: an error naming the batch, nothing imported.
+  ragscope::testserver::BatchServerOptions redirect;
+  redirect.downloadStatus = 302;
+  server.setBatchOptions(redirect);
+  const QString store = path("redirected.db");
+  const auto first = ragscope::test::runCliText(
+      generateArgs(server, store, path("redirected-cache.sqlite")) + batchArgs);
+  QCOMPARE(first.exitCode, 2);
+  const std::string id = storedBatchState(store).batches.at(0).id;
+  QVERIFY2(first.err.contains(QString::fromStdString("batch " + id)) && first.err.contains("302") &&
+               first.err.contains("nothing was imported"),
+           qPrintable(first.err));
+  QCOMPARE(snapshot(store).counts.pending, std::size_t{29});
+  QVERIFY(!storedBatchState(store).batches.at(0).imported);
+  // resume asks the same batch again and never creates a second one.
+  const auto again = ragscope::test::runCliText({"resume", store, "--batch-poll", "0.05", "-q"});
+  QCOMPARE(again.exitCode, 2);
+  QCOMPARE(created(), std::size_t{1});
+  QCOMPARE(server.batchCounters().downloads, std::size_t{2});
+  // Once the server hands the file over, that batch is imported.
+  server.setBatchOptions({});
+  const auto fixed = ragscope::test::runCliText({"resume", store, "--batch-poll", "0.05", "-q"});
+  QVERIFY2(fixed.exitCode == 0, qPrintable(fixed.err + fixed.out));
+  QCOMPARE(snapshot(store).counts.done, std::size_t{29});
+  QCOMPARE(created(), std::size_t{1});
+
+  // Completed without output_file_id: refused at every resume, naming the batch, until the user
+  // gives it up.
+  ragscope::testserver::BatchServerOptions noFile;
+  noFile.omitOutputFileId = true;
+  server.setBatchOptions(noFile);
+  const QString lost = path("nofile.db");
+  const auto nofile = ragscope::test::runCliText(
+      generateArgs(server, lost, path("nofile-cache.sqlite")) + batchArgs);
+  QCOMPARE(nofile.exitCode, 2);
+  const std::string lostId = storedBatchState(lost).batches.at(0).id;
+  QVERIFY2(nofile.err.contains(QString::fromStdString(
+               "batch " + lostId + " is completed but its results are missing")) &&
+               nofile.err.contains("no output_file_id") && nofile.err.contains("batch cancel"),
+           qPrintable(nofile.err));
+  QCOMPARE(created(), std::size_t{2});
+  for (int i = 0; i < 2; ++i) {
+    const auto r = ragscope::test::runCliText({"resume", lost, "--batch-poll", "0.05", "-q"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("results are missing"), qPrintable(r.err));
+    QCOMPARE(created(), std::size_t{2});
+    QCOMPARE(snapshot(lost).counts.pending, std::size_t{29});
+  }
+  // An export would pay for them twice too.
+  const auto exported =
+      ragscope::test::runCliText({"batch", "export", lost, "--out", path("lost.jsonl")});
+  QCOMPARE(exported.exitCode, 2);
+  const auto status = ragscope::test::runCliText({"batch", "status", lost});
+  QVERIFY2(status.out.contains("results missing"), qPrintable(status.out));
+  const auto cancelled = ragscope::test::runCliText({"batch", "cancel", lost});
+  QVERIFY2(cancelled.exitCode == 0 && cancelled.out.contains("given up"),
+           qPrintable(cancelled.err + cancelled.out));
+  QCOMPARE(server.batchCounters().batchesCancelled, std::size_t{0});  // nothing to cancel there
+  // Given up by the user: now resume sends the calls in a new batch.
+  server.setBatchOptions({});
+  const auto resent = ragscope::test::runCliText({"resume", lost, "--batch-poll", "0.05", "-q"});
+  QVERIFY2(resent.exitCode == 0, qPrintable(resent.err + resent.out));
+  QCOMPARE(created(), std::size_t{3});
+  QCOMPARE(snapshot(lost).counts.done, std::size_t{29});
+
+  // Completed, but its output file lacks 3 answers: the 26 are imported, the 3 not sent again.
+  ragscope::testserver::BatchServerOptions shortFile;
+  shortFile.dropOutputLines = 3;
+  server.setBatchOptions(shortFile);
+  const QString partial = path("short.db");
+  const auto cut = ragscope::test::runCliText(
+      generateArgs(server, partial, path("short-cache.sqlite")) + batchArgs);
+  QCOMPARE(cut.exitCode, 2);
+  QVERIFY2(cut.err.contains("its output and error files hold 26 lines for its 29 calls"),
+           qPrintable(cut.err));
+  QCOMPARE(snapshot(partial).counts.done, std::size_t{26});
+  const auto cutAgain =
+      ragscope::test::runCliText({"resume", partial, "--batch-poll", "0.05", "-q"});
+  QCOMPARE(cutAgain.exitCode, 2);
+  QCOMPARE(created(), std::size_t{4});
+  QCOMPARE(snapshot(partial).counts.pending, std::size_t{3});
+  QCOMPARE(server.chatRequests(), std::size_t{0});
+}
+
+void TestBatch::downloadsStreamToAPrivateFile() {
+  TestServer server;
+  QVERIFY(server.start());
+  llm::EndpointConfig ep;
+  ep.baseUrl = server.baseUrl();
+  ep.model = "test-model";
+  const llm::BatchClient client(ep);
+  std::string err, lines;
+  for (int i = 0; i < 4; ++i)
+    lines +=
+        llm::batchInputLine("c" + std::to_string(i), "/v1/chat/completions",
+                            llm::buildChatBody(ep, {{"user", "question " + std::to_string(i)}})) +
+        "\n";
+  const auto file = client.uploadFile(lines, "calls.jsonl", &err);
+  QVERIFY2(file, err.c_str());
+  const auto batch = client.createBatch(*file, "/v1/chat/completions", &err);
+  QVERIFY2(batch && batch->status == "completed", err.c_str());
+  const fs::path dir = path("downloads").toStdString();
+  fs::create_directories(dir);
+  const fs::path to = dir / "out.jsonl";
+  // A 2xx: the whole file, created private (0600) whatever the umask.
+  QVERIFY2(client.downloadFile(batch->outputFileId, to, 1 << 20, &err), err.c_str());
+  QCOMPARE(static_cast<int>(fs::status(to).permissions() & fs::perms::all), 0600);
+  const std::string whole = ragscope::test::readText(to);
+  QCOMPARE(static_cast<int>(std::count(whole.begin(), whole.end(), '\n')), 4);
+  fs::remove(to);
+  // Over the bound: refused while it streams, and nothing is left under the name.
+  QVERIFY(!client.downloadFile(batch->outputFileId, to, 100, &err));
+  QVERIFY2(err.find("larger than 100 bytes") != std::string::npos, err.c_str());
+  QVERIFY(!fs::exists(to));
+  // A redirect is not the file: refused, nothing written.
+  ragscope::testserver::BatchServerOptions redirect;
+  redirect.downloadStatus = 302;
+  server.setBatchOptions(redirect);
+  QVERIFY(!client.downloadFile(batch->outputFileId, to, 1 << 20, &err));
+  QVERIFY2(err.find("302") != std::string::npos, err.c_str());
+  QVERIFY(!fs::exists(to));
+  server.setBatchOptions({});
+  // A symlink planted at the name is replaced, never written through.
+  const fs::path victim = dir / "victim.txt";
+  ragscope::test::writeText(victim, "keep me\n");
+  fs::create_symlink(victim, to);
+  QVERIFY2(client.downloadFile(batch->outputFileId, to, 1 << 20, &err), err.c_str());
+  QCOMPARE(ragscope::test::readText(victim), std::string("keep me\n"));
+  QVERIFY(!fs::is_symlink(to) && ragscope::test::readText(to) == whole);
+
+  // A run's downloads go to a file beside its store, removed once imported.
+  const QString store = QString::fromStdString((dir / "streamed.db").string());
+  const auto run =
+      ragscope::test::runCliText(generateArgs(server, store, path("streamed-cache.sqlite")) +
+                                 QStringList{"--batch", "--batch-poll", "0.05", "-q"});
+  QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
+  QCOMPARE(snapshot(store).counts.done, std::size_t{29});
+  QCOMPARE(server.batchCounters().downloads, std::size_t{5});
+  for (const auto& entry : fs::directory_iterator(dir))
+    QVERIFY2(entry.path().filename().string().find("-output.jsonl") == std::string::npos,
+             entry.path().c_str());
+}
+
+void TestBatch::endpointCredentialsAreRedacted() {
+  // The one function every message and record goes through.
+  QCOMPARE(redactUrl("https://me:pw@host:8443/v1?api-key=K1&api-version=2024-06-01#x"),
+           std::string("https://***@host:8443/v1?api-key=***&api-version=2024-06-01#x"));
+  QCOMPARE(redactUrl("http://h/v1?key=K&token=T&access_token=A&code=C&sig=S&q=1"),
+           std::string("http://h/v1?key=***&token=***&access_token=***&code=***&sig=***&q=1"));
+  QCOMPARE(redactUrl("http://TOKEN@h/v1"), std::string("http://***@h/v1"));
+  QCOMPARE(redactUrl("http://127.0.0.1:8000/v1"), std::string("http://127.0.0.1:8000/v1"));
+  QCOMPARE(redactUrl("http://host/a@b?x=1"), std::string("http://host/a@b?x=1"));
+  QVERIFY(isRedactedUrl(redactUrl("https://u:p@h/v1")));
+  QVERIFY(!isRedactedUrl("https://h/v1?q=***"));
+
+  TestServer server;
+  QVERIFY(server.start());
+  const std::string base = server.baseUrl();  // http://127.0.0.1:PORT/v1
+  const std::string secret = "S3CRET-pw-7q";
+  const QString withUser = QString::fromStdString("http://alice:" + secret + "@" + base.substr(7));
+  const QString withKey = QString::fromStdString(base + "?api-key=" + secret);
+  auto args = [&](const QString& url, const QString& name) {
+    QStringList a = generateArgs(server, path(name + ".db"), path(name + "-cache.sqlite"));
+    a[a.indexOf("--generator") + 1] = url;
+    return a + QStringList{"--batch-file", path(name + ".jsonl")};
+  };
+  for (const auto& [url, name] :
+       {std::pair{withUser, QString("cred-user")}, std::pair{withKey, QString("cred-key")}}) {
+    const auto r = ragscope::test::runCliText(args(url, name));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("batch file: ") && r.out.contains("***") &&
+                 !r.out.contains(QString::fromStdString(secret)) &&
+                 !r.err.contains(QString::fromStdString(secret)),
+             qPrintable(r.out + r.err));
+    // Neither the store (run record, batch state) nor the batch file keeps it.
+    for (const QString& f : {path(name + ".db"), path(name + ".db-wal"), path(name + ".jsonl")})
+      if (fs::exists(f.toStdString()))
+        QVERIFY2(ragscope::test::readText(f.toStdString()).find(secret) == std::string::npos,
+                 qPrintable(f));
+    QVERIFY2(
+        storedBatchState(path(name + ".db")).files.at(0).baseUrl.find("***") != std::string::npos,
+        storedBatchState(path(name + ".db")).files.at(0).baseUrl.c_str());
+  }
+  // On this machine the run resumes with the URL it was started with (the trust registry keeps
+  // it): the server sees the user's credentials.
+  const auto resumed = ragscope::test::runCliText({"resume", path("cred-user.db"), "-q"});
+  QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+  QCOMPARE(server.chatRequests(), std::size_t{29});
+  const std::string basic =
+      "Basic " + QByteArray::fromStdString("alice:" + secret).toBase64().toStdString();
+  for (const auto& e : server.log())
+    if (e.path == "/v1/chat/completions") QCOMPARE(e.authorization, basic);
+  // Elsewhere the store names a URL without its credentials: refused even when confirmed, and
+  // the message shows no secret.
+  const QString copy = path("cred-copy.db");
+  fs::copy_file(path("cred-key.db").toStdString(), copy.toStdString());
+  const auto foreign = asOtherUser(path("cred-elsewhere"), [&] {
+    return ragscope::test::runCliText({"resume", copy, "--trust-endpoint"});
+  });
+  QCOMPARE(foreign.exitCode, 2);
+  QVERIFY2(foreign.err.contains("credentials are not kept in run stores") &&
+               foreign.err.contains("api-key=***") &&
+               !foreign.err.contains(QString::fromStdString(secret)),
+           qPrintable(foreign.err));
+  QCOMPARE(server.chatRequests(), std::size_t{29});
 }
 
 QTEST_GUILESS_MAIN(TestBatch)

@@ -226,13 +226,9 @@ void TestBatchGui::exportAndImportBatchFiles() {
   QVERIFY2(id, err.c_str());
   const auto batch = client.createBatch(*id, "/v1/chat/completions", &err);
   QVERIFY2(batch && batch->status == "completed", err.c_str());
-  const auto output = client.fileContent(batch->outputFileId, 1 << 24, &err);
-  QVERIFY(output);
   const QString results = m_dir.filePath(QStringLiteral("results.jsonl"));
-  QFile out(results);
-  QVERIFY(out.open(QIODevice::WriteOnly));
-  out.write(QByteArray::fromStdString(*output));
-  out.close();
+  QVERIFY2(client.downloadFile(batch->outputFileId, results.toStdString(), 1 << 24, &err),
+           err.c_str());
   QTRY_VERIFY_WITH_TIMEOUT(!dock.runs()->isRefreshing(), 10000);
   row = dock.runs()->rowOf(store);
   QSignalSpy imported(&dock, &ui::JobsDock::batchImported);

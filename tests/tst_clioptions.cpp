@@ -304,9 +304,9 @@ class TestCliOptions : public QObject {
   // option is a usage error in the one style with exit 2.
   void everyCommandThroughTheLayer_data() {
     QTest::addColumn<QStringList>("command");
-    for (const char* c :
-         {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate", "resume", "runs",
-          "erag", "e2e", "erag-correlate", "judge", "ragchecker", "agreement", "report"})
+    for (const char* c : {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate",
+                          "resume", "runs", "erag", "e2e", "erag-correlate", "judge", "ragchecker",
+                          "agreement", "report", "fuse", "ppi", "kilt-eval"})
       QTest::newRow(c) << QStringList{c};
     QTest::newRow("dataset info") << QStringList{"dataset", "info"};
     QTest::newRow("dataset doc") << QStringList{"dataset", "doc"};

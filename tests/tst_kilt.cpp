@@ -9,6 +9,8 @@
 
 #include "common/testdata.h"
 #include "core/data/loaders.h"
+#include "core/data/provenance.h"
+#include "core/data/storedcorpus.h"
 
 using namespace ragscope::core;
 namespace fs = std::filesystem;
@@ -372,6 +374,92 @@ class TestKilt : public QObject {
     QCOMPARE(stopped.corpus.size(), std::size_t{2});
     QCOMPARE(rs.errors, 1u);
     QCOMPARE(rs.diagnostics.back().toString(), path.string() + ":5: text: missing");
+  }
+
+  // A paragraph is an element of the page's "text" array (KILT's provenance numbers them so), even
+  // when it holds line breaks of its own: the page held in memory, left in its file, and reopened
+  // through its side index all give the same paragraphs (the fuzz target
+  // fuzz_kilt_source_stored found the page held in memory counting lines instead).
+  void knowledgeSourceParagraphsAreArrayElements() {
+    QTemporaryDir dir;
+    std::string content;
+    content +=
+        ksRecord("290", "Latin alphabet",
+                 {"Latin alphabet\\n", "The Latin alphabet is the collection of letters.\\n,",
+                  "Section::::Letters.\\n"}) +
+        "\n";
+    content +=
+        ksRecord("7", "Seven", {"Seven\\n", "a\\nb\\n\\n"}) + "\n";  // one final "\n" dropped
+    content += ksRecord("8", "Empty", {""}) + "\n";                  // one empty paragraph
+    content += ksRecord("9", "None", {}) + "\n";                     // no paragraph at all
+    content += ksRecord("10", "Ten", {"Ten\\n", "Plain.\\n"}) + "\n";
+    const auto path = writeFile(dir, "kilt_knowledgesource.json", content);
+    // Hand-derived: each element without its final "\n".
+    const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+        {"290",
+         {"Latin alphabet", "The Latin alphabet is the collection of letters.\n,",
+          "Section::::Letters."}},
+        {"7", {"Seven", "a\nb\n"}},
+        {"8", {""}},
+        {"9", {}},
+        {"10", {"Ten", "Plain."}},
+    };
+
+    auto check = [&](const Corpus& corpus, const char* how) {
+      QCOMPARE(corpus.size(), expected.size());
+      for (const auto& [id, paragraphs] : expected) {
+        const auto doc = corpus.find(id);
+        QVERIFY2(doc, how);
+        const std::size_t n = paragraphs.size();
+        QVERIFY2(doc->paragraphCount() == n, (std::string(how) + " page " + id).c_str());
+        std::string joined, error;
+        for (std::size_t p = 0; p < n; ++p) {
+          joined += (p ? "\n" : "") + paragraphs[p];
+          const auto one = doc->paragraphRange(p, p, error);
+          QVERIFY2(one, error.c_str());
+          QCOMPARE(*one, paragraphs[p]);
+        }
+        QCOMPARE(doc->fullText(), joined);
+        if (n > 0) QVERIFY(doc->paragraphRange(0, n - 1, error) == joined);
+        QVERIFY(!doc->paragraphRange(n, n, error));
+        QVERIFY(error.find("not in the document (it has " + std::to_string(n)) !=
+                std::string::npos);
+      }
+      // Provenance pointing past the paragraph with its own line break finds the right one.
+      const auto page = corpus.find("290");
+      std::string error;
+      QVERIFY(page->paragraphRange(1, 2, error) ==
+              "The Latin alphabet is the collection of letters.\n,\nSection::::Letters.");
+      Provenance p;
+      p.docId = "290";
+      p.startParagraph = p.endParagraph = 2;
+      p.endCharacter = 7;
+      QCOMPARE(provenanceExcerpt(*page, p).text, std::string("Section"));
+    };
+
+    LoadOptions memoryOptions;
+    memoryOptions.textInFileFrom = UINT64_MAX;
+    Dataset memory;
+    QVERIFY2(loadKiltKnowledgeSource(path, memory, memoryOptions).ok(), "in memory");
+    QCOMPARE(memory.corpus.inMemorySize(), expected.size());
+    check(memory.corpus, "in memory");
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(!memory.corpus.find("10")->paragraphStarts);  // its lines are its paragraphs
+
+    LoadOptions storedOptions;
+    storedOptions.textInFileFrom = 1;
+    Dataset stored;
+    QVERIFY2(loadKiltKnowledgeSource(path, stored, storedOptions).ok(), "stored");
+    QCOMPARE(stored.corpus.inMemorySize(), std::size_t{0});
+    check(stored.corpus, "stored");
+    if (QTest::currentTestFailed()) return;
+
+    Dataset reopened;
+    StoredCorpusInfo info;
+    QVERIFY(loadStoredCorpus(path, CorpusLayout::KiltPages, reopened.corpus, storedOptions, &info)
+                .ok());
+    QVERIFY(info.reused);
+    check(reopened.corpus, "reopened");
   }
 
   void knowledgeSourceCancel() {

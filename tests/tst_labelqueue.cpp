@@ -14,6 +14,7 @@
 
 #include "common/files.h"
 #include "core/data/loaders.h"
+#include "core/eval/claimlabels.h"
 #include "core/eval/claimverdicts.h"
 #include "core/eval/judgejob.h"
 #include "core/labels/labelqueue.h"
@@ -184,22 +185,45 @@ class TestLabelQueue : public QObject {
     std::size_t claims = 0;
     for (const auto& q : report.queries) claims += q.responseClaims.claims.size();
     QVERIFY(claims > 0);
-    const auto items = claimCandidates(report, "runs/claims-offline.db");
+    const auto items = core::eval::claimCandidates(report, "runs/claims-offline.db");
     QCOMPARE(items.size(), claims);
     QCOMPARE(distinctKeys(items), claims);
-    // The first answer's claims, in order, with the judge's verdict against the chunks.
+    // The first answer's claims, in order, with the judge's verdict against the chunks, each
+    // target recording that premise.
     const auto& first = report.queries.front();
     for (std::size_t i = 0; i < first.responseClaims.claims.size(); ++i) {
       QCOMPARE(items[i].target.qid, first.qid);
       QCOMPARE(items[i].target.item, "response:" + std::to_string(i));
+      QCOMPARE(items[i].target.premise, std::optional(ClaimPremise::Chunks));
       QCOMPARE(items[i].context, first.responseClaims.claims[i]);
       const auto v = core::eval::responseClaimVsChunks(first, i);
       QCOMPARE(items[i].judge, v ? judgeVerdict(*v).value_or("") : std::string());
     }
-    // With gold claims too: one more item per gold claim.
+    // Against the gold answer: the same claims, other targets, the judge's verdict against the
+    // gold answer (a chunk-premise label does not leave them out of the queue).
+    const auto vsGold =
+        core::eval::claimCandidates(report, "runs/claims-offline.db", ClaimPremise::GoldAnswer);
+    QCOMPARE(vsGold.size(), claims);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < first.responseClaims.claims.size(); ++i) {
+      QCOMPARE(vsGold[i].target.premise, std::optional(ClaimPremise::GoldAnswer));
+      QVERIFY(vsGold[i].target.key() != items[i].target.key());
+      const auto v = core::eval::responseClaimVsGold(first, i);
+      QCOMPARE(vsGold[i].judge, v ? judgeVerdict(*v).value_or("") : std::string());
+    }
+    for (std::size_t i = 0; i < claims; ++i) differ += vsGold[i].judge != items[i].judge;
+    QVERIFY(differ > 0);  // the demo's judge answers the two questions differently
+    QueueOptions o;
+    o.size = claims;
+    for (const auto& item : items) o.skip.insert(item.target.key());  // all labelled vs chunks
+    QCOMPARE(selectQueue(vsGold, o).size(), claims);
+    QCOMPARE(selectQueue(items, o).size(), std::size_t(0));
+    // Gold claims against the response: one item per gold claim.
     std::size_t gold = 0;
     for (const auto& q : report.queries) gold += q.goldClaims.claims.size();
-    QCOMPARE(claimCandidates(report, "x", true).size(), claims + gold);
+    const auto goldItems = core::eval::claimCandidates(report, "x", ClaimPremise::Response);
+    QCOMPARE(goldItems.size(), gold);
+    QVERIFY(goldItems.front().target.item.starts_with("gold:"));
   }
 
   void whenAHumanDisagreesWithTheJudge() {

@@ -8,6 +8,7 @@
 // Screenshots go to $RAGSCOPE_SCREENSHOT_DIR when it is set.
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -38,6 +39,7 @@
 #include "ui/pages/datasetpage.h"
 #include "ui/pages/eragresultsview.h"
 #include "ui/pages/labelqueue.h"
+#include "ui/pages/ppisummary.h"
 #include "ui/pages/querydetail.h"
 #include "ui/pages/retrievalpage.h"
 #include "ui/workbench.h"
@@ -94,6 +96,7 @@ class TestLabelsGui : public QObject {
   void init();
   void claimVerdictsInTheInspector();
   void claimsThroughTheQueue();
+  void claimPremiseInInspectorAndQueue();
   void documentsThroughTheQueue();
   void rankedListGradeShowsInTheQueryDetail();
   void eragDocumentLabel();
@@ -179,7 +182,7 @@ void TestLabelsGui::claimVerdictsInTheInspector() {
   // The human column sits beside the judge's verdict.
   QCOMPARE(claims->horizontalHeader()->visualIndex(ui::ClaimInspector::kHumanColumn), 2);
   QCOMPARE(claims->horizontalHeaderItem(ui::ClaimInspector::kHumanColumn)->text(),
-           QStringLiteral("human"));
+           QStringLiteral("human vs chunks"));
 
   claims->setFocus();
   claims->setCurrentCell(0, 4);
@@ -312,6 +315,101 @@ void TestLabelsGui::claimsThroughTheQueue() {
   }
   QCOMPARE(findLabel(stored, items[3].target)->comment, std::string("vague"));
   QVERIFY(!findLabel(stored, items[4].target));
+}
+
+void TestLabelsGui::claimPremiseInInspectorAndQueue() {
+  // Issue 35, item 10: a verdict against the gold answer is recorded as such, shown apart from
+  // the verdicts against the chunks, and only correctness' estimate uses it.
+  ui::LabelBook* book = m_wb->labelBook();
+  ui::ClaimsResultsView view;
+  view.resize(1300, 900);
+  view.setLabelBook(book);
+  const auto report = claimsReport();
+  view.setReport(report, m_claimsStore);
+  view.show();
+  // The answer whose claim 0 ana judged against the chunks (claimVerdictsInTheInspector).
+  const core::eval::JudgedQuery* query = nullptr;
+  for (const auto& q : report->queries)
+    if (!q.responseClaims.claims.empty() &&
+        book->snapshot()->of({TargetKind::Claim, kClaimsScope, q.qid, "response:0"}, "ana") &&
+        core::eval::responseClaimVsGold(q, 0) &&
+        core::claims::isResolved(*core::eval::responseClaimVsGold(q, 0))) {
+      query = &q;
+      break;
+    }
+  QVERIFY(query);
+  QVERIFY(view.selectAnswer(QString::fromStdString(query->qid)));
+  ui::ClaimInspector* inspector = view.inspector();
+  QTableWidget* claims = inspector->claimTable();
+  const QString vsChunks = claims->item(0, ui::ClaimInspector::kHumanColumn)->text();
+  QVERIFY2(vsChunks != QStringLiteral("–"), qPrintable(vsChunks));  // a verdict vs the chunks
+  // Against the gold answer: the column names it, and the chunk verdict is not shown as one.
+  QComboBox* premise = inspector->premiseChoice();
+  premise->setCurrentIndex(premise->findData(int(core::labels::ClaimPremise::GoldAnswer)));
+  QCOMPARE(inspector->labelPremise(), core::labels::ClaimPremise::GoldAnswer);
+  QCOMPARE(claims->horizontalHeaderItem(ui::ClaimInspector::kHumanColumn)->text(),
+           QStringLiteral("human vs gold"));
+  // Beside the judge's verdict against the gold answer (column 2, "vs gold answer").
+  QCOMPARE(claims->horizontalHeader()->visualIndex(ui::ClaimInspector::kHumanColumn),
+           claims->horizontalHeader()->visualIndex(2) + 1);
+  QCOMPARE(claims->item(0, ui::ClaimInspector::kHumanColumn)->text(), QStringLiteral("–"));
+  claims->setFocus();
+  claims->setCurrentCell(0, 4);
+  QTest::keyClick(claims, Qt::Key_S);
+  QVERIFY(settle());
+  const Target vsGold{TargetKind::Claim, kClaimsScope, query->qid, "response:0",
+                      core::labels::ClaimPremise::GoldAnswer};
+  QVERIFY(book->snapshot()->of(vsGold, "ana"));
+  QCOMPARE(book->snapshot()->of(vsGold, "ana")->value, std::string("supported"));
+  QVERIFY(claims->item(0, ui::ClaimInspector::kHumanColumn)->text().contains("supported"));
+  view.tabs()->setCurrentIndex(view.answersTab());
+  shoot(&view, QStringLiteral("claim-inspector-vs-gold"));
+  // Back to the chunks: the earlier verdict is there, untouched.
+  inspector->setLabelPremise(core::labels::ClaimPremise::Chunks);
+  QCOMPARE(claims->item(0, ui::ClaimInspector::kHumanColumn)->text(), vsChunks);
+  QCOMPARE(claims->horizontalHeader()->visualIndex(ui::ClaimInspector::kHumanColumn), 2);
+
+  // The PPI table: correctness has this one label, faithfulness the verdicts against the chunks.
+  view.ppiSummary()->refresh();
+  const auto* correctness = view.ppiSummary()->estimate("correctness");
+  const auto* faithfulness = view.ppiSummary()->estimate("faithfulness");
+  QVERIFY(correctness && faithfulness);
+  QCOMPARE(correctness->items.labelled(), std::size_t(1));
+  QVERIFY(faithfulness->items.labelled() >= 2);
+  QVERIFY(correctness->items.otherPremise >= 2);
+
+  // The queue against the gold answer: the claims judged against the chunks are still to do;
+  // the item asks the gold answer's question and its label records it.
+  auto* queue = ui::LabelQueue::claimsQueue(book, report, m_claimsStore, nullptr);
+  QScopedPointer<ui::LabelQueue> owner(queue);
+  queue->setAttribute(Qt::WA_DeleteOnClose, false);
+  QVERIFY(queue->premiseChoice()->isVisibleTo(queue));
+  queue->setPremise(core::labels::ClaimPremise::GoldAnswer);
+  queue->setOrder(core::labels::QueueOrder::Random);
+  queue->setSize(1000);
+  queue->show();
+  QSignalSpy built(queue, &ui::LabelQueue::built);
+  queue->build();
+  QVERIFY(built.wait(kTimeoutMs));
+  std::size_t responseClaims = 0;
+  for (const auto& q : report->queries) responseClaims += q.responseClaims.claims.size();
+  QCOMPARE(queue->items().size(), responseClaims - 1);  // all but the one labelled vs the gold
+  for (const auto& item : queue->items())
+    QCOMPARE(item.target.premise, std::optional(core::labels::ClaimPremise::GoldAnswer));
+  const QString shown = queue->itemView()->toPlainText();
+  QVERIFY2(shown.contains(QStringLiteral("Is this claim supported by the gold answer?")),
+           qPrintable(shown.left(400)));
+  QVERIFY2(shown.contains(QStringLiteral("The premise: the gold answer")),
+           qPrintable(shown.left(600)));
+  shoot(queue, QStringLiteral("labelling-queue-vs-gold"));
+  const Target first = queue->items().front().target;
+  QTest::keyClick(queue->itemView(), Qt::Key_U);
+  QVERIFY(settle());
+  const auto stored = storedLabels(book->storePath().toStdString());
+  const Label* l = findLabel(stored, first);
+  QVERIFY(l);
+  QCOMPARE(l->target.premise, std::optional(core::labels::ClaimPremise::GoldAnswer));
+  QCOMPARE(l->value, std::string("unsupported"));
 }
 
 void TestLabelsGui::documentsThroughTheQueue() {
@@ -496,14 +594,17 @@ void TestLabelsGui::agreementFollowsTheLabels() {
   QSignalSpy updated(agreement, &ui::AgreementView::liveUpdated);
   QVERIFY(agreement->showProjectLabels());
   QVERIFY(updated.wait(kTimeoutMs));
+  // Ana's verdicts on answer claims against the chunks (one group per premise).
   auto claimRow = [&]() -> const core::labels::JudgeHumanAgreement* {
     for (const auto& a : agreement->liveReport()->judgeVsHuman)
-      if (a.kind == TargetKind::Claim && a.annotator == "ana") return &a;
+      if (a.kind == TargetKind::Claim && a.annotator == "ana" && !a.goldClaims &&
+          a.premise == core::labels::ClaimPremise::Chunks)
+        return &a;
     return nullptr;
   };
   QVERIFY(claimRow());
   const std::size_t before = claimRow()->labels;
-  QCOMPARE(before, std::size_t(7));  // 3 in the inspector, 4 through the queue
+  QCOMPARE(before, std::size_t(6));  // 2 in the inspector, 4 through the queue
   // One more verdict in the inspector: the view follows without being asked.
   const core::eval::JudgedQuery* unlabelled = nullptr;
   for (const auto& q : report->queries)
@@ -542,8 +643,10 @@ void TestLabelsGui::storeWithoutAProject() {
                            QStringLiteral("/labels/qrels_only_ä.labels.db");
   QCOMPARE(wb.labelBook()->storePath(), expected);
   QCOMPARE(wb.labelBook()->datasetScope(), std::string("qrels only/ä"));
+  // A store outside the labels' folder is named by its absolute path, never its file name
+  // alone (issue 35, item 11).
   QCOMPARE(wb.labelBook()->runScope(QStringLiteral("/somewhere/claims.db")),
-           std::string("claims.db"));
+           std::string("/somewhere/claims.db"));
   // A label the store refuses (a grade out of range) is reported, nothing stored.
   QSignalSpy failed(wb.labelBook(), &ui::LabelBook::labelFailed);
   Label bad;

@@ -17,12 +17,16 @@
 #include "common/cli.h"
 #include "common/files.h"
 #include "core/eval/claimverdicts.h"
+#include "core/eval/e2ejob.h"
+#include "core/eval/judgejob.h"
 #include "core/eval/ppifiles.h"
 #include "core/eval/ppiinputs.h"
 #include "core/labels/label.h"
+#include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"
 #include "core/stats/ppi.h"
 #include "core/stats/random.h"
+#include "core/store/runstore.h"
 
 using namespace ragscope::core;
 using namespace ragscope::core::stats;
@@ -80,6 +84,8 @@ class TestPpi : public QObject {
   void cliOnCsvFiles();
   void cliErrors();
   void cliOnRunStore();
+  void correctnessUsesLabelsAgainstTheGoldAnswer();
+  void labelsFollowTheStoreNotItsFileName();
 };
 
 void TestPpi::classicalByHand() {
@@ -316,29 +322,39 @@ void TestPpi::claimItemsFromLabels() {
   report.queries = {q1, q2};
 
   auto label = [](std::string scope, std::string qid, std::string item, std::string value,
-                  std::string annotator, std::string context = {}) {
+                  std::string annotator, std::string context = {},
+                  std::optional<labels::ClaimPremise> premise = std::nullopt) {
     labels::Label l;
-    l.target = {labels::TargetKind::Claim, std::move(scope), std::move(qid), std::move(item)};
+    l.target = {labels::TargetKind::Claim, std::move(scope), std::move(qid), std::move(item),
+                premise};
     l.value = std::move(value);
     l.annotator = std::move(annotator);
     l.context = std::move(context);
     return l;
   };
+  // The store is /tmp/somewhere/runs/claims.db, the labels' folder (the project's) /tmp/somewhere:
+  // "runs/claims.db" and the absolute path name it; "claims.db" (another file of the same name)
+  // and "other.db" do not. Labels without a premise were judged against the chunks.
+  const auto gold = labels::ClaimPremise::GoldAnswer;
   const std::vector<labels::Label> labels = {
-      label("runs/claims.db", "q1", "response:0", "unsupported", "ana", "A"),  // Y 0
-      label("claims.db", "q1", "response:0", "supported", "bob"),              // Y 1: mean 0.5
-      label("claims.db", "q1", "response:2", "supported", "ana"),    // faith: judge unparsed
-      label("claims.db", "q2", "response:1", "cannot_tell", "ana"),  // abstained: unlabelled
-      label("claims.db", "q2", "response:0", "supported", "ana", "OLD TEXT"),  // stale
-      label("claims.db", "q9", "response:0", "supported", "ana"),              // no such answer
-      label("other.db", "q1", "response:1", "supported", "ana"),               // another run
-      label("claims.db", "q1", "gold:1", "supported", "ana"),                  // coverage: Y 1, f 0
+      label("runs/claims.db", "q1", "response:0", "unsupported", "ana", "A"),          // Y 0
+      label("/tmp/somewhere/runs/claims.db", "q1", "response:0", "supported", "bob"),  // mean 0.5
+      label("runs/claims.db", "q1", "response:2", "supported", "ana"),    // faith: unparsed
+      label("runs/claims.db", "q2", "response:1", "cannot_tell", "ana"),  // abstained
+      label("runs/claims.db", "q2", "response:0", "supported", "ana", "OLD TEXT"),  // stale
+      label("runs/claims.db", "q9", "response:0", "supported", "ana"),              // no answer
+      label("other.db", "q1", "response:1", "supported", "ana"),                    // another run
+      label("claims.db", "q1", "response:1", "supported", "ana"),   // same name, not it
+      label("runs/claims.db", "q1", "gold:1", "supported", "ana"),  // coverage: Y 1, f 0
+      label("runs/claims.db", "q1", "response:0", "unsupported", "ana", "A", gold),  // Y 0
+      label("runs/claims.db", "q1", "response:2", "supported", "ana", {}, gold),     // Y 1
   };
-  const auto metrics = eval::claimPpiItems(report, "/tmp/somewhere/claims.db", labels);
+  const auto metrics = eval::claimPpiItems(
+      report, labels::ScopeMatcher("/tmp/somewhere", "/tmp/somewhere/runs/claims.db"), labels);
   QCOMPARE(metrics.size(), std::size_t(3));
 
   // faithfulness: q1 A (f 1, Y 0.5), q1 B (f 0), q1 C unresolved, q2 D (f 1, stale label), q2 E
-  // (f 1, cannot_tell)
+  // (f 1, cannot_tell); the two labels against the gold answer are not its truth.
   const auto& faith = metrics[0];
   QCOMPARE(faith.metric, std::string("faithfulness"));
   QCOMPARE(faith.input.labelledY, (std::vector<double>{0.5}));
@@ -349,18 +365,21 @@ void TestPpi::claimItemsFromLabels() {
   QCOMPARE(faith.severalAnnotators, std::size_t(1));
   QCOMPARE(faith.staleLabels, std::size_t(1));
   QCOMPARE(faith.labelsNotUsed, std::size_t(2));  // q1 response:2 (unresolved), q9 response:0
+  QCOMPARE(faith.otherPremise, std::size_t(2));   // q1 response:0 and response:2 vs the gold
 
-  // correctness: q1 A (f 1, Y 0.5), B (f 1), C (f 0, Y 1); q2 not judged against the gold
+  // correctness: q1 A (f 1, Y 0), B (f 1), C (f 0, Y 1); q2 not judged against the gold. Only
+  // the labels judged against the gold answer: the chunk verdicts on A (0.5) and C are not Y.
   const auto& correct = metrics[1];
   QCOMPARE(correct.metric, std::string("correctness"));
-  QCOMPARE(correct.input.labelledY, (std::vector<double>{0.5, 1}));
+  QCOMPARE(correct.input.labelledY, (std::vector<double>{0, 1}));
   QCOMPARE(correct.input.labelledF, (std::vector<double>{1, 0}));
   QCOMPARE(correct.input.unlabelledF, (std::vector<double>{1}));
-  QCOMPARE(correct.labelsNotUsed, std::size_t(3));  // q2 response:0, q2 response:1, q9
-  // classical PPI: mean_U(f) = 1, mean_L(Y - f) = (-0.5 + 1) / 2 = 0.25: estimate 1.25
+  QCOMPARE(correct.labelsNotUsed, std::size_t(0));
+  QCOMPARE(correct.otherPremise, std::size_t(5));  // the chunk-premise targets of this run
+  // classical PPI: mean_U(f) = 1, mean_L(Y - f) = (-1 + 1) / 2 = 0: estimate 1
   PpiOptions classical;
   classical.lambda = 1.0;
-  QVERIFY(near(ppiMean(correct.input, classical).estimate, 1.25));
+  QVERIFY(near(ppiMean(correct.input, classical).estimate, 1.0));
 
   const auto& cover = metrics[2];
   QCOMPARE(cover.metric, std::string("coverage"));
@@ -368,9 +387,15 @@ void TestPpi::claimItemsFromLabels() {
   QCOMPARE(cover.input.labelledF, (std::vector<double>{0}));
   QCOMPARE(cover.input.unlabelledF, (std::vector<double>{1}));
 
-  QVERIFY(eval::labelScopeIsStore("runs/claims.db", "/x/claims.db"));
-  QVERIFY(!eval::labelScopeIsStore("claims.db.bak", "/x/claims.db"));
-  QVERIFY(!eval::labelScopeIsStore("", "/x/claims.db"));
+  // Scopes name a store by its path, never by its file name (core/labels/labelscope.h).
+  const labels::ScopeMatcher names("/x", "/x/runs/claims.db");
+  QVERIFY(names("runs/claims.db"));
+  QVERIFY(names("/x/runs/claims.db"));
+  QVERIFY(names("runs/../runs/claims.db"));
+  QVERIFY(!names("claims.db"));
+  QVERIFY(!names("/y/runs/claims.db"));
+  QVERIFY(!names("runs/claims.db.bak"));
+  QVERIFY(!names(""));
 }
 
 void TestPpi::eragAndAnswerItems() {
@@ -386,7 +411,7 @@ void TestPpi::eragAndAnswerItems() {
   grade.target = {labels::TargetKind::EragDoc, "erag.db", "q1", "d2"};
   grade.value = "1";
   grade.annotator = "ana";
-  const auto erag = eval::eragPpiItems(report, "erag.db", {grade});
+  const auto erag = eval::eragPpiItems(report, labels::ScopeMatcher("", "erag.db"), {grade});
   QVERIFY(erag.has_value());
   QCOMPARE(erag->input.labelledY, (std::vector<double>{1}));
   QCOMPARE(erag->input.labelledF, (std::vector<double>{0}));
@@ -404,7 +429,7 @@ void TestPpi::eragAndAnswerItems() {
     return l;
   };
   const auto items = eval::answerPpiItems(
-      "rouge-l", values, "e2e.db",
+      "rouge-l", values, labels::ScopeMatcher("", "e2e.db"),
       {answer("q2", "partially", "ana"), answer("q2", "correct", "bob"), answer("q7", "0", "a")});
   QCOMPARE(items.metric, std::string("answer:rouge-l"));
   QCOMPARE(items.input.labelledY, (std::vector<double>{0.75}));
@@ -557,7 +582,8 @@ void TestPpi::cliOnRunStore() {
   // human only: 0.5 +- z sqrt(0.25/4) = +- z 0.25
   const fs::path demo = fs::path(RAGSCOPE_SOURCE_DIR) / "resources/demo/runs/claims-offline.db";
   QTemporaryDir dir;
-  const fs::path store = fs::path(dir.path().toStdString()) / "claims-offline.db";
+  const fs::path store = fs::path(dir.path().toStdString()) / "runs/claims-offline.db";
+  fs::create_directories(store.parent_path());
   fs::copy_file(demo, store);
   const fs::path project = fs::path(dir.path().toStdString()) / "demo.ragscope.json";
   ragscope::test::writeText(project, "{}\n");
@@ -659,6 +685,164 @@ void TestPpi::cliOnRunStore() {
   QVERIFY2(t.exitCode == 0, qPrintable(t.err));
   QVERIFY2(t.out.startsWith("faithfulness: response claims vs the retrieved chunks\n"),
            qPrintable(t.out));
+}
+
+namespace {
+
+// `labels` added to the labels store of `project` (made when missing), all by "ana".
+void addLabels(const fs::path& project, std::vector<labels::Label> add) {
+  labels::LabelStore store;
+  std::string err;
+  QVERIFY2(store.open(labels::labelsStorePath(project), &err), err.c_str());
+  for (auto& l : add) {
+    l.annotator = "ana";
+    l.time = "2026-11-27T10:00:00Z";
+  }
+  QVERIFY2(store.add(add, &err), err.c_str());
+}
+
+}  // namespace
+
+void TestPpi::correctnessUsesLabelsAgainstTheGoldAnswer() {
+  // Issue 35, item 10, on the demo's judging run. Four claims labelled in the labelling queue as
+  // it was (no premise: against the retrieved chunks), two labelled against the gold answer:
+  //   correctness: n_labelled 2 (the gold-answer ones: supported 1, unsupported 0; human-only
+  //                mean 0.5), the four chunk verdicts left out and counted;
+  //   faithfulness: n_labelled 4.
+  // Before, all six were correctness' Y (n_labelled 6).
+  const fs::path demo = fs::path(RAGSCOPE_SOURCE_DIR) / "resources/demo/runs/claims-offline.db";
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  const fs::path store = root / "runs/claims-offline.db";
+  fs::create_directories(store.parent_path());
+  fs::copy_file(demo, store);
+  const fs::path project = root / "demo.ragscope.json";
+  ragscope::test::writeText(project, "{}\n");
+  const auto report = eval::readJudgeReport(store, {});
+  QVERIFY2(report.error.empty(), report.error.c_str());
+  // Claims whose verdicts against both premises are resolved, and how many correctness items.
+  std::vector<std::pair<std::string, std::size_t>> both;
+  std::size_t correctnessItems = 0;
+  for (const auto& q : report.queries)
+    for (std::size_t i = 0; i < q.responseClaims.claims.size(); ++i) {
+      const auto gold = eval::responseClaimVsGold(q, i);
+      const auto chunks = eval::responseClaimVsChunks(q, i);
+      const bool goldResolved = gold && claims::isResolved(*gold);
+      correctnessItems += goldResolved ? 1 : 0;
+      if (goldResolved && chunks && claims::isResolved(*chunks)) both.emplace_back(q.qid, i);
+    }
+  QVERIFY(both.size() >= 6);
+  std::vector<labels::Label> add;
+  for (std::size_t k = 0; k < 6; ++k) {
+    labels::Label l;
+    l.target = {labels::TargetKind::Claim, "runs/claims-offline.db", both[k].first,
+                "response:" + std::to_string(both[k].second)};
+    if (k >= 4) l.target.premise = labels::ClaimPremise::GoldAnswer;
+    l.value = k == 5 ? "unsupported" : "supported";
+    add.push_back(l);
+  }
+  addLabels(project, add);
+  const QString storeArg = QString::fromStdString(store.string());
+  const QString labelsArg = QString::fromStdString(project.string());
+  auto r = ragscope::test::runCli(
+      {"ppi", "--store", storeArg, "--labels", labelsArg, "--metric", "correctness", "--json"});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  auto j = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(j["n_labelled"].get<std::size_t>(), std::size_t(2));
+  QCOMPARE(j["n_labelled"].get<std::size_t>() + j["n_unlabelled"].get<std::size_t>(),
+           correctnessItems);
+  QVERIFY(std::abs(j["human_only"]["mean"].get<double>() - 0.5) < 1e-12);
+  r = ragscope::test::runCli(
+      {"ppi", "--store", storeArg, "--labels", labelsArg, "--metric", "faithfulness", "--json"});
+  QVERIFY2(r.exitCode == 0, r.err.constData());
+  j = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(j["n_labelled"].get<std::size_t>(), std::size_t(4));
+  QVERIFY(std::abs(j["human_only"]["mean"].get<double>() - 1.0) < 1e-12);
+  const auto t = ragscope::test::runCliText(
+      {"ppi", "--store", storeArg, "--labels", labelsArg, "--metric", "correctness"});
+  QVERIFY2(t.exitCode == 0, qPrintable(t.err));
+  QVERIFY2(t.out.contains("human truth: the claim labels judged against the gold answer; 4 "
+                          "labelled claim(s) judged against another premise not used"),
+           qPrintable(t.out));
+  // The report's human-labels section: the same counts, and a note naming the left-out labels.
+  const QString reportJson = dir.filePath("report.json");
+  auto rep = ragscope::test::runCli(
+      {"report", "--store", storeArg, "--labels", labelsArg, "--B", "0", "--out", reportJson});
+  QVERIFY2(rep.exitCode == 0, rep.err.constData());
+  const auto doc = nlohmann::json::parse(ragscope::test::readText(reportJson.toStdString()));
+  const auto& human = doc["runs"][0]["human_labels"];
+  bool sawCorrectness = false;
+  for (const auto& p : human["ppi"])
+    if (p["metric"] == "correctness") {
+      sawCorrectness = true;
+      QCOMPARE(p["labelled"].get<int>(), 2);
+    }
+  QVERIFY(sawCorrectness);
+  QVERIFY2(human.dump().find("correctness: 4 labelled claim(s) judged against another premise") !=
+               std::string::npos,
+           human.dump().c_str());
+}
+
+void TestPpi::labelsFollowTheStoreNotItsFileName() {
+  // Issue 35, item 11: runs/e2e-good.db and other/e2e-good.db, two copies of the demo's
+  // end-to-end run under one file name; three answer labels of runs/e2e-good.db. They are the
+  // labels of that file (also through a link to it), never of other/e2e-good.db.
+  const fs::path demo = fs::path(RAGSCOPE_SOURCE_DIR) / "resources/demo/runs/e2e-good.db";
+  QTemporaryDir dir;
+  const fs::path root = dir.path().toStdString();
+  fs::create_directories(root / "runs");
+  fs::create_directories(root / "other");
+  fs::copy_file(demo, root / "runs/e2e-good.db");
+  fs::copy_file(demo, root / "other/e2e-good.db");
+  fs::create_symlink(root / "runs/e2e-good.db", root / "link.db");
+  const fs::path project = root / "demo.ragscope.json";
+  ragscope::test::writeText(project, "{}\n");
+  std::vector<std::string> qids;
+  {
+    store::RunStore runStore;
+    std::string err;
+    QVERIFY2(runStore.openReadOnly(root / "runs/e2e-good.db", &err), err.c_str());
+    stats::BootstrapOptions noIntervals;
+    noIntervals.resamples = 0;
+    const auto report = eval::computeE2eReport(runStore, noIntervals);
+    QVERIFY2(report.error.empty(), report.error.c_str());
+    qids = report.qids;
+  }
+  QVERIFY(qids.size() >= 4);
+  std::vector<labels::Label> add;
+  for (std::size_t k = 0; k < 3; ++k) {
+    labels::Label l;
+    l.target = {labels::TargetKind::Answer, "runs/e2e-good.db", qids[k], ""};
+    l.value = k == 0 ? "incorrect" : "correct";
+    add.push_back(l);
+  }
+  addLabels(project, add);
+  const QString labelsArg = QString::fromStdString(project.string());
+  auto ppi = [&](const fs::path& store) {
+    return ragscope::test::runCli({"ppi", "--store", QString::fromStdString(store.string()),
+                                   "--labels", labelsArg, "--metric", "answer:rouge-l", "--json"});
+  };
+  for (const fs::path& same : {root / "runs/e2e-good.db", root / "link.db"}) {
+    const auto r = ppi(same);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(j["n_labelled"].get<int>(), 3);
+    QVERIFY(std::abs(j["human_only"]["mean"].get<double>() - 2.0 / 3.0) < 1e-12);
+  }
+  const auto other = ppi(root / "other/e2e-good.db");
+  QCOMPARE(other.exitCode, 2);
+  QVERIFY2(other.err.contains("no item has a human label (n = 0)"), other.err.constData());
+  // The report of the other store has no human label either.
+  const QString reportJson = dir.filePath("report.json");
+  const auto rep = ragscope::test::runCli(
+      {"report", "--store", QString::fromStdString((root / "other/e2e-good.db").string()),
+       "--labels", labelsArg, "--B", "0", "--out", reportJson});
+  QVERIFY2(rep.exitCode == 0, rep.err.constData());
+  const auto doc = nlohmann::json::parse(ragscope::test::readText(reportJson.toStdString()));
+  const auto& human = doc["runs"][0]["human_labels"];
+  QVERIFY2(human["counts"].empty(), human.dump().c_str());
+  QVERIFY2(human.dump().find("no human label of this run yet") != std::string::npos,
+           human.dump().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPpi)

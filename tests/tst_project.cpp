@@ -265,6 +265,14 @@ class TestProject : public QObject {
         << "expected a string or null, found number" << 0;
     QTest::newRow("too deep") << QByteArray(200, '[') << ""
                               << "nested deeper than" << 1;
+    // Issue 35, item 13: a member given twice (json::parse keeps the last, so one file would
+    // name two paths) is refused with its field and line.
+    QTest::newRow("path given twice")
+        << QByteArray(
+               "{\"version\": 1, \"name\": \"x\", \"datasets\": [{\"name\": \"d\",\n"
+               "  \"parts\": [{\"path\": \"a.jsonl\",\n    \"path\": \"/etc/x.jsonl\"}]}]}")
+        << "datasets[0].parts[0].path"
+        << "member \"path\" appears twice in one object" << 3;
   }
 
   void badProject() {

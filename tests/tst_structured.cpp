@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -22,12 +23,14 @@
 #include "common/testdata.h"
 #include "core/claims/judgeparse.h"
 #include "core/claims/structuredreply.h"
+#include "core/data/jsonlines.h"
 #include "core/eval/job.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/openaiformat.h"
 #include "core/llm/structuredprobe.h"
 #include "core/store/runstore.h"
+#include "core/util/jsonstrict.h"
 #include "testserver/testserver.h"
 
 using namespace ragscope::core;
@@ -184,6 +187,8 @@ class TestStructured : public QObject {
   void notebookThroughStructuredOutputs();
   void structuredAgainstAnIgnoringServer();
   void structuredRepair();
+  void repeatedVerdictsScoreNothing();
+  void strictJsonReaders();
   void threeWayReadsAlike();
   void offAgainstAProseServer();
   void probe_data();
@@ -289,6 +294,13 @@ void TestStructured::claimListJson_data() {
   many += "]}";
   QTest::newRow("runaway list") << QString::fromStdString(many) << QStringList{}
                                 << "the reply lists more than 10000 claims";
+  // Issue 35, item 13: a repeated member, wherever it is, leaves the reply unread.
+  QTest::newRow("claims twice") << R"({"claims": ["a"], "claims": ["b", "c"]})" << QStringList{}
+                                << "the reply is not strict JSON: member \"claims\" appears twice "
+                                   "in one object (at claims)";
+  QTest::newRow("repeat in a skipped member")
+      << R"({"claims": ["a"], "note": {"x": 1, "y": [{"z": 0, "z": 1}]}})" << QStringList{}
+      << "the reply is not strict JSON: member \"z\" appears twice in one object (at note.y[0].z)";
 }
 
 void TestStructured::claimListJson() {
@@ -362,6 +374,50 @@ void TestStructured::verdictJson_data() {
                                 << QStringList{
                                        "the reply lists more than 14 verdicts for 2 claims"};
   QTest::newRow("no claims") << "not JSON" << 0 << false << "" << QStringList{};
+  // Issue 35, item 13: json::parse keeps the last of repeated members, so this reply scored
+  // faithfulness 1.0; a repeated member anywhere (read or skipped, spelt with an escape or not)
+  // now decides no claim, like any reply outside the schema.
+  const std::string zeros =
+      R"([{"claim": 1, "label": "SUPPORTED=0"}, {"claim": 2, "label": "SUPPORTED=0"}])";
+  const std::string ones =
+      R"([{"claim": 1, "label": "SUPPORTED=1"}, {"claim": 2, "label": "SUPPORTED=1"}])";
+  QTest::newRow("verdicts twice")
+      << QString::fromStdString(R"({"verdicts": )" + zeros + R"(, "verdicts": )" + ones + "}") << 2
+      << false << "??"
+      << QStringList{
+             "the reply is not strict JSON: member \"verdicts\" appears twice in one object (at "
+             "verdicts)"};
+  QTest::newRow("verdicts twice, one escaped")
+      << QString::fromStdString(R"({"verdicts": )" + zeros + R"(, "verd\u0069cts": )" + ones + "}")
+      << 2 << false << "??"
+      << QStringList{"the reply is not strict JSON: member \"verdicts\" appears twice"};
+  QTest::newRow("label twice in an entry")
+      << R"({"verdicts": [{"claim": 1, "label": "SUPPORTED=0", "label": "SUPPORTED=1"}]})" << 1
+      << false << "?"
+      << QStringList{
+             "the reply is not strict JSON: member \"label\" appears twice in one object "
+             "(at verdicts[0].label)"};
+  QTest::newRow("repeat in an unknown member")
+      << QString::fromStdString(R"({"verdicts": )" + ones +
+                                R"(, "extra": {"deep": [[{"k": 1}, {"k": 2, "q": 0, "k": 3}]]}})")
+      << 2 << false << "??"
+      << QStringList{
+             "the reply is not strict JSON: member \"k\" appears twice in one object (at "
+             "extra.deep[0][1].k)"};
+  // The same name in sibling or nested objects is no repeat.
+  QTest::newRow("same names in different objects")
+      << QString::fromStdString(R"({"verdicts": )" + ones +
+                                R"(, "x": {"verdicts": {"verdicts": 1}, "claim": [{"claim": 2}]}})")
+      << 2 << false << "SS" << QStringList{};
+  std::string flat = R"({"verdicts": )" + ones + R"(, "extra": {)";
+  for (int i = 0; i < 50000; ++i) flat += (i ? ",\"k" : "\"k") + std::to_string(i) + "\": 0";
+  QTest::newRow("fifty thousand distinct members")
+      << QString::fromStdString(flat + "}}") << 2 << false << "SS" << QStringList{};
+  QTest::newRow("nested deeper than 256 levels")
+      << QString::fromStdString(R"({"verdicts": )" + ones + R"(, "x": )" + std::string(300, '[') +
+                                std::string(300, ']') + "}")
+      << 2 << false << "??"
+      << QStringList{"the reply is not strict JSON: JSON nested deeper than 256 levels"};
 }
 
 void TestStructured::verdictJson() {
@@ -540,6 +596,147 @@ void TestStructured::structuredRepair() {
   QCOMPARE(bodies.back()["messages"][1]["content"].get<std::string>(),
            std::string(R"({"verdicts":[{"claim":1,"label":"SUPPORTED=1"},)"
                        R"({"claim":3,"label":"SUPPORTED=0"}]})"));
+}
+
+// Issue 35, item 13, end to end: a judge whose every verdict reply lists all claims unsupported
+// and then, under the same member name, all supported. Read last-wins this scored faithfulness
+// 1.0; now each reply (and its one repair) is unparsed, and faithfulness has no value.
+void TestStructured::repeatedVerdictsScoreNothing() {
+  ragscope::testserver::Options options;
+  options.answer = [](const std::string& prompt) -> std::string {
+    if (prompt.rfind("Break the text", 0) == 0)
+      return R"({"claims": ["The sky is blue.", "Snow is black."]})";
+    return R"({"verdicts": [{"claim": 1, "label": "SUPPORTED=0"}, {"claim": 2, "label": )"
+           R"("SUPPORTED=0"}], "verdicts": [{"claim": 1, "label": "SUPPORTED=1"}, )"
+           R"({"claim": 2, "label": "SUPPORTED=1"}]})";
+  };
+  options.responseFormat = ResponseFormatMode::Ignore;  // the scripted JSON goes out as it is
+  ragscope::testserver::TestServer server(options);
+  QVERIFY(server.start());
+  eval::JudgeInput in{"q1",
+                      "What colours?",
+                      std::string("The sky is blue and snow is black."),
+                      "",
+                      {{"d1", "The sky is blue."}},
+                      {}};
+  auto spec = judgeSpec(server.baseUrl(), m_dir.filePath("repeated.db").toStdString(), {in}, true);
+  spec.judge.metrics = "faithfulness";
+  const auto result = runSpec(spec);
+  QVERIFY2(result.error.empty(), result.error.c_str());
+  const auto& r = *result.judge;
+  QCOMPARE(labelLetters(r.queries.front().find("faith")->labels), std::string("??"));
+  const auto* faith = metric(r, "faithfulness");
+  QVERIFY(faith);
+  QVERIFY2(std::isnan(faith->mean), std::to_string(faith->mean).c_str());
+  QCOMPARE(faith->unparsed, std::size_t{1});
+  QCOMPARE(r.structuredPath.verdictsUnparsed, std::uint64_t{2});
+}
+
+// Issue 35, item 13, the class: parseJsonStrict (core/util/jsonstrict.h) gives json::parse's
+// document and errors except for repeated members, which it refuses with their place; the
+// streamed record reader (core/data/jsonlines.h) refuses them inside a record and around it.
+void TestStructured::strictJsonReaders() {
+  const std::vector<std::string> texts = {
+      R"({"a": 1, "b": [1, 2.5, -3, "x", null, true, {"a": 2}], "c": {"a": {"a": 3}}})",
+      R"([{"k": 1}, {"k": 2}, [], {}])",
+      "\"just a string\"",
+      "  42  ",
+      R"({"\u00e9": 1, "e\u0301": 2})",  // two different names (NFC is not applied)
+      R"({"a": 1,})",
+      R"({"a" 1})",
+      "[1, 2",
+      "",
+      "1e400",
+      R"({"a": 1} {"b": 2})",
+      "[18446744073709551616]",
+      "{\"s\": \"\\ud800\"}",
+  };
+  for (const auto& text : texts) {
+    json strict;
+    JsonStrictError why;
+    const bool ok = parseJsonStrict(text, strict, &why);
+    std::string what;
+    std::size_t byte = 0;
+    json expected;
+    try {
+      expected = json::parse(text);
+    } catch (const json::parse_error& e) {
+      what = e.what();
+      byte = e.byte;
+    } catch (const json::exception& e) {
+      what = e.what();
+    }
+    QVERIFY2(ok == what.empty(), text.c_str());
+    if (ok) {
+      QVERIFY2(strict == expected, (text + " -> " + strict.dump()).c_str());
+    } else {
+      QCOMPARE(why.problem, what);
+      QCOMPARE(why.byte, byte);
+      QVERIFY(!why.repeated);
+      QVERIFY(strict.is_null());
+    }
+  }
+
+  // An LLM reply whose answer hides behind another under the same name (json::parse would give
+  // the last "content") is malformed, and not worth another attempt.
+  const auto reply = llm::parseChatReply(
+      R"({"choices": [{"message": {"role": "assistant", "content": "SUPPORTED=0", )"
+      R"("content": "SUPPORTED=1"}}]})");
+  QVERIFY(!reply.ok);
+  QVERIFY(!reply.unreadable);
+  QCOMPARE(reply.error, std::string("not strict JSON: member \"content\" appears twice in one "
+                                    "object (at choices[0].message.content)"));
+
+  // A repeat: its member's path, and the byte just past its name (for a line in a file).
+  const std::string text = "{\"out\": [{\"a\": 1},\n {\"a\": 1, \"b\": 2,\n \"a\": 3}]}";
+  json doc;
+  JsonStrictError why;
+  QVERIFY(!parseJsonStrict(text, doc, &why));
+  QVERIFY(why.repeated);
+  QCOMPARE(why.field, std::string("out[1].a"));
+  QCOMPARE(why.problem, std::string("member \"a\" appears twice in one object"));
+  QCOMPARE(text.substr(why.byte - 3, 3), std::string("\"a\""));
+  QCOMPARE(describeJsonStrictError(why),
+           std::string("member \"a\" appears twice in one object (at out[1].a)"));
+  QVERIFY(doc.is_null());
+  QVERIFY(!parseJsonStrict(R"({"a": {"b": 1, "b": 1}})", doc, &why));  // equal values too
+  QCOMPARE(why.field, std::string("a.b"));
+  // Deeper than the limit (default 256; a reader may give its own).
+  QVERIFY(!parseJsonStrict(std::string(300, '[') + std::string(300, ']'), doc, &why));
+  QVERIFY(why.tooDeep);
+  QVERIFY(parseJsonStrict(std::string(300, '[') + std::string(300, ']'), doc, &why, 300));
+  QVERIFY(!parseJsonStrict("[[[1]]]", doc, &why, 2));
+
+  // The streamed reader: in a record, the record's error; around the records, the file stops.
+  QTemporaryDir dir;
+  auto write = [&](const char* name, const std::string& body) {
+    const auto p = fs::path(dir.path().toStdString()) / name;
+    std::ofstream(p, std::ios::binary) << body;
+    return p;
+  };
+  std::vector<json> records;
+  const JsonRecordFn keep = [&](json& r, const JsonRecordPlace&, RecordProblems&) {
+    records.push_back(r);
+  };
+  LoadOptions skip;
+  skip.onError = OnError::Skip;
+  const auto inRecord =
+      write("in.json",
+            "{\"results\": [{\"a\": 1},\n{\"a\": 1, \"b\": {\"c\": 0, \"c\": [1]}},\n{\"a\": 3}]}");
+  auto report = readJsonArrayElements(inRecord, skip, "results", keep);
+  QCOMPARE(records.size(), std::size_t{2});  // the first and the third
+  QCOMPARE(report.skipped, std::uint64_t{1});
+  QCOMPARE(report.diagnostics.front().toString(),
+           inRecord.string() + ":2: results[1].b.c: member \"c\" appears twice in one object");
+  records.clear();
+  const auto around =
+      write("around.json", R"({"results": [{"a": 1}], "metrics": {}, "results": [{"a": 2}]})");
+  report = readJsonArrayElements(around, skip, "results", keep);
+  QVERIFY(!report.ok());
+  QVERIFY(report.stopped);
+  QVERIFY2(
+      report.diagnostics.back().problem.find("appears twice in one object") != std::string::npos,
+      report.diagnostics.back().toString().c_str());
 }
 
 void TestStructured::threeWayReadsAlike() {

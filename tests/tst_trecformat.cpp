@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/loaders.h"
 #include "core/metrics/retrievalevaluator.h"
@@ -68,6 +69,7 @@ class TstTrecFormat : public QObject {
   void lineOfHundredsOfMegabytes();
   void binaryGarbage();
   void duplicateQrelsDocno();
+  void duplicateQrelsAsTrecEval();
   void extraFieldsWarn();
   void bigRunSplitAcrossThreads();
   void progressAndCancel();
@@ -386,15 +388,108 @@ void TstTrecFormat::binaryGarbage() {
   QVERIFY(QString::fromStdString(firstError(n.report)->problem).contains("NUL"));
 }
 
+// A document judged twice for one query: trec_eval reads such a file (get_qrels.c does not look)
+// and stops only when it evaluates that query (form_res_rels.c: "duplicate docs"). The reader
+// warns naming both lines, keeps the first judgment and records the repeat; the evaluation
+// refuses a query with a repeat only when it evaluates it.
 void TstTrecFormat::duplicateQrelsDocno() {
   QTemporaryDir dir;
   const auto path = writeFile(dir, "qrels.txt", "1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n1 0 d1 2\n");
   auto q = readTrecQrels(path, {});
-  QVERIFY(q.report.stopped);
-  const Diagnostic* d = firstError(q.report);
-  QCOMPARE(d->line, 4ull);
-  QCOMPARE(QString::fromStdString(d->field), QString("docno"));
-  QVERIFY2(QString::fromStdString(d->problem).contains("lines 1 and 4"), d->toString().c_str());
+  QVERIFY(q.report.ok());
+  QVERIFY(!firstError(q.report));
+  QCOMPARE(warningCount(q.report), std::size_t{1});
+  const Diagnostic& d = q.report.diagnostics.front();
+  QCOMPARE(d.line, 4ull);
+  QCOMPARE(QString::fromStdString(d.field), QString("docno"));
+  QVERIFY2(QString::fromStdString(d.toString())
+               .startsWith(QString::fromStdString(path.string()) +
+                           ":4: docno: 'd1' judged twice for query '1' (lines 1 and 4)"),
+           d.toString().c_str());
+  QCOMPARE(q.value.byQuery.at("1").size(), std::size_t{2});
+  QCOMPARE(q.value.byQuery.at("1").front().rel, 1);  // the first judgment
+  QCOMPARE(q.value.repeats.size(), std::size_t{1});
+  QCOMPARE(q.value.repeats.front().qid, std::string("1"));
+  QCOMPARE(q.value.repeats.front().firstLine, 1ull);
+
+  // evaluate(): query 2 only in the run scores as without the repeat; query 1 in the run (or
+  // every query under -c) is an error naming the qrels line.
+  const auto only2 = readTrecRun(writeFile(dir, "run2.txt", "2 Q0 d1 1 1.0 r\n"), {});
+  QVERIFY(only2.report.ok());
+  EvalSettings settings;
+  settings.measures = parseMeasureArgs({"map", "P.5"}).value;
+  auto r = evaluate(q.value, only2.value, settings);
+  QVERIFY(r.ok());
+  QCOMPARE(r.mean("map"), 1.0);
+  LoadReport streamed;
+  r = evaluateRunFile(q.value, only2.value.source, settings, {}, streamed);
+  QVERIFY(r.ok());
+  QCOMPARE(r.mean("map"), 1.0);
+  settings.complete = true;
+  r = evaluate(q.value, only2.value, settings);
+  QVERIFY(!r.ok());
+  QCOMPARE(r.diagnostics.front().toString(),
+           path.string() + ":4: docno: 'd1' judged twice for query '1' (lines 1 and 4), and the " +
+               "query is evaluated: trec_eval stops here too (duplicate docs)");
+  settings.complete = false;
+  const auto both =
+      readTrecRun(writeFile(dir, "run12.txt", "1 Q0 d2 1 1.0 r\n2 Q0 d1 1 1.0 r\n"), {});
+  r = evaluate(q.value, both.value, settings);
+  QVERIFY(!r.ok());
+  QCOMPARE(r.diagnostics.front().line, 4ull);
+  r = evaluateRunFile(q.value, both.value.source, settings, {}, streamed);
+  QVERIFY(!r.ok());
+}
+
+// The same through `ragscope-cli eval` on trec_eval's own test files (../shared/data/trec_eval):
+// qrels.test with a repeated judgment added for a topic results.test does not retrieve for gives
+// exactly trec_eval's out.test (and a warning naming the line); one for a topic it retrieves
+// for, or any repeat under -c, is refused as trec_eval refuses it.
+void TstTrecFormat::duplicateQrelsAsTrecEval() {
+  const auto qrelsPath = ragscope::test::dataPath("trec_eval/test/qrels.test");
+  const auto runPath = ragscope::test::dataPath("trec_eval/test/results.test");
+  const auto outPath = ragscope::test::dataPath("trec_eval/test/out.test");
+  QFile qf(QString::fromStdString(qrelsPath.string())),
+      of(QString::fromStdString(outPath.string()));
+  QVERIFY(qf.open(QIODevice::ReadOnly) && of.open(QIODevice::ReadOnly));
+  const QByteArray qrels = qf.readAll(), expected = of.readAll();
+  const int lines = qrels.count('\n');
+  QTemporaryDir dir;
+  const auto run = QString::fromStdString(runPath.string());
+
+  // Topic 999 is not in the results: scored as trec_eval scores it.
+  const auto unevaluated = QString::fromStdString(
+      writeFile(dir, "unevaluated.qrels",
+                qrels.toStdString() + "999 0 DOC-A 1\n999 0 DOC-B 0\n999 0 DOC-A 0\n")
+          .string());
+  auto r = ragscope::test::runCli({"eval", unevaluated, run});
+  QCOMPARE(r.exitCode, 0);
+  QCOMPARE(r.out, expected);
+  QVERIFY2(r.err.contains((unevaluated + ":" + QString::number(lines + 3) +
+                           ": docno: 'DOC-A' judged twice for query '999' (lines " +
+                           QString::number(lines + 1) + " and " + QString::number(lines + 3) + ")")
+                              .toUtf8()),
+           r.err.constData());
+
+  // Under -c every qrels topic is evaluated (trec_eval gives topic 999 its "bogus" ranking and
+  // meets the repeat): refused.
+  r = ragscope::test::runCli({"eval", "-c", unevaluated, run});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.contains("judged twice for query '999'") && r.err.contains("is evaluated"),
+           r.err.constData());
+
+  // A repeat in a topic the results retrieve for (the first line of qrels.test again).
+  const QByteArray first = qrels.left(qrels.indexOf('\n') + 1);
+  const QByteArray topic = first.left(first.indexOf(' '));
+  const auto evaluated = QString::fromStdString(
+      writeFile(dir, "evaluated.qrels", (qrels + first).toStdString()).string());
+  r = ragscope::test::runCli({"eval", evaluated, run});
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY(r.out.isEmpty());
+  QVERIFY2(r.err.contains((evaluated + ":" + QString::number(lines + 1) + ": docno: ").toUtf8()) &&
+               r.err.contains("judged twice for query '" + topic + "' (lines 1 and " +
+                              QByteArray::number(lines + 1) + "), and the query is evaluated"),
+           r.err.constData());
 }
 
 void TstTrecFormat::extraFieldsWarn() {

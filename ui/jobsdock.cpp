@@ -34,6 +34,7 @@
 #include "core/llm/trustedendpoints.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/models/runlistmodel.h"
+#include "ui/outputguard.h"
 #include "ui/secrets.h"
 #include "ui/style.h"
 #include "ui/workbench.h"
@@ -508,6 +509,14 @@ bool JobsDock::resumeRow(int rowIndex, bool retryErrors) {
     const QString chosenPath =
         ask ? ask(this, path, what, named) : askOutput(this, path, what, named);
     if (chosenPath.isEmpty()) continue;
+    // Never over the store itself or a file the workbench reads (core/util/outputcheck.h).
+    auto inputs = workbenchInputs(*m_workbench);
+    inputs.push_back({"the run store", path.toStdString()});
+    if (const QString why = refusedOutput(chosenPath, inputs); !why.isEmpty()) {
+      m_stats->setText(tr("Not resumed: %1").arg(why));
+      setErrorStyle(m_stats, true);
+      return false;
+    }
     (suggested.option == "--out" ? outputs.out : outputs.claimsOut) = chosenPath.toStdString();
   }
   Secrets::resolveEndpointKey(
@@ -543,6 +552,14 @@ bool JobsDock::exportBatchFile(int rowIndex, const QString& file) {
   if (!row || !row->error.isEmpty() || row->live || file.isEmpty()) return false;
   if (m_current && m_current->isRunning()) {
     emit statusMessage(tr("A job is already running; cancel it or wait"));
+    return false;
+  }
+  auto inputs = workbenchInputs(*m_workbench);
+  inputs.push_back({"the run store", row->path.toStdString()});
+  if (const QString why = refusedOutput(file, inputs); !why.isEmpty()) {
+    m_stats->setText(tr("Not exported: %1").arg(why));
+    setErrorStyle(m_stats, true);
+    emit statusMessage(tr("Batch file not exported"));
     return false;
   }
   RunJobRequest request;
@@ -600,6 +617,7 @@ bool JobsDock::importBatchResults(int rowIndex, const QStringList& files) {
             tr("%1 calls pending, %2 failed. Resume finishes the run (Retry errors asks the "
                "failed ones again).")
                 .arg(l.toString(qulonglong(s.stillPending)), l.toString(qulonglong(s.stillFailed)));
+    if (!s.cacheNote.empty()) text += QStringLiteral("\n") + QString::fromStdString(s.cacheNote);
     return {text, true};
   }));
   return true;

@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <filesystem>
 
+#include "core/labels/labelscope.h"
 #include "core/store/project.h"
 #include "ui/jobs/background.h"
 #include "ui/preferences.h"
@@ -128,19 +129,17 @@ QString LabelBook::pathForWorkbench() const {
          QStringLiteral(".labels.db");
 }
 
+std::filesystem::path LabelBook::labelsFolder() const {
+  return m_session ? core::labels::labelsFolder(m_session->path) : std::filesystem::path();
+}
+
 std::string LabelBook::runScope(const QString& storePath) const {
   const std::filesystem::path wanted(storePath.toStdString());
   const auto& project = m_workbench->project();
-  if (project) {
-    std::error_code ec;
-    const auto canonicalWanted = std::filesystem::weakly_canonical(wanted, ec);
-    for (const std::string& listed : project->runStores) {
-      std::error_code ec2;
-      const auto resolved = std::filesystem::weakly_canonical(project->resolve(listed), ec2);
-      if (!ec && !ec2 && resolved == canonicalWanted) return listed;
-    }
-  }
-  return wanted.filename().string();
+  if (project)
+    for (const std::string& listed : project->runStores)
+      if (core::labels::sameStoreFile(project->resolve(listed), wanted)) return listed;
+  return core::labels::scopeOfStore(labelsFolder(), wanted);
 }
 
 std::string LabelBook::datasetScope() const { return m_workbench->datasetName().toStdString(); }

@@ -12,6 +12,7 @@
 
 #include <QObject>
 #include <QString>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -54,8 +55,13 @@ class LabelBook : public QObject {
   // The store in use (follows the workbench's project and dataset); empty before one is known.
   QString storePath() const;
   std::shared_ptr<const LabelSnapshot> snapshot() const { return m_snapshot; }
-  // Scopes of targets (core/labels/label.h): a run store as the project lists it (else its file
-  // name), and the current dataset's name (Relevance).
+  // Where the labels' relative scopes lead (core/labels/labelscope.h): the store's folder, the
+  // project's; empty before a store is known.
+  std::filesystem::path labelsFolder() const;
+  // Scopes of targets (core/labels/label.h): a run store as the project lists it, else its path
+  // relative to the labels' folder when inside it, else its absolute path (never its file name
+  // alone: two runs of one file name are two scopes); and the current dataset's name
+  // (Relevance).
   std::string runScope(const QString& storePath) const;
   std::string datasetScope() const;
   // Writes (and reloads) not yet finished; labelsChanged() follows the last one.

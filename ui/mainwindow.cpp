@@ -3,18 +3,22 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 
+#include "core/store/democopy.h"
 #include "core/store/project.h"
 #include "ui/issuesdock.h"
 #include "ui/jobsdock.h"
+#include "ui/outputguard.h"
 #include "ui/pages/claimspage.h"
 #include "ui/pages/comparepage.h"
 #include "ui/pages/contrastivepage.h"
@@ -134,10 +138,20 @@ Page* MainWindow::currentPage() const {
   return row >= 0 && row < m_pages.size() ? m_pages[row] : nullptr;
 }
 
-bool MainWindow::openDemo() {
-  const auto demo = core::findDemoProject();
+QString MainWindow::demoFolder() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("demo"));
+}
+
+bool MainWindow::openDemo(const QString& folder) {
+  // A copy, so that trying the demo (labelling, runs, "save beside the dataset") never changes
+  // the bundled files: in a checkout they are the source tree.
+  std::string error;
+  const auto demo =
+      core::copyDemoProject((folder.isEmpty() ? demoFolder() : folder).toStdString(), &error);
   if (!demo) {
-    statusBar()->showMessage(tr("The demo project is not installed (resources/demo)"), 10000);
+    statusBar()->showMessage(
+        tr("The demo project cannot be opened: %1").arg(QString::fromStdString(error)), 10000);
     return false;
   }
   showPage(m_datasetPage);
@@ -172,14 +186,15 @@ void MainWindow::buildMenus() {
   report->setObjectName(QStringLiteral("actionReport"));
   report->setStatusTip(tr("Write the project's results as a PDF report, JSON or CSV"));
   QAction* exportView = file->addAction(tr("&Export view…"), this, [this] {
-    exportPageView(currentPage(), this, QString(), [this](bool, const QString& message) {
-      statusBar()->showMessage(message, 10000);
-    });
+    exportPageView(
+        currentPage(), this, QString(),
+        [this](bool, const QString& message) { statusBar()->showMessage(message, 10000); },
+        workbenchInputs(*m_workbench));
   });
   exportView->setObjectName(QStringLiteral("actionExportView"));
   exportView->setStatusTip(tr("Write the table on screen, as sorted and filtered, as CSV or JSON"));
   file->addSeparator();
-  file->addAction(tr("Open the &demo project"), this, &MainWindow::openDemo);
+  file->addAction(tr("Open the &demo project"), this, [this] { openDemo(); });
   m_recentMenu = file->addMenu(tr("&Recent datasets and projects"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();

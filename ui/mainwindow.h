@@ -32,8 +32,14 @@ class MainWindow : public QMainWindow {
   DatasetPage* datasetPage() const { return m_datasetPage; }
   IssuesDock* issuesDock() const { return m_issues; }
 
-  // Opens the bundled demo project; false (with a status message) when it is not installed.
-  bool openDemo();
+  // Opens a copy of the bundled demo project (core/store/democopy.h) in `folder`, by default
+  // demoFolder(): labels, runs and files saved from the demo go into the copy, never into the
+  // bundled resources/demo. False (with a status message) when the demo is not installed or the
+  // copy cannot be made.
+  bool openDemo(const QString& folder = {});
+  // Where the demo's copy is kept: <the user's data folder>/demo
+  // (~/.local/share/ragscope/ragscope/demo).
+  static QString demoFolder();
 
  protected:
   void closeEvent(QCloseEvent* event) override;

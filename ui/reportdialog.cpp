@@ -23,6 +23,7 @@
 #include "core/eval/resultsreport.h"
 #include "core/export/reportcsv.h"
 #include "ui/labelbook.h"
+#include "ui/outputguard.h"
 #include "ui/report/pdfreport.h"
 #include "ui/report/reportfile.h"
 #include "ui/textutil.h"
@@ -227,6 +228,16 @@ bool ReportDialog::write() {
   if (file.isEmpty()) {
     m_status->setText(tr("Name the file to write."));
     return false;
+  }
+  // Never over what the report is made from (core/util/outputcheck.h).
+  {
+    auto inputs = workbenchInputs(*m_workbench);
+    for (const auto& store : sources.stores) inputs.push_back({"a run store of the report", store});
+    if (sources.labels) inputs.push_back({"the labels store", *sources.labels});
+    if (const QString why = refusedOutput(file, inputs); !why.isEmpty()) {
+      m_status->setText(tr("Not written: %1").arg(why));
+      return false;
+    }
   }
   const std::string format = m_format->currentData().toString().toStdString();
   core::eval::ReportOptions options;

@@ -102,7 +102,11 @@ void SelfTest::start() {
   m_timeout.start(m_options.timeoutMs);
   bool started = false;
   if (m_options.openPaths.isEmpty()) {
-    started = m_window->openDemo();
+    // A fresh copy each time: every tour starts from the bundled demo, and leaves nothing in the
+    // user's demo copy or in the bundled files.
+    m_demoDir = std::make_shared<QTemporaryDir>();
+    started =
+        m_demoDir->isValid() && m_window->openDemo(m_demoDir->filePath(QStringLiteral("demo")));
     check(started, tr("open the demo project"));
   } else {
     started = m_window->datasetPage()->openPaths(m_options.openPaths, m_options.formats, false);

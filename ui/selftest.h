@@ -83,6 +83,7 @@ class SelfTest : public QObject {
   bool m_waiting = false;  // a step started background work; its signal resumes the tour
   std::shared_ptr<QTemporaryDir> m_runsDir;     // the eRAG tour's run stores
   std::shared_ptr<QTemporaryDir> m_projectDir;  // the saved project copy
+  std::shared_ptr<QTemporaryDir> m_demoDir;     // the demo's copy the tour opens
 };
 
 }  // namespace ragscope::ui

@@ -14,6 +14,7 @@
 #include "core/export/csv.h"
 #include "core/export/json.h"
 #include "core/util/atomicfile.h"
+#include "ui/outputguard.h"
 
 namespace ragscope::ui {
 
@@ -124,7 +125,8 @@ bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat 
 }
 
 bool exportPageView(QWidget* page, QWidget* dialogParent, const QString& path,
-                    std::function<void(bool ok, const QString& message)> done) {
+                    std::function<void(bool ok, const QString& message)> done,
+                    const std::vector<core::NamedPath>& inputs) {
   QAbstractItemView* view = exportableView(page);
   if (!view) {
     done(false, QObject::tr("This page shows no table to export."));
@@ -135,6 +137,10 @@ bool exportPageView(QWidget* page, QWidget* dialogParent, const QString& path,
     file = QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export the table as"), QString(),
                                         QObject::tr("CSV (*.csv);;JSON (*.json)"));
   if (file.isEmpty()) return false;
+  if (const QString why = refusedOutput(file, inputs); !why.isEmpty()) {
+    done(false, QObject::tr("Not exported: %1").arg(why));
+    return false;
+  }
   const ViewFormat format = file.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
                                 ? ViewFormat::Json
                                 : ViewFormat::Csv;

@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/util/outputcheck.h"
+
 class QAbstractItemModel;
 class QAbstractItemView;
 class QWidget;
@@ -40,8 +42,10 @@ bool writeViewTable(const ViewTable& table, const std::string& path, ViewFormat 
 // The whole of File > Export view…: the page's view read, a file asked for (unless `path` is
 // given; .json writes JSON, anything else CSV), written off the GUI thread; `done` is called on
 // the GUI thread with the outcome as a sentence. False when the page has no table (or the user
-// chose no file): nothing started.
+// chose no file): nothing started. A file among `inputs` (what the workbench reads,
+// ui/outputguard.h) is refused: `done` says why, nothing is written.
 bool exportPageView(QWidget* page, QWidget* dialogParent, const QString& path,
-                    std::function<void(bool ok, const QString& message)> done);
+                    std::function<void(bool ok, const QString& message)> done,
+                    const std::vector<core::NamedPath>& inputs = {});
 
 }  // namespace ragscope::ui

@@ -12,6 +12,7 @@
 #include "ui/jobs/evaljob.h"
 #include "ui/jobs/loadjob.h"
 #include "ui/labelbook.h"
+#include "ui/outputguard.h"
 
 namespace ragscope::ui {
 
@@ -285,6 +286,17 @@ void Workbench::addRunStores(const QStringList& stores) {
 
 bool Workbench::saveProject(const QString& file) {
   if (!m_dataset || m_saving) return false;
+  // Never over a file the project reads (a dataset's part, a run store, the labels store); only
+  // the project file itself is replaced by a save (core/util/outputcheck.h).
+  {
+    auto inputs = workbenchInputs(*this);
+    std::erase_if(inputs, [](const core::NamedPath& p) { return p.name == "the project"; });
+    if (const QString why = refusedOutput(file, inputs); !why.isEmpty()) {
+      QMetaObject::invokeMethod(
+          this, [this, why] { emit projectSaved(false, why); }, Qt::QueuedConnection);
+      return true;
+    }
+  }
   const std::filesystem::path target = toPath(QFileInfo(file).absoluteFilePath());
   core::Project project = m_project.value_or(core::Project{});
   if (!m_project) {

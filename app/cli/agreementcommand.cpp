@@ -12,12 +12,15 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/options.h"
+#include "app/cli/pathroles.h"
 #include "core/claims/agreementreport.h"
 #include "core/claims/metaeval.h"
 #include "core/data/loaders.h"
 #include "core/eval/agreementinputs.h"
+#include "core/eval/labelsources.h"
 #include "core/export/json.h"
 #include "core/labels/labelagreement.h"
+#include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"
 
 namespace ragscope::cli {
@@ -35,9 +38,10 @@ annotator (the human ceiling) where an instance has two.
 Inputs, by extension: RAGChecker's meta-evaluation files (.json) or CSVs (.csv), see --human.
 
 With --labels, the human side is the project's labels (core/labels/README.md, "Agreement"), per
-annotator: claim verdicts against the judging run's verdicts (a response claim against the
-retrieved chunks, or the gold answer with --claims-vs gold; a gold claim against the response),
-relevance grades against the dataset's qrels, eRAG labels against the run's stored labels
+annotator: claim verdicts against the judging run's verdicts against the premise each label
+names (a response claim against the retrieved chunks or the gold answer; a gold claim against
+the response or the chunks), one group per premise; relevance grades against the dataset's
+qrels, eRAG labels against the run's stored labels
 (kappa, confusion matrix, accuracy, n), answer labels against the run's per-query metrics as the
 CSV path compares them; and between annotators, Cohen's kappa (two) and Krippendorff's alpha.
 )";
@@ -45,7 +49,7 @@ CSV path compares them; and between annotators, Cohen's kappa (two) and Krippend
 // Labels of a project or labels store, compared with the project's runs and datasets, the
 // --store run stores and the --qrels file.
 int agreementFromLabels(const std::string& labelsPath, const std::vector<std::string>& stores,
-                        const std::string& qrelsPath, bool vsGold, bool asJson,
+                        const std::string& qrelsPath, const std::string& claimsVs, bool asJson,
                         const claims::AgreementOptions& agreement) {
   auto fail = [](const std::string& message) {
     std::cerr << "ragscope-cli: agreement: " << message << "\n";
@@ -56,16 +60,20 @@ int agreementFromLabels(const std::string& labelsPath, const std::vector<std::st
   if (!store.openProjectOrStore(labelsPath, true, &error)) return fail(error);
   const std::vector<labels::Label> current = store.current();
   labels::LabelSources sources;
+  // Relative scopes lead into the labels store's folder (the project's): a --store is matched
+  // to the labels naming that file, never by its file name (core/labels/labelscope.h).
+  sources.folder = labels::labelsFolder(store.path());
   if (std::filesystem::path(labelsPath).extension() == ".json") {
     bool needDatasets = false;
     for (const auto& l : current) needDatasets |= l.target.kind == labels::TargetKind::Relevance;
     if (!qrelsPath.empty()) needDatasets = false;
-    if (!labels::readProjectFileSources(labelsPath, needDatasets, sources, &error))
+    if (!eval::readProjectFileLabelSources(labelsPath, needDatasets, sources, &error))
       return fail(error);
   }
   for (const auto& s : stores) {
     labels::RunSource run;
-    if (!labels::readRunSource(s, {}, run, &error)) return fail(error);
+    if (!eval::readLabelRunSource(s, labels::scopeOfStore(sources.folder, s), run, &error))
+      return fail(error);
     sources.runs.insert(sources.runs.begin(), std::move(run));  // before the project's
   }
   if (!qrelsPath.empty()) {
@@ -84,7 +92,8 @@ int agreementFromLabels(const std::string& labelsPath, const std::vector<std::st
   }
   labels::LabelAgreementOptions options;
   options.agreement = agreement;
-  options.responseClaimsVsGold = vsGold;
+  if (claimsVs == "chunks") options.responsePremise = labels::ClaimPremise::Chunks;
+  if (claimsVs == "gold") options.responsePremise = labels::ClaimPremise::GoldAnswer;
   const auto report = labels::computeLabelAgreement(current, sources, options);
   if (asJson)
     exporting::writeJson(std::cout, labels::labelAgreementJson(report, options), 2);
@@ -106,7 +115,7 @@ int agreementCommand(const Args& args) {
   std::string humanPath, judgePath, name = "ragchecker";
   claims::AgreementOptions options;
   bool asJson = false;
-  std::string labelsPath, qrelsPath, claimsVs = "chunks";
+  std::string labelsPath, qrelsPath, claimsVs;
   std::vector<std::string> stores;
   CommandLine cli("agreement");
   cli.synopsis(
@@ -124,22 +133,27 @@ int agreementCommand(const Args& args) {
            "qid,<value columns> (each column an aspect), a judging run store of `ragscope-cli "
            "judge` (each of its metrics an aspect; a query without a value is left out) or a "
            "RAGChecker checking-output JSON (each ragchecker.* metric an aspect); kappa when both "
-           "sides are whole numbers");
-  cli.path("--judge", "FILE", judgePath, "the judge's scores (see --human)");
+           "sides are whole numbers")
+      .input();
+  cli.path("--judge", "FILE", judgePath, "the judge's scores (see --human)").input();
   cli.text("--name", "NAME", name, "the judge's key in a baseline file (default: ragchecker)");
   cli.path("--labels", "PATH", labelsPath,
            "the human side from a project's labels (a project file *.json: its labels store "
-           "PROJECT.labels.db and its run stores and datasets) or from a labels store");
+           "PROJECT.labels.db and its run stores and datasets) or from a labels store")
+      .input(labelsSourcePaths("--labels", core::PathUse::Read));
   cli.paths("--store", "RUN.db", stores,
             "with --labels: a run store to compare with (judging, eRAG or end-to-end; matched to "
-            "the labels' scope by file name; repeatable)");
+            "the labels whose scope names that file, relative scopes read from the labels "
+            "store's folder, never by file name alone; repeatable)")
+      .input();
   cli.path("--qrels", "FILE", qrelsPath,
            "with --labels: the qrels relevance labels are compared with (instead of the "
-           "project's datasets)");
+           "project's datasets)")
+      .input();
   cli.choice("--claims-vs", {"chunks", "gold"}, claimsVs,
-             "with --labels: a response claim's human verdict is compared with the judge's "
-             "verdict against the retrieved chunks (faithfulness, the default) or against the "
-             "gold answer (correctness)");
+             "with --labels: only the response-claim labels judged against the retrieved chunks "
+             "(faithfulness) or the gold answer (correctness); by default every premise, each "
+             "label compared with the judge's verdict against the premise it names");
   cli.integer("--resamples", "N", options.resamples, 0, 1000000,
               "bootstrap resamples (default 1000; 0 = no CIs)");
   cli.integer("--seed", "S", options.seed, 0, std::numeric_limits<std::uint64_t>::max(),
@@ -154,7 +168,7 @@ int agreementCommand(const Args& args) {
   if (!labelsPath.empty()) {
     if (!humanPath.empty() || !judgePath.empty())
       return cli.usageError("--labels replaces --human and --judge");
-    return agreementFromLabels(labelsPath, stores, qrelsPath, claimsVs == "gold", asJson, options);
+    return agreementFromLabels(labelsPath, stores, qrelsPath, claimsVs, asJson, options);
   }
   if (!stores.empty() || !qrelsPath.empty())
     return cli.usageError("--store and --qrels go with --labels");

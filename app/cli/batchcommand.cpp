@@ -31,16 +31,22 @@ runner, which reads and writes the same JSONL).
                                           the calls of the phase that can be planned now; export
                                           again after importing for the next phase.
   batch import RUN.db OUT.jsonl [ERR.jsonl]
-                                          reads Batch API output (and error) lines in any order:
-                                          answers enter the store and the response cache as live
+                                          reads Batch API output (and error) lines in any order,
+                                          a line at a time: answers enter the store as live
                                           answers do, failed lines are recorded as errors. A line
                                           whose custom_id is not a call of this run refuses the
                                           whole import; importing a file again changes nothing.
+                                          Answers also enter the shared response cache only when
+                                          the run's endpoint is confirmed on this machine, its
+                                          calls were exported or submitted here, and each reply
+                                          names the model asked; otherwise the store only.
   batch submit RUN.db                     uploads the calls and creates the batches; `resume`
                                           later polls, imports and finishes.
   batch status RUN.db                     the run's batches as the server reports them now.
   batch cancel RUN.db                     cancels its open batches; `resume` imports what they
-                                          hold and leaves the rest pending.
+                                          hold and leaves the rest pending. A completed batch
+                                          whose results are missing is given up instead (no
+                                          resume sends its calls again before that).
 
 After an import, `ragscope-cli resume RUN.db` finishes the run (scores, answers file) with no
 network call when every call is answered; `resume --retry-errors` asks the failed ones again.
@@ -58,18 +64,25 @@ struct BatchArgs {
 };
 
 void declareBatch(CommandLine& cli, BatchArgs& a, const std::string& sub) {
-  cli.synopsis(sub == "import"   ? "RUN.db OUTPUT.jsonl [ERRORS.jsonl]"
+  cli.synopsis(sub == "import"   ? "RUN.db OUTPUT.jsonl [ERRORS.jsonl] [--trust-endpoint]"
                : sub == "export" ? "RUN.db --out calls.jsonl [--retry-errors]"
                                  : "RUN.db [--trust-endpoint] [--api-key-env VAR]");
   cli.intro(kBatchIntro);
   cli.positionals(sub == "import" ? "FILE" : "RUN.db", a.positional, sub == "import" ? 3 : 1);
+  // Every subcommand may write the store (answers filled in, batch state); import reads the rest.
+  cli.positionalRoles({{PathRole::InputAndOutput, "RUN.db"}, {PathRole::Input, "the output file"}});
   if (sub == "export") {
-    cli.path("--out", "FILE", a.out, "where the calls go (more parts: FILE-2, FILE-3, ...)");
+    cli.path("--out", "FILE", a.out, "where the calls go (more parts: FILE-2, FILE-3, ...)")
+        .output();
     cli.integer("--max-lines", "N", a.maxLines, 1, llm::kBatchMaxLines,
                 "calls per file at most (default 50,000, the Batch API's limit)");
   }
   if (sub == "export" || sub == "submit")
     cli.flag("--retry-errors", a.retryErrors, "also the calls whose earlier call failed");
+  if (sub == "import")
+    cli.flag("--trust-endpoint", a.trustEndpoint,
+             "confirm the store's endpoint (as `resume --trust-endpoint` does), so that answers "
+             "to calls exported or submitted here may enter the response cache");
   if (sub == "submit" || sub == "status" || sub == "cancel") {
     cli.flag("--trust-endpoint", a.trustEndpoint,
              "confirm the store's endpoint (and where its key comes from) after checking its URL");
@@ -100,6 +113,9 @@ void printBatches(const std::vector<eval::BatchRef>& batches) {
     std::cout << b.id << "  " << b.status << "  " << b.lines << " calls, " << b.counts.completed
               << " done, " << b.counts.failed << " failed"
               << (b.route.empty() ? "" : ", route " + b.route) << (b.imported ? ", imported" : "")
+              << (b.givenUp          ? ", results missing, given up"
+                  : b.resultsMissing ? ", results missing (`batch cancel` gives it up)"
+                                     : "")
               << "\n";
 }
 
@@ -142,7 +158,9 @@ int exportOrSubmit(const BatchArgs& a, const CommandLine& cli, bool submit) {
 
 int importCommand(const BatchArgs& a) {
   std::string err;
-  auto job = eval::openStoredJob(a.positional.front(), {}, &err);
+  eval::ResumeOverrides overrides;
+  overrides.trustEndpoint = a.trustEndpoint;
+  auto job = eval::openStoredJob(a.positional.front(), overrides, &err);
   if (!job) {
     std::cerr << "ragscope-cli: " << err << "\n";
     return 2;
@@ -155,6 +173,7 @@ int importCommand(const BatchArgs& a) {
     return 2;
   }
   if (!cacheNote.empty() && !a.quiet) std::cerr << "ragscope-cli: warning: " << cacheNote << "\n";
+  if (!s.cacheNote.empty() && !a.quiet) std::cerr << "ragscope-cli: note: " << s.cacheNote << "\n";
   const std::string path = job->store->path().string();
   std::cout << "imported:   " << s.lines << " lines: " << s.answered << " answers, " << s.failed
             << " failed calls recorded as errors";

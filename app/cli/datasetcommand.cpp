@@ -14,10 +14,11 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "core/data/dataset.h"
-#include "core/data/inputfile.h"
 #include "core/data/linereader.h"
+#include "core/data/textfile.h"
 #include "core/export/datasetsummary.h"
 #include "core/export/json.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::cli {
 
@@ -49,12 +50,14 @@ and text. A KILT page's paragraphs are the elements of its "text" array, numbere
 provenance counts them (start_paragraph_id, end_paragraph_id); any other document's are its
 lines. Big corpora (a KILT knowledge source or BEIR corpus.jsonl of 64 MiB or more) are read
 through their side index (FILE.ragscope-docs, written on the first open, or in the cache folder
-when the file's folder is read-only), so only the one record is read.
+when the file's folder is read-only), so only the one record is read. That record is checked
+against the side index (a whole line whose id, title and text are where it says); a side index
+that proves wrong is refused (a note on stderr) and rebuilt, then the document is read again.
 )";
 
 constexpr const char* kDocEpilogue =
     R"(Exit codes: 0 printed, 1 no document with that id (or the range is not in it), 2 usage or input
-errors.
+errors, or the text could not be read (the file changed since it was loaded).
 )";
 
 std::string formatNames(std::string_view sep) {
@@ -82,6 +85,7 @@ void declare(CommandLine& cli, LoadArgs& a, bool doc) {
     cli.intro(kDocIntro);
     cli.epilogue(kDocEpilogue);
     cli.positionals("PATH... ID", a.positional);
+    cli.positionalRoles({{PathRole::Input, "PATH"}});  // ID too: never written, harmless
     cli.text("--paragraphs", "A-B", a.paragraphs,
              "print paragraphs A to B only (inclusive, from 0; or A alone), joined by newlines");
   } else {
@@ -89,6 +93,7 @@ void declare(CommandLine& cli, LoadArgs& a, bool doc) {
     cli.intro(kInfoIntro);
     cli.epilogue(kInfoEpilogue);
     cli.positionals("PATH...", a.positional);
+    cli.positionalRoles({{PathRole::Input, "PATH"}});
   }
   // A string, not a choice: an unknown name is answered with every known one (loadPaths).
   cli.text("--format", "F", a.format,
@@ -191,32 +196,44 @@ int docCommand(const Args& args) {
       return cli.usageError("--paragraphs takes A-B or A (numbers from 0, A <= B), not '" +
                             *a.paragraphs + "'");
   }
+  // A side index that proves wrong when the document is read (recordcheck.h) is refused and the
+  // dataset loaded once more, which rebuilds it: the text printed is always the record's own.
   Loaded<Dataset> loaded;
-  if (auto exit = loadPaths(cli, a.positional, a, loaded)) return *exit;
-  if (loaded.report.hasErrors() || !loaded.report.ok()) {
-    for (const auto& diag : loaded.report.diagnostics)
-      if (diag.severity == Severity::Error) std::cerr << diag.toString() << "\n";
-    std::cerr
-        << "ragscope-cli dataset doc: the dataset did not load cleanly (see 'dataset info')\n";
-    return 2;
-  }
-  const auto doc = loaded.value.corpus.find(id);
-  if (!doc) {
-    std::cerr << "ragscope-cli dataset doc: no document '" << id << "' in the corpus ("
-              << loaded.value.corpus.size() << " documents)\n";
-    return 1;
-  }
-  const std::size_t count = doc->paragraphCount();
-  std::string error;
+  std::optional<Document> doc;
   std::optional<std::string> text;
-  if (range) {
-    text = doc->paragraphRange(range->first, range->second, error);
-    if (!text) {
+  std::size_t count = 0;
+  for (int attempt = 0;; ++attempt) {
+    loaded = {};
+    if (auto exit = loadPaths(cli, a.positional, a, loaded)) return *exit;
+    if (loaded.report.hasErrors() || !loaded.report.ok()) {
+      for (const auto& diag : loaded.report.diagnostics)
+        if (diag.severity == Severity::Error) std::cerr << diag.toString() << "\n";
+      std::cerr
+          << "ragscope-cli dataset doc: the dataset did not load cleanly (see 'dataset info')\n";
+      return 2;
+    }
+    doc = loaded.value.corpus.find(id);
+    if (!doc) {
+      std::cerr << "ragscope-cli dataset doc: no document '" << id << "' in the corpus ("
+                << loaded.value.corpus.size() << " documents)\n";
+      return 1;
+    }
+    count = doc->paragraphCount();
+    std::string error;
+    if (range && range->second >= count) {
+      (void)doc->paragraphRange(range->first, range->second, error);
       std::cerr << "ragscope-cli dataset doc: " << id << ": " << error << "\n";
       return 1;
     }
-  } else {
-    text = doc->fullText();
+    if (range)
+      text = doc->paragraphRange(range->first, range->second, error);
+    else
+      text = doc->stored.file ? readStoredText(doc->stored, error) : std::optional(doc->text);
+    if (text) break;
+    std::cerr << "ragscope-cli dataset doc: " << id << ": " << error << "\n";
+    const DocIndex* index = doc->stored.file ? doc->stored.file->index() : nullptr;
+    if (attempt > 0 || !index || !index->refuted()) return 2;
+    std::cerr << "ragscope-cli dataset doc: loading the dataset again, with a new side index\n";
   }
   const std::size_t first = range ? range->first : 0;
   const std::size_t last = range ? range->second : (count == 0 ? 0 : count - 1);
@@ -228,7 +245,12 @@ int docCommand(const Args& args) {
       nlohmann::json list = nlohmann::json::array();
       for (std::size_t p = first; p <= last; ++p) {
         std::string one;
-        if (auto t = doc->paragraphRange(p, p, one)) list.push_back(std::move(*t));
+        auto t = doc->paragraphRange(p, p, one);
+        if (!t) {  // the file changed since the text was read
+          std::cerr << "ragscope-cli dataset doc: " << id << ": " << one << "\n";
+          return 2;
+        }
+        list.push_back(std::move(*t));
       }
       out["paragraphs"] = std::move(list);
     }

@@ -64,7 +64,8 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
            "named bm25-top<k>); for es:/http: retrievers write a run with `ragscope-cli retrieve` "
            "and pass --run");
   cli.path("--index", "DIR", indexDir,
-           "bm25 index folder (default beside the dataset, as `retrieve`)");
+           "bm25 index folder (default beside the dataset, as `retrieve`)")
+      .output();
   cli.text(
       "--metric", "M", metricText,
       "em | f1 | accuracy | rouge-l (default; rouge_score, stemmed) | rouge-l-kilt | contains");
@@ -73,13 +74,15 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
              "comma-separated, pytrec_eval or trec_eval names (default P_K,success_K): P_5, "
              "success_1, recall_10, map, recip_rank, ndcg_cut_10, ...");
     cli.path("--labels-out", "FILE", labelsOut,
-             "write the per-document labels as JSON {qid: [label at rank 1, ...]}");
+             "write the per-document labels as JSON {qid: [label at rank 1, ...]}")
+        .output();
     cli.flag("--with-e2e", spec.withEndToEnd,
              "then the end-to-end run over the same top-k lists (a second store, --e2e-store, "
              "default ragscope-e2e-<time>.db), and the correlation of the evaluation methods with "
              "it (as erag-correlate); --json then prints {\"erag\": ..., \"e2e\": ..., "
              "\"correlation\": ...}");
-    cli.path("--e2e-store", "RUN.db", e2eStore, "the end-to-end run's store (with --with-e2e)");
+    cli.path("--e2e-store", "RUN.db", e2eStore, "the end-to-end run's store (with --with-e2e)")
+        .output();
   }
   cli.flag("--json", asJson, "print per-query and mean values as JSON instead of the summary");
   addJobOptions(cli, jobOptions);

@@ -46,10 +46,12 @@ int eragCorrelateCommand(const Args& args) {
       "--erag RUN.db --e2e RUN.db [--erag RUN.db --e2e RUN.db]... [--qrels QRELS] "
       "[--measures LIST] [--resamples N] [--json]");
   cli.intro(kCorrelateIntro);
-  cli.paths("--erag", "RUN.db", eragPaths, "an eRAG run store, repeatable (one per system)");
+  cli.paths("--erag", "RUN.db", eragPaths, "an eRAG run store, repeatable (one per system)")
+      .input();
   cli.paths("--e2e", "RUN.db", e2ePaths,
-            "the end-to-end run store of the system of the --erag store in the same position");
-  cli.path("--qrels", "QRELS", qrelsPath, "qrels for the qrels method");
+            "the end-to-end run store of the system of the --erag store in the same position")
+      .input();
+  cli.path("--qrels", "QRELS", qrelsPath, "qrels for the qrels method").input();
   cli.text("--measures", "LIST", measuresText, "default: the eRAG run's measures");
   cli.integer("--resamples", "N", resamples, 0, 1000000,
               "bootstrap resamples for the coefficient CIs (default 1000; 0 = none)");

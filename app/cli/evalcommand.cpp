@@ -75,6 +75,7 @@ void declare(CommandLine& cli, Options& o) {
   cli.epilogue(kEvalEpilogue);
   cli.unknownOptionNote("a trec_eval option ragscope does not implement");
   cli.positionals("QRELS RUN...", o.files);
+  cli.positionalRoles({{PathRole::Input, "QRELS"}, {PathRole::Input, "RUN"}});
   cli.flag("-q", o.perQuery, "also print each query's values (per-query blocks, then `all`)");
   cli.flag("-c", o.settings.complete,
            "complete: qrels queries missing from a run count as 0 and the mean divides by the "

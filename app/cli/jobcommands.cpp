@@ -71,11 +71,12 @@ int generateCommand(const Args& args) {
       "[options] [LLM job options]");
   cli.intro(kGenerateIntro);
   addJobInputOptions(cli, inputs, 10000);
-  cli.path("--out", "FILE", out, "write the answers as JSONL");
+  cli.path("--out", "FILE", out, "write the answers as JSONL").output();
   std::string kiltOut;
   cli.path("--kilt-out", "FILE", kiltOut,
            "also write the answers as a KILT predictions file (each answer with the pages of "
-           "the documents its prompt showed), for `ragscope-cli kilt-eval`; needs --out");
+           "the documents its prompt showed), for `ragscope-cli kilt-eval`; needs --out")
+      .output();
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
   if (inputs.datasets.empty()) return cli.usageError("generate needs --dataset PATH");
@@ -99,11 +100,13 @@ int resumeCommand(const Args& args) {
   cli.synopsis("RUN.db [options] [LLM job options]");
   cli.intro(kResumeIntro);
   cli.positionals("RUN.db", stores, 1);
+  cli.positionalRoles({{PathRole::InputAndOutput, "RUN.db"}});
   cli.flag("--retry-errors", overrides.retryErrors, "also redo the items whose call failed");
   cli.flag("--trust-endpoint", overrides.trustEndpoint,
            "confirm the store's endpoint (and where its key comes from) after checking its URL");
-  cli.path("--out", "FILE", out, "where a generate run's answers or an eRAG run's labels go");
-  cli.path("--claims-out", "FILE", claimsOut, "where a judging run's claims go");
+  cli.path("--out", "FILE", out, "where a generate run's answers or an eRAG run's labels go")
+      .output();
+  cli.path("--claims-out", "FILE", claimsOut, "where a judging run's claims go").output();
   cli.flag("-q, --quiet", quiet, "no progress line or notes on stderr");
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;

@@ -13,13 +13,16 @@ using namespace ragscope::core;
 void addJobInputOptions(CommandLine& cli, JobInputArgs& inputs, std::size_t maxK) {
   cli.paths("--dataset", "PATH", inputs.datasets,
             "a dataset file or folder, repeatable: the parts load as one dataset (as `dataset "
-            "info`)");
+            "info`)")
+      .input();
   cli.text("--format", "F", inputs.format,
            "format of every --dataset PATH (default: detected; `dataset --help` lists them)");
   cli.path("--run", "RUNFILE", inputs.runPath,
-           "the retrieval run (TREC format) whose top-k documents each query uses");
+           "the retrieval run (TREC format) whose top-k documents each query uses")
+      .input();
   cli.path("--template", "FILE", inputs.templatePath,
-           "the RAG prompt ({question}, {documents}); default: the built-in one");
+           "the RAG prompt ({question}, {documents}); default: the built-in one")
+      .input();
   cli.integer("--k", "K", inputs.k, 1, maxK,
               "documents per query (default 5, at most " + std::to_string(maxK) + ")");
   cli.flag("-q, --quiet", inputs.quiet, "no progress line or notes on stderr");

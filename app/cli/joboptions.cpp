@@ -38,10 +38,12 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
              "USD per 1k completion tokens (default 0)");
   cli.path("--store", "RUN.db", o.store,
            "the run store (default ./ragscope-<job>-<time>.db); resume with `ragscope-cli resume "
-           "RUN.db`");
+           "RUN.db`")
+      .output();
   cli.path("--cache", "PATH", o.cache,
            "response cache (default $XDG_CACHE_HOME/ragscope/responses.sqlite or "
-           "~/.cache/ragscope/responses.sqlite); a repeated call is never re-sent");
+           "~/.cache/ragscope/responses.sqlite); a repeated call is never re-sent")
+      .inputAndOutput();
   cli.flag("--no-cache", o.noCache, "neither read nor write the response cache");
   cli.flag("--estimate", o.estimate,
            "print calls, estimated tokens (prompt bytes / 4, completions at --max-tokens) and "
@@ -52,7 +54,8 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
   cli.path("--batch-file", "FILE", o.batchFile,
            "plan the run, create its store with every call pending, write the calls as Batch API "
            "input lines (OpenAI's Batch API, vLLM's run_batch) and stop without sending "
-           "anything; then `ragscope-cli batch import RUN.db results.jsonl` and `resume`");
+           "anything; then `ragscope-cli batch import RUN.db results.jsonl` and `resume`")
+      .output();
   cli.flag("--batch", o.batch,
            "send the calls through the endpoint's Batch API (upload, create, poll, download, "
            "import; one batch per judging phase); a killed run's `resume` polls the same batch");

@@ -13,6 +13,7 @@
 #include "core/claims/numpycompat.h"
 #include "core/eval/correlationanalysis.h"
 #include "core/export/json.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::cli {
 
@@ -101,7 +102,7 @@ void printBatch(const eval::StageResult& s, std::ostream& out) {
   const std::string path = s.store.string();
   for (const auto& f : s.batchFiles)
     out << "batch file: " << f.path.string() << " (" << f.lines << " calls to " << f.url << ", "
-        << f.baseUrl << ", model " << f.model << ")\n";
+        << shownUrl(f.baseUrl) << ", model " << f.model << ")\n";
   for (const auto& b : s.batches)
     out << "batch:      " << b.id << " " << b.status << ", " << b.lines << " calls ("
         << b.counts.completed << " done, " << b.counts.failed << " failed)"

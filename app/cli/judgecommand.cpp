@@ -66,8 +66,8 @@ int judgeCommand(const Args& args) {
   addJobInputOptions(cli, inputs, 1000);
   cli.text("--retriever", "bm25", retriever,
            "retrieve the top k with the embedded BM25 index over the dataset corpus");
-  cli.path("--index", "DIR", spec.run.retriever.indexDir, "bm25 index folder");
-  cli.path("--answers", "FILE", judge.answers, "the answers to judge: generate's JSONL");
+  cli.path("--index", "DIR", spec.run.retriever.indexDir, "bm25 index folder").output();
+  cli.path("--answers", "FILE", judge.answers, "the answers to judge: generate's JSONL").input();
   cli.text("--metrics", "LIST", judge.metrics, kMetricsHelp);
   cli.choice("--mode", {"ragscope", "ragchecker", "ragas"}, judge.mode,
              "ragscope (default): unparsed/error never 0 or 1, empty has no value; ragchecker: "
@@ -81,20 +81,25 @@ int judgeCommand(const Args& args) {
               "variance (default 1)");
   cli.path("--claims-out", "FILE", judge.claimsOut,
            "every claim with its verdicts in RAGChecker's checking-output layout (also judges "
-           "each chunk alone, for the claim x chunk matrix)");
+           "each chunk alone, for the claim x chunk matrix)")
+      .output();
   cli.flag("--matrix", judge.matrices,
            "judge every claim against each chunk alone as well (the claim x chunk matrix of the "
            "GUI's Claims page; --claims-out implies it)");
   cli.path("--extract-template", "FILE", judge.extractTemplate,
-           "the extraction prompt ({text}); default: the built-in one");
+           "the extraction prompt ({text}); default: the built-in one")
+      .input();
   cli.path("--judge-template", "FILE", judge.judgeTemplate,
            "the assessment prompt ({documents}, {claims}); default: the built-in SUPPORTED=1/0 "
-           "prompt (in ragchecker mode: Entailment/Neutral/Contradiction)");
+           "prompt (in ragchecker mode: Entailment/Neutral/Contradiction)")
+      .input();
   cli.path("--question-template", "FILE", judge.questionTemplate,
            "ragas.answer_relevancy's question prompt ({text}: the answer; the reply must be "
-           "{\"question\": ..., \"noncommittal\": 0|1})");
+           "{\"question\": ..., \"noncommittal\": 0|1})")
+      .input();
   cli.path("--relevance-template", "FILE", judge.relevanceTemplate,
-           "ragas.context_relevance_paper's prompt ({question}, {documents})");
+           "ragas.context_relevance_paper's prompt ({question}, {documents})")
+      .input();
   cli.text("--embedder", "URL", embedder,
            "OpenAI-compatible embeddings endpoint (/embeddings), for ragas.answer_relevancy; it "
            "takes the judge's --api-key-env");

@@ -57,6 +57,7 @@ int kiltEvalCommand(const Args& args) {
       "end_paragraph_id]] [--json] [--B N] [-q]");
   cli.intro(kKiltEvalIntro);
   cli.positionals("GOLD GUESS", files, 2);
+  cli.positionalRoles({{PathRole::Input, "GOLD"}, {PathRole::Input, "GUESS"}});
   cli.text("--ks", "K,K...", ksText,
            "cut-offs of precision@k, recall@k and success_rate@k (default 1,5, as KILT's "
            "eval_downstream)");

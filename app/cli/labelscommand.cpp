@@ -2,6 +2,7 @@
 // the qid,label CSV of `agreement`, JSONL), imported (all or nothing, targets checked against the
 // project's runs and datasets), listed and counted.
 
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -11,12 +12,16 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/options.h"
+#include "app/cli/pathroles.h"
 #include "core/data/loaders.h"
+#include "core/eval/labelsources.h"
 #include "core/export/json.h"
 #include "core/labels/labelcatalog.h"
 #include "core/labels/labelio.h"
+#include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::cli {
 
@@ -52,7 +57,8 @@ int exportCommand(const Args& args) {
       "Writes the current labels (the latest of each annotator per target) as TREC qrels "
       "(relevance grades), as the qid,label CSV `ragscope-cli agreement --human` reads (answer "
       "labels; qid,item,label for the other kinds) or as JSONL with every field.\n");
-  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp);
+  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp)
+      .input(labelsSourcePaths("--labels", PathUse::Read));
   cli.choice("--format", {"qrels", "csv", "jsonl"}, format, "the file's layout");
   cli.choice("--kind", kKindChoices, kind,
              "only labels of this kind (csv: default answer; qrels: relevance)");
@@ -62,8 +68,9 @@ int exportCommand(const Args& args) {
            "have several)");
   cli.path("--merge-qrels", "QRELS", mergeQrels,
            "qrels: start from the dataset's qrels file; a pair graded differently by a person is "
-           "a conflict, listed on stderr, and the person's grade is written");
-  cli.path("--out", "FILE", outPath, "where to write (replaced atomically)");
+           "a conflict, listed on stderr, and the person's grade is written")
+      .input();
+  cli.path("--out", "FILE", outPath, "where to write (replaced atomically)").output();
   cli.epilogue("Exit codes: 0 ok, 2 bad arguments or input.");
   if (auto exit = cli.parse(args, 2)) return *exit;
   if (labelsPath.empty() || format.empty() || outPath.empty())
@@ -113,19 +120,22 @@ int importCommand(const Args& args) {
       "annotator in the file is refused. With a project, every target is checked against the "
       "project's run stores and datasets (a query, claim or document that does not exist is "
       "refused); with a labels store, against the --store run stores given, or not at all.\n");
-  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp);
+  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp)
+      .input(labelsSourcePaths("--labels", PathUse::ReadAndWritten));
   cli.choice("--format", {"qrels", "csv", "jsonl"}, format,
              "qrels: qid iter docno grade (needs --annotator and --scope = the dataset's "
              "name); csv: qid,label or qid,item,label (needs --annotator, --scope and --kind, "
              "default answer); jsonl: one label per line with its fields");
   cli.text("--annotator", "A", annotator, "who labelled (JSONL: where a line has none)");
   cli.text("--scope", "S", scope,
-           "the run store (as the project lists it, or its file name) or dataset the labels are "
-           "about");
+           "the run store (its path as the project lists it, relative to the project's folder) or "
+           "dataset the labels are about");
   cli.choice("--kind", kKindChoices, kind, "the labels' kind (csv; JSONL: where a line has none)");
-  cli.paths("--store", "RUN.db", stores, "check targets against this run store (repeatable)");
+  cli.paths("--store", "RUN.db", stores, "check targets against this run store (repeatable)")
+      .input();
   cli.flag("--no-check", noCheck, "do not check targets against the project's runs and datasets");
   cli.positionals("FILE", files, 1);
+  cli.positionalRoles({{PathRole::Input, "FILE"}});
   cli.epilogue("Exit codes: 0 ok, 2 bad arguments or input (nothing is stored).");
   if (auto exit = cli.parse(args, 2)) return *exit;
   if (labelsPath.empty() || format.empty() || files.empty())
@@ -134,35 +144,58 @@ int importCommand(const Args& args) {
   options.annotator = annotator;
   options.scope = scope;
   options.kind = kindOption(kind);
-  LabelImport in = readLabelsFile(files[0], *labelFileFormatFromName(format), options);
-  if (!in.ok()) return labelsFail("import", in.error + "; nothing was stored");
+  const LabelFileFormat fileFormat = *labelFileFormatFromName(format);
+  // The file is read twice, in bounded memory: checked whole first (before the project's runs
+  // and datasets are read or the store is opened, so a bad line changes and creates nothing),
+  // then stored piece by piece in one transaction (importLabelsFile).
+  if (isStdinPath(files[0]))
+    return labelsFail("import",
+                      "FILE must be a named file (it is read twice: checked, then "
+                      "stored); nothing was stored");
+  bool anyRelevance = false;
+  const LabelStreamResult checked =
+      streamLabelsFile(files[0], fileFormat, options, [&](LabelPiece& piece) {
+        for (const auto& l : piece.labels) anyRelevance |= l.target.kind == TargetKind::Relevance;
+        return std::optional<LabelPieceProblem>();
+      });
+  if (!checked.ok()) return labelsFail("import", checked.error + "; nothing was stored");
   std::string error;
   LabelCatalog catalog;
+  std::function<void(std::vector<Label>&)> prepare;
   if (!noCheck) {
     auto sources = std::make_shared<LabelSources>();
+    // A scope names a store by its path, relative ones read from the labels store's folder
+    // (the project's); never by file name alone (core/labels/labelscope.h).
+    const std::filesystem::path labelsFile =
+        std::filesystem::path(labelsPath).extension() == ".json"
+            ? labelsStorePath(labelsPath)
+            : std::filesystem::path(labelsPath);
+    sources->folder = labelsFolder(labelsFile);
     bool any = false;
     if (std::filesystem::path(labelsPath).extension() == ".json") {
-      bool needDatasets = false;
-      for (const auto& l : in.labels) needDatasets |= l.target.kind == TargetKind::Relevance;
-      if (!readProjectFileSources(labelsPath, needDatasets, *sources, &error))
+      const bool needDatasets = anyRelevance;
+      if (!eval::readProjectFileLabelSources(labelsPath, needDatasets, *sources, &error))
         return labelsFail("import", error + "; nothing was stored");
       any = true;
     }
     for (const auto& s : stores) {
       RunSource run;
-      if (!readRunSource(s, {}, run, &error)) return labelsFail("import", error);
+      if (!eval::readLabelRunSource(s, scopeOfStore(sources->folder, s), run, &error))
+        return labelsFail("import", error);
       sources->runs.push_back(std::move(run));
       any = true;
     }
     if (any) {
-      adoptSourceScopes(in.labels, *sources);
+      prepare = [sources](std::vector<Label>& labels) { adoptSourceScopes(labels, *sources); };
       catalog = makeLabelCatalog(sources);
     }
   }
   LabelStore store;
   if (!store.openProjectOrStore(labelsPath, false, &error)) return labelsFail("import", error);
-  if (!store.add(in.labels, &error, catalog)) return labelsFail("import", files[0] + ": " + error);
-  std::cout << in.labels.size() << " labels added to " << store.path().string()
+  const LabelFileImport done =
+      importLabelsFile(store, files[0], fileFormat, options, catalog, prepare);
+  if (!done.ok()) return labelsFail("import", done.error + "; nothing was stored");
+  std::cout << done.added << " labels added to " << store.path().string()
             << (catalog ? "" : " (targets not checked)") << "\n";
   return 0;
 }
@@ -178,7 +211,8 @@ int listCommand(const Args& args, bool summary) {
                       "row the store holds.\n"
                     : "The current labels (the latest of each annotator per target), or with "
                       "--history every row ever added, oldest first.\n");
-  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp);
+  cli.path("--labels", "PATH", labelsPath, kLabelsOptionHelp)
+      .input(labelsSourcePaths("--labels", PathUse::Read));
   if (!summary) {
     cli.choice("--kind", kKindChoices, kind, "only labels of this kind");
     cli.text("--annotator", "A", annotator, "only this annotator's labels");
@@ -232,6 +266,10 @@ int listCommand(const Args& args, bool summary) {
                       {"scope", l.target.scope},
                       {"qid", l.target.qid},
                       {"item", l.target.item},
+                      {"premise", l.target.claimPremise()
+                                      ? nlohmann::ordered_json(
+                                            std::string(claimPremiseName(*l.target.claimPremise())))
+                                      : nlohmann::ordered_json(nullptr)},
                       {"value", l.value},
                       {"annotator", l.annotator},
                       {"time", l.time},
@@ -242,8 +280,9 @@ int listCommand(const Args& args, bool summary) {
   }
   for (const auto& l : rows)
     std::cout << l.id << "\t" << targetKindName(l.target.kind) << "\t" << l.target.scope << "\t"
-              << l.target.qid << "\t" << l.target.item << "\t" << l.value << "\t" << l.annotator
-              << "\t" << l.time << "\n";
+              << l.target.qid << "\t" << l.target.item << "\t"
+              << (l.target.claimPremise() ? claimPremiseName(*l.target.claimPremise()) : "") << "\t"
+              << l.value << "\t" << l.annotator << "\t" << l.time << "\n";
   return 0;
 }
 

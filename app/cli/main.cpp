@@ -31,6 +31,8 @@ Commands:
                       --qrels, or eRAG/e2e run stores)
   retrieve --dataset PATH... --retriever bm25|es:URL|http:URL --out RUN [--k K] [--index DIR]
                       run a retriever over a dataset's queries and write a TREC run file
+  fuse RUN RUN... --method rrf|combsum|combmnz|wsum [--norm N] [--weights W,W,...] --out RUN
+                      fuse runs into one (ranx's RRF, CombSUM, CombMNZ, weighted sum)
   generate --dataset PATH [--run RUNFILE --k K] [LLM job options] [--out answers.jsonl]
                       one RAG answer per query (offline heuristic reader or an LLM endpoint),
                       stored in a resumable run store
@@ -106,6 +108,7 @@ constexpr Command kCommands[] = {
     {"compare", ragscope::cli::compareCommand},
     {"correlate", ragscope::cli::correlateCommand},
     {"retrieve", ragscope::cli::retrieveCommand},
+    {"fuse", ragscope::cli::fuseCommand},
     {"generate", ragscope::cli::generateCommand},
     {"resume", ragscope::cli::resumeCommand},
     {"runs", ragscope::cli::runsCommand},

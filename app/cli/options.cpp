@@ -321,6 +321,39 @@ void CommandLine::positionals(std::string valueName, std::vector<std::string>& t
   m_maxPositionals = max;
 }
 
+void CommandLine::positionalRoles(std::vector<PositionalRole> roles) {
+  m_positionalRoles = std::move(roles);
+}
+
+namespace {
+
+core::PathUse useOf(PathRole role) {
+  switch (role) {
+    case PathRole::Output:
+      return core::PathUse::Written;
+    case PathRole::InputAndOutput:
+      return core::PathUse::ReadAndWritten;
+    default:
+      return core::PathUse::Read;
+  }
+}
+
+// How a message names an option: its long name when it has one ("--out" for -o).
+std::string longName(const std::vector<std::string>& names, const std::string& typed) {
+  for (const auto& n : names)
+    if (isLongOption(n)) return n;
+  return typed;
+}
+
+}  // namespace
+
+std::optional<int> CommandLine::checkPaths(const std::vector<core::NamedPath>& more) const {
+  std::vector<core::NamedPath> all = m_paths;
+  all.insert(all.end(), more.begin(), more.end());
+  if (auto clash = core::outputOverInput(all)) return usageError(*clash);
+  return std::nullopt;
+}
+
 CommandLine::Option* CommandLine::find(std::string_view name) {
   for (Option& o : m_options)
     if (std::find(o.names.begin(), o.names.end(), name) != o.names.end()) return &o;
@@ -351,6 +384,11 @@ std::optional<int> CommandLine::parse(const Args& args, std::size_t first) {
     if (!m_positionals || positionalCount >= m_maxPositionals)
       return usageError("unexpected argument '" + a + "'");
     m_positionals->push_back(a);
+    if (!m_positionalRoles.empty()) {
+      const PositionalRole& r =
+          m_positionalRoles[std::min(positionalCount, m_positionalRoles.size() - 1)];
+      if (r.role != PathRole::NotAFile) m_paths.push_back({r.name, a, useOf(r.role)});
+    }
     ++positionalCount;
     return std::nullopt;
   };
@@ -373,6 +411,13 @@ std::optional<int> CommandLine::parse(const Args& args, std::size_t first) {
     ++o.seen;
     if (const std::string problem = o.apply(value); !problem.empty())
       return usageError(display(name) + ": " + problem);
+    if (o.role && *o.role != PathRole::NotAFile) {
+      if (o.derived) {
+        for (auto& p : o.derived(value)) m_paths.push_back(std::move(p));
+      } else {
+        m_paths.push_back({longName(o.names, name), value, useOf(*o.role)});
+      }
+    }
     return std::nullopt;
   };
   auto needsValue = [&](const Option& o, const std::string& name) {
@@ -433,7 +478,9 @@ std::optional<int> CommandLine::parse(const Args& args, std::size_t first) {
       break;
     }
   }
-  return std::nullopt;
+  // Before the command does anything: no output over one of its inputs, no two outputs on one
+  // file (core/util/outputcheck.h).
+  return checkPaths({});
 }
 
 std::string CommandLine::usageLine() const {

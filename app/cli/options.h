@@ -17,6 +17,14 @@
 //   cli.positionals("DIR", dirs, 1);
 //   cli.flag("--json", json, "print JSON");
 //   if (auto exit = cli.parse(args)) return *exit;   // 0 after --help, 2 after a usage error
+//
+// Every path option says what the command does with it (.input(), .output(), .inputAndOutput()),
+// and so do positional arguments (positionalRoles). Before parse() returns to the command, the
+// paths given are checked against each other (core/util/outputcheck.h): an output that is one of
+// the command's inputs (the same file, a link to it, or an input store's SQLite side file), or
+// two outputs on one file, is a usage error naming both, and the command never starts.
+//   cli.path("--out", "FILE", out, "where to write").output();
+//   cli.path("--labels", "PATH", labels, "...").input(labelsStoreToo);  // derived paths too
 
 #include <cstdint>
 #include <deque>
@@ -28,9 +36,25 @@
 #include <string_view>
 #include <vector>
 
+#include "core/util/outputcheck.h"
+
 namespace ragscope::cli {
 
 using Args = std::vector<std::string>;
+
+// What a path option or positional argument names for the command. NotAFile: a positional that
+// is no path (dataset doc's ID).
+enum class PathRole { Input, Output, InputAndOutput, NotAFile };
+
+// The paths a value stands for, when it is not simply one path read or written as the option's
+// role says: a project file and the labels store beside it, "@FILE", "GOLD,GUESS".
+using DerivedPaths = std::function<std::vector<core::NamedPath>(const std::string& value)>;
+
+// A positional argument's role and its name in messages ("RUN.db").
+struct PositionalRole {
+  PathRole role;
+  std::string name;
+};
 
 // Whole-text number parsing, shared by the option types and by commands that read numbers out of
 // a value (`--paragraphs 3-7`). Each is false on anything but the whole text being the number.
@@ -65,9 +89,25 @@ class CommandLine {
     std::function<std::string(const std::string& value)> apply;  // values: the problem, or ""
     std::size_t seen = 0;
 
+    std::optional<PathRole> role;  // path options: what the command does with the path
+    DerivedPaths derived;          // set: the paths the value stands for (instead of itself)
+
     // Not listed in --help (an alias kept for old command lines).
     Option& hide() {
       hidden = true;
+      return *this;
+    }
+    // What the command does with the path (see the check at the top).
+    Option& input(DerivedPaths paths = {}) { return setRole(PathRole::Input, std::move(paths)); }
+    Option& output(DerivedPaths paths = {}) { return setRole(PathRole::Output, std::move(paths)); }
+    Option& inputAndOutput(DerivedPaths paths = {}) {
+      return setRole(PathRole::InputAndOutput, std::move(paths));
+    }
+
+   private:
+    Option& setRole(PathRole r, DerivedPaths paths) {
+      role = r;
+      derived = std::move(paths);
       return *this;
     }
   };
@@ -133,6 +173,9 @@ class CommandLine {
   // argument"). Several commands append options and positionals to one list (retrieve's paths).
   void positionals(std::string valueName, std::vector<std::string>& target,
                    std::size_t max = std::numeric_limits<std::size_t>::max());
+  // What the positional arguments are, in order; the last entry covers the rest. Every command
+  // with positionals declares them (tests/tst_hardeningfiles.cpp checks).
+  void positionalRoles(std::vector<PositionalRole> roles);
 
   // Parses args[first...]. Returns the exit code when the command must end here: 0 after --help
   // (printed on stdout), 2 after a usage error (printed on stderr); nothing to go on.
@@ -145,6 +188,12 @@ class CommandLine {
   // Prints a usage error in the layer's style; returns 2. For the checks a command makes after
   // parsing (an option that needs another, a value only the command can judge).
   int usageError(const std::string& message) const;
+
+  // The paths of the command line with their use, as parse() checked them.
+  const std::vector<core::NamedPath>& paths() const { return m_paths; }
+  // The same check with paths the command learns only after parsing (what a file it reads
+  // names): 2 after a usage error naming the clash, nothing when there is none.
+  std::optional<int> checkPaths(const std::vector<core::NamedPath>& more) const;
 
   std::string help() const;
 
@@ -164,6 +213,8 @@ class CommandLine {
   std::vector<std::string>* m_positionals = nullptr;
   std::string m_positionalName;
   std::size_t m_maxPositionals = 0;
+  std::vector<PositionalRole> m_positionalRoles;
+  std::vector<core::NamedPath> m_paths;  // filled by parse()
 };
 
 // Wraps `text` at `width` columns, continuation lines indented by `indent` spaces; the first line

@@ -8,9 +8,11 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
+#include "app/cli/pathroles.h"
 #include "core/eval/ppifiles.h"
 #include "core/eval/ppiinputs.h"
 #include "core/export/json.h"
+#include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"
 
 namespace ragscope::cli {
@@ -40,6 +42,12 @@ Inputs, one of:
                                      (claims of a judging run), erag (an eRAG run's document
                                      labels), answer:<metric> (answers of an end-to-end or
                                      judging run)
+
+A claim label is the truth of the metric whose question it answered only: faithfulness uses the
+response-claim labels judged against the retrieved chunks, correctness those judged against
+the gold answer, coverage the gold-claim labels judged against the response. The run's labels
+are those whose scope names RUN.db itself (the path as the project lists it, relative to the
+project's folder), never another store of the same file name.
 )";
 
 }  // namespace
@@ -53,11 +61,13 @@ int ppiCommand(const Args& args) {
       "(--predictions FILE --labels FILE | --store RUN.db --labels PROJECT_OR_LABELS_STORE "
       "--metric M) [--level 0.95] [--lambda auto|X] [--json]");
   cli.intro(kPpiIntro);
-  cli.path("--predictions", "FILE", predictions, "CSV id,value: the judge's value of every item");
+  cli.path("--predictions", "FILE", predictions, "CSV id,value: the judge's value of every item")
+      .input();
   cli.path("--labels", "FILE", labelsPath,
            "with --predictions: CSV id,value, the human value of the labelled items; with "
-           "--store: a project file or a labels store");
-  cli.path("--store", "RUN.db", storePath, "a judging, eRAG or end-to-end run store");
+           "--store: a project file or a labels store")
+      .input(labelsSourcePaths("--labels", core::PathUse::Read));
+  cli.path("--store", "RUN.db", storePath, "a judging, eRAG or end-to-end run store").input();
   cli.text("--metric", "M", metric, "with --store: the judged metric (see above)");
   cli.number("--level", "L", options.level, NumberBounds::strictlyBetween(0, 1),
              "the intervals' confidence level (default 0.95)");
@@ -106,7 +116,10 @@ int ppiCommand(const Args& args) {
       std::cerr << "ragscope-cli: ppi: " << err << "\n";
       return 2;
     }
-    const eval::RunPpi run = eval::ppiItemsOfStore(storePath, store.current());
+    // The run's labels are those whose scope names the store, relative scopes read against the
+    // labels store's folder (the project's), never by file name (core/labels/labelscope.h).
+    const eval::RunPpi run =
+        eval::ppiItemsOfStore(storePath, labels::labelsFolder(store.path()), store.current());
     if (!run.error.empty()) {
       std::cerr << "ragscope-cli: ppi: " << run.error << "\n";
       return 2;
@@ -123,6 +136,14 @@ int ppiCommand(const Args& args) {
     }
     if (!asJson) {
       std::cout << items->metric << ": " << items->description << "\n";
+      if (items->premise)
+        std::cout << "human truth: the claim labels judged against "
+                  << labels::claimPremiseText(*items->premise)
+                  << (items->otherPremise ? "; " + std::to_string(items->otherPremise) +
+                                                " labelled claim(s) judged against another "
+                                                "premise not used"
+                                          : std::string())
+                  << "\n";
       if (items->judgeUnresolved || items->abstained || items->staleLabels ||
           items->labelsNotUsed || items->severalAnnotators)
         std::cout << "left out: " << items->judgeUnresolved

@@ -39,6 +39,7 @@ int ragcheckerCommand(const Args& args) {
   cli.synopsis("FILE [--mode ragchecker|ragscope] [--json]");
   cli.intro(kRagCheckerIntro);
   cli.positionals("FILE", files, 1);
+  cli.positionalRoles({{PathRole::Input, "FILE"}});
   cli.choice("--mode", {"ragchecker", "ragscope"}, modeText,
              "ragchecker (default): RAGChecker's conventions: only \"Entailment\" counts, "
              "missing or unparsed labels are read as Neutral, a case without claims or chunks is "

@@ -14,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
+#include "app/cli/pathroles.h"
 #include "app/cli/pdfwriter.h"
 #include "core/eval/resultsreport.h"
 #include "core/export/reportcsv.h"
@@ -78,17 +79,20 @@ int reportCommand(const Args& args) {
       "(--project P | --store RUN.db... | --kilt GOLD,GUESS...) --out FILE.pdf|FILE.json|FILE.csv "
       "[options]");
   cli.intro(kReportIntro);
-  cli.path("--project", "P", project, "the project file whose results are written");
-  cli.paths("--store", "RUN.db", stores, "a run store, repeatable (also with --project)");
+  cli.path("--project", "P", project, "the project file whose results are written")
+      .input(projectPaths("--project"));
+  cli.paths("--store", "RUN.db", stores, "a run store, repeatable (also with --project)").input();
   std::optional<std::string> labelsFrom;
   cli.path("--labels", "PROJECT_OR_LABELS_STORE", labelsFrom,
            "human labels for the run stores' human-labels sections (default: the project's "
-           "labels store, when it has one)");
+           "labels store, when it has one)")
+      .input(labelsSourcePaths("--labels", core::PathUse::Read));
   std::vector<std::string> kiltPairs;
   cli.texts("--kilt", "GOLD,GUESS", kiltPairs,
             "a KILT evaluation (kilt-eval GOLD GUESS, ks 1,5, page level) as a run with KILT's "
-            "three groups, repeatable");
-  cli.path("--out", "FILE", out, "the file to write: .pdf, .json or .csv");
+            "three groups, repeatable")
+      .input(commaSeparatedPaths("--kilt"));
+  cli.path("--out", "FILE", out, "the file to write: .pdf, .json or .csv").output();
   cli.choice("--grain", {"summary", "query", "document", "claim", "labels"}, grainText,
              "CSV: the table's grain (default summary)");
   cli.custom(

@@ -16,10 +16,11 @@
 #include "app/cli/commands.h"
 #include "app/cli/kiltoutputs.h"
 #include "app/cli/options.h"
+#include "app/cli/pathroles.h"
 #include "core/data/dataset.h"
-#include "core/data/inputfile.h"
 #include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievejob.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::cli {
 
@@ -81,19 +82,23 @@ void declare(CommandLine& cli, RetrieveArgs& a) {
   cli.epilogue(kEpilogue);
   // --dataset and bare paths go to one list, in the order given: the first names the index.
   cli.positionals("PATH...", a.paths);
+  cli.positionalRoles({{PathRole::Input, "PATH"}});
   cli.paths("--dataset", "PATH", a.paths,
             "a file or folder of the dataset, repeatable, loaded as one dataset (as 'dataset "
-            "info'); paths may also be given without the option");
+            "info'); paths may also be given without the option")
+      .input();
   cli.text("--format", "F", a.format, "format of every dataset PATH (default: detected)");
   cli.text("--retriever", "R", a.retriever, "bm25, es:URL or http:URL (above)");
   cli.integer("--k", "K", a.k, 1, kMaxK, "documents per query (default 100)");
-  cli.path("-o, --out", "FILE", a.out, "run file to write (required)");
+  cli.path("-o, --out", "FILE", a.out, "run file to write (required)")
+      .output(runAndCheckpointPaths("--out"));
   cli.path("--kilt-out", "FILE", a.kiltOut,
            "also write the run as a KILT predictions file (each query's top-k pages as "
-           "provenance, no answer) for `ragscope-cli kilt-eval`");
+           "provenance, no answer) for `ragscope-cli kilt-eval`")
+      .output();
   cli.text("--tag", "T", a.tag, "run tag (default: the retriever's name)");
   cli.integer("--threads", "N", a.threads, 1, kMaxThreads, "queries in flight at once (default 4)");
-  cli.path("--index", "DIR", a.index, "bm25: index folder");
+  cli.path("--index", "DIR", a.index, "bm25: index folder").output();
   cli.flag("--rebuild", a.rebuild, "bm25: rebuild the index even when it matches the corpus");
   cli.flag("--no-stemming", a.stemming,
            "bm25: index and match words as written (default: English stemming); the default index "
@@ -110,21 +115,23 @@ void declare(CommandLine& cli, RetrieveArgs& a) {
   cli.text("--text-field", "F", a.textField,
            "es: _source field returned as the document's text (default: the first --field)");
   cli.custom(
-      "--request-template", "T",
-      [&a](const std::string& v) -> std::string {
-        if (v.empty() || v[0] != '@') {
-          a.requestTemplate = v;
-          return {};
-        }
-        std::string why;
-        auto text = readBoundedFile(v.substr(1), kMaxTemplateBytes, "a request template", why);
-        if (!text) return v.substr(1) + ": " + why;
-        a.requestTemplate = std::move(*text);
-        return {};
-      },
-      "es: the whole _search body; http: the request body. JSON with placeholders {{query}} (the "
-      "query as a JSON string, quotes included), {{query_id}} and {{k}}; @FILE reads it from "
-      "FILE. Example: '{\"q\": {{query}}, \"top_k\": {{k}}}'");
+         "--request-template", "T",
+         [&a](const std::string& v) -> std::string {
+           if (v.empty() || v[0] != '@') {
+             a.requestTemplate = v;
+             return {};
+           }
+           std::string why;
+           auto text = readBoundedFile(v.substr(1), kMaxTemplateBytes, "a request template", why);
+           if (!text) return v.substr(1) + ": " + why;
+           a.requestTemplate = std::move(*text);
+           return {};
+         },
+         "es: the whole _search body; http: the request body. JSON with placeholders {{query}} "
+         "(the "
+         "query as a JSON string, quotes included), {{query_id}} and {{k}}; @FILE reads it from "
+         "FILE. Example: '{\"q\": {{query}}, \"top_k\": {{k}}}'")
+      .input(atFilePath("--request-template"));
   cli.text("--results-path", "P", a.resultsPath,
            "http: dot path to the array of results in the reply (default: the reply itself, or "
            "its \"results\"), e.g. data.hits");

@@ -34,6 +34,7 @@ int runsCommand(const Args& args) {
   cli.synopsis("[DIR] [--json]");
   cli.intro(kRunsIntro);
   cli.positionals("DIR", dirs, 1);
+  cli.positionalRoles({{PathRole::Input, "DIR"}});
   cli.flag("--json", asJson, "print the list as JSON");
   if (auto exit = cli.parse(args)) return *exit;
   const std::string dir = dirs.empty() ? "." : dirs.front();

@@ -68,6 +68,7 @@ void declareStatsOptions(CommandLine& cli, StatsOptions& o, StatsCommand command
           "[--qrels QRELS] [--threads T] [--histogram BINS] [--json]");
       cli.intro(kBootstrapIntro);
       cli.positionals("FILE", o.files);
+      cli.positionalRoles({{PathRole::Input, {}}});
       break;
     case StatsCommand::Compare:
       cli.synopsis(
@@ -75,6 +76,7 @@ void declareStatsOptions(CommandLine& cli, StatsOptions& o, StatsCommand command
           "[--level L] [--bca] [--qrels QRELS] [--threads T] [--json]");
       cli.intro(kCompareIntro);
       cli.positionals("A B [C...]", o.files);
+      cli.positionalRoles({{PathRole::Input, {}}});
       break;
     case StatsCommand::Correlate:
       cli.synopsis(
@@ -82,6 +84,7 @@ void declareStatsOptions(CommandLine& cli, StatsOptions& o, StatsCommand command
           "[--qrels QRELS] [--threads T] [--json]");
       cli.intro(kCorrelateIntro);
       cli.positionals("X Y", o.files);
+      cli.positionalRoles({{PathRole::Input, {}}});
       break;
   }
   cli.epilogue(kInputHelp);
@@ -91,7 +94,8 @@ void declareStatsOptions(CommandLine& cli, StatsOptions& o, StatsCommand command
   if (command == StatsCommand::Correlate)
     cli.text("--measure-y", "M2", o.measureY, "Y's measure (default: --measure)");
   cli.path("--qrels", "QRELS", o.qrels,
-           "evaluate inputs that are TREC run files against QRELS (trec_eval conventions)");
+           "evaluate inputs that are TREC run files against QRELS (trec_eval conventions)")
+      .input();
   cli.integer("-B, --B, --resamples", "N", o.resamples, 2, kMaxResamples,
               std::string("bootstrap resamples, from 2 to 1000000 (default ") +
                   (command == StatsCommand::Correlate ? "1000)" : "10000)"));

@@ -5,10 +5,11 @@
 #include <unordered_map>
 
 #include "core/claims/numpycompat.h"
-#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/jsonlines.h"
 #include "core/export/json.h"
+#include "core/util/inputfile.h"
+#include "core/util/jsonkeep.h"
 
 namespace ragscope::core::claims {
 
@@ -371,13 +372,14 @@ std::map<std::string, std::map<std::string, double>> readStoredCorpusMetrics(
   if (!read) return fail(problem);
   const std::string& text = *read;
   if (auto why = checkJsonDepth(text, 256)) return fail(*why);
-  // The results are skipped while parsing, so only the small top level is built.
-  const json::parser_callback_t skipResults = [](int depth, json::parse_event_t event,
-                                                 json& parsed) {
-    return !(depth == 1 && event == json::parse_event_t::key && parsed == "results");
-  };
-  const json doc = json::parse(text, skipResults, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return fail("not valid JSON");
+  // Only "metrics" is built (the results are skipped while parsing), strictly: a member given
+  // twice anywhere is refused (core/util/jsonstrict.h), json::parse would keep the last.
+  JsonKeep keep;
+  keep.step("metrics").everything = true;
+  json doc;
+  if (JsonStrictError why; !parseJsonKeeping(text, keep, &doc, &why))
+    return fail(why.repeated ? "not strict JSON: " + describeJsonStrictError(why)
+                             : std::string("not valid JSON"));
   if (!doc.is_object()) return out;
   auto metrics = doc.find("metrics");
   if (metrics == doc.end() || !metrics->is_object()) return out;

@@ -65,9 +65,14 @@ std::string structuredParseError(const std::string& why) {
 // *problem and returns nullptr otherwise.
 const json* structuredMember(std::string_view reply, const JsonKeep& keep, const char* member,
                              json& doc, std::string* problem) {
-  std::string why;
+  JsonStrictError why;
   if (!parseJsonKeeping(reply, keep, &doc, &why)) {
-    *problem = structuredParseError(why);
+    // A repeated member would let one list hide behind another (json::parse keeps the last):
+    // refused like any reply that is not the schema's JSON.
+    *problem = why.repeated || why.tooDeep
+                   ? "the reply is not strict JSON: " +
+                         escapeControlChars(describeJsonStrictError(why).substr(0, 200))
+                   : structuredParseError(why.problem);
     return nullptr;
   }
   if (!doc.is_object()) {

@@ -14,10 +14,13 @@
 //
 // A reply that is not JSON, or is JSON of another shape than the schema (a missing member, a
 // member of the wrong type, a label outside the schema's enum), leaves every claim Unparsed:
-// never 0 or 1. Within a well-formed verdict list, a claim with no entry or with two entries
-// is Unparsed, and an entry numbering no claim is a problem, as a stray line is in text.
-// Members the schema does not name are skipped unread. Both readers keep only what they look
-// at (core/util/jsonkeep.h), so a 64 MiB reply costs what the claims and verdicts cost.
+// never 0 or 1. So does a member name given twice in one object, at any depth, read or not
+// ({"verdicts": [...], "verdicts": [...]}: json::parse would keep the last list), and nesting
+// deeper than 256 levels (core/util/jsonstrict.h). Within a well-formed verdict list, a claim with
+// no entry or with two entries is Unparsed, and an entry numbering no claim is a problem, as a
+// stray line is in text. Members the schema does not name are skipped unread. Both readers keep
+// only what they look at (core/util/jsonkeep.h), so a 64 MiB reply costs what the claims and
+// verdicts cost.
 
 #include <cstddef>
 #include <string>

@@ -10,20 +10,15 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "core/data/jsonguard.h"
-#include "core/data/jsonlines.h"
-#include "core/data/jsonscan.h"
+#include "core/data/corpusrecord.h"
 #include "core/data/linereader.h"
 #include "core/util/fasthash.h"
 
 namespace ragscope::core {
 
 namespace {
-
-using nlohmann::json;
 
 // Pieces of the file handed to the threads: big enough that a thread's set-up is nothing, small
 // enough that two threads finish together and progress moves.
@@ -102,156 +97,9 @@ const char* idKeyName(CorpusLayout layout) {
   return layout == CorpusLayout::KiltPages ? "wikipedia_id" : "_id";
 }
 
-// Reads each record of one piece: the keys each layout needs, and their meaning as the in-memory
-// loaders give it (jsonId / jsonString wording for anything but the plain case).
-class PieceReader {
- public:
-  PieceReader(CorpusLayout layout, const LoadOptions& options, std::string file)
-      : m_layout(layout),
-        m_options(options),
-        m_file(std::move(file)),
-        m_scanner(layout == CorpusLayout::KiltPages
-                      ? RecordScanner({"wikipedia_id", "wikipedia_title", "text"}, 2)
-                      : RecordScanner({"_id", "id", "docid", "title", "text", "contents"})) {}
-
-  void record(std::string_view line, std::uint64_t offset, std::uint64_t localLine, Piece& piece) {
-    const std::string_view text = trim(line);
-    if (text.empty()) return;
-    const std::uint64_t recordOffset =
-        offset + static_cast<std::uint64_t>(text.data() - line.data());
-    RecordProblems problems(m_file, localLine, {});
-    if (!m_scanner.scan(text, m_options.maxJsonDepth)) {
-      describeInvalid(text, problems);
-    } else if (!m_scanner.isObject()) {
-      problems.error("record", "must be a JSON object, not " + jsonTypeName(json::parse(text)));
-    } else {
-      DocIndexEntry e;
-      e.recordOffset = recordOffset;
-      e.recordLength = static_cast<std::uint32_t>(text.size());
-      e.line = localLine;
-      e.stringOffset = piece.strings.size();
-      e.firstParagraph = piece.paragraphs.size();
-      if (m_layout == CorpusLayout::KiltPages)
-        kiltPage(text, e, piece, problems);
-      else
-        jsonlDocument(text, e, piece, problems);
-      if (!problems.hasErrors()) {
-        piece.entries.push_back(e);
-      } else {
-        piece.strings.resize(e.stringOffset);
-        piece.paragraphs.resize(e.firstParagraph);
-      }
-    }
-    for (auto& d : problems.items()) piece.diagnostics.push_back(std::move(d));
-  }
-
- private:
-  void describeInvalid(std::string_view text, RecordProblems& problems) const {
-    if (auto tooDeep = checkJsonDepth(text, m_options.maxJsonDepth)) {
-      problems.error("record", *tooDeep + " (maxJsonDepth)");
-      return;
-    }
-    try {
-      const json parsed = json::parse(text);
-      (void)parsed;
-      problems.error("record", "JSON the fast scanner could not read (please report this record)");
-    } catch (const json::exception& e) {
-      problems.error("record", describeParseError(e.what(), 1, true));
-    }
-  }
-
-  // The value of `v` as a one-key object, for the shared field helpers.
-  static json asObject(std::string_view record, const ScannedValue& v, std::string_view key) {
-    json obj = json::object();
-    if (v.kind != JsonKind::None) obj[std::string(key)] = json::parse(v.in(record));
-    return obj;
-  }
-
-  // An id or a string field, appended to the piece's strings; false after an error.
-  bool appendField(std::string_view record, const ScannedValue& v, std::string_view key, bool isId,
-                   bool required, Piece& piece, std::uint32_t& length, RecordProblems& problems) {
-    std::optional<std::string> decoded;
-    std::string_view value;
-    if (v.kind == JsonKind::String && !v.escaped) {
-      value = record.substr(v.begin + 1, v.end - v.begin - 2);
-      if (isId && value.empty()) {
-        problems.error(key, "is empty");
-        return false;
-      }
-    } else {
-      json obj = asObject(record, v, key);
-      decoded =
-          isId ? jsonId(obj, key, problems, required) : jsonString(obj, key, problems, required);
-      if (problems.hasErrors()) return false;
-      if (decoded) value = *decoded;
-    }
-    piece.strings.append(value);
-    length = static_cast<std::uint32_t>(value.size());
-    return true;
-  }
-
-  void kiltPage(std::string_view record, DocIndexEntry& e, Piece& piece, RecordProblems& problems) {
-    // Every field is checked, as the in-memory loader does: a record can have several problems.
-    appendField(record, m_scanner.value(0), "wikipedia_id", true, true, piece, e.idLength,
-                problems);
-    appendField(record, m_scanner.value(1), "wikipedia_title", false, false, piece, e.titleLength,
-                problems);
-    const ScannedValue& t = m_scanner.value(2);
-    if (t.kind == JsonKind::None || t.kind == JsonKind::Null) {
-      problems.error("text", "missing");
-      return;
-    }
-    if (t.kind != JsonKind::Array) {
-      problems.error(
-          "text", "must be an array of paragraphs, not " + jsonTypeName(json::parse(t.in(record))));
-      return;
-    }
-    const auto& paragraphs = m_scanner.elements();
-    for (std::size_t i = 0; i < paragraphs.size(); ++i) {
-      if (paragraphs[i].kind != JsonKind::String) {
-        problems.error(
-            indexedField("text", i),
-            "must be a string, not " + jsonTypeName(json::parse(paragraphs[i].in(record))));
-        return;
-      }
-      piece.paragraphs.push_back(paragraphs[i].begin - t.begin);
-    }
-    e.textOffset = t.begin;
-    e.textLength = t.end - t.begin;
-    e.paragraphCount = static_cast<std::uint32_t>(paragraphs.size());
-  }
-
-  // BEIR and passage corpora: the id under "_id", "id" or "docid"; the text under "text" or
-  // "contents"; an optional "title".
-  void jsonlDocument(std::string_view record, DocIndexEntry& e, Piece& piece,
-                     RecordProblems& problems) {
-    static constexpr const char* kIdKeys[] = {"_id", "id", "docid"};
-    std::size_t idKey = 0;
-    while (idKey < 2 && m_scanner.value(idKey).kind == JsonKind::None) ++idKey;
-    appendField(record, m_scanner.value(idKey), kIdKeys[idKey], true, true, piece, e.idLength,
-                problems);
-    appendField(record, m_scanner.value(3), "title", false, false, piece, e.titleLength, problems);
-    const bool contents =
-        m_scanner.value(4).kind == JsonKind::None && m_scanner.value(5).kind != JsonKind::None;
-    const ScannedValue& t = m_scanner.value(contents ? 5 : 4);
-    if (t.kind != JsonKind::String) {
-      json obj = asObject(record, t, contents ? "contents" : "text");
-      (void)jsonString(obj, contents ? "contents" : "text", problems, true);
-      return;
-    }
-    e.textOffset = t.begin;
-    e.textLength = t.end - t.begin;
-  }
-
-  CorpusLayout m_layout;
-  const LoadOptions& m_options;
-  std::string m_file;
-  RecordScanner m_scanner;
-};
-
 // Reads the records starting in [piece.start, piece.end).
-void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const LoadOptions& options,
-               Piece& piece, const std::atomic<bool>& stop) {
+void readPiece(Window& window, std::uint64_t size, CorpusRecordReader& reader,
+               const LoadOptions& options, Piece& piece, const std::atomic<bool>& stop) {
   std::uint64_t p = piece.start;
   auto fail = [&] {
     piece.readError = std::string("read error: ") + std::strerror(errno ? errno : EIO);
@@ -306,27 +154,30 @@ void readPiece(Window& window, std::uint64_t size, PieceReader& reader, const Lo
       line.remove_prefix(3);
       offset = 3;
     }
-    reader.record(line, offset, piece.lines, piece);
+    if (const std::string_view record = trim(line); !record.empty())
+      reader.read(record, offset + static_cast<std::uint64_t>(record.data() - line.data()),
+                  piece.lines, {piece.entries, piece.paragraphs, piece.strings, piece.diagnostics});
     p = lineEnd + 1;
   }
 }
 
-// Joins pieces in file order into one content, applying the error policy and leaving out repeated
-// ids, as a sequential read would.
+// Joins pieces in file order into one content, skipping bad records (up to the error cap) and
+// leaving out repeated ids, as a sequential read would.
 class Joiner {
  public:
   Joiner(const std::filesystem::path& path, CorpusLayout layout, const LoadOptions& options,
          CorpusScan& out)
       : m_file(path.string()), m_layout(layout), m_options(options), m_out(out) {}
 
-  // False once the read must end (Stop policy, too many errors).
+  // False once the read must end (too many errors).
   bool join(Piece& piece) {
     std::size_t d = 0;
     std::uint64_t stopAt = UINT64_MAX;  // a line past which nothing is taken
     for (auto& diag : piece.diagnostics) diag.line += m_lines;
     for (auto& e : piece.entries) e.line += m_lines;
     for (const DocIndexEntry& local : piece.entries) {
-      // Diagnostics of earlier lines first, so Stop ends where the sequential read would.
+      // Diagnostics of earlier lines first, so the first error comes where a sequential read
+      // meets it.
       while (d < piece.diagnostics.size() && piece.diagnostics[d].line <= local.line &&
              stopAt == UINT64_MAX)
         if (!diagnostic(piece.diagnostics[d++])) stopAt = piece.diagnostics[d - 1].line;
@@ -341,18 +192,21 @@ class Joiner {
   }
 
  private:
+  // Every bad record is skipped, whatever the caller's policy: a Stop reader's view is the
+  // report as it stood at the first error, noted here (storedcorpus.cpp applies it).
   bool diagnostic(Diagnostic& diag) {
     diag.file = m_file;
     const bool error = diag.severity == Severity::Error;
     const std::uint64_t line = diag.line;
-    m_out.report.add(std::move(diag), m_options.maxStoredDiagnostics);
+    LoadReport& r = m_out.report;
+    r.add(std::move(diag), m_options.maxStoredDiagnostics);
     if (!error) return true;
-    if (m_options.onError == OnError::Stop) {
-      m_out.report.stopped = true;
-      return false;
-    }
-    ++m_out.report.skipped;
-    return !m_out.report.tooManyErrors(m_options, m_file, line);
+    if (!m_out.firstError)
+      m_out.firstError = CorpusScan::FirstError{
+          r.diagnostics.size(),        r.records, r.warnings, r.errors, r.unstoredDiagnostics,
+          m_out.content.entries.size()};
+    ++r.skipped;
+    return !r.tooManyErrors(m_options, m_file, line);
   }
 
   void addEntry(const Piece& piece, DocIndexEntry e) {
@@ -466,7 +320,7 @@ CorpusScan scanCorpusFile(const std::filesystem::path& path, CorpusLayout layout
   std::mutex mutex;
   std::condition_variable finished;
   auto worker = [&] {
-    PieceReader reader(layout, options, file);
+    CorpusRecordReader reader(layout, options.maxJsonDepth, file);
     Window window(fd, size);
     for (std::size_t i; !stop.load() && (i = next.fetch_add(1)) < pieces.size();) {
       readPiece(window, size, reader, options, pieces[i], stop);

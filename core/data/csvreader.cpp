@@ -5,7 +5,7 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

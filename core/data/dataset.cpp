@@ -11,7 +11,7 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"

@@ -9,11 +9,13 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <thread>
 
-#include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
 #include "core/util/fasthash.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 
@@ -164,6 +166,20 @@ std::string_view bytesOf(const std::vector<T>& v) {
   return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)};
 }
 
+// Side indexes refuted in this process (a record read through one was not what its entry said),
+// by their header's checksum, which covers the corpus stamp and the body's checksum: the same
+// bytes are never opened again, even where the file could not be removed (a read-only folder,
+// another user's file). A file's name, inode or time would not do: an honest rebuild can get the
+// inode of the removed file back within the same clock tick.
+std::mutex g_refutedMutex;
+std::set<std::uint64_t> g_refuted;
+std::atomic<std::uint64_t> g_nextSerial{1};
+
+bool wasRefuted(std::uint64_t headerHash) {
+  std::lock_guard lock(g_refutedMutex);
+  return g_refuted.count(headerHash) > 0;
+}
+
 }  // namespace
 
 std::optional<SourceStamp> stampOf(int fd) {
@@ -232,12 +248,11 @@ bool DocIndex::write(const std::filesystem::path& path, const DocIndexContent& c
         out.write(zeros, static_cast<std::streamsize>(h.offsets[SectionCount] - written));
         return static_cast<bool>(out);
       },
-      error, /*fsyncFile=*/false);
+      error, /*fsyncFile=*/false, FileAccess::Private);
 }
 
-std::shared_ptr<const DocIndex> DocIndex::open(const std::filesystem::path& path,
-                                               CorpusLayout layout, const SourceStamp& expected,
-                                               std::string& why) {
+std::shared_ptr<DocIndex> DocIndex::open(const std::filesystem::path& path, CorpusLayout layout,
+                                         const SourceStamp& expected, std::string& why) {
   if (auto problem = specialFileProblem(path)) {
     why = *problem;
     return nullptr;
@@ -264,6 +279,10 @@ std::shared_ptr<const DocIndex> DocIndex::open(const std::filesystem::path& path
   std::shared_ptr<DocIndex> index(new DocIndex());
   index->m_map = static_cast<const char*>(map);
   index->m_mapSize = size;
+  index->m_path = path;
+  index->m_device = static_cast<std::uint64_t>(st.st_dev);
+  index->m_inode = static_cast<std::uint64_t>(st.st_ino);
+  index->m_serial = g_nextSerial.fetch_add(1);
   index->m_layout = layout;
   if (!index->check(expected, why)) return nullptr;
   return index;
@@ -304,6 +323,11 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
     why = "damaged header";
     return false;
   }
+  if (wasRefuted(h.headerHash)) {
+    why = "refused: a record read through it earlier was not what it said";
+    return false;
+  }
+  m_headerHash = h.headerHash;
   if (!(h.source == expected)) {
     why = "describes another file, or this file before it changed";
     return false;
@@ -335,7 +359,7 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
     why = "damaged (checksum mismatch)";
     return false;
   }
-  m_count = h.count;
+  m_count = m_total = h.count;
   m_entries = reinterpret_cast<const DocIndexEntry*>(m_map + h.offsets[Entries]);
   m_paragraphs = reinterpret_cast<const std::uint32_t*>(m_map + h.offsets[Paragraphs]);
   m_paragraphCount = h.paragraphCount;
@@ -346,9 +370,16 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
   m_titleOrder = reinterpret_cast<const std::uint32_t*>(m_map + h.offsets[TitleOrder]);
   m_diagnostics = std::string_view(m_map + h.offsets[Diagnostics], h.diagnosticsBytes);
   // Every document's ranges inside the sections and the corpus file: accessors then never leave
-  // the map, whatever the file holds.
-  for (std::size_t i = 0; i < m_count; ++i) {
+  // the map, whatever the file holds. Records in file order, each after the line of the one
+  // before (two entries never share or overlap a record).
+  std::uint64_t nextFree = 0, lastLine = 0;
+  for (std::size_t i = 0; i < m_total; ++i) {
     const DocIndexEntry& e = m_entries[i];
+    if (e.recordOffset < nextFree || e.line <= lastLine) {
+      why = "damaged (document " + std::to_string(i) +
+            " overlaps the record before it or is out of file order)";
+      return false;
+    }
     const bool ok = e.stringOffset <= h.stringBytes &&
                     std::uint64_t{e.idLength} + e.titleLength <= h.stringBytes - e.stringOffset &&
                     e.firstParagraph <= h.paragraphCount &&
@@ -360,9 +391,26 @@ bool DocIndex::check(const SourceStamp& expected, std::string& why) {
       why = "damaged (document " + std::to_string(i) + " points outside its sections)";
       return false;
     }
+    nextFree = e.recordOffset + e.recordLength + 1;  // past its line's newline
+    lastLine = e.line;
   }
   ::madvise(const_cast<char*>(m_map), m_mapSize, MADV_DONTNEED);
   return true;
+}
+
+void DocIndex::refute() const {
+  if (m_refuted.exchange(true)) return;
+  {
+    std::lock_guard lock(g_refutedMutex);
+    g_refuted.insert(m_headerHash);
+  }
+  // Removed only while the name still holds the file that was mapped, and only a file of this
+  // user's: the next load then rebuilds it (another user's stays, refused in this process).
+  struct stat st {};
+  if (::lstat(m_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_dev) == m_device &&
+      static_cast<std::uint64_t>(st.st_ino) == m_inode && st.st_uid == ::geteuid())
+    ::unlink(m_path.c_str());
 }
 
 std::string_view DocIndex::id(std::size_t i) const {
@@ -384,8 +432,10 @@ std::optional<std::size_t> DocIndex::find(std::string_view id) const {
   std::size_t s = fastHash64(id) & mask;
   for (std::size_t probes = 0; probes < m_slotCount; ++probes, s = (s + 1) & mask) {
     const std::uint32_t at = m_slots[s];
-    if (at == 0 || at > m_count) return std::nullopt;
-    if (this->id(at - 1) == id) return at - 1;
+    if (at == 0 || at > m_total) return std::nullopt;
+    // Ids are unique in the index: one past the documents shown (limitTo) is not found.
+    if (this->id(at - 1) == id)
+      return at <= m_count ? std::optional<std::size_t>(at - 1) : std::nullopt;
   }
   return std::nullopt;
 }
@@ -398,21 +448,22 @@ std::vector<std::size_t> DocIndex::withPrefix(std::string_view prefix, bool byTi
     const std::string_view k = key(pos).substr(0, prefix.size());
     return byTitle ? compareFolded(k, prefix) < 0 : k < prefix;
   };
-  std::size_t lo = 0, hi = m_count;
+  // The orders hold every document of the index; those past the ones shown are passed over.
+  std::size_t lo = 0, hi = m_total;
   while (lo < hi) {  // the first position whose key is not before the prefix
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (order[mid] < m_count && before(order[mid]))
+    if (order[mid] < m_total && before(order[mid]))
       lo = mid + 1;
     else
       hi = mid;
   }
   std::vector<std::size_t> out;
-  for (std::size_t i = lo; i < m_count && out.size() < limit; ++i) {
+  for (std::size_t i = lo; i < m_total && out.size() < limit; ++i) {
     const std::uint32_t pos = order[i];
-    if (pos >= m_count) break;
+    if (pos >= m_total) break;
     const std::string_view k = key(pos);
     if (byTitle ? !hasFoldedPrefix(k, prefix) : k.substr(0, prefix.size()) != prefix) break;
-    out.push_back(pos);
+    if (pos < m_count) out.push_back(pos);
   }
   return out;
 }

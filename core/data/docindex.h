@@ -7,8 +7,14 @@
 // Nothing in a side index is trusted: open() checks its magic, version, the section table, the
 // checksum of everything after the header, the stamp of the corpus file it describes (size,
 // modification time, a hash of sampled blocks), and every document's ranges against the sections
-// and the corpus size. Any mismatch returns nullptr with the reason; the caller rebuilds.
+// and the corpus size, in file order without overlaps. Any mismatch returns nullptr with the
+// reason; the caller rebuilds. Checksums prove integrity, not truth: an index made elsewhere can
+// be consistent and still lie about which record is whose, so every read through it reads the
+// record again and checks it against its entry (recordcheck.h), and a lie refutes the index
+// (refute(): never opened again, removed, rebuilt by the next load).
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -65,15 +71,15 @@ struct DocIndexContent {
 
 class DocIndex {
  public:
-  // Writes `content` (with its id hash table and the id and title orders) to `path` atomically.
+  // Writes `content` (with its id hash table and the id and title orders) to `path` through the
+  // safe writer (core/util/atomicfile.h), created 0600 like every file ragscope writes.
   static bool write(const std::filesystem::path& path, const DocIndexContent& content,
                     std::string* error);
 
   // Maps and checks the side index at `path` for a corpus file in state `expected`; nullptr with
-  // `why` set when it is missing, damaged, or describes another file or state.
-  static std::shared_ptr<const DocIndex> open(const std::filesystem::path& path,
-                                              CorpusLayout layout, const SourceStamp& expected,
-                                              std::string& why);
+  // `why` set when it is missing, damaged, refuted, or describes another file or state.
+  static std::shared_ptr<DocIndex> open(const std::filesystem::path& path, CorpusLayout layout,
+                                        const SourceStamp& expected, std::string& why);
   // Gives the side index in `bytes` the stamp `source` and recomputes its checksums (when its
   // section table lies inside it): the fuzz target uses it so that a mutated side index gets
   // past the checksum and tests the checks behind it. Never used on a real open.
@@ -81,6 +87,23 @@ class DocIndex {
   ~DocIndex();
   DocIndex(const DocIndex&) = delete;
   DocIndex& operator=(const DocIndex&) = delete;
+
+  // Shows only the first `documents` entries (a reader that stopped at the first bad record sees
+  // the documents before it); set once after open, before the index is shared.
+  void limitTo(std::size_t documents) { m_count = std::min(m_count, documents); }
+  // The nesting bound the records were scanned under (LoadOptions::maxJsonDepth): the read check
+  // reads them under the same one.
+  void setMaxJsonDepth(int depth) { m_maxJsonDepth = depth; }
+  int maxJsonDepth() const { return m_maxJsonDepth; }
+
+  const std::filesystem::path& path() const { return m_path; }
+  // Unique per opened index in this process (a key that outlives no index, unlike its address).
+  std::uint64_t serial() const { return m_serial; }
+  // Called when a record read through the index is not what its entry says: the index is never
+  // opened again in this process, and removed from disk when it is still the file that was
+  // mapped and this user's, so that the next load rebuilds it. Reads already verified stay true.
+  void refute() const;
+  bool refuted() const { return m_refuted.load(); }
 
   std::size_t size() const { return m_count; }
   CorpusLayout layout() const { return m_layout; }
@@ -103,8 +126,15 @@ class DocIndex {
 
   const char* m_map = nullptr;
   std::size_t m_mapSize = 0;
+  std::filesystem::path m_path;
+  std::uint64_t m_device = 0, m_inode = 0;  // of the file mapped (refute() removes only it)
+  std::uint64_t m_headerHash = 0;           // identifies its bytes (refuted ones are kept)
+  std::uint64_t m_serial = 0;
+  int m_maxJsonDepth = 256;
+  mutable std::atomic<bool> m_refuted{false};
   CorpusLayout m_layout = CorpusLayout::KiltPages;
-  std::size_t m_count = 0;
+  std::size_t m_count = 0;  // documents shown (limitTo)
+  std::size_t m_total = 0;  // documents in the index
   const DocIndexEntry* m_entries = nullptr;
   const std::uint32_t* m_paragraphs = nullptr;
   std::size_t m_paragraphCount = 0;

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

@@ -1,17 +1,20 @@
 #include "core/data/jsonlines.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <istream>
 #include <limits>
+#include <optional>
 #include <streambuf>
 #include <system_error>
 #include <utility>
 
-#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
+#include "core/util/inputfile.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core {
 
@@ -312,10 +315,30 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return scalar(json(nullptr)); }  // not produced by JSON text
   bool start_object(std::size_t) override { return open(json::value_t::object); }
   bool start_array(std::size_t) override { return open(json::value_t::array); }
-  bool end_object() override { return close(); }
-  bool end_array() override { return close(); }
+  // A member name given twice (core/util/jsonstrict.h): inside a record the record is refused
+  // (found exactly as it is built, or by the member check when it is not built); outside, in
+  // the document around the records, the rest of the file is not read.
+  bool end_object() override {
+    if (!m_check.endObject()) {
+      if (m_inRecord) {
+        noteRecordProblem(m_check.error().field, m_check.error().problem);
+      } else {
+        m_sink.fatal(m_source.line(),
+                     m_check.error().field.empty() ? "document" : m_check.error().field,
+                     m_check.error().problem + "; the rest of the file is not read");
+        m_failed = true;
+        return false;
+      }
+    }
+    return close();
+  }
+  bool end_array() override {
+    m_check.endArray();
+    return close();
+  }
 
   bool key(string_t& k) override {
+    m_check.key(k);
     m_source.mark();
     if (m_depth == 1 && !m_rootIsArray) m_rootKey = k;
     if (m_building) m_pendingKey = std::move(k);
@@ -375,7 +398,11 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     }
     if (inRecordArea() && m_depth == m_elementDepth) beginRecord();
     ++m_depth;
-    if (m_building) push(json(type));
+    if (m_building) push(json(type));  // before the check opens it: push names it by its path
+    if (type == json::value_t::object)
+      m_check.startObject();  // depth is bounded above, the check's own limit is not reached
+    else
+      m_check.startArray();
     return checkRecordSize();
   }
 
@@ -389,6 +416,7 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
   }
 
   bool scalar(json value) {
+    m_check.value();
     m_source.mark();
     if (m_depth == 1 && !m_rootIsArray && m_rootKey == m_key) return wrongTargetType();
     if (m_depth == 0) {
@@ -415,7 +443,13 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     return false;
   }
 
+  void noteRecordProblem(const std::string& field, const std::string& problem) {
+    if (m_recordProblem) return;
+    m_recordProblem.emplace(field, problem);
+  }
+
   void beginRecord() {
+    m_recordProblem.reset();
     m_inRecord = true;
     m_building = true;
     m_recordLine = m_source.lastByteLine();
@@ -434,6 +468,8 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
     } else {
       json& parent = *m_stack.back();
       if (parent.is_object()) {
+        if (parent.contains(m_pendingKey))
+          noteRecordProblem(m_check.path(), jsonRepeatedMemberMessage(m_pendingKey));
         slot = &(parent[m_pendingKey] = std::move(value));
       } else {
         parent.push_back(std::move(value));
@@ -464,12 +500,17 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
       keepGoing = m_sink.fail(
           m_recordLine, pathFor(index),
           "record longer than maxLineBytes (" + humanBytes(m_sink.options().maxLineBytes) + ")");
+    } else if (m_recordProblem) {
+      m_building = false;
+      keepGoing = m_sink.fail(m_recordLine, m_recordProblem->first, m_recordProblem->second);
+      m_record = json();
     } else {
       m_building = false;
       JsonRecordPlace place{m_recordLine, index};
       keepGoing = m_sink.deliver(m_record, place, pathFor(index));
       m_record = json();
     }
+    m_recordProblem.reset();
     if (!keepGoing) m_stoppedByLoader = true;
     return keepGoing;
   }
@@ -498,6 +539,8 @@ class ArrayElementSax : public nlohmann::json_sax<json> {
   std::size_t m_index = 0;
   json m_record;
   std::vector<json*> m_stack;
+  JsonMemberCheck m_check{std::numeric_limits<int>::max()};
+  std::optional<std::pair<std::string, std::string>> m_recordProblem;  // field, problem
 };
 
 void streamDocument(Sink& sink, const std::filesystem::path& path, std::string_view arrayKey) {
@@ -592,14 +635,18 @@ void readConcatenated(Sink& sink, const std::filesystem::path& path) {
           "JSON nested deeper than " + std::to_string(maxDepth) + " levels (maxJsonDepth)");
     } else {
       json record;
-      bool parsed = true;
-      try {
-        record = json::parse(text);
-      } catch (const json::exception& e) {
-        parsed = false;
-        keepGoing = sink.fail(line, "record", describeParseError(e.what(), line, false));
-      }
-      if (parsed) keepGoing = sink.deliver(record, JsonRecordPlace{line, thisIndex}, {});
+      JsonStrictError why;
+      if (parseJsonStrict(text, record, &why, maxDepth))
+        keepGoing = sink.deliver(record, JsonRecordPlace{line, thisIndex}, {});
+      else if (why.repeated)  // placed on the repeated name's own line
+        keepGoing = sink.fail(
+            line + static_cast<std::uint64_t>(std::count(
+                       text.begin(),
+                       text.begin() + static_cast<std::ptrdiff_t>(std::min(why.byte, text.size())),
+                       '\n')),
+            why.field, why.problem);
+      else
+        keepGoing = sink.fail(line, "record", describeParseError(why.problem, line, false));
     }
     if (!keepGoing) return;
   }
@@ -649,10 +696,12 @@ void readLines(Sink& sink, const std::filesystem::path& path) {
       continue;
     }
     json record;
-    try {
-      record = json::parse(text);
-    } catch (const json::exception& e) {
-      if (!sink.fail(reader.lineNumber(), "record", describeParseError(e.what(), 1, true))) return;
+    // Strict: a member name given twice is the record's error, naming the member
+    // (core/util/jsonstrict.h); json::parse would keep the last one.
+    if (JsonStrictError why; !parseJsonStrict(text, record, &why, options.maxJsonDepth)) {
+      if (!sink.fail(reader.lineNumber(), why.repeated ? why.field : std::string("record"),
+                     why.repeated ? why.problem : describeParseError(why.problem, 1, true)))
+        return;
       continue;
     }
     if (!sink.deliver(record, JsonRecordPlace{reader.lineNumber(), thisIndex}, {})) return;

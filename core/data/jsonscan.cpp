@@ -1,10 +1,13 @@
 #include "core/data/jsonscan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "core/util/fasthash.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -66,6 +69,30 @@ inline std::size_t utf8Sequence(std::string_view text, std::size_t i) {
   return 0;
 }
 
+// What a member name is, for the repeat check: its bytes, or its decoded text when it holds
+// escapes ("a" and "\u0061" are one name).
+std::uint64_t memberNameHash(std::string_view literal, bool escaped) {
+  if (!escaped) return fastHash64(literal.substr(1, literal.size() - 2));
+  try {
+    return fastHash64(nlohmann::json::parse(literal).get_ref<const std::string&>());
+  } catch (const nlohmann::json::exception&) {
+    return 0;  // not reached: the scanner has checked the string
+  }
+}
+
+// True when two of `hashes` are equal (a member name repeats in one object).
+bool hasRepeat(std::uint64_t* first, std::uint64_t* last) {
+  const std::size_t n = static_cast<std::size_t>(last - first);
+  if (n <= 8) {
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = a + 1; b < n; ++b)
+        if (first[a] == first[b]) return true;
+    return false;
+  }
+  std::sort(first, last);
+  return std::adjacent_find(first, last) != last;
+}
+
 // A key written with escapes ("wikipedia\u005fid") names the same key as its decoded text.
 bool sameKey(std::string_view literal, bool escaped, std::string_view key) {
   const std::string_view raw = literal.substr(1, literal.size() - 2);
@@ -100,6 +127,7 @@ bool RecordScanner::scan(std::string_view record, int maxDepth) {
   m_object = false;
   for (auto& v : m_values) v = ScannedValue{};
   m_elements.clear();
+  m_memberHashes.clear();
   std::size_t i = 0;
   skipSpace(i);
   if (i >= m_text.size()) return false;
@@ -250,12 +278,14 @@ bool RecordScanner::value(std::size_t& i, int depth, int keyIndex) {
         ++i;
         break;
       }
+      const std::size_t firstMember = m_memberHashes.size();
       while (true) {
         skipSpace(i);
         if (i >= m_text.size() || m_text[i] != '"') return false;
         const std::size_t keyStart = i;
         bool keyEscaped = false;
         if (!string(i, keyEscaped)) return false;
+        m_memberHashes.push_back(memberNameHash(m_text.substr(keyStart, i - keyStart), keyEscaped));
         int wanted = -1;
         if (depth == 0) {
           const std::string_view literal = m_text.substr(keyStart, i - keyStart);
@@ -277,12 +307,17 @@ bool RecordScanner::value(std::size_t& i, int depth, int keyIndex) {
         ++i;
         break;
       }
+      // A name given twice: refused, as the strict reader refuses it (core/util/jsonstrict.h).
+      if (hasRepeat(m_memberHashes.data() + firstMember,
+                    m_memberHashes.data() + m_memberHashes.size()))
+        return false;
+      m_memberHashes.resize(firstMember);
       break;
     }
     case '[': {
       noted.kind = JsonKind::Array;
       if (depth + 1 > m_maxDepth) return false;
-      if (collectElements) m_elements.clear();  // a repeated key keeps its last value
+      if (collectElements) m_elements.clear();  // (a repeated key is refused at its object's end)
       ++i;
       skipSpace(i);
       if (i < m_text.size() && m_text[i] == ']') {

@@ -7,10 +7,11 @@
 //   RecordScanner scan({"wikipedia_id", "wikipedia_title", "text"}, /*elementsOf=*/2);
 //   if (scan.scan(line, 256)) { auto id = scan.value(0); ... scan.elements() ... }
 //
-// It accepts exactly what RFC 8259 accepts (UTF-8 checked inside strings, numbers that overflow
-// a double refused as nlohmann refuses them), so a record it refuses is one nlohmann refuses too;
-// the caller then parses it with nlohmann only to word the error. A key given twice keeps its
-// last value, as nlohmann does.
+// It accepts exactly what the strict JSON reader accepts (core/util/jsonstrict.h: RFC 8259, UTF-8
+// checked inside strings, numbers that overflow a double refused as nlohmann refuses them, and no
+// member name given twice in one object, at any depth), so a record it refuses is one the
+// in-memory loaders refuse too; the caller then parses it with parseJsonStrict only to word the
+// error.
 
 #include <cstdint>
 #include <initializer_list>
@@ -58,6 +59,7 @@ class RecordScanner {
   ScannedValue m_values[8];
   ScannedValue m_last;  // the value read last (an array's element, once read)
   std::vector<ScannedValue> m_elements;
+  std::vector<std::uint64_t> m_memberHashes;  // names of the objects open, innermost last
 };
 
 }  // namespace ragscope::core

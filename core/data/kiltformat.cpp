@@ -1,8 +1,10 @@
 // KILT task files (`*-kilt.jsonl`) and the KILT knowledge source (core/data/README.md).
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/data/jsonguard.h"
 #include "core/data/jsonlines.h"
@@ -94,18 +96,28 @@ void readOutput(json& o, const std::string& field, Query& query, RecordProblems&
   query.gold.push_back(std::move(gold));
 }
 
-// One paragraph per line (appendParagraph), as a page whose text stays in its file gives it.
-std::string joinParagraphs(json& text, RecordProblems& problems) {
+// The page's text as a page whose text stays in its file gives it (appendParagraph). Its
+// paragraphs are the elements of the array, as KILT provenance numbers them: when they are not the
+// text's lines (one holds a line break of its own, or the page is one empty paragraph), the page
+// keeps where each starts.
+void joinParagraphs(json& text, Document& doc, RecordProblems& problems) {
   std::string out;
+  std::vector<std::size_t> starts;
+  starts.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     json& p = text[i];
     if (!p.is_string()) {
       problems.error(indexedField("text", i), "must be a string, not " + jsonTypeName(p));
-      return {};
+      return;
     }
+    starts.push_back(i == 0 ? 0 : out.size() + 1);
     appendParagraph(out, p.get_ref<const std::string&>(), i == 0);
   }
-  return out;
+  // Each paragraph gives one line and one more per line break of its own (a lone empty paragraph
+  // gives none): the counts agree only when the lines are the paragraphs.
+  if (paragraphCountOf(out) != starts.size())
+    doc.paragraphStarts = std::make_shared<const std::vector<std::size_t>>(std::move(starts));
+  doc.text = std::move(out);
 }
 
 }  // namespace
@@ -211,7 +223,7 @@ LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& i
     } else if (!it->is_array()) {
       problems.error("text", "must be an array of paragraphs, not " + jsonTypeName(*it));
     } else {
-      doc.text = joinParagraphs(*it, problems);
+      joinParagraphs(*it, doc, problems);
     }
     if (problems.hasErrors() || !id) return;
     doc.id = std::move(*id);

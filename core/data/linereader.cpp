@@ -4,7 +4,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

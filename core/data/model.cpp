@@ -41,13 +41,13 @@ std::string Document::textPrefix(std::size_t n) const {
 }
 
 std::size_t Document::paragraphCount() const {
-  return stored.file ? storedParagraphCount(stored) : paragraphCountOf(text);
+  return stored.file ? storedParagraphCount(stored) : paragraphCountOf(text, paragraphStarts.get());
 }
 
 std::optional<std::string> Document::paragraphRange(std::size_t first, std::size_t last,
                                                     std::string& error) const {
   return stored.file ? readStoredParagraphs(stored, first, last, error)
-                     : paragraphsOf(text, first, last, error);
+                     : paragraphsOf(text, first, last, error, paragraphStarts.get());
 }
 
 std::size_t Corpus::slotOf(std::string_view id) const {

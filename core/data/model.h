@@ -62,6 +62,10 @@ struct Document {
   int chunk = -1;        // chunk index within the page; -1 when not chunked
   // A big corpus leaves each text in its file (LoadOptions::textInFileFrom).
   StoredText stored;
+  // A KILT page held in memory whose paragraphs are not its lines (one holds a line break of its
+  // own, or the page is one empty paragraph): where each paragraph starts in `text`. Null for
+  // every other document, whose paragraphs are its lines. Shared, as documents are copied.
+  std::shared_ptr<const std::vector<std::size_t>> paragraphStarts;
 
   // The text, from `text` or read from its file. A text that can no longer be read (the file
   // changed or went away) comes back as a bracketed sentence saying so, never as "".
@@ -71,10 +75,10 @@ struct Document {
   // The text's length in bytes, without reading it (for a text stored as JSON, the length of its
   // JSON form: escapes make that a little more than the text).
   std::size_t textSize() const { return stored.file ? stored.length : text.size(); }
-  // Paragraphs: a KILT page's elements of "text"; the lines of any other text (a KILT page loaded
-  // whole keeps one paragraph per line). paragraphRange() gives paragraphs first..last (0-based,
-  // inclusive) joined by "\n"; nullopt with `error` set when the range is not in the document or
-  // the text cannot be read.
+  // Paragraphs: a KILT page's elements of "text" (stored or in memory alike, a paragraph holding
+  // line breaks of its own being still one); the lines of any other text. paragraphRange() gives
+  // paragraphs first..last (0-based, inclusive) joined by "\n"; nullopt with `error` set when the
+  // range is not in the document or the text cannot be read.
   std::size_t paragraphCount() const;
   std::optional<std::string> paragraphRange(std::size_t first, std::size_t last,
                                             std::string& error) const;
@@ -185,6 +189,16 @@ struct Qrels {
   // Lines of the file with a grade > 0, repeats and skipped duplicates included: trec_eval's
   // summary num_rel under -c. Unset for formats read otherwise (counted from byQuery then).
   std::optional<std::size_t> positiveLines;
+  // A document judged twice for one query in one TREC qrels file. trec_eval stops only when it
+  // evaluates that query (form_res_rels: "duplicate docs"), so the reader keeps the first
+  // judgment with a warning and the evaluators refuse an evaluated query that has a repeat
+  // (core/metrics/README.md, "trec_eval conventions").
+  struct Repeat {
+    std::string qid, docId;
+    std::uint64_t firstLine = 0, line = 0;
+    std::string file;
+  };
+  std::vector<Repeat> repeats;
 
   std::size_t judgmentCount() const;
   // grade -> number of judgments with that grade.

@@ -16,6 +16,7 @@
 #include "core/data/loaders.h"
 #include "core/data/storedcorpus.h"
 #include "core/data/textcheck.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core {
 
@@ -268,13 +269,11 @@ LoadReport loadTopicsJsonl(const std::filesystem::path& path, Dataset& into,
         if (auto deep = checkJsonDepth(line, options.maxJsonDepth))
           return sink.error(lineNo, "record", *deep);
         json j;
-        try {
-          j = json::parse(line);
-        } catch (const json::parse_error& e) {
-          const auto place = describeJsonParseError(line, lineNo, e.byte, e.what());
-          return sink.error(place.line, "record", place.problem);
-        } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
-          const auto place = describeJsonParseError(line, lineNo, 0, e.what());
+        // Strict (core/util/jsonstrict.h): a repeated "id" or "title" is the line's error.
+        if (JsonStrictError why; !parseJsonStrict(line, j, &why, options.maxJsonDepth)) {
+          if (why.repeated) return sink.error(lineNo, why.field, why.problem);
+          // why.byte is 0 for out_of_range: a number beyond a double (1e400)
+          const auto place = describeJsonParseError(line, lineNo, why.byte, why.problem);
           return sink.error(place.line, "record", place.problem);
         }
         if (!j.is_object()) return sink.error(lineNo, "record", "expected a JSON object");
@@ -393,14 +392,16 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
   auto loadRecord = [&](std::string_view element, std::uint64_t line, std::size_t index) -> bool {
     const std::string at = "[" + std::to_string(index) + "]";
     json j;
-    try {
-      j = json::parse(element);
-    } catch (const json::parse_error& e) {
+    // Strict (core/util/jsonstrict.h): a repeated "candidates" or "docid" is the record's error.
+    if (JsonStrictError why; !parseJsonStrict(element, j, &why, options.maxJsonDepth)) {
+      if (why.repeated) {
+        const auto place =
+            describeJsonParseError(element, line, why.byte, why.problem, reader.elementColumn());
+        return sink.error(place.line, at + "." + why.field, why.problem);
+      }
+      // why.byte is 0 for out_of_range: a number beyond a double (1e400)
       const auto place =
-          describeJsonParseError(element, line, e.byte, e.what(), reader.elementColumn());
-      return sink.error(place.line, at, place.problem);
-    } catch (const json::exception& e) {  // out_of_range: a number beyond a double (1e400)
-      const auto place = describeJsonParseError(element, line, 0, e.what(), reader.elementColumn());
+          describeJsonParseError(element, line, why.byte, why.problem, reader.elementColumn());
       return sink.error(place.line, at, place.problem);
     }
     if (!j.is_object())

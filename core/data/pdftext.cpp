@@ -4,7 +4,7 @@
 #include <system_error>
 #include <utility>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/data/pdftextmodule.h"
 #include "core/util/lazylibrary.h"
 

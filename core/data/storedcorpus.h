@@ -31,7 +31,9 @@ std::filesystem::path sideIndexInCache(const std::filesystem::path& corpusFile);
 
 // Adds the documents of `path` to `corpus` through a side index (found or built). The report holds
 // what the first open found (replayed on reopens), with the same Skip/Stop, progress and cancel
-// rules as the in-memory loaders. Nothing is added when the load stopped or was cancelled.
+// rules as the in-memory loaders: under OnError::Stop the report ends at the first bad record and
+// only the documents before it are added. One side index serves both policies (the scan skips
+// every bad record and keeps where the first was). Nothing is added when the load was cancelled.
 LoadReport loadStoredCorpus(const std::filesystem::path& path, CorpusLayout layout, Corpus& corpus,
                             const LoadOptions& options, StoredCorpusInfo* info = nullptr);
 

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/data/recordcheck.h"
+
 namespace ragscope::core {
 
 std::shared_ptr<TextFile> TextFile::open(const std::filesystem::path& path, std::string& error) {
@@ -117,8 +119,20 @@ std::string rangeOutOf(std::size_t first, std::size_t last, std::size_t count) {
 
 }  // namespace
 
+// The bytes of a stored text: through the side index, from its record once checked
+// (recordcheck.h); else as placed.
+static std::optional<std::string> storedBytes(const StoredText& stored, std::string& error) {
+  const DocIndex* index = stored.file->index();
+  if (stored.encoding == TextEncoding::Raw || !index)
+    return stored.file->read(stored.offset, stored.length, error);
+  auto record = readCheckedRecord(*stored.file, stored.item, error);
+  if (!record) return std::nullopt;
+  const DocIndexEntry& e = index->entry(stored.item);
+  return record->substr(e.textOffset, e.textLength);
+}
+
 std::optional<std::string> readStoredText(const StoredText& stored, std::string& error) {
-  auto bytes = stored.file->read(stored.offset, stored.length, error);
+  auto bytes = storedBytes(stored, error);
   if (!bytes || stored.encoding == TextEncoding::Raw) return bytes;
   if (stored.encoding == TextEncoding::JsonParagraphs) return joinJsonParagraphs(*bytes, error);
   try {
@@ -151,16 +165,18 @@ std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::s
     error = rangeOutOf(first, last, starts.size());
     return std::nullopt;
   }
+  // The page's record, checked against its entry (paragraph starts included): the starts below
+  // are then the scanner's own.
+  auto text = storedBytes(stored, error);
+  if (!text) return std::nullopt;
   // From the first paragraph's opening quote to the next paragraph's (or the closing bracket).
   const std::uint64_t from = starts[first];
-  const std::uint64_t to = last + 1 < starts.size() ? starts[last + 1] : stored.length - 1;
-  if (from >= to || to >= stored.length) {
+  const std::uint64_t to = last + 1 < starts.size() ? starts[last + 1] : text->size() - 1;
+  if (text->empty() || from >= to || to >= text->size()) {
     error = "the side index's paragraph offsets do not fit the page: load the dataset again";
     return std::nullopt;
   }
-  auto bytes =
-      stored.file->read(stored.offset + from, static_cast<std::uint32_t>(to - from), error);
-  if (!bytes) return std::nullopt;
+  auto bytes = std::optional<std::string>(text->substr(from, to - from));
   while (!bytes->empty() &&
          (bytes->back() == ',' || bytes->back() == ' ' || bytes->back() == '\t' ||
           bytes->back() == '\r' || bytes->back() == '\n'))
@@ -169,7 +185,23 @@ std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::s
 }
 
 std::optional<std::string> paragraphsOf(std::string_view text, std::size_t first, std::size_t last,
-                                        std::string& error) {
+                                        std::string& error,
+                                        const std::vector<std::size_t>* starts) {
+  if (starts) {
+    // A KILT page's own paragraphs: paragraph i ends at the "\n" joining it to paragraph i + 1.
+    const std::size_t count = starts->size();
+    if (first > last || last >= count) {
+      error = rangeOutOf(first, last, count);
+      return std::nullopt;
+    }
+    const std::size_t from = (*starts)[first];
+    const std::size_t to = last + 1 < count ? (*starts)[last + 1] - 1 : text.size();
+    if (from > to || to > text.size()) {
+      error = "the paragraph starts do not fit the text";
+      return std::nullopt;
+    }
+    return std::string(text.substr(from, to - from));
+  }
   const auto all = lines(text);
   if (first > last || last >= all.size()) {
     error = rangeOutOf(first, last, all.size());
@@ -183,6 +215,8 @@ std::optional<std::string> paragraphsOf(std::string_view text, std::size_t first
   return out;
 }
 
-std::size_t paragraphCountOf(std::string_view text) { return lines(text).size(); }
+std::size_t paragraphCountOf(std::string_view text, const std::vector<std::size_t>* starts) {
+  return starts ? starts->size() : lines(text).size();
+}
 
 }  // namespace ragscope::core

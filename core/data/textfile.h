@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/data/docindex.h"
 
@@ -36,6 +37,10 @@ class TextFile {
                                   std::string& error) const;
 
   const std::filesystem::path& path() const { return m_path; }
+  // Its size when opened.
+  std::uint64_t size() const { return m_size; }
+  // True while the file has the size and modification time it was opened with.
+  bool unchanged() const;
   // The path, size and modification time, as one string (names the file's state in hashes).
   const std::string& identity() const { return m_identity; }
   // The file's stamp (size, time, sampled blocks) for its side index; nullopt when unreadable.
@@ -47,7 +52,6 @@ class TextFile {
 
  private:
   TextFile(int fd, std::filesystem::path path, std::uint64_t size, std::timespec modified);
-  bool unchanged() const;
 
   int m_fd;
   std::filesystem::path m_path;
@@ -82,10 +86,14 @@ std::optional<std::string> readStoredText(const StoredText& stored, std::string&
 std::optional<std::string> readStoredParagraphs(const StoredText& stored, std::size_t first,
                                                 std::size_t last, std::string& error);
 std::size_t storedParagraphCount(const StoredText& stored);
-// The same over a text in memory, whose paragraphs are its lines.
+// The same over a text in memory, whose paragraphs are its lines or, given `starts` (where each
+// paragraph starts in `text`: Document::paragraphStarts), the spans from one start to the "\n"
+// before the next.
 std::optional<std::string> paragraphsOf(std::string_view text, std::size_t first, std::size_t last,
-                                        std::string& error);
-std::size_t paragraphCountOf(std::string_view text);
+                                        std::string& error,
+                                        const std::vector<std::size_t>* starts = nullptr);
+std::size_t paragraphCountOf(std::string_view text,
+                             const std::vector<std::size_t>* starts = nullptr);
 
 // Appends one KILT paragraph to a page's text: paragraphs end in "\n", which is dropped, and are
 // joined by "\n", so the text holds one paragraph per line.

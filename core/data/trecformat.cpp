@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/data/filechunk.h"
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/data/linefields.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"

@@ -1,7 +1,10 @@
 // The TREC qrels reader (see core/data/README.md), following trec_eval's parser where it defines
 // behaviour: `qid iter docno rel`, whitespace-separated; `#` lines and blank lines skipped; `rel`
-// read as an integer ("2.7" -> 2 with a warning, as atol does). A (qid, docno) judged twice is an
-// error naming both lines; a second qrels file joins the first (loadTrecQrels).
+// read as an integer ("2.7" -> 2 with a warning, as atol does). A (qid, docno) judged twice is a
+// warning naming both lines: the first judgment is kept and the repeat recorded (Qrels::repeats),
+// for trec_eval stops on it only in a query it evaluates (form_res_rels checks the qrels of each
+// evaluated topic), which the evaluators then refuse. A second qrels file joins the first
+// (loadTrecQrels).
 
 #include <charconv>
 #include <cmath>
@@ -10,13 +13,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/data/inputfile.h"
 #include "core/data/linefields.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"
 #include "core/data/runchunkparser.h"
 #include "core/data/textcheck.h"
 #include "core/data/trecid.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 
@@ -76,10 +79,14 @@ Loaded<Qrels> readTrecQrels(const std::filesystem::path& path, const LoadOptions
     key.append(docno);
     auto [it, inserted] = seen.try_emplace(key, at);
     if (!inserted) {
-      return !fail(at, "docno",
-                   "'" + runparse::printable(fields[2]) + "' judged twice for query '" +
-                       runparse::printable(fields[0]) + "' (lines " + std::to_string(it->second) +
-                       " and " + std::to_string(at) + ")");
+      report.add({Severity::Warning, file, at, "docno",
+                  "'" + runparse::printable(fields[2]) + "' judged twice for query '" +
+                      runparse::printable(fields[0]) + "' (lines " + std::to_string(it->second) +
+                      " and " + std::to_string(at) + "); the first is kept. trec_eval stops if " +
+                      "this query is evaluated (a run retrieves for it, or -c), and so does eval"},
+                 options.maxStoredDiagnostics);
+      qrels.repeats.push_back({std::move(qid), std::move(docno), it->second, at, file});
+      return true;
     }
     for (int k : {0, 2})
       if (auto bad = checkText(fields[k]))
@@ -102,6 +109,7 @@ LoadReport loadTrecQrels(const std::filesystem::path& path, Dataset& into,
     into.qrels = std::move(loaded.value);
     return std::move(loaded.report);
   }
+  for (auto& r : loaded.value.repeats) into.qrels.repeats.push_back(std::move(r));
   // A second qrels file joins the first; a (qid, docno) judged in both is reported, first wins.
   for (auto& [qid, judgments] : loaded.value.byQuery) {
     auto& target = into.qrels.byQuery[qid];

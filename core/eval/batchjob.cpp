@@ -18,8 +18,15 @@ BatchImportSummary importBatchFiles(StoredJob& job, const std::vector<std::files
     if (!cache) cache = openJobCache(endpoint, job.settings.limits, &note);
   if (cacheNote) *cacheNote = note;
   std::vector<BatchOutputSource> sources;
-  for (const auto& f : files) sources.push_back({f.string(), f, nullptr});
-  return importBatchOutput(*job.store, routes, cache.get(), sources);
+  for (const auto& f : files) sources.push_back({f.string(), f});
+  // Answers enter the shared cache only for a store whose endpoints this user chose or confirmed
+  // (as a resume needs), and only for calls sealed here (importBatchOutput).
+  BatchImportOptions options;
+  options.endpointTrusted = job.endpointTrusted;
+  if (!job.endpointTrusted)
+    options.untrustedNote = untrustedEndpointMessage(job) +
+                            " (`batch import --trust-endpoint` confirms it, when you know it)";
+  return importBatchOutput(*job.store, routes, cache.get(), sources, options);
 }
 
 std::vector<BatchRef> storedBatches(StoredJob& job, const llm::TransportOptions& transport,

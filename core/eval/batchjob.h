@@ -19,8 +19,10 @@ namespace ragscope::core::eval {
 // Where a stored run's calls go: its endpoint and its judging routes.
 CallRoutes storedCallRoutes(const StoredJob& job);
 
-// Reads the output (and error) files of a batch into the run and the response cache
-// (importBatchOutput); `cacheNote` says why the cache was not used, when it was not.
+// Reads the output (and error) files of a batch into the run, and into the response cache when
+// the run's endpoint is trusted here (job.endpointTrusted, as for resumeJob) and its calls were
+// sealed here (importBatchOutput); an untrusted store's answers enter the store only, with the
+// summary's cacheNote naming the endpoint. `cacheNote` says why the cache could not be opened.
 BatchImportSummary importBatchFiles(StoredJob& job, const std::vector<std::filesystem::path>& files,
                                     std::string* cacheNote = nullptr);
 

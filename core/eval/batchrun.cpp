@@ -20,6 +20,7 @@
 #include "core/llm/responsecache.h"
 #include "core/util/atomicfile.h"
 #include "core/util/textescape.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::eval {
 
@@ -65,7 +66,7 @@ llm::EndpointConfig batchPriced(const llm::EndpointConfig& endpoint) {
 
 bool BatchState::hasOpenBatch() const {
   return std::any_of(batches.begin(), batches.end(),
-                     [](const BatchRef& b) { return !b.imported && !b.id.empty(); });
+                     [](const BatchRef& b) { return !b.imported && !b.givenUp && !b.id.empty(); });
 }
 
 namespace {
@@ -95,6 +96,8 @@ json batchRefJson(const BatchRef& b) {
       {"counts",
        {{"total", b.counts.total}, {"completed", b.counts.completed}, {"failed", b.counts.failed}}},
       {"imported", b.imported},
+      {"results_missing", b.resultsMissing},
+      {"given_up", b.givenUp},
       {"created", b.created}};
 }
 
@@ -127,8 +130,13 @@ BatchState readBatchState(store::RunStore& store, std::string* error) {
         r.counts.completed = countOf(*c, "completed");
         r.counts.failed = countOf(*c, "failed");
       }
-      const auto imported = b.find("imported");
-      r.imported = imported != b.end() && imported->is_boolean() && imported->get<bool>();
+      auto flag = [&b](const char* key) {
+        const auto it = b.find(key);
+        return it != b.end() && it->is_boolean() && it->get<bool>();
+      };
+      r.imported = flag("imported");
+      r.resultsMissing = flag("results_missing");
+      r.givenUp = flag("given_up");
       r.created = textOf(b, "created");
       state.batches.push_back(std::move(r));
     }
@@ -139,7 +147,7 @@ BatchState readBatchState(store::RunStore& store, std::string* error) {
       p.path = textOf(f, "path");
       p.route = textOf(f, "route");
       p.url = textOf(f, "url");
-      p.baseUrl = textOf(f, "base_url");
+      p.baseUrl = redactUrl(textOf(f, "base_url"));  // shown: never a credential
       p.model = textOf(f, "model");
       p.lines = static_cast<std::size_t>(countOf(f, "lines"));
       p.bytes = static_cast<std::uint64_t>(countOf(f, "bytes"));
@@ -155,7 +163,7 @@ bool writeBatchState(store::RunStore& store, const BatchState& state, std::strin
     j["files"].push_back({{"path", f.path.string()},
                           {"route", f.route},
                           {"url", f.url},
-                          {"base_url", f.baseUrl},
+                          {"base_url", redactUrl(f.baseUrl)},
                           {"model", f.model},
                           {"lines", f.lines},
                           {"bytes", f.bytes}});
@@ -175,6 +183,7 @@ struct PendingBatchCall {
   std::string route;
   const llm::EndpointConfig* endpoint = nullptr;
   std::string body;
+  std::string cacheKey;           // the response cache's key of the call (and what its seal signs)
   std::int64_t promptTokens = 0;  // the estimate's count (for the budget)
 };
 
@@ -236,9 +245,10 @@ LocalFill fillLocally(store::RunStore& store, const CallRoutes& routes, llm::Res
     call.route = requests[i]->route;
     call.endpoint = &endpoint;
     call.body = llm::buildRequestBody(endpoint, *requests[i]);
+    call.cacheKey = llm::ResponseCache::key(llm::httpCacheIdentity(endpoint), call.body);
     call.promptTokens = estimatePromptTokens(*requests[i]);
     if (cache) {
-      keys.push_back(llm::ResponseCache::key(llm::httpCacheIdentity(endpoint), call.body));
+      keys.push_back(call.cacheKey);
       keyItem.push_back(fill.remaining.size());
     }
     fill.remaining.push_back(std::move(call));
@@ -278,6 +288,38 @@ LocalFill fillLocally(store::RunStore& store, const CallRoutes& routes, llm::Res
   std::string err;
   if (!commitInChunks(store, results, &err)) fill.error = err;
   return fill;
+}
+
+// The seals a store keeps (kBatchRequestsData), by custom_id; none when it holds none or
+// something else.
+std::unordered_map<std::string, std::string> readSeals(store::RunStore& store) {
+  std::unordered_map<std::string, std::string> out;
+  const auto text = store.data(kBatchRequestsData);
+  if (!text) return out;
+  const json j = json::parse(*text, nullptr, false);
+  if (!j.is_object()) return out;
+  const auto seals = j.find("seals");
+  if (seals == j.end() || !seals->is_object()) return out;
+  for (const auto& [key, value] : seals->items())
+    if (value.is_string()) out.emplace(key, value.get<std::string>());
+  return out;
+}
+
+// Seals the calls about to go into batch files or batches, with this machine's secret (created
+// on first use), so that their answers may enter the response cache when imported. "" or why
+// not (their answers will then enter the store only).
+std::string sealCalls(store::RunStore& store, const std::vector<PendingBatchCall>& calls) {
+  std::string err;
+  const auto seal = llm::RequestSeal::load(llm::RequestSeal::defaultPath(), true, &err);
+  if (!seal) return err;
+  json seals = json::object();
+  for (auto& [key, value] : readSeals(store)) seals[key] = std::move(value);
+  for (const auto& c : calls) seals[c.key] = seal->seal(c.cacheKey);
+  const json record = {{"version", 1}, {"seals", std::move(seals)}};
+  if (!store.putData(kBatchRequestsData,
+                     record.dump(-1, ' ', false, json::error_handler_t::replace), &err))
+    return err;
+  return {};
 }
 
 // One batch's worth of calls: one endpoint, one url, within the file limits.
@@ -347,39 +389,16 @@ fs::path partPath(const fs::path& first, std::size_t n) {
 // ---- reading output lines
 // ------------------------------------------------------------------------
 
-struct ReadLine {
-  std::string where;  // "results.jsonl:12"
-  llm::BatchOutputLine line;
-};
-
-// Calls `onLine(where, text)` for every non-blank line; false with *error on the first problem.
-bool forEachOutputLine(const BatchOutputSource& source,
+// Calls `onLine(where, text)` for every non-blank line of the file, read a line at a time; false
+// with *error on the first problem (or when onLine returns false).
+bool forEachOutputLine(const BatchOutputSource& source, std::size_t maxLineBytes,
                        const std::function<bool(const std::string&, std::string_view)>& onLine,
                        std::string* error) {
   const std::string name = source.name.empty() ? source.path.string() : source.name;
   auto blank = [](std::string_view s) {
     return s.find_first_not_of(" \t\r") == std::string_view::npos;
   };
-  if (source.text) {
-    std::string_view rest = *source.text;
-    std::uint64_t n = 0;
-    while (!rest.empty()) {
-      ++n;
-      const auto nl = rest.find('\n');
-      std::string_view line = rest.substr(0, nl);
-      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      const std::string where = name + ":" + std::to_string(n);
-      if (line.size() > llm::kBatchMaxOutputLineBytes) {
-        *error = where + ": the line is longer than " +
-                 std::to_string(llm::kBatchMaxOutputLineBytes) + " bytes";
-        return false;
-      }
-      if (!blank(line) && !onLine(where, line)) return false;
-    }
-    return true;
-  }
-  LineReader reader(source.path, llm::kBatchMaxOutputLineBytes);
+  LineReader reader(source.path, maxLineBytes);
   if (!reader.isOpen()) {
     *error = name + ": " + reader.openError();
     return false;
@@ -390,8 +409,8 @@ bool forEachOutputLine(const BatchOutputSource& source,
     if (status == LineReader::Status::End) return true;
     const std::string where = name + ":" + std::to_string(reader.lineNumber());
     if (status == LineReader::Status::TooLong) {
-      *error = where + ": the line is longer than " +
-               std::to_string(llm::kBatchMaxOutputLineBytes) + " bytes, more than any reply";
+      *error = where + ": the line is longer than " + std::to_string(maxLineBytes) +
+               " bytes, more than any reply";
       return false;
     }
     if (status == LineReader::Status::IoError) {
@@ -407,25 +426,178 @@ std::string batchQuotedId(std::string_view id) {
   return "\"" + escapeControlChars(shown) + (id.size() > 120 ? "...\"" : "\"");
 }
 
+// A piece of the import's transaction: results are written when this many lines or bytes of
+// replies are held, so memory stays bounded whatever the file's size.
+constexpr std::size_t kImportPieceResults = 1024;
+constexpr std::size_t kImportPieceBytes = std::size_t{32} << 20;
+
+// What an output line makes of its call, as the store records it (and the answer, when it is one).
+struct ImportedCall {
+  store::ItemResult result;
+  std::optional<llm::LlmResponse> answer;  // an Ok response
+};
+
+ImportedCall resultOfLine(const store::WorkItem& item, const llm::BatchOutputLine& line,
+                          const CallRoutes& routes) {
+  const auto request = llm::requestFromJson(json::parse(item.requestJson, nullptr, false));
+  const llm::EndpointConfig& endpoint =
+      routes.endpointFor(request ? request->route : std::string());
+  const llm::EndpointConfig priced = batchPriced(endpoint);
+  llm::LlmResponse response;
+  response.attempts = 1;
+  response.httpStatus = line.hasResponse ? line.statusCode : 0;
+  if (!request) {
+    response.error = "malformed request in the run store";
+  } else if (line.succeeded()) {
+    const std::string body = llm::buildRequestBody(endpoint, *request);
+    long expected = -1;
+    if (endpoint.kind == llm::EndpointKind::Embeddings)
+      expected = static_cast<long>(request->inputs.size());
+    llm::ParsedReply parsed = llm::parseReply(endpoint.kind, line.body, expected);
+    if (parsed.ok) {
+      response = llm::responseFromReply(priced, std::move(parsed), body.size());
+      response.attempts = 1;
+      response.httpStatus = line.statusCode;
+    } else {
+      response.error = "batch: malformed reply: " + parsed.error;
+    }
+  } else if (line.hasError) {
+    const std::string message = llm::errorExcerpt(line.errorText, {}, 300);
+    response.error = "batch: " + (line.errorCode.empty() ? std::string() : line.errorCode + ": ") +
+                     (message.empty() ? "failed" : message);
+  } else {
+    response.error = "batch: HTTP " + std::to_string(line.statusCode) + ": " +
+                     llm::errorExcerpt(line.body, {}, 300);
+  }
+  ImportedCall out{storedResultOf(item.id, response, priced), std::nullopt};
+  if (response.status == llm::CallStatus::Ok) out.answer = std::move(response);
+  return out;
+}
+
+// After the commit: the answers this import stored (`answeredHere`) that may enter the response
+// cache (importBatchOutput's three conditions) are put there; the others are counted and the
+// summary's note says why.
+void cacheImportedAnswers(const std::vector<store::WorkItem>& items,
+                          const std::unordered_map<std::string, std::size_t>& byKey,
+                          std::vector<char>& answeredHere, store::RunStore& store,
+                          const CallRoutes& routes, llm::ResponseCache& cache,
+                          const std::vector<BatchOutputSource>& sources,
+                          const BatchImportOptions& options, BatchImportSummary& out) {
+  const std::size_t answers = out.answered;
+  auto noneCached = [&](const std::string& why) {
+    out.notCached = answers;
+    out.cacheNote = std::to_string(answers) +
+                    " answers entered this run only, not the shared response cache: " + why;
+  };
+  if (!options.endpointTrusted) return noneCached(options.untrustedNote);
+  std::string err;
+  const auto seal = llm::RequestSeal::load(options.sealPath, false, &err);
+  if (!seal)
+    return noneCached(
+        "their calls were not exported or submitted from this machine (it holds no "
+        "request seal secret: " +
+        err + ")");
+  const auto seals = readSeals(store);
+  if (seals.empty())
+    return noneCached(
+        "the run's calls were not exported or submitted from this machine (no request seal)");
+  std::size_t unsealed = 0, otherModel = 0;
+  std::string askedModel, repliedModel;
+  for (const auto& source : sources) {
+    // A file that cannot be read again (or reads differently) stops here: what is not cached
+    // is only not cached.
+    forEachOutputLine(
+        source, options.maxLineBytes,
+        [&](const std::string&, std::string_view text) {
+          std::string why;
+          auto line = llm::parseBatchOutputLine(text, &why);
+          if (!line) return false;
+          const auto at = byKey.find(line->customId);
+          if (at == byKey.end() || !answeredHere[at->second] || !line->succeeded()) return true;
+          answeredHere[at->second] = 0;  // once, whatever the file says later
+          const store::WorkItem& item = items[at->second];
+          const auto request = llm::requestFromJson(json::parse(item.requestJson, nullptr, false));
+          if (!request) return true;
+          const llm::EndpointConfig& endpoint = routes.endpointFor(request->route);
+          const std::string identity = llm::httpCacheIdentity(endpoint);
+          const std::string body = llm::buildRequestBody(endpoint, *request);
+          const std::string key = llm::ResponseCache::key(identity, body);
+          const auto recorded = seals.find(line->customId);
+          if (recorded == seals.end() || !seal->verify(key, recorded->second)) {
+            ++unsealed;
+            return true;
+          }
+          if (!llm::replyModelMatches(line->model, endpoint.model)) {
+            if (otherModel++ == 0) {
+              askedModel = endpoint.model;
+              repliedModel = line->model;
+            }
+            return true;
+          }
+          ImportedCall call = resultOfLine(item, *line, routes);
+          if (call.answer && cache.store(key, identity, *call.answer)) ++out.cached;
+          return true;
+        },
+        &err);
+  }
+  out.notCached = answers - std::min(answers, out.cached);
+  if (out.notCached == 0) return;
+  std::string why;
+  if (unsealed > 0)
+    why = std::to_string(unsealed) +
+          " were not exported or submitted from this machine as the run holds them now (no "
+          "matching request seal)";
+  if (otherModel > 0)
+    why += (why.empty() ? "" : "; ") + std::to_string(otherModel) +
+           " replies name another model than the one asked (\"" +
+           escapeControlChars(repliedModel.substr(0, 80)) + "\" for \"" +
+           escapeControlChars(askedModel.substr(0, 80)) + "\"" +
+           (repliedModel.empty() ? ", or none" : "") + ")";
+  if (why.empty()) why = "the files changed while they were read";
+  out.cacheNote = std::to_string(out.notCached) +
+                  " answers entered this run only, not the shared response cache: " + why;
+}
+
 }  // namespace
 
 BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& routes,
                                      llm::ResponseCache* cache,
-                                     const std::vector<BatchOutputSource>& sources) {
+                                     const std::vector<BatchOutputSource>& sources,
+                                     const BatchImportOptions& options) {
   BatchImportSummary out;
   const std::vector<store::WorkItem> items = store.items();
   std::unordered_map<std::string, std::size_t> byKey;
   for (std::size_t i = 0; i < items.size(); ++i) byKey.emplace(items[i].key, i);
 
-  // 1. Every line read and checked; nothing changes while any is wrong.
-  std::vector<std::pair<std::size_t, ReadLine>> lines;
-  std::unordered_map<std::string, std::string> seenAt;
+  // One transaction, written a piece at a time while the files are read; the first problem rolls
+  // all of it back.
+  std::string err;
+  if (!store.beginResults(&err)) {
+    out.error = err + "; nothing was imported";
+    return out;
+  }
+  auto refuse = [&](const std::string& why) {
+    store.rollbackBegunResults();
+    BatchImportSummary refused;
+    refused.error = why + "; nothing was imported";
+    refused.lines = out.lines;
+    return refused;
+  };
+  std::vector<store::ItemResult> piece;
+  std::size_t pieceBytes = 0;
+  auto writePiece = [&]() {
+    const bool ok = store.commitResults(piece, &err);
+    piece.clear();
+    pieceBytes = 0;
+    return ok;
+  };
+  std::vector<char> answeredHere(items.size(), 0);
+  std::unordered_map<std::string, std::string> seenAt;  // custom_id -> where (calls of this run)
   std::string firstUnknown;
   std::size_t unknown = 0;
   for (const auto& source : sources) {
-    std::string err;
     const bool read = forEachOutputLine(
-        source,
+        source, options.maxLineBytes,
         [&](const std::string& where, std::string_view text) {
           std::string why;
           auto parsed = llm::parseBatchOutputLine(text, &why);
@@ -436,6 +608,7 @@ BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& r
           ++out.lines;
           const auto it = byKey.find(parsed->customId);
           if (it == byKey.end()) {
+            // Refused in the end; read on only to say how many lines name no call.
             if (unknown++ == 0)
               firstUnknown = where + ": custom_id " + batchQuotedId(parsed->customId);
             return true;
@@ -446,87 +619,37 @@ BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& r
             return false;
           }
           seenAt.emplace(parsed->customId, where);
-          lines.emplace_back(it->second, ReadLine{where, std::move(*parsed)});
+          if (unknown > 0) return true;  // nothing more is written: the import is refused
+          const store::WorkItem& item = items[it->second];
+          if (item.status == store::ItemStatus::Done) {
+            ++out.alreadyAnswered;
+            return true;
+          }
+          ImportedCall call = resultOfLine(item, *parsed, routes);
+          if (!call.answer && item.status == store::ItemStatus::Error) {
+            ++out.unchanged;  // recorded as failed already: a second import changes nothing
+            return true;
+          }
+          (call.answer ? out.answered : out.failed) += 1;
+          if (call.answer) answeredHere[it->second] = 1;
+          pieceBytes += text.size();
+          piece.push_back(std::move(call.result));
+          if (piece.size() >= kImportPieceResults || pieceBytes >= kImportPieceBytes)
+            return writePiece();
           return true;
         },
         &err);
-    if (!read) {
-      out.error = err + "; nothing was imported";
-      return out;
-    }
+    if (!read) return refuse(err);
   }
-  if (unknown > 0) {
-    out.error = firstUnknown + " is not a call of this run (" + store.path().string() + ")" +
-                (unknown > 1 ? "; " + std::to_string(unknown - 1) + " more lines name no call of it"
-                             : std::string()) +
-                "; nothing was imported";
-    return out;
-  }
+  if (unknown > 0)
+    return refuse(firstUnknown + " is not a call of this run (" + store.path().string() + ")" +
+                  (unknown > 1
+                       ? "; " + std::to_string(unknown - 1) + " more lines name no call of it"
+                       : std::string()));
+  if (!writePiece() || !store.commitBegunResults(&err)) return refuse(err);
 
-  // 2. The results, as live answers would be stored.
-  std::vector<store::ItemResult> results;
-  struct CacheEntry {
-    std::string key;
-    std::string identity;
-    llm::LlmResponse response;
-  };
-  std::vector<CacheEntry> toCache;
-  for (auto& [index, read] : lines) {
-    const store::WorkItem& item = items[index];
-    const llm::BatchOutputLine& line = read.line;
-    if (item.status == store::ItemStatus::Done) {
-      ++out.alreadyAnswered;
-      continue;
-    }
-    const auto request = llm::requestFromJson(json::parse(item.requestJson, nullptr, false));
-    const llm::EndpointConfig& endpoint =
-        routes.endpointFor(request ? request->route : std::string());
-    const llm::EndpointConfig priced = batchPriced(endpoint);
-    llm::LlmResponse response;
-    response.attempts = 1;
-    response.httpStatus = line.hasResponse ? line.statusCode : 0;
-    if (!request) {
-      response.error = "malformed request in the run store";
-    } else if (line.succeeded()) {
-      const std::string body = llm::buildRequestBody(endpoint, *request);
-      long expected = -1;
-      if (endpoint.kind == llm::EndpointKind::Embeddings)
-        expected = static_cast<long>(request->inputs.size());
-      llm::ParsedReply parsed = llm::parseReply(endpoint.kind, line.body, expected);
-      if (parsed.ok) {
-        response = llm::responseFromReply(priced, std::move(parsed), body.size());
-        response.attempts = 1;
-        response.httpStatus = line.statusCode;
-        toCache.push_back({llm::ResponseCache::key(llm::httpCacheIdentity(endpoint), body),
-                           llm::httpCacheIdentity(endpoint), response});
-      } else {
-        response.error = "batch: malformed reply: " + parsed.error;
-      }
-    } else if (line.hasError) {
-      const std::string message = llm::errorExcerpt(line.errorText, {}, 300);
-      response.error =
-          "batch: " + (line.errorCode.empty() ? std::string() : line.errorCode + ": ") +
-          (message.empty() ? "failed" : message);
-    } else {
-      response.error = "batch: HTTP " + std::to_string(line.statusCode) + ": " +
-                       llm::errorExcerpt(line.body, {}, 300);
-    }
-    if (response.status != llm::CallStatus::Ok && item.status == store::ItemStatus::Error) {
-      ++out.unchanged;  // recorded as failed already: a second import changes nothing
-      continue;
-    }
-    (response.status == llm::CallStatus::Ok ? out.answered : out.failed) += 1;
-    results.push_back(storedResultOf(item.id, response, priced));
-  }
-  // 3. One transaction: all of it or nothing.
-  std::string err;
-  if (!store.commitResults(results, &err)) {
-    out.error = err + "; nothing was imported";
-    out.answered = out.failed = 0;
-    return out;
-  }
-  if (cache)
-    for (const auto& e : toCache) cache->store(e.key, e.identity, e.response);
+  if (cache && out.answered > 0)
+    cacheImportedAnswers(items, byKey, answeredHere, store, routes, *cache, sources, options, out);
   const auto counts = store.counts();
   out.stillPending = counts.pending + counts.cancelled;
   out.stillFailed = counts.errors;
@@ -597,6 +720,22 @@ struct BatchSession {
     return false;
   }
 
+  // A completed batch whose results are not all there: paid for, so its calls are never sent
+  // again on their own. The batch stays open and every resume names it, until its results come
+  // or the user gives it up.
+  PollEnd resultsMissing(BatchRef& ref, const std::string& what) {
+    ref.resultsMissing = true;
+    if (!save()) return PollEnd::Failed;
+    const std::string path = store.path().string();
+    error = "batch " + ref.id + " is completed but its results are missing: " + what +
+            ". Its calls are not sent again. If the provider has its output file, `ragscope-cli "
+            "batch cancel " +
+            path + "` gives the batch up and `ragscope-cli batch import " + path +
+            " FILE` reads it; or, after `batch cancel`, `ragscope-cli resume " + path +
+            "` sends the calls in a new batch (paid again)";
+    return PollEnd::Failed;
+  }
+
   // Polls batch `index` of the state until it ends, then downloads and imports what it holds.
   PollEnd pollAndImport(std::size_t index) {
     const BatchRef initial = state.batches[index];
@@ -639,31 +778,47 @@ struct BatchSession {
       if (!waitOrStop(delay, stop)) return PollEnd::Stopped;
       delay = std::min(delay * 1.5, std::max(options.pollMaxSeconds, options.pollInitialSeconds));
     }
-    // Download what the batch holds and import it.
+    // Download what the batch holds, a file beside the store each, and import it.
     BatchRef& ref = state.batches[index];
-    std::vector<std::string> texts;
-    std::vector<std::string> names;
+    const std::string storePath = store.path().string();
+    if (ref.status == "completed" && ref.lines > 0 && ref.outputFileId.empty() &&
+        ref.errorFileId.empty())
+      return resultsMissing(ref, "it names no output or error file (no output_file_id)");
+    std::vector<BatchOutputSource> sources;
     for (const auto& [fileId, what] :
          {std::pair{ref.outputFileId, "output"}, std::pair{ref.errorFileId, "errors"}}) {
       if (fileId.empty()) continue;
+      const fs::path to = storePath + "." + ref.id + "-" + what + ".jsonl";
       std::string err;
-      auto content = client.fileContent(fileId, options.maxDownloadBytes, &err);
-      if (!content) {
-        error = "batch " + ref.id + ": its " + std::string(what) + " file " + fileId + ": " + err;
+      if (!client.downloadFile(fileId, to, options.maxDownloadBytes, &err)) {
+        error = "batch " + ref.id + ": its " + std::string(what) + " file " + fileId + ": " + err +
+                "; nothing was imported (`ragscope-cli resume " + storePath +
+                "` downloads it again)";
         return PollEnd::Failed;
       }
-      texts.push_back(std::move(*content));
-      names.push_back("batch " + ref.id + " " + what + " file " + fileId);
+      sources.push_back({to.string(), to});
     }
-    std::vector<BatchOutputSource> sources;
-    for (std::size_t i = 0; i < texts.size(); ++i) sources.push_back({names[i], {}, &texts[i]});
-    const auto imported = importBatchOutput(store, routes, cache, sources);
+    // The pass runs only for an endpoint the user chose or confirmed (runJob, resumeJob).
+    BatchImportOptions importOptions;
+    importOptions.endpointTrusted = true;
+    const auto imported = importBatchOutput(store, routes, cache, sources, importOptions);
     if (!imported.ok()) {
-      error = imported.error;
+      error = "batch " + ref.id + ": " + imported.error;  // the files stay, named, to be looked at
       return PollEnd::Failed;
     }
+    for (const auto& s : sources) {
+      std::error_code ec;
+      fs::remove(s.path, ec);
+    }
     answeredThisPass += imported.answered + imported.failed;
+    if (!imported.cacheNote.empty()) out.note += imported.cacheNote + "\n";
+    reportProgress(store, listener, answeredThisPass, out.answeredLocally);
+    if (ref.status == "completed" && imported.lines < ref.lines)
+      return resultsMissing(ref, "its output and error files hold " +
+                                     std::to_string(imported.lines) + " lines for its " +
+                                     std::to_string(ref.lines) + " calls");
     ref.imported = true;
+    ref.resultsMissing = false;
     if (!save()) return PollEnd::Failed;
     out.batches.push_back(ref);
     reportProgress(store, listener, answeredThisPass, out.answeredLocally);
@@ -708,7 +863,7 @@ BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
   if (options.mode == BatchMode::File && session.state.hasOpenBatch()) {
     // Their calls are at the server already: written to a file too, they would be paid twice.
     for (const auto& b : session.state.batches)
-      if (!b.imported && !b.id.empty())
+      if (!b.imported && !b.givenUp && !b.id.empty())
         return finish(RunOutcome::Failed,
                       "batch " + b.id + " (" + b.status +
                           ") holds calls of this run and is not imported yet: `ragscope-cli "
@@ -721,7 +876,7 @@ BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
   bool endedShort = false;
   for (std::size_t i = 0; i < session.state.batches.size(); ++i) {
     const BatchRef& b = session.state.batches[i];
-    if (b.imported || b.id.empty()) continue;
+    if (b.imported || b.givenUp || b.id.empty()) continue;
     switch (session.pollAndImport(i)) {
       case PollEnd::Stopped:
         out.note += "batch " + b.id + " keeps running at the server; `ragscope-cli resume " +
@@ -770,6 +925,10 @@ BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
     std::string err;
     auto parts = partitionCalls(fill.remaining, options, &err);
     if (parts.empty()) return finish(RunOutcome::Failed, err);
+    // Sealed before they leave: their answers may then enter the response cache on import.
+    if (const std::string why = sealCalls(store, fill.remaining); !why.empty())
+      out.note += "the calls are not sealed (" + why +
+                  "): their answers will enter this run only, not the response cache\n";
     if (options.mode == BatchMode::File) {
       session.state.mode = "file";
       session.state.files.clear();
@@ -778,7 +937,7 @@ BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
         file.path = partPath(options.file, n + 1);
         file.route = parts[n].route;
         file.url = parts[n].url;
-        file.baseUrl = parts[n].endpoint->baseUrl;
+        file.baseUrl = redactUrl(parts[n].endpoint->baseUrl);
         file.model = parts[n].endpoint->model;
         file.lines = parts[n].lines;
         file.bytes = parts[n].text.size();
@@ -863,7 +1022,14 @@ std::vector<BatchRef> refreshBatches(store::RunStore& store, const CallRoutes& r
   std::vector<BatchRef> out;
   bool changed = false;
   for (auto& ref : state.batches) {
-    if (ref.imported || ref.id.empty()) {
+    if (ref.imported || ref.givenUp || ref.id.empty()) {
+      out.push_back(ref);
+      continue;
+    }
+    if (cancel && ref.resultsMissing) {
+      // Completed: nothing to cancel at the server. Given up here, so its calls may be sent again.
+      ref.givenUp = true;
+      changed = true;
       out.push_back(ref);
       continue;
     }

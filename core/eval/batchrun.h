@@ -26,6 +26,7 @@
 #include "core/llm/httpprovider.h"
 #include "core/llm/offline.h"
 #include "core/llm/provider.h"
+#include "core/llm/requestseal.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::core::llm {
@@ -52,7 +53,9 @@ struct BatchOptions {
   bool submitOnly = false;          // Api: stop once the batches exist (`batch submit`)
   double pollInitialSeconds = 5.0;  // then x1.5 per poll, up to pollMaxSeconds
   double pollMaxSeconds = 300.0;
-  std::size_t maxDownloadBytes = std::size_t{2} << 30;
+  // A batch's output or error file is streamed to a file beside the store (never held in memory)
+  // and refused beyond this size.
+  std::uint64_t maxDownloadBytes = std::uint64_t{2} << 30;
   std::function<void(const BatchStatusUpdate&)> onStatus;  // each poll, on the calling thread
   // A multi-phase job's planner (judging): adds the items the answers so far allow and returns
   // true when it added any; called after the local answers, so calls that became plannable go
@@ -78,7 +81,7 @@ struct BatchFilePart {
   std::filesystem::path path;
   std::string route;    // empty: the job's endpoint
   std::string url;      // "/v1/chat/completions", "/v1/embeddings"
-  std::string baseUrl;  // the endpoint the calls were made for
+  std::string baseUrl;  // the endpoint the calls were made for, credentials redacted
   std::string model;
   std::size_t lines = 0;
   std::uint64_t bytes = 0;
@@ -96,6 +99,11 @@ struct BatchRef {
   std::size_t lines = 0;
   llm::BatchRequestCounts counts;
   bool imported = false;
+  // Completed, but its files hold no result for some of its calls (no output_file_id, a short
+  // file): an error that names it at every resume, never a reason to send its calls again.
+  bool resultsMissing = false;
+  // The user gave such a batch up (`batch cancel`): its calls may go in a new batch.
+  bool givenUp = false;
   std::string created;  // ISO 8601 UTC
 };
 
@@ -104,7 +112,7 @@ struct BatchState {
   std::string mode;
   std::vector<BatchRef> batches;
   std::vector<BatchFilePart> files;
-  bool hasOpenBatch() const;  // a batch submitted and not yet imported
+  bool hasOpenBatch() const;  // a batch submitted and neither imported nor given up
 };
 inline constexpr const char* kBatchStateData = "batch";
 // The state a store holds (empty when none, or when what it holds is not a batch state: *error
@@ -112,12 +120,27 @@ inline constexpr const char* kBatchStateData = "batch";
 BatchState readBatchState(store::RunStore& store, std::string* error = nullptr);
 bool writeBatchState(store::RunStore& store, const BatchState& state, std::string* error);
 
-// Where output lines come from: a file (read a line at a time, each at most
-// llm::kBatchMaxOutputLineBytes) or text already in memory (a download).
+// The seals of the calls a store's batches hold (core/llm/requestseal.h), by custom_id: run_data
+// "batch_requests", {"version": 1, "seals": {"<custom_id>": "<seal>"}}.
+inline constexpr const char* kBatchRequestsData = "batch_requests";
+
+// Where output lines come from: a file, read a line at a time (each at most
+// BatchImportOptions::maxLineBytes), never whole; downloads are streamed to a file first.
 struct BatchOutputSource {
-  std::string name;  // for messages
+  std::string name;  // for messages (empty: the path)
   std::filesystem::path path;
-  const std::string* text = nullptr;  // when set, read instead of `path`
+};
+
+// What an import may do besides filling the store.
+struct BatchImportOptions {
+  // The store's endpoints are ones this machine's user configured, used or confirmed, as a resume
+  // requires (core/llm/trustedendpoints.h). Without it the answers enter the store only, never
+  // the shared response cache; `untrustedNote` then says which endpoint (for the summary).
+  bool endpointTrusted = false;
+  std::string untrustedNote;
+  // This machine's request seal secret (core/llm/requestseal.h).
+  std::filesystem::path sealPath = llm::RequestSeal::defaultPath();
+  std::size_t maxLineBytes = llm::kBatchMaxOutputLineBytes;
 };
 
 struct BatchImportSummary {
@@ -129,18 +152,30 @@ struct BatchImportSummary {
   std::size_t unchanged = 0;        // failed lines for calls already recorded as failed
   std::size_t stillPending = 0;     // calls of the store with no result afterwards
   std::size_t stillFailed = 0;
+  std::size_t cached = 0;     // answers that entered the response cache
+  std::size_t notCached = 0;  // answers that entered this store only
+  std::string cacheNote;      // why answers did not enter the cache (empty when all did)
   bool ok() const { return error.empty(); }
 };
 
-// Reads every line of every source before changing anything: a line that is not an output line,
-// a custom_id that is not a call of this store (named), or one given twice refuses the whole
-// import. Then, in one transaction, answers enter the store as live answers do (the reply parsed
-// as a live reply, llm::responseFromReply; priced at the endpoint's batch prices) and the
-// response cache; failed lines are recorded as errors with their message. Lines for calls the
-// store has answered are skipped, so importing a file again changes nothing.
+// Streams every line of every source into one transaction, a piece at a time (memory bounded by
+// the line cap, whatever the file's size): a line that is not an output line, a custom_id that
+// is not a call of this store (named), or one given twice rolls all of it back, so the import is
+// all or nothing. Answers enter the store as live answers do (the reply parsed as a live reply,
+// llm::responseFromReply; priced at the endpoint's batch prices); failed lines are recorded as
+// errors with their message. Lines for calls the store has answered are skipped, so importing a
+// file again changes nothing.
+// Once committed, an answer also enters the response cache (a second read of the files) only
+// when (1) the store's endpoint is trusted here (options.endpointTrusted), (2) the seal recorded
+// for its call when it was exported or submitted matches the call the store holds now (so this
+// machine's user asked exactly this request of this endpoint and model), and (3) the reply names
+// the model asked (llm::replyModelMatches). Otherwise it enters the store only (counted in
+// notCached, with cacheNote saying why): an output file never writes answers for requests
+// nobody here asked into the cache that every run shares.
 BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& routes,
                                      llm::ResponseCache* cache,
-                                     const std::vector<BatchOutputSource>& sources);
+                                     const std::vector<BatchOutputSource>& sources,
+                                     const BatchImportOptions& options);
 
 // The endpoint with its batch prices as its prices (the ordinary ones where none is set).
 llm::EndpointConfig batchPriced(const llm::EndpointConfig& endpoint);
@@ -156,9 +191,13 @@ struct BatchPassResult {
 // What the engine does for a stage in a batch mode: answers what needs no endpoint, then
 // (File) writes the rest as batch files and stops with PausedBatch, or (Api) first polls and
 // imports every open batch the store names, then submits the rest (one batch per endpoint and
-// file part), polls them with backoff and imports them. A batch that expired or was cancelled
-// is imported as far as it got and the rest is left pending (outcome Cancelled). A stop request
-// leaves submitted batches running at the server: the next resume polls them again.
+// file part), polls them with backoff and imports them. The calls of every file written or batch
+// submitted are sealed first (kBatchRequestsData). A batch that expired or was cancelled is
+// imported as far as it got and the rest is left pending (outcome Cancelled). A completed batch
+// whose results are missing (no output file, a download that is not a 2xx, fewer lines than
+// calls) fails the pass naming it, stays open and is never sent again on its own: the user
+// gives it up with `batch cancel` (refreshBatches). A stop request leaves submitted batches
+// running at the server: the next resume polls them again.
 BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
                              llm::ResponseCache* cache, const BatchOptions& options,
                              bool retryErrors, std::optional<double> budgetUsd,
@@ -166,7 +205,9 @@ BatchPassResult runBatchPass(store::RunStore& store, const CallRoutes& routes,
                              std::stop_token stop);
 
 // Every batch the store names, read again from the server (`batch status`), or cancelled
-// (`batch cancel`). *error says what could not be asked.
+// (`batch cancel`: open batches are cancelled at the server; a completed one whose results are
+// missing is given up here, so that a resume sends its calls again). *error says what could not
+// be asked.
 std::vector<BatchRef> refreshBatches(store::RunStore& store, const CallRoutes& routes,
                                      const llm::TransportOptions& transport, bool cancel,
                                      std::string* error);

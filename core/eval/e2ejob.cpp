@@ -8,6 +8,7 @@
 #include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
+#include "core/store/runstore.h"
 #include "core/util/sqlitedb.h"
 
 namespace ragscope::core::eval {
@@ -90,11 +91,15 @@ bool storeE2eScores(const std::filesystem::path& storePath, const E2eReport& rep
                     std::string* error) {
   SqliteDb db;
   if (!db.open(storePath, false, error)) return false;
+  // Written only into a run store whose tables are ragscope's own (core/store/runstore.h).
+  if (auto problem = db.schemaProblem(store::runStoreSchema())) {
+    if (error) *error = storePath.string() + ": not a ragscope run store: it " + *problem;
+    return false;
+  }
   std::string err;
-  if (!db.exec("CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
-               "value REAL, PRIMARY KEY (qid, measure));"
-               "BEGIN IMMEDIATE; DELETE FROM query_scores;",
-               &err)) {
+  if (!db.exec(
+          std::string(store::kQueryScoresTableSql) + "BEGIN IMMEDIATE; DELETE FROM query_scores;",
+          &err)) {
     if (error) *error = err;
     return false;
   }

@@ -8,6 +8,7 @@
 #include "core/export/json.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/prompts.h"
+#include "core/store/runstore.h"
 #include "core/util/atomicfile.h"
 #include "core/util/sqlitedb.h"
 
@@ -277,15 +278,15 @@ bool storeEragScores(const std::filesystem::path& storePath, const EragReport& r
                      std::string* error) {
   SqliteDb db;
   if (!db.open(storePath, false, error)) return false;
-  if (!execOrFail(
-          db,
-          "CREATE TABLE IF NOT EXISTS erag_labels (qid TEXT NOT NULL, rank INTEGER NOT NULL, "
-          "doc_id TEXT NOT NULL, item_key TEXT NOT NULL, label REAL, "
-          "PRIMARY KEY (qid, rank));"
-          "CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
-          "value REAL, PRIMARY KEY (qid, measure));"
-          "BEGIN IMMEDIATE; DELETE FROM erag_labels; DELETE FROM query_scores;",
-          error)) {
+  // Written only into a run store whose tables are ragscope's own (core/store/runstore.h).
+  if (auto problem = db.schemaProblem(store::runStoreSchema())) {
+    if (error) *error = storePath.string() + ": not a ragscope run store: it " + *problem;
+    return false;
+  }
+  if (!execOrFail(db,
+                  std::string(store::kEragLabelsTableSql) + store::kQueryScoresTableSql +
+                      "BEGIN IMMEDIATE; DELETE FROM erag_labels; DELETE FROM query_scores;",
+                  error)) {
     return false;
   }
   auto insertLabel = db.prepare(

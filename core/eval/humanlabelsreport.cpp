@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/eval/labelsources.h"
 #include "core/labels/labelagreement.h"
 #include "core/labels/labelcatalog.h"
 
@@ -23,22 +24,24 @@ std::string humanLabelsFixed(double v, int digits) {
 }
 
 // Judge-vs-human and inter-annotator agreement of this run's labels, one sentence each.
-std::vector<std::string> agreementSentences(const std::filesystem::path& runStore,
+std::vector<std::string> agreementSentences(const labels::ScopeMatcher& runStore,
                                             const std::vector<labels::Label>& current,
                                             std::vector<std::string>& notes) {
   std::vector<std::string> out;
   labels::LabelSources sources;
+  sources.folder = runStore.folder();
   labels::RunSource source;
   std::string err;
-  if (!labels::readRunSource(runStore, {}, source, &err)) {
+  if (!readLabelRunSource(runStore.store(),
+                          labels::scopeOfStore(runStore.folder(), runStore.store()), source,
+                          &err)) {
     notes.push_back("agreement not computed: " + err);
     return out;
   }
   sources.runs.push_back(std::move(source));
   std::vector<labels::Label> ofRun;
   for (const auto& l : current)
-    if (l.target.kind != labels::TargetKind::Relevance &&
-        labelScopeIsStore(l.target.scope, runStore))
+    if (l.target.kind != labels::TargetKind::Relevance && runStore(l.target.scope))
       ofRun.push_back(l);
   labels::LabelAgreementOptions options;
   options.agreement.resamples = 0;
@@ -62,8 +65,11 @@ std::vector<std::string> agreementSentences(const std::filesystem::path& runStor
   for (const auto& ia : report.interAnnotator) {
     std::string names;
     for (const auto& n : ia.annotators) names += (names.empty() ? "" : ", ") + n;
-    std::string s = std::string(labels::targetKindName(ia.kind)) + " labels between " + names +
-                    ": " + std::to_string(ia.items) + " item(s) labelled by several";
+    std::string s = std::string(labels::targetKindName(ia.kind)) + " labels";
+    if (ia.premise)  // one claim question per line
+      s += std::string(" (") + (ia.goldClaims ? "gold-answer claims" : "response claims") + " vs " +
+           std::string(labels::claimPremiseText(*ia.premise)) + ")";
+    s += " between " + names + ": " + std::to_string(ia.items) + " item(s) labelled by several";
     if (std::isfinite(ia.cohenKappa)) s += ", Cohen's kappa " + humanLabelsFixed(ia.cohenKappa, 3);
     if (std::isfinite(ia.alphaNominal.alpha))
       s += ", Krippendorff's alpha (nominal) " + humanLabelsFixed(ia.alphaNominal.alpha, 3);
@@ -105,9 +111,12 @@ void addHumanLabels(exporting::ReportRun& run, const std::filesystem::path& runS
                     const std::vector<labels::Label>& current, const std::string& labelsStore) {
   exporting::ReportHumanLabels h;
   h.store = labelsStore;
+  // The run's labels: those whose scope names this store, read against the labels store's
+  // folder (the project's), never by file name (core/labels/labelscope.h).
+  const labels::ScopeMatcher names(labels::labelsFolder(labelsStore), runStore);
   std::map<std::pair<std::string, std::string>, std::size_t> counts;
   for (const auto& l : current)
-    if (labelScopeIsStore(l.target.scope, runStore))
+    if (names(l.target.scope))
       ++counts[{std::string(labels::targetKindName(l.target.kind)), l.annotator}];
   for (const auto& [key, n] : counts) h.counts.push_back({key.first, key.second, n});
   if (counts.empty()) {
@@ -115,14 +124,23 @@ void addHumanLabels(exporting::ReportRun& run, const std::filesystem::path& runS
     run.humanLabels = std::move(h);
     return;
   }
-  h.agreement = agreementSentences(runStore, current, h.notes);
-  const RunPpi items = ppiItemsOfStore(runStore, current);
+  h.agreement = agreementSentences(names, current, h.notes);
+  const RunPpi items = ppiItemsOfStore(runStore, names.folder(), current);
   if (!items.error.empty()) h.notes.push_back("no estimates: " + items.error);
-  for (const auto& e : estimatePpi(items.metrics, {})) h.ppi.push_back(reportPpiOf(e));
+  for (const auto& e : estimatePpi(items.metrics, {})) {
+    h.ppi.push_back(reportPpiOf(e));
+    if (e.items.otherPremise > 0 && e.items.premise)
+      h.notes.push_back(e.items.metric + ": " + std::to_string(e.items.otherPremise) +
+                        " labelled claim(s) judged against another premise than " +
+                        std::string(labels::claimPremiseText(*e.items.premise)) +
+                        ", not used (each premise is its own metric's truth)");
+  }
   h.notes.push_back(
       "PPI++ (Angelopoulos et al. 2023; lambda tuned, clipped to [0, 1]) with normal 95% "
       "intervals; claim metrics over claims (f = 1 when the judge found the claim supported), "
-      "several annotators' values averaged, cannot_tell not counted (core/eval/README.md)");
+      "each with the labels judged against its own premise (chunks: faithfulness, gold answer: "
+      "correctness, response: coverage), several annotators' values averaged, cannot_tell not "
+      "counted (core/eval/README.md)");
   run.humanLabels = std::move(h);
 }
 

@@ -19,7 +19,9 @@
 
 namespace ragscope::core::eval {
 
-// Fills run.humanLabels (always set: an empty section says the run has no label yet).
+// Fills run.humanLabels (always set: an empty section says the run has no label yet). The
+// run's labels are those whose scope names `runStore` (core/labels/labelscope.h), relative scopes
+// read against `labelsStore`'s folder (the project's).
 void addHumanLabels(exporting::ReportRun& run, const std::filesystem::path& runStore,
                     const std::vector<labels::Label>& current, const std::string& labelsStore);
 

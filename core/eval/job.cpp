@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "core/claims/checkingfile.h"
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/data/loaders.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/jobinputs.h"
@@ -22,6 +22,7 @@
 #include "core/retrieval/indexdir.h"
 #include "core/retrieval/retrievejob.h"
 #include "core/util/sha256.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::eval {
 
@@ -57,7 +58,7 @@ StagePlan makeStage(const JobSpec& spec, JobKind kind, json settings, const JobP
   stage.record.templateHash = llm::templateHash(plan.templateText);
   llm::EndpointConfig endpoint = spec.endpoint;
   endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
-  stage.record.endpoint = llm::toJson(endpoint);  // key names only
+  stage.record.endpoint = llm::recordedEndpointJson(endpoint);  // key names, no credentials
   stage.items = std::move(items);
   return stage;
 }
@@ -296,6 +297,27 @@ std::vector<std::pair<std::string, llm::EndpointConfig>> recordedRoutes(const js
   return recordedCallRoutes(settings);
 }
 
+// Routes are recorded with their URLs' credentials redacted (llm::recordedEndpointJson); a new
+// run calls the URLs the user gave, whose redactions they are.
+std::vector<std::pair<std::string, llm::EndpointConfig>> routesWithGivenUrls(
+    std::vector<std::pair<std::string, llm::EndpointConfig>> routes,
+    const std::vector<llm::EndpointConfig>& given) {
+  for (auto& [route, endpoint] : routes)
+    for (const auto& g : given)
+      if (g.baseUrl != endpoint.baseUrl && redactUrl(g.baseUrl) == endpoint.baseUrl) {
+        endpoint.baseUrl = g.baseUrl;
+        break;
+      }
+  return routes;
+}
+
+// A stored endpoint whose URL's credentials were redacted is called with the URL this user's own
+// trust registry holds for it (the one it is the redaction of), never with the placeholder.
+void restoreRecordedUrl(llm::EndpointConfig& endpoint, const llm::TrustedEndpoints& registry) {
+  if (!isRedactedUrl(endpoint.baseUrl)) return;
+  if (auto full = registry.fullUrlOf(endpoint)) endpoint.baseUrl = std::move(*full);
+}
+
 // After a judging run: the metrics from the store, and the claims file when the user named one
 // (`claimsOut`: the spec's on a new run, the resume's own on a resume, never the store's).
 void finishJudge(JobResult& out, store::RunStore& store, const ResultOptions& results,
@@ -516,7 +538,7 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
   endpoint.concurrency = static_cast<int>(spec.limits.concurrency);
   // The user chose this endpoint for a job of their own: its stores resume without asking.
   if (std::string err; !llm::TrustedEndpoints().add(endpoint, "run", &err))
-    out.trustNote = "could not record " + llm::normalizeBaseUrl(endpoint.baseUrl) +
+    out.trustNote = "could not record " + shownUrl(llm::normalizeBaseUrl(endpoint.baseUrl)) +
                     " as trusted (resuming will ask to confirm it): " + err;
   llm::EndpointConfig judgeEndpoint = spec.judge.judge;
   judgeEndpoint.concurrency = endpoint.concurrency;
@@ -526,7 +548,7 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
     if (spec.judge.reranker) chosen.push_back(*spec.judge.reranker);
     for (const auto& e : chosen)
       if (std::string err; !llm::TrustedEndpoints().add(e, "run", &err) && out.trustNote.empty())
-        out.trustNote = "could not record " + llm::normalizeBaseUrl(e.baseUrl) +
+        out.trustNote = "could not record " + shownUrl(llm::normalizeBaseUrl(e.baseUrl)) +
                         " as trusted (resuming will ask to confirm it): " + err;
   }
   // The cache serves HTTP endpoints; a judging job's judge may be one while its generator is not.
@@ -549,9 +571,12 @@ JobResult runJob(const JobPlan& plan, const JobSpec& spec, const ExecutionOption
     }
     if (stage.kind == JobKind::Judge) {
       std::optional<JudgeWalk> finalWalk;
-      out.stages.push_back(runJudgeStage(*store, judgeEndpoint,
-                                         recordedRoutes(stage.record.settings), spec.limits,
-                                         cache.get(), execution, callbacks, &finalWalk));
+      std::vector<llm::EndpointConfig> given = {endpoint, judgeEndpoint};
+      for (const auto* e : {&spec.judge.embedder, &spec.judge.reranker})
+        if (*e) given.push_back(**e);
+      out.stages.push_back(runJudgeStage(
+          *store, judgeEndpoint, routesWithGivenUrls(recordedRoutes(stage.record.settings), given),
+          spec.limits, cache.get(), execution, callbacks, &finalWalk));
       if (out.stages.back().summary.outcome != RunOutcome::PausedBatch)
         finishJudge(out, *store, results, std::move(finalWalk), spec.judge.claimsOut);
       stores.push_back(std::move(store));
@@ -597,6 +622,16 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
   }
   job.settings = resumeSettings(job.record.endpoint, job.record.settings, overrides);
   const llm::TrustedEndpoints registry;
+  // URLs recorded without their credentials get them back from this user's registry (routes in
+  // the record's settings, which every later reader takes them from).
+  restoreRecordedUrl(job.settings.endpoint, registry);
+  for (const char* route : {"generator", "embedder", "reranker"}) {
+    auto it = job.record.settings.find(route);
+    if (it == job.record.settings.end() || !it->is_object()) continue;
+    llm::EndpointConfig e = llm::endpointFromJson(*it);
+    restoreRecordedUrl(e, registry);
+    (*it)["base_url"] = e.baseUrl;
+  }
   if (overrides.trustEndpoint) {
     job.endpointTrusted = true;
     if (std::string err; !registry.add(job.settings.endpoint, "confirmed", &err))
@@ -614,6 +649,23 @@ std::optional<StoredJob> openStoredJob(const fs::path& path, const ResumeOverrid
       job.untrustedRoute = endpoint;
     }
   }
+  // A URL still without its credentials cannot be called, confirmed or not.
+  if (isRedactedUrl(job.settings.endpoint.baseUrl)) {
+    job.endpointTrusted = false;
+    job.untrustedRoute.reset();
+  } else {
+    for (const auto& [route, endpoint] : recordedRoutes(job.record.settings))
+      if (isRedactedUrl(endpoint.baseUrl)) {
+        job.endpointTrusted = false;
+        job.untrustedRoute = endpoint;
+        break;
+      }
+  }
+  if (!job.endpointTrusted && isRedactedUrl(job.untrustedRoute ? job.untrustedRoute->baseUrl
+                                                               : job.settings.endpoint.baseUrl))
+    job.trustNote =
+        "its URL's credentials are not kept in run stores, and no endpoint configured on this "
+        "machine has them";
   return job;
 }
 

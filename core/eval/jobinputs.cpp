@@ -3,7 +3,7 @@
 
 #include "core/eval/jobinputs.h"
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/data/loaders.h"
 #include "core/eval/jobplanning.h"
 #include "core/llm/prompts.h"

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/jobinputs.h"
 #include "core/eval/jobplanning.h"
@@ -197,12 +197,13 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   settings["claims_out"] = o.claimsOut.empty() ? json() : json(fs::absolute(o.claimsOut).string());
   // The other endpoints a judging run calls, each by its route, recorded without secrets.
   if (o.embedder && wants("ragas.answer_relevancy"))
-    settings["embedder"] = llm::toJson(*o.embedder);
-  if (o.reranker && wants("vera.consolidated")) settings["reranker"] = llm::toJson(*o.reranker);
+    settings["embedder"] = llm::recordedEndpointJson(*o.embedder);
+  if (o.reranker && wants("vera.consolidated"))
+    settings["reranker"] = llm::recordedEndpointJson(*o.reranker);
   if (generates) {
     llm::EndpointConfig generator = spec.endpoint;
     generator.concurrency = static_cast<int>(spec.limits.concurrency);
-    settings["generator"] = llm::toJson(generator);
+    settings["generator"] = llm::recordedEndpointJson(generator);
     settings["generator_template_sha256"] = llm::templateHash(plan.templateText);
   }
   StagePlan stage;
@@ -214,7 +215,7 @@ void planJudge(const JobSpec& spec, const Dataset& dataset, const JobCallbacks& 
   stage.record.templateHash = llm::templateHash(js.judgeTemplate);
   llm::EndpointConfig judge = o.judge;
   judge.concurrency = static_cast<int>(spec.limits.concurrency);
-  stage.record.endpoint = llm::toJson(judge);
+  stage.record.endpoint = llm::recordedEndpointJson(judge);
   stage.items = firstJudgeItems(js, inputs);
   stage.data.emplace_back(kJudgeInputsData, inputsText);
   plan.stages.push_back(std::move(stage));

@@ -21,6 +21,7 @@
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
 #include "core/stats/parallel.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core::eval {
 
@@ -94,7 +95,15 @@ GeneratedQuestionParse parseGeneratedQuestion(const std::string& reply) {
     out.problem = "the reply holds no JSON object";
     return out;
   }
-  const json j = json::parse(reply.substr(open, close - open + 1), nullptr, false);
+  // Strict (core/util/jsonstrict.h): a repeated "noncommittal" must not pick the score.
+  json j;
+  if (JsonStrictError why;
+      !parseJsonStrict(std::string_view(reply).substr(open, close - open + 1), j, &why)) {
+    if (why.repeated) {
+      out.problem = "the JSON object is not strict: " + describeJsonStrictError(why);
+      return out;
+    }
+  }
   if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
     out.problem = "the JSON object has no \"question\" string";
     return out;
@@ -592,7 +601,15 @@ JudgeRecordInputs loadRecord(store::RunStore& store) {
   try {
     l.settings = judgeSettingsFromJson(record.settings["judge"]);
     l.settings.judgeTemplate = record.templateText;
-    l.inputs = judgeInputsFromJson(json::parse(*inputs));
+    // Strict (core/util/jsonstrict.h): the store may come from elsewhere, and what is judged
+    // must be what a reader of it sees.
+    json parsedInputs;
+    if (JsonStrictError why; !parseJsonStrict(*inputs, parsedInputs, &why)) {
+      l.error = store.path().string() + ": run_data \"" + std::string(kJudgeInputsData) +
+                "\": " + describeJsonStrictError(why);
+      return l;
+    }
+    l.inputs = judgeInputsFromJson(parsedInputs);
   } catch (const json::exception& e) {
     l.error =
         store.path().string() + ": run_data \"" + std::string(kJudgeInputsData) + "\": " + e.what();

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/eval/claimlabels.h"
 #include "core/eval/claimverdicts.h"
 #include "core/eval/e2ejob.h"
 #include "core/eval/storedscores.h"
@@ -18,34 +19,51 @@ namespace {
 
 using labels::TargetKind;
 
-// The current labels of one run store, by (kind, qid, item).
+// The current labels of one run store, by (kind, qid, item, claim premise).
+using PpiTargetKey =
+    std::tuple<TargetKind, std::string, std::string, std::optional<labels::ClaimPremise>>;
+
 class PpiLabelIndex {
  public:
-  PpiLabelIndex(const std::vector<labels::Label>& all, const std::filesystem::path& store) {
+  PpiLabelIndex(const std::vector<labels::Label>& all, const labels::ScopeMatcher& store) {
     for (const labels::Label& l : all)
-      if (labelScopeIsStore(l.target.scope, store))
-        m_byTarget[{l.target.kind, l.target.qid, l.target.item}].push_back(&l);
+      if (store(l.target.scope))
+        m_byTarget[{l.target.kind, l.target.qid, l.target.item, l.target.claimPremise()}].push_back(
+            &l);
   }
 
-  const std::vector<const labels::Label*>* find(TargetKind kind, const std::string& qid,
-                                                const std::string& item) const {
-    const auto it = m_byTarget.find({kind, qid, item});
+  const std::vector<const labels::Label*>* find(
+      TargetKind kind, const std::string& qid, const std::string& item,
+      std::optional<labels::ClaimPremise> premise = std::nullopt) const {
+    const auto it = m_byTarget.find({kind, qid, item, premise});
     return it == m_byTarget.end() ? nullptr : &it->second;
   }
 
-  // The labelled targets of `kind` whose item starts with `prefix` ("" for all).
-  std::vector<std::pair<std::string, std::string>> targets(TargetKind kind,
-                                                           std::string_view prefix) const {
+  // The labelled targets of `kind` whose item starts with `prefix` ("" for all) and whose claim
+  // premise is `premise`, as (qid, item).
+  std::vector<std::pair<std::string, std::string>> targets(
+      TargetKind kind, std::string_view prefix,
+      std::optional<labels::ClaimPremise> premise = std::nullopt) const {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& [key, list] : m_byTarget)
-      if (std::get<0>(key) == kind && std::get<2>(key).starts_with(prefix))
+      if (std::get<0>(key) == kind && std::get<2>(key).starts_with(prefix) &&
+          std::get<3>(key) == premise)
         out.emplace_back(std::get<1>(key), std::get<2>(key));
     return out;
   }
 
+  // The labelled claim targets whose item starts with `prefix` and whose premise is another.
+  std::size_t otherPremises(std::string_view prefix, labels::ClaimPremise premise) const {
+    std::size_t n = 0;
+    for (const auto& [key, list] : m_byTarget)
+      if (std::get<0>(key) == TargetKind::Claim && std::get<2>(key).starts_with(prefix) &&
+          std::get<3>(key) != premise)
+        ++n;
+    return n;
+  }
+
  private:
-  std::map<std::tuple<TargetKind, std::string, std::string>, std::vector<const labels::Label*>>
-      m_byTarget;
+  std::map<PpiTargetKey, std::vector<const labels::Label*>> m_byTarget;
 };
 
 // Adds one item with judge value f to `out`, labelled when its labels give a value (their mean
@@ -77,60 +95,58 @@ void addPpiItem(PpiItems& out, double f, const std::vector<const labels::Label*>
   out.input.labelledY.push_back(sum / double(values));
 }
 
-using ClaimReader = std::optional<claims::Label> (*)(const JudgedQuery&, std::size_t);
-
+// The items of one claim metric: the claims of one side against one premise, each labelled by
+// the labels of that premise only (a verdict against the chunks is no truth for correctness).
 PpiItems claimMetricItems(const JudgeReport& report, const PpiLabelIndex& index, const char* metric,
-                          const char* description, bool gold, ClaimReader read) {
+                          const char* description, bool gold, labels::ClaimPremise premise) {
   PpiItems out;
   out.metric = metric;
   out.description = description;
   out.labelKind = TargetKind::Claim;
+  out.premise = premise;
   const std::string side = gold ? "gold:" : "response:";
   std::set<std::pair<std::string, std::string>> used;
   for (const JudgedQuery& q : report.queries) {
     const auto& claims = gold ? q.goldClaims.claims : q.responseClaims.claims;
     for (std::size_t i = 0; i < claims.size(); ++i) {
-      const auto verdict = read(q, i);
+      const auto verdict = claimVerdict(q, gold, i, premise);
       if (!verdict) continue;  // not judged against this premise
       if (!claims::isResolved(*verdict)) {
         ++out.judgeUnresolved;
         continue;
       }
       const std::string item = side + std::to_string(i);
-      const auto* labelsOfItem = index.find(TargetKind::Claim, q.qid, item);
+      const auto* labelsOfItem = index.find(TargetKind::Claim, q.qid, item, premise);
       if (labelsOfItem) used.emplace(q.qid, item);
       addPpiItem(out, claims::isSupported(*verdict) ? 1.0 : 0.0, labelsOfItem, &claims[i]);
     }
   }
-  for (const auto& t : index.targets(TargetKind::Claim, side))
+  for (const auto& t : index.targets(TargetKind::Claim, side, premise))
     if (!used.contains(t)) ++out.labelsNotUsed;
+  out.otherPremise = index.otherPremises(side, premise);
   return out;
 }
 
 }  // namespace
 
-bool labelScopeIsStore(std::string_view scope, const std::filesystem::path& store) {
-  if (scope.empty()) return false;
-  return std::filesystem::path(std::string(scope)).filename() == store.filename();
-}
-
-std::vector<PpiItems> claimPpiItems(const JudgeReport& report, const std::filesystem::path& store,
+std::vector<PpiItems> claimPpiItems(const JudgeReport& report, const labels::ScopeMatcher& store,
                                     const std::vector<labels::Label>& labels) {
   const PpiLabelIndex index(labels, store);
   std::vector<PpiItems> out;
   auto add = [&](PpiItems m) {
     if (m.items() > 0 || m.judgeUnresolved > 0) out.push_back(std::move(m));
   };
+  using labels::ClaimPremise;
   add(claimMetricItems(report, index, "faithfulness", "response claims vs the retrieved chunks",
-                       false, &responseClaimVsChunks));
+                       false, ClaimPremise::Chunks));
   add(claimMetricItems(report, index, "correctness", "response claims vs the gold answer", false,
-                       &responseClaimVsGold));
+                       ClaimPremise::GoldAnswer));
   add(claimMetricItems(report, index, "coverage", "gold-answer claims vs the response", true,
-                       &goldClaimVsResponse));
+                       ClaimPremise::Response));
   return out;
 }
 
-std::optional<PpiItems> eragPpiItems(const EragReport& report, const std::filesystem::path& store,
+std::optional<PpiItems> eragPpiItems(const EragReport& report, const labels::ScopeMatcher& store,
                                      const std::vector<labels::Label>& labels) {
   const PpiLabelIndex index(labels, store);
   PpiItems out;
@@ -158,7 +174,7 @@ std::optional<PpiItems> eragPpiItems(const EragReport& report, const std::filesy
 }
 
 PpiItems answerPpiItems(const std::string& metric, const stats::QueryValues& values,
-                        const std::filesystem::path& store,
+                        const labels::ScopeMatcher& store,
                         const std::vector<labels::Label>& labels) {
   const PpiLabelIndex index(labels, store);
   PpiItems out;
@@ -185,8 +201,10 @@ const PpiItems* RunPpi::find(std::string_view metric) const {
 }
 
 RunPpi ppiItemsOfStore(const std::filesystem::path& store,
+                       const std::filesystem::path& labelsFolder,
                        const std::vector<labels::Label>& labels) {
   RunPpi out;
+  const labels::ScopeMatcher names(labelsFolder, store);
   stats::BootstrapOptions noIntervals;
   noIntervals.resamples = 0;
   store::RunStore runStore;
@@ -200,19 +218,19 @@ RunPpi ppiItemsOfStore(const std::filesystem::path& store,
     return out;
   };
   const bool anyAnswerLabel = std::ranges::any_of(labels, [&](const labels::Label& l) {
-    return l.target.kind == TargetKind::Answer && labelScopeIsStore(l.target.scope, store);
+    return l.target.kind == TargetKind::Answer && names(l.target.scope);
   });
   if (out.kind == kJudgeJobKind) {
     const JudgeReport report = computeJudgeReport(runStore, noIntervals);
     if (!report.error.empty()) return failed(report.error);
-    out.metrics = claimPpiItems(report, store, labels);
+    out.metrics = claimPpiItems(report, names, labels);
     if (anyAnswerLabel)
       for (const auto& [metric, values] : judgeMeasureTable(report))
-        out.metrics.push_back(answerPpiItems(metric, values, store, labels));
+        out.metrics.push_back(answerPpiItems(metric, values, names, labels));
   } else if (out.kind == kEragJobKind) {
     const EragReport report = computeEragReport(runStore, {}, noIntervals);
     if (!report.error.empty()) return failed(report.error);
-    if (auto m = eragPpiItems(report, store, labels)) out.metrics.push_back(std::move(*m));
+    if (auto m = eragPpiItems(report, names, labels)) out.metrics.push_back(std::move(*m));
   } else if (out.kind == kE2eJobKind) {
     const E2eReport report = computeE2eReport(runStore, noIntervals);
     if (!report.error.empty()) return failed(report.error);
@@ -220,7 +238,7 @@ RunPpi ppiItemsOfStore(const std::filesystem::path& store,
     for (std::size_t q = 0; q < report.qids.size(); ++q)
       values.emplace(report.qids[q], report.values[q]);
     if (anyAnswerLabel || !values.empty())
-      out.metrics.push_back(answerPpiItems(report.metricKey, values, store, labels));
+      out.metrics.push_back(answerPpiItems(report.metricKey, values, names, labels));
   } else {
     return failed("a '" + out.kind +
                   "' run store has no judged items (judge, erag and e2e stores have)");

@@ -18,6 +18,7 @@
 #include "core/stats/paired.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::eval {
 
@@ -70,7 +71,8 @@ ReportMetric summarize(const std::string& name, const std::vector<double>& value
 // What every LLM-made run records: the model that answered and the template it was asked with.
 void llmMethod(ReportRun& run, const store::RunRecord& record,
                const stats::BootstrapOptions& bootstrap) {
-  const std::string base = text(record.endpoint, "base_url");
+  // A store made before URLs were recorded without their credentials may still hold them.
+  const std::string base = redactUrl(text(record.endpoint, "base_url"));
   const std::string model = text(record.endpoint, "model");
   run.method.emplace_back("model", model.empty()  ? base
                                    : base.empty() ? model

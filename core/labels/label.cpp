@@ -84,8 +84,13 @@ bool printableExcept(std::string_view text, bool allowBreaks) {
   return isPrintableText(copy);
 }
 
-// "2026-11-27T10:00:00Z", optionally with fractional seconds ("...:00.123Z").
+// The longest time a label holds: seconds with up to nanoseconds ("2026-11-27T10:00:00.123456789Z",
+// 30 bytes). A longer one is refused before it is read (a 50 MB "time" was stored once).
+constexpr std::size_t kMaxTimeBytes = 30;
+
+// "2026-11-27T10:00:00Z", optionally with fractional seconds ("...:00.123Z", 1 to 9 digits).
 bool isIsoUtcTime(std::string_view t) {
+  if (t.size() > kMaxTimeBytes) return false;
   auto digits = [&](std::size_t at, std::size_t n) {
     if (at + n > t.size()) return false;
     for (std::size_t i = at; i < at + n; ++i)
@@ -176,6 +181,52 @@ std::optional<TargetKind> targetKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view claimPremiseName(ClaimPremise premise) {
+  switch (premise) {
+    case ClaimPremise::Chunks:
+      return "chunks";
+    case ClaimPremise::GoldAnswer:
+      return "gold_answer";
+    case ClaimPremise::Response:
+      return "response";
+  }
+  return "chunks";
+}
+
+std::optional<ClaimPremise> claimPremiseFromName(std::string_view name) {
+  if (name == "chunks") return ClaimPremise::Chunks;
+  if (name == "gold_answer") return ClaimPremise::GoldAnswer;
+  if (name == "response") return ClaimPremise::Response;
+  return std::nullopt;
+}
+
+std::string_view claimPremiseText(ClaimPremise premise) {
+  switch (premise) {
+    case ClaimPremise::Chunks:
+      return "the retrieved chunks";
+    case ClaimPremise::GoldAnswer:
+      return "the gold answer";
+    case ClaimPremise::Response:
+      return "the response";
+  }
+  return "the retrieved chunks";
+}
+
+ClaimPremise defaultClaimPremise(std::string_view item) {
+  return item.rfind("gold:", 0) == 0 ? ClaimPremise::Response : ClaimPremise::Chunks;
+}
+
+bool claimPremiseFits(ClaimPremise premise, std::string_view item) {
+  if (item.rfind("gold:", 0) == 0)
+    return premise == ClaimPremise::Response || premise == ClaimPremise::Chunks;
+  return premise == ClaimPremise::Chunks || premise == ClaimPremise::GoldAnswer;
+}
+
+std::optional<ClaimPremise> Target::claimPremise() const {
+  if (kind != TargetKind::Claim) return std::nullopt;
+  return premise ? *premise : defaultClaimPremise(item);
+}
+
 std::string Target::key() const {
   std::string out(targetKindName(kind));
   out += '\t';
@@ -184,7 +235,17 @@ std::string Target::key() const {
   out += qid;
   out += '\t';
   out += item;
+  if (const auto p = claimPremise()) {
+    out += '\t';
+    out += claimPremiseName(*p);
+  }
   return out;
+}
+
+bool operator==(const Target& a, const Target& b) {
+  return a.kind == b.kind && a.scope == b.scope && a.qid == b.qid && a.item == b.item &&
+         a.claimPremise() == b.claimPremise() &&
+         (a.kind == TargetKind::Claim || a.premise == b.premise);
 }
 
 std::string describeTarget(const Target& target) {
@@ -193,7 +254,8 @@ std::string describeTarget(const Target& target) {
   const std::string item = quotedLabelText(target.item);
   switch (target.kind) {
     case TargetKind::Claim:
-      return "claim " + item + " of query " + qid + " in " + scope;
+      return "claim " + item + " of query " + qid + " in " + scope + " against " +
+             std::string(claimPremiseText(*target.claimPremise()));
     case TargetKind::Answer:
       return "answer of query " + qid + " in " + scope;
     case TargetKind::Relevance:
@@ -272,11 +334,17 @@ std::optional<std::string> labelProblem(const Label& label) {
   const Target& t = label.target;
   if (auto p = targetFieldProblem("scope", t.scope, true)) return p;
   if (auto p = targetFieldProblem("qid", t.qid, true)) return p;
+  if (t.kind != TargetKind::Claim && t.premise)
+    return std::string("premise applies to claim labels only");
   switch (t.kind) {
     case TargetKind::Claim:
       if (!isClaimItem(t.item))
         return "item " + quotedLabelText(t.item) +
                " is not a claim key (\"response:<i>\" or \"gold:<i>\", i from 0)";
+      if (t.premise && !claimPremiseFits(*t.premise, t.item))
+        return "premise \"" + std::string(claimPremiseName(*t.premise)) + "\" is not a question " +
+               (t.item.rfind("gold:", 0) == 0 ? "about a gold claim (response or chunks)"
+                                              : "about a response claim (chunks or gold_answer)");
       break;
     case TargetKind::Answer:
       if (!t.item.empty())
@@ -303,6 +371,9 @@ std::optional<std::string> labelProblem(const Label& label) {
            " has control characters or invalid UTF-8";
   if (trimLabelText(label.annotator).size() != label.annotator.size())
     return "annotator " + quotedLabelText(label.annotator) + " has leading or trailing spaces";
+  if (label.time.size() > kMaxTimeBytes)
+    return "time is longer than " + std::to_string(kMaxTimeBytes) +
+           " bytes (an ISO 8601 UTC time, \"2026-11-27T10:00:00Z\")";
   if (!isIsoUtcTime(label.time))
     return "time " + quotedLabelText(label.time) +
            " is not an ISO 8601 UTC time (\"2026-11-27T10:00:00Z\")";

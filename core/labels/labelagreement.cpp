@@ -9,15 +9,41 @@
 #include <sstream>
 
 #include "core/claims/agreementreport.h"
-#include "core/eval/claimverdicts.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::labels {
 
 namespace {
 
-// A group of labels: one kind and scope.
-using AgreementGroupKey = std::pair<TargetKind, std::string>;
+// A group of labels: one kind, scope and (claims) question: which claims, against which premise
+// ("response:chunks"); labels of different premises answer different questions.
+using AgreementGroupKey = std::tuple<TargetKind, std::string, std::string>;
+
+std::string agreementQuestion(const Label& l) {
+  const auto premise = l.target.claimPremise();
+  if (!premise) return {};
+  return (l.target.item.rfind("gold:", 0) == 0 ? "gold:" : "response:") +
+         std::string(claimPremiseName(*premise));
+}
+
+// What the judge's side of a claim question is, for people.
+std::string claimQuestionText(bool gold, ClaimPremise premise) {
+  const std::string claimsOf = gold ? "gold-answer claims" : "response claims";
+  const char* metric = "";
+  switch (premise) {
+    case ClaimPremise::Chunks:
+      metric = gold ? " (claim recall)" : " (faithfulness)";
+      break;
+    case ClaimPremise::GoldAnswer:
+      metric = " (correctness)";
+      break;
+    case ClaimPremise::Response:
+      metric = " (coverage)";
+      break;
+  }
+  return "judge's verdicts of " + claimsOf + " vs " + std::string(claimPremiseText(premise)) +
+         metric;
+}
 
 // The judge's verdict as a claim-verdict category; nullopt for a state (unparsed, error).
 std::optional<std::string> judgeVerdictName(claims::Label l) {
@@ -108,12 +134,6 @@ void finishJudgeHuman(JudgeHumanAgreement& a, const std::vector<ComparedPair>& p
   }
 }
 
-const eval::JudgedQuery* findJudgedQuery(const eval::JudgeReport& report, const std::string& qid) {
-  for (const auto& q : report.queries)
-    if (q.qid == qid) return &q;
-  return nullptr;
-}
-
 // The labels of one annotator in one group compared with the judge.
 JudgeHumanAgreement judgeVsAnnotator(const std::vector<const Label*>& labels, TargetKind kind,
                                      const std::string& scope, const std::string& annotator,
@@ -127,11 +147,10 @@ JudgeHumanAgreement judgeVsAnnotator(const std::vector<const Label*>& labels, Ta
   std::vector<ComparedPair> pairs;
   bool categorical = true;
   if (kind == TargetKind::Claim) {
-    a.compared = options.responseClaimsVsGold
-                     ? "judge's verdicts: response claims vs the gold answer (correctness), gold "
-                       "claims vs the response (coverage)"
-                     : "judge's verdicts: response claims vs the retrieved chunks "
-                       "(faithfulness), gold claims vs the response (coverage)";
+    // One group holds one question (computeLabelAgreement): its claims' side and premise.
+    a.goldClaims = !labels.empty() && labels.front()->target.item.rfind("gold:", 0) == 0;
+    a.premise = labels.empty() ? std::nullopt : labels.front()->target.claimPremise();
+    a.compared = a.premise ? claimQuestionText(a.goldClaims, *a.premise) : std::string();
     a.scale = "supported vs not supported";
     const RunSource* run = sources.findRun(scope);
     for (const Label* l : labels) {
@@ -140,21 +159,18 @@ JudgeHumanAgreement judgeVsAnnotator(const std::vector<const Label*>& labels, Ta
         ++a.abstained;
         continue;
       }
-      const eval::JudgedQuery* q =
-          run && run->judge ? findJudgedQuery(*run->judge, l->target.qid) : nullptr;
+      const AnswerClaims* answer = nullptr;
+      if (run && run->judging)
+        if (const auto it = run->claims.find(l->target.qid); it != run->claims.end())
+          answer = &it->second;
       std::optional<claims::Label> verdict;
       const std::string& item = l->target.item;
       std::size_t index = 0;
       const char* digits = item.data() + std::min(item.size(), item.find(':') + 1);
       const bool indexed =
           std::from_chars(digits, item.data() + item.size(), index).ec == std::errc();
-      if (q && indexed) {
-        if (item.rfind("gold:", 0) == 0)
-          verdict = eval::goldClaimVsResponse(*q, index);
-        else
-          verdict = options.responseClaimsVsGold ? eval::responseClaimVsGold(*q, index)
-                                                 : eval::responseClaimVsChunks(*q, index);
-      }
+      if (answer && indexed)
+        verdict = answer->verdict(a.goldClaims, index, *l->target.claimPremise());
       const auto judgeName = verdict ? judgeVerdictName(*verdict) : std::nullopt;
       if (!judgeName) {
         ++a.judgeMissing;
@@ -302,19 +318,26 @@ LabelAgreementReport computeLabelAgreement(const std::vector<Label>& current,
   std::map<AgreementGroupKey, std::map<std::string, std::vector<const Label*>>> groups;
   std::set<std::string> annotators;
   for (const auto& l : current) {
-    groups[{l.target.kind, l.target.scope}][l.annotator].push_back(&l);
+    if (options.responsePremise && l.target.kind == TargetKind::Claim &&
+        l.target.item.rfind("response:", 0) == 0 &&
+        l.target.claimPremise() != options.responsePremise)
+      continue;
+    groups[{l.target.kind, l.target.scope, agreementQuestion(l)}][l.annotator].push_back(&l);
     annotators.insert(l.annotator);
   }
   report.annotators.assign(annotators.begin(), annotators.end());
+  std::set<std::pair<TargetKind, std::string>> unmatchedNamed;
   for (const auto& [key, byAnnotator] : groups) {
-    const auto& [kind, scope] = key;
+    const auto& [kind, scope, question] = key;
     const bool known = kind == TargetKind::Relevance ? sources.findDataset(scope) != nullptr
                                                      : sources.findRun(scope) != nullptr;
     if (!known) {
-      report.unmatched.push_back(std::string(targetKindName(kind)) + " labels of \"" +
-                                 shown(scope) + "\": no " +
-                                 (kind == TargetKind::Relevance ? "dataset" : "run store") +
-                                 " of that name to compare them with");
+      // Named once per kind and scope, however many claim questions its labels answer.
+      if (unmatchedNamed.insert({kind, scope}).second)
+        report.unmatched.push_back(std::string(targetKindName(kind)) + " labels of \"" +
+                                   shown(scope) + "\": no " +
+                                   (kind == TargetKind::Relevance ? "dataset" : "run store") +
+                                   " of that name to compare them with");
     } else if (kind == TargetKind::Answer) {
       const RunSource* run = sources.findRun(scope);
       if (run->scores.columns.empty()) {
@@ -340,6 +363,10 @@ LabelAgreementReport computeLabelAgreement(const std::vector<Label>& current,
     for (const auto& [annotator, labels] : byAnnotator)
       all.insert(all.end(), labels.begin(), labels.end());
     auto between = betweenAnnotators(all, kind, scope);
+    if (kind == TargetKind::Claim && !all.empty()) {
+      between.goldClaims = all.front()->target.item.rfind("gold:", 0) == 0;
+      between.premise = all.front()->target.claimPremise();
+    }
     if (between.items > 0) report.interAnnotator.push_back(std::move(between));
   }
   return report;
@@ -356,6 +383,10 @@ nlohmann::ordered_json labelAgreementJson(const LabelAgreementReport& report,
     ojson j;
     j["kind"] = std::string(targetKindName(a.kind));
     j["scope"] = a.scope;
+    if (a.premise) {
+      j["claims"] = a.goldClaims ? "gold" : "response";
+      j["premise"] = std::string(claimPremiseName(*a.premise));
+    }
     j["annotator"] = a.annotator;
     j["compared_with"] = a.compared;
     j["scale"] = a.scale;
@@ -395,6 +426,10 @@ nlohmann::ordered_json labelAgreementJson(const LabelAgreementReport& report,
     ojson j;
     j["kind"] = std::string(targetKindName(b.kind));
     j["scope"] = b.scope;
+    if (b.premise) {
+      j["claims"] = b.goldClaims ? "gold" : "response";
+      j["premise"] = std::string(claimPremiseName(*b.premise));
+    }
     j["annotators"] = b.annotators;
     j["items"] = b.items;
     j["cohen_kappa"] = numberOrNull(b.cohenKappa);
@@ -454,8 +489,11 @@ std::string formatLabelAgreement(const LabelAgreementReport& report,
   if (!report.interAnnotator.empty()) {
     out << "\nBetween annotators (targets labelled by two or more)\n";
     for (const auto& b : report.interAnnotator) {
-      out << "  " << targetKindName(b.kind) << " " << shown(b.scope) << ": " << b.items
-          << " items, " << b.annotators.size() << " annotators";
+      out << "  " << targetKindName(b.kind) << " " << shown(b.scope);
+      if (b.premise)
+        out << " (" << (b.goldClaims ? "gold-answer claims" : "response claims") << " vs "
+            << claimPremiseText(*b.premise) << ")";
+      out << ": " << b.items << " items, " << b.annotators.size() << " annotators";
       if (std::isfinite(b.cohenKappa)) out << ", Cohen's kappa " << fixedNumber(b.cohenKappa);
       out << ", Krippendorff's alpha (nominal) " << fixedNumber(b.alphaNominal.alpha);
       if (b.alphaInterval) out << ", (interval) " << fixedNumber(b.alphaInterval->alpha);

@@ -2,9 +2,11 @@
 // Judge vs human agreement from the project's labels, and agreement between annotators
 // (core/labels/README.md, "Agreement"), as `ragscope-cli agreement --labels` and the agreement
 // view show it. What each kind of label is compared with:
-//   claim      the judge's verdict of the same claim: a response claim against the retrieved
-//              chunks (the faithfulness verdict; with responseClaimsVsGold, against the gold
-//              answer: correctness), a gold claim against the response (coverage); compared on
+//   claim      the judge's verdict of the same claim against the premise the label names
+//              (label.h ClaimPremise): a response claim against the retrieved chunks
+//              (faithfulness) or the gold answer (correctness), a gold claim against the
+//              response (coverage) or the chunks (claim recall), one group per premise, never a
+//              label of one premise against the judge's verdict of another; compared on
 //              the scale every claim metric counts, supported vs not supported (kappa, accuracy);
 //              the confusion matrix keeps the verdicts (supported, unsupported, neutral,
 //              contradiction). cannot_tell abstains; an unparsed or failed verdict is counted
@@ -46,6 +48,9 @@ struct JudgeHumanAgreement {
   TargetKind kind = TargetKind::Claim;
   std::string scope;
   std::string annotator;
+  // Claims: the question, one per group (response claims, or gold claims, against `premise`).
+  bool goldClaims = false;
+  std::optional<ClaimPremise> premise;
   std::string compared;       // what the judge's side is ("faithfulness verdict (claim vs chunks)")
   std::string scale;          // what kappa and accuracy compare
   std::size_t labels = 0;     // the annotator's current labels of this kind and scope
@@ -67,6 +72,8 @@ struct AnswerAgreement {
 struct InterAnnotatorAgreement {
   TargetKind kind = TargetKind::Claim;
   std::string scope;
+  bool goldClaims = false;  // claims: the question, as in JudgeHumanAgreement
+  std::optional<ClaimPremise> premise;
   std::vector<std::string> annotators;  // of the targets labelled by several
   std::size_t items = 0;                // targets labelled by two or more annotators
   double cohenKappa = std::numeric_limits<double>::quiet_NaN();  // exactly two annotators
@@ -87,7 +94,9 @@ struct LabelAgreementReport {
 
 struct LabelAgreementOptions {
   claims::AgreementOptions agreement;  // bootstrap of the answers' and eRAG correlations
-  bool responseClaimsVsGold = false;   // response claims vs the gold answer, not the chunks
+  // Only the response-claim labels of this premise (`agreement --claims-vs`); unset: every
+  // premise, each compared with the judge's verdict against its own.
+  std::optional<ClaimPremise> responsePremise;
 };
 
 LabelAgreementReport computeLabelAgreement(const std::vector<Label>& current,

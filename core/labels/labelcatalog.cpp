@@ -5,11 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/eval/e2ejob.h"
-#include "core/eval/eragjob.h"
-#include "core/eval/storedscores.h"
-#include "core/store/project.h"
-#include "core/store/runstore.h"
+#include "core/labels/labelscope.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::labels {
@@ -36,31 +32,62 @@ std::size_t catalogClaimIndex(const std::string& item) {
 }
 
 std::optional<std::string> claimTargetProblem(const RunSource& run, const Target& t) {
-  if (!run.judge)
+  if (!run.judging)
     return "the run store " + catalogQuoted(run.scope) + " is a '" + run.kind +
            "' run: it has no claims (a judging run has)";
-  const eval::JudgedQuery* query = nullptr;
-  for (const auto& q : run.judge->queries)
-    if (q.qid == t.qid) query = &q;
-  if (!query) return "query " + catalogQuoted(t.qid) + " is not in " + catalogQuoted(run.scope);
+  const auto query = run.claims.find(t.qid);
+  if (query == run.claims.end())
+    return "query " + catalogQuoted(t.qid) + " is not in " + catalogQuoted(run.scope);
   const bool gold = t.item.rfind("gold:", 0) == 0;
-  const std::size_t count =
-      gold ? query->goldClaims.claims.size() : query->responseClaims.claims.size();
+  const std::size_t count = gold ? query->second.gold.size() : query->second.response.size();
   if (catalogClaimIndex(t.item) >= count)
     return std::string("the ") + (gold ? "gold answer" : "answer") + " has " +
            std::to_string(count) + (gold ? " gold" : " response") + " claims (indexes from 0)";
   return std::nullopt;
 }
 
+// A scope no run has: the stores of the same file name, by their scopes, as a hint.
+std::string sameNameHint(const LabelSources& sources, std::string_view scope) {
+  const std::string name = scopeFileName(scope);
+  std::string out;
+  for (const auto& run : sources.runs)
+    if (scopeFileName(run.scope) == name)
+      out += (out.empty() ? " (a store of that file name: " : ", ") + catalogQuoted(run.scope);
+  return out.empty() ? out : out + "; a store is named by its path, not its file name)";
+}
+
 }  // namespace
+
+std::optional<claims::Label> AnswerClaims::verdict(bool gold, std::size_t claim,
+                                                   ClaimPremise premise) const {
+  const auto& verdicts = gold ? goldVerdicts : responseVerdicts;
+  const auto it = verdicts.find(premise);
+  if (it == verdicts.end() || claim >= it->second.size()) return std::nullopt;
+  return it->second[claim];
+}
+
+bool AnswerClaims::judged(bool gold, ClaimPremise premise) const {
+  return (gold ? goldVerdicts : responseVerdicts).contains(premise);
+}
 
 const RunSource* LabelSources::findRun(std::string_view scope) const {
   for (const auto& run : runs)
     if (run.scope == scope) return &run;
-  const std::string name = scopeFileName(scope);
-  for (const auto& run : runs)
-    if (scopeFileName(run.scope) == name || run.path.filename().string() == name) return &run;
-  return nullptr;
+  if (scope.empty()) return nullptr;
+  const std::lock_guard lock(*m_foundLock);
+  if (m_foundRuns != runs.size()) {
+    m_found.clear();
+    m_foundRuns = runs.size();
+  }
+  auto it = m_found.find(scope);
+  if (it == m_found.end()) {
+    std::size_t index = runs.size();
+    const std::filesystem::path file = scopePath(scope, folder);
+    for (std::size_t i = 0; i < runs.size() && index == runs.size(); ++i)
+      if (!runs[i].path.empty() && sameStoreFile(file, runs[i].path)) index = i;
+    it = m_found.emplace(std::string(scope), index).first;
+  }
+  return it->second < runs.size() ? &runs[it->second] : nullptr;
 }
 
 const DatasetSource* LabelSources::findDataset(std::string_view scope) const {
@@ -86,110 +113,6 @@ claims::PointwiseTable pointwiseFromMeasures(const stats::MeasureTable& table) {
     out.rows.push_back(std::move(row));
   }
   return out;
-}
-
-RunSource judgeRunSource(std::string scope, std::shared_ptr<const eval::JudgeReport> report) {
-  RunSource run;
-  run.scope = std::move(scope);
-  run.path = run.scope;
-  run.kind = std::string(eval::kJudgeJobKind);
-  for (const auto& q : report->queries) run.qids.insert(q.qid);
-  run.scores = eval::judgePointwiseTable(*report);
-  run.judge = std::move(report);
-  return run;
-}
-
-bool readRunSource(const std::filesystem::path& path, std::string scope, RunSource& out,
-                   std::string* error) {
-  if (scope.empty()) scope = path.filename().string();
-  store::RunStore runStore;
-  std::string err;
-  if (!runStore.openReadOnly(path, &err)) {
-    if (error) *error = err;
-    return false;
-  }
-  const std::string kind = runStore.run().kind;
-  stats::BootstrapOptions noIntervals;
-  noIntervals.resamples = 0;
-  auto fail = [&](const std::string& why) {
-    if (error) *error = why.rfind(path.string(), 0) == 0 ? why : path.string() + ": " + why;
-    return false;
-  };
-  if (kind == eval::kJudgeJobKind) {
-    auto report =
-        std::make_shared<eval::JudgeReport>(eval::computeJudgeReport(runStore, noIntervals));
-    if (!report->error.empty()) return fail(report->error);
-    out = judgeRunSource(std::move(scope), std::move(report));
-    out.path = path;
-    return true;
-  }
-  out = RunSource{};
-  out.scope = std::move(scope);
-  out.path = path;
-  out.kind = kind;
-  if (kind == eval::kEragJobKind) {
-    const eval::EragReport report = eval::computeEragReport(runStore, {}, noIntervals);
-    if (!report.error.empty()) return fail(report.error);
-    for (std::size_t q = 0; q < report.queries.size(); ++q) {
-      const auto& planned = report.queries[q];
-      out.qids.insert(planned.qid);
-      auto& docs = out.eragDocs[planned.qid];
-      for (std::size_t r = 0; r < planned.docIds.size(); ++r)
-        docs[planned.docIds[r]] = r < report.labels[q].size() ? report.labels[q][r] : std::nullopt;
-    }
-  } else if (kind == eval::kE2eJobKind) {
-    const eval::E2eReport report = eval::computeE2eReport(runStore, noIntervals);
-    if (!report.error.empty()) return fail(report.error);
-    for (const auto& planned : report.queries) out.qids.insert(planned.qid);
-  } else {
-    return fail("a '" + kind + "' run store holds nothing to label (judge, erag and e2e runs do)");
-  }
-  const eval::StoredScores scores = eval::readStoredScores(path);
-  if (scores.ok()) out.scores = pointwiseFromMeasures(scores.table);
-  return true;
-}
-
-bool readProjectSources(const Project& project, bool withDatasets, LabelSources& out,
-                        std::string* error) {
-  for (const auto& listed : project.runStores) {
-    RunSource run;
-    if (!readRunSource(project.resolve(listed), listed, run, error)) return false;
-    out.runs.push_back(std::move(run));
-  }
-  if (!withDatasets) return true;
-  for (const auto& ds : project.datasets) {
-    LoadReport report;
-    const auto parts = project.datasetParts(ds, report);
-    if (report.hasErrors()) {
-      if (error) *error = "dataset " + catalogQuoted(ds.name) + " of the project cannot be read";
-      return false;
-    }
-    LoadOptions options;
-    auto loaded = loadDataset(parts, options);
-    if (!loaded.report.ok() || loaded.report.hasErrors()) {
-      if (error) *error = "dataset " + catalogQuoted(ds.name) + " of the project cannot be loaded";
-      return false;
-    }
-    loaded.value.name = ds.name;
-    out.datasets.push_back({ds.name, std::make_shared<Dataset>(std::move(loaded.value))});
-  }
-  return true;
-}
-
-bool readProjectFileSources(const std::filesystem::path& projectFile, bool withDatasets,
-                            LabelSources& out, std::string* error) {
-  auto project = readProject(projectFile);
-  if (!project.report.ok() || project.report.hasErrors()) {
-    std::string why = projectFile.string() + ": the project cannot be read";
-    for (const auto& d : project.report.diagnostics)
-      if (d.severity == Severity::Error) {
-        why += " (" + d.toString() + ")";
-        break;
-      }
-    if (error) *error = why;
-    return false;
-  }
-  return readProjectSources(project.value, withDatasets, out, error);
 }
 
 void adoptSourceScopes(std::vector<Label>& labels, const LabelSources& sources) {
@@ -225,7 +148,9 @@ LabelCatalog makeLabelCatalog(std::shared_ptr<const LabelSources> sources) {
       return std::nullopt;  // any document may be graded, judged or not
     }
     const RunSource* run = sources->findRun(t.scope);
-    if (!run) return "no run store named " + catalogQuoted(t.scope) + " is known";
+    if (!run)
+      return "no run store named " + catalogQuoted(t.scope) + " is known" +
+             sameNameHint(*sources, t.scope);
     switch (t.kind) {
       case TargetKind::Claim:
         return claimTargetProblem(*run, t);

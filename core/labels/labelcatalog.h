@@ -1,12 +1,15 @@
 #pragma once
 // What can be labelled, and what the judge said about it (core/labels/README.md, "Catalog"):
-// the run stores and datasets a label's scope names, read once. The catalog made from them
+// the run stores and datasets a label's scope names, as data. The catalog made from them
 // refuses a label whose target does not exist (a query not in the run, a claim index past the
-// answer's claims, a document the eRAG run did not label); the agreement reads the judge's side
-// from the same sources.
+// answer's claims, a document the eRAG run did not label); the
+// agreement reads the judge's side from the same sources. Filling them from run stores is
+// core/eval/labelsources.h's (core/labels never reads a run: eval depends on labels, not the
+// reverse).
 //
 //   auto sources = std::make_shared<LabelSources>();
-//   sources->runs.push_back(judgeRunSource("claims.db", report));
+//   sources->folder = labelsFolder(store.path());
+//   sources->runs.push_back(eval::labelSourceOfReport("runs/claims.db", path, report));
 //   sources->datasets.push_back({"demo", dataset});
 //   LabelCatalog catalog = makeLabelCatalog(sources);
 //   store.add(labels, &err, catalog);   // "claim \"response:9\" ...: the answer has 4 response
@@ -15,32 +18,43 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/claims/labels.h"
 #include "core/claims/metaeval.h"
 #include "core/data/dataset.h"
-#include "core/eval/judgejob.h"
 #include "core/labels/labelstore.h"
 #include "core/stats/queryvalues.h"
 
-namespace ragscope::core {
-struct Project;
-}
-
 namespace ragscope::core::labels {
+
+// The claims of one judged answer and the judge's verdict of each against each premise the run
+// judged it against (the majority over repeats, read as core/eval/claimverdicts.h reads it).
+struct AnswerClaims {
+  std::vector<std::string> response, gold;  // the claims' texts
+  // premise -> the verdict of each claim ([i]); a premise absent: not judged against it.
+  std::map<ClaimPremise, std::vector<std::optional<claims::Label>>> responseVerdicts, goldVerdicts;
+  // The verdict of response claim i (gold claim i with `gold`) against `premise`; nullopt when
+  // it was not judged against it.
+  std::optional<claims::Label> verdict(bool gold, std::size_t claim, ClaimPremise premise) const;
+  // Whether the run judged this side's claims against `premise` at all.
+  bool judged(bool gold, ClaimPremise premise) const;
+};
 
 // One run store: its answers (qids), claims (judging runs), eRAG document labels (eRAG runs) and
 // per-query scores (the judge's side of answer labels).
 struct RunSource {
-  std::string scope;  // as labels name it: the path as the project lists it, or the file name
+  std::string scope;  // as labels name it: the path as the project lists it (labelscope.h)
   std::filesystem::path path;
-  std::string kind;                                // "judge", "erag", "e2e", ...
-  std::shared_ptr<const eval::JudgeReport> judge;  // judging runs
-  std::set<std::string> qids;                      // queries with an answer or a plan
+  std::string kind;                            // "judge", "erag", "e2e", ...
+  bool judging = false;                        // a judging run: `claims` holds its answers'
+  std::map<std::string, AnswerClaims> claims;  // qid -> claims
+  std::set<std::string> qids;                  // queries with an answer or a plan
   std::map<std::string, std::map<std::string, std::optional<double>>> eragDocs;  // qid->doc->label
   claims::PointwiseTable scores;  // per-query scores: a column per metric, NaN where none
 };
@@ -51,37 +65,32 @@ struct DatasetSource {
 };
 
 struct LabelSources {
+  // Where relative scopes lead (labelscope.h): the project's folder, the labels store's.
+  std::filesystem::path folder;
   std::vector<RunSource> runs;
   std::vector<DatasetSource> datasets;
-  // By scope: the exact scope first, else the one whose path has the scope's file name (a label
-  // made on "runs/claims.db" matches a store opened as "/tmp/x/claims.db" and the reverse).
+  // The run a scope names: the run with that scope, else the run whose store is the file the
+  // scope leads to (labelscope.h: "runs/claims.db" and "/home/ana/proj/runs/claims.db" are one
+  // store), never one that merely has the same file name.
   const RunSource* findRun(std::string_view scope) const;
   const DatasetSource* findDataset(std::string_view scope) const;
+
+ private:
+  // findRun's answers by scope, as indexes into `runs` (each distinct scope is looked up on disk
+  // once); forgotten when the number of runs changes.
+  mutable std::map<std::string, std::size_t, std::less<>> m_found;
+  mutable std::size_t m_foundRuns = 0;
+  mutable std::shared_ptr<std::mutex> m_foundLock = std::make_shared<std::mutex>();
 };
 
-// A judging run's report as a source (answers, claims, per-query metrics).
-RunSource judgeRunSource(std::string scope, std::shared_ptr<const eval::JudgeReport> report);
-
-// Reads a run store (read-only) as a source: judging, eRAG and end-to-end runs. `scope` empty =
-// the file name. false with `error` for a store that cannot be read.
-bool readRunSource(const std::filesystem::path& path, std::string scope, RunSource& out,
-                   std::string* error);
-
-// The project's run stores (each under its path as the project lists it) and, with
-// `withDatasets`, its datasets loaded (for relevance labels: big corpora take a while). A store
-// or dataset that cannot be read is an error naming it.
-bool readProjectSources(const Project& project, bool withDatasets, LabelSources& out,
-                        std::string* error);
-// The same from a project file (read first; an unreadable project is an error naming it).
-bool readProjectFileSources(const std::filesystem::path& projectFile, bool withDatasets,
-                            LabelSources& out, std::string* error);
-
 // Refuses targets the sources do not hold (see the header comment). A scope no source names is
-// refused too ("no run store or dataset named ... is known").
+// refused too ("no run store named ... is known"), with the project's spelling of a store of
+// that file name when there is one ("(a store of that file name: \"runs/claims.db\"; ...)").
 LabelCatalog makeLabelCatalog(std::shared_ptr<const LabelSources> sources);
 
-// Each label's scope spelled as its source's (a label made on "claims.db" of a project listing
-// "runs/claims.db" is stored under "runs/claims.db"), so one run's labels share one scope.
+// Each label's scope spelled as its source's (a label made on "/home/ana/proj/runs/claims.db" of
+// a project listing "runs/claims.db" is stored under "runs/claims.db"), so one run's labels
+// share one scope.
 void adoptSourceScopes(std::vector<Label>& labels, const LabelSources& sources);
 
 // What the dataset knows of a query-document pair: any document may be graded, judged or not.

@@ -8,9 +8,11 @@
 #include <sstream>
 
 #include "core/data/csvreader.h"
-#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
+#include "core/data/linereader.h"
+#include "core/data/trecid.h"
 #include "core/export/csv.h"
+#include "core/util/sqlitedb.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::labels {
@@ -30,7 +32,7 @@ std::string ioNumber(double v) {
   return ec == std::errc() ? std::string(buf, ptr) : std::string("0");
 }
 
-// Problems of one import, formatted "file:line: field: problem".
+// Problems of one import, formatted "file:line: field: problem" (or "file: problem").
 struct ImportProblem {
   std::string file;
   std::string text;
@@ -39,6 +41,11 @@ struct ImportProblem {
     if (failed) return;
     failed = true;
     text = file + ":" + std::to_string(line) + ": " + std::string(field) + ": " + problem;
+  }
+  void setWhole(const std::string& problem) {
+    if (failed) return;
+    failed = true;
+    text = file + ": " + problem;
   }
 };
 
@@ -62,108 +69,218 @@ bool finishImportedLabel(Label& label, const std::string& rawValue, std::uint64_
   return true;
 }
 
-// Duplicate targets of one annotator within one file.
+// Duplicate targets of one annotator within one file, remembered in a temporary SQLite file (a
+// few MiB of its pages in memory, however long the file): an 8-million-line import kept them in
+// a std::map before, and ran out of memory.
 class ImportDuplicates {
  public:
-  // The line where this target and annotator came first, or nullopt (and it is remembered).
-  std::optional<std::uint64_t> seen(const Label& label, std::uint64_t line) {
-    auto [it, added] = m_first.emplace(label.target.key() + '\n' + label.annotator, line);
-    if (added) return std::nullopt;
-    return it->second;
+  std::optional<std::string> open() {
+    std::string error;
+    if (!m_db.openTemporary(4096, &error)) return error;
+    if (!m_db.exec("CREATE TABLE seen (key BLOB PRIMARY KEY, line INTEGER NOT NULL) WITHOUT ROWID;"
+                   "BEGIN",
+                   &error))
+      return "a temporary database: " + error;
+    m_insert =
+        m_db.prepare("INSERT INTO seen(key, line) VALUES (?, ?) ON CONFLICT DO NOTHING", &error);
+    m_find = m_db.prepare("SELECT line FROM seen WHERE key = ?", &error);
+    if (!m_insert.valid() || !m_find.valid()) return "a temporary database: " + error;
+    return std::nullopt;
   }
+
+  // The line where this target and annotator came first, or nullopt (and it is remembered).
+  // `failed` when the temporary file cannot be written (a full disk).
+  std::optional<std::uint64_t> seen(const Label& label, std::uint64_t line, bool& failed) {
+    m_key = label.target.key();
+    m_key += '\n';
+    m_key += label.annotator;
+    m_insert.reset();
+    m_insert.bind(1, m_key).bind(2, static_cast<std::int64_t>(line));
+    m_insert.step();
+    const bool ok = m_insert.ok();
+    const bool added = m_db.changes() > 0;  // 0: the key was there (the conflict skipped it)
+    m_insert.reset();
+    if (!ok) {
+      failed = true;
+      return std::nullopt;
+    }
+    if (added) return std::nullopt;
+    m_find.reset();
+    m_find.bind(1, m_key);
+    const std::uint64_t first = m_find.step() ? static_cast<std::uint64_t>(m_find.int64(0)) : 0;
+    m_find.reset();
+    return first;
+  }
+
+  std::string lastError() const { return m_db.lastError(); }
 
  private:
-  std::map<std::string, std::uint64_t> m_first;
+  SqliteDb m_db;
+  SqliteStatement m_insert, m_find;
+  std::string m_key;
 };
-
-bool checkDuplicate(ImportDuplicates& dups, const Label& label, std::uint64_t line,
-                    ImportProblem& problem) {
-  if (auto first = dups.seen(label, line)) {
-    problem.set(line, label.target.kind == TargetKind::Answer ? "qid" : "item",
-                describeTarget(label.target) + " is labelled twice by " +
-                    ioQuoted(label.annotator) + " in this file (first on line " +
-                    std::to_string(*first) + ")");
-    return false;
-  }
-  return true;
-}
 
 std::string importTime(const LabelImportOptions& options) {
   return options.time.empty() ? nowIso8601() : options.time;
 }
 
-// Lines of a text, with their numbers (CRLF tolerated).
-template <typename Fn>
-void forEachImportLine(std::string_view text, Fn&& fn) {
-  std::uint64_t line = 0;
-  std::size_t pos = 0;
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) pos = 3;
-  while (pos <= text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    std::string_view row =
-        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
-    ++line;
-    if (!fn(row, line)) return;
-    if (end == std::string_view::npos) break;
-    pos = end + 1;
+// The lines of an import: from text in memory or from a file.
+class ImportLines {
+ public:
+  virtual ~ImportLines() = default;
+  // The next line without its end; false at the end, or on a problem (set in `problem`).
+  virtual bool next(std::string_view& row, std::uint64_t& line, ImportProblem& problem) = 0;
+};
+
+// Lines of a text, with their numbers (a UTF-8 BOM skipped, CRLF tolerated).
+class TextLines : public ImportLines {
+ public:
+  explicit TextLines(std::string_view text) : m_text(text) {
+    if (m_text.rfind("\xEF\xBB\xBF", 0) == 0) m_pos = 3;
   }
+  bool next(std::string_view& row, std::uint64_t& line, ImportProblem&) override {
+    if (m_done) return false;
+    const std::size_t end = m_text.find('\n', m_pos);
+    row =
+        m_text.substr(m_pos, end == std::string_view::npos ? std::string_view::npos : end - m_pos);
+    if (!row.empty() && row.back() == '\r') row.remove_suffix(1);
+    line = ++m_line;
+    if (end == std::string_view::npos)
+      m_done = true;
+    else
+      m_pos = end + 1;
+    return true;
+  }
+
+ private:
+  std::string_view m_text;
+  std::size_t m_pos = 0;
+  std::uint64_t m_line = 0;
+  bool m_done = false;
+};
+
+std::string labelFileTooLarge(std::uint64_t maxBytes, LabelFileFormat format) {
+  return "is larger than " + std::to_string(maxBytes) + " bytes, the limit for a " +
+         std::string(labelFileFormatName(format)) + " labels file";
 }
 
-LabelImport parseQrelsLabels(std::string_view text, std::string_view name,
-                             const LabelImportOptions& options) {
-  LabelImport out;
-  ImportProblem problem{std::string(name), {}, false};
-  if (options.annotator.empty() || options.scope.empty()) {
-    out.error = std::string(name) +
-                ": a qrels import needs the annotator's name and the dataset (scope) it grades";
-    return out;
-  }
-  ImportDuplicates dups;
-  const std::string time = importTime(options);
-  forEachImportLine(text, [&](std::string_view row, std::uint64_t line) {
-    std::vector<std::string_view> fields;
-    std::size_t i = 0;
-    while (i < row.size()) {
-      while (i < row.size() && (row[i] == ' ' || row[i] == '\t')) ++i;
-      const std::size_t start = i;
-      while (i < row.size() && row[i] != ' ' && row[i] != '\t') ++i;
-      if (i > start) fields.push_back(row.substr(start, i - start));
-    }
-    if (fields.empty()) return true;
-    if (fields.size() != 4) {
-      problem.set(line, "record",
-                  "a qrels line has 4 fields (qid iter docno rel), this one has " +
-                      std::to_string(fields.size()));
+// Lines of a file, streamed (core/data/linereader.h): never more than one line in memory, no
+// line over kMaxLabelLineBytes, no more than `maxBytes` in all.
+class FileLines : public ImportLines {
+ public:
+  FileLines(const std::filesystem::path& path, std::uint64_t maxBytes, LabelFileFormat format)
+      : m_reader(path, kMaxLabelLineBytes), m_maxBytes(maxBytes), m_format(format) {}
+  bool open(ImportProblem& problem) {
+    if (!m_reader.isOpen()) {
+      problem.setWhole(m_reader.openError());
       return false;
     }
-    Label label;
-    label.target = {TargetKind::Relevance, options.scope, std::string(fields[0]),
-                    std::string(fields[2])};
-    label.annotator = options.annotator;
-    label.time = time;
-    std::string why;
-    if (!canonicalValue(TargetKind::Relevance, fields[3], &why)) {
-      problem.set(line, "rel", why);
+    if (m_reader.fileSize() > m_maxBytes) {
+      problem.setWhole(labelFileTooLarge(m_maxBytes, m_format));
       return false;
     }
-    if (!finishImportedLabel(label, std::string(fields[3]), line, problem)) return false;
-    if (auto first = dups.seen(label, line)) {
-      problem.set(line, "docno",
-                  "document " + ioQuoted(label.target.item) + " of query " +
-                      ioQuoted(label.target.qid) + " is graded twice (first on line " +
-                      std::to_string(*first) + ")");
-      return false;
-    }
-    out.labels.push_back(std::move(label));
     return true;
-  });
-  if (problem.failed) {
-    out.labels.clear();
-    out.error = problem.text;
   }
-  return out;
-}
+  bool next(std::string_view& row, std::uint64_t& line, ImportProblem& problem) override {
+    const auto status = m_reader.next(row);
+    line = m_reader.lineNumber();
+    if (m_reader.bytesRead() > m_maxBytes) {  // a file that grows while it is read
+      problem.setWhole(labelFileTooLarge(m_maxBytes, m_format));
+      return false;
+    }
+    switch (status) {
+      case LineReader::Status::Line:
+        return true;
+      case LineReader::Status::End:
+        return false;
+      case LineReader::Status::TooLong:
+        problem.set(line, "record", "longer than " + std::to_string(kMaxLabelLineBytes) + " bytes");
+        return false;
+      case LineReader::Status::IoError:
+        problem.set(line, "record", "read error");
+        return false;
+    }
+    return false;
+  }
+
+ private:
+  LineReader m_reader;
+  std::uint64_t m_maxBytes;
+  LabelFileFormat m_format;
+};
+
+enum class ReadStatus { Label, End, Failed };
+
+// One format's labels, one at a time, each checked (labelProblem); duplicates are the driver's.
+class LabelReader {
+ public:
+  virtual ~LabelReader() = default;
+  virtual ReadStatus next(Label& label, std::uint64_t& line, ImportProblem& problem) = 0;
+  // The problem of a target given twice for one annotator (first on line `first`).
+  virtual void duplicate(const Label& label, std::uint64_t line, std::uint64_t first,
+                         ImportProblem& problem) const {
+    problem.set(line, label.target.kind == TargetKind::Answer ? "qid" : "item",
+                describeTarget(label.target) + " is labelled twice by " +
+                    ioQuoted(label.annotator) + " in this file (first on line " +
+                    std::to_string(first) + ")");
+  }
+};
+
+class QrelsReader : public LabelReader {
+ public:
+  QrelsReader(ImportLines& lines, const LabelImportOptions& options)
+      : m_lines(lines), m_options(options), m_time(importTime(options)) {}
+
+  ReadStatus next(Label& label, std::uint64_t& line, ImportProblem& problem) override {
+    std::string_view row;
+    while (m_lines.next(row, line, problem)) {
+      m_fields.clear();
+      std::size_t i = 0;
+      while (i < row.size()) {
+        while (i < row.size() && (row[i] == ' ' || row[i] == '\t')) ++i;
+        const std::size_t start = i;
+        while (i < row.size() && row[i] != ' ' && row[i] != '\t') ++i;
+        if (i > start) m_fields.push_back(row.substr(start, i - start));
+      }
+      if (m_fields.empty()) continue;
+      if (m_fields.size() != 4) {
+        problem.set(line, "record",
+                    "a qrels line has 4 fields (qid iter docno rel), this one has " +
+                        std::to_string(m_fields.size()));
+        return ReadStatus::Failed;
+      }
+      // Ids as the qrels reader reads them (core/data/trecid.h): what an export escaped.
+      label = {};
+      label.target = {TargetKind::Relevance, m_options.scope, decodeTrecId(m_fields[0]),
+                      decodeTrecId(m_fields[2])};
+      label.annotator = m_options.annotator;
+      label.time = m_time;
+      std::string why;
+      if (!canonicalValue(TargetKind::Relevance, m_fields[3], &why)) {
+        problem.set(line, "rel", why);
+        return ReadStatus::Failed;
+      }
+      return finishImportedLabel(label, std::string(m_fields[3]), line, problem)
+                 ? ReadStatus::Label
+                 : ReadStatus::Failed;
+    }
+    return problem.failed ? ReadStatus::Failed : ReadStatus::End;
+  }
+
+  void duplicate(const Label& label, std::uint64_t line, std::uint64_t first,
+                 ImportProblem& problem) const override {
+    problem.set(line, "docno",
+                "document " + ioQuoted(label.target.item) + " of query " +
+                    ioQuoted(label.target.qid) + " is graded twice (first on line " +
+                    std::to_string(first) + ")");
+  }
+
+ private:
+  ImportLines& m_lines;
+  const LabelImportOptions& m_options;
+  std::string m_time;
+  std::vector<std::string_view> m_fields;
+};
 
 std::string jsonTextField(const nlohmann::json& j, const char* key, bool& wrongType) {
   auto it = j.find(key);
@@ -173,16 +290,26 @@ std::string jsonTextField(const nlohmann::json& j, const char* key, bool& wrongT
   return {};
 }
 
-LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
-                             const LabelImportOptions& options) {
-  LabelImport out;
-  ImportProblem problem{std::string(name), {}, false};
-  ImportDuplicates dups;
-  const std::string time = importTime(options);
-  static const std::set<std::string> known = {"id",    "kind",      "scope", "qid",     "item",
-                                              "value", "annotator", "time",  "comment", "context"};
-  forEachImportLine(text, [&](std::string_view row, std::uint64_t line) {
-    if (row.find_first_not_of(" \t") == std::string_view::npos) return true;
+class JsonlReader : public LabelReader {
+ public:
+  JsonlReader(ImportLines& lines, const LabelImportOptions& options)
+      : m_lines(lines), m_options(options), m_time(importTime(options)) {}
+
+  ReadStatus next(Label& label, std::uint64_t& line, ImportProblem& problem) override {
+    std::string_view row;
+    while (m_lines.next(row, line, problem)) {
+      if (row.find_first_not_of(" \t") == std::string_view::npos) continue;
+      label = {};
+      return readLine(row, line, label, problem) ? ReadStatus::Label : ReadStatus::Failed;
+    }
+    return problem.failed ? ReadStatus::Failed : ReadStatus::End;
+  }
+
+ private:
+  bool readLine(std::string_view row, std::uint64_t line, Label& label, ImportProblem& problem) {
+    static const std::set<std::string> known = {"id",      "kind",    "scope",     "qid",
+                                                "item",    "value",   "annotator", "time",
+                                                "comment", "context", "premise"};
     if (auto why = checkJsonDepth(row, 8)) {
       problem.set(line, "record", *why);
       return false;
@@ -194,15 +321,15 @@ LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
     }
     for (const auto& [key, value] : j.items())
       if (!known.contains(key)) {
-        problem.set(line, key,
-                    "unknown field (a label has kind, scope, qid, item, value, "
-                    "annotator, time, comment, context)");
+        problem.set(line, escapeControlChars(key.substr(0, 80)),
+                    "unknown field (a label has kind, scope, qid, item, value, annotator, time, "
+                    "comment, context, premise)");
         return false;
       }
-    Label label;
     bool wrongType = false;
     const std::string kindName = jsonTextField(j, "kind", wrongType);
-    std::optional<TargetKind> kind = kindName.empty() ? options.kind : targetKindFromName(kindName);
+    std::optional<TargetKind> kind =
+        kindName.empty() ? m_options.kind : targetKindFromName(kindName);
     if (wrongType || !kind) {
       problem.set(line, "kind",
                   (kindName.empty() ? std::string("missing") : ioQuoted(kindName) + " is unknown") +
@@ -219,17 +346,28 @@ LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
       }
       return v.empty() ? fallback : v;
     };
-    auto scope = text("scope", options.scope), qid = text("qid", {}), item = text("item", {}),
-         annotator = text("annotator", options.annotator), when = text("time", time),
-         comment = text("comment", {}), context = text("context", {});
-    if (!scope || !qid || !item || !annotator || !when || !comment || !context) return false;
-    label.target.scope = *scope;
-    label.target.qid = *qid;
-    label.target.item = *item;
-    label.annotator = *annotator;
-    label.time = *when;
-    label.comment = *comment;
-    label.context = *context;
+    auto scope = text("scope", m_options.scope), qid = text("qid", {}), item = text("item", {}),
+         annotator = text("annotator", m_options.annotator), when = text("time", m_time),
+         comment = text("comment", {}), context = text("context", {}),
+         premise = text("premise", {});
+    if (!scope || !qid || !item || !annotator || !when || !comment || !context || !premise)
+      return false;
+    label.target.scope = std::move(*scope);
+    label.target.qid = std::move(*qid);
+    label.target.item = std::move(*item);
+    label.annotator = std::move(*annotator);
+    label.time = std::move(*when);
+    label.comment = std::move(*comment);
+    label.context = std::move(*context);
+    // A claim label without a premise reads as the default (label.h, defaultClaimPremise).
+    if (!premise->empty()) {
+      label.target.premise = claimPremiseFromName(*premise);
+      if (!label.target.premise) {
+        problem.set(line, "premise",
+                    ioQuoted(*premise) + " is not a claim premise (chunks, gold_answer, response)");
+        return false;
+      }
+    }
     std::string rawValue;
     auto v = j.find("value");
     if (v == j.end() || v->is_null()) {
@@ -244,92 +382,193 @@ LabelImport parseJsonlLabels(std::string_view text, std::string_view name,
       problem.set(line, "value", "is neither a string nor a number");
       return false;
     }
-    if (!finishImportedLabel(label, rawValue, line, problem)) return false;
-    if (!checkDuplicate(dups, label, line, problem)) return false;
-    out.labels.push_back(std::move(label));
+    return finishImportedLabel(label, rawValue, line, problem);
+  }
+
+  ImportLines& m_lines;
+  const LabelImportOptions& m_options;
+  std::string m_time;
+};
+
+// The qid,label CSV (qid,item,label for other kinds than answers), record by record.
+class CsvLabelReader : public LabelReader {
+ public:
+  CsvLabelReader(const std::filesystem::path& path, const LabelImportOptions& options,
+                 std::uint64_t maxBytes)
+      : m_csv(path, kMaxLabelLineBytes),
+        m_options(options),
+        m_kind(options.kind.value_or(TargetKind::Answer)),
+        m_time(importTime(options)),
+        m_maxBytes(maxBytes) {}
+
+  bool open(ImportProblem& problem) {
+    if (m_options.annotator.empty() || m_options.scope.empty()) {
+      problem.setWhole(
+          "a CSV import needs the annotator's name and the scope (the run store or dataset the "
+          "labels are about)");
+      return false;
+    }
+    if (!m_csv.isOpen()) {
+      problem.setWhole("cannot open: " + m_csv.openError());
+      return false;
+    }
+    if (m_csv.fileSize() > m_maxBytes) {
+      problem.setWhole(labelFileTooLarge(m_maxBytes, LabelFileFormat::Csv));
+      return false;
+    }
+    std::vector<std::string> header;
+    if (m_csv.readHeader(header) != CsvReader::Status::Record) {
+      problem.set(m_csv.error().line, "header",
+                  m_csv.error().problem.empty() ? "empty file" : m_csv.error().problem);
+      return false;
+    }
+    m_qid = m_item = m_label = m_premise = header.size();
+    for (std::size_t c = 0; c < header.size(); ++c) {
+      if (header[c] == "qid" || header[c] == "query_id") {
+        m_qid = c;
+      } else if (header[c] == "item" || header[c] == "docid" || header[c] == "doc_id") {
+        m_item = c;
+      } else if (header[c] == "label") {
+        m_label = c;
+      } else if (header[c] == "premise" && m_kind == TargetKind::Claim) {
+        m_premise = c;  // optional: without it, claims read with the default premise
+      } else {
+        problem.set(1, escapeControlChars(header[c].substr(0, 80)),
+                    "unexpected column (a labels CSV has qid, label and, for claims, relevance "
+                    "and eRAG labels, item; claims may have premise)");
+        return false;
+      }
+    }
+    if (m_qid == header.size() || m_label == header.size()) {
+      problem.set(1, "header", "needs a qid and a label column");
+      return false;
+    }
+    if (m_kind != TargetKind::Answer && m_item == header.size()) {
+      problem.set(1, "header",
+                  std::string(targetKindName(m_kind)) +
+                      " labels need an item column (the claim key or document id)");
+      return false;
+    }
     return true;
+  }
+
+  ReadStatus next(Label& label, std::uint64_t& line, ImportProblem& problem) override {
+    const auto status = m_csv.next(m_fields);
+    if (m_csv.bytesRead() > m_maxBytes) {
+      problem.setWhole(labelFileTooLarge(m_maxBytes, LabelFileFormat::Csv));
+      return ReadStatus::Failed;
+    }
+    if (status == CsvReader::Status::End) return ReadStatus::End;
+    if (status == CsvReader::Status::Error) {
+      problem.set(m_csv.error().line, m_csv.error().field, m_csv.error().problem);
+      return ReadStatus::Failed;
+    }
+    line = m_csv.recordLine();
+    label = {};
+    label.target = {m_kind, m_options.scope, std::move(m_fields[m_qid]),
+                    m_item < m_fields.size() ? std::move(m_fields[m_item]) : std::string()};
+    label.annotator = m_options.annotator;
+    label.time = m_time;
+    if (m_premise < m_fields.size() && !m_fields[m_premise].empty()) {
+      label.target.premise = claimPremiseFromName(m_fields[m_premise]);
+      if (!label.target.premise) {
+        problem.set(line, "premise",
+                    ioQuoted(m_fields[m_premise]) +
+                        " is not a claim premise (chunks, gold_answer, response)");
+        return ReadStatus::Failed;
+      }
+    }
+    if (m_fields[m_label].empty()) {
+      problem.set(line, "label", "empty");
+      return ReadStatus::Failed;
+    }
+    return finishImportedLabel(label, m_fields[m_label], line, problem) ? ReadStatus::Label
+                                                                        : ReadStatus::Failed;
+  }
+
+ private:
+  CsvReader m_csv;
+  const LabelImportOptions& m_options;
+  TargetKind m_kind;
+  std::string m_time;
+  std::uint64_t m_maxBytes;
+  std::size_t m_qid = 0, m_item = 0, m_label = 0, m_premise = 0;
+  std::vector<std::string> m_fields;
+};
+
+// The read loop every format shares: duplicates checked, labels handed over in pieces.
+LabelStreamResult streamLabels(LabelReader& reader, ImportProblem& problem,
+                               const LabelImportOptions& options, const LabelPieceSink& sink) {
+  LabelStreamResult out;
+  const std::size_t pieceSize = options.pieceLabels ? options.pieceLabels : kLabelPieceSize;
+  ImportDuplicates dups;
+  if (auto why = dups.open()) problem.setWhole(*why);
+  LabelPiece piece;
+  auto hand = [&]() {
+    if (piece.labels.empty()) return true;
+    if (sink) {
+      if (auto refused = sink(piece)) {
+        if (refused->index < piece.lines.size())
+          problem.set(piece.lines[refused->index], refused->field, refused->problem);
+        else
+          problem.setWhole(refused->problem);
+        return false;
+      }
+    }
+    out.labels += piece.labels.size();
+    piece.labels.clear();
+    piece.lines.clear();
+    return true;
+  };
+  while (!problem.failed) {
+    Label label;
+    std::uint64_t line = 0;
+    const ReadStatus status = reader.next(label, line, problem);
+    if (status != ReadStatus::Label) break;
+    bool failed = false;
+    if (auto first = dups.seen(label, line, failed)) {
+      reader.duplicate(label, line, *first, problem);
+      break;
+    }
+    if (failed) {
+      problem.setWhole("the duplicate check's temporary database failed (" + dups.lastError() +
+                       ")");
+      break;
+    }
+    piece.labels.push_back(std::move(label));
+    piece.lines.push_back(line);
+    if (piece.labels.size() >= pieceSize && !hand()) break;
+  }
+  if (!problem.failed) hand();
+  if (problem.failed) out.error = problem.text;
+  return out;
+}
+
+// The sink that keeps every label (readLabelsFile, parseLabelsText).
+LabelImport collectAll(const std::function<LabelStreamResult(const LabelPieceSink&)>& stream) {
+  LabelImport out;
+  const LabelStreamResult result = stream([&](LabelPiece& piece) {
+    for (Label& l : piece.labels) out.labels.push_back(std::move(l));
+    return std::optional<LabelPieceProblem>();
   });
-  if (problem.failed) {
+  if (!result.ok()) {
     out.labels.clear();
-    out.error = problem.text;
+    out.error = result.error;
   }
   return out;
 }
 
-LabelImport readCsvLabels(const std::filesystem::path& path, const LabelImportOptions& options) {
-  LabelImport out;
-  const std::string name = path.string();
-  ImportProblem problem{name, {}, false};
-  const TargetKind kind = options.kind.value_or(TargetKind::Answer);
+// What a qrels import needs before its first line.
+bool qrelsOptionsOk(const LabelImportOptions& options, ImportProblem& problem) {
+  if (options.kind && *options.kind != TargetKind::Relevance) {
+    problem.setWhole("qrels hold relevance labels only");
+    return false;
+  }
   if (options.annotator.empty() || options.scope.empty()) {
-    out.error = name +
-                ": a CSV import needs the annotator's name and the scope (the run store "
-                "or dataset the labels are about)";
-    return out;
+    problem.setWhole("a qrels import needs the annotator's name and the dataset (scope) it grades");
+    return false;
   }
-  CsvReader csv(path, 1 << 20);
-  if (!csv.isOpen()) {
-    out.error = name + ": cannot open: " + csv.openError();
-    return out;
-  }
-  std::vector<std::string> header, fields;
-  if (csv.readHeader(header) != CsvReader::Status::Record) {
-    out.error = name + ":" + std::to_string(csv.error().line) +
-                ": header: " + (csv.error().problem.empty() ? "empty file" : csv.error().problem);
-    return out;
-  }
-  std::size_t qidColumn = header.size(), itemColumn = header.size(), labelColumn = header.size();
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == "qid" || header[c] == "query_id")
-      qidColumn = c;
-    else if (header[c] == "item" || header[c] == "docid" || header[c] == "doc_id")
-      itemColumn = c;
-    else if (header[c] == "label")
-      labelColumn = c;
-    else {
-      out.error = name + ":1: " + escapeControlChars(header[c]) +
-                  ": unexpected column (a labels CSV has qid, label and, for claims, relevance "
-                  "and eRAG labels, item)";
-      return out;
-    }
-  }
-  if (qidColumn == header.size() || labelColumn == header.size()) {
-    out.error = name + ":1: header: needs a qid and a label column";
-    return out;
-  }
-  if (kind != TargetKind::Answer && itemColumn == header.size()) {
-    out.error = name + ":1: header: " + std::string(targetKindName(kind)) +
-                " labels need an item column (the claim key or document id)";
-    return out;
-  }
-  ImportDuplicates dups;
-  const std::string time = importTime(options);
-  for (;;) {
-    const auto status = csv.next(fields);
-    if (status == CsvReader::Status::End) break;
-    if (status == CsvReader::Status::Error) {
-      problem.set(csv.error().line, csv.error().field, csv.error().problem);
-      break;
-    }
-    const std::uint64_t line = csv.recordLine();
-    Label label;
-    label.target = {kind, options.scope, fields[qidColumn],
-                    itemColumn < fields.size() ? fields[itemColumn] : std::string()};
-    label.annotator = options.annotator;
-    label.time = time;
-    if (fields[labelColumn].empty()) {
-      problem.set(line, "label", "empty");
-      break;
-    }
-    if (!finishImportedLabel(label, fields[labelColumn], line, problem)) break;
-    if (!checkDuplicate(dups, label, line, problem)) break;
-    out.labels.push_back(std::move(label));
-  }
-  if (problem.failed) {
-    out.labels.clear();
-    out.error = problem.text;
-  }
-  return out;
+  return true;
 }
 
 std::string singleScope(const std::vector<const Label*>& labels, const LabelFilter& filter,
@@ -407,6 +646,8 @@ LabelExport exportLabels(const std::vector<Label>& current, LabelFileFormat form
       j["time"] = l->time;
       j["comment"] = l->comment;
       j["context"] = l->context;
+      if (const auto premise = l->target.claimPremise())
+        j["premise"] = std::string(claimPremiseName(*premise));
       s << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
       ++out.rows;
     }
@@ -420,12 +661,15 @@ LabelExport exportLabels(const std::vector<Label>& current, LabelFileFormat form
       std::ostringstream s;
       exporting::CsvWriter w(s);
       const bool answers = *filter.kind == TargetKind::Answer;
+      const bool claims = *filter.kind == TargetKind::Claim;
       w.text("qid");
       if (!answers) w.text("item");
+      if (claims) w.text("premise");  // what each verdict was judged against
       w.text("label").endRow();
       for (const Label* l : chosen) {
         w.text(l->target.qid);
         if (!answers) w.text(l->target.item);
+        if (claims) w.text(claimPremiseName(*l->target.claimPremise()));
         // Answers as numbers (what the agreement command reads); other kinds as spelled.
         const auto number = numericValue(l->target.kind, l->value);
         if (answers && number)
@@ -471,7 +715,8 @@ LabelExport exportLabels(const std::vector<Label>& current, LabelFileFormat form
       std::ostringstream s;
       for (const auto& [qid, docs] : merged)
         for (const auto& [doc, grade] : docs) {
-          s << qid << " 0 " << doc << " " << grade << "\n";
+          // TREC ids (trecid.h): an id with a space or '%' reads back as itself.
+          s << encodeTrecId(qid) << " 0 " << encodeTrecId(doc) << " " << grade << "\n";
           ++out.rows;
         }
       out.text = s.str();
@@ -481,40 +726,100 @@ LabelExport exportLabels(const std::vector<Label>& current, LabelFileFormat form
   return out;
 }
 
+std::uint64_t maxLabelFileBytes(LabelFileFormat format) {
+  switch (format) {
+    case LabelFileFormat::Qrels:
+      return kMaxQrelsLabelFileBytes;
+    case LabelFileFormat::Csv:
+      return kMaxCsvLabelFileBytes;
+    case LabelFileFormat::Jsonl:
+      return kMaxJsonlLabelFileBytes;
+  }
+  return kMaxQrelsLabelFileBytes;
+}
+
+LabelStreamResult streamLabelsFile(const std::filesystem::path& path, LabelFileFormat format,
+                                   const LabelImportOptions& options, const LabelPieceSink& sink) {
+  ImportProblem problem{path.string(), {}, false};
+  const std::uint64_t maxBytes =
+      options.maxFileBytes ? options.maxFileBytes : maxLabelFileBytes(format);
+  auto failed = [&]() {
+    LabelStreamResult out;
+    out.error = problem.text;
+    return out;
+  };
+  if (format == LabelFileFormat::Csv) {
+    CsvLabelReader reader(path, options, maxBytes);
+    if (!reader.open(problem)) return failed();
+    return streamLabels(reader, problem, options, sink);
+  }
+  if (format == LabelFileFormat::Qrels && !qrelsOptionsOk(options, problem)) return failed();
+  FileLines lines(path, maxBytes, format);
+  if (!lines.open(problem)) return failed();
+  if (format == LabelFileFormat::Qrels) {
+    QrelsReader reader(lines, options);
+    return streamLabels(reader, problem, options, sink);
+  }
+  JsonlReader reader(lines, options);
+  return streamLabels(reader, problem, options, sink);
+}
+
+LabelFileImport importLabelsFile(LabelStore& store, const std::filesystem::path& path,
+                                 LabelFileFormat format, const LabelImportOptions& options,
+                                 const LabelCatalog& catalog,
+                                 const std::function<void(std::vector<Label>&)>& prepare) {
+  LabelFileImport out;
+  if (!store.beginImport(&out.error)) return out;
+  const LabelStreamResult result = streamLabelsFile(path, format, options, [&](LabelPiece& piece) {
+    if (prepare) prepare(piece.labels);
+    if (catalog)
+      for (std::size_t i = 0; i < piece.labels.size(); ++i)
+        if (auto problem = catalog(piece.labels[i].target))
+          return std::optional<LabelPieceProblem>(
+              {i, "target", describeTarget(piece.labels[i].target) + ": " + *problem});
+    std::string error;
+    if (!store.add(piece.labels, &error))
+      return std::optional<LabelPieceProblem>({LabelPieceProblem::kWholeImport, "", error});
+    return std::optional<LabelPieceProblem>();
+  });
+  if (!result.ok()) {
+    store.rollbackImport();
+    out.error = result.error;
+    return out;
+  }
+  if (!store.commitImport(&out.error)) return out;
+  out.added = result.labels;
+  return out;
+}
+
 LabelImport parseLabelsText(std::string_view text, std::string_view name, LabelFileFormat format,
                             const LabelImportOptions& options) {
-  if (format == LabelFileFormat::Qrels) {
-    if (options.kind && *options.kind != TargetKind::Relevance) {
-      LabelImport out;
-      out.error = std::string(name) + ": qrels hold relevance labels only";
-      return out;
-    }
-    return parseQrelsLabels(text, name, options);
+  ImportProblem problem{std::string(name), {}, false};
+  if (format == LabelFileFormat::Csv) {
+    LabelImport out;
+    out.error = std::string(name) + ": CSV labels are read from their file";
+    return out;
   }
-  if (format == LabelFileFormat::Jsonl) return parseJsonlLabels(text, name, options);
-  LabelImport out;
-  out.error = std::string(name) + ": CSV labels are read from their file";
-  return out;
+  if (format == LabelFileFormat::Qrels && !qrelsOptionsOk(options, problem)) {
+    LabelImport out;
+    out.error = problem.text;
+    return out;
+  }
+  return collectAll([&](const LabelPieceSink& sink) {
+    TextLines lines(text);
+    if (format == LabelFileFormat::Qrels) {
+      QrelsReader reader(lines, options);
+      return streamLabels(reader, problem, options, sink);
+    }
+    JsonlReader reader(lines, options);
+    return streamLabels(reader, problem, options, sink);
+  });
 }
 
 LabelImport readLabelsFile(const std::filesystem::path& path, LabelFileFormat format,
                            const LabelImportOptions& options) {
-  if (format == LabelFileFormat::Csv) {
-    if (auto why = specialFileProblem(path)) {
-      LabelImport out;
-      out.error = path.string() + ": " + *why;
-      return out;
-    }
-    return readCsvLabels(path, options);
-  }
-  std::string error;
-  const auto text = readBoundedFile(path, kMaxLabelFileBytes, "a labels file", error);
-  if (!text) {
-    LabelImport out;
-    out.error = path.string() + ": " + error;
-    return out;
-  }
-  return parseLabelsText(*text, path.string(), format, options);
+  return collectAll(
+      [&](const LabelPieceSink& sink) { return streamLabelsFile(path, format, options, sink); });
 }
 
 }  // namespace ragscope::core::labels

@@ -7,13 +7,17 @@
 //          qid are several annotators), or `qid,item,label` for the other kinds;
 //   jsonl  one object per label with every field.
 // Imports are all or nothing: the first problem stops the import with "file:line: field:
-// problem", and a target given twice for the same annotator in one file is such a problem.
+// problem", and a target given twice for the same annotator in one file is such a problem. They
+// are read in bounded memory (pieces of kLabelPieceSize labels, added in one transaction).
+// Qrels ids are TREC ids (core/data/trecid.h): written escaped, read decoded.
 //
-//   auto in = readLabelsFile("grades.qrels", LabelFileFormat::Qrels,
-//                            {.annotator = "ana", .scope = "dl19"});
-//   if (!in.ok()) fail(in.error);   else store.add(in.labels, &err, catalog);
+//   auto done = importLabelsFile(store, "grades.qrels", LabelFileFormat::Qrels,
+//                                {.annotator = "ana", .scope = "dl19"}, catalog);
+//   if (!done.ok()) fail(done.error);   // "grades.qrels:7: rel: ..."; nothing was stored
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +25,7 @@
 
 #include "core/data/model.h"
 #include "core/labels/label.h"
+#include "core/labels/labelstore.h"
 
 namespace ragscope::core::labels {
 
@@ -68,6 +73,10 @@ struct LabelImportOptions {
   std::string scope;
   std::optional<TargetKind> kind;
   std::string time;  // empty: now
+  // 0: the format's bound (maxLabelFileBytes) and kLabelPieceSize; smaller for tests and fuzzing
+  // (the same code path on small inputs).
+  std::uint64_t maxFileBytes = 0;
+  std::size_t pieceLabels = 0;
 };
 
 struct LabelImport {
@@ -76,9 +85,65 @@ struct LabelImport {
   bool ok() const { return error.empty(); }
 };
 
-// The largest label file read (a bound, as for every whole-file read).
-inline constexpr std::uint64_t kMaxLabelFileBytes = std::uint64_t{256} << 20;
+// The largest label file an import reads, one bound per format (a file read as a stream still
+// needs an end: time and the store's size grow with it). About 30 million qrels or CSV lines, 10
+// million JSONL labels.
+inline constexpr std::uint64_t kMaxQrelsLabelFileBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kMaxCsvLabelFileBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kMaxJsonlLabelFileBytes = std::uint64_t{4} << 30;
+std::uint64_t maxLabelFileBytes(LabelFileFormat format);
+// The longest line (CSV: record) of a label file: far past a label's largest fields (comment and
+// context 16 KiB each, JSON-escaped).
+inline constexpr std::size_t kMaxLabelLineBytes = std::size_t{1} << 20;
+// How many labels an import holds at once (about 560 bytes each).
+inline constexpr std::size_t kLabelPieceSize = 4096;
 
+// A piece of a streamed import: labels in file order, each checked (labelProblem, no target twice
+// for one annotator in the file), and the line each came from.
+struct LabelPiece {
+  std::vector<Label> labels;
+  std::vector<std::uint64_t> lines;
+};
+// Why the caller refuses a piece: the label at `index` (reported "file:line: field: problem"),
+// or with index kWholeImport the import as a whole ("file: problem").
+struct LabelPieceProblem {
+  static constexpr std::size_t kWholeImport = static_cast<std::size_t>(-1);
+  std::size_t index = kWholeImport;
+  std::string field;
+  std::string problem;
+};
+using LabelPieceSink = std::function<std::optional<LabelPieceProblem>(LabelPiece&)>;
+
+struct LabelStreamResult {
+  std::uint64_t labels = 0;  // labels the sink took
+  std::string error;         // "file:line: field: problem" or "file: problem"
+  bool ok() const { return error.empty(); }
+};
+
+// Reads a label file in bounded memory: line by line (CSV record by record), each label checked
+// as it is read, handed to `sink` in pieces of at most kLabelPieceSize labels. Whether a target
+// came twice for one annotator is kept in a temporary SQLite file (core/util/sqlitedb.h), not in
+// memory. The first problem stops the read; what the sink did with earlier pieces is the
+// caller's to undo (importLabelsFile rolls its transaction back).
+LabelStreamResult streamLabelsFile(const std::filesystem::path& path, LabelFileFormat format,
+                                   const LabelImportOptions& options, const LabelPieceSink& sink);
+
+// Adds the labels of a file to `store` in one transaction, piece by piece (streamLabelsFile):
+// each piece passed through `prepare` (e.g. adoptSourceScopes), its targets checked against
+// `catalog` (a target that does not exist is "file:line: target: ..."), then added. All or
+// nothing: on any problem the transaction is rolled back and `error` says so.
+struct LabelFileImport {
+  std::uint64_t added = 0;
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+LabelFileImport importLabelsFile(LabelStore& store, const std::filesystem::path& path,
+                                 LabelFileFormat format, const LabelImportOptions& options,
+                                 const LabelCatalog& catalog = {},
+                                 const std::function<void(std::vector<Label>&)>& prepare = {});
+
+// The whole file in memory (tests, fuzzing, small files): streamLabelsFile collecting every
+// label.
 LabelImport readLabelsFile(const std::filesystem::path& path, LabelFileFormat format,
                            const LabelImportOptions& options);
 // The same from text in memory (JSONL and qrels; CSV is read from its file); `name` is the

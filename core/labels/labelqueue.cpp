@@ -4,8 +4,6 @@
 #include <map>
 #include <numeric>
 
-#include "core/eval/claimverdicts.h"
-#include "core/eval/judgejob.h"
 #include "core/metrics/retrievalevaluator.h"
 #include "core/stats/random.h"
 
@@ -53,33 +51,6 @@ bool claimDisagrees(claims::Label judge, std::string_view human) {
   if (!verdict || human == "cannot_tell" || human.empty()) return false;
   if (judge == claims::Label::Unsupported) return human == "supported";
   return *verdict != human;
-}
-
-std::vector<QueueItem> claimCandidates(const eval::JudgeReport& report, const std::string& scope,
-                                       bool gold) {
-  std::vector<QueueItem> out;
-  for (const eval::JudgedQuery& q : report.queries) {
-    const std::string_view premise = q.find("faith") ? "faith" : "correct";
-    for (std::size_t i = 0; i < q.responseClaims.claims.size(); ++i) {
-      QueueItem item;
-      item.target = {TargetKind::Claim, scope, q.qid, "response:" + std::to_string(i)};
-      item.context = q.responseClaims.claims[i];
-      if (const auto v = eval::responseClaimVsChunks(q, i))
-        item.judge = judgeVerdict(*v).value_or("");
-      item.flipped = eval::claimVotes(q, premise, i).flipped;
-      out.push_back(std::move(item));
-    }
-    if (!gold) continue;
-    for (std::size_t i = 0; i < q.goldClaims.claims.size(); ++i) {
-      QueueItem item;
-      item.target = {TargetKind::Claim, scope, q.qid, "gold:" + std::to_string(i)};
-      item.context = q.goldClaims.claims[i];
-      if (const auto v = eval::goldClaimVsResponse(q, i))
-        item.judge = judgeVerdict(*v).value_or("");
-      out.push_back(std::move(item));
-    }
-  }
-  return out;
 }
 
 std::vector<QueueItem> unjudgedTopK(const Run& run, const Qrels& qrels, std::size_t k,

@@ -1,8 +1,9 @@
 #pragma once
 // What to label next (core/labels/README.md, "Labelling queue"): the candidates of a judging run
-// (its answers' claims, each with the judge's verdict and whether repeated asks flipped) or of a
-// retrieval run (the documents in its top k that the qrels do not judge), and the queue chosen
-// from them for one annotator:
+// (its answers' claims against one premise, each with the judge's verdict and whether repeated
+// asks flipped: core/eval/claimlabels.h claimCandidates, which reads the run) or of a retrieval
+// run (the documents in its top k that the qrels do not judge), and the queue chosen from them
+// for one annotator:
 //   Random               N items drawn without replacement with a seeded generator;
 //   StratifiedByJudge    N items split over the judge's verdicts in proportion to how often
 //                        each verdict occurs (largest remainders), drawn at random within each;
@@ -14,7 +15,7 @@
 // The same candidates, options and seed give the same queue on every platform (the generator is
 // core/stats/random.h's SplitMix64, the shuffle Fisher-Yates, never std::shuffle).
 //
-//   auto items = claimCandidates(report, "claims.db");
+//   auto items = eval::claimCandidates(report, "runs/claims.db", ClaimPremise::Chunks);
 //   QueueOptions o; o.order = QueueOrder::StratifiedByJudge; o.size = 50; o.seed = 7;
 //   o.skip = {keys of targets this annotator labelled already};
 //   std::vector<QueueItem> queue = selectQueue(items, o);
@@ -31,15 +32,12 @@
 #include "core/data/model.h"
 #include "core/labels/label.h"
 
-namespace ragscope::core::eval {
-struct JudgeReport;
-}
-
 namespace ragscope::core::labels {
 
 struct QueueItem {
   Target target;
   std::string context;   // what the annotator judges: the claim's text (a document: empty)
+                         // (a claim's premise is its target's)
   std::string judge;     // the judge's value, canonical for the target kind; empty: none
   bool flipped = false;  // the judge's repeated asks disagreed on this item
   std::size_t rank = 0;  // a document's 1-based rank in the run (trec_eval order); 0 otherwise
@@ -52,12 +50,6 @@ std::optional<std::string> judgeVerdict(claims::Label judge);
 // unresolved judge label never disagree. A binary judge (Supported / Unsupported) cannot tell
 // unsupported, neutral and contradiction apart, so its Unsupported agrees with all three.
 bool claimDisagrees(claims::Label judge, std::string_view humanVerdict);
-
-// Every response claim of every answer (target item "response:<i>"), with the judge's verdict
-// against the retrieved chunks and the flip of the repeats, in report order. With `gold`, the
-// gold answer's claims too ("gold:<i>", judged against the response).
-std::vector<QueueItem> claimCandidates(const eval::JudgeReport& report, const std::string& scope,
-                                       bool gold = false);
 
 // The documents in the top k of each ranking of `run` (trec_eval order) that `qrels` does not
 // judge, as Relevance targets of `datasetScope`, in run order.

@@ -12,11 +12,16 @@ namespace ragscope::core::labels {
 
 namespace {
 
-// Schema 1 of the labels store (core/labels/README.md): one append-only table. Rows are never
-// updated or deleted; the row id orders them (the latest of a target and annotator wins).
-constexpr int kLabelsSchemaVersion = 1;
-constexpr const char* kLabelsSchemaSql = R"(
-CREATE TABLE IF NOT EXISTS labels (
+// Schema 2 of the labels store (core/labels/README.md, "The labels store"): one append-only
+// table. Rows are never updated or deleted; the row id orders them (the latest of a target and
+// annotator wins). The table's SQL is kept exactly as SQLite stores it (it drops "IF NOT
+// EXISTS"), so that the schema check can compare a store's definition with these texts: the
+// current one, and schema 1's, which an open for writing migrates (labelsMigrateFromV1).
+constexpr int kLabelsSchemaVersion = 2;
+// Schema 1: a claim label did not say what it judged the claim against (read as
+// defaultClaimPremise).
+constexpr int kLabelsSchemaVersionV1 = 1;
+constexpr const char* kLabelsTableSqlV1 = R"(CREATE TABLE labels (
   id INTEGER PRIMARY KEY,
   kind TEXT NOT NULL,
   scope TEXT NOT NULL,
@@ -27,20 +32,43 @@ CREATE TABLE IF NOT EXISTS labels (
   time TEXT NOT NULL,
   comment TEXT NOT NULL,
   context TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS labels_target ON labels(kind, scope, qid, item, annotator, id);
-)";
-const SqliteSchema kLabelsSchema{{"labels"}, {"labels_target"}};
+))";
+// Schema 2: `premise`, a claim's premise name (label.h claimPremiseName), empty for other kinds.
+constexpr const char* kLabelsTableSql = R"(CREATE TABLE labels (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  qid TEXT NOT NULL,
+  item TEXT NOT NULL,
+  value TEXT NOT NULL,
+  annotator TEXT NOT NULL,
+  time TEXT NOT NULL,
+  comment TEXT NOT NULL,
+  context TEXT NOT NULL,
+  premise TEXT NOT NULL
+))";
+// The same in both schemas.
+constexpr const char* kLabelsIndexSql =
+    "CREATE INDEX labels_target ON labels(kind, scope, qid, item, annotator, id)";
+// What a labels store may hold (SqliteDb::schemaProblem): the table and index above, defined
+// exactly so, or schema 1's table, which open() migrates. A table named `labels` defined
+// otherwise (ON CONFLICT IGNORE or REPLACE, `id INTEGER` that is not the row id, a DEFAULT) is
+// refused.
+const SqliteSchema kLabelsSchema{{kLabelsTableSql, kLabelsIndexSql}, {kLabelsTableSqlV1}};
 
-constexpr const char* kLabelColumns =
-    "id, kind, scope, qid, item, value, annotator, time, comment, context";
+// The columns read, in labelFromRow's order; schema 1 has no premise (read as '').
+std::string labelColumns(int version) {
+  return std::string("id, kind, scope, qid, item, value, annotator, time, comment, context, ") +
+         (version >= kLabelsSchemaVersion ? "premise" : "''");
+}
 
 void setLabelsError(std::string* error, std::string text) {
   if (error) *error = std::move(text);
 }
 
-// A row as a Label; nullopt with `why` when a column is not what add() writes.
-std::optional<Label> labelFromRow(const SqliteStatement& st, std::string* why) {
+// A row as a Label; nullopt with `why` when a column is not what add() writes. A claim row of
+// schema 1 (`version`) gets the default premise; of schema 2, the one it names.
+std::optional<Label> labelFromRow(const SqliteStatement& st, int version, std::string* why) {
   Label label;
   label.id = st.int64(0);
   const auto kind = targetKindFromName(st.text(1));
@@ -54,7 +82,36 @@ std::optional<Label> labelFromRow(const SqliteStatement& st, std::string* why) {
   label.time = st.text(7);
   label.comment = st.text(8);
   label.context = st.text(9);
+  const std::string premise = st.text(10);
+  if (*kind == TargetKind::Claim) {
+    label.target.premise = version >= kLabelsSchemaVersion
+                               ? claimPremiseFromName(premise)
+                               : std::optional(defaultClaimPremise(label.target.item));
+    if (!label.target.premise) {
+      if (why) *why = "row " + std::to_string(label.id) + ": premise is not a claim premise";
+      return std::nullopt;
+    }
+  } else if (!premise.empty()) {
+    if (why) *why = "row " + std::to_string(label.id) + ": premise on a label that is no claim's";
+    return std::nullopt;
+  }
   return label;
+}
+
+// Schema 1 to 2, inside the caller's transaction: the table is made again under its new
+// definition (so that its stored SQL is kLabelsTableSql, not an ALTER-edited text), every row
+// copied with its id and each claim row given the premise it was read with (the default).
+bool labelsMigrateFromV1(SqliteDb& db, std::string* error) {
+  return db.exec("ALTER TABLE labels RENAME TO labels_v1", error) &&
+         db.exec(kLabelsTableSql, error) &&
+         db.exec(
+             "INSERT INTO labels(id, kind, scope, qid, item, value, annotator, time, "
+             "comment, context, premise) SELECT id, kind, scope, qid, item, value, "
+             "annotator, time, comment, context, CASE WHEN kind <> 'claim' THEN '' WHEN "
+             "substr(item, 1, 5) = 'gold:' THEN 'response' ELSE 'chunks' END FROM labels_v1 "
+             "ORDER BY id",
+             error) &&
+         db.exec("DROP TABLE labels_v1", error) && db.exec(kLabelsIndexSql, error);
 }
 
 }  // namespace
@@ -88,9 +145,10 @@ static std::optional<std::string> checkLabelsFile(SqliteDb& db, bool mayBeNew, b
     if (mayBeNew) return std::nullopt;
     return std::string("not a ragscope labels store (an empty database)");
   }
-  if (version != kLabelsSchemaVersion || !hasTable)
-    return "not a ragscope labels store of schema " + std::to_string(kLabelsSchemaVersion) +
-           " (user_version " + std::to_string(version) + ")";
+  if ((version != kLabelsSchemaVersion && version != kLabelsSchemaVersionV1) || !hasTable)
+    return "not a ragscope labels store of schema " + std::to_string(kLabelsSchemaVersionV1) +
+           " or " + std::to_string(kLabelsSchemaVersion) + " (user_version " +
+           std::to_string(version) + ")";
   if (!rows) return std::nullopt;
   {
     auto check = db.prepare("PRAGMA integrity_check(5)");
@@ -104,17 +162,19 @@ static std::optional<std::string> checkLabelsFile(SqliteDb& db, bool mayBeNew, b
              "); it is not read. Use an intact copy of it";
     }
   }
-  auto st = db.prepare(std::string("SELECT ") + kLabelColumns +
+  auto st = db.prepare("SELECT " + labelColumns(version) +
                        ", typeof(kind) || typeof(scope) || typeof(qid) || typeof(item) || "
                        "typeof(value) || typeof(annotator) || typeof(time) || typeof(comment) || "
-                       "typeof(context) FROM labels ORDER BY id");
+                       "typeof(context) || typeof(" +
+                       (version >= kLabelsSchemaVersion ? "premise" : "''") +
+                       ") FROM labels ORDER BY id");
   if (!st.valid()) return "the labels table cannot be read (" + db.lastError() + ")";
   while (st.step()) {
     const std::string rowName = "row " + std::to_string(st.int64(0));
-    if (st.text(10) != "texttexttexttexttexttexttexttexttext")
+    if (st.text(11) != "texttexttexttexttexttexttexttexttexttext")
       return "not a ragscope labels store: " + rowName + " holds a value that is not text";
     std::string why;
-    const auto label = labelFromRow(st, &why);
+    const auto label = labelFromRow(st, version, &why);
     if (!label) return "not a ragscope labels store: " + why;
     if (auto problem = labelProblem(*label))
       return "not a ragscope labels store: " + rowName + " (" + describeTarget(label->target) +
@@ -163,8 +223,22 @@ bool LabelStore::open(const std::filesystem::path& path, std::string* error) {
     setLabelsError(error, path.string() + ": " + *problem);
     return false;
   }
-  if (!db->exec(kLabelsSchemaSql, &err) ||
-      !db->exec("PRAGMA user_version = " + std::to_string(kLabelsSchemaVersion), &err) ||
+  // A new store gets schema 2; one of schema 1 is migrated (labelsMigrateFromV1), in the same
+  // transaction: all of it or nothing.
+  const int version = db->userVersion();
+  const bool hasTable =
+      db->scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'labels'")
+          .value_or(0) > 0;
+  bool made = true;
+  if (!hasTable)
+    made = db->exec(kLabelsTableSql, &err) && db->exec(kLabelsIndexSql, &err);
+  else if (version == kLabelsSchemaVersionV1)
+    made = labelsMigrateFromV1(*db, &err);
+  else  // stored as kLabelsIndexSql ("IF NOT EXISTS" is not kept)
+    made = db->exec(
+        "CREATE INDEX IF NOT EXISTS labels_target ON labels(kind, scope, qid, item, annotator, id)",
+        &err);
+  if (!made || !db->exec("PRAGMA user_version = " + std::to_string(kLabelsSchemaVersion), &err) ||
       !db->exec("COMMIT", &err)) {
     db->exec("ROLLBACK");
     setLabelsError(error, path.string() + ": " + err);
@@ -172,6 +246,7 @@ bool LabelStore::open(const std::filesystem::path& path, std::string* error) {
   }
   m_db = std::move(db);
   m_path = path;
+  m_version = kLabelsSchemaVersion;
   return true;
 }
 
@@ -199,6 +274,7 @@ bool LabelStore::openReadOnly(const std::filesystem::path& path, std::string* er
     setLabelsError(error, path.string() + ": " + *problem);
     return false;
   }
+  m_version = db->userVersion();
   m_db = std::move(db);
   m_path = path;
   return true;
@@ -232,6 +308,7 @@ bool LabelStore::add(std::vector<Label>& labels, std::string* error, const Label
     auto problem = labelProblem(label);
     if (!problem && catalog) problem = catalog(label.target);
     if (problem) {
+      rollbackImport();
       setLabelsError(
           error, "label " + std::to_string(i + 1) + " of " + std::to_string(labels.size()) + " (" +
                      describeTarget(label.target) + "): " + *problem + "; no label was stored");
@@ -240,13 +317,14 @@ bool LabelStore::add(std::vector<Label>& labels, std::string* error, const Label
   }
   if (labels.empty()) return true;
   std::string err;
-  if (!m_db->exec("BEGIN IMMEDIATE", &err)) {
+  // Inside an import (beginImport) the import's transaction holds every piece.
+  if (!m_importing && !m_db->exec("BEGIN IMMEDIATE", &err)) {
     setLabelsError(error, m_path.string() + ": " + err + "; no label was stored");
     return false;
   }
   auto st = m_db->prepare(
-      "INSERT INTO labels(kind, scope, qid, item, value, annotator, time, comment, context) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO labels(kind, scope, qid, item, value, annotator, time, comment, context, "
+      "premise) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       &err);
   std::vector<std::int64_t> ids;
   bool ok = st.valid();
@@ -261,12 +339,14 @@ bool LabelStore::add(std::vector<Label>& labels, std::string* error, const Label
         .bind(6, l.annotator)
         .bind(7, l.time)
         .bind(8, l.comment)
-        .bind(9, l.context);
+        .bind(9, l.context)
+        .bind(10, l.target.claimPremise() ? claimPremiseName(*l.target.claimPremise())
+                                          : std::string_view());
     st.step();
     ok = st.ok();
     if (ok) ids.push_back(sqlite3_last_insert_rowid(m_db->handle()));
   }
-  if (ok) {
+  if (ok && !m_importing) {
     st = {};
     ok = m_db->exec("COMMIT", &err);
   }
@@ -274,11 +354,47 @@ bool LabelStore::add(std::vector<Label>& labels, std::string* error, const Label
     if (err.empty()) err = m_db->lastError();
     st = {};
     m_db->exec("ROLLBACK");
+    m_importing = false;
     setLabelsError(error, m_path.string() + ": " + err + "; no label was stored");
     return false;
   }
   for (std::size_t i = 0; i < labels.size(); ++i) labels[i].id = ids[i];
   return true;
+}
+
+bool LabelStore::beginImport(std::string* error) {
+  if (!m_db || m_readOnly || m_importing) {
+    setLabelsError(error, m_path.string() + ": not open for an import");
+    return false;
+  }
+  std::string err;
+  if (!m_db->exec("BEGIN IMMEDIATE", &err)) {
+    setLabelsError(error, m_path.string() + ": " + err);
+    return false;
+  }
+  m_importing = true;
+  return true;
+}
+
+bool LabelStore::commitImport(std::string* error) {
+  if (!m_importing) {
+    setLabelsError(error, m_path.string() + ": no import to commit; no label was stored");
+    return false;
+  }
+  m_importing = false;
+  std::string err;
+  if (!m_db->exec("COMMIT", &err)) {
+    m_db->exec("ROLLBACK");
+    setLabelsError(error, m_path.string() + ": " + err + "; no label was stored");
+    return false;
+  }
+  return true;
+}
+
+void LabelStore::rollbackImport() {
+  if (!m_importing) return;
+  m_importing = false;
+  m_db->exec("ROLLBACK");
 }
 
 void LabelStore::reopenIfWritten() {
@@ -302,7 +418,7 @@ std::vector<Label> LabelStore::history(const std::optional<Target>& only) {
   std::vector<Label> out;
   reopenIfWritten();
   if (!m_db) return out;
-  std::string sql = std::string("SELECT ") + kLabelColumns + " FROM labels";
+  std::string sql = "SELECT " + labelColumns(m_version) + " FROM labels";
   if (only) sql += " WHERE kind = ? AND scope = ? AND qid = ? AND item = ?";
   sql += " ORDER BY id";
   auto st = m_db->prepare(sql);
@@ -313,7 +429,8 @@ std::vector<Label> LabelStore::history(const std::optional<Target>& only) {
         .bind(3, only->qid)
         .bind(4, only->item);
   while (st.step())
-    if (auto label = labelFromRow(st, nullptr)) out.push_back(std::move(*label));
+    if (auto label = labelFromRow(st, m_version, nullptr))
+      if (!only || label->target == *only) out.push_back(std::move(*label));
   return out;
 }
 

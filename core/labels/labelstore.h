@@ -61,6 +61,12 @@ class LabelStore {
   // any problem nothing is stored and `error` names the label (its position and target) and
   // the problem. Sets each stored label's id.
   bool add(std::vector<Label>& labels, std::string* error, const LabelCatalog& catalog = {});
+  // One transaction over several add() calls, for an import in pieces (labelio.h,
+  // importLabelsFile): what add() stores after beginImport() is committed by commitImport()
+  // only; a failed add() or rollbackImport() drops every label added since beginImport().
+  bool beginImport(std::string* error);
+  bool commitImport(std::string* error);
+  void rollbackImport();
 
   // The latest label of each (target, annotator), ordered by target key then annotator.
   std::vector<Label> current();
@@ -74,6 +80,8 @@ class LabelStore {
   std::unique_ptr<SqliteDb> m_db;
   std::filesystem::path m_path;
   bool m_readOnly = false;
+  bool m_importing = false;  // between beginImport() and commitImport() / rollbackImport()
+  int m_version = 0;  // the schema read: 2, or 1 for a store opened read-only before migration
   // Read-only and opened while no writer had the file: what the file looked like then (see
   // openReadOnly); a change reopens.
   bool m_snapshot = false;

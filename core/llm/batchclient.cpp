@@ -10,6 +10,7 @@
 
 #include "core/llm/httpexchange.h"
 #include "core/llm/openaiformat.h"
+#include "core/util/atomicfile.h"
 
 namespace ragscope::core::llm {
 
@@ -18,6 +19,44 @@ namespace {
 // Uploads and downloads of files up to 200 MB take longer than one chat call.
 constexpr double kBatchFileTimeoutSeconds = 1800.0;
 constexpr std::size_t kBatchObjectMaxBytes = 4u << 20;
+// What is kept of an error reply to a download, for its message.
+constexpr std::size_t kDownloadErrorExcerptBytes = 64u << 10;
+
+// Where a download's body goes: the file being written, for a 2xx reply only.
+struct DownloadSink {
+  const CurlApi* curl = nullptr;
+  CURL* easy = nullptr;
+  Exchange* exchange = nullptr;
+  std::ostream* out = nullptr;
+  std::uint64_t written = 0;
+  std::uint64_t maxBytes = 0;
+  bool writeFailed = false;
+};
+
+size_t onDownloadBody(char* data, size_t size, size_t n, void* user) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  const size_t bytes = size * n;
+  long status = 0;
+  sink->curl->easy_getinfo(sink->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status >= 300) {
+    // Not the file: its start says why, the rest is not wanted.
+    std::string& excerpt = sink->exchange->body;
+    if (excerpt.size() < kDownloadErrorExcerptBytes)
+      excerpt.append(data, std::min(bytes, kDownloadErrorExcerptBytes - excerpt.size()));
+    return bytes;
+  }
+  if (sink->written + bytes > sink->maxBytes) {
+    sink->exchange->overflow = true;
+    return 0;  // aborts the transfer with CURLE_WRITE_ERROR
+  }
+  sink->out->write(data, static_cast<std::streamsize>(bytes));
+  if (!*sink->out) {
+    sink->writeFailed = true;
+    return 0;
+  }
+  sink->written += bytes;
+  return bytes;
+}
 
 std::string randomBoundary() {
   std::random_device rd;
@@ -62,8 +101,8 @@ BatchClient::BatchClient(EndpointConfig config, TransportOptions options)
 
 BatchClient::Reply BatchClient::request(const char* method, const std::string& path,
                                         std::string_view body, const std::string& contentType,
-                                        std::size_t maxBytes, double timeoutSeconds,
-                                        std::string* error) const {
+                                        std::uint64_t maxBytes, double timeoutSeconds,
+                                        std::string* error, std::ostream* sink) const {
   Reply reply;
   m_transient = false;
   auto fail = [&](const std::string& why) {
@@ -80,7 +119,7 @@ BatchClient::Reply BatchClient::request(const char* method, const std::string& p
   const std::string url = joinUrl(m_config.baseUrl, path);
   CURL* easy = takeEasy(*curl);
   Exchange ex;
-  ex.maxBytes = maxBytes;
+  ex.maxBytes = static_cast<std::size_t>(maxBytes);
   curl_slist* headers = makeHeaders(*curl, key.key, false);
   std::fill(key.key.begin(), key.key.end(), '\0');
   if (!contentType.empty())
@@ -89,6 +128,11 @@ BatchClient::Reply BatchClient::request(const char* method, const std::string& p
     freeHeaders(*curl, headers);
     if (easy) curl->easy_cleanup(easy);
     return fail(kPolicyRefused);
+  }
+  DownloadSink download{curl, easy, &ex, sink, 0, maxBytes, false};
+  if (sink) {
+    curl->easy_setopt(easy, CURLOPT_WRITEFUNCTION, &onDownloadBody);
+    curl->easy_setopt(easy, CURLOPT_WRITEDATA, &download);
   }
   if (std::string_view(method) == "POST") {
     curl->easy_setopt(easy, CURLOPT_POST, 1L);
@@ -102,7 +146,8 @@ BatchClient::Reply BatchClient::request(const char* method, const std::string& p
   curl->easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
   Failure failure;
   if (rc != CURLE_OK) {
-    failure = classifyCurl(*curl, rc, easy, ex, timeoutSeconds);
+    failure = download.writeFailed ? Failure{FailureKind::Other, "cannot write the downloaded file"}
+                                   : classifyCurl(*curl, rc, easy, ex, timeoutSeconds);
   } else {
     failure.kind = classifyHttpStatus(status);
     if (failure.kind != FailureKind::None) failure.detail = errorExcerpt(ex.body, secrets);
@@ -184,17 +229,36 @@ std::optional<BatchObject> BatchClient::cancelBatch(std::string_view id, std::st
   return batch;
 }
 
-std::optional<std::string> BatchClient::fileContent(std::string_view fileId, std::size_t maxBytes,
-                                                    std::string* error) const {
+bool BatchClient::downloadFile(std::string_view fileId, const std::filesystem::path& to,
+                               std::uint64_t maxBytes, std::string* error) const {
   if (!isSafeBatchId(fileId)) {
     if (error) *error = "not a file id: \"" + std::string(fileId.substr(0, 80)) + "\"";
-    return std::nullopt;
+    return false;
   }
   const std::string path = "/files/" + std::string(fileId) + "/content";
-  Reply r = request("GET", path, {}, {}, maxBytes,
-                    std::max(m_config.timeoutSeconds, kBatchFileTimeoutSeconds), error);
-  if (!r.ok) return std::nullopt;
-  return std::move(r.body);
+  std::string requestError, writeError;
+  bool received = false;
+  // The reply streams into the safe writer's fresh private file, renamed over `to` only once the
+  // whole body of a 2xx reply is in it: a failed or cut download leaves nothing under `to`.
+  const bool written = writeFileAtomically(
+      to,
+      [&](std::ostream& out) {
+        const Reply r = request("GET", path, {}, {}, maxBytes,
+                                std::max(m_config.timeoutSeconds, kBatchFileTimeoutSeconds),
+                                &requestError, &out);
+        received = r.ok;
+        return r.ok && static_cast<bool>(out.flush());
+      },
+      &writeError, /*fsyncFile=*/false, FileAccess::Private);
+  if (!received) {
+    if (error) *error = requestError.empty() ? writeError : requestError;
+    return false;
+  }
+  if (!written) {
+    if (error) *error = writeError;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace ragscope::core::llm

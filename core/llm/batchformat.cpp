@@ -115,11 +115,14 @@ std::optional<BatchOutputLine> parseBatchOutputLine(std::string_view line, std::
     out.hasResponse = true;
     out.statusCode = static_cast<int>(status->get<std::int64_t>());
     if (const auto b = r->find("body"); b != r->end() && !b->is_null()) {
-      if (b->is_string())
+      if (b->is_string()) {
         out.body = b->get<std::string>();
-      else if (b->is_object() || b->is_array())
+      } else if (b->is_object() || b->is_array()) {
         out.body = b->dump(-1, ' ', false, json::error_handler_t::replace);
-      else {
+        if (b->is_object())
+          if (const auto m = b->find("model"); m != b->end() && m->is_string())
+            out.model = m->get<std::string>();
+      } else {
         failField(error, "response.body is not an object");
         return std::nullopt;
       }
@@ -143,6 +146,17 @@ std::optional<BatchOutputLine> parseBatchOutputLine(std::string_view line, std::
     return std::nullopt;
   }
   return out;
+}
+
+bool replyModelMatches(std::string_view replied, std::string_view asked) {
+  if (replied.empty() || asked.empty()) return false;
+  if (replied == asked) return true;
+  if (replied.size() <= asked.size() + 1 || replied.substr(0, asked.size()) != asked ||
+      replied[asked.size()] != '-')
+    return false;
+  for (char c : replied.substr(asked.size() + 1))
+    if (!(c >= '0' && c <= '9') && c != '-') return false;
+  return true;
 }
 
 bool isKnownBatchStatus(std::string_view s) {

@@ -45,6 +45,7 @@ struct BatchOutputLine {
   bool hasResponse = false;
   int statusCode = 0;     // response.status_code
   std::string body;       // response.body as JSON text (a string body: the string itself)
+  std::string model;      // response.body.model, the model the reply says answered (may be empty)
   bool hasError = false;  // a non-null "error"
   std::string errorCode;  // error.code (may be empty)
   std::string errorText;  // error.message (may be empty)
@@ -75,6 +76,11 @@ struct BatchObject {
   std::vector<std::string> errors;  // errors.data[].message ("line 3: ..." when a line is named)
 };
 std::optional<BatchObject> parseBatchObject(std::string_view body, std::string* error);
+
+// True when a reply naming `replied` answers a request for `asked`: the same name, or a dated
+// snapshot of it (OpenAI answers "gpt-4o-mini" as "gpt-4o-mini-2024-07-18"). An empty name
+// matches nothing.
+bool replyModelMatches(std::string_view replied, std::string_view asked);
 
 bool isKnownBatchStatus(std::string_view status);
 // completed, expired, cancelled, failed: nothing changes any more.

@@ -26,24 +26,9 @@
 #include "core/llm/ratelimit.h"
 #include "core/llm/retrypolicy.h"
 #include "core/util/atomicfile.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::llm {
-
-namespace {
-
-// "https://user:pw@host/v1/x?key=..." -> "https://host/v1/x": what may appear in logs.
-std::string loggableUrl(std::string url) {
-  if (auto q = url.find_first_of("?#"); q != std::string::npos) url.resize(q);
-  auto scheme = url.find("://");
-  auto hostStart = scheme == std::string::npos ? 0 : scheme + 3;
-  auto at = url.find('@', hostStart);
-  auto slash = url.find('/', hostStart);
-  if (at != std::string::npos && (slash == std::string::npos || at < slash))
-    url.erase(hostStart, at + 1 - hostStart);
-  return url;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 
@@ -113,7 +98,7 @@ struct HttpProvider::Impl {
       : config(std::move(c)),
         options(std::move(o)),
         url(joinUrl(config.baseUrl, endpointPath(config.kind))),
-        logUrl(loggableUrl(url)),
+        logUrl(redactUrl(url)),  // what may appear in logs
         rpm(TokenBucket::perMinute(config.requestsPerMinute)),
         tpm(TokenBucket::perMinute(config.tokensPerMinute)),
         adaptive(std::max(1, config.concurrency)),

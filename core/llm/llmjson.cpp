@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/util/urlredact.h"
+
 namespace ragscope::core::llm {
 
 using nlohmann::json;
@@ -162,6 +164,12 @@ json toJson(const EndpointConfig& c) {
   if (c.batchPricePer1kOutput) j["batch_price_per_1k_output"] = *c.batchPricePer1kOutput;
   j["max_retries"] = c.maxRetries;
   if (c.structuredOutputs) j["structured_outputs"] = true;
+  return j;
+}
+
+json recordedEndpointJson(const EndpointConfig& c) {
+  json j = toJson(c);
+  j["base_url"] = redactUrl(c.baseUrl);
   return j;
 }
 

@@ -30,6 +30,11 @@ nlohmann::json responseToJson(const LlmResponse& response);
 std::optional<LlmResponse> responseFromJson(const nlohmann::json& j);
 
 nlohmann::json toJson(const EndpointConfig& config);
+// What a run store records of an endpoint: toJson with the URL's credentials redacted
+// (core/util/urlredact.h). A store is a file that travels; the URL with its credentials stays in
+// this user's own configuration (the trust registry), from which a resume takes it again
+// (TrustedEndpoints::fullUrlOf).
+nlohmann::json recordedEndpointJson(const EndpointConfig& config);
 // Never throws; fields of the wrong type read as their defaults, numbers are clamped to sane
 // ranges.
 EndpointConfig endpointFromJson(const nlohmann::json& j);

@@ -6,7 +6,9 @@
 
 #include "core/data/jsonguard.h"
 #include "core/llm/llmjson.h"
+#include "core/util/jsonstrict.h"
 #include "core/util/textescape.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::llm {
 
@@ -29,10 +31,14 @@ std::optional<json> parseGuarded(std::string_view body, ParsedReply& out) {
     out.error = *deep;
     return std::nullopt;
   }
-  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    out.error = "invalid JSON";
-    out.unreadable = true;
+  // Strict (core/util/jsonstrict.h): {"choices": [...], "choices": [...]} would hand ragscope
+  // the last answer while a log or another client shows the first.
+  json j;
+  if (JsonStrictError why; !parseJsonStrict(body, j, &why, kMaxReplyDepth)) {
+    out.error = why.repeated
+                    ? "not strict JSON: " + escapeControlChars(describeJsonStrictError(why))
+                    : std::string("invalid JSON");
+    out.unreadable = !why.repeated;  // a repeat is sent on purpose: another attempt repeats it
     return std::nullopt;
   }
   return j;
@@ -431,12 +437,14 @@ LlmResponse responseFromReply(const EndpointConfig& config, ParsedReply parsed,
 }
 
 std::string httpCacheIdentity(const EndpointConfig& c) {
-  std::string_view base = c.baseUrl;
-  while (!base.empty() && base.back() == '/') base.remove_suffix(1);
+  // The cache keeps identities in the clear: a URL's credentials are not part of them (the same
+  // server and model answer alike whoever logs in).
+  std::string base = redactUrl(c.baseUrl);
+  while (!base.empty() && base.back() == '/') base.pop_back();
   json id = {{"kind", c.kind == EndpointKind::Chat         ? "chat"
                       : c.kind == EndpointKind::Embeddings ? "embeddings"
                                                            : "rerank"},
-             {"base_url", std::string(base)},
+             {"base_url", base},
              {"model", c.model}};
   if (c.kind == EndpointKind::Chat) {
     id["temperature"] = c.temperature;

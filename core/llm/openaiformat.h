@@ -101,7 +101,8 @@ LlmResponse responseFromReply(const EndpointConfig& config, ParsedReply parsed,
                               std::size_t requestBodyBytes);
 
 // The response cache's identity of an OpenAI-compatible endpoint (core/llm/README.md, "Response
-// cache"): {kind, base_url without trailing '/', model}, plus temperature, max_tokens and seed
+// cache"): {kind, base_url without trailing '/' and credentials (core/util/urlredact.h), model},
+// plus temperature, max_tokens and seed
 // for chat. HttpProvider::cacheIdentity() is this.
 std::string httpCacheIdentity(const EndpointConfig& config);
 

@@ -34,8 +34,12 @@ std::string ResponseCache::key(const Provider& provider, const LlmRequest& reque
 
 namespace {
 
-// The cache's schema: its one table (and the index of its key).
-const SqliteSchema kCacheSchema{{"responses"}, {}};
+// The cache's one table (and, by the check, the automatic index of its key): created with this
+// statement, and a cache file is opened only when its table is defined exactly so.
+constexpr const char* kCacheTableSql =
+    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, identity TEXT NOT NULL, "
+    "response TEXT NOT NULL, created INTEGER NOT NULL);";
+const SqliteSchema kCacheSchema{{kCacheTableSql}};
 
 }  // namespace
 
@@ -76,11 +80,7 @@ bool ResponseCache::open(const std::filesystem::path& path, std::string* error) 
     m_db.close();
     return false;
   }
-  if (!m_db.exec("CREATE TABLE IF NOT EXISTS responses ("
-                 " key TEXT PRIMARY KEY, identity TEXT NOT NULL, response TEXT NOT NULL,"
-                 " created INTEGER NOT NULL);"
-                 "PRAGMA user_version = 1;",
-                 &err)) {
+  if (!m_db.exec(std::string(kCacheTableSql) + "PRAGMA user_version = 1;", &err)) {
     if (error) *error = path.string() + ": " + err;
     m_db.close();
     return false;

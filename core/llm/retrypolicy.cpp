@@ -57,7 +57,9 @@ bool isRetryable(FailureKind kind) {
 }
 
 FailureKind classifyHttpStatus(long status) {
-  if (status < 400) return FailureKind::None;
+  // Only a 2xx carries what was asked: a 3xx (redirects are never followed) or 1xx has no reply
+  // to read, and reading its body as one would take an empty file for a result.
+  if (status >= 200 && status < 300) return FailureKind::None;
   if (status == 401 || status == 403) return FailureKind::Auth;
   if (status == 429) return FailureKind::RateLimited;
   if (status == 408 || status >= 500) return FailureKind::ServerError;

@@ -36,7 +36,7 @@ enum class FailureKind {
 // The lower-case prefix used in error texts: "auth", "dns", "tls", "timeout", ...
 const char* failureLabel(FailureKind kind);
 bool isRetryable(FailureKind kind);
-// Failure kind of an HTTP status (None for 1xx-3xx).
+// Failure kind of an HTTP status: None for 2xx only; 1xx and 3xx are HttpError.
 FailureKind classifyHttpStatus(long status);
 
 // Retry-After header value -> seconds to wait from now. Accepts delta-seconds (also fractional,

@@ -7,6 +7,7 @@
 
 #include "core/data/jsonguard.h"
 #include "core/llm/providerfactory.h"
+#include "core/util/jsonstrict.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::llm {
@@ -59,8 +60,10 @@ StructuredSupport judgeStructuredProbeReply(std::string_view content, std::strin
     return no("the reply is " + std::to_string(content.size()) +
               " bytes, not the one-member JSON object the schema allows");
   if (auto deep = checkJsonDepth(content, 8)) return no("the reply is not that JSON: " + *deep);
-  const json j = json::parse(content.begin(), content.end(), nullptr, false);
-  if (j.is_discarded()) return no("the reply is not JSON: \"" + probeExcerpt(content) + "\"");
+  json j;
+  if (JsonStrictError why; !parseJsonStrict(content, j, &why, 8))
+    return no(why.repeated ? "the reply is not strict JSON: " + describeJsonStrictError(why)
+                           : "the reply is not JSON: \"" + probeExcerpt(content) + "\"");
   if (!j.is_object() || j.size() != 1 || !j.contains("answer"))
     return no("the reply is JSON of another shape: " + probeExcerpt(j.dump()));
   const json& a = j["answer"];

@@ -12,9 +12,10 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/llm/providerfactory.h"
 #include "core/util/atomicfile.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core::llm {
 
@@ -124,19 +125,24 @@ std::string normalizeBaseUrl(std::string_view url) {
   while (!url.empty() && std::isspace(static_cast<unsigned char>(url.back()))) url.remove_suffix(1);
   while (!url.empty() && url.back() == '/') url.remove_suffix(1);
   std::string out(url);
-  // Scheme and authority (up to the first '/' after "://") are case-insensitive.
+  // Scheme and host (up to the first '/' after "://") are case-insensitive; user-info before an
+  // '@' is not (a password).
   const auto scheme = out.find("://");
   const std::size_t authorityEnd =
       scheme == std::string::npos ? 0 : std::min(out.size(), out.find('/', scheme + 3));
+  const auto at = scheme == std::string::npos ? std::string::npos : out.rfind('@', authorityEnd);
+  const std::size_t hostBegin = at != std::string::npos && at > scheme ? at + 1 : scheme + 3;
   for (std::size_t i = 0; i < authorityEnd; ++i)
-    out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[i])));
+    if (i < scheme || i >= hostBegin)
+      out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[i])));
   return out;
 }
 
 bool needsTrust(const EndpointConfig& endpoint) { return !isOfflineEndpoint(endpoint); }
 
 std::string describeEndpointTrust(const EndpointConfig& endpoint) {
-  std::string s = normalizeBaseUrl(endpoint.baseUrl);
+  // Shown to people: the URL's credentials (user-info, a key in the query) never are.
+  std::string s = shownUrl(normalizeBaseUrl(endpoint.baseUrl));
   if (!endpoint.apiKeyEnv.empty() && !endpoint.keychainEntry.empty())
     return s + " with the key of keychain entry \"" + endpoint.keychainEntry + "\" or from $" +
            endpoint.apiKeyEnv;
@@ -166,6 +172,21 @@ std::vector<TrustedEndpoint> TrustedEndpoints::entries(std::string* error) const
   return out;
 }
 
+std::optional<std::string> TrustedEndpoints::fullUrlOf(const EndpointConfig& endpoint) const {
+  const std::string recorded = normalizeBaseUrl(endpoint.baseUrl);
+  if (!isRedactedUrl(recorded)) return std::nullopt;
+  const auto list = entries();
+  std::optional<std::string> found;
+  for (const auto& e : list) {
+    if (normalizeBaseUrl(redactUrl(e.baseUrl)) != recorded ||
+        !covers(list, e.baseUrl, endpoint.apiKeyEnv, endpoint.keychainEntry))
+      continue;
+    if (found && *found != e.baseUrl) return std::nullopt;  // two candidates: neither is chosen
+    found = e.baseUrl;
+  }
+  return found;
+}
+
 bool TrustedEndpoints::isTrusted(const EndpointConfig& endpoint, std::string* error) const {
   if (!needsTrust(endpoint)) return true;
   return covers(entries(error), normalizeBaseUrl(endpoint.baseUrl), endpoint.apiKeyEnv,
@@ -176,6 +197,12 @@ bool TrustedEndpoints::add(const EndpointConfig& endpoint, std::string_view how,
                            std::string* error) const {
   if (!needsTrust(endpoint)) return true;
   const std::string url = normalizeBaseUrl(endpoint.baseUrl);
+  if (isRedactedUrl(url)) {
+    setError(error, shownUrl(url) +
+                        ": the URL's credentials were removed when it was recorded (run stores do "
+                        "not keep them), and no endpoint on this machine has them");
+    return false;
+  }
   std::error_code ec;
   std::filesystem::create_directories(m_path.parent_path(), ec);
   RegistryLock lock(m_path);

@@ -20,6 +20,7 @@
 //   registry.add(endpoint, "confirmed", &error);
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,8 @@
 namespace ragscope::core::llm {
 
 // The form URLs are compared in: surrounding spaces and trailing '/' removed, scheme and host
-// lower-cased. Nothing else is folded (a different port, path or user-info is another endpoint).
+// lower-cased. Nothing else is folded (a different port, path or user-info is another endpoint;
+// user-info keeps its case, as a password does).
 std::string normalizeBaseUrl(std::string_view url);
 
 // Every endpoint but the offline heuristic ones sends requests somewhere and needs trust.
@@ -65,9 +67,15 @@ class TrustedEndpoints {
   bool isTrusted(const EndpointConfig& endpoint, std::string* error = nullptr) const;
 
   // Records the endpoint's URL with its key sources (no-op when already listed or not needed).
-  // The file is rewritten atomically under a lock, so concurrent jobs do not lose entries.
+  // The file is rewritten atomically under a lock, so concurrent jobs do not lose entries. A URL
+  // whose credentials were redacted (core/util/urlredact.h) is refused: it cannot be called.
   bool add(const EndpointConfig& endpoint, std::string_view how,
            std::string* error = nullptr) const;
+
+  // For an endpoint recorded with its URL's credentials redacted (llm::recordedEndpointJson): the
+  // listed URL it is the redaction of, when exactly one such URL is listed with the endpoint's
+  // key sources. This user's own registry is the one place such a URL is kept whole.
+  std::optional<std::string> fullUrlOf(const EndpointConfig& endpoint) const;
 
  private:
   std::filesystem::path m_path;

@@ -153,6 +153,7 @@ EvalResult evaluateRunDocLevel(const Qrels& qrels, const Run& run, const EvalSet
     for (std::size_t c = 0; c < q.values.size(); ++c) result.all[c] += q.values[c];
     result.queries.push_back(std::move(q));
   }
+  addQrelsRepeatErrors(qrels, result);
   result.numQueries = result.queries.size();
   // Sums stay sums (counts); measures become plain means in qid order, as evaluate() does.
   for (std::size_t c = 0; c < result.columns.size(); ++c)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_set>
 
 #include "core/data/jsonlines.h"
 #include "core/metrics/downstream.h"
@@ -47,11 +48,11 @@ double maxOver(const std::vector<std::string>& golds,
 std::vector<std::string> kiltGoldAnswers(const nlohmann::json& gold) {
   std::vector<std::string> out;
   if (!gold.is_object() || !gold.contains("output") || !gold["output"].is_array()) return out;
+  std::unordered_set<std::string> seen;  // distinct in one pass (a gold of many outputs)
   for (const auto& o : gold["output"]) {
     if (!o.is_object() || !o.contains("answer") || !o["answer"].is_string()) continue;
     std::string a(stripPythonWhitespace(o["answer"].get<std::string>()));
-    if (!a.empty() && std::find(out.begin(), out.end(), a) == out.end())
-      out.push_back(std::move(a));
+    if (!a.empty() && seen.insert(a).second) out.push_back(std::move(a));
   }
   return out;
 }

@@ -8,6 +8,9 @@
 //   precision@k / recall@k / success@k: over KILT's evidence-set rank, where a set counts as one
 //   hit at the position of the guess that completes it (partial sets are not hits).
 // KILT itself reports recall@k and success_rate@k only for k > 1; they are computed for every k.
+// KILT's Python is quadratic in the provenance entries of an item (list searches and erases);
+// the same numbers are computed here in linear time plus a sort of each evidence set, so a
+// guess or a gold of a million entries costs seconds (tests/bench/bench_kilteval).
 
 #include <map>
 #include <nlohmann/json.hpp>

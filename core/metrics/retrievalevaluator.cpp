@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/data/loaders.h"
 #include "core/metrics/querymeasures.h"
@@ -185,6 +186,7 @@ class RunEvaluation {
            "... and " + std::to_string(duplicates.dropped) +
                " more docnos retrieved twice for a query (only the first " +
                std::to_string(treceval::kListedDuplicates) + " are listed)"});
+    addQrelsRepeatErrors(m_qrels, m_result);
     m_result.numQueries = m_result.queries.size();
     if (m_result.numQueries == 0)
       m_result.diagnostics.push_back({Severity::Error, runFile, 0, "",
@@ -257,6 +259,20 @@ class RunEvaluation {
 };
 
 }  // namespace
+
+void addQrelsRepeatErrors(const Qrels& qrels, EvalResult& result) {
+  if (qrels.repeats.empty()) return;
+  std::unordered_set<std::string_view> evaluated;
+  for (const auto& q : result.queries) evaluated.insert(q.qid);
+  for (const auto& r : qrels.repeats) {
+    if (!evaluated.count(r.qid)) continue;
+    result.diagnostics.push_back(
+        {Severity::Error, r.file.empty() ? qrels.source : r.file, r.line, "docno",
+         "'" + r.docId + "' judged twice for query '" + r.qid + "' (lines " +
+             std::to_string(r.firstLine) + " and " + std::to_string(r.line) +
+             "), and the query is evaluated: trec_eval stops here too (duplicate docs)"});
+  }
+}
 
 EvalResult evaluate(const Qrels& qrels, const Run& run, const EvalSettings& settings,
                     const ProgressFn& progress) {

@@ -19,7 +19,8 @@
 //   num_rel is trec_eval's: every qrels line with a grade > 0, whatever -l says;
 // - rbp follows Moffat & Zobel (p = 0.8 unless rbp.p=... is given), not trec_eval 10's build-
 //   dependent value (it reads uninitialised variables).
-// A docno retrieved twice for one query (after the depth cut) is an input error.
+// A docno retrieved twice for one query (after the depth cut) is an input error; so is a document
+// the qrels judge twice for a query that is evaluated (elsewhere, trec_eval and the reader warn).
 
 #include <cstdint>
 #include <filesystem>
@@ -102,6 +103,12 @@ struct RankedDoc {
 };
 std::vector<RankedDoc> rankedList(const Ranking& ranking, const std::vector<Judgment>* judgments,
                                   std::optional<std::size_t> maxDepth = {});
+
+// Errors for the evaluated queries (result.queries) that the qrels judge a document twice in
+// (Qrels::repeats): trec_eval stops on them (form_res_rels: "duplicate docs"), while a repeat in a
+// query it does not evaluate stays the reader's warning. evaluate(), evaluateRunFile() and
+// evaluateRunDocLevel() call it.
+void addQrelsRepeatErrors(const Qrels& qrels, EvalResult& result);
 
 // trec_eval's ranking order: score descending, then docno descending (strcmp).
 bool trecRanksBefore(const RunEntry& a, const RunEntry& b);

@@ -94,7 +94,7 @@ std::string EsRetriever::requestBody(const Query& query, std::size_t k, std::str
 }
 
 std::vector<ScoredDoc> EsRetriever::search(const Query& query, std::size_t k, std::string* error) {
-  const std::string where = "POST " + redactUrl(m_searchUrl);
+  const std::string where = "POST " + shownUrl(m_searchUrl);
   auto fail = [&](const std::string& problem) {
     if (error) *error = where + ": " + problem;
     return std::vector<ScoredDoc>{};

@@ -30,18 +30,6 @@ std::size_t onData(char* data, std::size_t size, std::size_t n, void* user) {
 
 }  // namespace
 
-std::string redactUrl(std::string_view url) {
-  std::string u(url);
-  const std::size_t q = u.find_first_of("?#");
-  if (q != std::string::npos) u.resize(q);
-  const std::size_t scheme = u.find("://");
-  const std::size_t hostStart = scheme == std::string::npos ? 0 : scheme + 3;
-  const std::size_t slash = u.find('/', hostStart);
-  const std::size_t at = u.rfind('@', slash == std::string::npos ? u.size() : slash);
-  if (at != std::string::npos && at >= hostStart) u.erase(hostStart, at + 1 - hostStart);
-  return escapeControlChars(u);  // a URL from a project file is text from outside too
-}
-
 std::string snippet(std::string_view body, std::size_t n) {
   std::size_t cut = std::min(n, body.size());
   // Cut before a UTF-8 sequence the limit would split: its first bytes would show as escapes.
@@ -68,13 +56,13 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   std::string missing;
   const CurlApi* api = curlApi(&missing);  // libcurl is loaded on the first request
   if (!api) {
-    if (error) *error = "POST " + redactUrl(url) + ": " + missing;
+    if (error) *error = "POST " + shownUrl(url) + ": " + missing;
     return false;
   }
   CURL* curl = api->easy_init();
   if (!curl || !applyTransportPolicy(curl)) {
     if (curl) api->easy_cleanup(curl);
-    if (error) *error = "POST " + redactUrl(url) + ": cannot initialise libcurl";
+    if (error) *error = "POST " + shownUrl(url) + ": cannot initialise libcurl";
     return false;
   }
   curl_slist* headers = api->slist_append(nullptr, "Content-Type: application/json");
@@ -101,10 +89,10 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   if (rc != CURLE_OK) {
     if (error) {
       if (sink.overflow)
-        *error = "POST " + redactUrl(url) + ": reply larger than " +
+        *error = "POST " + shownUrl(url) + ": reply larger than " +
                  std::to_string(options.maxReplyBytes) + " bytes";
       else
-        *error = "POST " + redactUrl(url) + ": " +
+        *error = "POST " + shownUrl(url) + ": " +
                  escapeControlChars(curlError[0] ? curlError : api->easy_strerror(rc));
     }
     return false;

@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+// URLs in messages: shownUrl (core/util/urlredact.h), credentials redacted.
+#include "core/util/urlredact.h"
+
 namespace ragscope::core {
 
 struct HttpReply {
@@ -27,10 +30,6 @@ struct HttpPostOptions {
 // completed transfer: the caller judges it.
 bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
                   HttpReply* reply, std::string* error);
-
-// The URL fit for messages: user:password@ removed and the query string dropped (API keys hide
-// in both), control characters escaped.
-std::string redactUrl(std::string_view url);
 
 // The first `n` bytes of a reply body (less when that would split a UTF-8 sequence), on one line
 // and with control characters escaped (core/util/textescape.h), for error messages.

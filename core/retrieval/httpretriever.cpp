@@ -103,7 +103,7 @@ bool HttpRetriever::parseReply(const std::string& body, std::size_t k, std::vect
 
 std::vector<ScoredDoc> HttpRetriever::search(const Query& query, std::size_t k,
                                              std::string* error) {
-  const std::string where = "POST " + redactUrl(m_options.url);
+  const std::string where = "POST " + shownUrl(m_options.url);
   if (k == 0) return {};
   HttpPostOptions http;
   http.timeoutMs = m_options.timeoutMs;

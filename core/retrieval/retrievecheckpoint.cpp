@@ -5,8 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core {
 
@@ -52,7 +53,10 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
     while (text && std::getline(in, line)) {
       ++lineNo;
       const bool lastLine = in.peek() == std::char_traits<char>::eof();
-      json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      // Strict (core/util/jsonstrict.h): a line repeating "docs" must not pick the ranking.
+      json j;
+      JsonStrictError strict;
+      const bool parsed = parseJsonStrict(line, j, &strict);
       if (lineNo == 1) {
         if (!j.is_object() || j.value("format", "") != kMagic ||
             j.value("version", 0) != kVersion) {
@@ -67,7 +71,8 @@ RetrieveCheckpoint::RetrieveCheckpoint(fs::path path, const std::string& setting
         continue;
       }
       try {
-        if (j.is_discarded()) throw std::runtime_error("not JSON");
+        if (!parsed)
+          throw std::runtime_error(strict.repeated ? describeJsonStrictError(strict) : "not JSON");
         std::vector<ScoredDoc> docs;
         for (const auto& d : j.at("docs"))
           docs.push_back({d.at(0).get<std::string>(), d.at(1).get<double>(), {}});

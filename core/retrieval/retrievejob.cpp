@@ -5,6 +5,7 @@
 
 #include "core/retrieval/retrievecheckpoint.h"
 #include "core/util/sha256.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::core {
 
@@ -119,7 +120,10 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
     return result;
   }
 
-  result.setting = {{"retriever", retrieverSpecToJson(spec)}, {"k", options.k}, {"tag", ro.tag}};
+  // Recorded in the run stores made from this run: a URL's credentials never are.
+  nlohmann::json recorded = retrieverSpecToJson(spec);
+  if (recorded.contains("url")) recorded["url"] = redactUrl(spec.url);
+  result.setting = {{"retriever", std::move(recorded)}, {"k", options.k}, {"tag", ro.tag}};
   if (spec.kind == RetrieverSpec::Kind::Bm25) {
     result.setting["index"] = result.index.dir.string();
     result.setting["fingerprint"] = result.index.fingerprint;

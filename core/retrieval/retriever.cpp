@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -146,7 +147,7 @@ Loaded<Run> retrieveAll(Retriever& retriever, const std::vector<Query>& queries,
   return result;
 }
 
-void writeTrecRun(const Run& run, std::ostream& out) {
+void writeTrecRun(const Run& run, std::ostream& out, ScoreText scores) {
   const std::string tag = sanitizeRunTag(run.tag);
   char score[64];
   for (const Ranking& r : run.rankings) {
@@ -154,9 +155,13 @@ void writeTrecRun(const Run& run, std::ostream& out) {
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
       const RunEntry& e = r.entries[i];
       // %.17g reads back as the same double; scores from retrieveAll are floats, whose shortest
-      // exact form %.9g also gives, but a run may come from elsewhere.
+      // exact form %.9g also gives, but a run may come from elsewhere. A fused score is a double
+      // that must read back bit for bit: its shortest round-trip text (never longer than 17
+      // digits).
       const float f = static_cast<float>(e.score);
-      if (static_cast<double>(f) == e.score)
+      if (scores == ScoreText::Shortest)
+        *std::to_chars(score, score + sizeof score, e.score).ptr = '\0';
+      else if (static_cast<double>(f) == e.score)
         std::snprintf(score, sizeof score, "%.9g", e.score);
       else
         std::snprintf(score, sizeof score, "%.17g", e.score);
@@ -166,11 +171,12 @@ void writeTrecRun(const Run& run, std::ostream& out) {
   }
 }
 
-bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error) {
+bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error,
+                  ScoreText scores) {
   return writeFileAtomically(
       path,
       [&](std::ostream& out) {
-        writeTrecRun(run, out);
+        writeTrecRun(run, out, scores);
         return true;
       },
       error, /*fsyncFile=*/false);

@@ -66,13 +66,20 @@ struct RetrieveOptions {
 Loaded<Run> retrieveAll(Retriever& retriever, const std::vector<Query>& queries,
                         const RetrieveOptions& options);
 
+// How writeTrecRun prints scores. Float (retrieval runs, whose scores are floats): a score that
+// is a float value as %.9g, which reads back as that float; any other with %.17g. Shortest
+// (fused runs, whose scores are doubles): std::to_chars's shortest text that reads back as the
+// same double, whatever the double.
+enum class ScoreText { Float, Shortest };
+
 // "qid Q0 docid rank score tag" lines, rankings in run order, entries in stored order (rank =
 // position + 1), scores printed with enough digits to read back the same value. A tag with
 // blanks has them replaced by '_'; qids and docids go through encodeTrecId.
-void writeTrecRun(const Run& run, std::ostream& out);
+void writeTrecRun(const Run& run, std::ostream& out, ScoreText scores = ScoreText::Float);
 // Written to a temporary file beside `path` and renamed over it, so a reader never sees half a
 // run. false + *error on failure.
-bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error);
+bool writeTrecRun(const Run& run, const std::filesystem::path& path, std::string* error,
+                  ScoreText scores = ScoreText::Float);
 
 // The tag as written: blanks replaced by '_', empty -> "ragscope".
 std::string sanitizeRunTag(std::string_view tag);

@@ -165,10 +165,10 @@ std::string describeRetriever(const RetrieverSpec& spec) {
           << (spec.stemming ? "" : ", no stemming") << ")";
       break;
     case RetrieverSpec::Kind::Elasticsearch:
-      out << "es (" << redactUrl(spec.url) << ")";
+      out << "es (" << shownUrl(spec.url) << ")";
       break;
     case RetrieverSpec::Kind::Http:
-      out << "http (" << redactUrl(spec.url) << ")";
+      out << "http (" << shownUrl(spec.url) << ")";
       break;
   }
   return out.str();

@@ -18,8 +18,9 @@
 #include <system_error>
 #include <thread>
 
-#include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core {
 
@@ -86,7 +87,12 @@ std::optional<nlohmann::json> readManifest(const fs::path& dir, std::string* why
     return std::nullopt;
   }
   try {
-    nlohmann::json j = nlohmann::json::parse(*text);
+    // Strict (core/util/jsonstrict.h): a manifest repeating a member is not one ragscope wrote.
+    nlohmann::json j;
+    if (JsonStrictError strict; !parseJsonStrict(*text, j, &strict)) {
+      if (why) *why = "unreadable manifest: " + describeJsonStrictError(strict);
+      return std::nullopt;
+    }
     if (!j.is_object() || j.value("format", "") != kFormatName) {
       if (why) *why = "manifest is not a ragscope index manifest";
       return std::nullopt;

@@ -9,9 +9,11 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/data/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
+#include "core/util/jsonstrict.h"
+#include "core/util/outputcheck.h"
 
 namespace ragscope::core {
 
@@ -251,7 +253,9 @@ PartCheck Project::checkPart(const std::string& path) const {
     return out;
   }
   // The folder as the file system has it, so a symlink inside it that leads out counts as out.
-  const fs::path base = file.empty() ? fs::current_path(ec) : file.parent_path();
+  // folderOf, not file.parent_path(): a bare "NAME.json" has an empty parent path, which once
+  // made every part count as inside (core/util/outputcheck.h).
+  const fs::path base = file.empty() ? fs::current_path(ec) : folderOf(file);
   fs::path folder = fs::weakly_canonical(fs::absolute(base, ec), ec);
   if (ec) folder = fs::absolute(base).lexically_normal();
   const auto [f, r] =
@@ -360,21 +364,24 @@ Loaded<Project> readProject(const fs::path& file) {
     return result;
   }
 
+  // Strict (core/util/jsonstrict.h): a member given twice would let the file name one path to
+  // a reader and another to ragscope (json::parse keeps the last).
   json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    const std::size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix: the user needs the sentence.
-    if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
-    check.error({}, "invalid JSON: " + what, lineOfByte(text, at));
-    return result;
-  } catch (const json::exception& e) {
-    // out_of_range 406: a number beyond a double ("1e400"), placed at the number it quotes.
-    const auto place = describeJsonParseError(text, 1, 0, e.what());
-    check.error({}, place.problem, place.line);
+  if (JsonStrictError why; !parseJsonStrict(text, root, &why, kMaxProjectJsonDepth)) {
+    // why.byte is 1-based and points just past the offending character (or repeated name).
+    const std::size_t at = why.byte > 0 ? why.byte - 1 : 0;
+    if (why.repeated) {
+      check.error(why.field, why.problem, lineOfByte(text, at));
+    } else if (why.byte > 0) {
+      std::string what = why.problem;
+      // Drop nlohmann's "[json.exception.parse_error.101] " prefix: the user needs the sentence.
+      if (const auto pos = what.find("] "); pos != std::string::npos) what.erase(0, pos + 2);
+      check.error({}, "invalid JSON: " + what, lineOfByte(text, at));
+    } else {
+      // out_of_range 406: a number beyond a double ("1e400"), placed at the number it quotes.
+      const auto place = describeJsonParseError(text, 1, 0, why.problem);
+      check.error({}, place.problem, place.line);
+    }
     return result;
   }
 

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "core/export/json.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core::store {
 
@@ -53,10 +54,9 @@ CREATE TABLE run_data (
 );
 )";
 
-// Everything a run store may hold: the schema above, the scores tables the eRAG and end-to-end
-// jobs add (core/eval), and the automatic indexes of their keys.
-const SqliteSchema kStoreSchema{
-    {"run", "items", "results", "run_data", "erag_labels", "query_scores"}, {"items_status"}};
+// Stores made before run_data was part of kSchema get it when first written (putData).
+constexpr const char* kRunDataTableSql =
+    "CREATE TABLE IF NOT EXISTS run_data (name TEXT PRIMARY KEY, value TEXT NOT NULL)";
 
 void setError(std::string* error, std::string text) {
   if (error) *error = std::move(text);
@@ -78,6 +78,14 @@ bool refuseNonStoreFile(const std::filesystem::path& path, std::string* error) {
 }
 
 }  // namespace
+
+const SqliteSchema& runStoreSchema() {
+  // The schema above, the scores tables the eRAG and end-to-end jobs add, and (by the check) the
+  // automatic indexes of their keys.
+  static const SqliteSchema schema{
+      {kSchema, kRunDataTableSql, kEragLabelsTableSql, kQueryScoresTableSql}};
+  return schema;
+}
 
 std::string_view itemStatusName(ItemStatus status) {
   switch (status) {
@@ -193,7 +201,7 @@ bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error
   }
   // A store from elsewhere is untrusted input: nothing but our tables (no view or trigger that
   // would run code, or spin, on every read).
-  if (auto problem = m_db.schemaProblem(kStoreSchema))
+  if (auto problem = m_db.schemaProblem(runStoreSchema()))
     return fail("not a ragscope run store: it " + *problem + "; it is not read");
   // A damaged file gives wrong answers without any error (rows missing from an index, pages of
   // another table): check it before reading anything. integrity_check, not quick_check: a flipped
@@ -228,9 +236,11 @@ bool RunStore::checkOpened(const std::filesystem::path& path, std::string* error
                          : "the run's record cannot be read (" + m_db.lastError() + ")");
   }
   if (row.text(3) != "text" || row.text(0).empty()) return fail("run.kind is not a job name");
-  const auto settings = nlohmann::json::parse(row.text(1), nullptr, false);
+  // Strict (core/util/jsonstrict.h): a store from elsewhere must not show one endpoint or path
+  // to a reader of its text and give ragscope another.
+  const auto settings = parseJsonStrictOrDiscarded(row.text(1));
   if (!settings.is_object()) return fail("run.settings is not a JSON object");
-  const auto endpoint = nlohmann::json::parse(row.text(2), nullptr, false);
+  const auto endpoint = parseJsonStrictOrDiscarded(row.text(2));
   if (!endpoint.is_object()) return fail("run.endpoint is not a JSON object");
   return true;
 }
@@ -286,11 +296,11 @@ RunRecord RunStore::run() {
   if (st.valid() && st.step()) {
     r.kind = st.text(0);
     // Never a "discarded" value (json::value() on it throws): what is not an object reads as {}.
-    auto settings = nlohmann::json::parse(st.text(1), nullptr, false);
+    auto settings = parseJsonStrictOrDiscarded(st.text(1));
     if (settings.is_object()) r.settings = std::move(settings);
     r.templateText = st.text(2);
     r.templateHash = st.text(3);
-    auto endpoint = nlohmann::json::parse(st.text(4), nullptr, false);
+    auto endpoint = parseJsonStrictOrDiscarded(st.text(4));
     if (endpoint.is_object()) r.endpoint = std::move(endpoint);
     r.status = st.text(5);
     r.created = st.text(6);
@@ -303,8 +313,7 @@ bool RunStore::putData(std::string_view name, std::string_view value, std::strin
   if (refuseWrite(error)) return false;
   std::string err;
   // Stores made before the table existed get it when first written.
-  if (!m_db.exec("CREATE TABLE IF NOT EXISTS run_data (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-                 &err)) {
+  if (!m_db.exec(kRunDataTableSql, &err)) {
     setError(error, m_path.string() + ": " + err);
     return false;
   }
@@ -413,7 +422,10 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
   if (refuseWrite(error)) return false;
   if (results.empty()) return true;
   std::string err;
-  if (!m_db.exec("BEGIN IMMEDIATE", &err)) {
+  // Inside beginResults the outer transaction holds these rows; a failure rolls all of it back.
+  const bool outer = m_inResults;
+  if (outer) m_inResults = false;  // set again below unless this piece fails
+  if (!outer && !m_db.exec("BEGIN IMMEDIATE", &err)) {
     setError(error, m_path.string() + ": " + err);
     return false;
   }
@@ -466,12 +478,48 @@ bool RunStore::commitResults(const std::vector<ItemResult>& results, std::string
   auto st = m_db.prepare("UPDATE run SET updated = ? WHERE id = 1");
   st.bind(1, now);
   st.step();
+  if (outer) {
+    m_inResults = true;
+    return true;
+  }
   if (!m_db.exec("COMMIT", &err)) {
     setError(error, m_path.string() + ": " + err);
     m_db.exec("ROLLBACK");
     return false;
   }
   return true;
+}
+
+bool RunStore::beginResults(std::string* error) {
+  if (refuseWrite(error)) return false;
+  std::string err;
+  if (m_inResults || !m_db.exec("BEGIN IMMEDIATE", &err)) {
+    setError(error, m_path.string() + ": " + (err.empty() ? "a transaction is open" : err));
+    return false;
+  }
+  m_inResults = true;
+  return true;
+}
+
+bool RunStore::commitBegunResults(std::string* error) {
+  if (!m_inResults) {
+    setError(error, m_path.string() + ": the results were rolled back");
+    return false;
+  }
+  m_inResults = false;
+  std::string err;
+  if (!m_db.exec("COMMIT", &err)) {
+    setError(error, m_path.string() + ": " + err);
+    m_db.exec("ROLLBACK");
+    return false;
+  }
+  return true;
+}
+
+void RunStore::rollbackBegunResults() {
+  if (!m_inResults) return;
+  m_inResults = false;
+  m_db.exec("ROLLBACK");
 }
 
 RunCounts RunStore::counts() {
@@ -523,7 +571,7 @@ std::vector<StoredResult> RunStore::results() {
     r.status = itemStatusFromName(st.text(2)).value_or(ItemStatus::Done);
     r.itemId = st.int64(3);
     r.text = st.text(4);
-    if (!st.isNull(5)) r.extra = nlohmann::json::parse(st.text(5), nullptr, false);
+    if (!st.isNull(5)) r.extra = parseJsonStrictOrDiscarded(st.text(5));
     r.usage.promptTokens = st.int64(6);
     r.usage.completionTokens = st.int64(7);
     r.usage.costUsd = st.real(8);

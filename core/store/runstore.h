@@ -91,6 +91,19 @@ struct RunCounts {
 
 std::string isoNowUtc();
 
+// Tables the eRAG and end-to-end jobs add to their run stores (core/eval), created with these
+// statements; a store is opened only when every table it holds is defined exactly as ragscope
+// creates it (runStoreSchema(), SqliteDb::schemaProblem).
+inline constexpr const char* kEragLabelsTableSql =
+    "CREATE TABLE IF NOT EXISTS erag_labels (qid TEXT NOT NULL, rank INTEGER NOT NULL, "
+    "doc_id TEXT NOT NULL, item_key TEXT NOT NULL, label REAL, PRIMARY KEY (qid, rank));";
+inline constexpr const char* kQueryScoresTableSql =
+    "CREATE TABLE IF NOT EXISTS query_scores (qid TEXT NOT NULL, measure TEXT NOT NULL, "
+    "value REAL, PRIMARY KEY (qid, measure));";
+// Everything a run store may hold, for every connection that opens one (RunStore's, and the
+// jobs' writers of the tables above).
+const SqliteSchema& runStoreSchema();
+
 class RunStore {
  public:
   static constexpr int kSchemaVersion = 1;
@@ -131,6 +144,13 @@ class RunStore {
   // One transaction: result rows written (replacing an earlier error), item statuses updated and
   // each call's attempts added to its item's (a cancelled call adds none), run's `updated` stamped.
   bool commitResults(const std::vector<ItemResult>& results, std::string* error);
+  // Several commitResults as one transaction, for results written a piece at a time that must
+  // land all together or not at all (a batch output file, core/eval/batchrun.h): between begin
+  // and commit each commitResults writes into it; a failed commitResults, or rollback, undoes
+  // every piece.
+  bool beginResults(std::string* error);
+  bool commitBegunResults(std::string* error);
+  void rollbackBegunResults();
 
   RunCounts counts();
   // Every stored result (done and error), in item order, with its item key.
@@ -145,6 +165,7 @@ class RunStore {
   SqliteDb m_db;
   std::filesystem::path m_path;
   bool m_readOnly = false;
+  bool m_inResults = false;  // between beginResults and its commit or rollback
   SqliteStatement m_insertResult;
   SqliteStatement m_updateItem;
 };

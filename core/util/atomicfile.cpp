@@ -12,7 +12,7 @@
 #include <streambuf>
 #include <vector>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 
@@ -104,8 +104,12 @@ bool writeFileAtomically(const std::filesystem::path& path,
                          bool fsyncFile, FileAccess access) {
   const std::filesystem::path folder =
       path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  const std::filesystem::path temp =
-      folder / ("." + path.filename().string() + ".tmp-" + tempSuffix());
+  // Built in steps: GCC 12's -Wstringop-overflow misreads "." + std::string once inlined here.
+  std::string tempName = ".";
+  tempName += path.filename().string();
+  tempName += ".tmp-";
+  tempName += tempSuffix();
+  const std::filesystem::path temp = folder / tempName;
 
   auto fail = [&](const std::string& what, int err) {
     if (error) {
@@ -117,9 +121,14 @@ bool writeFileAtomically(const std::filesystem::path& path,
     return false;
   };
 
+  // A folder, FIFO, device or socket at the name is refused: rename() would replace it (a FIFO a
+  // reader waits on, a device node), which is never what writing an output means. A symlink is
+  // replaced, never written through (see the header).
   struct stat target {};
-  if (::lstat(path.c_str(), &target) == 0 && S_ISDIR(target.st_mode)) {
-    if (error) *error = path.string() + ": is a folder; ragscope writes only regular files";
+  if (::lstat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISLNK(target.st_mode)) {
+    if (error)
+      *error = path.string() + ": is " + std::string(fileKind(target.st_mode)) +
+               "; ragscope writes only regular files";
     return false;
   }
   const mode_t mode = modeFor(path, access);

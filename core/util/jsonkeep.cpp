@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "core/util/jsonstrict.h"
+
 namespace ragscope::core {
 
 namespace {
@@ -29,6 +31,8 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
 
   KeepingSax(const JsonKeep& keep, json* root) : m_keep(keep), m_root(root) {}
 
+  // Every event passes the member check first (core/util/jsonstrict.h): a repeated member name
+  // is refused wherever it is, in what is kept or in what is skipped.
   bool null() override { return scalar(json(nullptr)); }
   bool boolean(bool v) override { return scalar(json(v)); }
   bool number_integer(number_integer_t v) override { return scalar(json(v)); }
@@ -36,15 +40,23 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
   bool number_float(number_float_t v, const string_t&) override { return scalar(json(v)); }
   bool string(string_t& v) override { return scalar(json(std::move(v))); }
   bool binary(binary_t&) override { return scalar(json(nullptr)); }  // JSON text has none
-  bool start_object(std::size_t) override { return open(json::object()); }
-  bool start_array(std::size_t) override { return open(json::array()); }
-  bool end_object() override { return close(); }
-  bool end_array() override { return close(); }
+  bool start_object(std::size_t) override {
+    return checked(m_check.startObject()) && open(json::object());
+  }
+  bool start_array(std::size_t) override {
+    return checked(m_check.startArray()) && open(json::array());
+  }
+  bool end_object() override { return checked(m_check.endObject()) && close(); }
+  bool end_array() override {
+    m_check.endArray();
+    return close();
+  }
 
   bool key(string_t& k) override {
+    m_check.key(k);
     if (m_skipDepth > 0) return true;
     Frame& top = m_frames.back();
-    top.childSpec = top.spec->find(k);
+    top.childSpec = top.spec->everything ? top.spec : top.spec->find(k);
     top.key = std::move(k);
     return true;
   }
@@ -56,8 +68,16 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
   }
 
   const std::string& error() const { return m_error; }
+  // Set when the member check stopped the parse (else the parser did, or nothing).
+  bool checkFailed() const { return m_checkFailed; }
+  const JsonMemberCheck& check() const { return m_check; }
 
  private:
+  bool checked(bool ok) {
+    if (!ok) m_checkFailed = true;
+    return ok;
+  }
+
   struct Frame {
     json* node = nullptr;
     const JsonKeep* spec = nullptr;
@@ -81,6 +101,10 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
       return *spec ? Fate::Keep : Fate::Skip;
     }
     const std::size_t i = top.nextIndex++;
+    if (top.spec->everything) {
+      *spec = top.spec;
+      return Fate::Keep;
+    }
     if (i < top.spec->firstElements) {
       *spec = top.spec->elements ? top.spec->elements.get() : &keepNothing();
       return Fate::Keep;
@@ -107,6 +131,7 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool scalar(json value) {
+    m_check.value();
     if (m_skipDepth > 0) return true;
     const JsonKeep* spec = nullptr;
     const Fate fate = fateOfNext(&spec);
@@ -155,6 +180,8 @@ class KeepingSax : public nlohmann::json_sax<nlohmann::json> {
   std::vector<Frame> m_frames;
   std::size_t m_skipDepth = 0;
   std::string m_error;
+  JsonMemberCheck m_check;
+  bool m_checkFailed = false;
 };
 
 }  // namespace
@@ -182,12 +209,27 @@ const JsonKeep* JsonKeep::find(std::string_view name) const {
 }
 
 bool parseJsonKeeping(std::string_view text, const JsonKeep& keep, nlohmann::json* out,
-                      std::string* error) {
+                      JsonStrictError* error) {
   *out = nullptr;
   KeepingSax sax(keep, out);
   if (nlohmann::json::sax_parse(text.begin(), text.end(), &sax)) return true;
-  if (error) *error = sax.error();
   *out = nullptr;
+  if (!error) return false;
+  if (sax.checkFailed()) {
+    *error = sax.check().error();
+    if (error->repeated) nameRepeatedMember(text, sax.check(), error);
+  } else {
+    *error = {};
+    error->problem = sax.error();
+  }
+  return false;
+}
+
+bool parseJsonKeeping(std::string_view text, const JsonKeep& keep, nlohmann::json* out,
+                      std::string* error) {
+  JsonStrictError why;
+  if (parseJsonKeeping(text, keep, out, &why)) return true;
+  if (error) *error = describeJsonStrictError(why);
   return false;
 }
 

@@ -16,8 +16,10 @@
 // (a scalar whole, an array or object with only what its JsonKeep names inside), an array keeps
 // null placeholders before an index a step names (indexes stay valid), and anything else is
 // skipped without being built. Whether the text is JSON at all is decided on the whole text,
-// exactly as json::parse decides it. Only the named containers are ever nested, so a deeply
-// nested reply costs nothing either.
+// exactly as json::parse decides it, and more strictly in two ways (core/util/jsonstrict.h): a
+// member name given twice in one object, kept or skipped, is an error (json::parse would keep the
+// last), and so is nesting deeper than kMaxStrictJsonDepth (256) levels. The check keeps 8 bytes
+// per member name of the objects open at a time; only the named containers are ever built.
 
 #include <cstddef>
 #include <list>
@@ -26,6 +28,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::core {
 
@@ -37,6 +41,8 @@ struct JsonKeep {
   // null). They take precedence over a step naming the same index.
   std::size_t firstElements = 0;
   std::shared_ptr<const JsonKeep> elements;
+  // Keeps this value whole, everything inside it (steps and elements are then not consulted).
+  bool everything = false;
 
   // Keeps the member or element `name` (no dot splitting) and returns what to keep inside it.
   JsonKeep& step(std::string_view name);
@@ -46,9 +52,17 @@ struct JsonKeep {
   const JsonKeep* find(std::string_view name) const;
 };
 
-// Parses all of `text` (strictly, as nlohmann::json::parse(text) does) and stores in *out only
-// what `keep` names. false with *error set to the parse error's what() when `text` is not JSON.
+// Parses all of `text` (strictly, as nlohmann::json::parse(text) does, and refusing repeated
+// member names and deep nesting) and stores in *out only what `keep` names. false with *error set
+// when `text` is not such JSON: the parse error's what(), or the repeat / depth problem with its
+// place (describeJsonStrictError()).
 bool parseJsonKeeping(std::string_view text, const JsonKeep& keep, nlohmann::json* out,
                       std::string* error);
+bool parseJsonKeeping(std::string_view text, const JsonKeep& keep, nlohmann::json* out,
+                      JsonStrictError* error);
+inline bool parseJsonKeeping(std::string_view text, const JsonKeep& keep, nlohmann::json* out,
+                             std::nullptr_t) {
+  return parseJsonKeeping(text, keep, out, static_cast<JsonStrictError*>(nullptr));
+}
 
 }  // namespace ragscope::core

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

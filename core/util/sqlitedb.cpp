@@ -9,8 +9,9 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/data/inputfile.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
+#include "core/util/textescape.h"
 
 namespace ragscope::core {
 
@@ -52,8 +53,9 @@ SqliteStatement::~SqliteStatement() {
 }
 
 SqliteStatement& SqliteStatement::bind(int index, std::string_view text) {
-  if (m_stmt && sqlite3_bind_text64(m_stmt, index, text.data(), text.size(), SQLITE_TRANSIENT,
-                                    SQLITE_UTF8) != SQLITE_OK) {
+  // An empty view may have no data pointer, which SQLite would bind as NULL, not as ''.
+  if (m_stmt && sqlite3_bind_text64(m_stmt, index, text.data() ? text.data() : "", text.size(),
+                                    SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK) {
     m_ok = false;
   }
   return *this;
@@ -251,6 +253,28 @@ bool SqliteDb::openReadOnly(const std::filesystem::path& path, std::string* erro
   return harden(path, error);
 }
 
+bool SqliteDb::openTemporary(int cacheKiB, std::string* error) {
+  close();
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2("", &m_db, flags, nullptr) != SQLITE_OK) {
+    if (error)
+      *error =
+          std::string("a temporary database: ") + (m_db ? sqlite3_errmsg(m_db) : "cannot open");
+    close();
+    return false;
+  }
+  if (!harden("a temporary database", error)) return false;
+  // Nothing in it outlives the connection: no journal, no sync.
+  std::string err;
+  if (!exec("PRAGMA journal_mode=OFF", &err) || !exec("PRAGMA synchronous=OFF", &err) ||
+      !exec("PRAGMA cache_size=-" + std::to_string(std::max(cacheKiB, 64)), &err)) {
+    if (error) *error = "a temporary database: " + err;
+    close();
+    return false;
+  }
+  return true;
+}
+
 bool SqliteDb::hasSqliteHeader(const std::filesystem::path& path) {
   return headerBytes(path).rfind(std::string_view("SQLite format 3\0", 16), 0) == 0;
 }
@@ -294,6 +318,8 @@ int SqliteDb::userVersion() {
   return static_cast<int>(scalarInt("PRAGMA user_version").value_or(0));
 }
 
+std::int64_t SqliteDb::changes() const { return m_db ? sqlite3_changes64(m_db) : 0; }
+
 std::string SqliteDb::lastError() const {
   if (!m_db) return "not open";
   if (sqlite3_errcode(m_db) == SQLITE_INTERRUPT && *m_work > kMaxProgressCalls)
@@ -303,10 +329,140 @@ std::string SqliteDb::lastError() const {
   return sqlite3_errmsg(m_db);
 }
 
-std::optional<std::string> SqliteDb::schemaProblem(const SqliteSchema& schema) {
-  auto listed = [](const std::vector<std::string_view>& names, std::string_view name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
+namespace {
+
+bool isSqlSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool isSqlDelimiter(char c) { return c == '(' || c == ')' || c == ',' || c == ';'; }
+
+// The end of the quoted run or comment that starts at `i`, or `i` when none starts there. A
+// quote doubled inside its run ('it''s', "a""b") is part of it; an unclosed one runs to the end.
+std::size_t skipQuotedOrComment(std::string_view sql, std::size_t i) {
+  const char c = sql[i];
+  if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+    const std::size_t end = sql.find('\n', i);
+    return end == std::string_view::npos ? sql.size() : end + 1;
+  }
+  if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+    const std::size_t end = sql.find("*/", i + 2);
+    return end == std::string_view::npos ? sql.size() : end + 2;
+  }
+  if (c != '\'' && c != '"' && c != '`' && c != '[') return i;
+  const char close = c == '[' ? ']' : c;
+  std::size_t j = i + 1;
+  while (j < sql.size()) {
+    if (sql[j] != close) {
+      ++j;
+    } else if (close != ']' && j + 1 < sql.size() && sql[j + 1] == close) {
+      j += 2;
+    } else {
+      return j + 1;
+    }
+  }
+  return sql.size();
+}
+
+bool isComment(std::string_view sql, std::size_t i) {
+  return i + 1 < sql.size() &&
+         ((sql[i] == '-' && sql[i + 1] == '-') || (sql[i] == '/' && sql[i + 1] == '*'));
+}
+
+// One object a store may hold: its type ("table", "index"), name (lower case) and definition.
+struct SchemaObject {
+  std::string type;
+  std::string name;
+  std::string definition;
+};
+
+std::optional<SchemaObject> schemaObject(std::string definition) {
+  for (std::string_view type : {"table", "index", "unique index"}) {
+    const std::string prefix = "create " + std::string(type) + " ";
+    if (definition.rfind(prefix, 0) != 0) continue;
+    const std::size_t end = definition.find_first_of(" (", prefix.size());
+    std::string name = definition.substr(prefix.size(), end - prefix.size());
+    return SchemaObject{type == "table" ? "table" : "index", std::move(name),
+                        std::move(definition)};
+  }
+  return std::nullopt;
+}
+
+std::string lowerSchemaName(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::string sqliteDefinition(std::string_view sql) {
+  std::string out;
+  bool space = false;  // whitespace or a comment since the last byte written
+  std::size_t i = 0;
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (isSqlSpace(c) || isComment(sql, i)) {
+      space = true;
+      i = isSqlSpace(c) ? i + 1 : skipQuotedOrComment(sql, i);
+      continue;
+    }
+    if (space && !out.empty() && !isSqlDelimiter(out.back()) && !isSqlDelimiter(c)) out += ' ';
+    space = false;
+    if (const std::size_t end = skipQuotedOrComment(sql, i); end != i) {
+      out.append(sql.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    ++i;
+  }
+  while (!out.empty() && out.back() == ';') out.pop_back();
+  for (const char* type : {"table", "index", "unique index"}) {
+    const std::string prefix = std::string("create ") + type + " if not exists ";
+    if (out.rfind(prefix, 0) == 0) out.erase(prefix.size() - 14, 14);
+  }
+  return out;
+}
+
+std::vector<std::string> sqliteDefinitions(std::string_view script) {
+  std::vector<std::string> out;
+  std::size_t start = 0, i = 0;
+  auto flush = [&](std::size_t end) {
+    std::string definition = sqliteDefinition(script.substr(start, end - start));
+    if (!definition.empty()) out.push_back(std::move(definition));
+    start = end + 1;
   };
+  while (i < script.size()) {
+    if (const std::size_t end = skipQuotedOrComment(script, i); end != i) {
+      i = end;
+    } else if (script[i] == ';') {
+      flush(i++);
+    } else {
+      ++i;
+    }
+  }
+  if (start < script.size()) flush(script.size());
+  return out;
+}
+
+std::optional<std::string> SqliteDb::schemaProblem(const SqliteSchema& schema) {
+  std::vector<SchemaObject> accepted;
+  for (const auto* list : {&schema.scripts, &schema.earlier})
+    for (std::string_view script : *list)
+      for (std::string& definition : sqliteDefinitions(script))
+        if (auto object = schemaObject(std::move(definition))) accepted.push_back(*object);
+  auto acceptedTable = [&](const std::string& name) {
+    return std::any_of(accepted.begin(), accepted.end(), [&](const SchemaObject& o) {
+      return o.type == "table" && o.name == lowerSchemaName(name);
+    });
+  };
+  // Text is compared and stored as UTF-8 bytes: a UTF-16 file would hand back other bytes.
+  auto encoding = prepare("PRAGMA encoding");
+  if (!encoding.valid() || !encoding.step())
+    return "its schema cannot be read (" + lastError() + ")";
+  if (encoding.text(0) != "UTF-8")
+    return "has the text encoding " + escapeControlChars(encoding.text(0).substr(0, 20)) +
+           " (ragscope's stores are UTF-8)";
   // Views and triggers first: they are what runs code, so they are what the message names.
   auto st = prepare(
       "SELECT type, name, tbl_name, sql FROM sqlite_schema "
@@ -316,19 +472,50 @@ std::optional<std::string> SqliteDb::schemaProblem(const SqliteSchema& schema) {
     const std::string type = st.text(0);
     const std::string name = st.text(1);
     const std::string table = st.text(2);
-    std::string sql = st.text(3);
-    for (char& c : sql) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::string quoted = "\"" + name.substr(0, 80) + "\"";
-    if (type == "table") {
-      if (sql.rfind("create virtual table", 0) == 0) return "holds a virtual table " + quoted;
-      if (!listed(schema.tables, name)) return "holds an unexpected table " + quoted;
-    } else if (type == "index") {
-      const bool automatic = name.rfind("sqlite_autoindex_", 0) == 0 && sql.empty();
-      if (!(automatic ? listed(schema.tables, table) : listed(schema.indexes, name)))
-        return "holds an unexpected index " + quoted;
-    } else {
+    const std::string sql = st.text(3);
+    const std::string definition = sqliteDefinition(sql);
+    const std::string quoted = "\"" + escapeControlChars(name.substr(0, 80)) + "\"";
+    if (type == "table" && definition.rfind("create virtual table", 0) == 0)
+      return "holds a virtual table " + quoted;
+    if (type == "index" && st.isNull(3) && name.rfind("sqlite_autoindex_", 0) == 0) {
+      // An automatic index (a UNIQUE or PRIMARY KEY of its table, whose definition is checked).
+      if (!acceptedTable(table)) return "holds an unexpected index " + quoted;
+      continue;
+    }
+    if (type != "table" && type != "index")
       // Views and triggers run code on every read or write: a store holds tables only.
-      return "holds a " + type.substr(0, 20) + " " + quoted + " (a store holds tables only)";
+      return "holds a " + escapeControlChars(type.substr(0, 20)) + " " + quoted +
+             " (a store holds tables only)";
+    auto sameName = [&](const SchemaObject& o) {
+      return o.type == type && o.name == lowerSchemaName(name);
+    };
+    if (std::none_of(accepted.begin(), accepted.end(), sameName))
+      return "holds an unexpected " + type + " " + quoted;
+    if (std::none_of(accepted.begin(), accepted.end(), [&](const SchemaObject& o) {
+          return sameName(o) && o.definition == definition;
+        })) {
+      // Shown where it parts from the closest of ragscope's definitions (both normalised).
+      const SchemaObject* closest = nullptr;
+      std::size_t common = 0;
+      for (const SchemaObject& o : accepted) {
+        if (!sameName(o)) continue;
+        const auto end = std::mismatch(o.definition.begin(), o.definition.end(), definition.begin(),
+                                       definition.end());
+        const auto n = static_cast<std::size_t>(end.first - o.definition.begin());
+        if (!closest || n > common) {
+          closest = &o;
+          common = n;
+        }
+      }
+      auto excerpt = [&](const std::string& text) {
+        const std::size_t from = common > 40 ? common - 40 : 0;
+        std::string out = from > 0 ? "\"..." : "\"";
+        out += escapeControlChars(text.substr(from, 120));
+        return out + (from + 120 < text.size() ? "...\"" : "\"");
+      };
+      return "defines its " + type + " " + quoted +
+             " otherwise than ragscope does: " + excerpt(definition) + " where ragscope has " +
+             excerpt(closest->definition);
     }
   }
   if (!st.ok()) return "its schema cannot be read (" + lastError() + ")";

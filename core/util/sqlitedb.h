@@ -7,7 +7,8 @@
 // defensive mode, no trusted schema, views and triggers disabled, no value over kMaxValueBytes,
 // and a work budget per statement step (a progress handler stops a query after about a billion
 // VM instructions, far past anything a ragscope store needs), never through a symlink; a new file
-// is created private (0600). Each store then checks its schema with schemaProblem().
+// is created private (0600). Each store then checks its schema with schemaProblem(): every
+// table and index exactly as ragscope creates it (SqliteSchema).
 //
 //   SqliteDb db; std::string err;
 //   if (!db.open(path, &err)) ...;
@@ -63,13 +64,29 @@ class SqliteStatement {
   bool m_ok = true;
 };
 
-// What a store's file may hold: these tables, these named indexes, and the automatic indexes
-// of those tables. Anything else (a view, a trigger, a virtual table, another table or index)
-// makes schemaProblem() refuse the file.
+// What a store's file may hold (core/util/README.md, "SQLite"): the tables and named indexes of
+// the statements it is created from, each defined exactly so, and the automatic indexes of those
+// tables. schemaProblem() compares the `sql` text sqlite_schema keeps for every object with these
+// statements, both normalised (sqliteDefinition()): a table of the right name defined otherwise
+// (another key, ON CONFLICT IGNORE or REPLACE, a DEFAULT, a CHECK, a collation) is refused like
+// a view, a trigger, a virtual table or any other table or index.
 struct SqliteSchema {
-  std::vector<std::string_view> tables;
-  std::vector<std::string_view> indexes;
+  // The scripts the store is created from ("CREATE TABLE IF NOT EXISTS t (...); CREATE INDEX
+  // ..."): the very constants the store executes, so what is accepted follows what is created.
+  std::vector<std::string_view> scripts;
+  // Earlier definitions still read: the exact statements an older ragscope created, for a schema
+  // that a migration brings up to date when the store is opened for writing.
+  std::vector<std::string_view> earlier = {};
 };
+
+// A CREATE statement as schemaProblem() compares it: comments dropped, ASCII letters outside
+// quotes lower-cased, whitespace outside quotes removed next to ( ) , ; and one space elsewhere,
+// quoted text ('...', "...", `...`, [...]) kept byte for byte, "IF NOT EXISTS" after CREATE
+// TABLE / INDEX dropped (SQLite keeps a schema's text without it) and a final ';' dropped.
+// "CREATE TABLE IF NOT EXISTS t (\n  a TEXT\n);" -> "create table t(a text)".
+std::string sqliteDefinition(std::string_view statement);
+// The statements of a script (split at ';' outside quotes and comments), each normalised.
+std::vector<std::string> sqliteDefinitions(std::string_view script);
 
 class SqliteDb {
  public:
@@ -93,6 +110,10 @@ class SqliteDb {
   // the main file, so it is opened `immutable` (no locks, no side files). Otherwise the existing
   // side files are shared with the writer (`mode=ro`).
   bool openReadOnly(const std::filesystem::path& path, std::string* error);
+  // Opens a private scratch database (SQLite's empty file name): a file in the temporary folder,
+  // deleted when closed, of which only `cacheKiB` stay in memory; with the same defensive
+  // settings. For work whose size grows with an input (an import's duplicate check).
+  bool openTemporary(int cacheKiB, std::string* error);
   // True for a regular file that starts with SQLite's header, read through the input check (a
   // FIFO or device under the name is never read): what may be handed to SQLite as a store.
   static bool hasSqliteHeader(const std::filesystem::path& path);
@@ -103,9 +124,13 @@ class SqliteDb {
   SqliteStatement prepare(std::string_view sql, std::string* error = nullptr);
   std::optional<std::int64_t> scalarInt(std::string_view sql);
   int userVersion();
+  // Rows the last INSERT, UPDATE or DELETE changed (0 for an INSERT a conflict clause skipped).
+  std::int64_t changes() const;
   std::string lastError() const;
   sqlite3* handle() const { return m_db; }
-  // Why the open file is not a store of `schema` ("holds a view \"run\"; ..."), or nullopt.
+  // Why the open file is not a store of `schema`, or nullopt: "holds a view \"run\" ...",
+  // "defines its table \"labels\" otherwise than ragscope (CREATE TABLE labels(...))", "its text
+  // encoding is UTF-16le ...". Every store kind checks its file with this before reading it.
   std::optional<std::string> schemaProblem(const SqliteSchema& schema);
 
  private:

@@ -23,6 +23,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(line->hasResponse || line->hasError, "a line with neither response nor error");
   if (line->hasResponse)
     fuzz::check(line->statusCode >= 100 && line->statusCode <= 599, "a status out of range");
+  // The model a reply names decides whether it may enter the cache (core/eval/batchrun.h).
+  if (!line->model.empty()) {
+    fuzz::check(replyModelMatches(line->model, line->model), "a model that is not itself");
+    fuzz::check(replyModelMatches(line->model + "-2024-07-18", line->model),
+                "a dated snapshot not taken for its model");
+    fuzz::check(!replyModelMatches(line->model + "-mini", line->model),
+                "another model taken for a snapshot");
+  }
+  fuzz::check(!replyModelMatches("", line->customId), "an unnamed model matched");
   if (line->succeeded()) {
     const auto chat = parseChatReply(line->body);
     fuzz::check(chat.ok || !chat.error.empty(), "a rejected reply says nothing about why");

@@ -3,7 +3,8 @@
 // applied with plain SQLite first (views, triggers, virtual tables, odd tables and indexes, rows),
 // so the fuzzer works on what a crafted store can hold rather than on SQLite's page format. Then
 // every reader of a store runs on it (runstorecheck.h), and a response cache is opened on a copy.
-// Checked: a store whose schema holds a view, a trigger or a virtual table is never opened.
+// Checked: a store whose schema holds a view, a trigger or a virtual table, or a table or index
+// defined otherwise than ragscope creates it (SqliteDb::schemaProblem), is never opened.
 // max_len: 4096
 // seed: tests/fuzz/seeds/store_schema
 
@@ -11,6 +12,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/llm/responsecache.h"
@@ -72,6 +74,24 @@ bool holdsCode(sqlite3* db) {
   return found;
 }
 
+// Whether the crafted file defines a table or index otherwise than ragscope creates it (its
+// `sql` text, normalised, is none of runStoreSchema()'s statements): such a store is never opened.
+bool definesOtherwise(sqlite3* db) {
+  std::set<std::string> ours;
+  for (std::string_view script : core::store::runStoreSchema().scripts)
+    for (auto& definition : core::sqliteDefinitions(script)) ours.insert(definition);
+  sqlite3_stmt* st = nullptr;
+  bool other = false;
+  if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL", -1, &st,
+                         nullptr) == SQLITE_OK)
+    while (!other && sqlite3_step(st) == SQLITE_ROW) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      other = !ours.contains(core::sqliteDefinition(text ? text : ""));
+    }
+  sqlite3_finalize(st);
+  return other;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -85,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       sqlite3_progress_handler(db, 1000, stopLongWork, &calls);
       sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 20);
       applyStatements(db, std::string(fuzz::bytes(data, size)));
-      crafted = holdsCode(db);
+      crafted = holdsCode(db) || definesOtherwise(db);
     }
     sqlite3_close(db);
   }
@@ -94,7 +114,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (crafted) {
     core::store::RunStore store;
     fuzz::check(!store.open(path, &error),
-                "a store holding a view, trigger or virtual table was opened");
+                "a store holding a view, trigger, virtual table or a table defined otherwise was "
+                "opened");
     fuzz::check(!store.openReadOnly(path, &error), "a store holding code was opened for viewing");
   }
   // The same file handed over as a response cache: never opened (it holds other tables).

@@ -9,7 +9,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::fuzz {
 
@@ -31,7 +31,7 @@ namespace {
 
 fs::path makeScratchDir() {
   std::error_code ec;
-  // Not /dev/shm: the loaders refuse everything under /dev (core/data/inputfile.h), so a target
+  // Not /dev/shm: the loaders refuse everything under /dev (core/util/inputfile.h), so a target
   // would only ever exercise that refusal. The temporary folder's page cache is fast enough.
   const char* tmp = std::getenv("TMPDIR");
   const fs::path base = tmp && *tmp ? fs::path(tmp) : fs::temp_directory_path(ec);

@@ -35,7 +35,15 @@ void BatchRoutes::finishFiles(Batch& b, std::size_t done) {
   std::vector<const Line*> lines;
   for (std::size_t i = 0; i < done && i < b.lines.size(); ++i) lines.push_back(&b.lines[i]);
   if (m_options.reverseOutput) std::reverse(lines.begin(), lines.end());
-  for (const Line* l : lines) (l->failed ? errors : output) += l->json + "\n";
+  std::size_t dropped = 0;
+  for (const Line* l : lines) {
+    if (!l->failed && b.finalStatus == "completed" && dropped < m_options.dropOutputLines) {
+      ++dropped;  // lost by the server (a scripted fault)
+      continue;
+    }
+    (l->failed ? errors : output) += l->json + "\n";
+  }
+  if (b.finalStatus == "completed" && m_options.omitOutputFileId) return;
   if (!output.empty()) {
     b.outputFileId = "file-out-" + std::to_string(m_next++);
     m_files[b.outputFileId] = output;
@@ -158,8 +166,9 @@ bool BatchRoutes::handle(const std::string& method, const std::string& path,
     if (parts.size() == 3 && parts[2] == "content" && method == "GET") {
       const auto it = m_files.find(parts[1]);
       if (it == m_files.end()) return fail(404, "no such file: " + parts[1]);
-      status = 200;
-      reply = it->second;
+      ++m_counters.downloads;
+      status = m_options.downloadStatus;
+      reply = status >= 200 && status < 300 && status != 204 ? it->second : std::string();
       return true;
     }
     return fail(404, "no such files route");

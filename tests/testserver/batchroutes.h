@@ -25,6 +25,11 @@ struct BatchServerOptions {
   std::string endState = "completed";  // completed | expired | failed
   int expireAfterLines = 0;            // expired: the lines done before it expired
   bool reverseOutput = true;           // output lines in reverse order (the order is free)
+  // Faults of a server that loses what was paid for:
+  int downloadStatus = 200;         // GET /files/ID/content answers with this (302: an empty
+                                    // redirect to elsewhere; 204: no content)
+  bool omitOutputFileId = false;    // a completed batch names no output_file_id (nor error file)
+  std::size_t dropOutputLines = 0;  // this many lines left out of a completed batch's output file
 };
 
 struct BatchCounters {
@@ -33,6 +38,7 @@ struct BatchCounters {
   std::size_t batchesCancelled = 0;
   std::size_t batchPolls = 0;  // GET /batches/ID
   std::size_t linesRun = 0;    // lines answered inside batches
+  std::size_t downloads = 0;   // GET /files/ID/content
 };
 
 class BatchRoutes {

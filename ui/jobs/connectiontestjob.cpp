@@ -8,6 +8,7 @@
 
 #include "core/llm/providerfactory.h"
 #include "core/llm/structuredprobe.h"
+#include "core/util/urlredact.h"
 
 namespace ragscope::ui {
 
@@ -15,7 +16,8 @@ namespace {
 
 QString hostPort(const core::llm::EndpointConfig& config) {
   const QUrl url(QString::fromStdString(config.baseUrl));
-  if (!url.isValid() || url.host().isEmpty()) return QString::fromStdString(config.baseUrl);
+  if (!url.isValid() || url.host().isEmpty())
+    return QString::fromStdString(core::shownUrl(config.baseUrl));
   const int port = url.port(url.scheme() == QLatin1String("https") ? 443 : 80);
   return QStringLiteral("%1:%2").arg(url.host()).arg(port);
 }

@@ -7,6 +7,7 @@
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
 #include "core/llm/trustedendpoints.h"
+#include "core/util/urlredact.h"
 #include "ui/preferences.h"
 
 namespace ragscope::ui {
@@ -42,7 +43,7 @@ QVariant EndpointListModel::data(const QModelIndex& index, int role) const {
         return QString::fromUtf8(core::llm::endpointKindName(c.kind).data());
       case BaseUrl:
         return core::llm::isOfflineEndpoint(c) ? tr("offline (heuristic, no server)")
-                                               : QString::fromStdString(c.baseUrl);
+                                               : QString::fromStdString(core::shownUrl(c.baseUrl));
       case Model:
         return QString::fromStdString(c.model);
       case Key:

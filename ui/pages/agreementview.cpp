@@ -16,7 +16,9 @@
 #include <cmath>
 
 #include "core/claims/agreementreport.h"
+#include "core/eval/labelsources.h"
 #include "core/labels/labelcatalog.h"
+#include "core/labels/labelscope.h"
 #include "core/store/project.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/jobs/background.h"
@@ -28,6 +30,17 @@
 namespace ragscope::ui {
 
 namespace {
+
+// "claim (response vs chunks)": a claim group's question, since a label answers one premise's.
+QString agreementKindText(core::labels::TargetKind kind, bool goldClaims,
+                          std::optional<core::labels::ClaimPremise> premise) {
+  QString text = q(std::string(core::labels::targetKindName(kind)));
+  if (premise)
+    text += QStringLiteral(" (%1 vs %2)")
+                .arg(goldClaims ? QStringLiteral("gold") : QStringLiteral("response"),
+                     q(std::string(core::labels::claimPremiseName(*premise))));
+  return text;
+}
 
 // x 100, two decimals, as RAGChecker's meta_eval.py prints them; with the CI when there is one.
 QString stat(const core::claims::AgreementStat& s) {
@@ -306,26 +319,24 @@ void AgreementView::computeLive() {
   const Workbench* wb = m_book->workbench();
   auto work = [sources = m_sources, labels = m_book->snapshot(), report = m_report,
                scope = m_report ? m_book->runScope(m_store) : std::string(),
-               shown = m_store.toStdString(), project = wb->project(), dataset = wb->dataset(),
+               folder = m_book->labelsFolder(), shown = m_store.toStdString(),
+               project = wb->project(), dataset = wb->dataset(),
                datasetName = m_book->datasetScope()] {
     LiveAgreementResult r;
     if (sources) {
       r.sources = sources;
     } else {
       auto built = std::make_shared<core::labels::LabelSources>();
-      if (report) built->runs.push_back(core::labels::judgeRunSource(scope, report));
-      std::error_code ec;
-      const auto shownPath =
-          shown.empty() ? std::filesystem::path() : std::filesystem::weakly_canonical(shown, ec);
+      built->folder = folder;  // where the labels' relative scopes lead
+      if (report) built->runs.push_back(core::eval::labelSourceOfReport(scope, shown, *report));
       if (project)
         for (const std::string& listed : project->runStores) {
           const auto path = project->resolve(listed);
-          std::error_code ec2;
-          if (!shownPath.empty() && std::filesystem::weakly_canonical(path, ec2) == shownPath)
+          if (!shown.empty() && core::labels::sameStoreFile(path, shown))
             continue;  // the run on screen is in already
           core::labels::RunSource source;
           std::string error;
-          if (core::labels::readRunSource(path, listed, source, &error))
+          if (core::eval::readLabelRunSource(path, listed, source, &error))
             built->runs.push_back(std::move(source));
           else
             r.problems << q(error);
@@ -373,7 +384,7 @@ void AgreementView::showLive(std::shared_ptr<const core::labels::LabelAgreementR
   };
   for (std::size_t i = 0; i < r.judgeVsHuman.size(); ++i) {
     const auto& a = r.judgeVsHuman[i];
-    addRow({QStringLiteral("%1 · %2").arg(q(std::string(core::labels::targetKindName(a.kind))),
+    addRow({QStringLiteral("%1 · %2").arg(agreementKindText(a.kind, a.goldClaims, a.premise),
                                           q(a.scope)),
             q(a.annotator), QString::number(a.n), agreementNumber(a.accuracy),
             agreementNumber(a.kappa), QString::number(a.abstained), QString::number(a.judgeMissing),
@@ -395,7 +406,7 @@ void AgreementView::showLive(std::shared_ptr<const core::labels::LabelAgreementR
     if (ia.alphaInterval)
       alpha += tr(" (interval %1)").arg(agreementNumber(ia.alphaInterval->alpha));
     addRow({tr("%1 · %2 · between annotators")
-                .arg(q(std::string(core::labels::targetKindName(ia.kind))), q(ia.scope)),
+                .arg(agreementKindText(ia.kind, ia.goldClaims, ia.premise), q(ia.scope)),
             who.join(QStringLiteral(", ")), QString::number(ia.items), QStringLiteral("–"),
             agreementNumber(ia.cohenKappa), QStringLiteral("–"), QStringLiteral("–"), alpha},
            -1);

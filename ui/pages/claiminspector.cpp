@@ -1,6 +1,7 @@
 #include "ui/pages/claiminspector.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -21,6 +22,7 @@
 #include <set>
 
 #include "core/claims/claimspans.h"
+#include "core/eval/claimlabels.h"
 #include "core/eval/claimverdicts.h"
 #include "core/labels/labelqueue.h"
 #include "ui/labelbook.h"
@@ -158,13 +160,23 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
     showCurrentComment();
   });
 
-  // Labelling: the keys, the comment, the disagreement filter and the queue.
-  auto* keys = new QLabel(
-      tr("Human verdict of the selected claim: <b>S</b> supported · <b>U</b> unsupported · "
-         "<b>C</b> contradiction · <b>N</b> neutral · <b>T</b> or <b>?</b> cannot tell · "
-         "<b>/</b> or <b>Enter</b> comment"));
-  keys->setObjectName(QStringLiteral("ClaimLabelKeys"));
-  keys->setWordWrap(true);
+  // Labelling: the premise, the keys, the comment, the disagreement filter and the queue.
+  m_premiseChoice = new QComboBox;
+  m_premiseChoice->setObjectName(QStringLiteral("ClaimLabelPremise"));
+  m_premiseChoice->addItem(tr("vs the retrieved chunks (faithfulness)"),
+                           int(core::labels::ClaimPremise::Chunks));
+  m_premiseChoice->addItem(tr("vs the gold answer (correctness)"),
+                           int(core::labels::ClaimPremise::GoldAnswer));
+  m_premiseChoice->setToolTip(
+      tr("What your verdicts on the answer's claims judge them against. The label records it, "
+         "and only the metric asking the same question uses it: a claim the chunks support may "
+         "still be wrong by the gold answer. Gold claims are judged against the answer."));
+  connect(m_premiseChoice, &QComboBox::currentIndexChanged, this, [this] {
+    setLabelPremise(core::labels::ClaimPremise(m_premiseChoice->currentData().toInt()));
+  });
+  m_keys = new QLabel;
+  m_keys->setObjectName(QStringLiteral("ClaimLabelKeys"));
+  m_keys->setWordWrap(true);
   m_labelStatus = mutedLabel();
   m_labelStatus->setObjectName(QStringLiteral("ClaimLabelStatus"));
   m_comment = new QLineEdit;
@@ -181,6 +193,10 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   queue->setObjectName(QStringLiteral("ClaimLabelQueueButton"));
   queue->setToolTip(tr("Label a sample of this run's claims one after another by keyboard"));
   connect(queue, &QPushButton::clicked, this, &ClaimInspector::queueRequested);
+  auto* premiseRow = new QHBoxLayout;
+  premiseRow->addWidget(new QLabel(tr("Your verdicts on answer claims:")));
+  premiseRow->addWidget(m_premiseChoice);
+  premiseRow->addWidget(m_keys, 1);
   auto* labelRow = new QHBoxLayout;
   labelRow->addWidget(m_labelStatus, 1);
   labelRow->addWidget(m_disagreeOnly);
@@ -189,7 +205,7 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   auto* claimsLayout = new QVBoxLayout(claimsBox);
   claimsLayout->setContentsMargins(0, 0, 0, 0);
   claimsLayout->setSpacing(2);
-  claimsLayout->addWidget(keys);
+  claimsLayout->addLayout(premiseRow);
   claimsLayout->addLayout(labelRow);
   claimsLayout->addWidget(m_claims, 1);
   claimsLayout->addWidget(m_comment);
@@ -199,8 +215,8 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   m_evidence->setPlaceholderText(
       tr("Click a claim: the premise passages, with the chunks that support it marked."));
   m_gold = new QTextBrowser;
-  m_goldClaims =
-      makeTable({tr("#"), tr("in the answer"), tr("in the chunks"), tr("gold claim"), tr("human")});
+  m_goldClaims = makeTable(
+      {tr("#"), tr("in the answer"), tr("in the chunks"), tr("gold claim"), tr("human vs answer")});
   m_goldClaims->setObjectName(QStringLiteral("GoldClaimList"));
   m_goldClaims->horizontalHeader()->moveSection(kGoldHumanColumn, 2);
   m_goldClaims->installEventFilter(this);
@@ -241,6 +257,7 @@ ClaimInspector::ClaimInspector(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
+  setLabelPremise(core::labels::ClaimPremise::Chunks);  // the keys' text and the column's name
 }
 
 ClaimInspector::ClaimState ClaimInspector::stateOf(std::optional<Label> label) {
@@ -592,7 +609,29 @@ std::string ClaimInspector::verdictForKey(int key) {
 
 core::labels::Target ClaimInspector::claimTarget(int claim, bool gold) const {
   return {core::labels::TargetKind::Claim, m_scope, m_query ? m_query->qid : std::string(),
-          (gold ? "gold:" : "response:") + std::to_string(claim)};
+          (gold ? "gold:" : "response:") + std::to_string(claim),
+          gold ? core::labels::ClaimPremise::Response : m_premise};
+}
+
+void ClaimInspector::setLabelPremise(core::labels::ClaimPremise premise) {
+  if (premise == core::labels::ClaimPremise::Response) return;  // gold claims' only
+  m_premise = premise;
+  const int i = m_premiseChoice->findData(int(premise));
+  if (i >= 0 && i != m_premiseChoice->currentIndex()) m_premiseChoice->setCurrentIndex(i);
+  const bool chunks = premise == core::labels::ClaimPremise::Chunks;
+  m_claims->horizontalHeaderItem(kHumanColumn)
+      ->setText(chunks ? tr("human vs chunks") : tr("human vs gold"));
+  // Beside the judge's verdict against the same premise ("vs chunks" or "vs gold answer").
+  QHeaderView* header = m_claims->horizontalHeader();
+  const int judgeColumn = chunks ? 1 : 2;
+  const int wanted = header->visualIndex(judgeColumn) + 1;
+  const int at = header->visualIndex(kHumanColumn);
+  if (at != wanted) header->moveSection(at, at < wanted ? wanted - 1 : wanted);
+  m_keys->setText(
+      tr("<b>S</b> supported · <b>U</b> unsupported · <b>C</b> contradiction · <b>N</b> neutral "
+         "· <b>T</b> or <b>?</b> cannot tell — by %1 · <b>/</b> or <b>Enter</b> comment")
+          .arg(chunks ? tr("the retrieved chunks") : tr("the gold answer")));
+  refreshHuman();
 }
 
 void ClaimInspector::refreshHuman() {
@@ -612,8 +651,8 @@ void ClaimInspector::fillHumanColumn(QTableWidget* table, bool gold) {
   for (std::size_t i = 0; i < texts.size() && int(i) < table->rowCount(); ++i) {
     const auto target = claimTarget(int(i), gold);
     const core::labels::Label* label = snapshot ? snapshot->shown(target, me) : nullptr;
-    const auto judge = gold ? core::eval::goldClaimVsResponse(*m_query, i)
-                            : core::eval::responseClaimVsChunks(*m_query, i);
+    // The judge's verdict against the premise the labels shown answer.
+    const auto judge = core::eval::claimVerdict(*m_query, gold, i, *target.claimPremise());
     const std::size_t annotators = snapshot ? snapshot->of(target).size() : 0;
     auto* item = humanVerdictCell(label, judge, texts[i], annotators);
     // The filter reads this: 1 when the shown human verdict disagrees with the judge.

@@ -11,6 +11,9 @@
 // Human labels (core/labels/README.md): a "human" column beside the judge's verdict in the claim
 // and gold-claim tables; one key sets the selected claim's human verdict (S supported,
 // U unsupported, C contradiction, N neutral, T or ? cannot tell) and moves to the next claim,
+// against the premise chosen above the table for answer claims (the retrieved chunks or the gold
+// answer: the label records it, the column shows the labels of that premise and compares them
+// with the judge's verdict against it) and against the answer for gold claims,
 // '/' or Enter opens the comment; a filter keeps the claims where the human disagrees with the
 // judge. Labels go through the workbench's LabelBook (stored off the GUI thread) and show here
 // as soon as they are stored, wherever they were made.
@@ -26,6 +29,7 @@
 #include "core/labels/label.h"
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -67,8 +71,13 @@ class ClaimInspector : public QWidget {
   void setLabelBook(LabelBook* book);
   // The human verdict key of `key` (Qt::Key_S -> "supported", ...); empty for other keys.
   static std::string verdictForKey(int key);
-  // The target of response claim i (or, with `gold`, gold claim i) of the shown answer.
+  // The target of response claim i (or, with `gold`, gold claim i) of the shown answer, with
+  // its premise: labelPremise() for response claims, the response for gold claims.
   core::labels::Target claimTarget(int claim, bool gold = false) const;
+  // What answer claims are labelled against (the chunks by default, or the gold answer).
+  void setLabelPremise(core::labels::ClaimPremise premise);
+  core::labels::ClaimPremise labelPremise() const { return m_premise; }
+  QComboBox* premiseChoice() const { return m_premiseChoice; }
   // Sets the human verdict of claim i as the keys do (scripted use).
   void setHumanVerdict(int claim, const std::string& verdict, bool gold = false);
   void setDisagreementFilter(bool on);
@@ -129,6 +138,9 @@ class ClaimInspector : public QWidget {
   std::vector<core::eval::JudgeCall> m_callData;
   LabelBook* m_book = nullptr;
   std::string m_scope;  // the run store as a label scope
+  core::labels::ClaimPremise m_premise = core::labels::ClaimPremise::Chunks;
+  QComboBox* m_premiseChoice = nullptr;
+  QLabel* m_keys = nullptr;
   QCheckBox* m_disagreeOnly = nullptr;
   QLineEdit* m_comment = nullptr;
   QLabel* m_labelStatus = nullptr;

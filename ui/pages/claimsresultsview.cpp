@@ -298,8 +298,8 @@ void ClaimsResultsView::setReport(std::shared_ptr<const core::eval::JudgeReport>
   m_report = std::move(report);
   m_store = store;
   const std::filesystem::path storeFile(store.toStdString());
-  m_ppi->setSource([report = m_report, storeFile](const auto& labels) {
-    return core::eval::claimPpiItems(*report, storeFile, labels);
+  m_ppi->setSource([report = m_report, storeFile](const auto& labels, const auto& folder) {
+    return core::eval::claimPpiItems(*report, {folder, storeFile}, labels);
   });
   m_agreement->setReport(m_report, m_store);
   m_statsPanel->setVisible(false);

@@ -310,8 +310,8 @@ void CorpusBrowser::showCurrent() {
     m_text->setContent(std::move(content));
     emit documentShown(id);
   };
-  // KILT pages: those of a knowledge source (in memory, one paragraph a line, or left in the file
-  // as the page's JSON array of paragraphs).
+  // KILT pages: those of a knowledge source (in memory, or left in the file as the page's JSON
+  // array of paragraphs: Document::paragraphRange gives the array's elements either way).
   const bool numbered =
       doc->stored.file ? doc->stored.encoding == core::TextEncoding::JsonParagraphs : m_kiltPages;
   if (!doc->stored.file) {  // in memory: nothing to read

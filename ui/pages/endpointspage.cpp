@@ -21,6 +21,7 @@
 
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
+#include "core/util/urlredact.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/formwidgets.h"
 #include "ui/secrets.h"
@@ -389,7 +390,8 @@ bool EndpointsPage::testConnection() {
   m_testedRow = currentRow();
   m_testButton->setEnabled(false);
   m_testHeadline->setStyleSheet(QString());
-  m_testHeadline->setText(tr("Testing %1…").arg(QString::fromStdString(config.baseUrl)));
+  m_testHeadline->setText(
+      tr("Testing %1…").arg(QString::fromStdString(core::shownUrl(config.baseUrl))));
   m_testDetail->clear();
   m_testDetail->setVisible(true);
   m_schemaResult->clear();

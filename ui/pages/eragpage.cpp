@@ -16,6 +16,7 @@
 #include "ui/jobs/background.h"
 #include "ui/jobsdock.h"
 #include "ui/labelbook.h"
+#include "ui/outputguard.h"
 #include "ui/pages/eragsetup.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/pages/joblauncher.h"
@@ -227,6 +228,10 @@ bool EragPage::saveRun(int runIndex, const QString& path) {
   const auto ds = m_workbench->dataset();
   if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size() || path.isEmpty())
     return false;
+  if (const QString why = refusedOutput(path, workbenchInputs(*m_workbench)); !why.isEmpty()) {
+    emit runSaved(false, why);
+    return false;
+  }
   runInBackground(
       this, m_pool,
       [ds, runIndex, file = std::filesystem::path(path.toStdString())] {

@@ -190,9 +190,9 @@ void EragResultsView::setResults(std::shared_ptr<const core::eval::EvaluationRes
                                  std::shared_ptr<const core::Dataset> dataset) {
   m_results = std::move(results);
   if (m_results && m_results->erag)
-    m_ppi->setSource([results = m_results](const auto& labels) {
+    m_ppi->setSource([results = m_results](const auto& labels, const auto& folder) {
       std::vector<core::eval::PpiItems> out;
-      if (auto m = core::eval::eragPpiItems(*results->erag, results->eragStore, labels))
+      if (auto m = core::eval::eragPpiItems(*results->erag, {folder, results->eragStore}, labels))
         out.push_back(std::move(*m));
       return out;
     });

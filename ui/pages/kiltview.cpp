@@ -28,6 +28,7 @@
 #include "core/util/textescape.h"
 #include "ui/jobs/background.h"
 #include "ui/models/textfilterproxy.h"
+#include "ui/outputguard.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
 
@@ -329,6 +330,10 @@ void KiltView::chooseRunForPredictions() {
 bool KiltView::writePredictionsFromRun(std::size_t runIndex, const QString& path) {
   const auto ds = m_workbench->dataset();
   if (!ds || runIndex >= ds->runs.size() || m_running) return false;
+  if (const QString why = refusedOutput(path, workbenchInputs(*m_workbench)); !why.isEmpty()) {
+    m_status->setText(tr("Cannot write the predictions: %1").arg(why));
+    return false;
+  }
   std::vector<int> ks;
   core::eval::parseKiltKs(m_ks->text().toStdString(), ks);
   std::size_t k = 5;

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <functional>
 
+#include "core/eval/claimlabels.h"
 #include "core/eval/claimverdicts.h"
 #include "ui/jobs/background.h"
 #include "ui/labelbook.h"
@@ -27,6 +28,7 @@ namespace ragscope::ui {
 
 namespace {
 
+using core::labels::ClaimPremise;
 using core::labels::QueueItem;
 using core::labels::QueueOrder;
 
@@ -104,6 +106,18 @@ void LabelQueue::buildUi() {
     m_order->addItem(tr("Unjudged in the top k, top ranks first"), int(QueueOrder::TopRanksFirst));
     m_order->addItem(tr("Unjudged in the top k, random sample"), int(QueueOrder::Random));
   }
+  // Parented at once: the documents queue never lays it out.
+  m_premise = new QComboBox(this);
+  m_premise->setObjectName(QStringLiteral("QueuePremise"));
+  m_premise->addItem(tr("answer claims vs the retrieved chunks (faithfulness)"),
+                     int(ClaimPremise::Chunks));
+  m_premise->addItem(tr("answer claims vs the gold answer (correctness)"),
+                     int(ClaimPremise::GoldAnswer));
+  m_premise->addItem(tr("gold claims vs the answer (coverage)"), int(ClaimPremise::Response));
+  m_premise->setToolTip(
+      tr("What each claim is judged against: the label records it, and only the metric that "
+         "asks the same question uses it (a verdict against the chunks says nothing about "
+         "correctness)"));
   m_size = new QSpinBox;
   m_size->setRange(1, 100000);
   m_size->setValue(50);
@@ -131,7 +145,9 @@ void LabelQueue::buildUi() {
   connect(m_build, &QPushButton::clicked, this, &LabelQueue::build);
   auto* setup = new QHBoxLayout;
   setup->addWidget(new QLabel(tr("Label:")));
+  if (isClaims()) setup->addWidget(m_premise);
   setup->addWidget(m_order);
+  m_premise->setVisible(isClaims());
   if (!isClaims()) {
     setup->addWidget(m_runChoice);
     setup->addWidget(m_depth);
@@ -229,6 +245,11 @@ void LabelQueue::setSeed(int seed) { m_seed->setValue(seed); }
 void LabelQueue::setDepth(int k) { m_depth->setValue(k); }
 void LabelQueue::setRun(int index) { m_runChoice->setCurrentIndex(index); }
 void LabelQueue::setSkipLabelled(bool on) { m_skipLabelled->setChecked(on); }
+void LabelQueue::setPremise(ClaimPremise premise) {
+  const int i = m_premise->findData(int(premise));
+  if (i >= 0) m_premise->setCurrentIndex(i);
+}
+ClaimPremise LabelQueue::premise() const { return ClaimPremise(m_premise->currentData().toInt()); }
 
 void LabelQueue::build() {
   core::labels::QueueOptions options;
@@ -245,8 +266,9 @@ void LabelQueue::build() {
   m_progressText->setText(tr("Choosing…"));
   std::function<std::vector<QueueItem>()> work;
   if (isClaims()) {
-    work = [report = m_report, scope = m_book->runScope(m_store), options] {
-      return core::labels::selectQueue(core::labels::claimCandidates(*report, scope), options);
+    work = [report = m_report, scope = m_book->runScope(m_store), premise = premise(), options] {
+      return core::labels::selectQueue(core::eval::claimCandidates(*report, scope, premise),
+                                       options);
     };
   } else {
     const int run = m_runChoice->currentIndex();
@@ -350,23 +372,55 @@ QString LabelQueue::claimHtml(const QueueItem& item) const {
   if (it == m_queryOf.end())
     return tr("<p>Query %1 is not in this run.</p>").arg(html(item.target.qid));
   const core::eval::JudgedQuery& jq = m_report->queries[it->second];
-  QString h = tr("<p style='color:#666'>%1 · %2</p>").arg(html(jq.qid), html(item.target.item));
+  const ClaimPremise premise =
+      item.target.claimPremise().value_or(core::labels::defaultClaimPremise(item.target.item));
+  const QString premiseName = q(std::string(core::labels::claimPremiseText(premise)));
+  QString h = tr("<p style='color:#666'>%1 · %2 · judged against %3</p>")
+                  .arg(html(jq.qid), html(item.target.item), premiseName);
   h += tr("<p><b>Question:</b> %1</p>").arg(queueEsc(jq.question, 2000));
+  // The question the label answers, then the claim, then the premise it is judged against:
+  // the label records that premise, and only its metric uses it.
+  h += tr("<p style='color:#1a4d7a'><b>Is this claim supported by %1?</b></p>").arg(premiseName);
   h += QStringLiteral("<p style='font-size:x-large; background:#f3f3ef; padding:6px'>%1</p>")
            .arg(queueEsc(item.context, 4000));
-  h += tr("<p>The judge: %1%2</p>")
-           .arg(queueVerdictChip(item.judge),
+  h += tr("<p>The judge (against %1): %2%3</p>")
+           .arg(premiseName, queueVerdictChip(item.judge),
                 item.flipped ? tr(" · <b style='color:#a04000'>⚑ its repeated asks disagree</b>")
                              : QString());
-  h += tr("<h4>The answer</h4><p>%1</p>").arg(queueEsc(jq.response, 6000));
-  if (!jq.chunks.empty()) {
-    h += tr("<h4>Retrieved chunks (%1)</h4>").arg(jq.chunks.size());
+  const auto chunksHtml = [&] {
+    QString c;
     for (std::size_t k = 0; k < jq.chunks.size(); ++k)
-      h += QStringLiteral("<p><b>%1. %2</b><br>%3</p>")
+      c += QStringLiteral("<p><b>%1. %2</b><br>%3</p>")
                .arg(k + 1)
                .arg(html(jq.chunks[k].id), queueEsc(jq.chunks[k].text, 1500));
+    return c;
+  };
+  const QString answerHtml = tr("<p>%1</p>").arg(queueEsc(jq.response, 6000));
+  const QString goldHtml = tr("<p>%1</p>").arg(queueEsc(jq.gold, 3000));
+  // The premise's heading stands out (QTextBrowser draws a block's background, not its border).
+  const QString premiseStyle = QStringLiteral("background-color:#dce8f4; color:#1a4d7a");
+  switch (premise) {
+    case ClaimPremise::Chunks:
+      h += tr("<h4 style='%1'>The premise: the retrieved chunks (%2)</h4>")
+               .arg(premiseStyle)
+               .arg(jq.chunks.size());
+      h += jq.chunks.empty() ? tr("<p><i>No chunk was retrieved.</i></p>") : chunksHtml();
+      h += tr("<h4>The answer</h4>") + answerHtml;
+      if (!jq.gold.empty()) h += tr("<h4>Gold answer (not the premise)</h4>") + goldHtml;
+      break;
+    case ClaimPremise::GoldAnswer:
+      h += tr("<h4 style='%1'>The premise: the gold answer</h4>").arg(premiseStyle);
+      h += jq.gold.empty() ? tr("<p><i>This query has no gold answer.</i></p>") : goldHtml;
+      h += tr("<h4>The answer</h4>") + answerHtml;
+      if (!jq.chunks.empty())
+        h += tr("<h4>Retrieved chunks (%1, not the premise)</h4>").arg(jq.chunks.size()) +
+             chunksHtml();
+      break;
+    case ClaimPremise::Response:
+      h += tr("<h4 style='%1'>The premise: the answer</h4>").arg(premiseStyle) + answerHtml;
+      if (!jq.gold.empty()) h += tr("<h4>Gold answer</h4>") + goldHtml;
+      break;
   }
-  if (!jq.gold.empty()) h += tr("<h4>Gold answer</h4><p>%1</p>").arg(queueEsc(jq.gold, 3000));
   return h;
 }
 

@@ -4,8 +4,11 @@
 // the claims whose repeats flipped first, or the unjudged documents in the top k of a run) and
 // walks it by keyboard: a label key stores the label and moves on, → / ← next and previous,
 // Space skips, '/' comments; "12 / 50" says how far. Claims of a judging run take verdicts
-// (S U C N T), documents of a retrieval run relevance grades (0 1 2 3). Labels go through the
-// workbench's LabelBook, so they show in every view at once; the annotator's name is asked once.
+// (S U C N T) against the premise chosen ("Judge against": the retrieved chunks, the gold
+// answer, or, for gold claims, the response; core/labels/label.h ClaimPremise), which each
+// label records and the item shows first; documents of a retrieval run take relevance grades
+// (0 1 2 3). Labels go through the workbench's LabelBook, so they show in every view at once;
+// the annotator's name is asked once.
 
 #include <QDialog>
 #include <memory>
@@ -14,6 +17,7 @@
 
 #include "core/data/dataset.h"
 #include "core/eval/judgejob.h"
+#include "core/labels/label.h"
 #include "core/labels/labelqueue.h"
 
 class QCheckBox;
@@ -53,6 +57,10 @@ class LabelQueue : public QDialog {
   void setDepth(int k);
   void setRun(int index);
   void setSkipLabelled(bool on);
+  // Claims: what the claims are judged against (the chunks, the gold answer: response claims;
+  // the response: gold claims). Takes effect at the next build().
+  void setPremise(core::labels::ClaimPremise premise);
+  core::labels::ClaimPremise premise() const;
   void build();
   const std::vector<core::labels::QueueItem>& items() const { return m_items; }
   int position() const { return m_position; }  // -1 before a queue is built
@@ -66,6 +74,7 @@ class LabelQueue : public QDialog {
   QLineEdit* commentEdit() const { return m_comment; }
   QLabel* humanLabel() const { return m_human; }
   QComboBox* orderChoice() const { return m_order; }
+  QComboBox* premiseChoice() const { return m_premise; }
 
  signals:
   void built(int count);
@@ -102,6 +111,7 @@ class LabelQueue : public QDialog {
   int m_generation = 0;
 
   QComboBox* m_order = nullptr;
+  QComboBox* m_premise = nullptr;  // claims: the premise asked about (hidden for documents)
   QSpinBox* m_size = nullptr;
   QSpinBox* m_seed = nullptr;
   QSpinBox* m_depth = nullptr;

@@ -83,7 +83,10 @@ void PpiSummary::refresh() {
   if (m_items) {
     static const std::vector<core::labels::Label> kNoLabels;
     const auto snapshot = m_book ? m_book->snapshot() : nullptr;
-    m_estimates = core::eval::estimatePpi(m_items(snapshot ? snapshot->current : kNoLabels), {});
+    m_estimates =
+        core::eval::estimatePpi(m_items(snapshot ? snapshot->current : kNoLabels,
+                                        m_book ? m_book->labelsFolder() : std::filesystem::path()),
+                                {});
   }
   m_model->clear();
   m_model->setHorizontalHeaderLabels({tr("metric"), tr("labelled / items"), tr("judge only"),
@@ -92,7 +95,7 @@ void PpiSummary::refresh() {
       tr("mean over the unlabelled items of λ·judge + mean over the labelled ones of "
          "(human − λ·judge): the judge's figure corrected by its error where people labelled "
          "(Angelopoulos et al., Science 2023; PPI++ tunes λ)"));
-  std::size_t labelled = 0, unresolved = 0, notUsed = 0, several = 0;
+  std::size_t labelled = 0, unresolved = 0, notUsed = 0, several = 0, otherPremise = 0;
   bool claims = false;
   for (const auto& e : m_estimates) {
     const auto& r = e.result;
@@ -119,6 +122,7 @@ void PpiSummary::refresh() {
     unresolved += e.items.judgeUnresolved;
     notUsed += e.items.labelsNotUsed + e.items.staleLabels;
     several += e.items.severalAnnotators;
+    otherPremise += e.items.otherPremise;
   }
   m_view->resizeColumnsToContents();
   m_view->horizontalHeader()->setStretchLastSection(true);
@@ -133,7 +137,9 @@ void PpiSummary::refresh() {
            "labelling queue, and the human-only and PPI columns fill in as you go.");
   else
     note = (claims ? tr("A claim metric's items are its claims, 1 when the judge found the claim "
-                        "supported, else 0. ")
+                        "supported, else 0; its human values are the labels judged against its "
+                        "own premise (faithfulness: the retrieved chunks, correctness: the gold "
+                        "answer, coverage: the response). ")
                    : tr("The judge's value of an item is its stored label. ")) +
            tr("Across these rows: %1 item(s) without a judge value left out (unparsed, failed, "
               "no output); %2 label(s) not used (no such item, or stale); %3 item(s) labelled "
@@ -142,6 +148,11 @@ void PpiSummary::refresh() {
                .arg(unresolved)
                .arg(notUsed)
                .arg(several);
+  if (otherPremise > 0)
+    note +=
+        tr(" %n labelled claim(s) judged against another premise count for that premise's "
+           "metric only.",
+           nullptr, int(otherPremise));
   m_note->setText(note);
   emit estimatesChanged();
 }

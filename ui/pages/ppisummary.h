@@ -7,10 +7,11 @@
 // reads a store; rebuilding them is a pass over the claims.
 //
 //   m_ppi = new PpiSummary;  m_ppi->setLabelBook(book);
-//   m_ppi->setSource([report, store](const auto& labels) {
-//     return core::eval::claimPpiItems(*report, store, labels); });
+//   m_ppi->setSource([report, store](const auto& labels, const auto& folder) {
+//     return core::eval::claimPpiItems(*report, {folder, store}, labels); });
 
 #include <QWidget>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,8 +32,10 @@ class PpiSummary : public QWidget {
  public:
   explicit PpiSummary(QWidget* parent = nullptr);
 
-  using ItemsFn =
-      std::function<std::vector<core::eval::PpiItems>(const std::vector<core::labels::Label>&)>;
+  // The items for the labels; `labelsFolder` is where their relative scopes lead (the labels
+  // store's folder, core/labels/labelscope.h).
+  using ItemsFn = std::function<std::vector<core::eval::PpiItems>(
+      const std::vector<core::labels::Label>&, const std::filesystem::path& labelsFolder)>;
   void setLabelBook(LabelBook* book);
   // The run's items for a set of labels; an empty function clears the table.
   void setSource(ItemsFn items);

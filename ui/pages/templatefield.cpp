@@ -14,7 +14,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <string>
 
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 #include "core/util/atomicfile.h"
 
 namespace ragscope::ui {

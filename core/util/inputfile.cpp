@@ -1,4 +1,4 @@
-#include "core/data/inputfile.h"
+#include "core/util/inputfile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
