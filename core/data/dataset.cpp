@@ -11,10 +11,10 @@
 #include <system_error>
 #include <unordered_map>
 
-#include "core/util/inputfile.h"
 #include "core/data/jsonguard.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

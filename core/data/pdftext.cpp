@@ -4,8 +4,8 @@
 #include <system_error>
 #include <utility>
 
-#include "core/util/inputfile.h"
 #include "core/data/pdftextmodule.h"
+#include "core/util/inputfile.h"
 #include "core/util/lazylibrary.h"
 
 #ifndef RAGSCOPE_PDFTEXT_MODULE_FILE

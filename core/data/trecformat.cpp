@@ -29,7 +29,6 @@
 #include <vector>
 
 #include "core/data/filechunk.h"
-#include "core/util/inputfile.h"
 #include "core/data/linefields.h"
 #include "core/data/linereader.h"
 #include "core/data/loaders.h"
@@ -38,6 +37,7 @@
 #include "core/data/textcheck.h"
 #include "core/data/trecid.h"
 #include "core/util/bytes.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core {
 

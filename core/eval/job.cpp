@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "core/claims/checkingfile.h"
-#include "core/util/inputfile.h"
 #include "core/data/loaders.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/jobinputs.h"
@@ -21,6 +20,7 @@
 #include "core/llm/trustedendpoints.h"
 #include "core/retrieval/indexdir.h"
 #include "core/retrieval/retrievejob.h"
+#include "core/util/inputfile.h"
 #include "core/util/sha256.h"
 #include "core/util/urlredact.h"
 

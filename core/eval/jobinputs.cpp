@@ -3,12 +3,12 @@
 
 #include "core/eval/jobinputs.h"
 
-#include "core/util/inputfile.h"
 #include "core/data/loaders.h"
 #include "core/eval/jobplanning.h"
 #include "core/llm/prompts.h"
 #include "core/retrieval/indexdir.h"
 #include "core/retrieval/retrievejob.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::core::eval {
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "core/util/inputfile.h"
 #include "core/eval/generatejob.h"
 #include "core/eval/jobinputs.h"
 #include "core/eval/jobplanning.h"
@@ -14,6 +13,7 @@
 #include "core/llm/offline.h"
 #include "core/llm/prompts.h"
 #include "core/llm/providerfactory.h"
+#include "core/util/inputfile.h"
 #include "core/util/sha256.h"
 
 namespace ragscope::core::eval {

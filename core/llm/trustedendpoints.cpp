@@ -12,9 +12,9 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "core/util/inputfile.h"
 #include "core/llm/providerfactory.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
 #include "core/util/urlredact.h"
 
 namespace ragscope::core::llm {

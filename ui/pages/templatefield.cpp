@@ -14,8 +14,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <string>
 
-#include "core/util/inputfile.h"
 #include "core/util/atomicfile.h"
+#include "core/util/inputfile.h"
 
 namespace ragscope::ui {
 
