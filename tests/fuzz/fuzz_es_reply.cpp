@@ -51,12 +51,9 @@ bool wholeDocumentHits(const std::string& body, std::size_t k, const std::string
     return false;
   };
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::exception& e) {
-    return fail("reply is not JSON (" + core::escapeControlChars(e.what()) +
+  if (std::string why; !fuzz::wholeDocumentJson(body, &j, &why))
+    return fail("reply is not JSON (" + core::escapeControlChars(why) +
                 "): " + core::snippet(body));
-  }
   if (!j.is_object() || !j.contains("hits") || !j["hits"].is_object() ||
       !j["hits"].contains("hits") || !j["hits"]["hits"].is_array())
     return fail("reply has no hits.hits array: " + core::snippet(body));

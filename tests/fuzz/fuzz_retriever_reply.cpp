@@ -3,7 +3,8 @@
 // sizes a runaway service sends. The input is read as a whole reply, and then repeated as the
 // elements of a results array (up to 4 MB of reply; k, the reply paths and the number of copies
 // follow from a hash of the input, so every input is also a plain reply). Each reading is checked
-// against the whole-document parse that parseReply did before it kept only k results (issue 24
+// against the whole-document parse that parseReply did before it kept only k results, read
+// strictly as the retrievers read JSON (fuzz::wholeDocumentJson; issue 24
 // item 8): the same results or the same problem, and no control character in a problem (item 11).
 // max_len: 65536
 // dict: json
@@ -36,11 +37,8 @@ bool wholeDocumentReply(const std::string& body, std::size_t k, std::vector<Scor
                         std::string* problem, const HttpReplyPaths& paths) {
   out->clear();
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(body);
-  } catch (const nlohmann::json::exception& e) {
-    *problem =
-        "reply is not JSON (" + core::escapeControlChars(e.what()) + "): " + core::snippet(body);
+  if (std::string why; !fuzz::wholeDocumentJson(body, &j, &why)) {
+    *problem = "reply is not JSON (" + core::escapeControlChars(why) + "): " + core::snippet(body);
     return false;
   }
   const nlohmann::json* list = &j;

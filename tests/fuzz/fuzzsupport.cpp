@@ -10,6 +10,8 @@
 #include <system_error>
 
 #include "core/util/inputfile.h"
+#include "core/util/jsonkeep.h"
+#include "core/util/jsonstrict.h"
 
 namespace ragscope::fuzz {
 
@@ -141,6 +143,19 @@ std::uint64_t inputHash(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
   return h;
+}
+
+bool wholeDocumentJson(std::string_view text, nlohmann::json* out, std::string* why) {
+  core::JsonStrictError strictWhy;
+  const bool ok = core::parseJsonStrict(text, *out, &strictWhy);
+  core::JsonKeep all;
+  all.everything = true;
+  nlohmann::json kept;
+  std::string keptWhy;
+  const bool keptOk = core::parseJsonKeeping(text, all, &kept, &keptWhy);
+  check(ok == keptOk, "the strict readers decide differently on a whole reply");
+  if (!ok) *why = keptWhy;
+  return ok;
 }
 
 void checkSameReading(const Reading& bounded, const Reading& reference) {

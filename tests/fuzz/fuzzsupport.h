@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,12 @@ struct Reading {
   std::vector<core::ScoredDoc> docs;
 };
 void checkSameReading(const Reading& bounded, const Reading& reference);
+
+// A whole reply document read as the retrievers must read it: strictly (a repeated member name or
+// deep nesting refused, core/util/jsonstrict.h). parseJsonStrict decides; *why is then the
+// message the SAX readers give (parseJsonKeeping keeping everything), which names a repeat where
+// the object closes rather than where the name repeats. Aborts when the two readers disagree.
+bool wholeDocumentJson(std::string_view text, nlohmann::json* out, std::string* why);
 
 // Invariants every loader's report keeps: counts agree with the diagnostics, a stopped load says
 // why (an error), every stored diagnostic names its file and a problem.
