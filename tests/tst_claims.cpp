@@ -23,6 +23,7 @@
 #include "core/claims/ragas.h"
 #include "core/claims/ragchecker.h"
 #include "core/stats/correlation.h"
+#include "core/stats/kappa.h"
 #include "core/stats/random.h"
 
 using namespace ragscope::core;
@@ -689,9 +690,9 @@ class TestClaims : public QObject {
   // ---- Agreement ---------------------------------------------------------------------------
   void coefficients() {
     const std::vector<double> a = {1, 1, 0, 0}, b = {1, 0, 0, 0};
-    QCOMPARE(cohenKappa(a, b), 0.5);
-    QCOMPARE(cohenKappa(a, a), 1.0);
-    QVERIFY(std::isnan(cohenKappa(std::vector<double>{1, 1}, std::vector<double>{1, 1})));
+    QCOMPARE(stats::cohenKappa(a, b), 0.5);
+    QCOMPARE(stats::cohenKappa(a, a), 1.0);
+    QVERIFY(std::isnan(stats::cohenKappa(std::vector<double>{1, 1}, std::vector<double>{1, 1})));
     QCOMPARE(pearson(std::vector<double>{1, 2, 3}, std::vector<double>{2, 4, 6}), 1.0);
     QCOMPARE(pearson(std::vector<double>{1, 2, 3}, std::vector<double>{3, 2, 1}), -1.0);
     QVERIFY(std::isnan(pearson(std::vector<double>{1, 1, 1}, std::vector<double>{1, 2, 3})));

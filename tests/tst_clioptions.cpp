@@ -306,8 +306,9 @@ class TestCliOptions : public QObject {
     QTest::addColumn<QStringList>("command");
     for (const char* c : {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate",
                           "resume", "runs", "erag", "e2e", "erag-correlate", "judge", "ragchecker",
-                          "agreement", "report", "fuse", "ppi", "kilt-eval"})
+                          "agreement", "report", "fuse", "ppi", "kilt-eval", "qrels-agreement"})
       QTest::newRow(c) << QStringList{c};
+    QTest::newRow("nuggets score") << QStringList{"nuggets", "score"};
     QTest::newRow("dataset info") << QStringList{"dataset", "info"};
     QTest::newRow("dataset doc") << QStringList{"dataset", "doc"};
     for (const char* sub : {"export", "import", "list", "summary"})

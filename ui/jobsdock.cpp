@@ -287,6 +287,8 @@ JobsDock::JobsDock(Workbench* workbench, QWidget* parent)
   setWidget(body);
 
   connect(RunJobHub::instance(), &RunJobHub::jobStarted, this, &JobsDock::track);
+  connect(RetrieverJobHub::instance(), &RetrieverJobHub::embeddingStarted, this,
+          &JobsDock::trackRetrieval);
   m_runs->setFolder(runsFolder());
   updateButtons();
 }
@@ -301,7 +303,7 @@ void JobsDock::updateButtons() {
       (row->counts.pending + row->counts.cancelled > 0 || row->status != QLatin1String("done"));
   m_resume->setEnabled(idle && resumable && row->counts.pending + row->counts.cancelled > 0);
   m_retry->setEnabled(idle && row && !row->live && row->counts.errors > 0);
-  m_cancel->setEnabled(m_current && m_current->isRunning());
+  m_cancel->setEnabled((m_current && m_current->isRunning()) || showingRetrieval());
   const bool pending = row && row->error.isEmpty() && !row->live &&
                        row->counts.pending + row->counts.cancelled + row->counts.errors > 0;
   m_exportBatch->setEnabled(idle && pending && row->batch.isEmpty());
@@ -309,20 +311,25 @@ void JobsDock::updateButtons() {
 }
 
 void JobsDock::track(RunJob* job) {
+  // The panel follows the latest job: a retriever job shown before lets go of it.
+  for (const auto& c : m_retrievalConnections) disconnect(c);
+  m_retrievalConnections.clear();
+  m_retrieval = nullptr;
   m_current = job;
   m_title->setText(titleOf(job));
+  m_bar->setRange(0, 1000);  // a retriever job may have left it busy
   m_bar->setValue(0);
   m_stats->setText(tr("Starting…"));
   m_stats->setStyleSheet(QString());
   connect(job, &RunJob::progress, this, [this, job](const core::eval::Progress& p) {
     // The stage's kind and store: a chained job (eRAG, then end-to-end) moves to its second store.
     m_runs->setLive(job->storePath(), job->kind(), p, job->heuristic());
-    if (job == m_current) showProgress(job, p);
+    if (job == m_current && !showingRetrieval()) showProgress(job, p);
   });
   connect(job, &RunJob::batchStatus, this,
           [this, job](const QString& id, const QString& status, qint64 done, qint64 failed,
                       qint64 total) {
-            if (job != m_current) return;
+            if (job != m_current || showingRetrieval()) return;
             const QLocale l;
             m_bar->setValue(total > 0 ? int(1000.0 * double(done) / double(total)) : 0);
             m_stats->setText(tr("Batch %1: %2 · %3 / %4 calls done · %5 failed · polled with "
@@ -383,12 +390,58 @@ void JobsDock::track(RunJob* job) {
   updateButtons();
 }
 
+void JobsDock::trackRetrieval(RetrieverJob* job) {
+  for (const auto& c : m_retrievalConnections) disconnect(c);
+  m_retrievalConnections.clear();
+  m_retrieval = job;
+  m_title->setText(job->title());
+  setErrorStyle(m_stats, false);
+  // Announced at its first embedding report: what was reported so far is shown at once.
+  const auto [done, total] = job->lastProgress(RetrieverJob::Phase::Embed);
+  showRetrieverProgress(m_bar, m_stats, RetrieverJob::Phase::Embed, done, total);
+  m_retrievalConnections.push_back(
+      connect(job, &RetrieverJob::progress, this,
+              [this, job](RetrieverJob::Phase phase, quint64 done, quint64 total) {
+                if (job == m_retrieval) showRetrieverProgress(m_bar, m_stats, phase, done, total);
+              }));
+  // The end of the job, in the dock's words; the page that started it says the rest.
+  auto ended = [this, job](bool ok, bool cancelled, const std::string& error) {
+    if (job != m_retrieval) return;
+    m_bar->setRange(0, 1000);
+    if (ok) m_bar->setValue(1000);
+    m_stats->setText(cancelled ? tr("Cancelled. The embeddings finished so far are kept: the "
+                                    "next run sends only the rest.")
+                     : ok      ? tr("Finished.")
+                               : tr("Failed: %1").arg(QString::fromStdString(error)));
+    setErrorStyle(m_stats, !ok && !cancelled);
+    updateButtons();
+  };
+  m_retrievalConnections.push_back(
+      connect(job, &RetrieverJob::finished, this,
+              [ended](const std::shared_ptr<const core::RetrieveJobResult>& r) {
+                ended(r->ok, r->cancelled, r->error);
+              }));
+  m_retrievalConnections.push_back(
+      connect(job, &RetrieverJob::tested, this,
+              [ended](const std::shared_ptr<const core::RetrieverProbe>& r) {
+                ended(r->ok, r->cancelled, r->error);
+              }));
+  if (isHidden()) show();
+  raise();
+  updateButtons();
+}
+
 void JobsDock::showProgress(RunJob* job, const core::eval::Progress& p) {
   m_bar->setValue(p.total ? int(1000.0 * double(p.done) / double(p.total)) : 0);
   m_stats->setText(describeProgress(p, job->budgetUsd()));
 }
 
 void JobsDock::cancelCurrent() {
+  if (showingRetrieval()) {
+    m_retrieval->cancel();
+    m_stats->setText(tr("Cancelling… (the embeddings finished so far are kept)"));
+    return;
+  }
   if (m_current && m_current->isRunning()) {
     m_current->cancel();
     m_stats->setText(tr("Cancelling… (calls in flight are aborted)"));

@@ -4,7 +4,9 @@
 // stores in the runs folder with their stored status, from which a stopped, paused or interrupted
 // run is resumed. "Generate answers…" plans a generate job on the current dataset, shows its
 // dry-run estimate (calls, tokens, cost) and starts it with an optional budget cap that pauses
-// the run before the cap would be exceeded.
+// the run before the cap would be exceeded. A retriever job that embeds a corpus (a dense
+// retriever's first run, issue 36) shows here too while it runs: calls done / total, then the
+// index build and the queries, with Cancel (the embedded batches are kept for the next run).
 
 #include <QDockWidget>
 #include <QPointer>
@@ -14,6 +16,7 @@
 
 #include "core/eval/runengine.h"
 #include "core/llm/provider.h"
+#include "ui/jobs/retrieverjob.h"
 #include "ui/jobs/runjob.h"
 
 class QLabel;
@@ -50,6 +53,8 @@ class JobsDock : public QDockWidget {
   RunListModel* runs() const { return m_runs; }
   QTableView* table() const { return m_table; }
   RunJob* currentJob() const { return m_current; }
+  // The retriever job whose embedding the panel follows (null before the first one).
+  RetrieverJob* currentRetrieval() const { return m_retrieval; }
   QProgressBar* progressBar() const { return m_bar; }
   QLabel* statsLabel() const { return m_stats; }
   QLabel* titleLabel() const { return m_title; }
@@ -92,6 +97,8 @@ class JobsDock : public QDockWidget {
 
  private:
   void track(RunJob* job);
+  void trackRetrieval(RetrieverJob* job);
+  bool showingRetrieval() const { return m_retrieval && m_retrieval->isRunning(); }
   void showProgress(RunJob* job, const core::eval::Progress& p);
   void openGenerateDialog();
   void updateButtons();
@@ -108,6 +115,8 @@ class JobsDock : public QDockWidget {
   QPushButton* m_exportBatch = nullptr;
   QPushButton* m_importBatch = nullptr;
   QPointer<RunJob> m_current;
+  QPointer<RetrieverJob> m_retrieval;
+  std::vector<QMetaObject::Connection> m_retrievalConnections;
   QThreadPool m_estimatePool;
 };
 

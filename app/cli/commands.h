@@ -33,4 +33,8 @@ int reportCommand(const Args& args);      // report (--project P | --store RUN.d
 int batchCommand(const Args& args);       // batch export|import|submit|status|cancel RUN.db ...
 int kiltEvalCommand(const Args& args);    // kilt-eval GOLD GUESS [--ks K] [--rank-keys K] [-q]
 
+// TREC RAG evaluation (core/trecrag).
+int qrelsAgreementCommand(const Args& args);  // qrels-agreement --qrels A --qrels B [--run R]...
+int nuggetsCommand(const Args& args);         // nuggets score FILE [-q] [--json]
+
 }  // namespace ragscope::cli

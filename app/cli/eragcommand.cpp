@@ -61,7 +61,8 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   addJobInputOptions(cli, inputs, 1000);
   cli.text("--retriever", "bm25", retriever,
            "retrieve the top-k with the embedded BM25 index over the dataset corpus (the run is "
-           "named bm25-top<k>); for es:/http: retrievers write a run with `ragscope-cli retrieve` "
+           "named bm25-top<k>); for es:/http:/dense:/hybrid: retrievers write a run with "
+           "`ragscope-cli retrieve` "
            "and pass --run");
   cli.path("--index", "DIR", indexDir,
            "bm25 index folder (default beside the dataset, as `retrieve`)")
@@ -89,7 +90,7 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   if (auto exit = cli.parse(args)) return *exit;
   if (!retriever.empty() && retriever != "bm25")
     return cli.usageError(
-        "--retriever: only bm25 is supported here; for es:/http: retrievers "
+        "--retriever: only bm25 is supported here; for es:/http:/dense:/hybrid: retrievers "
         "write a run with `ragscope-cli retrieve` and pass --run");
   spec.run.retriever.indexDir = indexDir;
   spec.out = labelsOut;

@@ -118,7 +118,9 @@ int judgeCommand(const Args& args) {
       "`ragscope-cli resume RUN.db`; no finished call is repeated.");
   if (auto exit = cli.parse(args)) return *exit;
   if (!retriever.empty() && retriever != "bm25")
-    return cli.usageError("--retriever: only bm25 is supported here");
+    return cli.usageError(
+        "--retriever: only bm25 is supported here; for es:/http:/dense:/hybrid: retrievers write "
+        "a run with `ragscope-cli retrieve` and pass --run");
   if (inputs.datasets.empty()) return cli.usageError("judge needs --dataset PATH");
   if (!inputs.runPath.empty() && !retriever.empty())
     return cli.usageError("judge takes --run or --retriever, not both");

@@ -83,6 +83,13 @@ Commands:
   report (--project P | --store RUN.db...) --out FILE.pdf|FILE.json|FILE.csv [--grain G]
                       a project's or run stores' results: a PDF report, one JSON document
                       with everything, or CSV at one grain (summary, query, document, claim)
+  qrels-agreement --qrels A --qrels B [--run RUN]... [--measure M] [-l LEVEL] [--json]
+                      two qrels on the pairs both judge: Cohen's kappa on the grades 0..3 and
+                      at a level, confusion matrices; with runs, each run's mean under A and
+                      B, Kendall's tau-b and Spearman's rho of the two system orderings
+  nuggets score FILE [-q] [--json]
+                      the AutoNuggetizer's four nugget scores (strict_vital, strict_all, vital,
+                      all) of a nuggetizer JSONL file of assigned nuggets, per query and means
 
   batch export RUN.db --out calls.jsonl | batch import RUN.db OUT.jsonl [ERR.jsonl]
   batch submit|status|cancel RUN.db
@@ -123,6 +130,8 @@ constexpr Command kCommands[] = {
     {"report", ragscope::cli::reportCommand},
     {"batch", ragscope::cli::batchCommand},
     {"kilt-eval", ragscope::cli::kiltEvalCommand},
+    {"qrels-agreement", ragscope::cli::qrelsAgreementCommand},
+    {"nuggets", ragscope::cli::nuggetsCommand},
 };
 
 }  // namespace

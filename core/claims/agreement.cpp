@@ -6,6 +6,7 @@
 
 #include "core/stats/bootstrap.h"
 #include "core/stats/correlation.h"
+#include "core/stats/kappa.h"
 #include "core/stats/random.h"
 #include "core/util/nan.h"
 
@@ -23,7 +24,7 @@ struct Values {
 Values coefficients(std::span<const double> x, std::span<const double> y,
                     std::span<const double> xc, std::span<const double> yc) {
   Values v{pearson(x, y), stats::spearmanRho(x, y), stats::kendallTauB(x, y), kNaN};
-  if (!xc.empty()) v.kappa = cohenKappa(xc, yc);
+  if (!xc.empty()) v.kappa = stats::cohenKappa(xc, yc);
   return v;
 }
 
@@ -55,24 +56,6 @@ double pearson(std::span<const double> x, std::span<const double> y) {
   }
   if (sxx <= 0.0 || syy <= 0.0) return kNaN;
   return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
-}
-
-double cohenKappa(std::span<const double> a, std::span<const double> b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  if (n == 0) return kNaN;
-  std::map<double, std::pair<double, double>> marginals;  // category -> (count in a, count in b)
-  double agree = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    ++marginals[a[i]].first;
-    ++marginals[b[i]].second;
-    if (a[i] == b[i]) ++agree;
-  }
-  const double dn = double(n);
-  double pe = 0.0;
-  for (const auto& [category, counts] : marginals) pe += (counts.first / dn) * (counts.second / dn);
-  const double po = agree / dn;
-  if (pe >= 1.0) return kNaN;
-  return (po - pe) / (1.0 - pe);
 }
 
 bool isCategorical(std::span<const double> values) {

@@ -13,9 +13,9 @@
 //
 // Spearman = Pearson of average ranks (scipy.stats.spearmanr); Kendall tau-b as
 // core/stats/correlation.h; kappa unweighted, (po - pe) / (1 - pe) over the categories that
-// occur. The bootstrap draws clusters with replacement (B resamples, seed, per-resample streams:
-// the same result on any machine); a resample in which a coefficient is undefined (a constant
-// side) is left out of its interval and counted.
+// occur (stats::cohenKappa, core/stats/kappa.h). The bootstrap draws clusters with replacement (B
+// resamples, seed, per-resample streams: the same result on any machine); a resample in which a
+// coefficient is undefined (a constant side) is left out of its interval and counted.
 
 #include <cstdint>
 #include <limits>
@@ -28,8 +28,6 @@ namespace ragscope::core::claims {
 
 // NaN when undefined (fewer than 2 pairs, a constant side).
 double pearson(std::span<const double> x, std::span<const double> y);
-// NaN when undefined (no pairs, or pe = 1: both raters always used one same category).
-double cohenKappa(std::span<const double> a, std::span<const double> b);
 // True when every value is a finite whole number (usable as a category).
 bool isCategorical(std::span<const double> values);
 

@@ -49,6 +49,7 @@ store::ItemResult storedResultOf(std::int64_t itemId, const llm::LlmResponse& r,
     nlohmann::json extra;
     if (j.contains("embeddings")) extra["embeddings"] = std::move(j["embeddings"]);
     if (j.contains("rerank")) extra["rerank"] = std::move(j["rerank"]);
+    if (j.contains("model")) extra["model"] = std::move(j["model"]);
     out.extra = std::move(extra);
   }
   out.usage = r.usage;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/claims/agreementreport.h"
+#include "core/stats/kappa.h"
 #include "core/util/textescape.h"
 
 namespace ragscope::core::labels {
@@ -107,7 +108,7 @@ void finishJudgeHuman(JudgeHumanAgreement& a, const std::vector<ComparedPair>& p
       cols.insert(p.humanCategory);
     }
     if (a.n > 0) a.accuracy = double(agree) / double(a.n);
-    a.kappa = claims::cohenKappa(judge, human);
+    a.kappa = stats::cohenKappa(judge, human);
     a.confusion.judge = orderedCategories(rows);
     a.confusion.human = orderedCategories(cols);
     a.confusion.counts.assign(a.confusion.judge.size(),
@@ -256,7 +257,7 @@ InterAnnotatorAgreement betweenAnnotators(const std::vector<const Label*>& label
       a.push_back(values.at(out.annotators[0]));
       b.push_back(values.at(out.annotators[1]));
     }
-    out.cohenKappa = claims::cohenKappa(a, b);
+    out.cohenKappa = stats::cohenKappa(a, b);
   }
   out.alphaNominal = krippendorffAlpha(units, AlphaMetric::Nominal);
   if (kind != TargetKind::Claim)

@@ -104,6 +104,7 @@ json responseToJson(const LlmResponse& response) {
   json j;
   j["text"] = response.text;
   if (!response.embeddings.empty()) j["embeddings"] = response.embeddings;
+  if (!response.model.empty()) j["model"] = response.model;
   if (!response.rerank.empty()) {
     json rr = json::array();
     for (const auto& [index, score] : response.rerank) rr.push_back({index, score});
@@ -124,6 +125,7 @@ std::optional<LlmResponse> responseFromJson(const json& j) {
   try {
     r.status = CallStatus::Ok;
     r.text = j.value("text", std::string());
+    r.model = j.value("model", std::string());
     if (j.contains("embeddings"))
       r.embeddings = j.at("embeddings").get<std::vector<std::vector<float>>>();
     if (j.contains("rerank")) {

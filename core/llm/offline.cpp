@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -415,6 +416,38 @@ std::string offlineAnswer(OfflineRole role, std::string_view prompt) {
   return lexicalRead(sections.question, sections.passages);
 }
 
+std::vector<float> offlineEmbedding(std::string_view text, int dims) {
+  if (dims <= 0) return {};
+  std::vector<double> sums(static_cast<std::size_t>(dims), 0.0);
+  auto tokenByte = [](unsigned char c) { return c >= 0x80 || isAsciiAlnum(static_cast<char>(c)); };
+  std::size_t i = 0;
+  bool any = false;
+  while (i < text.size()) {
+    if (!tokenByte(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
+    while (i < text.size() && tokenByte(static_cast<unsigned char>(text[i]))) {
+      h ^= static_cast<unsigned char>(lower(text[i]));
+      h *= 1099511628211ull;  // FNV-1a 64 prime
+      ++i;
+    }
+    sums[h % static_cast<std::uint64_t>(dims)] += (h >> 63) ? -1.0 : 1.0;
+    any = true;
+  }
+  std::vector<float> out(static_cast<std::size_t>(dims), 0.0f);
+  if (!any) return out;
+  double norm = 0.0;
+  for (double s : sums) norm += s * s;
+  // Every token adds +-1, so a text with tokens has a non-zero bucket unless the signs cancel
+  // within a bucket everywhere: then it stays the zero vector.
+  if (norm == 0.0) return out;
+  norm = std::sqrt(norm);
+  for (std::size_t d = 0; d < sums.size(); ++d) out[d] = static_cast<float>(sums[d] / norm);
+  return out;
+}
+
 namespace {
 
 class OfflineProvider final : public WorkerProvider {
@@ -422,8 +455,13 @@ class OfflineProvider final : public WorkerProvider {
   OfflineProvider(OfflineRole role, EndpointConfig config)
       : m_role(role), m_config(std::move(config)) {
     m_config.baseUrl = "offline";
-    if (m_config.model.empty()) m_config.model = "heuristic-" + std::string(offlineRoleName(role));
-    if (m_config.name.empty()) m_config.name = "offline " + std::string(offlineRoleName(role));
+    const bool embeddings = m_config.kind == EndpointKind::Embeddings;
+    if (m_config.model.empty())
+      m_config.model =
+          embeddings ? kOfflineEmbeddingModel : "heuristic-" + std::string(offlineRoleName(role));
+    if (m_config.name.empty())
+      m_config.name =
+          embeddings ? "offline embeddings" : "offline " + std::string(offlineRoleName(role));
     start();
   }
 
@@ -453,9 +491,24 @@ class OfflineProvider final : public WorkerProvider {
     LlmResponse r;
     r.heuristic = true;
     r.attempts = 1;
+    if (request.kind == EndpointKind::Embeddings) {
+      std::size_t bytes = 0;
+      r.embeddings.reserve(request.inputs.size());
+      for (const auto& input : request.inputs) {
+        r.embeddings.push_back(offlineEmbedding(input));
+        bytes += input.size();
+      }
+      r.model = kOfflineEmbeddingModel;
+      r.status = CallStatus::Ok;
+      r.usage.promptTokens = static_cast<std::int64_t>((bytes + 3) / 4);
+      r.latencyMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      return r;
+    }
     if (request.kind != EndpointKind::Chat) {
       r.status = CallStatus::Error;
-      r.error = "offline providers answer chat requests only";
+      r.error = "offline providers answer chat and embeddings requests only";
       return r;
     }
     // The last user message holds the task; system messages only set the tone.

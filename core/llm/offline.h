@@ -5,7 +5,9 @@
 //  - reader: answers with the passage sentence that best overlaps the question;
 //  - claim splitter: sentences and clauses of a text as "- claim" bullets;
 //  - judge: a claim is supported when all its numbers and most of its content words occur in
-//    the documents ("- claim SUPPORTED=1/0" lines).
+//    the documents ("- claim SUPPORTED=1/0" lines);
+//  - embeddings (any role, for an EndpointKind::Embeddings request): one offlineEmbedding() per
+//    input, model kOfflineEmbeddingModel, so the demo's dense retriever needs no server.
 // They read their inputs from the prompt's labelled sections (prompts.h): "Question:",
 // "Documents:"/"Context:" with "Passage N:" entries, "Claims:" bullets, "Text:"/"Response:".
 //
@@ -51,6 +53,16 @@ std::string lexicalJudge(const std::vector<std::string>& claims,
 // What the offline provider answers to a prompt in `role` (Auto: judge when the prompt has
 // claims, splitter when it has a text section, reader otherwise).
 std::string offlineAnswer(OfflineRole role, std::string_view prompt);
+
+// The offline embedding (core/llm/README.md, "Offline heuristic providers"): a hashed bag of
+// words. Tokens are the maximal runs of ASCII letters and digits and of bytes >= 0x80 (so UTF-8
+// words stay whole), ASCII upper case lowered; each token's FNV-1a 64-bit hash h picks bucket
+// h % dims and sign + (top bit of h clear) or - (set); the signed counts are scaled to unit L2
+// length. No token (or dims <= 0): all zeros (an empty vector for dims <= 0). Deterministic on
+// every platform: texts sharing words get a positive cosine, apart from hash collisions.
+inline constexpr int kOfflineEmbeddingDims = 256;
+inline constexpr const char* kOfflineEmbeddingModel = "offline-hashed-bow-256";
+std::vector<float> offlineEmbedding(std::string_view text, int dims = kOfflineEmbeddingDims);
 
 // A Provider running the heuristics on one worker thread. `config.baseUrl` is set to "offline".
 std::unique_ptr<Provider> makeOfflineProvider(OfflineRole role, EndpointConfig config = {});

@@ -230,6 +230,8 @@ ParsedReply parseEmbeddingsReply(std::string_view body, long expected) {
       vec.push_back(v.get<float>());
     }
   }
+  if (const auto model = j->find("model"); model != j->end() && model->is_string())
+    out.model = model->get<std::string>();
   readUsage(*j, out);
   out.ok = true;
   return out;
@@ -423,6 +425,7 @@ LlmResponse responseFromReply(const EndpointConfig& config, ParsedReply parsed,
   r.status = CallStatus::Ok;
   r.text = std::move(parsed.text);
   r.embeddings = std::move(parsed.embeddings);
+  r.model = std::move(parsed.model);
   r.rerank = std::move(parsed.rerank);
   if (parsed.hasUsage) {
     r.usage.promptTokens = parsed.promptTokens;

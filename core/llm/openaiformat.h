@@ -57,6 +57,7 @@ struct ParsedReply {
   bool unreadable = false;
   std::string text;
   std::vector<std::vector<float>> embeddings;
+  std::string model;  // embeddings: the reply's "model" when it is a string
   std::vector<std::pair<std::size_t, double>> rerank;
   bool hasUsage = false;
   std::int64_t promptTokens = 0;

@@ -89,8 +89,11 @@ enum class CallStatus { Ok, Error, Cancelled };
 
 struct LlmResponse {
   CallStatus status = CallStatus::Error;
-  std::string text;                                    // Chat: the first choice's content
-  std::vector<std::vector<float>> embeddings;          // Embeddings, in input order
+  std::string text;                            // Chat: the first choice's content
+  std::vector<std::vector<float>> embeddings;  // Embeddings, in input order
+  // Embeddings: the model the reply names ("model"); empty when it names none. A corpus embedded
+  // by two models is refused (core/retrieval/corpusembedding.h).
+  std::string model;
   std::vector<std::pair<std::size_t, double>> rerank;  // Rerank: (document index, score)
   Usage usage;
   int httpStatus = 0;

@@ -49,32 +49,41 @@ std::string authorizationHeader(std::string_view value, std::string_view scheme)
   return "Authorization: " + std::string(scheme) + " " + std::string(value);
 }
 
-bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
-                  HttpReply* reply, std::string* error) {
+namespace {
+
+// One request: POST with `body`, or GET when `body` is null. `verb` names it in messages.
+bool transfer(const char* verb, const std::string& url, const std::string* body,
+              const HttpPostOptions& options, HttpReply* reply, std::string* error) {
   reply->status = 0;
   reply->body.clear();
+  const std::string where = std::string(verb) + " " + shownUrl(url);
   std::string missing;
   const CurlApi* api = curlApi(&missing);  // libcurl is loaded on the first request
   if (!api) {
-    if (error) *error = "POST " + shownUrl(url) + ": " + missing;
+    if (error) *error = where + ": " + missing;
     return false;
   }
   CURL* curl = api->easy_init();
   if (!curl || !applyTransportPolicy(curl)) {
     if (curl) api->easy_cleanup(curl);
-    if (error) *error = "POST " + shownUrl(url) + ": cannot initialise libcurl";
+    if (error) *error = where + ": cannot initialise libcurl";
     return false;
   }
-  curl_slist* headers = api->slist_append(nullptr, "Content-Type: application/json");
+  curl_slist* headers = nullptr;
+  if (body) headers = api->slist_append(headers, "Content-Type: application/json");
   headers = api->slist_append(headers, "Accept: application/json");
   for (const auto& h : options.headers) headers = api->slist_append(headers, h.c_str());
 
   Sink sink{&reply->body, options.maxReplyBytes};
   char curlError[CURL_ERROR_SIZE] = {0};
   api->easy_setopt(curl, CURLOPT_URL, url.c_str());
-  api->easy_setopt(curl, CURLOPT_POST, 1L);
-  api->easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  api->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  if (body) {
+    api->easy_setopt(curl, CURLOPT_POST, 1L);
+    api->easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    api->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+  } else {
+    api->easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
   api->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   api->easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
   api->easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
@@ -89,15 +98,26 @@ bool httpPostJson(const std::string& url, const std::string& body, const HttpPos
   if (rc != CURLE_OK) {
     if (error) {
       if (sink.overflow)
-        *error = "POST " + shownUrl(url) + ": reply larger than " +
-                 std::to_string(options.maxReplyBytes) + " bytes";
+        *error = where + ": reply larger than " + std::to_string(options.maxReplyBytes) + " bytes";
       else
-        *error = "POST " + shownUrl(url) + ": " +
-                 escapeControlChars(curlError[0] ? curlError : api->easy_strerror(rc));
+        *error =
+            where + ": " + escapeControlChars(curlError[0] ? curlError : api->easy_strerror(rc));
     }
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
+                  HttpReply* reply, std::string* error) {
+  return transfer("POST", url, &body, options, reply, error);
+}
+
+bool httpGetJson(const std::string& url, const HttpPostOptions& options, HttpReply* reply,
+                 std::string* error) {
+  return transfer("GET", url, nullptr, options, reply, error);
 }
 
 bool addAuthorization(const KeySource& source, std::string_view scheme, HttpPostOptions& options,

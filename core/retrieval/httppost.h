@@ -1,7 +1,8 @@
 #pragma once
-// A blocking JSON POST over libcurl's easy interface, for the HTTP retrievers. Retrieval runs on
-// worker threads, so one simple call per query is enough (the LLM client has its own multi-handle
-// transport). Both speak http and https only and never follow redirects (core/util/httpsafety.h).
+// A blocking JSON POST (or GET) over libcurl's easy interface, for the HTTP retrievers. Retrieval
+// runs on worker threads, so one simple call per query is enough (the LLM client has its own
+// multi-handle transport). Both speak http and https only and never follow redirects
+// (core/util/httpsafety.h).
 
 #include <functional>
 #include <string>
@@ -30,6 +31,10 @@ struct HttpPostOptions {
 // completed transfer: the caller judges it.
 bool httpPostJson(const std::string& url, const std::string& body, const HttpPostOptions& options,
                   HttpReply* reply, std::string* error);
+
+// The same as a GET without a body ("GET <url>: ..." in errors), e.g. a search server's root.
+bool httpGetJson(const std::string& url, const HttpPostOptions& options, HttpReply* reply,
+                 std::string* error);
 
 // The first `n` bytes of a reply body (less when that would split a UTF-8 sequence), on one line
 // and with control characters escaped (core/util/textescape.h), for error messages.

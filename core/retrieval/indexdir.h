@@ -6,11 +6,16 @@
 // user's cache, keyed by the corpus fingerprint so two datasets never share a folder.
 
 #include <filesystem>
+#include <string_view>
 
 #include "core/data/model.h"
 
 namespace ragscope::core {
 
-std::filesystem::path chooseIndexDir(const std::filesystem::path& firstPath, const Corpus& corpus);
+// `variant` is appended to the folder's name ("-nostem", "-dense-<hash>"): each kind of index
+// its own folder, placed by the same rule (the variant's folder already there, or a writable
+// folder beside the dataset, else the cache).
+std::filesystem::path chooseIndexDir(const std::filesystem::path& firstPath, const Corpus& corpus,
+                                     std::string_view variant = {});
 
 }  // namespace ragscope::core

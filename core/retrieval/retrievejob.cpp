@@ -13,14 +13,42 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What an answer depends on: the retriever's settings, k, and the queries' ids and texts. Hashed,
-// so the checkpoint names no URL.
+// True when the retriever (or a hybrid's member) searches an index of the dataset's corpus.
+bool searchesCorpus(const RetrieverSpec& spec) {
+  if (spec.kind == RetrieverSpec::Kind::Bm25 || spec.kind == RetrieverSpec::Kind::Dense)
+    return true;
+  for (const auto& m : spec.members)
+    if (searchesCorpus(m)) return true;
+  return false;
+}
+
+// The corpus fingerprint of the index opened, else computed.
+std::string corpusStamp(const OpenedRetriever& opened, const Dataset& dataset) {
+  if (opened.index.ok && !opened.index.fingerprint.empty()) return opened.index.fingerprint;
+  if (opened.dense.ok && opened.dense.index) return opened.dense.index->manifest().corpusStamp;
+  return corpusFingerprint(dataset.corpus);
+}
+
+// What an answer depends on: the retriever's settings, k, the queries' ids and texts and, for a
+// retriever over a local index, the corpus (`stamp`). Hashed, so the checkpoint names no URL.
 std::string checkpointKey(const RetrieverSpec& spec, const std::vector<Query>& queries,
-                          std::size_t k) {
+                          std::size_t k, const std::string& stamp) {
   std::string s = retrieverSpecToJson(spec).dump() + "\nk=" + std::to_string(k) + "\n";
+  if (!stamp.empty()) s += "corpus=" + stamp + "\n";
   for (const auto& q : queries)
     s += std::to_string(q.id.size()) + ":" + q.id + std::to_string(q.text.size()) + ":" + q.text;
   return sha256Hex(s);
+}
+
+// The spec as run records keep it: every URL (members' and embedders' too) without credentials.
+nlohmann::json recordedSpec(const nlohmann::json& spec) {
+  nlohmann::json out = spec;
+  for (const char* key : {"url", "embed_url"})
+    if (out.contains(key) && out[key].is_string())
+      out[key] = redactUrl(out[key].get<std::string>());
+  if (out.contains("members") && out["members"].is_array())
+    for (auto& m : out["members"]) m = recordedSpec(m);
+  return out;
 }
 
 }  // namespace
@@ -69,9 +97,11 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   }
   IndexBuildOptions io;
   io.progress = options.indexProgress;
+  io.embedProgress = options.embedProgress;
   io.stop = options.stop;
   OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io, options.apiKey);
   result.index = opened.index;
+  result.dense = opened.dense;
   if (!opened.retriever) {
     result.cancelled = opened.cancelled || options.stop.stop_requested();
     if (!result.cancelled) result.error = opened.error;
@@ -81,10 +111,13 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   std::optional<RetrieveCheckpoint> checkpoint;
   std::optional<CheckpointedRetriever> resumable;
   Retriever* retriever = opened.retriever.get();
-  if (spec.kind != RetrieverSpec::Kind::Bm25 && options.resume && !options.out.empty()) {
+  // Only retrievers that call out are worth resuming: a local search (bm25, dense:offline) is
+  // asked again in less time than a checkpoint takes.
+  if (!retrieverTrustEndpoints(spec).empty() && options.resume && !options.out.empty()) {
     std::string note;
+    const std::string stamp = searchesCorpus(spec) ? corpusStamp(opened, dataset) : std::string();
     checkpoint.emplace(retrieveCheckpointPath(options.out),
-                       checkpointKey(spec, dataset.queries, options.k), &note);
+                       checkpointKey(spec, dataset.queries, options.k, stamp), &note);
     if (!note.empty()) result.notes.push_back(note);
     if (checkpoint->ok()) {
       result.resumed = checkpoint->resumed();
@@ -121,12 +154,15 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   }
 
   // Recorded in the run stores made from this run: a URL's credentials never are.
-  nlohmann::json recorded = retrieverSpecToJson(spec);
-  if (recorded.contains("url")) recorded["url"] = redactUrl(spec.url);
-  result.setting = {{"retriever", std::move(recorded)}, {"k", options.k}, {"tag", ro.tag}};
-  if (spec.kind == RetrieverSpec::Kind::Bm25) {
+  result.setting = {
+      {"retriever", recordedSpec(retrieverSpecToJson(spec))}, {"k", options.k}, {"tag", ro.tag}};
+  if (result.index.ok) {
     result.setting["index"] = result.index.dir.string();
     result.setting["fingerprint"] = result.index.fingerprint;
+  }
+  if (result.dense.ok && result.dense.index) {
+    result.setting["dense_index"] = result.dense.dir.string();
+    result.setting["fingerprint"] = result.dense.index->manifest().corpusStamp;
   }
   if (!options.out.empty()) {
     result.run.value.source = options.out.string();

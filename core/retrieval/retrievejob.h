@@ -4,9 +4,11 @@
 // path behind `ragscope-cli retrieve`, the workbench's retrieval jobs, and the retrieval step of
 // eRAG, end-to-end and claim jobs, so every front end turns the same settings into the same run.
 //
-// Remote retrievers (es, http) are resumable: the answers go to a checkpoint beside the run
-// (`<out>.partial`) as they arrive, and a job started again with the same settings asks only for
-// the queries not yet answered (core/retrieval/retrievecheckpoint.h).
+// Retrievers that call an endpoint (es, http, dense other than offline, a hybrid with one of
+// those) are resumable: the answers go to a checkpoint beside the run (`<out>.partial`) as they
+// arrive, and a job started again with the same settings (and, for those searching a local
+// index, the same corpus) asks only for the queries not yet answered
+// (core/retrieval/retrievecheckpoint.h).
 //
 //   RetrieveJobOptions o; o.k = 100; o.out = "runs/bm25.trec";
 //   RetrieveJobResult r = runRetrieveJob(spec, dataset, datasetPaths.front(), o);
@@ -32,7 +34,9 @@ struct RetrieveJobOptions {
   bool resume = true;         // es/http with `out`: keep answers in `<out>.partial`, reuse them
   std::function<std::string()>
       apiKey;                   // es/http: the key in memory (keychain), else the spec's variable
-  ProgressFn indexProgress;     // bm25: documents indexed / total (not called when reused)
+  ProgressFn indexProgress;     // bm25: documents indexed / total; dense: vectors added / total
+                                // (neither called when the index is reused)
+  ProgressFn embedProgress;     // dense: embedding requests done / total (IndexBuildOptions)
   ProgressFn retrieveProgress;  // queries done / total (resumed ones count as done)
   std::stop_token stop;
 };
@@ -42,7 +46,8 @@ struct RetrieveJobResult {
   bool cancelled = false;
   std::string
       error;  // when !ok and !cancelled: the retriever could not be opened, or the run not written
-  IndexBuildResult index;   // bm25
+  IndexBuildResult index;   // bm25 (hybrid: its first bm25 member's)
+  DenseIndexResult dense;   // dense (hybrid: its first dense member's)
   Loaded<Run> run;          // the report holds every failed query (an error each) and warnings
   std::size_t resumed = 0;  // queries answered from an earlier, interrupted job
   std::filesystem::path checkpoint;  // kept (and named here) while queries remain to be asked

@@ -39,6 +39,10 @@ struct IndexBuildOptions {
   // indexed over all workers; return false to cancel (the folder is left as it was: a build
   // writes to a temporary folder renamed into place at the end).
   ProgressFn progress;
+  // Dense retrievers (retrieverspec.h): embedding requests done / total, about ten times a
+  // second from the embedding's thread; return false to cancel. `progress` then reports the
+  // vectors added to the FAISS index.
+  ProgressFn embedProgress;
   std::stop_token stop;
   bool forceRebuild = false;
   // English Porter2 stemming of documents and queries (Xapian's STEM_SOME); off: words as written.

@@ -40,7 +40,7 @@ std::uint64_t lineOfByte(std::string_view text, std::size_t byte) {
   return line;
 }
 
-const char* jsonTypeName(const json& j) { return j.type_name(); }
+const char* projectJsonType(const json& j) { return j.type_name(); }
 
 // Collects problems with one project file; every one names the file and the JSON field.
 class Checker {
@@ -75,7 +75,7 @@ class Checker {
       return false;
     }
     if (!it->is_string()) {
-      error(field, std::string("expected a string, found ") + jsonTypeName(*it));
+      error(field, std::string("expected a string, found ") + projectJsonType(*it));
       return false;
     }
     out = it->get<std::string>();
@@ -132,7 +132,7 @@ void parseDatasets(const json& array, Project& project, Checker& check) {
     const std::string prefix = "datasets[" + std::to_string(i) + "]";
     const json& d = array[i];
     if (!d.is_object()) {
-      check.error(prefix, std::string("expected an object, found ") + jsonTypeName(d));
+      check.error(prefix, std::string("expected an object, found ") + projectJsonType(d));
       continue;
     }
     check.warnUnknownKeys(d, prefix, {"name", "parts"});
@@ -143,13 +143,13 @@ void parseDatasets(const json& array, Project& project, Checker& check) {
       check.error(prefix + ".parts", "missing");
     } else if (!parts->is_array()) {
       check.error(prefix + ".parts",
-                  std::string("expected an array, found ") + jsonTypeName(*parts));
+                  std::string("expected an array, found ") + projectJsonType(*parts));
     } else {
       for (std::size_t j = 0; j < parts->size(); ++j) {
         const std::string partField = prefix + ".parts[" + std::to_string(j) + "]";
         const json& p = (*parts)[j];
         if (!p.is_object()) {
-          check.error(partField, std::string("expected an object, found ") + jsonTypeName(p));
+          check.error(partField, std::string("expected an object, found ") + projectJsonType(p));
           continue;
         }
         check.warnUnknownKeys(p, partField, {"path", "format"});
@@ -159,8 +159,8 @@ void parseDatasets(const json& array, Project& project, Checker& check) {
         const auto format = p.find("format");
         if (format != p.end() && !format->is_null()) {
           if (!format->is_string())
-            check.error(partField + ".format",
-                        std::string("expected a string or null, found ") + jsonTypeName(*format));
+            check.error(partField + ".format", std::string("expected a string or null, found ") +
+                                                   projectJsonType(*format));
           else if (!format->get_ref<const std::string&>().empty())
             part.format = format->get<std::string>();
         }
@@ -386,7 +386,7 @@ Loaded<Project> readProject(const fs::path& file) {
   }
 
   if (!root.is_object()) {
-    check.error({}, std::string("expected a JSON object, found ") + jsonTypeName(root));
+    check.error({}, std::string("expected a JSON object, found ") + projectJsonType(root));
     return result;
   }
 
@@ -398,7 +398,7 @@ Loaded<Project> readProject(const fs::path& file) {
     return result;
   }
   if (!version->is_number_integer()) {
-    check.error("version", std::string("expected an integer, found ") + jsonTypeName(*version));
+    check.error("version", std::string("expected an integer, found ") + projectJsonType(*version));
     return result;
   }
   const auto v = version->get<long long>();
@@ -417,25 +417,26 @@ Loaded<Project> readProject(const fs::path& file) {
     if (d->is_string())
       result.value.description = d->get<std::string>();
     else
-      check.error("description", std::string("expected a string, found ") + jsonTypeName(*d));
+      check.error("description", std::string("expected a string, found ") + projectJsonType(*d));
   }
   const auto datasets = root.find("datasets");
   if (datasets == root.end())
     check.error("datasets", "missing");
   else if (!datasets->is_array())
-    check.error("datasets", std::string("expected an array, found ") + jsonTypeName(*datasets));
+    check.error("datasets", std::string("expected an array, found ") + projectJsonType(*datasets));
   else
     parseDatasets(*datasets, result.value, check);
 
   if (const auto runs = root.find("runs"); runs != root.end() && !runs->is_null()) {
     if (!runs->is_array()) {
-      check.error("runs", std::string("expected an array of paths, found ") + jsonTypeName(*runs));
+      check.error("runs",
+                  std::string("expected an array of paths, found ") + projectJsonType(*runs));
     } else {
       for (std::size_t i = 0; i < runs->size(); ++i) {
         const json& r = (*runs)[i];
         const std::string field = "runs[" + std::to_string(i) + "]";
         if (!r.is_string())
-          check.error(field, std::string("expected a path, found ") + jsonTypeName(r));
+          check.error(field, std::string("expected a path, found ") + projectJsonType(r));
         else if (r.get_ref<const std::string&>().empty())
           check.error(field, "empty");
         else
@@ -448,7 +449,7 @@ Loaded<Project> readProject(const fs::path& file) {
       retrievers != root.end() && !retrievers->is_null()) {
     if (!retrievers->is_array()) {
       check.error("retrievers",
-                  std::string("expected an array, found ") + jsonTypeName(*retrievers));
+                  std::string("expected an array, found ") + projectJsonType(*retrievers));
     } else {
       for (std::size_t i = 0; i < retrievers->size(); ++i) {
         std::string why;

@@ -559,6 +559,14 @@ RunCounts RunStore::counts() {
 
 std::vector<StoredResult> RunStore::results() {
   std::vector<StoredResult> out;
+  forEachResult([&](StoredResult&& s) {
+    out.push_back(std::move(s));
+    return true;
+  });
+  return out;
+}
+
+bool RunStore::forEachResult(const std::function<bool(StoredResult&&)>& visit) {
   auto st = m_db.prepare(
       "SELECT i.key, i.kind, i.status, r.item_id, r.response, r.extra, r.prompt_tokens, "
       "r.completion_tokens, r.cost_usd, r.latency_ms, r.http_status, r.error, r.from_cache, "
@@ -580,9 +588,9 @@ std::vector<StoredResult> RunStore::results() {
     if (!st.isNull(11)) r.error = st.text(11);
     r.fromCache = st.int64(12) != 0;
     r.heuristic = st.int64(13) != 0;
-    out.push_back(std::move(s));
+    if (!visit(std::move(s))) return false;
   }
-  return out;
+  return true;
 }
 
 }  // namespace ragscope::core::store

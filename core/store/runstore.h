@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -155,6 +156,9 @@ class RunStore {
   RunCounts counts();
   // Every stored result (done and error), in item order, with its item key.
   std::vector<StoredResult> results();
+  // The same one result at a time, for stores too big to hold at once (a corpus's embeddings):
+  // `visit` returning false stops the walk. False when `visit` stopped it.
+  bool forEachResult(const std::function<bool(StoredResult&&)>& visit);
 
  private:
   bool prepareStatements(std::string* error);

@@ -35,7 +35,10 @@ void usage() {
       "                           [--retry-after S] [--require-key-env VAR] [--model ID]...\n"
       "                           [--offline-answers] [--response-format ignore|honour|prose]\n"
       "                           [--batch-ms MS] [--batch-end completed|expired|failed]\n"
-      "                           [--stdin-eof]\n"
+      "                           [--embedding-dim D] [--no-compression]\n"
+      "                           [--embedding-fault-after N]\n"
+      "                           [--embedding-fault count|dimension|overflow|null|model]\n"
+      "                           [--fault-model ID] [--stdin-eof]\n"
       "Serves OpenAI-compatible /v1/chat/completions, /v1/embeddings, /v1/rerank and\n"
       "/v1/models, and the Batch API's /v1/files and /v1/batches, on 127.0.0.1 and prints\n"
       "the port on stdout.\n");
@@ -76,6 +79,13 @@ int main(int argc, char** argv) {
         options.seed = std::stoull(value());
       else if (arg == "--threads")
         options.threads = std::stoi(value());
+      else if (arg == "--embedding-dim") {
+        // /v1/embeddings vectors of D floats (default 8), e.g. 384 or 768 for the dense benchmark.
+        options.embeddingDim = std::stoi(value());
+        if (options.embeddingDim < 1 || options.embeddingDim > 65536)
+          throw std::invalid_argument("embedding dimension");
+      } else if (arg == "--no-compression")
+        options.compressReplies = false;
       else if (arg == "--rate-limit-first")
         rateLimitFirst = std::stoi(value());
       else if (arg == "--retry-after")
@@ -121,6 +131,24 @@ int main(int argc, char** argv) {
         if (batchOptions.endState != "completed" && batchOptions.endState != "expired" &&
             batchOptions.endState != "failed")
           throw std::invalid_argument(batchOptions.endState);
+      } else if (arg == "--embedding-fault") {
+        // Every embeddings reply after --embedding-fault-after proper ones goes wrong this way
+        // (testserver/testserver.h, EmbeddingFault).
+        const std::string name = value();
+        using ragscope::testserver::EmbeddingFault;
+        bool known = false;
+        for (auto f : {EmbeddingFault::None, EmbeddingFault::Count, EmbeddingFault::Dimension,
+                       EmbeddingFault::Overflow, EmbeddingFault::Null, EmbeddingFault::Model})
+          if (name == ragscope::testserver::embeddingFaultName(f)) {
+            options.embeddingFault = f;
+            known = true;
+          }
+        if (!known) throw std::invalid_argument(name);
+      } else if (arg == "--embedding-fault-after") {
+        options.embeddingFaultAfter = std::stoi(value());
+        if (options.embeddingFaultAfter < 0) throw std::invalid_argument("after");
+      } else if (arg == "--fault-model") {
+        options.faultModel = value();
       } else if (arg == "--stdin-eof")
         stdinEof = true;
       else if (arg == "--help" || arg == "-h") {
@@ -170,6 +198,8 @@ int main(int argc, char** argv) {
   int sig = 0;
   sigwait(&stopSignals, &sig);
   server.stop();
-  std::fprintf(stderr, "ragscope-testserver: %zu requests served\n", server.requestCount());
+  std::fprintf(stderr,
+               "ragscope-testserver: %zu requests served (%zu embeddings requests, %zu inputs)\n",
+               server.requestCount(), server.embeddingRequests(), server.embeddingInputs());
   return 0;
 }

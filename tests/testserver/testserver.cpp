@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 namespace ragscope::testserver {
@@ -167,6 +169,49 @@ std::string requestedSchema(const json& request) {
   return (*spec)["schema"].dump();
 }
 
+// A kNN _search's vector and k, in either engine's shape; nullopt for other searches.
+struct KnnRequest {
+  std::vector<float> vector;
+  std::size_t k = 10;
+};
+std::optional<KnnRequest> knnRequest(const json& in) {
+  const json* knn = nullptr;
+  const char* vectorKey = "query_vector";
+  if (in.contains("knn") && in["knn"].is_object()) {
+    knn = &in["knn"];  // Elasticsearch: {"knn": {"field", "query_vector", "k", ...}}
+  } else if (in.contains("query") && in["query"].is_object() && in["query"].contains("knn") &&
+             in["query"]["knn"].is_object() && !in["query"]["knn"].empty()) {
+    knn = &in["query"]["knn"].begin().value();  // OpenSearch: {"query": {"knn": {F: {...}}}}
+    vectorKey = "vector";
+  }
+  if (!knn || !knn->is_object() || !knn->contains(vectorKey) || !(*knn)[vectorKey].is_array())
+    return std::nullopt;
+  KnnRequest r;
+  for (const auto& x : (*knn)[vectorKey]) r.vector.push_back(x.is_number() ? x.get<float>() : 0.f);
+  r.k = knn->value("k", r.k);
+  return r;
+}
+
+// GET / of a search server, as the engines answer it (their documented root replies, trimmed).
+std::string rootReply(const std::string& flavour) {
+  if (flavour == "elasticsearch")
+    return json{{"name", "node-1"},
+                {"cluster_name", "ragscope-test"},
+                {"version",
+                 {{"number", "8.15.0"}, {"build_flavor", "default"}, {"lucene_version", "9.11.1"}}},
+                {"tagline", "You Know, for Search"}}
+        .dump();
+  if (flavour == "opensearch")
+    return json{
+        {"name", "node-1"},
+        {"cluster_name", "ragscope-test"},
+        {"version",
+         {{"distribution", "opensearch"}, {"number", "2.17.0"}, {"lucene_version", "9.11.1"}}},
+        {"tagline", "The OpenSearch Project: https://opensearch.org/"}}
+        .dump();
+  return flavour.empty() ? errorBody("no root here", "not_found") : flavour;
+}
+
 }  // namespace
 
 const char* behaviourName(Behaviour b) {
@@ -209,6 +254,8 @@ struct TestServer::Impl {
   std::ofstream file;
   int latencyMs;
   double failRate;
+  std::atomic<std::size_t> embeddingRequests{0};
+  std::atomic<std::size_t> embeddingInputs{0};
 
   std::mutex stopMutex;
   std::condition_variable stopCv;
@@ -309,6 +356,11 @@ struct TestServer::Impl {
       status = 200;
       return true;
     }
+    if (req.method == "GET" && !p.empty() && p.back() == '/') {
+      status = options.searchRoot.empty() ? 404 : 200;
+      body = rootReply(options.searchRoot);
+      return !options.searchRoot.empty();
+    }
     if (in.is_discarded() || !in.is_object()) {
       status = 400;
       body = errorBody("request body is not a JSON object", "invalid_request_error");
@@ -364,17 +416,30 @@ struct TestServer::Impl {
       else if (input != in.end() && input->is_array())
         for (const auto& s : *input)
           inputs.push_back(s.is_string() ? s.get<std::string>() : s.dump());
+      EmbeddingFault fault = EmbeddingFault::None;
+      {
+        // setEmbeddingFault() may change the fault while requests are being answered.
+        std::lock_guard lock(mutex);
+        const std::size_t served = embeddingRequests++;
+        if (served >= static_cast<std::size_t>(std::max(0, options.embeddingFaultAfter)))
+          fault = options.embeddingFault;
+      }
+      embeddingInputs += inputs.size();
+      const int dim = options.embeddingDim + (fault == EmbeddingFault::Dimension ? 1 : 0);
+      const std::size_t vectors =
+          fault == EmbeddingFault::Count && !inputs.empty() ? inputs.size() - 1 : inputs.size();
       json data = json::array();
       std::int64_t tokens = 0;
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        data.push_back({{"object", "embedding"},
-                        {"index", i},
-                        {"embedding", embed(inputs[i], options.embeddingDim)}});
-        tokens += wordCount(inputs[i]);
+      for (std::size_t i = 0; i < vectors; ++i) {
+        json vector = embed(inputs[i], dim);
+        if (i == 0 && !vector.empty() && fault == EmbeddingFault::Overflow) vector[0] = 1e300;
+        if (i == 0 && !vector.empty() && fault == EmbeddingFault::Null) vector[0] = nullptr;
+        data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", std::move(vector)}});
       }
+      for (const auto& input : inputs) tokens += wordCount(input);
       body = json{{"object", "list"},
                   {"data", data},
-                  {"model", model},
+                  {"model", fault == EmbeddingFault::Model ? options.faultModel : model},
                   {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}
                  .dump();
       status = 200;
@@ -400,6 +465,21 @@ struct TestServer::Impl {
                   {"usage",
                    {{"total_tokens", wordCount(query) * static_cast<std::int64_t>(docs.size())}}}}
                  .dump();
+      status = 200;
+      return true;
+    }
+    if (endsWith("/_search") && knnRequest(in)) {
+      const KnnRequest knn = *knnRequest(in);
+      const std::size_t k = std::min(knn.k, in.value("size", knn.k));
+      json hits = json::array();
+      for (const auto& [i, score] :
+           knnSearch(options.documents, knn.vector, static_cast<int>(knn.vector.size()), k))
+        hits.push_back({{"_index", "docs"},
+                        {"_id", options.documents[i].first},
+                        {"_score", score},
+                        {"_source", {{"text", options.documents[i].second}}}});
+      body =
+          json{{"took", 1}, {"hits", {{"total", {{"value", hits.size()}}}, {"hits", hits}}}}.dump();
       status = 200;
       return true;
     }
@@ -558,7 +638,9 @@ struct TestServer::Impl {
         std::string body;
         normalReply(req, status, body);
         res.status = status;
-        res.set_content(body, "application/json");
+        // cpp-httplib compresses only the content types it lists, "application/json" exactly.
+        res.set_content(
+            body, options.compressReplies ? "application/json" : "application/json; charset=utf-8");
         return;
       }
       case Behaviour::Status: {
@@ -671,6 +753,8 @@ bool TestServer::start() {
   svr.Post(R"(.*/batches)", batchHandler);
   svr.Get(R"(.*/batches/[^/]+)", batchHandler);
   svr.Post(R"(.*/batches/[^/]+/cancel)", batchHandler);
+  // A search server's root (Options::searchRoot), last so that it shadows no route above.
+  svr.Get(R"((/[^/]+)*/)", handler);
   svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty()) res.set_content(errorBody("not found", "not_found"), "application/json");
   });
@@ -765,6 +849,35 @@ std::size_t TestServer::chatRequests() const {
     n += e.path.size() >= chat.size() &&
          e.path.compare(e.path.size() - chat.size(), chat.size(), chat) == 0;
   return n;
+}
+
+std::size_t TestServer::embeddingRequests() const { return m_impl->embeddingRequests.load(); }
+
+std::size_t TestServer::embeddingInputs() const { return m_impl->embeddingInputs.load(); }
+
+void TestServer::setEmbeddingFault(EmbeddingFault fault, int after) {
+  std::lock_guard lock(m_impl->mutex);
+  m_impl->options.embeddingFault = fault;
+  m_impl->options.embeddingFaultAfter =
+      static_cast<int>(m_impl->embeddingRequests.load()) + std::max(0, after);
+}
+
+const char* embeddingFaultName(EmbeddingFault fault) {
+  switch (fault) {
+    case EmbeddingFault::None:
+      return "none";
+    case EmbeddingFault::Count:
+      return "count";
+    case EmbeddingFault::Dimension:
+      return "dimension";
+    case EmbeddingFault::Overflow:
+      return "overflow";
+    case EmbeddingFault::Null:
+      return "null";
+    case EmbeddingFault::Model:
+      return "model";
+  }
+  return "none";
 }
 
 void TestServer::clearLog() {
@@ -872,6 +985,27 @@ double TestServer::overlapScore(std::string_view query, std::string_view documen
   std::size_t hits = 0;
   for (const auto& w : q) hits += docWords.count(w);
   return static_cast<double>(hits) / static_cast<double>(q.size());
+}
+
+std::vector<std::pair<std::size_t, double>> TestServer::knnSearch(
+    const std::vector<std::pair<std::string, std::string>>& documents,
+    const std::vector<float>& query, int dim, std::size_t k) {
+  std::vector<std::pair<std::size_t, double>> scored;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const std::vector<float> v = embed(documents[i].second, dim);
+    double dot = 0, norm = 0;
+    for (std::size_t d = 0; d < v.size() && d < query.size(); ++d) {
+      dot += static_cast<double>(v[d]) * query[d];
+      norm += static_cast<double>(v[d]) * v[d];
+    }
+    scored.emplace_back(i, norm > 0 ? dot / std::sqrt(norm) : 0.0);
+  }
+  std::sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second
+                                : documents[a.first].first < documents[b.first].first;
+  });
+  if (scored.size() > k) scored.resize(k);
+  return scored;
 }
 
 std::vector<std::pair<std::size_t, double>> TestServer::search(

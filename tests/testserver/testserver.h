@@ -97,6 +97,19 @@ enum class ResponseFormatMode {
               // every chat call, the schema then guessed from the scripted text
 };
 
+// How /v1/embeddings replies go wrong once Options::embeddingFaultAfter replies were proper (each
+// later reply has the fault), for the dense retriever's checks (core/retrieval/corpusembedding.h).
+enum class EmbeddingFault {
+  None,
+  Count,      // one vector fewer than inputs
+  Dimension,  // vectors of embeddingDim + 1 components
+  Overflow,   // the first vector's first component 1e300: valid JSON, infinite as a float
+              // (JSON has no NaN; 1e999 is no JSON number at all: an unreadable reply)
+  Null,       // the first vector's first component null (what a NaN becomes in JSON)
+  Model,      // the reply names Options::faultModel instead of the requested model
+};
+const char* embeddingFaultName(EmbeddingFault fault);
+
 // The JSON reply a schema-honouring server gives for `schema` (a JSON Schema as JSON text; empty:
 // guessed from `text`), built from the scripted `text` as described above. A verdict line whose
 // text is one of `prompt`'s "Claims:" bullets gets that claim's number, so a line left out
@@ -115,6 +128,13 @@ struct Options {
   std::string requiredApiKey;      // non-empty: other Authorization headers get 401
   int threads = 64;                // connection handler threads (concurrent requests)
   int embeddingDim = 8;
+  // Normal replies are compressed when the client accepts it (cpp-httplib picks brotli at its
+  // slowest quality): false sends them plain, as vLLM and TEI do, so a benchmark measures the
+  // client rather than the server's compressor.
+  bool compressReplies = true;
+  EmbeddingFault embeddingFault = EmbeddingFault::None;
+  int embeddingFaultAfter = 0;  // proper embeddings replies before the fault begins
+  std::string faultModel = "switched-model";
   std::vector<std::string> models = {"test-model"};
   std::function<std::string(const std::string& lastUserMessage)> answer;  // chat reply text
   ResponseFormatMode responseFormat = ResponseFormatMode::Ignore;
@@ -124,7 +144,15 @@ struct Options {
   //   POST .../retrieve  ragscope's generic HTTP retriever: {"query", "k"} -> [{"id", "score",
   //   "text"}]
   // Both rank by overlapScore(query, text), ties by id, and leave out documents scoring 0.
+  // A kNN _search (Elasticsearch's top-level "knn" {"field", "query_vector", "k",
+  // "num_candidates"}, or OpenSearch's "query": {"knn": {FIELD: {"vector", "k"}}}) ranks instead
+  // by the inner product of the query vector with each document's embed(text) scaled to unit
+  // length (knnSearch), ties by id.
   std::vector<std::pair<std::string, std::string>> documents;
+  // GET / (any path ending in "/"): a search server's root. "elasticsearch": Elasticsearch
+  // 8.15.0's reply; "opensearch": OpenSearch 2.17.0's; any other non-empty text: that body
+  // verbatim (200); empty: 404.
+  std::string searchRoot;
 };
 
 class TestServer {
@@ -157,6 +185,12 @@ class TestServer {
   BatchCounters batchCounters() const;
   std::vector<std::string> uploadedBatchFiles() const;
   std::size_t chatRequests() const;
+  // Embeddings requests answered with a body (proper or faulty; not scripted errors) and the
+  // inputs they held.
+  std::size_t embeddingRequests() const;
+  std::size_t embeddingInputs() const;
+  // Changes Options::embeddingFault and embeddingFaultAfter (counted from the next request).
+  void setEmbeddingFault(EmbeddingFault fault, int after = 0);
 
   static std::string defaultAnswer(const std::string& lastUserMessage);
   static std::string hashBody(std::string_view body);
@@ -164,6 +198,10 @@ class TestServer {
   static std::vector<float> embed(std::string_view text, int dim);
   // Fraction of the query's lower-cased words that occur in the document (the rerank score).
   static double overlapScore(std::string_view query, std::string_view document);
+  // The top k of `documents` for a kNN query vector, as a kNN _search ranks them.
+  static std::vector<std::pair<std::size_t, double>> knnSearch(
+      const std::vector<std::pair<std::string, std::string>>& documents,
+      const std::vector<float>& query, int dim, std::size_t k);
   // The top k of `documents` for `query`, as the retrieval endpoints rank them.
   static std::vector<std::pair<std::size_t, double>> search(
       const std::vector<std::pair<std::string, std::string>>& documents, std::string_view query,

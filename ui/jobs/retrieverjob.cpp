@@ -9,21 +9,63 @@
 
 namespace ragscope::ui {
 
-void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done,
-                           quint64 total) {
+void showRetrieverProgress(QProgressBar* bar, QLabel* status, RetrieverJob::Phase phase,
+                           quint64 done, quint64 total) {
   if (bar) {
     bar->setRange(0, total ? 1000 : 0);
     bar->setValue(total ? int(1000.0 * double(done) / double(total)) : 0);
   }
   const QLocale l;
-  status->setText(
-      indexing
-          ? QObject::tr("Building the BM25 index: %1 of %2 documents")
-                .arg(l.toString(done), l.toString(total))
-          : QObject::tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+  switch (phase) {
+    case RetrieverJob::Phase::Index:
+      status->setText(QObject::tr("Building the index: %1 of %2 documents")
+                          .arg(l.toString(done), l.toString(total)));
+      break;
+    case RetrieverJob::Phase::Embed:
+      status->setText(QObject::tr("Embedding the corpus: %1 of %2 calls")
+                          .arg(l.toString(done), l.toString(total)));
+      break;
+    case RetrieverJob::Phase::Retrieve:
+      status->setText(
+          QObject::tr("Retrieving: %1 of %2 queries").arg(l.toString(done), l.toString(total)));
+      break;
+  }
 }
 
-RetrieverJob::RetrieverJob(QObject* parent) : QObject(parent) { m_pool.setMaxThreadCount(1); }
+void showRetrievalProgress(QProgressBar* bar, QLabel* status, bool indexing, quint64 done,
+                           quint64 total) {
+  showRetrieverProgress(bar, status,
+                        indexing ? RetrieverJob::Phase::Index : RetrieverJob::Phase::Retrieve, done,
+                        total);
+}
+
+RetrieverJobHub* RetrieverJobHub::instance() {
+  static RetrieverJobHub* hub = new RetrieverJobHub;
+  return hub;
+}
+
+RetrieverJob::RetrieverJob(QObject* parent) : QObject(parent) {
+  m_pool.setMaxThreadCount(1);
+  // Progress is emitted on the worker and arrives here queued, on the GUI thread: the first
+  // embedding progress of a job tells the Jobs dock to follow it.
+  connect(this, &RetrieverJob::progress, this, [this](Phase phase, quint64 done, quint64 total) {
+    if (!m_running) return;  // a late report of a job already finished
+    m_last[int(phase)] = {done, total};
+    if (phase != Phase::Embed || m_announced) return;
+    m_announced = true;
+    emit RetrieverJobHub::instance()->embeddingStarted(this);
+  });
+}
+
+void RetrieverJob::begin(const core::RetrieverSpec& spec, const QString& what) {
+  m_running = true;
+  m_announced = false;
+  m_last = {};
+  m_stop = std::stop_source();
+  const QString name =
+      QString::fromStdString(spec.name.empty() ? core::retrieverKindName(spec.kind) : spec.name);
+  m_title = tr("%1 · %2").arg(name, what);
+}
 
 RetrieverJob::~RetrieverJob() {
   m_stop.request_stop();
@@ -36,8 +78,7 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
                         std::filesystem::path firstPath, QString query, int k,
                         std::function<std::string()> apiKey) {
   if (m_running) return;
-  m_running = true;
-  m_stop = std::stop_source();
+  begin(spec, tr("test"));
   QPointer<RetrieverJob> self(this);
   const std::stop_token stop = m_stop.get_token();
   (void)QtConcurrent::run(&m_pool, [self, stop, spec = std::move(spec),
@@ -47,6 +88,10 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
     io.stop = stop;
     io.progress = [self](std::uint64_t done, std::uint64_t total) {
       if (self) emit self->progress(Phase::Index, done, total);
+      return true;
+    };
+    io.embedProgress = [self](std::uint64_t done, std::uint64_t total) {
+      if (self) emit self->progress(Phase::Embed, done, total);
       return true;
     };
     auto probe = std::make_shared<const core::RetrieverProbe>(
@@ -65,8 +110,7 @@ void RetrieverJob::test(core::RetrieverSpec spec, std::shared_ptr<const core::Da
 void RetrieverJob::run(core::RetrieverSpec spec, std::shared_ptr<const core::Dataset> dataset,
                        std::filesystem::path firstPath, core::RetrieveJobOptions options) {
   if (m_running) return;
-  m_running = true;
-  m_stop = std::stop_source();
+  begin(spec, tr("retrieve"));
   QPointer<RetrieverJob> self(this);
   options.stop = m_stop.get_token();
   // Progress crosses to the GUI thread as queued signals (emit from the worker is queued, since
@@ -77,6 +121,10 @@ void RetrieverJob::run(core::RetrieverSpec spec, std::shared_ptr<const core::Dat
   };
   options.retrieveProgress = [self](std::uint64_t done, std::uint64_t total) {
     if (self) emit self->progress(Phase::Retrieve, done, total);
+    return true;
+  };
+  options.embedProgress = [self](std::uint64_t done, std::uint64_t total) {
+    if (self) emit self->progress(Phase::Embed, done, total);
     return true;
   };
   (void)QtConcurrent::run(&m_pool,

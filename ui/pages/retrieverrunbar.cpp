@@ -46,7 +46,8 @@ RetrieverRunBar::RetrieverRunBar(Workbench* workbench, int defaultK, QWidget* pa
   connect(m_workbench, &Workbench::datasetChanged, this, &RetrieverRunBar::refresh);
   connect(m_job, &RetrieverJob::progress, this,
           [this](RetrieverJob::Phase phase, quint64 done, quint64 total) {
-            m_controls->showRetrievalProgress(phase == RetrieverJob::Phase::Index, done, total);
+            showRetrieverProgress(m_controls->progressBar(), m_controls->statusLabel(), phase, done,
+                                  total);
           });
   connect(m_job, &RetrieverJob::finished, this, &RetrieverRunBar::onFinished);
   refresh();
@@ -147,6 +148,11 @@ void RetrieverRunBar::onFinished(const std::shared_ptr<const core::RetrieveJobRe
                      .arg(result->seconds, 0, 'f', 1);
   if (result->resumed)
     text += tr(", %n answered by an earlier interrupted run", "", int(result->resumed));
+  if (const auto& dense = result->dense; dense.ok && !dense.reused)  // a dense index was built
+    text += tr("; corpus embedded (%1 sent, %2 from the cache), index built in %3 s")
+                .arg(dense.calls == 1 ? tr("1 call") : tr("%1 calls").arg(dense.calls))
+                .arg(dense.fromCache)
+                .arg(dense.indexSeconds, 0, 'f', 1);
   QStringList errors;
   if (failed) {
     // Each failure is in the report; the first one is shown here, all in the tooltip.
