@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eval/batchrun.h"
 #include "core/eval/runengine.h"
 #include "core/llm/offline.h"
 #include "core/llm/responsecache.h"
@@ -77,6 +78,9 @@ EmbedderSettings settingsOf(const llm::EndpointConfig& endpoint, std::size_t bat
   return s;
 }
 
+// The Batch API instead of live calls, polled at once (issue 28's route, core/eval/batchrun.h).
+DenseIndexOptions batchOptionsIn(const fs::path& dir, llm::ResponseCache* cache = nullptr);
+
 DenseIndexOptions optionsIn(const fs::path& dir, llm::ResponseCache* cache = nullptr) {
   DenseIndexOptions o;
   o.indexDir = dir;
@@ -84,6 +88,31 @@ DenseIndexOptions optionsIn(const fs::path& dir, llm::ResponseCache* cache = nul
   o.cache = cache;
   o.transport.retryBaseSeconds = 0.01;
   return o;
+}
+
+DenseIndexOptions batchOptionsIn(const fs::path& dir, llm::ResponseCache* cache) {
+  DenseIndexOptions o = optionsIn(dir, cache);
+  o.batch.mode = eval::BatchMode::Api;
+  o.batch.pollInitialSeconds = 0.02;
+  o.batch.pollMaxSeconds = 0.05;
+  return o;
+}
+
+// The top 5 positions and scores of a few fixed query vectors (unit axes and their sum).
+std::vector<std::pair<std::vector<std::int64_t>, std::vector<float>>> searchOutput(
+    const VectorIndex& index) {
+  std::vector<std::pair<std::vector<std::int64_t>, std::vector<float>>> out;
+  const int d = index.dimensions();
+  for (int axis = 0; axis <= d; ++axis) {
+    std::vector<float> q(static_cast<std::size_t>(d), axis == d ? 1.0f : 0.0f);
+    if (axis < d) q[static_cast<std::size_t>(axis)] = 1.0f;
+    std::vector<float> scores;
+    std::vector<std::int64_t> positions;
+    std::string err;
+    if (!index.search(q.data(), 1, 5, &scores, &positions, &err)) return {};
+    out.emplace_back(std::move(positions), std::move(scores));
+  }
+  return out;
 }
 
 // FNV-1a 64 as its specification gives it (offset basis 14695981039346656037, prime
@@ -150,6 +179,9 @@ class TestDense : public QObject {
   void queryEmbedderChecks();
   void offlineIndexWithoutServer();
   void ivfPqTrainsOnSample();
+  void batchApiBuildMatchesLive();
+  void batchApiStopWhilePollingPollsSameBatch();
+  void batchApiRepliesChecked();
 };
 
 void TestDense::offlineEmbeddingByHand() {
@@ -552,6 +584,127 @@ void TestDense::ivfPqTrainsOnSample() {
   QVERIFY(positions[0] >= 0);
   const auto again = buildDenseIndex(corpus, settings, options);
   QVERIFY2(again.ok && again.reused, again.error.c_str());
+}
+
+void TestDense::batchApiBuildMatchesLive() {
+  TestServer server;
+  QVERIFY(server.start());
+  QTemporaryDir dir;
+  const Corpus corpus = makeCorpus(10);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const fs::path root = dir.path().toStdString();
+  const auto live = buildDenseIndex(corpus, settings, optionsIn(root / "live"));
+  QVERIFY2(live.ok, live.error.c_str());
+  QCOMPARE(sentInputs(server).size(), std::size_t(3));
+
+  const auto batched = buildDenseIndex(corpus, settings, batchOptionsIn(root / "batch"));
+  QVERIFY2(batched.ok, batched.error.c_str());
+  // No live /v1/embeddings request (the server logs live requests only), one batch of
+  // ceil(10 / 4) = 3 lines, each the body the live call sends.
+  QCOMPARE(sentInputs(server).size(), std::size_t(3));
+  const auto counters = server.batchCounters();
+  QCOMPARE(counters.batchesCreated, std::size_t(1));
+  QCOMPARE(counters.filesUploaded, std::size_t(1));
+  QCOMPARE(counters.linesRun, std::size_t(3));
+  const auto files = server.uploadedBatchFiles();
+  QCOMPARE(files.size(), std::size_t(1));
+  QCOMPARE(QByteArray::fromStdString(files[0]).count('\n'), 3);
+  const auto first = nlohmann::json::parse(files[0].substr(0, files[0].find('\n')));
+  QCOMPARE(QString::fromStdString(first.value("url", std::string())), QString("/v1/embeddings"));
+  QCOMPARE(first["body"]["input"].size(), std::size_t(4));
+  QCOMPARE(batched.calls, std::size_t(3));
+  QCOMPARE(batched.batches.size(), std::size_t(1));
+  QVERIFY(batched.batches[0].imported);
+  QCOMPARE(batched.dimensions, live.dimensions);
+  // The same vectors: the same search output, position for position and score for score.
+  const auto expected = searchOutput(*live.index);
+  QVERIFY(!expected.empty());
+  QCOMPARE(searchOutput(*batched.index), expected);
+  // Built again from the folder: reused, nothing asked at all.
+  const auto again = buildDenseIndex(corpus, settings, batchOptionsIn(root / "batch"));
+  QVERIFY2(again.ok && again.reused, again.error.c_str());
+  QCOMPARE(server.batchCounters().batchesCreated, std::size_t(1));
+  QCOMPARE(sentInputs(server).size(), std::size_t(3));
+}
+
+void TestDense::batchApiStopWhilePollingPollsSameBatch() {
+  TestServer server;
+  QVERIFY(server.start());
+  ragscope::testserver::BatchServerOptions slow;
+  slow.batchMs = 1500;
+  server.setBatchOptions(slow);
+  QTemporaryDir dir;
+  const Corpus corpus = makeCorpus(10);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const fs::path folder = dir.path().toStdString();
+  std::stop_source source;
+  auto options = batchOptionsIn(folder);
+  options.stop = source.get_token();
+  auto running =
+      std::async(std::launch::async, [&] { return buildDenseIndex(corpus, settings, options); });
+  // Stopped once the batch is being polled.
+  while (server.batchCounters().batchPolls < 2 &&
+         running.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) {
+  }
+  source.request_stop();
+  const auto stopped = running.get();
+  QVERIFY(!stopped.ok);
+  QVERIFY(stopped.cancelled);
+  QCOMPARE(server.batchCounters().batchesCreated, std::size_t(1));
+  store::RunStore st;
+  std::string err;
+  QVERIFY2(st.open(folder / "embeddings.db", &err), err.c_str());
+  const auto state = eval::readBatchState(st);
+  QCOMPARE(state.batches.size(), std::size_t(1));
+  QVERIFY(!state.batches[0].imported);
+  const std::string id = state.batches[0].id;
+  QVERIFY2(stopped.error.find("batch " + id) != std::string::npos, stopped.error.c_str());
+  QCOMPARE(st.counts().done, std::size_t(0));
+
+  // The rerun (live options even: the store's calls went to the Batch API) polls the same batch
+  // and imports it; no second batch, no live call.
+  auto live = optionsIn(folder);
+  live.batch.pollInitialSeconds = 0.02;
+  live.batch.pollMaxSeconds = 0.05;
+  const auto resumed = buildDenseIndex(corpus, settings, live);
+  QVERIFY2(resumed.ok, resumed.error.c_str());
+  QCOMPARE(server.batchCounters().batchesCreated, std::size_t(1));
+  QCOMPARE(server.batchCounters().filesUploaded, std::size_t(1));
+  QCOMPARE(sentInputs(server).size(), std::size_t(0));
+  QCOMPARE(resumed.batches.size(), std::size_t(1));
+  QCOMPARE(resumed.batches[0].id, id);
+  QCOMPARE(resumed.index->size(), std::size_t(10));
+}
+
+void TestDense::batchApiRepliesChecked() {
+  // Imported vectors pass the live replies' checks: a batch line with an infinite component is
+  // stored as failed and kept out of the response cache, so once the server is right the next
+  // build asks for it again (a second batch) instead of finding the bad reply cached.
+  TestServer server;
+  server.setEmbeddingFault(EmbeddingFault::Overflow, 1);
+  QVERIFY(server.start());
+  QTemporaryDir dir;
+  llm::ResponseCache cache;
+  std::string err;
+  QVERIFY2(cache.open((dir.path() + "/cache.sqlite").toStdString(), &err), err.c_str());
+  const Corpus corpus = makeCorpus(10);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const fs::path folder = (dir.path() + "/index").toStdString();
+  const auto bad = buildDenseIndex(corpus, settings, batchOptionsIn(folder, &cache));
+  QVERIFY(!bad.ok);
+  QVERIFY2(bad.error.find("batch docs:4-7: batch: bad embeddings reply: embeddings[0][0] is not a "
+                          "finite number") != std::string::npos,
+           bad.error.c_str());
+  QVERIFY2(bad.error.find("2 of 3 batches failed") != std::string::npos, bad.error.c_str());
+  QCOMPARE(server.batchCounters().batchesCreated, std::size_t(1));
+
+  server.setEmbeddingFault(EmbeddingFault::None);
+  const auto good = buildDenseIndex(corpus, settings, batchOptionsIn(folder, &cache));
+  QVERIFY2(good.ok, good.error.c_str());
+  QCOMPARE(server.batchCounters().batchesCreated, std::size_t(2));
+  QCOMPARE(server.batchCounters().linesRun, std::size_t(5));  // 3, then the 2 refused
+  QCOMPARE(good.index->size(), std::size_t(10));
+  QCOMPARE(sentInputs(server).size(), std::size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestDense)

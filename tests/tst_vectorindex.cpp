@@ -187,10 +187,15 @@ class TstVectorIndex : public QObject {
     QVERIFY(!annKindFromName("HNSW"));
     QVERIFY(defaultAnnKind(kFlatDefaultLimit) == AnnKind::Flat);
     QVERIFY(defaultAnnKind(kFlatDefaultLimit + 1) == AnnKind::Hnsw);
-    // Lists: round(4 sqrt(n)) within 1..min(n, 65536).
-    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 10000)), 400);
+    // Lists: round(4 sqrt(n)) within 1..min(n, 65536), at most one per 39 training vectors
+    // (training: as many vectors as fit in 128 MiB; 4,194,304 of 8 dimensions, 43,690 of 768).
+    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 1'000'000)), 4000);  // 4 sqrt(1e6)
+    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 10000)), 256);       // 10000 / 39
     QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 8'800'000)), 11866);
-    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 4)), 4);  // 4 sqrt(4) = 8 > 4 documents
+    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 768, 8'841'823)), 1120);  // 43690 / 39
+    QCOMPARE(ivfTrainingVectorsFor(manifestFor(AnnKind::IvfPq, 768, 8'841'823)), 43690u);
+    QCOMPARE(ivfTrainingVectorsFor(manifestFor(AnnKind::IvfPq, 768, 1000)), 1000u);
+    QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 4)), 1);  // 4 training vectors < 39
     QCOMPARE(ivfListsFor(manifestFor(AnnKind::IvfPq, 8, 1'000'000'000'000)), 65536);
     // Subquantizers: the largest divisor of d within 2..min(d/4, 64).
     QCOMPARE(pqSubquantizersFor(manifestFor(AnnKind::IvfPq, 768, 1)), 64);
@@ -322,7 +327,7 @@ class TstVectorIndex : public QObject {
     const auto docs = randomVectors(n, d, 5);
     const auto queries = randomVectors(nq, d, 6);
     auto m = manifestFor(AnnKind::IvfPq, d, n);
-    QCOMPARE(ivfListsFor(m), 179);  // round(4 sqrt(2000))
+    QCOMPARE(ivfListsFor(m), 51);  // round(4 sqrt(2000)) = 179 lists, but 2000 / 39 = 51
     QCOMPARE(pqSubquantizersFor(m), 8);
     std::string error;
     auto untrained = VectorIndex::create(m, &error);
@@ -330,7 +335,7 @@ class TstVectorIndex : public QObject {
     QVERIFY(!untrained->add(docs.data(), 1, &error));
     QCOMPARE(error, std::string("the IVF-PQ index must be trained before vectors are added"));
     QVERIFY(!untrained->train(docs.data(), 200, &error));
-    QCOMPARE(error, std::string("IVF-PQ training needs at least 256 vectors (179 lists, 256 "
+    QCOMPARE(error, std::string("IVF-PQ training needs at least 256 vectors (51 lists, 256 "
                                 "codes per subquantiser), got 200"));
     QElapsedTimer t;
     t.start();
@@ -346,7 +351,7 @@ class TstVectorIndex : public QObject {
     const double r10 = recallAt(top10, exact, k, k);
     const double r10at100 = recallAt(h, exact, k, depth);
     qInfo(
-        "IVF-PQ %zu x %d (179 lists, 8x8 bits, nprobe 32): train+add %.0f ms, %zu queries "
+        "IVF-PQ %zu x %d (51 lists, 8x8 bits, nprobe 32): train+add %.0f ms, %zu queries "
         "(top 100) %.1f ms, recall@10 %.3f, exact top 10 within the top 100 %.3f",
         n, d, buildMs, nq, searchMs, r10, r10at100);
     // 8 bytes a vector for 128 bytes of floats, on Gaussian noise (no structure for the

@@ -56,11 +56,10 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
            "input lines (OpenAI's Batch API, vLLM's run_batch) and stop without sending "
            "anything; then `ragscope-cli batch import RUN.db results.jsonl` and `resume`")
       .output();
-  cli.flag("--batch", o.batch,
-           "send the calls through the endpoint's Batch API (upload, create, poll, download, "
-           "import; one batch per judging phase); a killed run's `resume` polls the same batch");
-  cli.number("--batch-poll", "S", o.batchPollSeconds, NumberBounds::above(0),
-             "seconds before the first poll of a batch (default 10; then x1.5, at most 300)");
+  addBatchApiOptions(cli, o.batch, o.batchPollSeconds,
+                     "send the calls through the endpoint's Batch API (upload, create, poll, "
+                     "download, import; one batch per judging phase); a killed run's `resume` "
+                     "polls the same batch");
   cli.number("--batch-price-in", "P", o.batchPriceIn, NumberBounds::atLeast(0),
              "USD per 1k prompt tokens of batch calls (default: --price-in), for the estimate, "
              "the budget and the cost of imported answers");
@@ -69,15 +68,26 @@ void addJobOptions(CommandLine& cli, JobOptions& o) {
   cli.section("Options");
 }
 
+void addBatchApiOptions(CommandLine& cli, bool& batch, double& pollSeconds,
+                        const std::string& batchHelp) {
+  cli.flag("--batch", batch, batchHelp);
+  cli.number("--batch-poll", "S", pollSeconds, NumberBounds::above(0),
+             "seconds before the first poll of a batch (default 10; then x1.5, at most 300)");
+}
+
 core::eval::BatchOptions jobBatchOptions(const JobOptions& o, bool quiet) {
-  core::eval::BatchOptions b;
+  core::eval::BatchOptions b = batchApiOptions(o.batch, o.batchPollSeconds, quiet);
   if (!o.batchFile.empty()) {
     b.mode = core::eval::BatchMode::File;
     b.file = o.batchFile;
-  } else if (o.batch) {
-    b.mode = core::eval::BatchMode::Api;
   }
-  b.pollInitialSeconds = o.batchPollSeconds;
+  return b;
+}
+
+core::eval::BatchOptions batchApiOptions(bool batch, double pollSeconds, bool quiet) {
+  core::eval::BatchOptions b;
+  if (batch) b.mode = core::eval::BatchMode::Api;
+  b.pollInitialSeconds = pollSeconds;
   if (!quiet)
     b.onStatus = [](const core::eval::BatchStatusUpdate& u) {
       const std::string next =

@@ -58,6 +58,14 @@ core::eval::JobLimits jobLimits(const JobOptions& options);
 // on stderr unless `quiet`.
 core::eval::BatchOptions jobBatchOptions(const JobOptions& options, bool quiet);
 
+// --batch (help text `batchHelp`) and --batch-poll S, as every command that can send its calls
+// through the Batch API declares them (the LLM jobs, `retrieve` for a dense index's embeddings).
+void addBatchApiOptions(CommandLine& cli, bool& batch, double& pollSeconds,
+                        const std::string& batchHelp);
+// The Batch API's options when `batch` (else Live), first poll after `pollSeconds`, with a status
+// line a poll on stderr unless `quiet`.
+core::eval::BatchOptions batchApiOptions(bool batch, double pollSeconds, bool quiet);
+
 // The exit code of a job that ran: 0 done; 1 done with errors, cancelled or paused (resumable);
 // 2 failed.
 int exitCodeFor(core::eval::RunOutcome outcome);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/cli/commands.h"
+#include "app/cli/joboptions.h"
 #include "app/cli/kiltoutputs.h"
 #include "app/cli/options.h"
 #include "app/cli/pathroles.h"
@@ -103,6 +104,8 @@ struct RetrieveArgs {
   long timeoutMs = 30000;
   Bm25Params bm25;
   bool rebuild = false, skipBad = false, resume = true, stemming = true;
+  bool batch = false;              // dense: embed through the Batch API
+  double batchPollSeconds = 10.0;  // first wait between polls
 };
 
 // "0.7,0.3" -> {0.7, 0.3}; the problem with the value, or "".
@@ -234,6 +237,10 @@ void declare(CommandLine& cli, RetrieveArgs& a) {
              "dense: FAISS index: flat (exact inner product), hnsw (graph), ivfpq (compressed, "
              "for corpora too big for float32); default flat up to 1,000,000 documents, hnsw "
              "above");
+  addBatchApiOptions(cli, a.batch, a.batchPollSeconds,
+                     "dense: embed the corpus through the endpoint's Batch API (upload, create, "
+                     "poll, download, import into the index folder's embeddings.db) instead of "
+                     "live calls; a stopped or killed run polls the same batch when run again");
   cli.choice("--fuse", {"rrf", "combsum", "combmnz", "wsum"}, a.fuse,
              "hybrid: fusion method, as `ragscope-cli fuse --method` (default rrf)");
   cli.choice("--fuse-norm", {"none", "min-max", "max", "sum", "zmuv"}, a.fuseNorm,
@@ -349,7 +356,7 @@ int retrieveCommand(const Args& args) {
       if (cli.given(o)) return cli.usageError(std::string(o) + " goes with a hybrid: retriever");
   }
   if (!hasKind(*spec, Kind::Dense))
-    for (const char* o : {"--doc-prefix", "--embed-batch", "--ann"})
+    for (const char* o : {"--doc-prefix", "--embed-batch", "--ann", "--batch", "--batch-poll"})
       if (cli.given(o))
         return cli.usageError(std::string(o) +
                               " goes with a dense: retriever (or a hybrid with one)");
@@ -443,6 +450,9 @@ int retrieveCommand(const Args& args) {
   ro.resume = a.resume;
   ro.indexProgress = progressLine("indexing");
   ro.embedProgress = progressLine("embedding");
+  if (a.batch)
+    ro.embedBatch = std::make_shared<const eval::BatchOptions>(
+        batchApiOptions(true, a.batchPollSeconds, false));
   ro.retrieveProgress = progressLine("retrieving");
   RetrieveJobResult job = runRetrieveJob(*spec, ds, paths.front(), ro);
   clearLine();
@@ -462,6 +472,10 @@ int retrieveCommand(const Args& args) {
                 << dense.indexSeconds << " s indexing"
                 << (dense.rebuildReason.empty() ? "" : " (" + dense.rebuildReason + ")");
     std::cout << ", " << dense.documents << " documents, " << dense.dimensions << " dimensions\n";
+    for (const auto& b : dense.batches)
+      std::cout << "embedding batch: " << b.id << " " << b.status << ", " << b.lines
+                << " requests, imported\n";
+    if (!dense.batchNote.empty()) std::cerr << dense.batchNote;
     if (!dense.trustNote.empty()) std::cerr << "ragscope-cli retrieve: " << dense.trustNote << "\n";
   }
   if (job.index.ok) {

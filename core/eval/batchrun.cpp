@@ -69,6 +69,16 @@ bool BatchState::hasOpenBatch() const {
                      [](const BatchRef& b) { return !b.imported && !b.givenUp && !b.id.empty(); });
 }
 
+std::optional<BatchOptions> continuedBatchOptions(store::RunStore& store,
+                                                  const BatchOptions& asked) {
+  if (asked.mode != BatchMode::Live) return asked;
+  const BatchState state = readBatchState(store);
+  if (state.mode != "api" && !state.hasOpenBatch()) return std::nullopt;
+  BatchOptions o = asked;
+  o.mode = BatchMode::Api;
+  return o;
+}
+
 namespace {
 
 std::string textOf(const json& j, const char* key) {
@@ -438,7 +448,7 @@ struct ImportedCall {
 };
 
 ImportedCall resultOfLine(const store::WorkItem& item, const llm::BatchOutputLine& line,
-                          const CallRoutes& routes) {
+                          const CallRoutes& routes, const BatchImportOptions& options) {
   const auto request = llm::requestFromJson(json::parse(item.requestJson, nullptr, false));
   const llm::EndpointConfig& endpoint =
       routes.endpointFor(request ? request->route : std::string());
@@ -458,6 +468,13 @@ ImportedCall resultOfLine(const store::WorkItem& item, const llm::BatchOutputLin
       response = llm::responseFromReply(priced, std::move(parsed), body.size());
       response.attempts = 1;
       response.httpStatus = line.statusCode;
+      if (options.checkAnswer) {
+        if (std::string why = options.checkAnswer(*request, response); !why.empty()) {
+          response.status = llm::CallStatus::Error;
+          response.error = "batch: " + why;
+          response.embeddings.clear();
+        }
+      }
     } else {
       response.error = "batch: malformed reply: " + parsed.error;
     }
@@ -534,7 +551,7 @@ void cacheImportedAnswers(const std::vector<store::WorkItem>& items,
             }
             return true;
           }
-          ImportedCall call = resultOfLine(item, *line, routes);
+          ImportedCall call = resultOfLine(item, *line, routes, options);
           if (call.answer && cache.store(key, identity, *call.answer)) ++out.cached;
           return true;
         },
@@ -625,7 +642,7 @@ BatchImportSummary importBatchOutput(store::RunStore& store, const CallRoutes& r
             ++out.alreadyAnswered;
             return true;
           }
-          ImportedCall call = resultOfLine(item, *parsed, routes);
+          ImportedCall call = resultOfLine(item, *parsed, routes, options);
           if (!call.answer && item.status == store::ItemStatus::Error) {
             ++out.unchanged;  // recorded as failed already: a second import changes nothing
             return true;
@@ -801,6 +818,7 @@ struct BatchSession {
     // The pass runs only for an endpoint the user chose or confirmed (runJob, resumeJob).
     BatchImportOptions importOptions;
     importOptions.endpointTrusted = true;
+    importOptions.checkAnswer = options.checkAnswer;
     const auto imported = importBatchOutput(store, routes, cache, sources, importOptions);
     if (!imported.ok()) {
       error = "batch " + ref.id + ": " + imported.error;  // the files stay, named, to be looked at

@@ -61,7 +61,17 @@ struct BatchOptions {
   // true when it added any; called after the local answers, so calls that became plannable go
   // in the same batch (one batch per phase). Non-empty *error stops the pass.
   std::function<bool(std::string* error)> planMore;
+  // A stage's own checks of an answer (the dense index's embeddings: count, size, finite, model;
+  // core/retrieval/corpusembedding.h): "" or the error the call is recorded with instead, as a
+  // live reply failing the same check is. Such an answer never enters the response cache.
+  std::function<std::string(const llm::LlmRequest&, const llm::LlmResponse&)> checkAnswer;
 };
+
+// The batch options a stage runs with: `asked` when it names a batch mode, else the Batch API
+// when the store's calls went there before or a batch of it is open (polled again, never sent
+// twice), else none (live calls).
+std::optional<BatchOptions> continuedBatchOptions(store::RunStore& store,
+                                                  const BatchOptions& asked);
 
 // Where a store's calls go: the job's endpoint and, for judging, its routes ("generator",
 // "embedder", "reranker"), as llm::RoutingProvider sends them.
@@ -141,6 +151,8 @@ struct BatchImportOptions {
   // This machine's request seal secret (core/llm/requestseal.h).
   std::filesystem::path sealPath = llm::RequestSeal::defaultPath();
   std::size_t maxLineBytes = llm::kBatchMaxOutputLineBytes;
+  // BatchOptions::checkAnswer: an answer it refuses is recorded as a failed call.
+  std::function<std::string(const llm::LlmRequest&, const llm::LlmResponse&)> checkAnswer;
 };
 
 struct BatchImportSummary {

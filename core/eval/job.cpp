@@ -168,12 +168,7 @@ std::unique_ptr<llm::Provider> jobProvider(const llm::EndpointConfig& endpoint,
 // How a stage's calls are made: the front end's batch mode, or the Batch API when the store's
 // calls went there before (its batches are polled again, never sent twice).
 std::optional<BatchOptions> stageBatchOptions(store::RunStore& store, const ExecutionOptions& x) {
-  if (x.batch.mode != BatchMode::Live) return x.batch;
-  const BatchState state = readBatchState(store);
-  if (state.mode != "api" && !state.hasOpenBatch()) return std::nullopt;
-  BatchOptions o = x.batch;
-  o.mode = BatchMode::Api;
-  return o;
+  return continuedBatchOptions(store, x.batch);
 }
 
 void keepBatchPass(StageResult& r, BatchPassResult pass) {

@@ -1,5 +1,7 @@
 #include "core/retrieval/corpusembedding.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -33,11 +35,6 @@ constexpr const char* kEmbedRunKind = "embed";
 constexpr const char* kStoreFile = "embeddings.db";
 constexpr const char* kVectorsFolder = "vectors";
 constexpr const char* kKeyPrefix = "docs:";
-// IVF-PQ learns its lists and codebooks from an evenly spaced sample of the corpus's vectors: at
-// most this many, and at most kTrainingBytes of them (core/retrieval/README.md, "Dense
-// retrieval").
-constexpr std::size_t kTrainingVectors = 100'000;
-constexpr std::size_t kTrainingBytes = 64u << 20;
 constexpr std::size_t kAddRows = 8192;
 constexpr std::size_t kPlanChunk = 256;
 
@@ -431,28 +428,79 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
   }
   const auto embedStart = Clock::now();
   {
-    auto provider = embeddingProvider(endpoint, options.transport, options.cache,
-                                      options.makeProvider, std::make_shared<ReplyReference>());
-    eval::EngineOptions engine;
-    engine.concurrency = static_cast<std::size_t>(std::max(1, endpoint.concurrency));
-    engine.budgetUsd = options.budgetUsd;
-    // A batch whose call failed is asked again: the index needs every vector.
-    engine.retryErrors = true;
-    const eval::RunSummary summary =
-        eval::executeRun(*st, *provider, engine, options.listener, options.stop);
-    provider.reset();  // every callback has run before the store is read
+    // The Batch API when asked for, or when this store's calls went there before (its batch is
+    // polled again, never paid twice); the offline embedding is computed here either way.
+    const auto batchRoute = llm::isOfflineEndpoint(endpoint)
+                                ? std::nullopt
+                                : eval::continuedBatchOptions(*st, options.batch);
+    if (batchRoute && batchRoute->mode != eval::BatchMode::Api) {
+      r.error = "a dense index embeds through live calls or the Batch API, not batch files";
+      return r;
+    }
+    eval::RunSummary summary;
+    std::string openBatch;  // a batch left running at the server by a stop
+    if (batchRoute) {
+      eval::BatchOptions b = *batchRoute;
+      // The checks every live reply passes (CheckedEmbeddings), on every imported answer: one
+      // that fails them is stored as failed, never cached, and asked again by the next build.
+      b.checkAnswer = [ref = std::make_shared<ReplyReference>()](const llm::LlmRequest& request,
+                                                                 const llm::LlmResponse& reply) {
+        std::lock_guard lock(ref->mutex);
+        const std::string problem =
+            vectorsProblem(reply.embeddings, request.inputs.size(), reply.model, *ref);
+        return problem.empty() ? problem : "bad embeddings reply: " + problem;
+      };
+      const eval::CallRoutes routes{kEmbedRunKind, endpoint, {}};
+      // A batch whose call failed is asked again: the index needs every vector.
+      eval::BatchPassResult pass =
+          eval::runBatchPass(*st, routes, options.cache, b, true, options.budgetUsd,
+                             options.transport, options.listener, options.stop);
+      summary = std::move(pass.summary);
+      for (const auto& ref : eval::readBatchState(*st).batches)
+        if (!ref.imported && !ref.givenUp && !ref.id.empty()) openBatch = ref.id;
+      r.batches = std::move(pass.batches);
+      r.batchNote = std::move(pass.note);
+    } else {
+      auto provider = embeddingProvider(endpoint, options.transport, options.cache,
+                                        options.makeProvider, std::make_shared<ReplyReference>());
+      eval::EngineOptions engine;
+      engine.concurrency = static_cast<std::size_t>(std::max(1, endpoint.concurrency));
+      engine.budgetUsd = options.budgetUsd;
+      // A batch whose call failed is asked again: the index needs every vector.
+      engine.retryErrors = true;
+      summary = eval::executeRun(*st, *provider, engine, options.listener, options.stop);
+      provider.reset();  // every callback has run before the store is read
+    }
     r.embedSeconds = secondsSince(embedStart);
+    // The plan's requests and the transfers' buffers are freed by now, but glibc keeps the
+    // pages, and SQLite keeps up to 64 MiB of the store's: the vectors are read back once, in
+    // order, so a small cache does; give the memory back before the index, the biggest
+    // allocation, is built.
+    (void)st->limitPageCache(2048);
+    ::malloc_trim(0);
     r.fromCache = summary.progress.fromCache;
     r.calls = summary.progress.callsThisSession - summary.progress.fromCache;
     switch (summary.outcome) {
       case eval::RunOutcome::Cancelled:
-        r.cancelled = true;
-        r.error = "cancelled: " + r.store.string() + " keeps every batch embedded";
+        // A batch that expired or was cancelled at the server is no stop of ours: an error.
+        r.cancelled = !batchRoute || options.stop.stop_requested();
+        if (!openBatch.empty())
+          r.error = "cancelled: batch " + openBatch + " keeps running at the server and " +
+                    r.store.string() + " names it: the next build polls it again";
+        else if (batchRoute && !options.stop.stop_requested())
+          r.error = "the batch ended before every call was answered (" +
+                    std::to_string(st->counts().pending + st->counts().cancelled) +
+                    " batches of documents left): " + r.store.string() +
+                    " keeps what it answered, the next build asks for the rest";
+        else
+          r.error = "cancelled: " + r.store.string() + " keeps every batch embedded";
         return r;
       case eval::RunOutcome::PausedBudget:
         r.paused = true;
         r.error =
             "paused: the budget is spent; " + r.store.string() + " keeps every batch embedded";
+        if (batchRoute && !r.batchNote.empty())
+          r.error += " (" + r.batchNote.substr(0, r.batchNote.find_last_not_of('\n') + 1) + ")";
         return r;
       case eval::RunOutcome::Failed:
       case eval::RunOutcome::PausedBatch:
@@ -527,16 +575,17 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
     return true;
   };
   if (expected.ann == AnnKind::IvfPq) {
-    // Training first, on an evenly spaced sample (kTrainingVectors, kTrainingBytes); the second
-    // pass adds every vector.
+    // Training first, on an evenly spaced sample (ivfTrainingVectorsFor: kIvfTrainingBytes); the
+    // second pass adds every vector.
     std::vector<float> sample;
     std::size_t sampled = 0, stride = 1;
     auto collect = [&](std::size_t first, std::size_t count,
                        std::vector<std::vector<float>>& vectors, std::string*) {
       if (dims == 0) {
         dims = static_cast<int>(vectors[0].size());
-        const std::size_t cap = std::max<std::size_t>(
-            1, std::min(kTrainingVectors, kTrainingBytes / (sizeof(float) * vectors[0].size())));
+        VectorIndexManifest shape = expected;
+        shape.dimensions = dims;
+        const std::size_t cap = std::max<std::size_t>(1, ivfTrainingVectorsFor(shape));
         stride = (corpus.size() + cap - 1) / cap;
       }
       for (std::size_t i = 0; i < count; ++i)

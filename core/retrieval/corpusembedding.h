@@ -23,6 +23,7 @@
 
 #include "core/data/diagnostic.h"
 #include "core/data/model.h"
+#include "core/eval/batchrun.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/provider.h"
 #include "core/retrieval/vectorindex.h"
@@ -66,6 +67,14 @@ struct DenseIndexOptions {
   eval::ProgressListener* listener = nullptr;  // the engine's progress (embedding calls)
   ProgressFn indexProgress;                    // vectors added / total while building the index
   std::stop_token stop;
+  // BatchMode::Api: the batches the store lacks go through the endpoint's Batch API (issue 28's
+  // route, core/eval/batchrun.h: upload, create, poll, download, import into the store; priced at
+  // the endpoint's batch prices, the budget checked before a batch is submitted) instead of live
+  // calls. The batch is recorded in the store, so a stopped or killed build's rerun polls it again
+  // (a store whose calls went there continues there even when Live). Imported vectors pass the
+  // same checks as live replies. BatchMode::File is refused (no import path for this store yet).
+  // Not used for the offline embedding, which is computed here.
+  eval::BatchOptions batch;
   // Test hook: the provider to use instead of the one the endpoint describes.
   std::function<std::unique_ptr<llm::Provider>(const llm::EndpointConfig&)> makeProvider;
 };
@@ -85,11 +94,15 @@ struct DenseIndexResult {
   std::filesystem::path dir;  // the index's own folder: <indexDir>/vectors
   std::filesystem::path store;  // the embeddings run store: <indexDir>/embeddings.db
   std::size_t documents = 0;
-  std::size_t calls = 0;      // embedding requests sent in this session
+  std::size_t calls = 0;      // embedding requests sent in this session (Batch API: answered)
   std::size_t fromCache = 0;  // batches answered by the response cache
   double embedSeconds = 0.0;  // the engine's part
   double indexSeconds = 0.0;  // reading the vectors and building the FAISS index
   int dimensions = 0;
+  // Batch API: the batches submitted or polled in this session, and notes for people (a batch
+  // left running at the server, answers not cached).
+  std::vector<eval::BatchRef> batches;
+  std::string batchNote;
 };
 
 // Opens the index in options.indexDir when its manifest matches these settings and this corpus,

@@ -98,6 +98,7 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   IndexBuildOptions io;
   io.progress = options.indexProgress;
   io.embedProgress = options.embedProgress;
+  io.embedBatch = options.embedBatch;
   io.stop = options.stop;
   OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io, options.apiKey);
   result.index = opened.index;

@@ -39,6 +39,9 @@ struct RetrieveJobOptions {
   ProgressFn embedProgress;     // dense: embedding requests done / total (IndexBuildOptions)
   ProgressFn retrieveProgress;  // queries done / total (resumed ones count as done)
   std::stop_token stop;
+  // dense: the corpus's embedding calls through the Batch API (DenseIndexOptions::batch); null:
+  // live calls.
+  std::shared_ptr<const eval::BatchOptions> embedBatch;
 };
 
 struct RetrieveJobResult {

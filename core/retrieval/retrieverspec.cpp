@@ -531,6 +531,7 @@ OpenedRetriever openDense(const RetrieverSpec& spec, const Dataset& dataset,
   o.listener = &listener;
   o.indexProgress = indexOptions.progress;
   o.stop = stop.get_token();
+  if (indexOptions.embedBatch) o.batch = *indexOptions.embedBatch;
   out.dense = buildDenseIndex(dataset.corpus, settings, o);
   if (!out.dense.ok) {
     out.cancelled = out.dense.cancelled || stop.stop_requested();

@@ -245,12 +245,20 @@ AnnKind defaultAnnKind(std::size_t vectors) {
   return vectors <= kFlatDefaultLimit ? AnnKind::Flat : AnnKind::Hnsw;
 }
 
+std::size_t ivfTrainingVectorsFor(const VectorIndexManifest& manifest) {
+  const std::size_t rowBytes =
+      sizeof(float) * static_cast<std::size_t>(std::max(1, manifest.dimensions));
+  return std::min(manifest.documents, std::max<std::size_t>(1, kIvfTrainingBytes / rowBytes));
+}
+
 int ivfListsFor(const VectorIndexManifest& manifest) {
   if (manifest.params.ivfLists > 0) return manifest.params.ivfLists;
   const double n = static_cast<double>(manifest.documents);
   const auto lists = static_cast<std::size_t>(std::llround(4.0 * std::sqrt(n)));
+  constexpr std::size_t kPointsPerList = 39;  // FAISS's k-means asks for 39 points a centroid
+  const std::size_t trainable = ivfTrainingVectorsFor(manifest) / kPointsPerList;
   return static_cast<int>(
-      std::clamp<std::size_t>(std::min(lists, manifest.documents), 1, kMaxIvfLists));
+      std::clamp<std::size_t>(std::min({lists, manifest.documents, trainable}), 1, kMaxIvfLists));
 }
 
 int pqSubquantizersFor(const VectorIndexManifest& manifest) {
@@ -383,11 +391,17 @@ std::unique_ptr<VectorIndex> VectorIndex::create(const VectorIndexManifest& mani
   const AnnParams& p = manifest.params;
   try {
     switch (manifest.ann) {
-      case AnnKind::Flat:
-        impl->index = std::make_unique<faiss::IndexFlatIP>(d);
+      case AnnKind::Flat: {
+        // Reserved once: a vector grown by doubling would hold up to twice the index at its peak.
+        auto flat = std::make_unique<faiss::IndexFlatIP>(d);
+        flat->codes.reserve(manifest.documents * flat->code_size);
+        impl->index = std::move(flat);
         break;
+      }
       case AnnKind::Hnsw: {
         auto hnsw = std::make_unique<faiss::IndexHNSWFlat>(d, p.hnswM, faiss::METRIC_INNER_PRODUCT);
+        if (auto* storage = dynamic_cast<faiss::IndexFlatCodes*>(hnsw->storage))
+          storage->codes.reserve(manifest.documents * storage->code_size);
         hnsw->hnsw.efConstruction = p.hnswEfConstruction;
         hnsw->hnsw.efSearch = p.hnswEfSearch;
         impl->index = std::move(hnsw);

@@ -63,11 +63,16 @@ struct VectorIndexManifest {
   AnnParams params;
   bool operator==(const VectorIndexManifest&) const = default;
 };
-// The IVF-PQ shape a manifest implies: its params, or the defaults above (lists: round(4
-// sqrt(documents)) within 1..min(documents, 65536); subquantizers: the largest divisor of d
-// within 2..min(d/4, 64), else 1).
+// IVF-PQ trains on a sample of at most this many bytes of vectors: with 768 dimensions, 43,690.
+inline constexpr std::size_t kIvfTrainingBytes = std::size_t{128} << 20;
+// The IVF-PQ shape a manifest implies: its params, or the defaults (lists: round(4
+// sqrt(documents)) within 1..min(documents, 65536), and at most one list per 39 training
+// vectors, FAISS's own rule for k-means, so that every list is trained on enough points;
+// subquantizers: the largest divisor of d within 2..min(d/4, 64), else 1).
 int ivfListsFor(const VectorIndexManifest& manifest);
 int pqSubquantizersFor(const VectorIndexManifest& manifest);
+// Vectors the IVF-PQ index is trained on: all documents up to kIvfTrainingBytes of them.
+std::size_t ivfTrainingVectorsFor(const VectorIndexManifest& manifest);
 
 // Members: kind "ragscope-vector-index", format, embedder, model, dimensions, doc_prefix,
 // query_prefix, normalized, corpus_stamp, documents, ann, params {hnsw_m, hnsw_ef_construction,

@@ -22,6 +22,10 @@
 #include "core/data/model.h"
 #include "core/retrieval/retriever.h"
 
+namespace ragscope::core::eval {
+struct BatchOptions;
+}
+
 namespace ragscope::core {
 
 // Xapian::BM25Weight's parameters, defaulting to Xapian's own defaults (k1=1, k2=0, k3=1, b=0.5,
@@ -43,6 +47,9 @@ struct IndexBuildOptions {
   // second from the embedding's thread; return false to cancel. `progress` then reports the
   // vectors added to the FAISS index.
   ProgressFn embedProgress;
+  // Dense retrievers: the corpus's embedding calls through the Batch API (core/eval/batchrun.h,
+  // DenseIndexOptions::batch) instead of live calls; null: live.
+  std::shared_ptr<const eval::BatchOptions> embedBatch;
   std::stop_token stop;
   bool forceRebuild = false;
   // English Porter2 stemming of documents and queries (Xapian's STEM_SOME); off: words as written.

@@ -566,6 +566,10 @@ std::vector<StoredResult> RunStore::results() {
   return out;
 }
 
+bool RunStore::limitPageCache(int kib, std::string* error) {
+  return m_db.exec("PRAGMA cache_size=-" + std::to_string(std::max(kib, 64)), error);
+}
+
 bool RunStore::forEachResult(const std::function<bool(StoredResult&&)>& visit) {
   auto st = m_db.prepare(
       "SELECT i.key, i.kind, i.status, r.item_id, r.response, r.extra, r.prompt_tokens, "

@@ -159,6 +159,10 @@ class RunStore {
   // The same one result at a time, for stores too big to hold at once (a corpus's embeddings):
   // `visit` returning false stops the walk. False when `visit` stopped it.
   bool forEachResult(const std::function<bool(StoredResult&&)>& visit);
+  // Lowers SQLite's page cache of this connection to `kib` KiB (from the 64 MiB every store
+  // opens with), freeing the pages above it: for a long sequential read after the writing is
+  // done (a dense index build reads its vectors once, in order).
+  bool limitPageCache(int kib, std::string* error = nullptr);
 
  private:
   bool prepareStatements(std::string* error);

@@ -51,6 +51,7 @@
 #include "core/retrieval/denseretriever.h"
 #include "core/retrieval/retriever.h"
 #include "core/retrieval/vectorindex.h"
+#include "serverprocess.h"
 
 extern char** environ;
 
@@ -64,52 +65,15 @@ double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// ragscope-testserver as a child process; its port is the first line it prints.
-struct ServerProcess {
-  pid_t pid = -1;
-  int port = 0;
-
+// ragscope-testserver as a child process (serverprocess.h), with its CPU time for the split.
+struct ServerProcess : bench::ServerProcess {
   bool start(int dimensions, bool compressed) {
-    int out[2];
-    if (pipe(out) != 0) return false;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    const std::string dim = std::to_string(dimensions);
-    std::vector<const char*> argv = {
-        RAGSCOPE_TESTSERVER_PATH, "--port", "0", "--embedding-dim", dim.c_str(), "--threads", "32"};
-    if (!compressed) argv.push_back("--no-compression");
-    argv.push_back(nullptr);
-    const int rc = posix_spawn(&pid, RAGSCOPE_TESTSERVER_PATH, &actions, nullptr,
-                               const_cast<char* const*>(argv.data()), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    if (rc != 0) {
-      close(out[0]);
-      pid = -1;
-      return false;
-    }
-    char line[32] = {0};
-    std::size_t got = 0;
-    while (got < sizeof line - 1) {
-      const ssize_t n = read(out[0], line + got, 1);
-      if (n <= 0 || line[got] == '\n') break;
-      ++got;
-    }
-    close(out[0]);
-    port = std::atoi(line);
-    return port > 0;
+    std::vector<std::string> args = {"--embedding-dim", std::to_string(dimensions), "--threads",
+                                     "32"};
+    if (!compressed) args.push_back("--no-compression");
+    return bench::ServerProcess::start(RAGSCOPE_TESTSERVER_PATH, args);
   }
-
   double cpuSeconds() const { return pid > 0 ? bench::processCpuSeconds(pid) : 0.0; }
-
-  ~ServerProcess() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
-  }
 };
 
 // English-like words: Zipf-distributed over a vocabulary of random letter strings.

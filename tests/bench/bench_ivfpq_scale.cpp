@@ -9,8 +9,8 @@
 // and as IVF-PQ codes with the parameters core::VectorIndex chooses (or those given). Then builds
 // a core::VectorIndex IVF-PQ over VECTORS seeded random-but-clustered unit vectors
 // (benchvectors.h: regenerated from their number, streamed in chunks of 65,536, never all held),
-// trains it on the first T of them (default: as many as buildDenseIndex samples, at most
-// 100,000 and 64 MiB), adds them all, saves it, opens it again as a dense retriever
+// trains it on the first T of them (default: as many as buildDenseIndex samples,
+// core::ivfTrainingVectorsFor: 128 MiB of them), adds them all, saves it, opens it again as a dense retriever
 // would, and searches Q queries for their top 100. Exact search runs on the same chunks as they
 // stream by (a BLAS GEMM + top-k), so recall@100 = |IVF-PQ top 100 ∩ exact top 100| / 100 over
 // the Q queries. Prints build time, index size on disk, peak RSS (the whole run, and opening +
@@ -42,16 +42,16 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The defaults vectorindex.h documents: lists about 4 sqrt(n) (at most 65,536); codes per vector
-// the largest divisor of d that is <= d/4 and <= 64.
-int defaultLists(std::size_t n) {
-  return int(std::min<double>(65536.0, std::max(1.0, std::round(4.0 * std::sqrt(double(n))))));
+// The IVF-PQ shape VectorIndex gives `n` vectors of `d` dimensions by default (vectorindex.h).
+core::VectorIndexManifest shapeOf(std::size_t n, int d) {
+  core::VectorIndexManifest m;
+  m.dimensions = d;
+  m.documents = n;
+  m.ann = core::AnnKind::IvfPq;
+  return m;
 }
-int defaultSubquantizers(int d) {
-  for (int m = std::min(64, d / 4); m >= 1; --m)
-    if (d % m == 0) return m;
-  return 1;
-}
+int defaultLists(std::size_t n, int d) { return core::ivfListsFor(shapeOf(n, d)); }
+int defaultSubquantizers(int d) { return core::pqSubquantizersFor(shapeOf(1, d)); }
 
 double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
 
   // On paper: the full collection.
   {
-    const int L = lists ? lists : defaultLists(kMsMarco);
+    const int L = lists ? lists : defaultLists(kMsMarco, d);
     const int M = m ? m : defaultSubquantizers(d);
     const double flat = double(kMsMarco) * d * 4.0;
     const double ivfpq = ivfpqBytes(kMsMarco, d, L, M, bits);
@@ -124,10 +124,10 @@ int main(int argc, char** argv) {
         mib(double(L) * d * 4), mib(double(M) * (1 << bits) * (d / M) * 4), flat / ivfpq);
   }
 
-  const int L = lists ? lists : defaultLists(n);
+  const int L = lists ? lists : defaultLists(n, d);
   const int M = m ? m : defaultSubquantizers(d);
-  // buildDenseIndex's sample (corpusembedding.cpp): at most 100,000 vectors and 64 MiB.
-  if (train == 0) train = std::min<std::size_t>(100'000, (64u << 20) / (4 * std::size_t(d)));
+  // buildDenseIndex's sample (corpusembedding.cpp): as many vectors as kIvfTrainingBytes holds.
+  if (train == 0) train = core::ivfTrainingVectorsFor(shapeOf(n, d));
   train = std::min(train, n);
   std::printf(
       "benchmark: %zu x %d, %d lists, %d codes, probe %s, trained on %zu, %zu queries, "

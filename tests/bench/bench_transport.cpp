@@ -22,6 +22,7 @@
 #include <string>
 
 #include "core/llm/httpprovider.h"
+#include "serverprocess.h"
 #include "testserver/testserver.h"
 
 extern char** environ;
@@ -37,46 +38,10 @@ double cpuSeconds() {
          double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-struct ServerProcess {
-  pid_t pid = -1;
-  int port = 0;
-
+struct ServerProcess : ragscope::bench::ServerProcess {
   bool start(int latencyMs) {
-    int out[2];
-    if (pipe(out) != 0) return false;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
-    const std::string latency = std::to_string(latencyMs);
-    const char* argv[] = {RAGSCOPE_TESTSERVER_PATH, "--port",    "0",  "--latency-ms",
-                          latency.c_str(),          "--threads", "96", nullptr};
-    const int rc = posix_spawn(&pid, RAGSCOPE_TESTSERVER_PATH, &actions, nullptr,
-                               const_cast<char* const*>(argv), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(out[1]);
-    if (rc != 0) {
-      close(out[0]);
-      pid = -1;
-      return false;
-    }
-    char line[32] = {0};
-    std::size_t got = 0;
-    while (got < sizeof line - 1) {
-      const ssize_t n = read(out[0], line + got, 1);
-      if (n <= 0 || line[got] == '\n') break;
-      ++got;
-    }
-    close(out[0]);
-    port = std::atoi(line);
-    return port > 0;
-  }
-
-  ~ServerProcess() {
-    if (pid > 0) {
-      kill(pid, SIGTERM);
-      waitpid(pid, nullptr, 0);
-    }
+    return ragscope::bench::ServerProcess::start(
+        RAGSCOPE_TESTSERVER_PATH, {"--latency-ms", std::to_string(latencyMs), "--threads", "96"});
   }
 };
 
