@@ -10,10 +10,10 @@
 // a core::VectorIndex IVF-PQ over VECTORS seeded random-but-clustered unit vectors
 // (benchvectors.h: regenerated from their number, streamed in chunks of 65,536, never all held),
 // trains it on the first T of them (default: as many as buildDenseIndex samples,
-// core::ivfTrainingVectorsFor: 128 MiB of them), adds them all, saves it, opens it again as a dense retriever
-// would, and searches Q queries for their top 100. Exact search runs on the same chunks as they
-// stream by (a BLAS GEMM + top-k), so recall@100 = |IVF-PQ top 100 ∩ exact top 100| / 100 over
-// the Q queries. Prints build time, index size on disk, peak RSS (the whole run, and opening +
+// core::ivfTrainingVectorsFor: 128 MiB of them), adds them all, saves it, opens it again as a dense
+// retriever would, and searches Q queries for their top 100. Exact search runs on the same chunks
+// as they stream by (a BLAS GEMM + top-k), so recall@100 = |IVF-PQ top 100 ∩ exact top 100| / 100
+// over the Q queries. Prints build time, index size on disk, peak RSS (the whole run, and opening +
 // searching alone) and the recall. VECTORS 8841823 runs the full scale (hours on 2 cores: the
 // coarse assignment alone is 2 n L d flops).
 
