@@ -29,8 +29,9 @@ Commands:
                       Kendall's tau-b and Spearman's rho of per-query values, with p and CIs
                       (bootstrap, compare, correlate read trec_eval -q files, TREC runs with
                       --qrels, or eRAG/e2e run stores)
-  retrieve --dataset PATH... --retriever bm25|es:URL|http:URL --out RUN [--k K] [--index DIR]
+  retrieve --dataset PATH... --retriever R --out RUN [--k K] [--index DIR]
                       run a retriever over a dataset's queries and write a TREC run file
+                      (R: bm25, es:URL, http:URL, dense:URL, dense:offline, hybrid:R+R)
   fuse RUN RUN... --method rrf|combsum|combmnz|wsum [--norm N] [--weights W,W,...] --out RUN
                       fuse runs into one (ranx's RRF, CombSUM, CombMNZ, weighted sum)
   generate --dataset PATH [--run RUNFILE --k K] [LLM job options] [--out answers.jsonl]
