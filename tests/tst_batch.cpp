@@ -1,8 +1,8 @@
-// Batch calls (core/eval/batchrun.h, core/llm/batchformat.h, `ragscope-cli batch`, --batch-file
-// and --batch): the file formats, export after the response cache with bodies byte-identical to
-// the live calls (captured at the test server), imports of failed and missing lines and of
-// hostile files, the test server's batch states, a process killed while it polls, and the
-// Docugami claims run with the claim x chunk matrix (2,925 judge calls) done through the Batch
+// Batch calls (core/eval/engine/batchrun.h, core/llm/batchformat.h, `ragscope-cli batch`,
+// --batch-file and --batch): the file formats, export after the response cache with bodies
+// byte-identical to the live calls (captured at the test server), imports of failed and missing
+// lines and of hostile files, the test server's batch states, a process killed while it polls, and
+// the Docugami claims run with the claim x chunk matrix (2,925 judge calls) done through the Batch
 // API with the same store contents and metrics as the live run.
 
 #include <fcntl.h>
@@ -22,8 +22,8 @@
 #include "common/cli.h"
 #include "common/files.h"
 #include "common/testdata.h"
-#include "core/eval/batchrun.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
+#include "core/eval/engine/batchrun.h"
 #include "core/llm/batchclient.h"
 #include "core/llm/batchformat.h"
 #include "core/llm/cachingprovider.h"

@@ -1,8 +1,8 @@
-// Batch calls in the workbench (ui/jobsdock.*, core/eval/batchrun.h): a generate job started "as
-// batch" from the Jobs dock shows its batch's state and counts and imports it when it completes;
-// a batch left running survives closing the workbench (its state is read from the store) and the
-// next Resume polls the same batch; "Export batch file…" and "Import batch results…" carry a
-// run's calls through a file. Screenshots go to $RAGSCOPE_SCREENSHOT_DIR when set.
+// Batch calls in the workbench (ui/jobsdock.*, core/eval/engine/batchrun.h): a generate job started
+// "as batch" from the Jobs dock shows its batch's state and counts and imports it when it
+// completes; a batch left running survives closing the workbench (its state is read from the store)
+// and the next Resume polls the same batch; "Export batch file…" and "Import batch results…" carry
+// a run's calls through a file. Screenshots go to $RAGSCOPE_SCREENSHOT_DIR when set.
 
 #include <QCheckBox>
 #include <QDir>

@@ -32,7 +32,7 @@
 #include "common/testdata.h"
 #include "core/claims/agreementreport.h"
 #include "core/claims/claimspans.h"
-#include "core/eval/claimverdicts.h"
+#include "core/eval/jobs/claimverdicts.h"
 #include "core/store/project.h"
 #include "testserver/testserver.h"
 #include "ui/charts/chartwidget.h"

@@ -304,9 +304,11 @@ class TestCliOptions : public QObject {
   // option is a usage error in the one style with exit 2.
   void everyCommandThroughTheLayer_data() {
     QTest::addColumn<QStringList>("command");
-    for (const char* c : {"eval", "bootstrap", "compare", "correlate", "retrieve", "generate",
-                          "resume", "runs", "erag", "e2e", "erag-correlate", "judge", "ragchecker",
-                          "agreement", "report", "fuse", "ppi", "kilt-eval", "qrels-agreement"})
+    for (const char* c : {"eval",       "bootstrap", "compare",         "correlate",
+                          "retrieve",   "generate",  "resume",          "runs",
+                          "erag",       "e2e",       "erag-correlate",  "judge",
+                          "ragchecker", "agreement", "report",          "fuse",
+                          "ppi",        "kilt-eval", "qrels-agreement", "assess"})
       QTest::newRow(c) << QStringList{c};
     QTest::newRow("nuggets score") << QStringList{"nuggets", "score"};
     QTest::newRow("dataset info") << QStringList{"dataset", "info"};

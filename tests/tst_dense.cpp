@@ -8,23 +8,33 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stop_token>
 #include <string>
 #include <vector>
 
-#include "core/eval/batchrun.h"
-#include "core/eval/runengine.h"
+#include "common/cli.h"
+#include "core/eval/api/batchjob.h"
+#include "core/eval/api/job.h"
+#include "core/eval/engine/batchrun.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/offline.h"
 #include "core/llm/responsecache.h"
 #include "core/llm/trustedendpoints.h"
 #include "core/retrieval/corpusembedding.h"
+#include "core/retrieval/storedvectors.h"
 #include "core/store/runstore.h"
+#include "core/util/base64.h"
 #include "testserver/testserver.h"
 
 using namespace ragscope::core;
@@ -78,7 +88,8 @@ EmbedderSettings settingsOf(const llm::EndpointConfig& endpoint, std::size_t bat
   return s;
 }
 
-// The Batch API instead of live calls, polled at once (issue 28's route, core/eval/batchrun.h).
+// The Batch API instead of live calls, polled at once (issue 28's route,
+// core/eval/engine/batchrun.h).
 DenseIndexOptions batchOptionsIn(const fs::path& dir, llm::ResponseCache* cache = nullptr);
 
 DenseIndexOptions optionsIn(const fs::path& dir, llm::ResponseCache* cache = nullptr) {
@@ -160,6 +171,55 @@ std::vector<std::vector<std::string>> sentInputs(const TestServer& server) {
   return out;
 }
 
+// The Batch API's output line for a batch input line of embeddings, as the test server answers
+// it live (TestServer::embed), with `drop` vectors left out or each vector `extra` components
+// longer.
+std::string outputLineFor(const std::string& inputLine, std::size_t drop = 0, int extra = 0) {
+  const auto in = nlohmann::json::parse(inputLine);
+  const auto& inputs = in["body"]["input"];
+  nlohmann::json data = nlohmann::json::array();
+  for (std::size_t i = 0; i + drop < inputs.size(); ++i)
+    data.push_back({{"object", "embedding"},
+                    {"index", i},
+                    {"embedding", TestServer::embed(inputs[i].get<std::string>(), 8 + extra)}});
+  const nlohmann::json body = {{"object", "list"},
+                               {"data", data},
+                               {"model", "test-model"},
+                               {"usage", {{"prompt_tokens", 1}, {"total_tokens", 1}}}};
+  return nlohmann::json{{"id", "batch_req_" + in["custom_id"].get<std::string>()},
+                        {"custom_id", in["custom_id"]},
+                        {"response", {{"status_code", 200}, {"request_id", "r"}, {"body", body}}},
+                        {"error", nullptr}}
+      .dump();
+}
+
+std::vector<std::string> fileLines(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+void writeLines(const fs::path& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << "\n";
+}
+
+// Each batch's stored answer text, by key.
+std::map<std::string, std::string> storedTexts(const fs::path& path) {
+  std::map<std::string, std::string> out;
+  store::RunStore st;
+  std::string err;
+  if (!st.open(path, &err)) return out;
+  st.forEachResult([&](store::StoredResult&& r) {
+    out[r.key] =
+        r.result.status == store::ItemStatus::Done ? r.result.text : "error: " + r.result.error;
+    return true;
+  });
+  return out;
+}
+
 }  // namespace
 
 class TestDense : public QObject {
@@ -175,13 +235,20 @@ class TestDense : public QObject {
   void reusedIndexSendsNothing();
   void badReplies_data();
   void badReplies();
+  void storedVectorsCheckedAgain_data();
   void storedVectorsCheckedAgain();
+  void base64Rfc4648();
+  void base64StrictOverOpenSsl();
+  void storedVectorsExact();
+  void storeHoldsPackedVectors();
+  void formatOneStoreEmbeddedAgain();
   void queryEmbedderChecks();
   void offlineIndexWithoutServer();
   void ivfPqTrainsOnSample();
   void batchApiBuildMatchesLive();
   void batchApiStopWhilePollingPollsSameBatch();
   void batchApiRepliesChecked();
+  void batchFileExportImportMatchesLive();
 };
 
 void TestDense::offlineEmbeddingByHand() {
@@ -446,9 +513,32 @@ void TestDense::badReplies() {
   QCOMPARE(again.index->size(), std::size_t(10));
 }
 
+void TestDense::storedVectorsCheckedAgain_data() {
+  QTest::addColumn<QString>("form");
+  QTest::addColumn<QString>("expected");
+  // What the code before the packed form wrote: decimal JSON arrays in `extra`, no answer text.
+  QTest::newRow("old decimal form") << "old"
+                                    << "batch docs:4-7: not the stored vector form (no header "
+                                       "line) (asked again on the next build)";
+  QTest::newRow("packed, other size") << "size"
+                                      << "batch docs:4-7: embeddings[0] has 7 components, the "
+                                         "first batch's vectors 8 (asked again on the next build)";
+  QTest::newRow("packed, a vector short")
+      << "short"
+      << "batch docs:4-7: the body holds 164 base64 characters, 4 x 8 float32 need 172 (asked "
+         "again on the next build)";
+  QTest::newRow("packed, infinite")
+      << "inf"
+      << "batch docs:4-7: embeddings[1][3] is not a finite number (NaN or infinite) (asked again "
+         "on the next build)";
+}
+
 void TestDense::storedVectorsCheckedAgain() {
   // A store whose vectors were changed after the replies were checked (another program, another
-  // session): read back, they are refused, and that batch alone is asked again next time.
+  // session, an older ragscope): read back, they are refused naming the store and the batch, and
+  // that batch alone is asked again next time.
+  QFETCH(QString, form);
+  QFETCH(QString, expected);
   TestServer server;
   QVERIFY(server.start());
   QTemporaryDir dir;
@@ -467,24 +557,251 @@ void TestDense::storedVectorsCheckedAgain() {
     QVERIFY(item > 0);
     store::ItemResult tampered;
     tampered.itemId = item;
-    nlohmann::json vectors = nlohmann::json::array();
-    for (int i = 0; i < 4; ++i) vectors.push_back(std::vector<float>(i == 2 ? 7 : 8, 0.5f));
-    tampered.extra = {{"embeddings", vectors}, {"model", "test-model"}};
+    if (form == "old") {
+      nlohmann::json vectors = nlohmann::json::array();
+      for (int i = 0; i < 4; ++i) vectors.push_back(std::vector<float>(8, 0.5f));
+      tampered.extra = {{"embeddings", vectors}, {"model", "test-model"}};
+    } else {
+      std::vector<std::vector<float>> vectors(4, std::vector<float>(form == "size" ? 7 : 8, 0.5f));
+      if (form == "inf") vectors[1][3] = INFINITY;
+      tampered.text = *packVectors(vectors, "test-model");
+      // 31 floats = 124 bytes: 164 base64 characters in place of 172.
+      if (form == "short") tampered.text.resize(tampered.text.size() - 8);
+    }
     QVERIFY2(st.commitResults({tampered}, &err), err.c_str());
   }
   auto options = optionsIn(folder);
   options.rebuild = true;
   const auto r = buildDenseIndex(corpus, settings, options);
   QVERIFY(!r.ok);
-  QVERIFY2(r.error.find(built.store.string() +
-                        ": batch docs:4-7: embeddings[2] has 7 components, the first batch's "
-                        "vectors 8 (asked again on the next build)") != std::string::npos,
+  QVERIFY2(r.error.find(built.store.string() + ": " + expected.toStdString()) != std::string::npos,
            r.error.c_str());
   QCOMPARE(server.embeddingRequests(), std::size_t(3));
   const auto again = buildDenseIndex(corpus, settings, options);
   QVERIFY2(again.ok, again.error.c_str());
   QCOMPARE(again.calls, std::size_t(1));
   QCOMPARE(server.embeddingRequests(), std::size_t(4));
+}
+
+void TestDense::base64Rfc4648() {
+  // RFC 4648, section 10.
+  const std::pair<std::string, std::string> vectors[] = {{"", ""},
+                                                         {"f", "Zg=="},
+                                                         {"fo", "Zm8="},
+                                                         {"foo", "Zm9v"},
+                                                         {"foob", "Zm9vYg=="},
+                                                         {"fooba", "Zm9vYmE="},
+                                                         {"foobar", "Zm9vYmFy"}};
+  for (const auto& [plain, coded] : vectors) {
+    QCOMPARE(base64Encode(plain.data(), plain.size()), coded);
+    std::string back;
+    QVERIFY2(base64Decode(coded, &back), coded.c_str());
+    QCOMPARE(back, plain);
+    QCOMPARE(base64DecodedSize(coded), plain.size());
+  }
+  // Every byte value, through all three tail lengths.
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  for (std::size_t n : {254, 255, 256}) {
+    std::string back;
+    QVERIFY(base64Decode(base64Encode(all.data(), n), &back));
+    QCOMPARE(back, all.substr(0, n));
+  }
+  // Not canonical: length, characters outside the alphabet (whitespace, URL-safe), padding
+  // inside or too much, and bits past the data that are not zero ("Zh==" would read as "f").
+  for (const char* bad : {"Zg=", "Zg", "Zm 9v", "Zm9v\n", "Zm-_", "=Zm9", "Zg==Zm9v",
+                          "Z===", "Zh==", "Zm9=", "Zm=v"}) {
+    std::string back;
+    QVERIFY2(!base64Decode(bad, &back), bad);
+  }
+}
+
+void TestDense::base64StrictOverOpenSsl() {
+  // What OpenSSL's EVP_DecodeBlock accepts but a canonical text is not (core/util/base64.h):
+  // leading and trailing whitespace or '-', '=' read as zero bits inside, the unused bits set.
+  for (const char* bad : {"Zm9v\r\n\r\n", "\t\tZm9vYmFy\n\n", "  Zg", "Zm9vYmFy----", "Zm9=Zm9v",
+                          "Zg=\n", "Zm9vZr=="}) {
+    std::string back;
+    QVERIFY2(!base64Decode(bad, &back), bad);
+  }
+  // Past the size OpenSSL is handed in one call (3 MiB): "foobar" is "Zm9vYmFy", "f" is "Zg==".
+  const std::size_t repeats = (std::size_t{3} << 20) / 6 + 1;
+  std::string plain, coded;
+  for (std::size_t i = 0; i < repeats; ++i) {
+    plain += "foobar";
+    coded += "Zm9vYmFy";
+  }
+  plain += "f";
+  coded += "Zg==";
+  QVERIFY(base64Encode(plain.data(), plain.size()) == coded);
+  std::string back;
+  QVERIFY(base64Decode(coded, &back));
+  QVERIFY(back == plain);
+  // A character outside the alphabet in the second piece is still refused.
+  coded[coded.size() - 12] = '*';
+  QVERIFY(!base64Decode(coded, &back));
+}
+
+void TestDense::storedVectorsExact() {
+  // 1.0f is 00 00 80 3F little-endian: base64 "AACAPw==" (worked out by hand).
+  QCOMPARE(*packVectors({{1.0f}}, "m"),
+           std::string("{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-"
+                       "base64\"}\nAACAPw=="));
+  // Every kind of float comes back bit for bit (NaN payloads too: the finite check is the
+  // caller's).
+  const std::vector<float> specials = {
+      0.0f,     -0.0f, 1e-45f, FLT_MIN,  FLT_MAX,
+      -FLT_MAX, 0.1f,  -3.5f,  INFINITY, std::bit_cast<float>(0x7fc01234u)};
+  std::vector<std::vector<float>> in = {specials, specials};
+  std::reverse(in[1].begin(), in[1].end());
+  const auto text = packVectors(in, "e5 \"large\"\n");
+  QVERIFY(text);
+  std::vector<std::vector<float>> out;
+  std::string model;
+  QCOMPARE(unpackVectors(*text, &out, &model), std::string());
+  QCOMPARE(model, std::string("e5 \"large\"\n"));
+  QCOMPARE(out.size(), in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    QCOMPARE(out[i].size(), in[i].size());
+    QVERIFY(std::memcmp(out[i].data(), in[i].data(), in[i].size() * sizeof(float)) == 0);
+  }
+  // What cannot be packed: nothing, or vectors of different sizes.
+  QVERIFY(!packVectors({}, "m"));
+  QVERIFY(!packVectors({{1.0f}, {1.0f, 2.0f}}, "m"));
+  QVERIFY(!packVectors({{}}, "m"));
+  // Refused forms, each with why (nothing is allocated for the sizes a header claims before the
+  // body's length matches them).
+  const std::string body = "\nAACAPw==";
+  const std::pair<std::string, std::string> refused[] = {
+      {"", "not the stored vector form (no header line)"},
+      {"[[1.0]]", "not the stored vector form (no header line)"},
+      {"{\"count\":1}\nAACAPw==",
+       "not the stored vector form (header member \"vectors\" is not \"f32le-base64\")"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f16\"}" + body,
+       "not the stored vector form (header member \"vectors\" is not \"f32le-base64\")"},
+      {"{\"count\":1,\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}" +
+           body,
+       "not the stored vector form (the header line is not a JSON object)"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\",\"x\":1}" + body,
+       "the header has other members than vectors, count, dimensions, model"},
+      {"{\"count\":0,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}" + body,
+       "header member \"count\" is not a count from 1 to 1048576"},
+      {"{\"count\":1099511627776,\"dimensions\":65536,\"model\":\"m\",\"vectors\":\"f32le-"
+       "base64\"}" +
+           body,
+       "header member \"count\" is not a count from 1 to 1048576"},
+      {"{\"count\":1,\"dimensions\":-1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}" + body,
+       "header member \"dimensions\" is not a count from 1 to 65536"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":null,\"vectors\":\"f32le-base64\"}" + body,
+       "header member \"model\" is not a string"},
+      {"{\"count\":2,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}" + body,
+       "the body holds 8 base64 characters, 2 x 1 float32 need 12"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}\nAACAPw==\n",
+       "the body holds 9 base64 characters, 1 x 1 float32 need 8"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}\nAACAPx==",
+       "the body is not canonical base64"},
+      {"{\"count\":1,\"dimensions\":1,\"model\":\"m\",\"vectors\":\"f32le-base64\"}\nAACAPwA=",
+       "the body's padding does not fit its size"},
+  };
+  for (const auto& [text, why] : refused) {
+    std::vector<std::vector<float>> v;
+    std::string m;
+    QCOMPARE(unpackVectors(text, &v, &m), why);
+  }
+}
+
+void TestDense::storeHoldsPackedVectors() {
+  // The store keeps each batch's vectors packed in its answer text, exactly the floats the
+  // server sent (TestServer::embed, computed here apart from the store), and nothing in extra.
+  TestServer server;
+  QVERIFY(server.start());
+  QTemporaryDir dir;
+  const Corpus corpus = makeCorpus(10);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const auto built = buildDenseIndex(corpus, settings, optionsIn(dir.path().toStdString()));
+  QVERIFY2(built.ok, built.error.c_str());
+  store::RunStore st;
+  std::string err;
+  QVERIFY2(st.open(built.store, &err), err.c_str());
+  QCOMPARE(st.run().settings.value("format", 0), 2);
+  std::size_t batches = 0;
+  st.forEachResult([&](store::StoredResult&& r) {
+    ++batches;
+    const std::string header = "{\"count\":" + std::string(r.key == "docs:8-9" ? "2" : "4") +
+                               ",\"dimensions\":8,\"model\":\"test-model\",\"vectors\":"
+                               "\"f32le-base64\"}\n";
+    if (r.result.text.rfind(header, 0) != 0 || !r.result.extra.is_null()) {
+      err = r.key + ": " + r.result.text.substr(0, 100) + " / " + r.result.extra.dump();
+      return false;
+    }
+    std::vector<std::vector<float>> vectors;
+    std::string model;
+    err = unpackVectors(r.result.text, &vectors, &model);
+    const std::size_t first = r.key == "docs:0-3" ? 0 : r.key == "docs:4-7" ? 4 : 8;
+    for (std::size_t i = 0; err.empty() && i < vectors.size(); ++i) {
+      const auto sent = TestServer::embed(documentEmbeddingText(settings, corpus.at(first + i)), 8);
+      if (std::memcmp(sent.data(), vectors[i].data(), 8 * sizeof(float)) != 0)
+        err = r.key + ": vector " + std::to_string(i) + " differs";
+    }
+    return err.empty();
+  });
+  QVERIFY2(err.empty(), err.c_str());
+  QCOMPARE(batches, std::size_t(3));
+}
+
+void TestDense::formatOneStoreEmbeddedAgain() {
+  // A store written before the packed form (settings format 1, vectors as decimal JSON) is never
+  // read in that form: it counts as made with other settings and is embedded again.
+  TestServer server;
+  QVERIFY(server.start());
+  QTemporaryDir dir;
+  const Corpus corpus = makeCorpus(10);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const fs::path folder = dir.path().toStdString();
+  const auto built = buildDenseIndex(corpus, settings, optionsIn(folder));
+  QVERIFY2(built.ok, built.error.c_str());
+  {
+    // The same store as the old code wrote it: its record with format 1, its items, and each
+    // result's vectors (all 0.25 here, so reading them would give another index) in extra.
+    std::string err;
+    store::RunRecord record;
+    std::vector<store::WorkItem> items;
+    {
+      store::RunStore st;
+      QVERIFY2(st.open(built.store, &err), err.c_str());
+      record = st.run();
+      items = st.items();
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+      fs::remove(fs::path(built.store.string() + suffix));
+    record.settings["format"] = 1;
+    store::RunStore old;
+    QVERIFY2(old.create(built.store, record, &err), err.c_str());
+    std::vector<store::NewItem> plan;
+    for (const auto& w : items) plan.push_back({w.key, w.kind, w.requestJson});
+    QVERIFY2(old.addItems(plan, &err), err.c_str());
+    std::vector<store::ItemResult> results;
+    for (const auto& w : old.items()) {
+      store::ItemResult r;
+      r.itemId = w.id;
+      const std::size_t n = w.key == "docs:8-9" ? 2 : 4;
+      r.extra = {{"embeddings", std::vector<std::vector<float>>(n, std::vector<float>(8, 0.25f))},
+                 {"model", "test-model"}};
+      results.push_back(std::move(r));
+    }
+    QVERIFY2(old.commitResults(results, &err), err.c_str());
+  }
+  auto options = optionsIn(folder);
+  options.rebuild = true;
+  const auto again = buildDenseIndex(corpus, settings, options);
+  QVERIFY2(again.ok, again.error.c_str());
+  QVERIFY2(again.rebuildReason.find(built.store.string() +
+                                    " was made with other settings (format): embedded again") !=
+               std::string::npos,
+           again.rebuildReason.c_str());
+  QCOMPARE(again.calls, std::size_t(3));
+  QCOMPARE(server.embeddingRequests(), std::size_t(6));
+  QCOMPARE(searchOutput(*again.index), searchOutput(*built.index));
 }
 
 void TestDense::queryEmbedderChecks() {
@@ -705,6 +1022,102 @@ void TestDense::batchApiRepliesChecked() {
   QCOMPARE(server.batchCounters().linesRun, std::size_t(5));  // 3, then the 2 refused
   QCOMPARE(good.index->size(), std::size_t(10));
   QCOMPARE(sentInputs(server).size(), std::size_t(0));
+}
+
+void TestDense::batchFileExportImportMatchesLive() {
+  // Issue 28's file route for an index's embeddings store: the calls the store lacks written as
+  // batch input lines, their output read in by the batch commands' import (the same checks as
+  // live replies: a bad line is recorded as failed naming FILE:LINE, its vectors not stored), and
+  // the index the next build makes equals the live one, with the same stored vectors.
+  TestServer server;
+  QVERIFY(server.start());
+  QTemporaryDir dir;
+  const Corpus corpus = makeCorpus(14);
+  const auto settings = settingsOf(endpointOf(server), 4);
+  const fs::path root = dir.path().toStdString();
+  const auto live = buildDenseIndex(corpus, settings, optionsIn(root / "live"));
+  QVERIFY2(live.ok, live.error.c_str());
+  QCOMPARE(sentInputs(server).size(), std::size_t(4));
+
+  auto fileOptions = optionsIn(root / "file");
+  fileOptions.batch.mode = eval::BatchMode::File;
+  fileOptions.batch.file = root / "calls.jsonl";
+  const auto paused = buildDenseIndex(corpus, settings, fileOptions);
+  QVERIFY(!paused.ok);
+  QVERIFY(paused.paused);
+  QVERIFY2(
+      paused.error.find("ragscope-cli batch import " + paused.store.string()) != std::string::npos,
+      paused.error.c_str());
+  QCOMPARE(paused.batchFiles.size(), std::size_t(1));
+  QCOMPARE(sentInputs(server).size(), std::size_t(4));  // nothing sent
+  const auto calls = fileLines(root / "calls.jsonl");
+  QCOMPARE(calls.size(), std::size_t(4));
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const auto line = nlohmann::json::parse(calls[i]);
+    QCOMPARE(line["url"].get<std::string>(), std::string("/v1/embeddings"));
+    QVERIFY(line["body"]["input"] == nlohmann::json(sentInputs(server)[i]));
+  }
+
+  // Line 2 holds 3 vectors for 4 texts, line 3 vectors of 9 components.
+  const fs::path bad = root / "out-bad.jsonl";
+  writeLines(bad, {outputLineFor(calls[0]), outputLineFor(calls[1], 1),
+                   outputLineFor(calls[2], 0, 1), outputLineFor(calls[3])});
+  std::string err;
+  auto job = eval::openStoredJob(paused.store, {}, &err);
+  QVERIFY2(job, err.c_str());
+  const auto imported = eval::importBatchFiles(*job, {bad});
+  QVERIFY2(imported.ok(), imported.error.c_str());
+  QCOMPARE(imported.answered, std::size_t(2));
+  QCOMPARE(imported.failed, std::size_t(2));
+  QCOMPARE(imported.stillFailed, std::size_t(2));
+  QVERIFY2(imported.firstFailure.rfind(
+               bad.string() + ":2: batch: malformed reply: expected 4 embeddings, got 3", 0) == 0,
+           imported.firstFailure.c_str());
+  auto texts = storedTexts(paused.store);
+  QCOMPARE(texts.size(), std::size_t(4));
+  QVERIFY2(texts["docs:8-11"].find("error: batch: bad embeddings reply: embeddings[0] has 9 "
+                                   "components, the first batch's vectors 8 (" +
+                                   bad.string() + ":3)") == 0,
+           texts["docs:8-11"].c_str());
+  QVERIFY2(texts["docs:4-7"].rfind("error: ", 0) == 0, texts["docs:4-7"].c_str());
+  job.reset();
+
+  // Through the CLI, as a user would: a corrected file answers the two failed calls (the two
+  // answered ones are skipped), and the next step named is the index build.
+  const fs::path good = root / "out.jsonl";
+  writeLines(good, {outputLineFor(calls[0]), outputLineFor(calls[1]), outputLineFor(calls[2]),
+                    outputLineFor(calls[3])});
+  const auto cli =
+      ragscope::test::runCliText({"batch", "import", QString::fromStdString(paused.store.string()),
+                                  QString::fromStdString(good.string())});
+  QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+  QVERIFY2(cli.out.contains("4 lines: 2 answers, 0 failed calls recorded as errors; 2 lines for "
+                            "calls already recorded"),
+           qPrintable(cli.out));
+  QVERIFY2(cli.out.contains("next:       run the retrieve command that built the index again"),
+           qPrintable(cli.out));
+  // A plain resume would call the endpoint unchecked: refused, naming what continues the store.
+  const auto resume =
+      ragscope::test::runCliText({"resume", QString::fromStdString(paused.store.string())});
+  QVERIFY2(resume.exitCode != 0 &&
+               (resume.out + resume.err).contains("a dense index's embeddings store"),
+           qPrintable(resume.out + resume.err));
+
+  // The next build reads the imported vectors: no call, the live index, the live store's texts.
+  const auto built = buildDenseIndex(corpus, settings, optionsIn(root / "file"));
+  QVERIFY2(built.ok, built.error.c_str());
+  QCOMPARE(built.calls, std::size_t(0));
+  QCOMPARE(sentInputs(server).size(), std::size_t(4));
+  QCOMPARE(searchOutput(*built.index), searchOutput(*live.index));
+  QCOMPARE(storedTexts(built.store), storedTexts(live.store));
+
+  // Exporting a store with nothing left to ask writes nothing.
+  const auto exported = ragscope::test::runCliText(
+      {"batch", "export", QString::fromStdString(built.store.string()), "--out",
+       QString::fromStdString((root / "again.jsonl").string())});
+  QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+  QVERIFY2(exported.out.contains("nothing to export"), qPrintable(exported.out));
+  QVERIFY(!fs::exists(root / "again.jsonl"));
 }
 
 QTEST_GUILESS_MAIN(TestDense)

@@ -25,12 +25,12 @@
 #include <thread>
 
 #include "common/cli.h"
-#include "core/eval/generatejob.h"
-#include "core/eval/job.h"
-#include "core/eval/judgejob.h"
-#include "core/eval/projectruns.h"
-#include "core/eval/runengine.h"
-#include "core/eval/storedscores.h"
+#include "core/eval/api/job.h"
+#include "core/eval/engine/runengine.h"
+#include "core/eval/inputs/storedscores.h"
+#include "core/eval/jobs/generatejob.h"
+#include "core/eval/jobs/judgejob.h"
+#include "core/eval/reports/projectruns.h"
 #include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/httpprovider.h"
@@ -249,6 +249,7 @@ class TestEngine : public QObject {
   void invalidUtf8InRecordsIsStored();
   void sha256_data();
   void sha256();
+  void sha256CopyContinues();
   void prompts();
   void cacheHitMiss();
   void cacheOnlySuccess();
@@ -303,6 +304,28 @@ void TestEngine::sha256() {
              static_cast<std::size_t>(std::min<qsizetype>(37, input.size() - i)));
   }
   QCOMPARE(QString::fromStdString(h.hexDigest()), hex);
+}
+
+void TestEngine::sha256CopyContinues() {
+  // A copy carries the state hashed so far and goes on apart from its original (FIPS 180-2
+  // "abc"); a moved-to hash goes on where the moved one was.
+  const std::string abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+  Sha256 a;
+  a.update("a");
+  Sha256 copy = a;
+  copy.update("bc");
+  QCOMPARE(copy.hexDigest(), abc);
+  a.update("bc");
+  Sha256 assigned;
+  assigned.update("unrelated");
+  assigned = a;
+  QCOMPARE(a.hexDigest(), abc);
+  QCOMPARE(assigned.hexDigest(), abc);
+  Sha256 b;
+  b.update("ab");
+  Sha256 moved = std::move(b);
+  moved.update("c");
+  QCOMPARE(moved.hexDigest(), abc);
 }
 
 void TestEngine::prompts() {

@@ -1,5 +1,5 @@
-// eRAG (core/eval/README.md, "eRAG"): the aggregation rules against hand-computed values, the eRAG
-// and end-to-end jobs over the run engine with the offline heuristic reader, the correlation
+// eRAG (core/eval/jobs/README.md, "eRAG"): the aggregation rules against hand-computed values, the
+// eRAG and end-to-end jobs over the run engine with the offline heuristic reader, the correlation
 // analysis, and the CLI on the Docugami 10-Q set (all 195 questions, BM25 top 5), including a run
 // killed mid-way against the test server and resumed.
 
@@ -18,11 +18,11 @@
 #include "common/cli.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
-#include "core/eval/correlationanalysis.h"
-#include "core/eval/e2ejob.h"
-#include "core/eval/eragaggregate.h"
-#include "core/eval/eragjob.h"
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
+#include "core/eval/jobs/correlationanalysis.h"
+#include "core/eval/jobs/e2ejob.h"
+#include "core/eval/jobs/eragaggregate.h"
+#include "core/eval/jobs/eragjob.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"

@@ -18,7 +18,7 @@
 
 #include "common/cli.h"
 #include "common/files.h"
-#include "core/eval/jobspec.h"
+#include "core/eval/api/jobspec.h"
 #include "core/llm/responsecache.h"
 #include "core/llm/trustedendpoints.h"
 #include "core/retrieval/retrievecheckpoint.h"
@@ -518,12 +518,12 @@ void TestHardeningFiles::oneDoorForEachClass() {
       // or only sniffed; a new reader must choose on purpose.
       {"json::parse(",
        {"core/util/jsonstrict.h", "core/util/jsonkeep.h", "core/data/jsonguard.h",  // comments
-        "core/eval/kilteval.cpp",                                                   // a literal
+        "core/eval/kilt/kilteval.cpp",                                              // a literal
         "core/data/jsonscan.cpp", "core/data/corpusrecord.cpp",  // after the strict scanner
         "core/data/dataset.cpp",                                 // sniffs a format
         "core/data/storedcorpus.cpp", "core/data/textfile.cpp",  // side index records
-        "core/eval/job.cpp", "core/eval/judgecalls.cpp", "core/eval/runengine.cpp",
-        "core/eval/batchrun.cpp",  // requests ragscope built, kept in its store
+        "core/eval/api/job.cpp", "core/eval/jobs/judgecalls.cpp", "core/eval/engine/runengine.cpp",
+        "core/eval/engine/batchrun.cpp",  // requests ragscope built, kept in its store
         "core/llm/batchformat.cpp", "core/llm/responsecache.cpp", "core/labels/labelio.cpp",
         "core/llm/llmjson.cpp", "core/llm/trustedendpoints.cpp",
         "ui/models/endpointlistmodel.cpp"}},  // the user's own settings and registry

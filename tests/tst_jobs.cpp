@@ -1,4 +1,4 @@
-// The evaluation-job layer (core/eval/job.h) seen from both front ends: the same eRAG +
+// The evaluation-job layer (core/eval/api/job.h) seen from both front ends: the same eRAG +
 // end-to-end job started from the CLI and from the eRAG page writes the same run record and the
 // same per-query values (demo, and Docugami with BM25); a store made in the GUI is saved into a
 // project and shows again when the project is reopened; a GUI-made store whose process is killed
@@ -20,8 +20,8 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
-#include "core/eval/job.h"
-#include "core/eval/projectruns.h"
+#include "core/eval/api/job.h"
+#include "core/eval/reports/projectruns.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
 #include "testserver/testserver.h"

@@ -1,8 +1,8 @@
-// Claim judging as a job (core/eval/judgejob.h, `ragscope-cli judge`): the strict reading of judge
-// replies into states with the repair retry, the notebook's worked example through a scripted judge
-// server (core/claims/README.md, "Notebook metrics"), repeats, the offline judge over all Docugami
-// questions from the CLI, and a judging run killed mid-way and resumed with no finished call
-// repeated (counted at the server), then re-run from the cache with no request.
+// Claim judging as a job (core/eval/jobs/judgejob.h, `ragscope-cli judge`): the strict reading of
+// judge replies into states with the repair retry, the notebook's worked example through a scripted
+// judge server (core/claims/README.md, "Notebook metrics"), repeats, the offline judge over all
+// Docugami questions from the CLI, and a judging run killed mid-way and resumed with no finished
+// call repeated (counted at the server), then re-run from the cache with no request.
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -22,7 +22,7 @@
 #include "common/notebook.h"
 #include "common/testdata.h"
 #include "core/claims/judgeparse.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"

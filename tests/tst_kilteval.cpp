@@ -1,7 +1,8 @@
-// KILT's own evaluation (core/eval/kilteval.h) through `ragscope-cli kilt-eval`, checked against
-// KILT's fixtures (kilt/tests/test_data, expected values from KILT's test_eval_downstream.py and
-// test_eval_retrieval.py as quoted in the data manifest) and against the full HotpotQA and WoW dev
-// files scored against themselves. Every figure is read from the built CLI's --json output.
+// KILT's own evaluation (core/eval/kilt/kilteval.h) through `ragscope-cli kilt-eval`, checked
+// against KILT's fixtures (kilt/tests/test_data, expected values from KILT's
+// test_eval_downstream.py and test_eval_retrieval.py as quoted in the data manifest) and against
+// the full HotpotQA and WoW dev files scored against themselves. Every figure is read from the
+// built CLI's --json output.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -14,7 +15,7 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
-#include "core/eval/kilteval.h"
+#include "core/eval/kilt/kilteval.h"
 #include "core/export/kiltpredictions.h"
 #include "core/metrics/kiltdownstream.h"
 #include "core/metrics/kiltretrieval.h"

@@ -14,9 +14,9 @@
 
 #include "common/files.h"
 #include "core/data/loaders.h"
-#include "core/eval/claimlabels.h"
-#include "core/eval/claimverdicts.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/inputs/claimlabels.h"
+#include "core/eval/jobs/claimverdicts.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/labelqueue.h"
 
 using namespace ragscope;

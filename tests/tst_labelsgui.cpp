@@ -27,8 +27,8 @@
 #include <QtTest>
 #include <filesystem>
 
-#include "core/eval/claimverdicts.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/claimverdicts.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/labelqueue.h"
 #include "core/labels/labelstore.h"
 #include "ui/labelbook.h"

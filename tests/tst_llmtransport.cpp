@@ -17,7 +17,7 @@
 #include <random>
 #include <thread>
 
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/openaiformat.h"

@@ -1,5 +1,5 @@
-// Prediction-powered inference (core/stats/ppi.h, core/eval/ppiinputs.h, `ragscope-cli ppi`):
-// classical PPI and PPI++ against worked examples (the arithmetic written out below, checked
+// Prediction-powered inference (core/stats/ppi.h, core/eval/inputs/ppiinputs.h, `ragscope-cli
+// ppi`): classical PPI and PPI++ against worked examples (the arithmetic written out below, checked
 // with Python's statistics module), lambda's clipping, the refused inputs, a coverage simulation
 // with a biased judge, the items of judged metrics built from human labels, and the CLI on CSV
 // files and on a judging run store with a labels store.
@@ -16,11 +16,11 @@
 
 #include "common/cli.h"
 #include "common/files.h"
-#include "core/eval/claimverdicts.h"
-#include "core/eval/e2ejob.h"
-#include "core/eval/judgejob.h"
-#include "core/eval/ppifiles.h"
-#include "core/eval/ppiinputs.h"
+#include "core/eval/inputs/ppifiles.h"
+#include "core/eval/inputs/ppiinputs.h"
+#include "core/eval/jobs/claimverdicts.h"
+#include "core/eval/jobs/e2ejob.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/label.h"
 #include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"

@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/eval/job.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/api/job.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/label.h"
 #include "ui/labelbook.h"
 #include "ui/pages/claimsresultsview.h"

@@ -16,9 +16,9 @@
 #include "common/files.h"
 #include "common/testdata.h"
 #include "core/data/dataset.h"
-#include "core/eval/e2ejob.h"
-#include "core/eval/eragjob.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/e2ejob.h"
+#include "core/eval/jobs/eragjob.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
 

@@ -21,7 +21,7 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
-#include "core/eval/resultsreport.h"
+#include "core/eval/reports/resultsreport.h"
 #include "core/export/json.h"
 #include "core/export/reportcsv.h"
 #include "core/export/reportjson.h"

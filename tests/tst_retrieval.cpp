@@ -162,6 +162,7 @@ class TstRetrieval : public QObject {
   void duplicateRunDocno();
   void skippedAndCompleteQueries();
   void queryWithoutRelevantCountsAsZero();
+  void hugeGradesCostOneEntry();
   void trecDlFigures_data();
   void trecDlFigures();
   void docLevelNotebookExample();
@@ -804,6 +805,33 @@ void TstRetrieval::queryWithoutRelevantCountsAsZero() {
   QCOMPARE(r.mean("recip_rank"), 0.5);
   QVERIFY(r.query("2"));
   QVERIFY(r.query("2")->inRun);
+}
+
+void TstRetrieval::hugeGradesCostOneEntry() {
+  // core/metrics/README.md, "Grades": a grade of 10^9 is one entry, not 10^9 counters (trec_eval's
+  // layout made this evaluation allocate 8 GB and take minutes: a fuzzing timeout). By hand, with
+  // G = 10^9: the run ranks c (grade 1), a (G), b (0).
+  //   ndcg = (1/log2 2 + G/log2 3) / (G/log2 2 + 1/log2 3) = 0.630929754...;
+  //   trec_eval's G (gain over log2(2 + cost - gain so far), cost = the ideal gains, at least 1):
+  //   (1/log2(2 + G - 1) + G/log2(2 + G + 1 - G - 1)) / (G + 1) = 0.99999999903...;
+  //   rbp.p=0.5 scales gains by the table's extremes 0 and G:
+  //   0.5 * (1/G + 0.5 * 1) = 0.2500000005; bpref: both relevant above the one non-relevant = 1.
+  QTemporaryDir dir;
+  const auto base = std::filesystem::path(dir.path().toStdString());
+  writeLines(base / "run", {"1 Q0 c 1 3 r", "1 Q0 a 2 2 r", "1 Q0 b 3 1 r"});
+  writeLines(base / "qrels", {"1 0 a 1000000000", "1 0 b 0", "1 0 c 1"});
+  auto run = readTrecRun(base / "run", {});
+  auto qrels = readTrecQrels(base / "qrels", {});
+  QVERIFY(run.report.ok() && qrels.report.ok());
+  EvalSettings s;
+  s.measures = parseMeasureArgs({"ndcg", "G", "rbp.p=0.5", "bpref", "map"}).value;
+  const auto r = evaluate(qrels.value, run.value, s);
+  QVERIFY(r.ok());
+  QVERIFY(std::abs(r.mean("ndcg") - 0.6309297541733851) < 1e-12);
+  QVERIFY(std::abs(r.mean("G") - 0.9999999990334477) < 1e-12);
+  QVERIFY(std::abs(r.mean("rbp_p=0.5") - 0.2500000005) < 1e-12);
+  QCOMPARE(r.mean("bpref"), 1.0);
+  QCOMPARE(r.mean("map"), 1.0);
 }
 
 void TstRetrieval::trecDlFigures_data() {

@@ -30,6 +30,7 @@
 #include "core/metrics/retrievalevaluator.h"
 #include "core/retrieval/esretriever.h"
 #include "core/retrieval/httpretriever.h"
+#include "core/retrieval/indexdir.h"
 #include "core/retrieval/requesttemplate.h"
 #include "core/retrieval/retrievecheckpoint.h"
 #include "core/retrieval/retrievejob.h"
@@ -37,6 +38,7 @@
 #include "core/retrieval/retrieverspec.h"
 #include "core/retrieval/runfileretriever.h"
 #include "core/retrieval/xapianindex.h"
+#include "core/store/project.h"
 
 using namespace ragscope::core;
 using ragscope::test::dataPath;
@@ -184,6 +186,7 @@ class TestRetrievers : public QObject {
   void requestTemplatesAndReplyPaths();
   void indexCancel();
   void indexRefusesForeignFolder();
+  void projectIndexFolderReadOnly();
   void dl19Bm25();
   void docugamiBm25();
   void esRetriever();
@@ -626,6 +629,151 @@ void TestRetrievers::indexRefusesForeignFolder() {
   auto e = openOrBuildIndex(Corpus{}, fs::path(tmp.path().toStdString()) / "empty");
   QVERIFY(!e.ok);
   QVERIFY(e.error.find("no corpus") != std::string::npos);
+}
+
+// Every file under `dir` with its size and modification time: equal before and after means
+// nothing in the folder was written.
+std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> folderState(
+    const fs::path& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    out[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  return out;
+}
+
+// A project's retriever naming an index folder (README "Files from someone else"): the folder is
+// only read. Missing (or asked to rebuild): nothing is created there, the index is built in the
+// default folder and a note says so; holding a matching index (built by `retrieve --index`, the
+// user's own argument): that index is used and nothing in it changes. bm25, dense:offline and a
+// hybrid's members alike.
+void TestRetrievers::projectIndexFolderReadOnly() {
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  const fs::path root = fs::path(tmp.path().toStdString());
+  const fs::path demo = ragscope::test::sourceRoot() / "resources" / "demo";
+  fs::create_directories(root / "data");
+  fs::copy_file(demo / "collection.tsv", root / "data" / "collection.tsv");
+  fs::copy_file(demo / "topics.tsv", root / "data" / "topics.tsv");
+  const fs::path collection = root / "data" / "collection.tsv";
+  const fs::path topics = root / "data" / "topics.tsv";
+
+  // The CLI builds where the user says: one bm25 and one dense:offline index.
+  for (const auto& [kind, dir] :
+       {std::pair<QString, fs::path>{"bm25", root / "cli-bm25"},
+        std::pair<QString, fs::path>{"dense:offline", root / "cli-dense"}}) {
+    auto cli = runCli({"retrieve", "--dataset", q(collection), q(topics), "--retriever", kind,
+                       "--index", q(dir), "--k", "5", "--out", q(root / "cli.trec")});
+    QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
+    QVERIFY2(fs::exists(dir), dir.c_str());
+  }
+  QVERIFY(fs::exists(root / "cli-bm25" / "manifest.json"));
+  const auto bm25Before = folderState(root / "cli-bm25");
+  const auto denseBefore = folderState(root / "cli-dense");
+
+  // A retriever entry naming `dir` as its index folder (and a name, extra fields).
+  auto entry = [](nlohmann::json j, const fs::path& dir, const nlohmann::json& extra) {
+    j["index_dir"] = dir.string();
+    j.update(extra);
+    return j;
+  };
+  const nlohmann::json bm25 = {{"kind", "bm25"}};
+  const nlohmann::json dense = {{"kind", "dense"}, {"url", "offline"}};
+  nlohmann::json project = {{"version", 1}, {"name", "p"}, {"datasets", nlohmann::json::array()}};
+  auto& list = project["retrievers"] = nlohmann::json::array();
+  list.push_back(entry(bm25, root / "missing-bm25", {{"name", "b-missing"}}));
+  list.push_back(entry(dense, root / "missing-dense", {{"name", "d-missing"}}));
+  list.push_back(entry(bm25, root / "cli-bm25", {{"name", "b-cli"}}));
+  list.push_back(entry(dense, root / "cli-dense", {{"name", "d-cli"}}));
+  list.push_back(entry(bm25, root / "cli-bm25", {{"name", "b-rebuild"}, {"rebuild", true}}));
+  list.push_back({{"kind", "hybrid"},
+                  {"name", "h"},
+                  {"members",
+                   {entry(bm25, root / "missing-h-bm25", nlohmann::json::object()),
+                    entry(dense, root / "missing-h-dense", nlohmann::json::object())}}});
+  QCOMPARE(project["retrievers"].size(), std::size_t{6});
+  writeText(root / "p.ragscope.json", project.dump(2));
+  auto read = readProject(root / "p.ragscope.json");
+  QVERIFY2(!read.report.hasErrors(), read.report.diagnostics.empty()
+                                         ? "?"
+                                         : read.report.diagnostics.front().toString().c_str());
+  const auto& specs = read.value.retrievers;
+  QCOMPARE(specs.size(), std::size_t{6});
+  for (std::size_t i = 0; i < 5; ++i) QVERIFY(specs[i].indexDirFromFile);
+  QVERIFY(specs[5].members[0].indexDirFromFile && specs[5].members[1].indexDirFromFile);
+  // Not written back into the project file: the mark is how the folder was learnt.
+  QVERIFY(retrieverSpecToJson(specs[0]).dump().find("from_file") == std::string::npos);
+  // The CLI's own --index argument is the user's.
+  std::string argError;
+  QVERIFY(!parseRetrieverArg("bm25", &argError)->indexDirFromFile);
+
+  auto loaded = loadDataset({{collection, Format::MsmarcoCollection}, {topics, Format::TopicsTsv}},
+                            LoadOptions{});
+  QVERIFY(!loaded.value.corpus.empty() && !loaded.value.queries.empty());
+  const Dataset& ds = loaded.value;
+  RetrieveJobOptions o;
+  o.k = 5;
+  auto run = [&](const RetrieverSpec& spec) { return runRetrieveJob(spec, ds, collection, o); };
+  auto hasNote = [](const RetrieveJobResult& r, const fs::path& named) {
+    for (const auto& n : r.notes)
+      if (n.find("index folder " + named.string() + " named by the project was not written") !=
+          std::string::npos)
+        return true;
+    return false;
+  };
+  const fs::path bm25Default = chooseIndexDir(collection, ds.corpus, "");
+
+  // Missing bm25 folder: not created, built in the default, noted.
+  auto r = run(specs[0]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(!fs::exists(root / "missing-bm25"));
+  QCOMPARE(r.index.dir.string(), bm25Default.string());
+  QVERIFY(fs::exists(bm25Default / "manifest.json"));
+  QVERIFY2(hasNote(r, root / "missing-bm25"), r.notes.empty() ? "none" : r.notes[0].c_str());
+  QVERIFY(r.notes[0].find("built in " + bm25Default.string()) != std::string::npos);
+  QCOMPARE(r.run.value.rankings.size(), ds.queries.size());
+
+  // Missing dense folder: the same, in the dense default folder.
+  r = run(specs[1]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(!fs::exists(root / "missing-dense"));
+  QVERIFY(r.dense.ok);
+  QVERIFY2(r.dense.dir.string().find(".ragscope-index-dense-") != std::string::npos,
+           r.dense.dir.c_str());
+  QVERIFY(hasNote(r, root / "missing-dense"));
+
+  // Folders holding a matching index (the CLI's): read, nothing in them changes, no note.
+  r = run(specs[2]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(r.index.reused);
+  QCOMPARE(r.index.dir.string(), (root / "cli-bm25").string());
+  QVERIFY(r.notes.empty());
+  r = run(specs[3]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(r.dense.reused);
+  QCOMPARE(r.dense.dir.string(), (root / "cli-dense" / "vectors").string());
+  QVERIFY(r.notes.empty());
+  // A rebuild the project asks for is not made there either.
+  r = run(specs[4]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QCOMPARE(r.index.dir.string(), bm25Default.string());
+  QVERIFY(hasNote(r, root / "cli-bm25"));
+  QVERIFY(folderState(root / "cli-bm25") == bm25Before);
+  QVERIFY(folderState(root / "cli-dense") == denseBefore);
+
+  // A hybrid's members alike, each note naming its member.
+  r = run(specs[5]);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(!fs::exists(root / "missing-h-bm25") && !fs::exists(root / "missing-h-dense"));
+  QCOMPARE(r.notes.size(), std::size_t{2});
+  QVERIFY(hasNote(r, root / "missing-h-bm25") && hasNote(r, root / "missing-h-dense"));
+
+  // The same spec typed by the user (no mark) builds where it says.
+  RetrieverSpec own = specs[0];
+  own.indexDirFromFile = false;
+  r = run(own);
+  QVERIFY2(r.ok, r.error.c_str());
+  QVERIFY(fs::exists(root / "missing-bm25" / "manifest.json"));
+  QVERIFY(r.notes.empty());
 }
 
 void TestRetrievers::dl19Bm25() {

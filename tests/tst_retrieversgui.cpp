@@ -116,6 +116,7 @@ class TestRetrieversGui : public QObject {
   void item04_keylessRetrieverFromProjectNeedsConfirmation();
   void item06_denseAndHybridRetrievers();
   void item06_embeddingCancelledFromJobsDock();
+  void projectIndexFolderStaysReadOnlyUntilEdited();
 };
 
 void TestRetrieversGui::configureTestRunCompare() {
@@ -855,6 +856,42 @@ void TestRetrieversGui::item06_embeddingCancelledFromJobsDock() {
     documentBatches +=
         entry.path.ends_with("/embeddings") && entry.body.find("passage: ") != std::string::npos;
   QCOMPARE(documentBatches, std::size_t(calls - 2));
+}
+
+// A project's index folder is only read (core/retrieval/README.md, "Index folders named by a
+// file"): the page keeps that mark on the spec it shows, tests and saves, even when another field
+// is edited; only the user typing into the folder field makes the folder theirs.
+void TestRetrieversGui::projectIndexFolderStaysReadOnlyUntilEdited() {
+  QTemporaryDir tmp;
+  QVERIFY(tmp.isValid());
+  ui::Workbench wb;
+  wb.setOutsidePartsPolicy(ui::Workbench::OutsidePartsPolicy::Allow);
+  QVERIFY(openProject(wb, copyDemo(fs::path(tmp.path().toStdString()))));
+  std::string error;
+  auto fromFile = core::retrieverSpecFromJson(
+      {{"kind", "bm25"}, {"name", "b"}, {"index_dir", "/elsewhere/idx"}}, &error);
+  QVERIFY2(fromFile && fromFile->indexDirFromFile, error.c_str());
+  wb.setRetrievers({*fromFile});
+  ui::RetrieversPage page(&wb);
+  QVERIFY(page.selectRow(0));
+  QVERIFY(page.editorSpec().indexDirFromFile);
+  // Another field edited and saved: the folder is still the file's.
+  page.findChild<QLineEdit*>(QStringLiteral("RetrieverName"))->setText(QStringLiteral("b2"));
+  QVERIFY(page.applyEdits());
+  QCOMPARE(wb.retrievers().front().name, std::string("b2"));
+  QVERIFY(wb.retrievers().front().indexDirFromFile);
+  QVERIFY(page.selectRow(0));
+  // Typed by the user: theirs.
+  auto* dir = page.findChild<QLineEdit*>(QStringLiteral("Bm25IndexDir"));
+  QVERIFY(dir);
+  dir->setText(QStringLiteral("/elsewhere/idx2"));
+  QVERIFY(page.editorSpec().indexDirFromFile);  // a change made by code is not the user's
+  dir->clear();
+  QTest::keyClicks(dir,
+                   QString::fromStdString((fs::path(tmp.path().toStdString()) / "mine").string()));
+  QVERIFY(!page.editorSpec().indexDirFromFile);
+  QVERIFY(page.applyEdits());
+  QVERIFY(!wb.retrievers().front().indexDirFromFile);
 }
 
 QTEST_MAIN(TestRetrieversGui)

@@ -1,5 +1,5 @@
-// The statistics commands' inputs in core (core/eval/statsinputs.h): per-query files and TREC
-// runs evaluated against qrels, values handed out by any spelling of a measure name, and the
+// The statistics commands' inputs in core (core/eval/inputs/statsinputs.h): per-query files and
+// TREC runs evaluated against qrels, values handed out by any spelling of a measure name, and the
 // messages the readers leave. The CLI's bootstrap / compare / correlate read through this (their
 // end-to-end tests are in tst_stats).
 
@@ -7,7 +7,7 @@
 #include <QTest>
 #include <fstream>
 
-#include "core/eval/statsinputs.h"
+#include "core/eval/inputs/statsinputs.h"
 
 using namespace ragscope::core;
 using ragscope::core::eval::StatsInputRequest;

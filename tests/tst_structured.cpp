@@ -24,7 +24,7 @@
 #include "core/claims/judgeparse.h"
 #include "core/claims/structuredreply.h"
 #include "core/data/jsonlines.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/openaiformat.h"

@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "common/notebook.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "testserver/testserver.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/claimsresultsview.h"

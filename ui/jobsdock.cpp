@@ -27,8 +27,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
-#include "core/eval/batchjob.h"
-#include "core/eval/job.h"
+#include "core/eval/api/batchjob.h"
+#include "core/eval/api/job.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
 #include "core/llm/trustedendpoints.h"
@@ -326,11 +326,19 @@ void JobsDock::track(RunJob* job) {
     m_runs->setLive(job->storePath(), job->kind(), p, job->heuristic());
     if (job == m_current && !showingRetrieval()) showProgress(job, p);
   });
+  // A job's retrieval step (a dense retriever embeds the corpus first): shown until its calls
+  // start; Cancel stops it as it stops the job.
+  connect(job, &RunJob::retrieveProgress, this,
+          [this, job](RunJob::RetrievePhase phase, quint64 done, quint64 total) {
+            if (job == m_current && !showingRetrieval())
+              showRetrieverProgress(m_bar, m_stats, phase, done, total);
+          });
   connect(job, &RunJob::batchStatus, this,
           [this, job](const QString& id, const QString& status, qint64 done, qint64 failed,
                       qint64 total) {
             if (job != m_current || showingRetrieval()) return;
             const QLocale l;
+            m_bar->setRange(0, 1000);
             m_bar->setValue(total > 0 ? int(1000.0 * double(done) / double(total)) : 0);
             m_stats->setText(tr("Batch %1: %2 · %3 / %4 calls done · %5 failed · polled with "
                                 "backoff; closing the workbench leaves it running at the server "
@@ -355,8 +363,13 @@ void JobsDock::track(RunJob* job) {
         text = tr("Cancelled: %1 of %2 calls done. Resume continues where it stopped.")
                    .arg(outcome.summary.progress.done)
                    .arg(outcome.summary.progress.total);
+      else if (outcome.cancelledBeforeCalls)
+        text =
+            tr("Cancelled during the retrieval step, before any call (a dense index keeps the "
+               "embeddings finished so far for the next run).");
+      m_bar->setRange(0, 1000);  // the retrieval step may have left it busy
       if (outcome.result && !outcome.result->stages.empty()) {
-        // Batch calls: the files written, the batches' ends (core/eval/batchrun.h).
+        // Batch calls: the files written, the batches' ends (core/eval/engine/batchrun.h).
         const auto& stage = outcome.result->stages.back();
         for (const auto& f : stage.batchFiles)
           text += QStringLiteral("\n") +
@@ -432,6 +445,7 @@ void JobsDock::trackRetrieval(RetrieverJob* job) {
 }
 
 void JobsDock::showProgress(RunJob* job, const core::eval::Progress& p) {
+  m_bar->setRange(0, 1000);  // the retrieval step may have left it busy
   m_bar->setValue(p.total ? int(1000.0 * double(p.done) / double(p.total)) : 0);
   m_stats->setText(describeProgress(p, job->budgetUsd()));
 }

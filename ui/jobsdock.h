@@ -14,7 +14,7 @@
 #include <functional>
 #include <optional>
 
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/provider.h"
 #include "ui/jobs/retrieverjob.h"
 #include "ui/jobs/runjob.h"
@@ -34,7 +34,7 @@ struct GenerateSettings {
   int runIndex = 0;                    // index into the dataset's runs; -1: no documents
   int k = 5;
   std::optional<double> budgetUsd;
-  bool asBatch = false;  // through the endpoint's Batch API (core/eval/batchrun.h)
+  bool asBatch = false;  // through the endpoint's Batch API (core/eval/engine/batchrun.h)
 };
 
 // "42 calls · ~12,345 prompt tokens + ≤ 21,504 output tokens · ≤ $0.0123" for people.
@@ -69,8 +69,8 @@ class JobsDock : public QDockWidget {
   // user is asked first (trust prompt); declined: nothing is sent and false is returned.
   bool resumeRow(int row, bool retryErrors = false);
   void cancelCurrent();
-  // The file route of batch calls for a table row's run (core/eval/README.md, "Batch runs"), off
-  // the GUI thread: its pending calls written to `file` (Export batch file…), or the Batch API
+  // The file route of batch calls for a table row's run (core/eval/engine/README.md, "Batch runs"),
+  // off the GUI thread: its pending calls written to `file` (Export batch file…), or the Batch API
   // output and error files read into it (Import batch results…). False when it cannot start.
   bool exportBatchFile(int row, const QString& file);
   bool importBatchResults(int row, const QStringList& files);

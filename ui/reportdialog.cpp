@@ -20,7 +20,7 @@
 #include <QtConcurrent>
 #include <map>
 
-#include "core/eval/resultsreport.h"
+#include "core/eval/reports/resultsreport.h"
 #include "core/export/reportcsv.h"
 #include "ui/labelbook.h"
 #include "ui/outputguard.h"

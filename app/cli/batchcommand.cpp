@@ -1,5 +1,5 @@
 // ragscope-cli batch export|import|submit|status|cancel: a stored run's calls through batch files
-// and the Batch API, over the core job API (core/eval/batchjob.h, core/eval/job.h). The job
+// and the Batch API, over the core job API (core/eval/api/batchjob.h, core/eval/api/job.h). The job
 // commands' --batch-file and --batch do the same for a new run (app/cli/joboptions.cpp).
 #include <iostream>
 #include <string>
@@ -9,8 +9,9 @@
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
 #include "app/cli/options.h"
-#include "core/eval/batchjob.h"
-#include "core/eval/job.h"
+#include "core/eval/api/batchjob.h"
+#include "core/eval/api/job.h"
+#include "core/retrieval/corpusembedding.h"
 
 namespace ragscope::cli {
 
@@ -182,7 +183,15 @@ int importCommand(const BatchArgs& a) {
               << " lines for calls already recorded (unchanged)";
   std::cout << "\nrun:        " << path << ": " << s.stillPending << " calls pending, "
             << s.stillFailed << " failed\n";
-  if (s.stillPending == 0 && s.stillFailed == 0)
+  if (!s.firstFailure.empty()) std::cout << "first:      " << s.firstFailure << "\n";
+  if (job->record.kind == core::kEmbeddingStoreKind)
+    // A dense index's embeddings store: the index is built by the command that made the store.
+    std::cout << "next:       run the retrieve command that built the index again (the same "
+                 "--retriever dense:URL, --index and embedding options): it "
+              << (s.stillPending == 0 && s.stillFailed == 0
+                      ? "builds the index from the stored vectors with no network call\n"
+                      : "embeds the calls still missing, then builds the index\n");
+  else if (s.stillPending == 0 && s.stillFailed == 0)
     std::cout << "next:       ragscope-cli resume " << path
               << (job->record.kind == "judge" ? " (or `batch export` for the next judging phase)\n"
                                               : " (finishes the run with no network call)\n");

@@ -1,5 +1,5 @@
 // ragscope-cli bootstrap: the bootstrap of a measure's mean (core/stats/bootstrap.h), over the
-// inputs core loads for the statistics commands (core/eval/statsinputs.h).
+// inputs core loads for the statistics commands (core/eval/inputs/statsinputs.h).
 
 #include <algorithm>
 #include <iomanip>

@@ -36,5 +36,6 @@ int kiltEvalCommand(const Args& args);    // kilt-eval GOLD GUESS [--ks K] [--ra
 // TREC RAG evaluation (core/trecrag).
 int qrelsAgreementCommand(const Args& args);  // qrels-agreement --qrels A --qrels B [--run R]...
 int nuggetsCommand(const Args& args);         // nuggets score FILE [-q] [--json]
+int assessCommand(const Args& args);  // assess --dataset D --run R [--depth N] [--out QRELS] ...
 
 }  // namespace ragscope::cli

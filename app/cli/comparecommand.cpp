@@ -1,5 +1,5 @@
 // ragscope-cli compare: paired comparisons of runs (core/stats/paired.h) with Holm-adjusted p,
-// over the inputs core loads for the statistics commands (core/eval/statsinputs.h).
+// over the inputs core loads for the statistics commands (core/eval/inputs/statsinputs.h).
 
 #include <algorithm>
 #include <iomanip>

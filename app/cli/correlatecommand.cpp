@@ -1,6 +1,6 @@
 // ragscope-cli correlate: rank correlation of two inputs' per-query values
 // (core/stats/correlation.h), over the inputs core loads for the statistics commands
-// (core/eval/statsinputs.h).
+// (core/eval/inputs/statsinputs.h).
 
 #include <algorithm>
 #include <iomanip>

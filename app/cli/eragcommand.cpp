@@ -1,8 +1,9 @@
-// ragscope-cli erag / e2e (core/eval/README.md): eRAG document labels from the RAG's own generator,
-// and end-to-end generation with all top-k documents. The command only turns its arguments into a
-// core job specification; planning (BM25 retrieval included), the run store, the engine and the
-// scores are core's (core/eval/job.h), the same path the GUI's eRAG page takes. A killed run
-// continues with `ragscope-cli resume RUN.db`.
+// ragscope-cli erag / e2e (core/eval/jobs/README.md): eRAG document labels from the RAG's own
+// generator, and end-to-end generation with all top-k documents. The command only turns its
+// arguments into a core job specification; planning (retrieval included), the run store, the engine
+// and the scores are core's (core/eval/api/job.h), the same path the GUI's eRAG page takes; the
+// retriever options are retrieve's (retrieveroptions.h). A killed run continues with `ragscope-cli
+// resume RUN.db`: the run retrieved is in the store, no retriever is asked again.
 
 #include <optional>
 #include <string>
@@ -12,7 +13,8 @@
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
 #include "app/cli/options.h"
-#include "core/eval/job.h"
+#include "app/cli/retrieveroptions.h"
+#include "core/eval/api/job.h"
 
 namespace ragscope::cli {
 
@@ -50,23 +52,18 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   JobInputArgs inputs;
   eval::JobSpec spec;
   spec.kind = kind;
-  std::string retriever, metricText = "rouge-l", indexDir, labelsOut, e2eStore;
+  RetrieverArgs retriever;
+  std::string metricText = "rouge-l", labelsOut, e2eStore;
   bool asJson = false;
   CommandLine cli(job);
   cli.synopsis(
-      "--dataset PATH [--dataset PATH]... (--run RUNFILE | --retriever bm25) [--k K] "
-      "[--metric M]" +
-      std::string(erag ? " [--measures LIST] [--with-e2e]" : "") + " [options] [LLM job options]");
+      "--dataset PATH [--dataset PATH]... (--run RUNFILE | --retriever "
+      "bm25|es:URL|http:URL|dense:URL|dense:offline|hybrid:A+B) [--k K] [--metric M]" +
+      std::string(erag ? " [--measures LIST] [--with-e2e]" : "") +
+      " [options] [retriever options] [LLM job options]");
   cli.intro(erag ? kEragIntro : kE2eIntro);
   addJobInputOptions(cli, inputs, 1000);
-  cli.text("--retriever", "bm25", retriever,
-           "retrieve the top-k with the embedded BM25 index over the dataset corpus (the run is "
-           "named bm25-top<k>); for es:/http:/dense:/hybrid: retrievers write a run with "
-           "`ragscope-cli retrieve` "
-           "and pass --run");
-  cli.path("--index", "DIR", indexDir,
-           "bm25 index folder (default beside the dataset, as `retrieve`)")
-      .output();
+  addJobRetrieverOptions(cli, retriever, {});
   cli.text(
       "--metric", "M", metricText,
       "em | f1 | accuracy | rouge-l (default; rouge_score, stemmed) | rouge-l-kilt | contains");
@@ -88,16 +85,14 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   cli.flag("--json", asJson, "print per-query and mean values as JSON instead of the summary");
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
-  if (!retriever.empty() && retriever != "bm25")
-    return cli.usageError(
-        "--retriever: only bm25 is supported here; for es:/http:/dense:/hybrid: retrievers "
-        "write a run with `ragscope-cli retrieve` and pass --run");
-  spec.run.retriever.indexDir = indexDir;
   spec.out = labelsOut;
   spec.e2eStore = e2eStore;
   if (inputs.datasets.empty()) return cli.usageError(job + " needs --dataset PATH");
-  if (inputs.runPath.empty() == retriever.empty())
-    return cli.usageError(job + " needs either --run RUNFILE or --retriever bm25");
+  if (inputs.runPath.empty() == !retriever.retriever)
+    return cli.usageError(job + " needs either --run RUNFILE or --retriever R");
+  spec.run.type = eval::RunSource::Type::File;
+  if (std::string error = setJobRetriever(retriever, cli, inputs.k, spec.run); !error.empty())
+    return cli.usageError(error);
   const auto metric = parseDownstreamMetric(metricText);
   if (!metric)
     return cli.usageError("unknown --metric '" + metricText +
@@ -105,8 +100,6 @@ int runEvaluationJob(const Args& args, eval::JobKind kind) {
   if (!spec.e2eStore.empty() && !spec.withEndToEnd)
     return cli.usageError("--e2e-store goes with --with-e2e");
   spec.metric = *metric;
-  spec.run.type =
-      retriever.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::Retriever;
   return runJobFromCommandLine(spec, inputs, jobOptions, cli, asJson);
 }
 

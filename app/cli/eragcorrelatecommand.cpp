@@ -1,4 +1,4 @@
-// ragscope-cli erag-correlate (core/eval/README.md): the correlation of retrieval evaluation
+// ragscope-cli erag-correlate (core/eval/jobs/README.md): the correlation of retrieval evaluation
 // methods with end-to-end quality over stored eRAG and end-to-end runs (the eRAG paper's Table 1),
 // one pair of stores per system.
 
@@ -12,9 +12,9 @@
 #include "app/cli/jobinputs.h"
 #include "app/cli/options.h"
 #include "core/data/loaders.h"
-#include "core/eval/correlationanalysis.h"
-#include "core/eval/e2ejob.h"
-#include "core/eval/eragjob.h"
+#include "core/eval/jobs/correlationanalysis.h"
+#include "core/eval/jobs/e2ejob.h"
+#include "core/eval/jobs/eragjob.h"
 #include "core/export/json.h"
 #include "core/store/runstore.h"
 

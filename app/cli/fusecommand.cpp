@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
+#include "app/cli/retrieveroptions.h"
 #include "core/data/loaders.h"
 #include "core/retrieval/fusion.h"
 #include "core/retrieval/retriever.h"
@@ -63,22 +64,6 @@ struct FuseArgs {
   std::size_t depth = 0;
 };
 
-// "0.7,0.3" -> {0.7, 0.3}; the problem with the value, or "".
-std::string parseWeights(const std::string& text, std::vector<double>& out) {
-  out.clear();
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma - start);
-    double w = 0;
-    if (!parseFiniteDouble(item, w))
-      return "expected finite numbers separated by commas, got '" + text + "'";
-    out.push_back(w);
-    if (comma == std::string::npos) return {};
-    start = comma + 1;
-  }
-}
-
 void declare(CommandLine& cli, FuseArgs& a) {
   cli.synopsis(
       "RUN RUN... --method rrf|combsum|combmnz|wsum [--norm none|min-max|max|sum|zmuv] "
@@ -92,7 +77,7 @@ void declare(CommandLine& cli, FuseArgs& a) {
   cli.choice("--norm", {"none", "min-max", "max", "sum", "zmuv"}, a.norm,
              "score normalisation before combsum, combmnz and wsum (default min-max)");
   cli.custom(
-      "--weights", "W,W,...", [&a](const std::string& v) { return parseWeights(v, a.weights); },
+      "--weights", "W,W,...", [&a](const std::string& v) { return parseWeightList(v, a.weights); },
       "wsum: one weight per run, in the order of the runs (required for wsum)");
   cli.number("--rrf-k", "K", a.rrfK, NumberBounds::atLeast(0), "rrf: k (default 60)");
   cli.integer("--k", "DEPTH", a.depth, 1, kMaxDepth,

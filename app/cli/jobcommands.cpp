@@ -1,6 +1,6 @@
-// ragscope-cli generate and resume over the core job API (core/eval/job.h). `generate` is one RAG
-// answer per query; `resume` continues any stored run from its store alone (its scores then follow
-// as after a run).
+// ragscope-cli generate and resume over the core job API (core/eval/api/job.h). `generate` is one
+// RAG answer per query; `resume` continues any stored run from its store alone (its scores then
+// follow as after a run).
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -14,7 +14,8 @@
 #include "app/cli/jobreport.h"
 #include "app/cli/kiltoutputs.h"
 #include "app/cli/options.h"
-#include "core/eval/job.h"
+#include "app/cli/pathroles.h"
+#include "core/eval/api/job.h"
 #include "core/export/json.h"
 #include "core/store/runstore.h"
 
@@ -95,7 +96,7 @@ int resumeCommand(const Args& args) {
   std::vector<std::string> stores;
   eval::ResumeOverrides overrides;
   bool quiet = false;
-  std::string out, claimsOut;
+  std::string out, claimsOut, labels;
   CommandLine cli("resume");
   cli.synopsis("RUN.db [options] [LLM job options]");
   cli.intro(kResumeIntro);
@@ -104,9 +105,16 @@ int resumeCommand(const Args& args) {
   cli.flag("--retry-errors", overrides.retryErrors, "also redo the items whose call failed");
   cli.flag("--trust-endpoint", overrides.trustEndpoint,
            "confirm the store's endpoint (and where its key comes from) after checking its URL");
-  cli.path("--out", "FILE", out, "where a generate run's answers or an eRAG run's labels go")
+  cli.path("--out", "FILE", out,
+           "where a generate run's answers, an eRAG run's labels or an assessment's qrels go")
       .output();
   cli.path("--claims-out", "FILE", claimsOut, "where a judging run's claims go").output();
+  cli.path("--labels", "PROJECT", labels,
+           "an assessment: the project (or labels store) its grades go to as relevance labels "
+           "of the judge, as `assess --labels`")
+      .input(labelsSourcePaths("--labels", core::PathUse::ReadAndWritten));
+  cli.text("--labels-scope", "NAME", overrides.labelsScope, "with --labels: as assess's");
+  cli.text("--annotator", "NAME", overrides.annotator, "with --labels: as assess's");
   cli.flag("-q, --quiet", quiet, "no progress line or notes on stderr");
   addJobOptions(cli, jobOptions);
   if (auto exit = cli.parse(args)) return *exit;
@@ -117,6 +125,9 @@ int resumeCommand(const Args& args) {
   const std::string& storePath = stores.front();
   if (cli.given("--out")) overrides.out = out;
   if (cli.given("--claims-out")) overrides.claimsOut = claimsOut;
+  if (cli.given("--labels")) overrides.labels = labels;
+  if (labels.empty() && (!overrides.labelsScope.empty() || !overrides.annotator.empty()))
+    return cli.usageError("--labels-scope and --annotator go with --labels");
   for (const char* fixed :
        {"--generator", "--judge", "--model", "--judge-model", "--structured-outputs", "--store"}) {
     if (cli.given(fixed))

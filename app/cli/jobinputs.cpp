@@ -4,7 +4,7 @@
 
 #include "app/cli/jobreport.h"
 #include "core/data/loaders.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 
 namespace ragscope::cli {
 
@@ -67,13 +67,23 @@ int runJobFromCommandLine(eval::JobSpec spec, const JobInputArgs& inputs,
   spec.k = inputs.k;
   spec.templatePath = inputs.templatePath;
   spec.run.file = inputs.runPath;
-  spec.endpoint = generatorEndpoint(jobOptions);
+  // An assessment's calls go to the judge (--judge, offline by default).
+  spec.endpoint = spec.kind != eval::JobKind::Assess ? generatorEndpoint(jobOptions)
+                  : jobOptions.judge == "offline"    ? eval::offlineJudgeEndpoint()
+                                                     : judgeEndpoint(jobOptions);
   spec.limits = jobLimits(jobOptions);
   spec.store = jobOptions.store;
   spec.frontEnd = "cli";
   if (!jobOptions.batchFile.empty() && jobOptions.batch)
     return cli.usageError(
         "--batch-file writes the calls to a file, --batch sends them: choose one");
+  // The retrieval runs before the estimate: one that calls an endpoint would send the dataset's
+  // queries (and a dense index its corpus) when nothing was to be called.
+  if (jobOptions.estimate && spec.run.type == eval::RunSource::Type::Retriever &&
+      !retrieverTrustEndpoints(spec.run.retriever).empty())
+    return cli.usageError(
+        "--estimate calls nothing, and this retriever calls its endpoint before the job is "
+        "planned: write the run with `ragscope-cli retrieve` and estimate with --run RUNFILE");
   const auto dataset = loadJobInputs(inputs, job, cli);
   if (!dataset) return 2;
   ReportOptions report;

@@ -2,7 +2,7 @@
 // Inputs shared by the LLM job commands of ragscope-cli (generate, erag, e2e, judge): the dataset
 // options they declare alike, and loading the dataset with its diagnostics printed. Each helper
 // prints its own "ragscope-cli: ..." line so every command reports the same failure the same way.
-// What a job records and how it runs is core's (core/eval/job.h).
+// What a job records and how it runs is core's (core/eval/api/job.h).
 
 #include <cstddef>
 #include <optional>
@@ -14,7 +14,7 @@
 #include "core/data/dataset.h"
 #include "core/data/diagnostic.h"
 #include "core/data/model.h"
-#include "core/eval/jobspec.h"
+#include "core/eval/api/jobspec.h"
 
 namespace ragscope::cli {
 

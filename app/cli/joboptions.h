@@ -1,7 +1,7 @@
 #pragma once
 // Options shared by every LLM job of ragscope-cli (generate, erag, e2e, claims, resume): endpoints,
 // key *name*, concurrency and rate, store and cache paths, estimate and budget, turned into the
-// core job API's endpoint and limits (core/eval/jobspec.h).
+// core job API's endpoint and limits (core/eval/api/jobspec.h).
 
 #include <cstddef>
 #include <memory>
@@ -11,9 +11,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
-#include "core/eval/batchrun.h"
-#include "core/eval/jobspec.h"
-#include "core/eval/runengine.h"
+#include "core/eval/api/jobspec.h"
+#include "core/eval/engine/batchrun.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/provider.h"
 
 namespace ragscope::cli {
@@ -36,7 +36,7 @@ struct JobOptions {
   bool noCache = false;
   bool estimate = false;
   std::optional<double> budget;
-  // Batch calls (core/eval/batchrun.h): write the calls to a file, or send them as batches.
+  // Batch calls (core/eval/engine/batchrun.h): write the calls to a file, or send them as batches.
   std::string batchFile;
   bool batch = false;
   double batchPollSeconds = 10.0;  // first wait between polls (then x1.5, at most 5 minutes)

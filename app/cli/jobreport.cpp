@@ -9,10 +9,13 @@
 #include <stop_token>
 #include <thread>
 
+#include "app/cli/assessreport.h"
+#include "app/cli/retrievalprogress.h"
 #include "core/claims/judgeparse.h"
 #include "core/claims/numpycompat.h"
-#include "core/eval/correlationanalysis.h"
+#include "core/eval/jobs/correlationanalysis.h"
 #include "core/export/json.h"
+#include "core/retrieval/corpusembedding.h"
 #include "core/util/urlredact.h"
 
 namespace ragscope::cli {
@@ -97,7 +100,8 @@ void printStage(const eval::StageResult& s) {
               << " answers come from offline heuristics (labelled heuristic), not an LLM\n";
 }
 
-// The batch files written, the batches submitted, and what to do next (core/eval/batchrun.h).
+// The batch files written, the batches submitted, and what to do next
+// (core/eval/engine/batchrun.h).
 void printBatch(const eval::StageResult& s, std::ostream& out) {
   const std::string path = s.store.string();
   for (const auto& f : s.batchFiles)
@@ -126,6 +130,9 @@ void printBatch(const eval::StageResult& s, std::ostream& out) {
              "is planned from their replies, so after the import run `ragscope-cli batch export "
           << path << " --out FILE` for it (or `ragscope-cli resume " << path
           << "` to send the rest live)\n";
+    else if (s.kindName == core::kEmbeddingStoreKind)
+      out << "            and: the retrieve command that built the index, run again, builds it "
+             "from the imported vectors\n";
     else
       out << "            and: ragscope-cli resume " << path
           << " (scores the run; sends nothing when every call is answered)\n";
@@ -343,6 +350,7 @@ int reportJob(const eval::JobResult& result, const ReportOptions& options) {
     std::cerr << "ragscope-cli: " << result.error << "\n";
     return 2;
   }
+  if (result.assess) printAssessResult(result, options.json);
   if (result.judge) {
     if (options.json) {
       json j = eval::judgeReportJson(*result.judge);
@@ -370,14 +378,11 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
   const std::string job(eval::jobKindName(spec.kind));
   eval::JobPlan plan;
   bool planned = false;
+  TerminalProgress retrieval(quiet);  // the retrieval step, as `retrieve` shows it
   auto result = runInterruptible(quiet, [&](eval::JobCallbacks callbacks) {
-    callbacks.retrieved = [&](const eval::RetrievedRun& r) {
-      if (!quiet)
-        std::cerr << job << ": bm25 index " << r.index.dir.string()
-                  << (r.index.reused ? " (reused)" : " (built)") << ", " << r.run.entryCount()
-                  << " documents retrieved\n";
-    };
+    reportRetrievalStep(callbacks, job, quiet, retrieval);
     plan = eval::planJob(spec, dataset, callbacks);
+    retrieval.clear();
     planned = true;
     for (const auto& d : plan.report.diagnostics) std::cerr << d.toString() << "\n";
     for (const auto& w : plan.warnings) std::cerr << "warning: " << w << "\n";
@@ -389,6 +394,11 @@ int runJobCommand(const eval::JobSpec& spec, const Dataset& dataset, bool estima
       std::cerr << job << ": " << plan.queries << " answers; the first phase makes "
                 << (plan.stages.empty() ? 0 : plan.stages.front().items.size())
                 << " calls, the claims it extracts decide the rest\n";
+    } else if (!quiet && spec.kind == eval::JobKind::Assess) {
+      std::cerr << job << ": " << plan.queries << " queries, " << plan.documents
+                << " pairs to grade, " << spec.assess.repeats
+                << " per pair: " << (plan.stages.empty() ? 0 : plan.stages.front().items.size())
+                << " judge calls\n";
     } else if (!quiet && spec.kind != eval::JobKind::Generate) {
       // Both costs are shown before a run starts.
       std::size_t calls = 0;

@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "app/cli/joboptions.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 
 namespace ragscope::cli {
 

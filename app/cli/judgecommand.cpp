@@ -1,6 +1,7 @@
 // ragscope-cli judge (core/claims/README.md): claim-level judging of RAG answers. The command turns
 // its arguments into a core job specification (kind judge); planning, the phases of calls, the run
-// store, the parse states and the metrics are core's (core/eval/job.h, core/eval/judgejob.h).
+// store, the parse states and the metrics are core's (core/eval/api/job.h,
+// core/eval/jobs/judgejob.h).
 
 #include <optional>
 #include <string>
@@ -10,7 +11,8 @@
 #include "app/cli/joboptions.h"
 #include "app/cli/jobreport.h"
 #include "app/cli/options.h"
-#include "core/eval/job.h"
+#include "app/cli/retrieveroptions.h"
+#include "core/eval/api/job.h"
 #include "core/llm/provider.h"
 
 namespace ragscope::cli {
@@ -35,7 +37,7 @@ lines count the unparsed replies per path (text, structured).
 
 Answers, in this order: --answers FILE (generate's JSONL {"qid","answer"}; chunks from --run's
 top k when a run is given), else generated first from the run's top k (--run or --retriever
-bm25; the generator is --generator, default the offline reader), else the dataset's own
+R; the generator is --generator, default the offline reader), else the dataset's own
 responses (rag-jsonl, RAGChecker inputs, llama-index records with responses and contexts).
 )";
 
@@ -54,19 +56,17 @@ int judgeCommand(const Args& args) {
   JobInputArgs inputs;
   eval::JobSpec spec;
   spec.kind = eval::JobKind::Judge;
-  std::string retriever, embedder, embedderModel, reranker, rerankerModel;
+  RetrieverArgs retriever;
+  std::string embedder, embedderModel, reranker, rerankerModel;
   bool asJson = false;
   eval::JudgeJobOptions& judge = spec.judge;
   CommandLine cli("judge");
   cli.synopsis(
       "--dataset PATH [--dataset PATH]... [--answers FILE] [--run RUNFILE | --retriever "
-      "bm25] [--metrics LIST] [--mode ragscope|ragchecker|ragas] [options] "
-      "[LLM job options]");
+      "bm25|es:URL|http:URL|dense:URL|dense:offline|hybrid:A+B] [--metrics LIST] [--mode "
+      "ragscope|ragchecker|ragas] [options] [retriever options] [LLM job options]");
   cli.intro(kJudgeIntro);
   addJobInputOptions(cli, inputs, 1000);
-  cli.text("--retriever", "bm25", retriever,
-           "retrieve the top k with the embedded BM25 index over the dataset corpus");
-  cli.path("--index", "DIR", spec.run.retriever.indexDir, "bm25 index folder").output();
   cli.path("--answers", "FILE", judge.answers, "the answers to judge: generate's JSONL").input();
   cli.text("--metrics", "LIST", judge.metrics, kMetricsHelp);
   cli.choice("--mode", {"ragscope", "ragchecker", "ragas"}, judge.mode,
@@ -111,24 +111,22 @@ int judgeCommand(const Args& args) {
   cli.flag("--json", asJson,
            "{\"n\",\"mode\",\"mean\",\"ci95\",\"states\",\"n_scored\",\"n_total\","
            "\"per_query\",...}");
+  addJobRetrieverOptions(cli, retriever,
+                         "--template FILE is the RAG prompt when answers are generated; every "
+                         "prompt is recorded in the run store with its SHA-256. A killed run "
+                         "continues with `ragscope-cli resume RUN.db`; no finished call is "
+                         "repeated, and no retriever is asked again (the run is in the store).");
   addJobOptions(cli, jobOptions);
-  cli.epilogue(
-      "--template FILE is the RAG prompt when answers are generated; every prompt is "
-      "recorded in the run store with its SHA-256. A killed run continues with "
-      "`ragscope-cli resume RUN.db`; no finished call is repeated.");
   if (auto exit = cli.parse(args)) return *exit;
-  if (!retriever.empty() && retriever != "bm25")
-    return cli.usageError(
-        "--retriever: only bm25 is supported here; for es:/http:/dense:/hybrid: retrievers write "
-        "a run with `ragscope-cli retrieve` and pass --run");
   if (inputs.datasets.empty()) return cli.usageError("judge needs --dataset PATH");
-  if (!inputs.runPath.empty() && !retriever.empty())
+  if (!inputs.runPath.empty() && retriever.retriever)
     return cli.usageError("judge takes --run or --retriever, not both");
   if (std::string err; !eval::parseJudgeMetrics(spec.judge.metrics, &err))
     return cli.usageError("--metrics: " + err);
-  spec.run.type = !retriever.empty()        ? eval::RunSource::Type::Retriever
-                  : !inputs.runPath.empty() ? eval::RunSource::Type::File
-                                            : eval::RunSource::Type::None;
+  spec.run.type =
+      !inputs.runPath.empty() ? eval::RunSource::Type::File : eval::RunSource::Type::None;
+  if (std::string error = setJobRetriever(retriever, cli, inputs.k, spec.run); !error.empty())
+    return cli.usageError(error);
   spec.judge.judge =
       jobOptions.judge == "offline" ? eval::offlineJudgeEndpoint() : judgeEndpoint(jobOptions);
   // The embeddings and rerank endpoints share the judge's key variable and limits.

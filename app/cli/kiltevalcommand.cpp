@@ -1,4 +1,4 @@
-// ragscope-cli kilt-eval (core/eval/README.md, "KILT evaluation"): KILT's own evaluation of a
+// ragscope-cli kilt-eval (core/eval/kilt/README.md, "KILT evaluation"): KILT's own evaluation of a
 // predictions file against a KILT task file, as the KILT leaderboard scores it.
 
 #include <iostream>
@@ -8,7 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/jobinputs.h"
 #include "app/cli/options.h"
-#include "core/eval/kilteval.h"
+#include "core/eval/kilt/kilteval.h"
 #include "core/export/json.h"
 
 namespace ragscope::cli {

@@ -4,8 +4,8 @@
 #include <unordered_map>
 
 #include "core/data/loaders.h"
-#include "core/eval/generatejob.h"
-#include "core/eval/kiltoutput.h"
+#include "core/eval/jobs/generatejob.h"
+#include "core/eval/kilt/kiltoutput.h"
 
 namespace ragscope::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // --kilt-out of `generate` and `retrieve`: the run just made, written as a KILT predictions file
-// (core/eval/kiltoutput.h) that `kilt-eval` scores.
+// (core/eval/kilt/kiltoutput.h) that `kilt-eval` scores.
 
 #include <string>
 

@@ -14,7 +14,7 @@
 #include "app/cli/options.h"
 #include "app/cli/pathroles.h"
 #include "core/data/loaders.h"
-#include "core/eval/labelsources.h"
+#include "core/eval/inputs/labelsources.h"
 #include "core/export/json.h"
 #include "core/labels/labelcatalog.h"
 #include "core/labels/labelio.h"

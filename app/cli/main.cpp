@@ -40,17 +40,17 @@ Commands:
   resume RUN.db [--retry-errors] [--api-key-env VAR] [--budget USD]
                       continue a stored run; finished calls are never repeated
   runs [DIR] [--json] list run stores with their status and item counts
-  erag --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M --measures LIST
+  erag --dataset PATH (--run RUNFILE | --retriever R) --k K --metric M --measures LIST
                       eRAG: one generator call per (query, document), labels from the gold
                       answers, aggregated per query [--labels-out FILE] [--with-e2e]
                       [--json] [job options]; --with-e2e runs end-to-end after it and
                       correlates the two
-  e2e --dataset PATH (--run RUNFILE | --retriever bm25) --k K --metric M
+  e2e --dataset PATH (--run RUNFILE | --retriever R) --k K --metric M
                       end-to-end: one generator call per query with all top-k documents
   erag-correlate --erag RUN.db --e2e RUN.db [...] [--qrels Q] [--measures LIST] [--json]
                       Kendall/Spearman of qrels, provenance, contains-answer and eRAG scores
                       with end-to-end scores (the eRAG paper's Table 1)
-  judge --dataset PATH [--answers FILE | --run RUNFILE | --retriever bm25] [--k K]
+  judge --dataset PATH [--answers FILE | --run RUNFILE | --retriever R] [--k K]
         [--metrics LIST] [--mode ragscope|ragchecker|ragas] [--repeats R] [--judge URL]
         [--claims-out FILE] [--json] [job options]
                       claim-level judging: claims extracted from each answer, each labelled
@@ -91,6 +91,10 @@ Commands:
   nuggets score FILE [-q] [--json]
                       the AutoNuggetizer's four nugget scores (strict_vital, strict_all, vital,
                       all) of a nuggetizer JSONL file of assigned nuggets, per query and means
+  assess --dataset PATH (--run RUNFILE | --retriever R) [--depth N] [--all] [--out QRELS]
+                      LLM relevance grades 0..3 (UMBRELA's procedure) for the run's top-N
+                      pairs the qrels do not judge, as TREC qrels (--merge-qrels: with the
+                      people's, theirs winning); --repeats R, --labels PROJECT
 
   batch export RUN.db --out calls.jsonl | batch import RUN.db OUT.jsonl [ERR.jsonl]
   batch submit|status|cancel RUN.db
@@ -133,6 +137,7 @@ constexpr Command kCommands[] = {
     {"kilt-eval", ragscope::cli::kiltEvalCommand},
     {"qrels-agreement", ragscope::cli::qrelsAgreementCommand},
     {"nuggets", ragscope::cli::nuggetsCommand},
+    {"assess", ragscope::cli::assessCommand},
 };
 
 }  // namespace

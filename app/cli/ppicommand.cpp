@@ -1,6 +1,6 @@
 // ragscope-cli ppi (core/stats/README.md, "Prediction-powered inference"; items in
-// core/eval/README.md, "Human labels and PPI"): a judge's mean corrected by human labels on a
-// sample, beside the judge-only and human-only means.
+// core/eval/inputs/README.md, "Human labels and PPI"): a judge's mean corrected by human labels on
+// a sample, beside the judge-only and human-only means.
 
 #include <iostream>
 #include <optional>
@@ -9,8 +9,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
 #include "app/cli/pathroles.h"
-#include "core/eval/ppifiles.h"
-#include "core/eval/ppiinputs.h"
+#include "core/eval/inputs/ppifiles.h"
+#include "core/eval/inputs/ppiinputs.h"
 #include "core/export/json.h"
 #include "core/labels/labelscope.h"
 #include "core/labels/labelstore.h"

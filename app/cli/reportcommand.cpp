@@ -1,6 +1,6 @@
 // ragscope-cli report (core/export/README.md): a project's or run stores' results written as CSV
-// (one grain) or one JSON document, through core/eval/resultsreport.h and core/export, the same
-// code as the GUI's File > Export.
+// (one grain) or one JSON document, through core/eval/reports/resultsreport.h and core/export, the
+// same code as the GUI's File > Export.
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "app/cli/options.h"
 #include "app/cli/pathroles.h"
 #include "app/cli/pdfwriter.h"
-#include "core/eval/resultsreport.h"
+#include "core/eval/reports/resultsreport.h"
 #include "core/export/reportcsv.h"
 #include "core/export/reportfile.h"
 

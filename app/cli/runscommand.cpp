@@ -9,7 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/export/json.h"
 #include "core/store/runstore.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // What bootstrap, compare and correlate share: their options (declared per command, so that each
-// --help lists its own), the inputs loaded through core (core/eval/statsinputs.h) and the number
-// formats of their text output.
+// --help lists its own), the inputs loaded through core (core/eval/inputs/statsinputs.h) and the
+// number formats of their text output.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/options.h"
-#include "core/eval/statsinputs.h"
+#include "core/eval/inputs/statsinputs.h"
 #include "core/stats/bootstrap.h"
 
 namespace ragscope::cli {

@@ -17,9 +17,10 @@
 // Both parsers take time linear in the reply (and the claims): a reply may be up to the 64 MiB
 // reply cap, a million lines.
 //
-// At most kMaxClaimsPerAnswer claims of one text are judged: the judging job (core/eval/judgejob.h)
-// keeps every claim an extraction lists, asks the judge about the first kMaxClaimsPerAnswer only,
-// and labels the rest Unparsed with a problem saying so (core/claims/README.md, "Claims cap").
+// At most kMaxClaimsPerAnswer claims of one text are judged: the judging job
+// (core/eval/jobs/judgejob.h) keeps every claim an extraction lists, asks the judge about the first
+// kMaxClaimsPerAnswer only, and labels the rest Unparsed with a problem saying so
+// (core/claims/README.md, "Claims cap").
 
 #include <string>
 #include <string_view>

@@ -27,7 +27,7 @@ enum class Format {
   Beir,
   RagJsonl,
   RagChecker,
-  KiltPredictions,  // a KILT predictions file, scored by core/eval/kilteval.h (never detected)
+  KiltPredictions,  // a KILT predictions file, scored by core/eval/kilt/kilteval.h (never detected)
 };
 
 // CLI / project names: "trec-run", "trec-qrels", "topics-tsv", ... (the top-level README's format

@@ -124,7 +124,7 @@ void joinParagraphs(json& text, Document& doc, RecordProblems& problems) {
 
 LoadReport loadKiltPredictions(const std::filesystem::path& path, Dataset& into,
                                const LoadOptions& options) {
-  (void)into;  // the file is scored from its path (core/eval/kilteval.h); nothing to hold here
+  (void)into;  // the file is scored from its path (core/eval/kilt/kilteval.h); nothing to hold here
   std::unordered_map<std::string, std::uint64_t> firstLineOfId;
   return readJsonRecords(
       path, options, [&](json& rec, const JsonRecordPlace& place, RecordProblems& problems) {

@@ -41,7 +41,7 @@ LoadReport loadRankLlmJson(const std::filesystem::path& path, Dataset& into,
 // KILT, BEIR, llama-index, generic JSONL and RAGChecker (jsonformats.cpp and friends).
 LoadReport loadKilt(const std::filesystem::path& path, Dataset& into, const LoadOptions& options);
 // A KILT predictions file: checked (objects with an id and an output list), nothing added to the
-// model; the part stays in Dataset::parts for the KILT evaluation (core/eval/kilteval.h).
+// model; the part stays in Dataset::parts for the KILT evaluation (core/eval/kilt/kilteval.h).
 LoadReport loadKiltPredictions(const std::filesystem::path& path, Dataset& into,
                                const LoadOptions& options);
 LoadReport loadKiltKnowledgeSource(const std::filesystem::path& path, Dataset& into,

@@ -10,7 +10,7 @@
 //   claim     run, qid, side, claim_index, claim, premise, verdict, repeats, flipped
 //   labels    run, metric, items, labelled, judge_mean, judge_ci_low, judge_ci_high, human_mean,
 //             human_ci_low, human_ci_high, ppi_estimate, ppi_ci_low, ppi_ci_high, lambda, problem
-//             (the human-labels section: prediction-powered estimates, core/eval/README.md)
+//             (the human-labels section: prediction-powered estimates, core/eval/inputs/README.md)
 // A missing value is an empty cell; `state` (query) and `verdict` (claim) say why.
 //
 //   writeFileAtomically(path, [&](std::ostream& out) {

@@ -2,10 +2,10 @@
 // What a report holds (core/export/README.md), as plain data: every result of ragscope (retrieval,
 // eRAG, end-to-end, claims) flattened to the four grains the exports write (a run's summary, its
 // per-query values, its per-document eRAG labels, its per-claim verdicts), with the settings,
-// conventions and notes that say how the figures were made. core/eval/resultsreport.h fills it from
-// run stores and evaluations; reportcsv.h, reportjson.h and ui/report (PDF) write it. Rows are in a
-// fixed order (runs as given, then qid, rank or claim order), so the same inputs give the same
-// bytes.
+// conventions and notes that say how the figures were made. core/eval/reports/resultsreport.h fills
+// it from run stores and evaluations; reportcsv.h, reportjson.h and ui/report (PDF) write it. Rows
+// are in a fixed order (runs as given, then qid, rank or claim order), so the same inputs give the
+// same bytes.
 
 #include <cstddef>
 #include <map>
@@ -67,8 +67,8 @@ struct ReportClaim {
 };
 
 // One judged metric of a run against the project's human labels: the judge-only and human-only
-// means and the prediction-powered estimate (core/eval/README.md, "Human labels and PPI"), each
-// with its normal 95% interval; nullopt where undefined (no label, every item labelled).
+// means and the prediction-powered estimate (core/eval/inputs/README.md, "Human labels and PPI"),
+// each with its normal 95% interval; nullopt where undefined (no label, every item labelled).
 struct ReportPpi {
   std::string metric;        // "faithfulness", "correctness", "coverage", "erag", "answer:<m>"
   std::string description;   // what one item is

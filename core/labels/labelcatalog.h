@@ -4,7 +4,7 @@
 // refuses a label whose target does not exist (a query not in the run, a claim index past the
 // answer's claims, a document the eRAG run did not label); the
 // agreement reads the judge's side from the same sources. Filling them from run stores is
-// core/eval/labelsources.h's (core/labels never reads a run: eval depends on labels, not the
+// core/eval/inputs/labelsources.h's (core/labels never reads a run: eval depends on labels, not the
 // reverse).
 //
 //   auto sources = std::make_shared<LabelSources>();
@@ -34,7 +34,7 @@
 namespace ragscope::core::labels {
 
 // The claims of one judged answer and the judge's verdict of each against each premise the run
-// judged it against (the majority over repeats, read as core/eval/claimverdicts.h reads it).
+// judged it against (the majority over repeats, read as core/eval/jobs/claimverdicts.h reads it).
 struct AnswerClaims {
   std::vector<std::string> response, gold;  // the claims' texts
   // premise -> the verdict of each claim ([i]); a premise absent: not judged against it.

@@ -1,9 +1,9 @@
 #pragma once
 // What to label next (core/labels/README.md, "Labelling queue"): the candidates of a judging run
 // (its answers' claims against one premise, each with the judge's verdict and whether repeated
-// asks flipped: core/eval/claimlabels.h claimCandidates, which reads the run) or of a retrieval
-// run (the documents in its top k that the qrels do not judge), and the queue chosen from them
-// for one annotator:
+// asks flipped: core/eval/inputs/claimlabels.h claimCandidates, which reads the run) or of a
+// retrieval run (the documents in its top k that the qrels do not judge), and the queue chosen from
+// them for one annotator:
 //   Random               N items drawn without replacement with a seeded generator;
 //   StratifiedByJudge    N items split over the judge's verdicts in proportion to how often
 //                        each verdict occurs (largest remainders), drawn at random within each;

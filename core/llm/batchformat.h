@@ -3,7 +3,7 @@
 // input lines for a batch file, strict readers of output lines and of batch objects. The same
 // JSONL is read and written by OpenAI's Batch API and by vLLM's batch runner
 // (vllm.entrypoints.openai.run_batch). No I/O here: core/llm/batchclient.h talks to the server,
-// core/eval/batchrun.h moves calls between a run store and these files.
+// core/eval/engine/batchrun.h moves calls between a run store and these files.
 //
 //   std::string line = batchInputLine("gen:q1", "/v1/chat/completions", body);
 //   auto out = parseBatchOutputLine(outputLine, &error);   // nullopt: *error names the field

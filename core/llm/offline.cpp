@@ -391,7 +391,59 @@ std::string lexicalJudge(const std::vector<std::string>& claims,
   return out;
 }
 
+int lexicalGrade(std::string_view query, std::string_view passage) {
+  std::set<std::string> words;
+  for (auto& t : lexicalTokens(query))
+    if (!isStopword(t)) words.insert(std::move(t));
+  if (words.empty()) return 0;
+  const auto tokens = lexicalTokens(passage);
+  const std::set<std::string> inPassage(tokens.begin(), tokens.end());
+  std::size_t found = 0;
+  for (const auto& w : words) found += inPassage.count(w);
+  // found / n against the thresholds 1/2 and 3/4, in integers.
+  const std::size_t n = words.size();
+  if (found == 0) return 0;
+  if (2 * found < n) return 1;
+  if (4 * found < 3 * n) return 2;
+  return 3;
+}
+
+bool readAssessmentPrompt(std::string_view prompt, std::string* query, std::string* passage) {
+  const auto asks =
+      std::search(prompt.begin(), prompt.end(), std::begin("##final score"),
+                  std::end("##final score") - 1, [](char a, char b) { return lower(a) == b; });
+  if (asks == prompt.end()) return false;
+  std::size_t pos = 0, queryLine = std::string_view::npos, passageAt = std::string_view::npos;
+  std::string q;
+  while (pos < prompt.size()) {
+    auto end = prompt.find('\n', pos);
+    if (end == std::string_view::npos) end = prompt.size();
+    const std::string_view line = prompt.substr(pos, end - pos);
+    if (queryLine == std::string_view::npos) {
+      if (startsWithNoCase(line, "query:")) {
+        queryLine = pos;
+        q = std::string(trimView(line.substr(6)));
+      }
+    } else if (startsWithNoCase(line, "passage:")) {
+      passageAt = pos + 8;
+      break;
+    } else if (!trimView(line).empty()) {
+      if (!q.empty()) q += ' ';
+      q += trimView(line);
+    }
+    pos = end + 1;
+  }
+  if (passageAt == std::string_view::npos) return false;
+  if (query) *query = std::move(q);
+  if (passage) *passage = std::string(trimView(prompt.substr(passageAt)));
+  return true;
+}
+
 std::string offlineAnswer(OfflineRole role, std::string_view prompt) {
+  if (std::string query, passage; readAssessmentPrompt(prompt, &query, &passage))
+    return "Offline assessor: the grade follows the share of the query's words in the "
+           "passage.\n##final score: " +
+           std::to_string(lexicalGrade(query, passage));
   const auto sections = parsePromptSections(prompt);
   if (role == OfflineRole::Auto) {
     role = !sections.claims.empty() ? OfflineRole::Judge

@@ -50,8 +50,19 @@ bool lexicalSupports(std::string_view claim, std::string_view context);
 std::string lexicalJudge(const std::vector<std::string>& claims,
                          const std::vector<std::string>& passages);
 
+// The offline assessor (core/llm/README.md, "Offline heuristic providers"): the grade 0..3 of a
+// passage for a query from term overlap: the share f of the query's distinct content words
+// (lexicalTokens, stopwords out) found among the passage's: f = 0 gives 0, f < 1/2 gives 1,
+// f < 3/4 gives 2, else 3 (a query without content words: 0).
+int lexicalGrade(std::string_view query, std::string_view passage);
+// An assessment prompt (core/trecrag/assessprompt.h): it asks for a "##final score" line and
+// has a line starting "Query:" followed later by one starting "Passage:" (the passage runs to the
+// end of the prompt). Fills `query` and `passage` when true.
+bool readAssessmentPrompt(std::string_view prompt, std::string* query, std::string* passage);
+
 // What the offline provider answers to a prompt in `role` (Auto: judge when the prompt has
-// claims, splitter when it has a text section, reader otherwise).
+// claims, splitter when it has a text section, reader otherwise). An assessment prompt gets
+// "##final score: N" from lexicalGrade in every role.
 std::string offlineAnswer(OfflineRole role, std::string_view prompt);
 
 // The offline embedding (core/llm/README.md, "Offline heuristic providers"): a hashed bag of

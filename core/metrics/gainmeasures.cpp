@@ -16,6 +16,7 @@ namespace {
 // rbp): the pairs given, then each judged grade 0..max not named with gain = grade; sorted by
 // gain, comparing as trec_eval's comparator does (the difference truncated to int, a stable sort).
 struct GainTable {
+  static constexpr long kListedGrades = 4096;
   struct Level {
     long level;
     double gain;
@@ -23,20 +24,49 @@ struct GainTable {
   };
   std::vector<Level> levels;  // ascending gain
 
-  GainTable(const std::vector<double>& pairs, const std::vector<long>& counts) {
+  GainTable(const std::vector<double>& pairs, const std::vector<std::pair<long, long>>& counts) {
     for (std::size_t p = 0; p + 1 < pairs.size(); p += 2)
       levels.push_back({static_cast<long>(pairs[p]), pairs[p + 1], 0});
     const std::size_t named = levels.size();
-    std::size_t numLevels = counts.size();
-    while (numLevels > 0 && counts[numLevels - 1] == 0) --numLevels;
-    for (std::size_t lvl = 0; lvl < numLevels; ++lvl) {
-      bool found = false;
-      for (std::size_t g = 0; g < named && !found; ++g)
-        if (levels[g].level == static_cast<long>(lvl)) {
-          levels[g].count = counts[lvl];
-          found = true;
+    auto add = [&](long lvl, long count) {
+      for (std::size_t g = 0; g < named; ++g)
+        if (levels[g].level == lvl) {
+          levels[g].count = count;
+          return;
         }
-      if (!found) levels.push_back({static_cast<long>(lvl), static_cast<double>(lvl), counts[lvl]});
+      levels.push_back({lvl, static_cast<double>(lvl), count});
+    };
+    // trec_eval lists every grade from 0 to the highest judged, given or not. Up to
+    // kListedGrades that is kept, so that the sort below sees the same elements as trec_eval's;
+    // above it only the grades judged and the two extremes of the others are listed (a grade of
+    // 10^9 would otherwise cost 10^9 levels). A grade nobody was given adds nothing to any gain
+    // measure (its count is 0); leaving it out can only move others in the sort when gains given
+    // with level=gain are fractional (core/metrics/README.md, "Grades").
+    const long numLevels = counts.empty() ? 0 : counts.back().first + 1;
+    if (numLevels <= kListedGrades) {
+      std::size_t next = 0;
+      for (long lvl = 0; lvl < numLevels; ++lvl) {
+        long count = 0;
+        if (next < counts.size() && counts[next].first == lvl) count = counts[next++].second;
+        add(lvl, count);
+      }
+    } else {
+      // The lowest and the highest grade left out stay, with no judgments: rank-biased precision
+      // scales by the table's lowest and highest gain, which they may be.
+      auto listed = [&](long lvl) {
+        for (std::size_t g = 0; g < named; ++g)
+          if (levels[g].level == lvl) return true;
+        return std::binary_search(counts.begin(), counts.end(), std::pair<long, long>{lvl, 0},
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+      };
+      long lo = 0, hi = numLevels - 1;
+      while (lo < numLevels && listed(lo)) ++lo;
+      while (hi > lo && listed(hi)) --hi;
+      std::vector<std::pair<long, long>> kept(counts);
+      if (lo < numLevels) kept.push_back({lo, 0});
+      if (hi > lo) kept.push_back({hi, 0});
+      std::sort(kept.begin(), kept.end());
+      for (const auto& [lvl, count] : kept) add(lvl, count);
     }
     std::stable_sort(levels.begin(), levels.end(), [](const Level& a, const Level& b) {
       return static_cast<int>(a.gain - b.gain) < 0;
@@ -283,9 +313,10 @@ double linearNdcg(const Scratch& s, long cut) {
   }
   double ideal = 0.0;
   long i = 0;
-  for (long g = static_cast<long>(s.levels.size()) - 1; g >= 1 && i < cut; --g)
-    for (long n = 0; n < s.levels[static_cast<std::size_t>(g)] && i < cut; ++n, ++i)
-      ideal += static_cast<double>(g) / std::log2(static_cast<double>(i + 2));
+  for (auto it = s.gradeCounts.rbegin(); it != s.gradeCounts.rend() && it->first >= 1 && i < cut;
+       ++it)
+    for (long n = 0; n < it->second && i < cut; ++n, ++i)
+      ideal += static_cast<double>(it->first) / std::log2(static_cast<double>(i + 2));
   return ideal > 0.0 ? dcg / ideal : 0.0;
 }
 
@@ -295,18 +326,19 @@ double gainMeasure(const MeasureColumn& c, const PreparedQuery& q) {
   const Scratch& s = q.s;
   switch (c.kind) {
     case MeasureKind::Ndcg:
-      if (!c.paramList.empty()) return customGainNdcg(GainTable(c.paramList, s.levels), s.rels);
+      if (!c.paramList.empty())
+        return customGainNdcg(GainTable(c.paramList, s.gradeCounts), s.rels);
       return linearNdcg(s, std::numeric_limits<long>::max());
     case MeasureKind::NdcgCut:
       return linearNdcg(s, static_cast<long>(c.param));
     case MeasureKind::G:
-      return gainG(GainTable(c.paramList, s.levels), s.rels);
+      return gainG(GainTable(c.paramList, s.gradeCounts), s.rels);
     case MeasureKind::NdcgRel:
-      return ndcgRel(GainTable(c.paramList, s.levels), s.rels);
+      return ndcgRel(GainTable(c.paramList, s.gradeCounts), s.rels);
     case MeasureKind::Rndcg:
-      return rNdcg(GainTable(c.paramList, s.levels), s.rels, q.numRel);
+      return rNdcg(GainTable(c.paramList, s.gradeCounts), s.rels, q.numRel);
     case MeasureKind::Rbp:
-      return rankBiasedPrecision(GainTable(c.paramList, s.levels), s.rels, c.param);
+      return rankBiasedPrecision(GainTable(c.paramList, s.gradeCounts), s.rels, c.param);
     case MeasureKind::RbpResid:
       return rbpResidual(s.rels, c.param);
     default:

@@ -86,8 +86,8 @@ double bpref(const PreparedQuery& q) {
   const Scratch& s = q.s;
   const long numRel = q.numRel;
   long numNonrel = 0;  // judged with 0 <= rel < level
-  for (long g = 0; g < q.level && g < static_cast<long>(s.levels.size()); ++g)
-    numNonrel += s.levels[static_cast<std::size_t>(g)];
+  for (const auto& [g, n] : s.gradeCounts)
+    if (g < q.level) numNonrel += n;
   double sum = 0.0;
   for (std::size_t j = 0; j < s.relRanks.size(); ++j) {
     const int r = s.rels[static_cast<std::size_t>(s.relRanks[j])];

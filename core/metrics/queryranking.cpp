@@ -93,14 +93,18 @@ PreparedQuery prepareQuery(const QueryWork& work, int level, std::optional<std::
   const std::string& qid = *work.qid;
 
   // Grades of the judged docs (trec_eval's rel_levels), and a lookup table docno -> judgment.
-  int maxRel = 0;
-  for (const auto& j : judgments) maxRel = std::max(maxRel, j.rel);
-  s.levels.assign(static_cast<std::size_t>(maxRel) + 1, 0);
+  s.grades.clear();
   for (const auto& j : judgments)
-    if (j.rel >= 0) ++s.levels[static_cast<std::size_t>(j.rel)];
+    if (j.rel >= 0) s.grades.push_back(j.rel);
+  std::sort(s.grades.begin(), s.grades.end());
+  s.gradeCounts.clear();
+  for (int g : s.grades) {
+    if (s.gradeCounts.empty() || s.gradeCounts.back().first != g) s.gradeCounts.push_back({g, 0});
+    ++s.gradeCounts.back().second;
+  }
   long numRel = 0;
-  for (std::size_t g = 0; g < s.levels.size(); ++g)
-    if (static_cast<long>(g) >= level) numRel += s.levels[g];
+  for (const auto& [g, n] : s.gradeCounts)
+    if (g >= level) numRel += n;
 
   s.judged.reset(judgments.size());
   for (std::uint32_t k = 0; k < judgments.size(); ++k) {

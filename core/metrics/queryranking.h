@@ -71,7 +71,10 @@ struct Scratch {
   std::vector<int> rels;           // relevance list in rank order (trec_eval's results_rel_list)
   std::vector<long> relRanks;      // 0-based ranks with rel >= level
   std::vector<long> nonrelBefore;  // judged nonrelevant docs ranked above each relRanks entry
-  std::vector<long> levels;        // judgments per grade >= 0
+  // (grade, judgments) for each grade >= 0 the query's qrels give, ascending: trec_eval's
+  // rel_levels without the grades nobody was given, so a grade of 10^9 costs one entry, not 10^9.
+  std::vector<std::pair<long, long>> gradeCounts;
+  std::vector<int> grades;                  // building gradeCounts
   std::vector<std::pair<long, int>> gains;  // (rank, grade) of retrieved docs with grade > 0
   SmallTable judged;
   SmallTable seen;

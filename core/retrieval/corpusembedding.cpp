@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
@@ -19,6 +19,7 @@
 #include "core/llm/providerfactory.h"
 #include "core/llm/responsecache.h"
 #include "core/llm/trustedendpoints.h"
+#include "core/retrieval/storedvectors.h"
 #include "core/retrieval/xapianindex.h"
 #include "core/store/runstore.h"
 #include "core/util/textescape.h"
@@ -31,7 +32,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kEmbedRunKind = "embed";
+constexpr const char* kEmbedRunKind = kEmbeddingStoreKind;
 constexpr const char* kStoreFile = "embeddings.db";
 constexpr const char* kVectorsFolder = "vectors";
 constexpr const char* kKeyPrefix = "docs:";
@@ -165,6 +166,53 @@ class CheckedEmbeddings final : public llm::Provider {
   std::shared_ptr<ReplyReference> m_ref;
 };
 
+// A good reply in the form the store keeps (storedvectors.h): the vectors packed into the answer
+// text, bit for bit; the response cache keeps the reply as it came.
+void keepPacked(llm::LlmResponse& r) {
+  if (r.status != llm::CallStatus::Ok) return;
+  if (auto packed = packVectors(r.embeddings, r.model)) {
+    r.text = std::move(*packed);
+  } else {
+    // Only an answer no check saw (the response cache's, in a batch pass) can get here; the
+    // index's read-back checks every stored batch again anyway.
+    r.status = llm::CallStatus::Error;
+    r.error = "bad embeddings reply: no vectors, or vectors of different sizes";
+  }
+  r.embeddings.clear();
+  r.embeddings.shrink_to_fit();
+}
+
+// Outermost, so that both the answers the engine takes from the response cache (knownAnswers)
+// and the calls' replies reach the store packed.
+class PackedEmbeddings final : public llm::Provider {
+ public:
+  explicit PackedEmbeddings(std::unique_ptr<llm::Provider> inner) : m_inner(std::move(inner)) {}
+  std::string cacheIdentity() const override { return m_inner->cacheIdentity(); }
+  std::string requestBody(const llm::LlmRequest& request) const override {
+    return m_inner->requestBody(request);
+  }
+  void submit(llm::LlmRequest request, llm::ResponseCallback done) override {
+    m_inner->submit(std::move(request), [done = std::move(done)](llm::LlmResponse r) {
+      keepPacked(r);
+      done(std::move(r));
+    });
+  }
+  std::vector<std::optional<llm::LlmResponse>> knownAnswers(
+      const std::vector<const llm::LlmRequest*>& requests) override {
+    auto answers = m_inner->knownAnswers(requests);
+    for (auto& a : answers)
+      if (a) keepPacked(*a);
+    return answers;
+  }
+  void cancelAll() override { m_inner->cancelAll(); }
+  void waitIdle() override { m_inner->waitIdle(); }
+  bool isHeuristic() const override { return m_inner->isHeuristic(); }
+  const llm::EndpointConfig& config() const override { return m_inner->config(); }
+
+ private:
+  std::unique_ptr<llm::Provider> m_inner;
+};
+
 // provider (or the test hook's) -> reply checks -> response cache (HTTP endpoints only).
 std::unique_ptr<llm::Provider> embeddingProvider(
     const llm::EndpointConfig& endpoint, const llm::TransportOptions& transport,
@@ -192,7 +240,10 @@ std::unique_ptr<llm::Provider> embeddingProvider(
 // query prefix, so changing those rebuilds the index from the stored vectors).
 json storeSettings(const llm::EndpointConfig& endpoint, const EmbedderSettings& settings,
                    const std::string& stamp, std::size_t documents) {
-  return {{"format", 1},
+  // Format 2: vectors stored packed (storedvectors.h); a store of format 1 (decimal JSON arrays)
+  // counts as made with other settings, so it is embedded again (from the response cache when it
+  // holds the replies), never read in a form this code does not write.
+  return {{"format", 2},
           {"embedder", embedderIdentity(endpoint)},
           {"model", endpoint.model},
           {"doc_prefix", settings.docPrefix},
@@ -236,34 +287,11 @@ std::unique_ptr<store::RunStore> openEmbeddingStore(const fs::path& path,
   return st;
 }
 
-// The vectors of a stored result's `extra` ({"embeddings": [[...]], "model": "..."}): a null
-// component (what an infinite or NaN number becomes in JSON) reads as NaN, for the checks.
-std::string readStoredVectors(const json& extra, std::vector<std::vector<float>>* vectors,
-                              std::string* model) {
-  if (!extra.is_object()) return "field extra: no embeddings";
-  const auto it = extra.find("embeddings");
-  if (it == extra.end() || !it->is_array()) return "field extra.embeddings: missing";
-  vectors->clear();
-  vectors->reserve(it->size());
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    const json& v = (*it)[i];
-    if (!v.is_array()) return "field extra.embeddings[" + std::to_string(i) + "]: not an array";
-    std::vector<float> out;
-    out.reserve(v.size());
-    for (std::size_t d = 0; d < v.size(); ++d) {
-      if (v[d].is_number())
-        out.push_back(v[d].get<float>());
-      else if (v[d].is_null())
-        out.push_back(std::nanf(""));
-      else
-        return "field extra.embeddings[" + std::to_string(i) + "][" + std::to_string(d) +
-               "]: not a number";
-    }
-    vectors->push_back(std::move(out));
-  }
-  model->clear();
-  if (const auto m = extra.find("model"); m != extra.end() && m->is_string()) *model = *m;
-  return {};
+// The vectors of a stored result: its answer text in the packed form (storedvectors.h), or why
+// not.
+std::string readStoredVectors(const store::ItemResult& result,
+                              std::vector<std::vector<float>>* vectors, std::string* model) {
+  return unpackVectors(result.text, vectors, model);
 }
 
 // Walks the stored vectors in corpus order: each batch checked (a stored result, of the right
@@ -300,7 +328,7 @@ bool readBatches(store::RunStore& st, std::size_t documents, std::size_t batch,
       err = name + (s.result.error.empty() ? std::string("the call failed") : s.result.error);
       return false;
     }
-    std::string problem = readStoredVectors(s.result.extra, &vectors, &model);
+    std::string problem = readStoredVectors(s.result, &vectors, &model);
     if (problem.empty()) problem = vectorsProblem(vectors, range->second, model, ref);
     if (!problem.empty()) {
       err = name + problem;
@@ -360,7 +388,7 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
   }
   const llm::EndpointConfig endpoint = embeddingEndpoint(settings);
   // The user chose this endpoint for an index of their own: later runs need not ask again.
-  if (std::string err; !llm::TrustedEndpoints().add(endpoint, "run", &err))
+  if (std::string err; !options.readOnly && !llm::TrustedEndpoints().add(endpoint, "run", &err))
     r.trustNote = "could not record " + shownUrl(llm::normalizeBaseUrl(endpoint.baseUrl)) +
                   " as trusted (resuming will ask to confirm it): " + err;
 
@@ -390,6 +418,10 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
       return r;
     }
     r.rebuildReason = why;
+  }
+  if (options.readOnly) {
+    r.error = options.indexDir.string() + ": not opened read-only (" + r.rebuildReason + ")";
+    return r;
   }
 
   // Embedding: what the store lacks, through the run engine.
@@ -433,23 +465,11 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
     const auto batchRoute = llm::isOfflineEndpoint(endpoint)
                                 ? std::nullopt
                                 : eval::continuedBatchOptions(*st, options.batch);
-    if (batchRoute && batchRoute->mode != eval::BatchMode::Api) {
-      r.error = "a dense index embeds through live calls or the Batch API, not batch files";
-      return r;
-    }
     eval::RunSummary summary;
     std::string openBatch;  // a batch left running at the server by a stop
     if (batchRoute) {
       eval::BatchOptions b = *batchRoute;
-      // The checks every live reply passes (CheckedEmbeddings), on every imported answer: one
-      // that fails them is stored as failed, never cached, and asked again by the next build.
-      b.checkAnswer = [ref = std::make_shared<ReplyReference>()](const llm::LlmRequest& request,
-                                                                 const llm::LlmResponse& reply) {
-        std::lock_guard lock(ref->mutex);
-        const std::string problem =
-            vectorsProblem(reply.embeddings, request.inputs.size(), reply.model, *ref);
-        return problem.empty() ? problem : "bad embeddings reply: " + problem;
-      };
+      useEmbeddingAnswers(b);
       const eval::CallRoutes routes{kEmbedRunKind, endpoint, {}};
       // A batch whose call failed is asked again: the index needs every vector.
       eval::BatchPassResult pass =
@@ -459,10 +479,12 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
       for (const auto& ref : eval::readBatchState(*st).batches)
         if (!ref.imported && !ref.givenUp && !ref.id.empty()) openBatch = ref.id;
       r.batches = std::move(pass.batches);
+      r.batchFiles = std::move(pass.files);
       r.batchNote = std::move(pass.note);
     } else {
-      auto provider = embeddingProvider(endpoint, options.transport, options.cache,
-                                        options.makeProvider, std::make_shared<ReplyReference>());
+      auto provider = std::make_unique<PackedEmbeddings>(
+          embeddingProvider(endpoint, options.transport, options.cache, options.makeProvider,
+                            std::make_shared<ReplyReference>()));
       eval::EngineOptions engine;
       engine.concurrency = static_cast<std::size_t>(std::max(1, endpoint.concurrency));
       engine.budgetUsd = options.budgetUsd;
@@ -502,8 +524,17 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
         if (batchRoute && !r.batchNote.empty())
           r.error += " (" + r.batchNote.substr(0, r.batchNote.find_last_not_of('\n') + 1) + ")";
         return r;
+      case eval::RunOutcome::PausedBatch: {
+        r.paused = true;
+        std::string files;
+        for (const auto& f : r.batchFiles) files += (files.empty() ? "" : ", ") + f.path.string();
+        r.error = "paused: the calls " + r.store.string() + " lacks are in " +
+                  (files.empty() ? std::string("batch files") : files) +
+                  "; `ragscope-cli batch import " + r.store.string() +
+                  " OUTPUT.jsonl` reads their answers, then the next build makes the index";
+        return r;
+      }
       case eval::RunOutcome::Failed:
-      case eval::RunOutcome::PausedBatch:
         r.error = r.store.string() + ": " + summary.error;
         return r;
       case eval::RunOutcome::Done:
@@ -625,6 +656,32 @@ DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& s
   r.index = std::move(index);
   r.ok = true;
   return r;
+}
+
+namespace {
+
+// The checks every live reply passes (CheckedEmbeddings), for every imported answer: one that
+// fails them is stored as failed, never cached, and asked again by the next build.
+std::function<std::string(const llm::LlmRequest&, const llm::LlmResponse&)> embeddingCheck() {
+  return [ref = std::make_shared<ReplyReference>()](const llm::LlmRequest& request,
+                                                    const llm::LlmResponse& reply) {
+    std::lock_guard lock(ref->mutex);
+    const std::string problem =
+        vectorsProblem(reply.embeddings, request.inputs.size(), reply.model, *ref);
+    return problem.empty() ? problem : "bad embeddings reply: " + problem;
+  };
+}
+
+}  // namespace
+
+void useEmbeddingAnswers(eval::BatchOptions& options) {
+  options.checkAnswer = embeddingCheck();
+  options.storedForm = keepPacked;
+}
+
+void useEmbeddingAnswers(eval::BatchImportOptions& options) {
+  options.checkAnswer = embeddingCheck();
+  options.storedForm = keepPacked;
 }
 
 struct QueryEmbedder::Impl {

@@ -1,11 +1,11 @@
 #pragma once
 // Embedding a corpus and its queries through an OpenAI-compatible /v1/embeddings endpoint (or the
 // offline hashed bag of words), for the dense retriever (core/retrieval/README.md, "Dense
-// retrieval"). The corpus goes through the run engine (core/eval/runengine.h) like every other
-// call a job makes: one work item per batch of `batch` documents in a run store kept in the index
-// folder, so concurrency, retries, rate limits, the budget, the response cache, progress, cancel
-// and kill -9 + resume are the engine's (a resumed embedding sends only the batches without a
-// stored result). The vectors are the stored results: written as they arrive, read back in corpus
+// retrieval"). The corpus goes through the run engine (core/eval/engine/runengine.h) like every
+// other call a job makes: one work item per batch of `batch` documents in a run store kept in the
+// index folder, so concurrency, retries, rate limits, the budget, the response cache, progress,
+// cancel and kill -9 + resume are the engine's (a resumed embedding sends only the batches without
+// a stored result). The vectors are the stored results: written as they arrive, read back in corpus
 // order into the FAISS index (vectorindex.h) once every batch has one.
 //
 //   EmbedderSettings s;  s.endpoint.baseUrl = "http://127.0.0.1:8000/v1"; s.endpoint.model = "e5";
@@ -23,7 +23,7 @@
 
 #include "core/data/diagnostic.h"
 #include "core/data/model.h"
-#include "core/eval/batchrun.h"
+#include "core/eval/engine/batchrun.h"
 #include "core/llm/httpprovider.h"
 #include "core/llm/provider.h"
 #include "core/retrieval/vectorindex.h"
@@ -38,6 +38,8 @@ class ProgressListener;
 namespace ragscope::core {
 
 inline constexpr std::size_t kDefaultEmbedBatch = 64;
+// The kind an index's embeddings store records (store::RunRecord::kind).
+inline constexpr const char* kEmbeddingStoreKind = "embed";
 
 // How texts become vectors. Part of the index manifest (all but the key source and limits), so an
 // index made by other settings is never reused.
@@ -60,7 +62,11 @@ struct DenseIndexOptions {
   std::filesystem::path indexDir;
   std::optional<AnnKind> ann;  // unset: defaultAnnKind(corpus size)
   AnnParams params;
-  bool rebuild = false;                 // ignore an index already there (its store is kept)
+  bool rebuild = false;  // ignore an index already there (its store is kept)
+  // Only open: an index in indexDir that does not match (or rebuild) fails (error,
+  // rebuildReason) with nothing created or written, the trust registry included (a folder a file
+  // names: RetrieverSpec::indexDirFromFile).
+  bool readOnly = false;
   llm::TransportOptions transport;      // key callback, log
   llm::ResponseCache* cache = nullptr;  // answers of earlier identical requests (may be null)
   std::optional<double> budgetUsd;
@@ -68,12 +74,15 @@ struct DenseIndexOptions {
   ProgressFn indexProgress;                    // vectors added / total while building the index
   std::stop_token stop;
   // BatchMode::Api: the batches the store lacks go through the endpoint's Batch API (issue 28's
-  // route, core/eval/batchrun.h: upload, create, poll, download, import into the store; priced at
-  // the endpoint's batch prices, the budget checked before a batch is submitted) instead of live
-  // calls. The batch is recorded in the store, so a stopped or killed build's rerun polls it again
-  // (a store whose calls went there continues there even when Live). Imported vectors pass the
-  // same checks as live replies. BatchMode::File is refused (no import path for this store yet).
-  // Not used for the offline embedding, which is computed here.
+  // route, core/eval/engine/batchrun.h: upload, create, poll, download, import into the store;
+  // priced at the endpoint's batch prices, the budget checked before a batch is submitted) instead
+  // of live calls. The batch is recorded in the store, so a stopped or killed build's rerun polls
+  // it again (a store whose calls went there continues there even when Live). BatchMode::File
+  // writes the calls the store lacks as batch input files and stops (DenseIndexResult::paused,
+  // batchFiles); `ragscope-cli batch import <indexDir>/embeddings.db OUTPUT.jsonl`
+  // (eval::importBatchFiles) reads the answers and the next build makes the index. Imported vectors
+  // pass the same checks as live replies (useEmbeddingAnswers). Not used for the offline embedding,
+  // computed here.
   eval::BatchOptions batch;
   // Test hook: the provider to use instead of the one the endpoint describes.
   std::function<std::unique_ptr<llm::Provider>(const llm::EndpointConfig&)> makeProvider;
@@ -85,7 +94,7 @@ struct DenseIndexResult {
   std::shared_ptr<VectorIndex> index;
   bool reused = false;     // the index in indexDir matched: nothing embedded or built
   bool cancelled = false;  // stopped: the store keeps every batch finished, a rerun continues
-  bool paused = false;     // the budget stopped it
+  bool paused = false;     // the budget stopped it, or the calls went to batch files
   // Names the store, batch and field ("...embeddings.db: batch docs:0-63: 63 vectors for 64
   // texts").
   std::string error;
@@ -102,6 +111,7 @@ struct DenseIndexResult {
   // Batch API: the batches submitted or polled in this session, and notes for people (a batch
   // left running at the server, answers not cached).
   std::vector<eval::BatchRef> batches;
+  std::vector<eval::BatchFilePart> batchFiles;  // BatchMode::File: the files written
   std::string batchNote;
 };
 
@@ -112,6 +122,14 @@ struct DenseIndexResult {
 // a batch is stored as failed (the good ones are kept) and asked again by the next build.
 DenseIndexResult buildDenseIndex(const Corpus& corpus, const EmbedderSettings& settings,
                                  const DenseIndexOptions& options);
+
+// What a batch pass or a batch file import into an embeddings store does with each answer, as
+// live embedding does: the reply checks of buildDenseIndex (count, size, finite, one model; the
+// pass's first good answer is the reference), and the packed stored form (storedvectors.h) in
+// which the index reads its vectors back. buildDenseIndex and the batch commands over
+// `<indexDir>/embeddings.db` (core/eval/api/batchjob.h, core/eval/api/job.h) use them.
+void useEmbeddingAnswers(eval::BatchOptions& options);
+void useEmbeddingAnswers(eval::BatchImportOptions& options);
 
 // Embeds queries one at a time (each a single-input request through the response cache, so a
 // second run on the same queries sends nothing). Thread-safe: the retriever's workers share it.

@@ -60,6 +60,7 @@ RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
   RetrieverProbe probe;
   OpenedRetriever opened = openRetriever(spec, dataset, firstPath, indexOptions, std::move(apiKey));
   probe.index = opened.index;
+  probe.notes = opened.notes;
   if (!opened.retriever) {
     probe.cancelled = opened.cancelled;
     probe.error = opened.error;
@@ -103,6 +104,7 @@ RetrieveJobResult runRetrieveJob(const RetrieverSpec& spec, const Dataset& datas
   OpenedRetriever opened = openRetriever(spec, dataset, firstPath, io, options.apiKey);
   result.index = opened.index;
   result.dense = opened.dense;
+  result.notes = opened.notes;  // a project's index folder left alone
   if (!opened.retriever) {
     result.cancelled = opened.cancelled || options.stop.stop_requested();
     if (!result.cancelled) result.error = opened.error;

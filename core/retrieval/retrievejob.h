@@ -54,7 +54,7 @@ struct RetrieveJobResult {
   Loaded<Run> run;          // the report holds every failed query (an error each) and warnings
   std::size_t resumed = 0;  // queries answered from an earlier, interrupted job
   std::filesystem::path checkpoint;  // kept (and named here) while queries remain to be asked
-  std::vector<std::string> notes;    // resume and checkpoint notes, for the log
+  std::vector<std::string> notes;    // index folder, resume and checkpoint notes, for the log
   double seconds = 0.0;
   nlohmann::json setting;  // for run records: the spec (no secrets), k, tag, index and fingerprint
 };
@@ -68,6 +68,7 @@ struct RetrieverProbe {
   std::vector<ScoredDoc> hits;
   double searchMs = 0.0;  // the search alone, not the index build
   IndexBuildResult index;
+  std::vector<std::string> notes;  // OpenedRetriever::notes
 };
 RetrieverProbe probeRetriever(const RetrieverSpec& spec, const Dataset& dataset,
                               const std::filesystem::path& firstPath, const std::string& queryText,

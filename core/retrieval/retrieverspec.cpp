@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stop_token>
 
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/offline.h"
 #include "core/llm/responsecache.h"
 #include "core/retrieval/denseretriever.h"
@@ -314,6 +314,7 @@ std::optional<RetrieverSpec> specFromJson(const nlohmann::json& j, const std::st
       std::string dir;
       r.text("index_dir", dir);
       spec.indexDir = dir;
+      spec.indexDirFromFile = !dir.empty();  // a file's folder is read, never written
       r.flag("rebuild", spec.rebuild);
       if (!r.ok()) return failed();
       return spec;
@@ -373,6 +374,7 @@ std::optional<RetrieverSpec> specFromJson(const nlohmann::json& j, const std::st
     std::string dir;
     r.text("index_dir", dir);
     spec.indexDir = dir;
+    spec.indexDirFromFile = !dir.empty();  // a file's folder is read, never written
     r.flag("rebuild", spec.rebuild);
     if (!r.ok()) return failed();
     if (spec.url != kOffline && spec.embedModel.empty())
@@ -497,6 +499,15 @@ std::filesystem::path defaultDenseDir(const RetrieverSpec& spec,
   return chooseIndexDir(firstPath, corpus, "-dense-" + sha256Hex(identity).substr(0, 12));
 }
 
+// Why a project's index folder was left alone and where the index went instead.
+std::string readOnlyNote(const std::filesystem::path& named, const std::string& why,
+                         const std::filesystem::path& used, bool reused) {
+  return "index folder " + named.string() +
+         " named by the project was not written (a folder from a file is read only" +
+         (why.empty() ? std::string() : "; " + why) + "); " +
+         (reused ? "used the index in " : "built in ") + used.string();
+}
+
 std::shared_ptr<llm::ResponseCache> openResponseCache(const RetrieverSpec& spec) {
   if (spec.url == kOffline) return nullptr;  // computed here: nothing worth keeping
   auto cache = std::make_shared<llm::ResponseCache>();
@@ -524,6 +535,8 @@ OpenedRetriever openDense(const RetrieverSpec& spec, const Dataset& dataset,
   DenseIndexOptions o;
   o.indexDir =
       spec.indexDir.empty() ? defaultDenseDir(spec, firstPath, dataset.corpus) : spec.indexDir;
+  // A folder a file names is only read: anything to embed or build goes to the default folder.
+  o.readOnly = !spec.indexDir.empty() && spec.indexDirFromFile;
   o.ann = spec.ann;
   o.rebuild = spec.rebuild || indexOptions.forceRebuild;
   o.transport.apiKey = apiKey;
@@ -533,6 +546,13 @@ OpenedRetriever openDense(const RetrieverSpec& spec, const Dataset& dataset,
   o.stop = stop.get_token();
   if (indexOptions.embedBatch) o.batch = *indexOptions.embedBatch;
   out.dense = buildDenseIndex(dataset.corpus, settings, o);
+  if (o.readOnly && !out.dense.ok) {
+    const std::string refused = out.dense.rebuildReason;
+    o.readOnly = false;
+    o.indexDir = defaultDenseDir(spec, firstPath, dataset.corpus);
+    out.dense = buildDenseIndex(dataset.corpus, settings, o);
+    out.notes.push_back(readOnlyNote(spec.indexDir, refused, o.indexDir, out.dense.reused));
+  }
   if (!out.dense.ok) {
     out.cancelled = out.dense.cancelled || stop.stop_requested();
     out.error = out.dense.paused           ? "dense index: the embedding stopped at the budget"
@@ -782,13 +802,27 @@ OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
         return out;
       }
       auto dir = spec.indexDir;
-      // Each analysis its own default folder, so switching back and forth rebuilds nothing.
-      if (dir.empty())
-        dir = chooseIndexDir(firstPath, dataset.corpus, spec.stemming ? "" : "-nostem");
       IndexBuildOptions options = indexOptions;
       options.forceRebuild = options.forceRebuild || spec.rebuild;
       options.stemming = spec.stemming;
+      if (!dir.empty() && spec.indexDirFromFile) {
+        // A folder a file names is only read: anything to build goes to the default folder.
+        IndexBuildOptions readOnly = options;
+        readOnly.readOnly = true;
+        out.index = openOrBuildIndex(dataset.corpus, dir, readOnly);
+        if (out.index.ok) {
+          out.retriever = XapianRetriever::open(out.index.dir, spec.bm25, &out.error);
+          return out;
+        }
+        dir.clear();
+      }
+      // Each analysis its own default folder, so switching back and forth rebuilds nothing.
+      if (dir.empty())
+        dir = chooseIndexDir(firstPath, dataset.corpus, spec.stemming ? "" : "-nostem");
+      const std::string refused = spec.indexDirFromFile ? out.index.rebuildReason : "";
       out.index = openOrBuildIndex(dataset.corpus, dir, options);
+      if (spec.indexDirFromFile && !spec.indexDir.empty())
+        out.notes.push_back(readOnlyNote(spec.indexDir, refused, dir, out.index.reused));
       if (!out.index.ok) {
         out.cancelled = out.index.cancelled;
         out.error = out.index.error;
@@ -827,6 +861,8 @@ OpenedRetriever openRetriever(const RetrieverSpec& spec, const Dataset& dataset,
           if (const auto own = retrieverTrustEndpoint(m); own && sameEndpoint(*own, *keyed))
             memberKey = apiKey;
         OpenedRetriever opened = openRetriever(m, dataset, firstPath, indexOptions, memberKey);
+        for (auto& note : opened.notes)
+          out.notes.push_back(memberLabel(m, i) + ": " + std::move(note));
         if (!opened.retriever) {
           out.cancelled = opened.cancelled;
           out.error = "hybrid " + memberLabel(m, i) + ": " + opened.error;

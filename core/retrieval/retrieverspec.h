@@ -42,6 +42,11 @@ struct RetrieverSpec {
   std::filesystem::path indexDir;  // empty: chooseIndexDir() beside the dataset or in the cache
                                    // ("-nostem" appended to its name without stemming)
   bool rebuild = false;
+  // indexDir (bm25, dense) came from a file (retrieverSpecFromJson: a project), not from this
+  // machine's user: only read, when it already holds a matching index; an index to be built goes
+  // to the default folder instead (openRetriever, OpenedRetriever::notes). Never serialised; the
+  // CLI and the workbench's editor, when the user types the folder, leave it false.
+  bool indexDirFromFile = false;
 
   // es (Elasticsearch/OpenSearch index URL) and http (generic JSON service URL).
   std::string url;
@@ -117,6 +122,8 @@ struct OpenedRetriever {
   DenseIndexResult dense;                // dense (hybrid: its first dense member's)
   bool cancelled = false;
   std::string error;
+  // For people: an index folder named by a file that was not written (index built elsewhere).
+  std::vector<std::string> notes;
 };
 
 // A working retriever for `dataset` (whose first file is `firstPath`, where a default BM25
@@ -126,6 +133,9 @@ struct OpenedRetriever {
 // beside the dataset (else in the cache, as chooseIndexDir places the BM25 index);
 // indexOptions.embedProgress reports embedding requests, indexOptions.progress vectors added,
 // and either callback or indexOptions.stop cancels (the embeddings done stay for the next try).
+// A spec whose indexDirFromFile is set only reads that folder: an index there whose manifest
+// matches is used; anything else (missing, stale, a rebuild asked) is built in the default folder
+// and a note says so. Nothing is created or written in a folder a file names.
 // Hybrid opens each member so, in order; a member that fails fails it, named.
 // `apiKey`: the key handed over in memory (the GUI's keychain lookup), used instead of the
 // spec's environment variable (hybrid: for the members calling retrieverTrustEndpoint(spec)).

@@ -37,7 +37,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* kManifestName = "manifest.json";
+constexpr const char* kVectorManifestName = "manifest.json";
 constexpr const char* kIndexName = "index.faiss";
 constexpr const char* kManifestKind = "ragscope-vector-index";
 constexpr int kFormat = 1;
@@ -595,12 +595,12 @@ bool VectorIndex::save(const fs::path& dir, std::string* error) const {
       return false;
     }
     std::string problem;
-    const auto text = readBoundedFile(dir / kManifestName, kMaxSmallJsonBytes,
+    const auto text = readBoundedFile(dir / kVectorManifestName, kMaxSmallJsonBytes,
                                       "a vector index manifest", problem);
     const json j = text ? parseJsonStrictOrDiscarded(*text) : json();
     if (!fs::is_empty(dir, ec) &&
         !(j.is_object() && j.value("kind", json()) == json(kManifestKind))) {
-      *err = dir.string() + ": exists and is not a ragscope vector index (no " + kManifestName +
+      *err = dir.string() + ": exists and is not a ragscope vector index (no " + kVectorManifestName +
              "); choose another index folder";
       return false;
     }
@@ -652,7 +652,7 @@ bool VectorIndex::save(const fs::path& dir, std::string* error) const {
   json manifest = toJson(m_manifest);
   manifest["index_bytes"] = static_cast<std::uint64_t>(indexBytes);
   manifest["faiss"] = faissVersion();
-  if (std::string why; !writeBytesAtomically(tmp / kManifestName, manifest.dump(2) + "\n", &why,
+  if (std::string why; !writeBytesAtomically(tmp / kVectorManifestName, manifest.dump(2) + "\n", &why,
                                              FileAccess::Private))
     return fail(why);
   syncFolder(tmp);
@@ -742,13 +742,13 @@ std::optional<VectorIndexManifest> readVectorIndexManifest(const fs::path& dir, 
                                                            std::uint64_t* indexBytes) {
   // Strictly: every member known and typed, none repeated.
   std::error_code ec;
-  if (!fs::exists(dir / kManifestName, ec)) {
+  if (!fs::exists(dir / kVectorManifestName, ec)) {
     *why = "no index (no manifest.json)";
     return std::nullopt;
   }
   std::string problem;
   const auto text =
-      readBoundedFile(dir / kManifestName, kMaxSmallJsonBytes, "a vector index manifest", problem);
+      readBoundedFile(dir / kVectorManifestName, kMaxSmallJsonBytes, "a vector index manifest", problem);
   if (!text) {
     *why = "manifest.json: " + problem;
     return std::nullopt;

@@ -495,6 +495,11 @@ IndexBuildResult openOrBuildIndex(const Corpus& corpus, const fs::path& dir,
   } else if (exists) {
     r.rebuildReason = "rebuild requested";
   }
+  if (options.readOnly) {
+    if (!exists) r.rebuildReason = "no such folder";
+    r.error = dir.string() + ": not opened read-only (" + r.rebuildReason + ")";
+    return r;
+  }
   // Never delete a folder we did not make: it must be empty or carry our manifest.
   if (exists) {
     if (!fs::is_directory(dir, ec)) {

@@ -47,11 +47,15 @@ struct IndexBuildOptions {
   // second from the embedding's thread; return false to cancel. `progress` then reports the
   // vectors added to the FAISS index.
   ProgressFn embedProgress;
-  // Dense retrievers: the corpus's embedding calls through the Batch API (core/eval/batchrun.h,
-  // DenseIndexOptions::batch) instead of live calls; null: live.
+  // Dense retrievers: the corpus's embedding calls through the Batch API
+  // (core/eval/engine/batchrun.h, DenseIndexOptions::batch) instead of live calls; null: live.
   std::shared_ptr<const eval::BatchOptions> embedBatch;
   std::stop_token stop;
   bool forceRebuild = false;
+  // Only open: when `dir` holds no index matching the corpus (or forceRebuild), fail (error and
+  // rebuildReason say why) without creating or writing anything (a folder a file names:
+  // RetrieverSpec::indexDirFromFile).
+  bool readOnly = false;
   // English Porter2 stemming of documents and queries (Xapian's STEM_SOME); off: words as written.
   // Part of the index's analysis settings: an index built the other way is rebuilt, never reused.
   bool stemming = true;

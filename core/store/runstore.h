@@ -146,8 +146,8 @@ class RunStore {
   // each call's attempts added to its item's (a cancelled call adds none), run's `updated` stamped.
   bool commitResults(const std::vector<ItemResult>& results, std::string* error);
   // Several commitResults as one transaction, for results written a piece at a time that must
-  // land all together or not at all (a batch output file, core/eval/batchrun.h): between begin
-  // and commit each commitResults writes into it; a failed commitResults, or rollback, undoes
+  // land all together or not at all (a batch output file, core/eval/engine/batchrun.h): between
+  // begin and commit each commitResults writes into it; a failed commitResults, or rollback, undoes
   // every piece.
   bool beginResults(std::string* error);
   bool commitBegunResults(std::string* error);

@@ -1,6 +1,7 @@
 #pragma once
 // SHA-256 (FIPS 180-4), for content addressing: response-cache keys, template and input hashes.
-// Small and dependency-free because none of our linked libraries exposes one.
+// OpenSSL's libcrypto computes it (an EVP digest context); this header keeps OpenSSL's types out of
+// its callers.
 //
 //   Sha256 h; h.update("abc"); std::string hex = h.hexDigest();   // "ba7816bf..."
 //   std::string hex2 = sha256Hex("abc");
@@ -12,11 +13,23 @@
 #include <string>
 #include <string_view>
 
+// OpenSSL's EVP_MD_CTX (openssl/types.h), declared here so that callers need no OpenSSL header.
+struct evp_md_ctx_st;
+
 namespace ragscope::core {
 
+// Throws std::bad_alloc when OpenSSL cannot allocate its context and std::runtime_error when
+// libcrypto offers no SHA-256 (a broken OpenSSL configuration); never a wrong digest.
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  // A copy continues from the same state (the prefix hashed once, several endings).
+  Sha256(const Sha256& other);
+  Sha256& operator=(const Sha256& other);
+  Sha256(Sha256&& other) noexcept;
+  Sha256& operator=(Sha256&& other) noexcept;
+
   void update(const void* data, std::size_t size);
   void update(std::string_view text) { update(text.data(), text.size()); }
   // Finishes the hash; the object must not be updated afterwards.
@@ -24,12 +37,7 @@ class Sha256 {
   std::string hexDigest();
 
  private:
-  void block(const std::uint8_t* p);
-
-  std::array<std::uint32_t, 8> m_state;
-  std::array<std::uint8_t, 64> m_buffer{};
-  std::size_t m_buffered = 0;
-  std::uint64_t m_length = 0;  // bytes hashed so far
+  evp_md_ctx_st* m_ctx;  // owned; null only after a move
 };
 
 std::string sha256Hex(std::string_view text);

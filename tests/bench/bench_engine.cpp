@@ -8,7 +8,7 @@
 #include <string>
 
 #include "benchutil.h"
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/responsecache.h"

@@ -14,8 +14,8 @@
 
 #include "benchutil.h"
 #include "core/data/dataset.h"
-#include "core/eval/eragjob.h"
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
+#include "core/eval/jobs/eragjob.h"
 #include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/llmjson.h"

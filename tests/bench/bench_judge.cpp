@@ -1,5 +1,5 @@
-// The bookkeeping of a 10,000-answer judging run (core/eval/judgejob.h through the job API): the
-// phases planned from the stored replies, 50,000 calls committed (two extractions and three
+// The bookkeeping of a 10,000-answer judging run (core/eval/jobs/judgejob.h through the job API):
+// the phases planned from the stored replies, 50,000 calls committed (two extractions and three
 // assessments per answer), every reply parsed and the notebook metrics computed with their CIs.
 // The first run fills the response cache from a provider that answers at once (the offline
 // judge's replies); the second, in a new store, is served entirely from the cache and must take
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "benchutil.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/llm/cachingprovider.h"
 #include "core/llm/offline.h"
 

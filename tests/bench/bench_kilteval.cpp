@@ -1,13 +1,13 @@
-// KILT's evaluation (core/eval/kilteval.h, as `ragscope-cli kilt-eval`) of the full HotpotQA dev
-// file (5,600 items) scored against itself: reading both files, matching by id, the three groups,
-// and (second timing) the same with a bootstrap CI of each mean (B = 1000). Target: under 1 s
-// without CIs.
+// KILT's evaluation (core/eval/kilt/kilteval.h, as `ragscope-cli kilt-eval`) of the full HotpotQA
+// dev file (5,600 items) scored against itself: reading both files, matching by id, the three
+// groups, and (second timing) the same with a bootstrap CI of each mean (B = 1000). Target: under 1
+// s without CIs.
 //
 // Then large provenance lists (issue 35, item 9: KILT's own Python is quadratic in them): one item
 // whose gold and guess each carry N provenance entries, in two shapes (one evidence set of N pages;
 // N one-page evidence sets), for N = 80k, 300k and 1M (a 1M line is about 30 MB), each scored once
 // through evaluateKiltFiles and once through the report path (`report --kilt`,
-// core/eval/kiltreport.h). Target: linear, a few seconds at 1M.
+// core/eval/kilt/kiltreport.h). Target: linear, a few seconds at 1M.
 //
 //   bench_kilteval [GOLD [GUESS]]          (default:
 //   ../shared/data/kilt/dev_full/hotpotqa-dev-kilt.jsonl) bench_kilteval --provenance N[,N...]
@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "core/eval/kilteval.h"
-#include "core/eval/kiltreport.h"
+#include "core/eval/kilt/kilteval.h"
+#include "core/eval/kilt/kiltreport.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "benchgen.h"
-#include "core/eval/resultsreport.h"
+#include "core/eval/reports/resultsreport.h"
 #include "core/export/json.h"
 #include "core/export/reportcsv.h"
 #include "core/export/reportjson.h"

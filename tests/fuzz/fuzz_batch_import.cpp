@@ -1,5 +1,5 @@
-// A batch output file imported into a run store (core/eval/batchrun.h: importBatchOutput), as
-// `batch import` and the Batch API route do: the file streamed a line at a time into one
+// A batch output file imported into a run store (core/eval/engine/batchrun.h: importBatchOutput),
+// as `batch import` and the Batch API route do: the file streamed a line at a time into one
 // transaction, refused whole on the first bad line, then the answers that may enter the response
 // cache put there. The input is the output file itself; the store (four chat calls, one of them
 // answered already and one failed already, all sealed with a fixed secret) is made once and
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/eval/batchrun.h"
+#include "core/eval/engine/batchrun.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/openaiformat.h"
 #include "core/llm/requestseal.h"

@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check(line->hasResponse || line->hasError, "a line with neither response nor error");
   if (line->hasResponse)
     fuzz::check(line->statusCode >= 100 && line->statusCode <= 599, "a status out of range");
-  // The model a reply names decides whether it may enter the cache (core/eval/batchrun.h).
+  // The model a reply names decides whether it may enter the cache (core/eval/engine/batchrun.h).
   if (!line->model.empty()) {
     fuzz::check(replyModelMatches(line->model, line->model), "a model that is not itself");
     fuzz::check(replyModelMatches(line->model + "-2024-07-18", line->model),

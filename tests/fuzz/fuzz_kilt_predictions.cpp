@@ -1,4 +1,4 @@
-// KILT predictions files and their evaluation (core/eval/kilteval.h: readKiltPredictions, then
+// KILT predictions files and their evaluation (core/eval/kilt/kilteval.h: readKiltPredictions, then
 // evaluateKiltRecords against a fixed gold): JSON lines or pretty-printed objects one after
 // another, ids as strings or integers, any shape of output and provenance. Every record read is
 // scored; the evaluation must never crash whatever the predictions hold, and a report that stops
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/eval/kilteval.h"
+#include "core/eval/kilt/kilteval.h"
 #include "fuzzsupport.h"
 
 using namespace ragscope;

@@ -1,5 +1,5 @@
-// Run-store records (core/store/runstore.cpp, core/eval/jobspec.cpp: resumeSettings, the eRAG and
-// end-to-end report readers): a well-formed store whose record and rows come from the input, so
+// Run-store records (core/store/runstore.cpp, core/eval/api/jobspec.cpp: resumeSettings, the eRAG
+// and end-to-end report readers): a well-formed store whose record and rows come from the input, so
 // the fuzzer works on the JSON and text a store holds rather than on SQLite's page format.
 // Parts (fuzz::kPartSeparator between them):
 //   0 run kind ("erag", "e2e", "generate", ...)

@@ -4,10 +4,10 @@
 #include <map>
 #include <sstream>
 
-#include "core/eval/job.h"
-#include "core/eval/jobspec.h"
-#include "core/eval/projectruns.h"
-#include "core/eval/storedscores.h"
+#include "core/eval/api/job.h"
+#include "core/eval/api/jobspec.h"
+#include "core/eval/inputs/storedscores.h"
+#include "core/eval/reports/projectruns.h"
 #include "core/llm/llmjson.h"
 #include "core/store/runstore.h"
 #include "fuzzsupport.h"

@@ -17,6 +17,12 @@ QColor HeatmapDelegate::labelColour(double label) {
   return QColor::fromHslF(float(hue), float(saturation), float(lightness));
 }
 
+QColor HeatmapDelegate::shareColour(double share) {
+  const double t = std::clamp(share, 0.0, 1.0);
+  // One hue, lightness alone carries the value: readable in grey and for colour-blind readers.
+  return QColor::fromHslF(float(215.0 / 360.0), float(0.65), float(0.97 - 0.62 * t));
+}
+
 void HeatmapDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                             const QModelIndex& index) const {
   const QString text = index.data(Qt::DisplayRole).toString();
@@ -24,9 +30,10 @@ void HeatmapDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
   const bool empty = text.isEmpty();  // beyond the query's list: no document at this rank
   painter->save();
   const QRect cell = option.rect.adjusted(1, 1, -1, -1);
-  QColor fill = empty             ? option.palette.base().color()
-                : label.isValid() ? labelColour(label.toDouble())
-                                  : missingColour();
+  QColor fill = empty                     ? option.palette.base().color()
+                : !label.isValid()        ? missingColour()
+                : m_scale == Scale::Share ? shareColour(label.toDouble())
+                                          : labelColour(label.toDouble());
   painter->fillRect(cell, fill);
   if (!empty) {
     painter->setPen(fill.lightnessF() > 0.45 ? QColor(0x10, 0x10, 0x10) : Qt::white);

@@ -127,6 +127,8 @@ bool RunJob::start(RunJobRequest request) {
   };
   callbacks.indexProgress = reporter(RetrievePhase::Index);
   callbacks.retrieveProgress = reporter(RetrievePhase::Retrieve);
+  callbacks.embedProgress = reporter(RetrievePhase::Embed);
+  callbacks.retrieverApiKey = request.retrieverKey;
   callbacks.retrieved = [self](const core::eval::RetrievedRun& run) {
     auto copy = std::make_shared<const core::eval::RetrievedRun>(run);
     QMetaObject::invokeMethod(

@@ -1,6 +1,6 @@
 #pragma once
-// The Qt adapter over the core job API (core/eval/job.h): runs one job — a new one planned from a
-// JobSpec (the BM25 retrieval step included), or the resume of a stored run — on an owned
+// The Qt adapter over the core job API (core/eval/api/job.h): runs one job — a new one planned from
+// a JobSpec (the BM25 retrieval step included), or the resume of a stored run — on an owned
 // single-thread pool, with a std::stop_source for cancel. What core reports on its threads comes
 // back as queued signals: engine progress coalesced (at most one delivery queued, the last one
 // always delivered), each stage's start (kind and store), the retrieval step's progress and its
@@ -22,11 +22,14 @@
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <string>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
+#include "ui/jobs/retrieverjob.h"
 
 namespace ragscope::ui {
 
@@ -40,7 +43,9 @@ struct RunJobRequest {
   core::eval::ResumeOverrides overrides;
   bool heuristic = false;  // resume: the stored endpoint is an offline heuristic provider
   core::eval::ExecutionOptions execution;  // the key's transport (keychain), test provider hook
-  core::eval::ResultOptions results;       // qrels point into `dataset`, which the job keeps alive
+  // The retrieval step's retriever key in memory (keychain); empty: its variable at each request.
+  std::function<std::string()> retrieverKey;
+  core::eval::ResultOptions results;  // qrels point into `dataset`, which the job keeps alive
 };
 
 struct RunJobOutcome {
@@ -65,7 +70,10 @@ void setRunsFolderOverride(const QString& folder);
 class RunJob : public QObject {
   Q_OBJECT
  public:
-  enum class RetrievePhase { Index, Retrieve };
+  // The retrieval step's phases, as a RetrieverJob reports them (one showRetrieverProgress for
+  // both): Index (documents indexed, or a dense index's vectors added), Retrieve (queries),
+  // Embed (a dense retriever's corpus embedding calls).
+  using RetrievePhase = RetrieverJob::Phase;
 
   explicit RunJob(QObject* parent = nullptr);
   ~RunJob() override;  // cancels and waits
@@ -89,7 +97,7 @@ class RunJob : public QObject {
   void retrieveProgress(ragscope::ui::RunJob::RetrievePhase phase, quint64 done, quint64 total);
   void retrieved(std::shared_ptr<const ragscope::core::eval::RetrievedRun> run);
   void finished(const ragscope::ui::RunJobOutcome& outcome);
-  // Each poll of a batch at the Batch API (core/eval/batchrun.h): its id, state and counts.
+  // Each poll of a batch at the Batch API (core/eval/engine/batchrun.h): its id, state and counts.
   void batchStatus(const QString& id, const QString& status, qint64 done, qint64 failed,
                    qint64 total);
 

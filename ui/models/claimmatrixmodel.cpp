@@ -1,6 +1,6 @@
 #include "ui/models/claimmatrixmodel.h"
 
-#include "core/eval/claimverdicts.h"
+#include "core/eval/jobs/claimverdicts.h"
 #include "ui/models/heatmapmodel.h"
 
 namespace ragscope::ui {

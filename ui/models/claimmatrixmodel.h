@@ -9,7 +9,7 @@
 #include <QAbstractTableModel>
 #include <memory>
 
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/judgejob.h"
 
 namespace ragscope::ui {
 

@@ -8,7 +8,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "core/eval/batchrun.h"
+#include "core/eval/engine/batchrun.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/providerfactory.h"
 

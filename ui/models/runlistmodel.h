@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/eval/runengine.h"
+#include "core/eval/engine/runengine.h"
 #include "core/store/runstore.h"
 
 namespace ragscope::ui {
@@ -30,7 +30,7 @@ struct RunRow {
   bool heuristic = false;  // the offline heuristic providers answered (endpoint "offline")
   bool live = false;       // a job of this session is running on it
   // Its batch at the Batch API not yet imported, as the store last saw it ("batch_12
-  // in_progress, 120 / 2,925"); empty when none (core/eval/batchrun.h).
+  // in_progress, 120 / 2,925"); empty when none (core/eval/engine/batchrun.h).
   QString batch;
   core::eval::Progress progress;
 };

@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "core/claims/agreementreport.h"
-#include "core/eval/labelsources.h"
+#include "core/eval/inputs/labelsources.h"
 #include "core/labels/labelcatalog.h"
 #include "core/labels/labelscope.h"
 #include "core/store/project.h"

@@ -15,8 +15,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "core/eval/agreementinputs.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/inputs/agreementinputs.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/labelagreement.h"
 
 class QLabel;

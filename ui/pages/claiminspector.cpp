@@ -22,8 +22,8 @@
 #include <set>
 
 #include "core/claims/claimspans.h"
-#include "core/eval/claimlabels.h"
-#include "core/eval/claimverdicts.h"
+#include "core/eval/inputs/claimlabels.h"
+#include "core/eval/jobs/claimverdicts.h"
 #include "core/labels/labelqueue.h"
 #include "ui/labelbook.h"
 #include "ui/style.h"

@@ -24,8 +24,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/eval/judgecalls.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/judgecalls.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/label.h"
 
 class QCheckBox;

@@ -14,12 +14,13 @@
 #include <QVBoxLayout>
 #include <filesystem>
 
-#include "core/eval/projectruns.h"
+#include "core/eval/reports/projectruns.h"
 #include "ui/jobs/background.h"
 #include "ui/jobsdock.h"
 #include "ui/pages/claimssetup.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/pages/joblauncher.h"
+#include "ui/pages/retrieverchoice.h"
 #include "ui/secrets.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
@@ -32,6 +33,7 @@ ClaimsPage::ClaimsPage(Workbench* workbench, QWidget* parent)
   m_pool->setMaxThreadCount(1);
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, m_setup, &ClaimsSetup::refreshInputs);
+  connect(m_workbench, &Workbench::retrieversChanged, m_setup, &ClaimsSetup::refreshInputs);
   connect(m_workbench, &Workbench::datasetChanged, this, &ClaimsPage::showProjectRuns);
   connect(m_workbench, &Workbench::projectChanged, this, &ClaimsPage::showProjectRuns);
   m_setup->refreshInputs();
@@ -106,6 +108,7 @@ void ClaimsPage::buildUi() {
 }
 
 bool ClaimsPage::setAnswersSource(int source) { return m_setup->setAnswersSource(source); }
+bool ClaimsPage::setRetriever(const QString& name) { return m_setup->setRetriever(name); }
 void ClaimsPage::setAnswersFile(const QString& path) { m_setup->setAnswersFile(path); }
 void ClaimsPage::setJudgeEndpoint(const core::llm::EndpointConfig& endpoint) {
   m_setup->setJudgeEndpoint(endpoint);
@@ -125,11 +128,10 @@ bool ClaimsPage::runEstimate() {
   const auto spec = estimableSpec();
   if (!spec) return false;
   if (spec->run.type == core::eval::RunSource::Type::Retriever) {
-    m_controls->showEstimate(
-        tr("BM25 retrieves the top %1 of every query first; the answers are generated from them, "
-           "then judged. The cost follows from the generator and judge calls.")
-            .arg(spec->k),
-        true);
+    m_controls->showEstimate(tr("%1; the answers are generated from them, then judged. The cost "
+                                "follows from the generator and judge calls.")
+                                 .arg(retrievalStepNote(spec->run.retriever, spec->k)),
+                             true);
     return true;
   }
   m_controls->estimateJob(*spec, m_workbench->dataset(), [](const core::eval::JobEstimate& e) {
@@ -150,22 +152,30 @@ bool ClaimsPage::start() {
   const auto spec = startableSpec();
   if (!spec) return false;
   const auto ds = m_workbench->dataset();
-  m_userOpened = true;
   const QString title = tr("judge · %1 · %2").arg(m_workbench->datasetName(), m_setup->judgeName());
-  m_launcher->launch(
-      spec->judge.judge, tr("Starting…"),
-      [spec = *spec, ds, title](const ResolvedEndpoint& key) {
-        RunJobRequest request;
-        request.title = title;
-        request.spec = spec;
-        request.spec->judge.judge = key.config;
-        request.dataset = ds;
-        request.execution.transport = key.transport;
-        request.results = resultOptions();
-        return request;
-      },
-      [](const RunJob&) { return tr("Judging"); });
-  return true;
+  auto make = [spec = *spec, ds, title](const ResolvedEndpoint& key) {
+    RunJobRequest request;
+    request.title = title;
+    request.spec = spec;
+    request.spec->judge.judge = key.config;
+    request.dataset = ds;
+    request.execution.transport = key.transport;
+    request.results = resultOptions();
+    return request;
+  };
+  auto stage = [](const RunJob&) { return tr("Judging"); };
+  // Answers generated from a retriever's run: a retriever that calls an endpoint is confirmed
+  // first (nothing is sent otherwise) and its key looked up, as on the Retrievers page.
+  const core::RetrieverSpec& retriever = spec->run.retriever;
+  const bool launched = spec->run.type == core::eval::RunSource::Type::Retriever
+                            ? m_launcher->launchWithRetriever(
+                                  this, retriever, spec->judge.judge,
+                                  tr("Starting %1…").arg(q(core::describeRetriever(retriever))),
+                                  std::move(make), std::move(stage))
+                            : m_launcher->launch(spec->judge.judge, tr("Starting…"),
+                                                 std::move(make), std::move(stage));
+  if (launched) m_userOpened = true;
+  return launched;
 }
 
 void ClaimsPage::onFinished(const RunJobOutcome& outcome) {

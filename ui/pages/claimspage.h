@@ -1,7 +1,9 @@
 #pragma once
 // Claim-level judging (core/claims/README.md) in the GUI. Setup: the current dataset; where the
 // answers come from (the dataset's own responses, an answers file of `generate`, or generated now
-// from one of its runs or from BM25 over its corpus with a chosen generator); the judge endpoint
+// from one of its runs, from BM25 over its corpus or from a retriever saved in the project — dense
+// and hybrid too, confirmed first when it calls an endpoint — with a chosen generator); the judge
+// endpoint
 // (or the offline heuristic judge); metric families (the notebook's, RAGChecker's eleven, RAGAS's,
 // answer relevancy with an embeddings endpoint, VERA's consolidated score with a rerank
 // endpoint); the compatibility mode; repeats; the claim x chunk matrix; the extraction and
@@ -16,7 +18,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "ui/pages/claimsresultsview.h"
 #include "ui/pages/claimssetup.h"
 #include "ui/pages/jobpage.h"
@@ -50,6 +52,8 @@ class ClaimsPage : public JobPage {
 
   // Scripted use (self-test, tests).
   bool setAnswersSource(int source);  // an AnswersSource or a run index
+  // Answers generated from the top k of a saved retriever of the project (by name).
+  bool setRetriever(const QString& name);
   void setAnswersFile(const QString& path);
   // Adds (or selects) an endpoint in the judge selector; index 0 is the offline heuristic judge.
   void setJudgeEndpoint(const core::llm::EndpointConfig& endpoint);
@@ -63,6 +67,7 @@ class ClaimsPage : public JobPage {
   bool openStore(const QString& path);
 
   ClaimsResultsView* view() const { return m_view; }
+  ClaimsSetup* setup() const { return m_setup; }
   const core::eval::JudgeReport* report() const { return m_view->report(); }
 
   // The bootstrap the page's CIs use: the CLI's (B = 10,000, seed 42, percentile), on one thread.

@@ -20,8 +20,8 @@
 #include <cmath>
 
 #include "core/claims/numpycompat.h"
-#include "core/eval/claimverdicts.h"
-#include "core/eval/storedscores.h"
+#include "core/eval/inputs/storedscores.h"
+#include "core/eval/jobs/claimverdicts.h"
 #include "core/stats/paired.h"
 #include "ui/charts/chartwidget.h"
 #include "ui/delegates/heatmapdelegate.h"

@@ -16,7 +16,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/judgejob.h"
 
 class QCheckBox;
 class QLabel;

@@ -16,6 +16,7 @@
 #include "ui/jobs/runjob.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/formwidgets.h"
+#include "ui/pages/retrieverchoice.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/pages/templatefield.h"
 #include "ui/textutil.h"
@@ -107,13 +108,14 @@ ClaimsSetup::ClaimsSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* p
   auto* left = new QFormLayout;
   left->addRow(tr("Dataset"), m_datasetLabel);
   left->addRow(tr("Answers"), m_answers);
-  // A configured retriever makes a run first; it joins the dataset and answers come from it.
+  // "Retrieve only": a saved retriever makes a run at its own depth, nothing judged yet; it joins
+  // the dataset and answers come from it.
   m_retrieverBar = new RetrieverRunBar(m_workbench, 100);
   connect(m_retrieverBar, &RetrieverRunBar::runAdded, this, [this](int runIndex) {
     const int item = m_answers->findData(runIndex);
     if (item >= 0) m_answers->setCurrentIndex(item);
   });
-  left->addRow(tr("Retriever"), m_retrieverBar);
+  left->addRow(tr("Retrieve only"), m_retrieverBar);
   left->addRow(tr("Answers file"), fileRow);
   left->addRow(tr("Generator"), m_generator);
   left->addRow(tr("Judge"), m_judge);
@@ -145,7 +147,7 @@ ClaimsSetup::ClaimsSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* p
   connect(m_answers, &QComboBox::currentIndexChanged, this, [this] {
     const int source = m_answers->currentData().toInt();
     m_answersFile->setEnabled(source == AnswersFile);
-    m_generator->setEnabled(source >= 0 || source == Bm25Generated);
+    m_generator->setEnabled(source >= 0 || source <= Bm25Generated);
   });
   connect(m_answersFile, &QLineEdit::editingFinished, this, restart);
   connect(m_judge, &QComboBox::currentIndexChanged, this, restart);
@@ -201,6 +203,7 @@ void ClaimsSetup::refreshInputs() {
   const auto ds = m_workbench->dataset();
   m_datasetLabel->setText(ds ? m_workbench->datasetName() : tr("(none loaded)"));
   const int previous = m_answers->currentData().toInt();
+  const QString previousText = m_answers->currentText();
   {
     QSignalBlocker block(m_answers);
     m_answers->clear();
@@ -211,10 +214,21 @@ void ClaimsSetup::refreshInputs() {
     if (ds) {
       for (std::size_t i = 0; i < ds->runs.size(); ++i)
         m_answers->addItem(tr("generated from run %1, top k").arg(q(ds->runs[i].tag)), int(i));
-      if (!ds->corpus.empty())
+      if (!ds->corpus.empty()) {
         m_answers->addItem(tr("generated from BM25 over the corpus, top k"), int(Bm25Generated));
+        // The project's saved retrievers, by name: the job runs the one chosen first.
+        for (int c = 1; c < retrieverChoiceCount(*m_workbench); ++c) {
+          const auto spec = retrieverChoiceSpec(*m_workbench, c);
+          m_answers->addItem(tr("generated from retriever %1, top k").arg(retrieverName(spec)),
+                             int(Bm25Generated) - c);
+          m_answers->setItemData(m_answers->count() - 1, describeRetrieverChoice(spec),
+                                 Qt::ToolTipRole);
+        }
+      }
     }
-    const int keep = m_answers->findData(previous);
+    // The same item after runs or retrievers were added: by its text, else by its data.
+    int keep = m_answers->findText(previousText);
+    if (keep < 0) keep = m_answers->findData(previous);
     m_answers->setCurrentIndex(keep >= 0 ? keep : 0);
   }
   emit m_answers->currentIndexChanged(m_answers->currentIndex());
@@ -225,6 +239,17 @@ bool ClaimsSetup::setAnswersSource(int source) {
   if (i < 0) return false;
   m_answers->setCurrentIndex(i);
   return true;
+}
+bool ClaimsSetup::setRetriever(const QString& name) {
+  for (int c = 1; c < retrieverChoiceCount(*m_workbench); ++c)
+    if (retrieverName(retrieverChoiceSpec(*m_workbench, c)) == name)
+      return setAnswersSource(int(Bm25Generated) - c);
+  return false;
+}
+std::optional<core::RetrieverSpec> ClaimsSetup::selectedRetriever() const {
+  const int source = m_answers->currentData().toInt();
+  if (m_answers->count() == 0 || source > Bm25Generated) return std::nullopt;
+  return retrieverChoiceSpec(*m_workbench, int(Bm25Generated) - source);
 }
 void ClaimsSetup::setAnswersFile(const QString& path) {
   m_answersFile->setText(path);
@@ -270,8 +295,9 @@ std::optional<core::eval::JobSpec> ClaimsSetup::jobSpec(QString* error) const {
       return std::nullopt;
     }
     spec.judge.answers = m_answersFile->text().trimmed().toStdString();
-  } else if (source == Bm25Generated) {
+  } else if (source <= Bm25Generated) {
     spec.run.type = core::eval::RunSource::Type::Retriever;
+    spec.run.retriever = *selectedRetriever();
   } else if (source >= 0) {
     if (std::size_t(source) >= ds->runs.size()) {
       *error = tr("The run is no longer in the dataset.");

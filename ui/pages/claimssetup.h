@@ -1,7 +1,9 @@
 #pragma once
 // The Claims page's setup form: the current dataset; where the answers come from (the dataset's
-// own responses, an answers file of `generate`, or generated now from one of its runs or from BM25
-// over its corpus, with a chosen generator and the project's retriever bar); the judge endpoint
+// own responses, an answers file of `generate`, or generated now from one of its runs, from BM25
+// over its corpus or from a retriever saved in the project (bm25, es, http, dense, hybrid; run as
+// the job's first step: ui/pages/retrieverchoice.h), with a chosen generator and the project's
+// retriever bar); the judge endpoint
 // (or the offline heuristic judge); the metric families (the notebook's, RAGChecker's eleven,
 // RAGAS's, answer relevancy with an embeddings endpoint, VERA's consolidated score with a rerank
 // endpoint); the compatibility mode; repeats; k; the claim x chunk matrix; the extraction and
@@ -13,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 
 class QCheckBox;
 class QComboBox;
@@ -31,11 +33,8 @@ class ClaimsSetup : public QWidget {
   Q_OBJECT
  public:
   // Where the answers come from (the answers selector's item data for the first three).
-  enum AnswersSource {
-    DatasetAnswers = -1,
-    AnswersFile = -2,
-    Bm25Generated = -3
-  };  // >= 0: generated from that run
+  // >= 0: generated from that run; Bm25Generated - 1 - i: from the project's saved retriever i.
+  enum AnswersSource { DatasetAnswers = -1, AnswersFile = -2, Bm25Generated = -3 };
   enum class Family { Notebook, RagChecker, Ragas, ContextRelevance, AnswerRelevancy, Vera };
 
   // `budgetEditor` (the page's JobControls') is placed in the form.
@@ -45,6 +44,11 @@ class ClaimsSetup : public QWidget {
   void refreshInputs();     // the dataset changed
 
   bool setAnswersSource(int source);  // an AnswersSource or a run index
+  // Answers generated from a saved retriever of the project, by name; false when there is none.
+  bool setRetriever(const QString& name);
+  // The retriever the job runs first when the answers are generated from one (BM25 or saved).
+  std::optional<core::RetrieverSpec> selectedRetriever() const;
+  QComboBox* answersCombo() const { return m_answers; }
   void setAnswersFile(const QString& path);
   // Adds (or selects) an endpoint in the judge selector; index 0 is the offline heuristic judge.
   void setJudgeEndpoint(const core::llm::EndpointConfig& endpoint);

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "core/eval/projectruns.h"
+#include "core/eval/reports/projectruns.h"
 #include "ui/jobs/background.h"
 #include "ui/jobsdock.h"
 #include "ui/labelbook.h"
@@ -20,6 +20,7 @@
 #include "ui/pages/eragsetup.h"
 #include "ui/pages/jobcontrols.h"
 #include "ui/pages/joblauncher.h"
+#include "ui/pages/retrieverchoice.h"
 #include "ui/secrets.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
@@ -32,6 +33,7 @@ EragPage::EragPage(Workbench* workbench, QWidget* parent)
   m_pool->setMaxThreadCount(1);
   buildUi();
   connect(m_workbench, &Workbench::datasetChanged, this, &EragPage::refreshInputs);
+  connect(m_workbench, &Workbench::retrieversChanged, this, &EragPage::refreshInputs);
   connect(m_workbench, &Workbench::datasetChanged, this, &EragPage::showProjectRuns);
   connect(m_workbench, &Workbench::projectChanged, this, &EragPage::showProjectRuns);
   refreshInputs();
@@ -99,6 +101,7 @@ void EragPage::refreshInputs() {
 
 void EragPage::setRunIndex(int index) { m_setup->setRunIndex(index); }
 void EragPage::setRetrieverBm25() { m_setup->setRetrieverBm25(); }
+bool EragPage::setRetriever(const QString& name) { return m_setup->setRetriever(name); }
 bool EragPage::retrieverSelected() const { return m_setup->retrieverSelected(); }
 void EragPage::setEndpointIndex(int index) { m_setup->setEndpointIndex(index); }
 void EragPage::setK(int k) { m_setup->setK(k); }
@@ -115,10 +118,8 @@ bool EragPage::runEstimate() {
   const auto ds = m_workbench->dataset();
   if (ds && retrieverSelected()) {
     m_controls->showEstimate(
-        tr("BM25 retrieves the top %1 of every query first (the index is built once and reused "
-           "while the corpus is unchanged); the run joins the dataset's runs and its estimate "
-           "follows.")
-            .arg(m_setup->k()),
+        tr("%1; the run joins the dataset's runs and its estimate follows.")
+            .arg(retrievalStepNote(m_setup->selectedRetriever(), std::size_t(m_setup->k()))),
         true);
     return true;
   }
@@ -148,29 +149,41 @@ bool EragPage::start() {
   if (!spec) return false;
   const auto ds = m_workbench->dataset();
   const bool retrieve = spec->run.type == core::eval::RunSource::Type::Retriever;
+  const core::RetrieverSpec& retriever = spec->run.retriever;
   if (retrieve && (ds->corpus.empty() || ds->queries.empty())) {
-    m_controls->setStatus(tr("BM25 needs a dataset with queries and a corpus."), true);
+    m_controls->setStatus(
+        tr("%1 needs a dataset with queries and a corpus.").arg(retrieverName(retriever)), true);
     return false;
   }
+  const QString system =
+      retrieve ? retrievedRunTag(retriever, spec->k) : q(ds->runs[spec->run.datasetRun].tag);
+  const QString title = tr("erag · %1 · %2").arg(m_workbench->datasetName(), system);
+  auto make = [this, spec = *spec, ds, title](const ResolvedEndpoint& key) {
+    RunJobRequest request;
+    request.title = title;
+    request.spec = spec;
+    request.dataset = ds;
+    request.execution.transport = key.transport;
+    request.results = m_setup->resultOptions(ds);
+    return request;
+  };
+  auto stage = [](const RunJob& job) {
+    return job.kind() == QLatin1String("e2e") ? tr("end-to-end") : tr("eRAG");
+  };
+  // A retriever that calls an endpoint is confirmed first (nothing is sent otherwise), and its
+  // key looked up, as on the Retrievers page.
+  const bool launched =
+      retrieve
+          ? m_launcher->launchWithRetriever(
+                this, retriever, spec->endpoint,
+                retriever.kind == core::RetrieverSpec::Kind::Bm25
+                    ? tr("Opening the BM25 index…")
+                    : tr("Starting %1…").arg(q(core::describeRetriever(retriever))),
+                std::move(make), std::move(stage))
+          : m_launcher->launch(spec->endpoint, tr("Starting…"), std::move(make), std::move(stage));
+  if (!launched) return false;
   m_runDataset = ds;
   m_retrievalPending = retrieve;
-  const QString system =
-      retrieve ? QStringLiteral("bm25-top%1").arg(spec->k) : q(ds->runs[spec->run.datasetRun].tag);
-  const QString title = tr("erag · %1 · %2").arg(m_workbench->datasetName(), system);
-  m_launcher->launch(
-      spec->endpoint, retrieve ? tr("Opening the BM25 index…") : tr("Starting…"),
-      [this, spec = *spec, ds, title](const ResolvedEndpoint& key) {
-        RunJobRequest request;
-        request.title = title;
-        request.spec = spec;
-        request.dataset = ds;
-        request.execution.transport = key.transport;
-        request.results = m_setup->resultOptions(ds);
-        return request;
-      },
-      [](const RunJob& job) {
-        return job.kind() == QLatin1String("e2e") ? tr("end-to-end") : tr("eRAG");
-      });
   return true;
 }
 
@@ -188,15 +201,15 @@ void EragPage::onRetrieved(const std::shared_ptr<const core::eval::RetrievedRun>
   const auto updated = m_workbench->dataset();
   m_runDataset = updated;
   setRunIndex(runIndex);
-  m_runNote->setText(
-      tr("%1: top %2 of %3 queries in %4 s (index %5 %6)%7.")
-          .arg(q(r->run.tag))
-          .arg(m_setup->k())
-          .arg(updated->queries.size())
-          .arg(r->seconds, 0, 'f', 1)
-          .arg(r->index.reused ? tr("reused from") : tr("built in"), q(r->index.dir.string()))
-          .arg(r->queriesFailed ? tr("; %n queries failed", "", int(r->queriesFailed))
-                                : QString()));
+  m_runNote->setText(tr("%1: top %2 of %3 queries in %4 s%5%6.")
+                         .arg(q(r->run.tag))
+                         .arg(m_setup->k())
+                         .arg(updated->queries.size())
+                         .arg(r->seconds, 0, 'f', 1)
+                         .arg(describeRetrievalIndexes(*r))
+                         .arg(r->queriesFailed
+                                  ? tr("; %n queries failed", "", int(r->queriesFailed))
+                                  : QString()));
   m_runNote->setVisible(true);
   emit retrieved(true);
 }
@@ -206,7 +219,7 @@ void EragPage::onFinished(const RunJobOutcome& outcome) {
   if (std::exchange(m_retrievalPending, false)) emit retrieved(false);
   if (!outcome.started) {
     emit finished(m_launcher->showOutcome(
-        outcome, {tr("eRAG"), {}, tr("BM25 retrieval cancelled; nothing was added.")}));
+        outcome, {tr("eRAG"), {}, tr("Retrieval cancelled; nothing was added.")}));
     return;
   }
   const auto& result = *outcome.result;

@@ -1,7 +1,9 @@
 #pragma once
-// eRAG (Salemi & Zamani, SIGIR 2024; core/eval/README.md) in the GUI. Setup: the current dataset,
-// one of its runs or a retriever (BM25 over the dataset's corpus: retrieved as the job's first
-// step, then added to the dataset's runs so every page sees it, and savable as a TREC run file),
+// eRAG (Salemi & Zamani, SIGIR 2024; core/eval/jobs/README.md) in the GUI. Setup: the current
+// dataset, one of its runs or a retriever (BM25 over the dataset's corpus, or a retriever saved in
+// the project: bm25, es, http, dense, hybrid; confirmed first when it calls an endpoint, retrieved
+// as the job's first step with its progress in the Jobs dock, then added to the dataset's runs so
+// every page sees it, and savable as a TREC run file),
 // the generator endpoint, the prompt template, k, the downstream metric that turns each output into
 // a document label, and the measures that aggregate the labels; a dry-run estimate (calls, tokens,
 // cost) for eRAG and, optionally, the end-to-end run it is compared with; an optional budget cap.
@@ -15,7 +17,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/metrics/downstream.h"
 #include "ui/pages/eragresultsview.h"
 #include "ui/pages/jobpage.h"
@@ -45,8 +47,9 @@ class EragPage : public JobPage {
   void activated() override;
 
   // Scripted use (self-test, tests).
-  void setRunIndex(int index);  // a run of the dataset
-  void setRetrieverBm25();      // BM25 (Xapian) over the dataset's corpus, top k
+  void setRunIndex(int index);             // a run of the dataset
+  void setRetrieverBm25();                 // BM25 (Xapian) over the dataset's corpus, top k
+  bool setRetriever(const QString& name);  // a saved retriever of the project, top k
   bool retrieverSelected() const;
   void setEndpointIndex(int index);  // 0: the offline heuristic reader
   void setK(int k);
@@ -76,6 +79,7 @@ class EragPage : public JobPage {
   int heatmapTab() const { return m_view->heatmapTab(); }
   int correlationTab() const { return m_view->correlationTab(); }
   QLabel* runNoteLabel() const { return m_runNote; }
+  EragSetup* setup() const { return m_setup; }
 
   // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
   RetrieverRunBar* retrieverBar() const;
@@ -101,7 +105,7 @@ class EragPage : public JobPage {
   QLabel* m_runNote = nullptr;  // how the last retrieved run was made
   EragResultsView* m_view = nullptr;
   QThreadPool* m_pool = nullptr;    // owned: stored results and saved runs off the GUI thread
-  bool m_retrievalPending = false;  // the job's BM25 step has not delivered its run yet
+  bool m_retrievalPending = false;  // the job's retrieval step has not delivered its run yet
   std::shared_ptr<const core::Dataset> m_runDataset;  // dataset of the job in flight
 };
 

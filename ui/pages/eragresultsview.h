@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/data/dataset.h"
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 
 class QComboBox;
 class QStandardItemModel;

@@ -14,6 +14,7 @@
 #include "ui/jobs/runjob.h"
 #include "ui/models/endpointlistmodel.h"
 #include "ui/pages/formwidgets.h"
+#include "ui/pages/retrieverchoice.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
@@ -22,8 +23,10 @@ namespace ragscope::ui {
 
 namespace {
 
-// Data of the run selector's last item: the retriever instead of a run of the dataset.
+// Item data of the run selector: a run's index (>= 0), or kBm25Item - c for retriever choice c
+// (0: the built-in BM25, 1 + i: the project's saved retriever i; ui/pages/retrieverchoice.h).
 constexpr int kBm25Item = -1;
+int eragChoiceOf(int data) { return kBm25Item - data; }
 
 QString defaultMeasures(bool binary, int k) {
   return binary ? QStringLiteral("P_%1, success_1, ndcg_cut_%1, map, recip_rank").arg(k)
@@ -36,15 +39,16 @@ EragSetup::EragSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* paren
     : QWidget(parent), m_workbench(workbench) {
   m_datasetLabel = new QLabel;
   m_run = new QComboBox;
+  m_run->setObjectName(QStringLiteral("EragRunCombo"));
   m_run->setToolTip(
-      tr("The retrieval run whose top-k documents are evaluated, or BM25 over the "
-         "dataset's corpus: the run is retrieved first and added to the dataset's "
-         "runs"));
+      tr("The retrieval run whose top-k documents are evaluated, or a retriever over the "
+         "dataset's corpus (BM25, or one saved on the Retrievers page: dense, hybrid, es, "
+         "http): the run is retrieved first and added to the dataset's runs"));
   m_saveRun = new QPushButton(tr("Save run…"));
   m_saveRun->setToolTip(tr("Write the selected run as a TREC run file"));
   connect(m_saveRun, &QPushButton::clicked, this, [this] {
     const int index = m_run->currentData().toInt();
-    if (index == kBm25Item) return;
+    if (index < 0) return;
     const QString f = QFileDialog::getSaveFileName(
         this, tr("Save run"), m_run->currentText() + QStringLiteral(".trec"),
         tr("TREC run files (*.trec *.txt);;All files (*)"));
@@ -82,10 +86,11 @@ EragSetup::EragSetup(Workbench* workbench, QWidget* budgetEditor, QWidget* paren
   auto* left = new QFormLayout;
   left->addRow(tr("Dataset"), m_datasetLabel);
   left->addRow(tr("Run"), runRow);
-  // A configured retriever makes a run first; it joins the dataset and is chosen here.
+  // "Retrieve only": a saved retriever makes a run at its own depth, nothing evaluated yet; it
+  // joins the dataset and is chosen here.
   m_retrieverBar = new RetrieverRunBar(m_workbench, 100);
   connect(m_retrieverBar, &RetrieverRunBar::runAdded, this, &EragSetup::setRunIndex);
-  left->addRow(tr("Retriever"), m_retrieverBar);
+  left->addRow(tr("Retrieve only"), m_retrieverBar);
   left->addRow(tr("Generator"), m_endpoint);
   left->addRow(tr("Template"), templateRow);
   auto* right = new QFormLayout;
@@ -133,8 +138,15 @@ void EragSetup::refreshRuns() {
   m_run->clear();
   if (ds) {
     for (std::size_t i = 0; i < ds->runs.size(); ++i) m_run->addItem(q(ds->runs[i].tag), int(i));
-    if (!ds->corpus.empty())
+    if (!ds->corpus.empty()) {
       m_run->addItem(tr("BM25 (Xapian) over the dataset's corpus, top k"), kBm25Item);
+      // The project's saved retrievers, by name: the job runs the one chosen first.
+      for (int c = 1; c < retrieverChoiceCount(*m_workbench); ++c) {
+        const auto spec = retrieverChoiceSpec(*m_workbench, c);
+        m_run->addItem(tr("retriever %1, top k").arg(describeRetrieverChoice(spec)), kBm25Item - c);
+        m_run->setItemData(m_run->count() - 1, q(core::describeRetriever(spec)), Qt::ToolTipRole);
+      }
+    }
   }
   const int keep = m_run->findText(previous);  // the same run after runs were added
   if (keep >= 0) m_run->setCurrentIndex(keep);
@@ -149,8 +161,21 @@ void EragSetup::setRetrieverBm25() {
   const int item = m_run->findData(kBm25Item);
   if (item >= 0) m_run->setCurrentIndex(item);
 }
+bool EragSetup::setRetriever(const QString& name) {
+  for (int c = 1; c < retrieverChoiceCount(*m_workbench); ++c) {
+    if (retrieverName(retrieverChoiceSpec(*m_workbench, c)) != name) continue;
+    const int item = m_run->findData(kBm25Item - c);
+    if (item < 0) return false;
+    m_run->setCurrentIndex(item);
+    return true;
+  }
+  return false;
+}
 bool EragSetup::retrieverSelected() const {
-  return m_run->count() > 0 && m_run->currentData().toInt() == kBm25Item;
+  return m_run->count() > 0 && m_run->currentData().toInt() <= kBm25Item;
+}
+core::RetrieverSpec EragSetup::selectedRetriever() const {
+  return retrieverChoiceSpec(*m_workbench, eragChoiceOf(m_run->currentData().toInt()));
 }
 void EragSetup::setEndpointIndex(int index) { m_endpoint->setCurrentIndex(index); }
 void EragSetup::setK(int k) { m_k->setValue(k); }
@@ -186,6 +211,7 @@ std::optional<core::eval::JobSpec> EragSetup::jobSpec(QString* error) const {
   spec.withEndToEnd = m_e2e->isChecked();
   if (ds && retrieverSelected()) {
     spec.run.type = core::eval::RunSource::Type::Retriever;
+    spec.run.retriever = selectedRetriever();
   } else {
     const int runIndex = m_run->currentData().toInt();
     if (!ds || runIndex < 0 || std::size_t(runIndex) >= ds->runs.size()) {

@@ -1,6 +1,8 @@
 #pragma once
-// The eRAG page's setup form: the current dataset, one of its runs or BM25 over its corpus (with
-// a "Save run…" button and the project's retriever bar), the generator endpoint, the prompt
+// The eRAG page's setup form: the current dataset, one of its runs, BM25 over its corpus or one of
+// the project's saved retrievers (bm25, es, http, dense, hybrid: ui/pages/retrieverchoice.h) run
+// as the job's first step (with a "Save run…" button and the project's retriever bar), the
+// generator endpoint, the prompt
 // template, k, the downstream metric that labels each document, the measures that aggregate the
 // labels, and whether the end-to-end run follows. It turns them into the core::eval::JobSpec and
 // result options the page runs; changed() tells the page to refresh its estimate.
@@ -11,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "core/metrics/downstream.h"
 
 class QCheckBox;
@@ -38,7 +40,13 @@ class EragSetup : public QWidget {
 
   void setRunIndex(int index);  // a run of the dataset
   void setRetrieverBm25();      // BM25 (Xapian) over the dataset's corpus, top k
-  bool retrieverSelected() const;
+  // One of the project's saved retrievers by name (its top k retrieved first); false when the
+  // selector has no such retriever.
+  bool setRetriever(const QString& name);
+  bool retrieverSelected() const;  // BM25 or a saved retriever, rather than a run
+  // The retriever the job runs first (when retrieverSelected()).
+  core::RetrieverSpec selectedRetriever() const;
+  QComboBox* runCombo() const { return m_run; }
   void setEndpointIndex(int index);  // 0: the offline heuristic reader
   void setK(int k);
   int k() const;

@@ -57,7 +57,7 @@ JobControls::JobControls(Options options, QWidget* parent)
     budgetRow->addWidget(m_useBudget);
     budgetRow->addWidget(m_budget);
     // Where an LLM job starts: its calls live, or as a batch at the endpoint's Batch API
-    // (core/eval/batchrun.h; the Jobs dock shows the batch's state).
+    // (core/eval/engine/batchrun.h; the Jobs dock shows the batch's state).
     m_asBatch = new QCheckBox(tr("As batch"), m_budgetRow);
     m_asBatch->setObjectName(QStringLiteral("AsBatch"));
     m_asBatch->setToolTip(

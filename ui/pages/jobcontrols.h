@@ -24,7 +24,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 
 class QCheckBox;
 class QDoubleSpinBox;

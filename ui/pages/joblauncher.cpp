@@ -39,6 +39,40 @@ bool JobLauncher::keyArrived(bool ok, const QString& message) {
 bool JobLauncher::launch(const core::llm::EndpointConfig& endpoint, const QString& startText,
                          MakeRequest make, StageName stage) {
   if (!begin(startText)) return false;
+  startJob(endpoint, std::move(make), std::move(stage));
+  return true;
+}
+
+bool JobLauncher::launchWithRetriever(QWidget* dialogParent, const core::RetrieverSpec& retriever,
+                                      const core::llm::EndpointConfig& endpoint,
+                                      const QString& startText, MakeRequest make, StageName stage) {
+  if (m_active) return false;
+  QString why;
+  if (!confirmRetriever(dialogParent, retriever, &why)) {
+    m_controls->setStatus(why, true);
+    return false;
+  }
+  begin(startText);
+  // The retriever's key (keychain) before the generator's; a cancel meanwhile starts nothing.
+  resolveRetrieverKey(
+      retriever, this,
+      [this, endpoint, make = std::move(make), stage = std::move(stage)](
+          bool ok, std::function<std::string()> key, const QString& message) mutable {
+        if (!keyArrived(ok, message)) return;
+        startJob(
+            endpoint,
+            [make = std::move(make), key = std::move(key)](const ResolvedEndpoint& resolved) {
+              RunJobRequest request = make(resolved);
+              request.retrieverKey = key;
+              return request;
+            },
+            std::move(stage));
+      });
+  return true;
+}
+
+void JobLauncher::startJob(const core::llm::EndpointConfig& endpoint, MakeRequest make,
+                           StageName stage) {
   Secrets::resolveEndpointKey(
       endpoint, this,
       [this, make = std::move(make), stage = std::move(stage)](const ResolvedEndpoint& key) {
@@ -46,8 +80,8 @@ bool JobLauncher::launch(const core::llm::EndpointConfig& endpoint, const QStrin
         m_job = new RunJob(this);
         connect(m_job, &RunJob::retrieveProgress, this,
                 [this](RunJob::RetrievePhase phase, quint64 done, quint64 total) {
-                  m_controls->showRetrievalProgress(phase == RunJob::RetrievePhase::Index, done,
-                                                    total);
+                  showRetrieverProgress(m_controls->progressBar(), m_controls->statusLabel(), phase,
+                                        done, total);
                 });
         connect(m_job, &RunJob::retrieved, this, &JobLauncher::retrieved);
         connect(m_job, &RunJob::progress, this, [this, stage](const core::eval::Progress& p) {
@@ -74,7 +108,6 @@ bool JobLauncher::launch(const core::llm::EndpointConfig& endpoint, const QStrin
         if (m_controls->asBatch()) request.execution.batch.mode = core::eval::BatchMode::Api;
         m_job->start(std::move(request));
       });
-  return true;
 }
 
 bool JobLauncher::launchRetriever(QWidget* dialogParent, const core::RetrieverSpec& spec,

@@ -38,6 +38,12 @@ class JobLauncher : public QObject {
   using StageName = std::function<QString(const RunJob& job)>;
   bool launch(const core::llm::EndpointConfig& endpoint, const QString& startText, MakeRequest make,
               StageName stage);
+  // An LLM job whose first step runs `retriever` (RunSource::Type::Retriever): the retriever is
+  // confirmed first (as on the Retrievers page; refused: the status says why, nothing is sent,
+  // false), then its key is looked up, then as launch(), the request carrying the retriever's key.
+  bool launchWithRetriever(QWidget* dialogParent, const core::RetrieverSpec& retriever,
+                           const core::llm::EndpointConfig& endpoint, const QString& startText,
+                           MakeRequest make, StageName stage);
   // A retriever job: confirmed (or refused: the status says why, false returned), its key, then
   // `start` with it (an empty function: the key comes from its variable at each request).
   // `cancelRunning` stops the job `start` began; the page calls done() when it ends.
@@ -71,6 +77,8 @@ class JobLauncher : public QObject {
 
  private:
   bool begin(const QString& startText);
+  // After begin(): the endpoint's key, then the RunJob.
+  void startJob(const core::llm::EndpointConfig& endpoint, MakeRequest make, StageName stage);
   // After the key lookup: true when the launch goes on.
   bool keyArrived(bool ok, const QString& message);
 

@@ -8,7 +8,7 @@
 #include <QString>
 #include <optional>
 
-#include "core/eval/job.h"
+#include "core/eval/api/job.h"
 #include "ui/pages/page.h"
 
 class QLabel;

@@ -23,7 +23,7 @@
 #include <set>
 
 #include "core/data/provenance.h"
-#include "core/eval/kiltoutput.h"
+#include "core/eval/kilt/kiltoutput.h"
 #include "core/export/kiltpredictions.h"
 #include "core/util/textescape.h"
 #include "ui/jobs/background.h"

@@ -1,6 +1,6 @@
 #pragma once
-// The KILT page: KILT's own evaluation (core/eval/kilteval.h, as `ragscope-cli kilt-eval`) of a
-// predictions file against the dataset's KILT task file. Shows KILT's three groups (downstream,
+// The KILT page: KILT's own evaluation (core/eval/kilt/kilteval.h, as `ragscope-cli kilt-eval`) of
+// a predictions file against the dataset's KILT task file. Shows KILT's three groups (downstream,
 // retrieval, kilt) with bootstrap CIs, computed off the GUI thread, and a sortable, filterable
 // per-item table; the selected item's detail sets the guess's answer and provenance beside the
 // gold answers and provenance (pages and paragraph ranges, with their text when the knowledge
@@ -12,7 +12,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/eval/kilteval.h"
+#include "core/eval/kilt/kilteval.h"
 #include "ui/pages/page.h"
 
 class QComboBox;

@@ -16,8 +16,8 @@
 #include <QVBoxLayout>
 #include <functional>
 
-#include "core/eval/claimlabels.h"
-#include "core/eval/claimverdicts.h"
+#include "core/eval/inputs/claimlabels.h"
+#include "core/eval/jobs/claimverdicts.h"
 #include "ui/jobs/background.h"
 #include "ui/labelbook.h"
 #include "ui/pages/claiminspector.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
-#include "core/eval/judgejob.h"
+#include "core/eval/jobs/judgejob.h"
 #include "core/labels/label.h"
 #include "core/labels/labelqueue.h"
 

@@ -3,8 +3,8 @@
 // the judge-only mean over its items, the human-only mean over the labelled ones and the
 // prediction-powered estimate (PPI++, core/stats/README.md), each with its 95% interval, and
 // lambda. Follows the workbench's LabelBook: a label added anywhere updates it at once. The
-// items come from the run's report already in memory (core/eval/ppiinputs.h), so nothing here
-// reads a store; rebuilding them is a pass over the claims.
+// items come from the run's report already in memory (core/eval/inputs/ppiinputs.h), so nothing
+// here reads a store; rebuilding them is a pass over the claims.
 //
 //   m_ppi = new PpiSummary;  m_ppi->setLabelBook(book);
 //   m_ppi->setSource([report, store](const auto& labels, const auto& folder) {
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/eval/ppiinputs.h"
+#include "core/eval/inputs/ppiinputs.h"
 
 class QLabel;
 class QStandardItemModel;

@@ -20,6 +20,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -38,6 +39,7 @@
 #include "ui/models/rankedlistmodel.h"
 #include "ui/models/runvalues.h"
 #include "ui/pages/labelqueue.h"
+#include "ui/pages/qrelsagreementview.h"
 #include "ui/pages/retrieverrunbar.h"
 #include "ui/pages/statspanel.h"
 #include "ui/workbench.h"
@@ -327,9 +329,20 @@ void RetrievalPage::buildUi() {
 
   // The statistics panel sits beside the results, hidden until a measure column is selected.
   m_statsPanel = new StatsPanel(this);
-  auto* layout = new QVBoxLayout(this);
+  auto* evaluation = new QWidget(this);
+  auto* layout = new QVBoxLayout(evaluation);
   layout->addWidget(inputs);
   layout->addWidget(m_statsPanel->placeBeside(results), 1);
+  // Two qrels files compared (issue 37: UMBRELA's validation of LLM grades) in a tab of their own:
+  // the same files and runs, another question.
+  m_qrelsAgreement = new QrelsAgreementView(m_workbench, this);
+  m_tabs = new QTabWidget(this);
+  m_tabs->setDocumentMode(true);
+  m_tabs->addTab(evaluation, tr("Evaluation"));
+  m_tabs->addTab(m_qrelsAgreement, tr("Qrels agreement"));
+  auto* pageLayout = new QVBoxLayout(this);
+  pageLayout->setContentsMargins(0, 0, 0, 0);
+  pageLayout->addWidget(m_tabs);
   updateConventions();
 }
 
@@ -447,6 +460,7 @@ bool RetrievalPage::useGoldDocuments() {
   return true;
 }
 bool RetrievalPage::isRunning() const { return m_job->isRunning(); }
+void RetrievalPage::showQrelsAgreement() { m_tabs->setCurrentWidget(m_qrelsAgreement); }
 void RetrievalPage::cancel() { m_job->cancel(); }
 
 bool RetrievalPage::evaluate() {

@@ -3,7 +3,7 @@
 // dataset's), measures in trec_eval's syntax, level, depth and complete mode; the evaluation runs
 // in the background. Results: a runs x measures summary, the conventions in force, a per-query
 // table per run, and a drill-down from a query to its ranked list with grades coloured and unjudged
-// documents marked.
+// documents marked. A second tab compares two qrels files (QrelsAgreementView).
 
 #include <QStringList>
 #include <map>
@@ -24,6 +24,7 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
 class QTextBrowser;
 
@@ -31,6 +32,7 @@ namespace ragscope::ui {
 
 class EvalSummaryModel;
 class PerQueryEvalModel;
+class QrelsAgreementView;
 class RankedListModel;
 class StatsRunner;
 class StatsPanel;
@@ -82,6 +84,10 @@ class RetrievalPage : public Page {
   void openLabelQueue();
   QLineEdit* queryFilterEdit() const { return m_queryFilter; }
   QTextBrowser* conventionsView() const { return m_conventions; }
+
+  // The "Qrels agreement" tab: two qrels files compared (kappa, confusion, system orderings).
+  QrelsAgreementView* qrelsAgreement() const { return m_qrelsAgreement; }
+  void showQrelsAgreement();
 
   // Makes a run with one of the project's retrievers (scripted use: tests, screenshots).
   RetrieverRunBar* retrieverBar() const { return m_retrieverBar; }
@@ -139,6 +145,8 @@ class RetrievalPage : public Page {
   QTableView* m_rankedView;
   StatsPanel* m_statsPanel;
   QSortFilterProxyModel* m_summaryProxy;
+  QTabWidget* m_tabs = nullptr;
+  QrelsAgreementView* m_qrelsAgreement = nullptr;
 };
 
 }  // namespace ragscope::ui

@@ -153,6 +153,8 @@ void RetrieverRunBar::onFinished(const std::shared_ptr<const core::RetrieveJobRe
                 .arg(dense.calls == 1 ? tr("1 call") : tr("%1 calls").arg(dense.calls))
                 .arg(dense.fromCache)
                 .arg(dense.indexSeconds, 0, 'f', 1);
+  for (const auto& note : result->notes)  // e.g. a project's index folder left alone
+    text += QStringLiteral("; ") + q(note);
   QStringList errors;
   if (failed) {
     // Each failure is in the report; the first one is shown here, all in the tooltip.

@@ -194,12 +194,15 @@ void RetrieversPage::buildUi() {
     m_b->setToolTip(tr("Xapian's default 0.5; classic 0.75; Anserini's MS MARCO setting 0.4"));
     m_stemming = new QCheckBox(tr("English stemming (Porter2) of documents and queries"));
     m_indexDir = new QLineEdit;
+    m_indexDir->setObjectName(QStringLiteral("Bm25IndexDir"));
     m_indexDir->setPlaceholderText(tr("default: beside the dataset (else the user cache)"));
     m_rebuild = new QCheckBox(tr("Rebuild the index on the next run, even when it matches"));
     f->addRow(tr("k1"), m_k1);
     f->addRow(tr("b"), m_b);
     f->addRow(QString(), m_stemming);
     f->addRow(tr("Index folder"), m_indexDir);
+    // Typed by the user: their own folder, no longer the project file's (read only).
+    connect(m_indexDir, &QLineEdit::textEdited, this, [this] { m_indexDirFromFile = false; });
     f->addRow(QString(), m_rebuild);
     auto* indexNote =
         new QLabel(tr("An index built with other analysis settings or another corpus is "
@@ -371,6 +374,7 @@ void RetrieversPage::buildUi() {
     f->addRow(tr("Embed batch"), m_embedBatch);
     f->addRow(tr("Index kind"), m_ann);
     f->addRow(tr("Index folder"), m_denseIndexDir);
+    connect(m_denseIndexDir, &QLineEdit::textEdited, this, [this] { m_indexDirFromFile = false; });
     f->addRow(QString(), m_denseRebuild);
     f->addRow(tr("Key: environment variable"), m_denseKeyEnv);
     f->addRow(tr("Key: keychain entry"), m_denseKeychain);
@@ -572,6 +576,7 @@ void RetrieversPage::setEditorSpec(const core::RetrieverSpec& spec) {
   m_b->setValue(spec.bm25.b);
   m_stemming->setChecked(spec.stemming);
   m_indexDir->setText(q(spec.indexDir.string()));
+  m_indexDirFromFile = spec.indexDirFromFile;
   m_rebuild->setChecked(spec.rebuild);
   const QString url = q(spec.url);
   m_esUrl->setText(spec.kind == Kind::Elasticsearch ? url : QString());
@@ -688,6 +693,7 @@ core::RetrieverSpec RetrieversPage::editorSpec() const {
       spec.bm25.b = m_b->value();
       spec.stemming = m_stemming->isChecked();
       spec.indexDir = m_indexDir->text().trimmed().toStdString();
+      spec.indexDirFromFile = m_indexDirFromFile && !spec.indexDir.empty();
       spec.rebuild = m_rebuild->isChecked();
       break;
     case Kind::Elasticsearch: {
@@ -721,6 +727,7 @@ core::RetrieverSpec RetrieversPage::editorSpec() const {
       spec.embedBatch = std::size_t(m_embedBatch->value());
       spec.ann = core::annKindFromName(m_ann->currentData().toString().toStdString());
       spec.indexDir = m_denseIndexDir->text().trimmed().toStdString();
+      spec.indexDirFromFile = m_indexDirFromFile && !spec.indexDir.empty();
       spec.rebuild = m_denseRebuild->isChecked();
       spec.timeoutMs = long(m_denseTimeout->value() * 1000.0);
       break;
@@ -891,6 +898,8 @@ void RetrieversPage::onTested(const std::shared_ptr<const core::RetrieverProbe>&
                                 : tr(" (index built in %1 s: %2)")
                                       .arg(probe->index.buildSeconds, 0, 'f', 1)
                                       .arg(q(probe->index.dir.string()));
+  for (const auto& note : probe->notes)  // a project's index folder left alone
+    index += QStringLiteral("; ") + q(note);
   const QString hits =
       probe->hits.size() == 1 ? tr("1 hit") : tr("%1 hits").arg(probe->hits.size());
   m_testHeadline->setText(tr("%1 in %2 ms%3").arg(hits).arg(probe->searchMs, 0, 'f', 1).arg(index));

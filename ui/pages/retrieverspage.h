@@ -93,6 +93,9 @@ class RetrieversPage : public Page {
   QDoubleSpinBox* m_b = nullptr;
   QCheckBox* m_stemming = nullptr;
   QLineEdit* m_indexDir = nullptr;
+  // The shown spec's index folder came from the project file and the user has not edited it:
+  // the spec the editor builds keeps RetrieverSpec::indexDirFromFile (read only).
+  bool m_indexDirFromFile = false;
   QCheckBox* m_rebuild = nullptr;
   // es
   QLineEdit* m_esUrl = nullptr;

@@ -347,7 +347,7 @@ void writeUnsupported(Writer& w, const ReportRun& run, const PdfReportOptions& o
   }
 }
 
-// The human labels of a run (core/eval/humanlabelsreport.h): counts per kind and annotator,
+// The human labels of a run (core/eval/reports/humanlabelsreport.h): counts per kind and annotator,
 // agreement, and each judged metric's judge-only, human-only and prediction-powered means.
 void writeHumanLabels(Writer& w, const ReportRun& run) {
   if (!run.humanLabels) return;
