@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include "common/cli.h"
+#include "common/workbenchtest.h"
 #include "core/llm/batchclient.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
@@ -84,15 +85,7 @@ class TestBatchGui : public QObject {
 };
 
 void TestBatchGui::initTestCase() {
-  QStandardPaths::setTestModeEnabled(true);
-  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_batchgui"));
-  QSettings().clear();
-  QVERIFY(m_dir.isValid());
-  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
-  ui::setRunsFolderOverride(runs());
-  ui::Secrets::setTimeoutMs(3000);
+  QVERIFY(test::isolateWorkbenchTest(QStringLiteral("tst_batchgui"), m_dir, 3000));
 }
 
 void TestBatchGui::asBatchFromTheJobsDock() {

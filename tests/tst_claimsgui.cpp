@@ -30,6 +30,7 @@
 #include "common/cli.h"
 #include "common/notebook.h"
 #include "common/testdata.h"
+#include "common/workbenchtest.h"
 #include "core/claims/agreementreport.h"
 #include "core/claims/claimspans.h"
 #include "core/eval/jobs/claimverdicts.h"
@@ -166,14 +167,7 @@ class TestClaimsGui : public QObject {
 };
 
 void TestClaimsGui::initTestCase() {
-  QStandardPaths::setTestModeEnabled(true);
-  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_claimsgui"));
-  QSettings().clear();
-  QVERIFY(m_dir.isValid());
-  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
-  ui::setRunsFolderOverride(m_dir.filePath(QStringLiteral("runs")));
+  QVERIFY(test::isolateWorkbenchTest(QStringLiteral("tst_claimsgui"), m_dir));
 }
 
 void TestClaimsGui::claimSpans() {

@@ -324,8 +324,12 @@ void TestEngine::sha256CopyContinues() {
   Sha256 b;
   b.update("ab");
   Sha256 moved = std::move(b);
+  // The moved-from hash takes a copy again.
+  b = moved;
   moved.update("c");
   QCOMPARE(moved.hexDigest(), abc);
+  b.update("c");
+  QCOMPARE(b.hexDigest(), abc);
 }
 
 void TestEngine::prompts() {

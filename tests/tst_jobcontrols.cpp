@@ -20,6 +20,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/workbenchtest.h"
 #include "core/store/project.h"
 #include "ui/jobs/runjob.h"
 #include "ui/models/endpointlistmodel.h"
@@ -116,15 +117,7 @@ class TestJobControls : public QObject {
 };
 
 void TestJobControls::initTestCase() {
-  QStandardPaths::setTestModeEnabled(true);
-  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_jobcontrols"));
-  QSettings().clear();
-  QVERIFY(m_dir.isValid());
-  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
-  ui::setRunsFolderOverride(m_dir.filePath(QStringLiteral("runs")));
-  ui::Secrets::setTimeoutMs(2000);
+  QVERIFY(test::isolateWorkbenchTest(QStringLiteral("tst_jobcontrols"), m_dir, 2000));
 }
 
 void TestJobControls::debounceCoalescesABurst() {

@@ -38,6 +38,7 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
+#include "common/workbenchtest.h"
 #include "core/llm/llmjson.h"
 #include "core/store/project.h"
 #include "core/store/runstore.h"
@@ -137,16 +138,7 @@ class TestLlmGui : public QObject {
 };
 
 void TestLlmGui::initTestCase() {
-  QStandardPaths::setTestModeEnabled(true);
-  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_llmgui"));
-  QSettings().clear();
-  QVERIFY(m_dir.isValid());
-  // The response cache, run stores and trusted endpoints of this test stay in its temporary folder.
-  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
-  ui::setRunsFolderOverride(m_dir.filePath(QStringLiteral("runs")));
-  ui::Secrets::setTimeoutMs(3000);
+  QVERIFY(test::isolateWorkbenchTest(QStringLiteral("tst_llmgui"), m_dir, 3000));
 }
 
 void TestLlmGui::modelsPassTester() {

@@ -12,7 +12,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -28,6 +30,7 @@
 #include "ui/models/perqueryevalmodel.h"
 #include "ui/models/rankedlistmodel.h"
 #include "ui/pages/retrievalpage.h"
+#include "ui/pages/runlisteditor.h"
 #include "ui/preferences.h"
 #include "ui/workbench.h"
 
@@ -91,6 +94,7 @@ class TestRetrievalPage : public QObject {
   void documentLevelNotebookExample();
   void documentLevelWithGoldDocuments();
   void documentLevelDocugami();
+  void runListEditorKeepsFilesAndChoosesChecked();
 };
 
 void TestRetrievalPage::initTestCase() {
@@ -521,6 +525,60 @@ void TestRetrievalPage::documentLevelDocugami() {
   QVERIFY(page.showQuery(0, page.perQueryView()->model()->index(0, 0).data().toString()));
   QCOMPARE(page.rankedView()->model()->rowCount(), 5);
   saveScreenshot(page, QStringLiteral("retrieval-doclevel-docugami.png"));
+}
+
+// The "Runs:" editor both the Evaluation and Qrels agreement tabs use: a dataset change replaces
+// the dataset's runs (first, checked) and keeps the added files as the user left them; Remove
+// drops selected files only; chosen() lists the checked runs in list order.
+void TestRetrievalPage::runListEditorKeepsFilesAndChoosesChecked() {
+  ui::RunListEditor editor(6);
+  core::Dataset first;
+  first.runs.resize(2);
+  first.runs[0].tag = "bm25";
+  first.runs[0].source = "/runs/bm25.txt";
+  first.runs[0].rankings.resize(3);
+  first.runs[1].tag = "splade";
+  first.runs[1].source = "/runs/splade.txt";
+  editor.setDatasetRuns(&first);
+  editor.addRunFiles({QStringLiteral("/a/BM25/run.txt"), QStringLiteral("/a/ADA2/run.txt")});
+  QListWidget* list = editor.list();
+  QCOMPARE(list->count(), 4);
+  QCOMPARE(list->item(0)->text(), QStringLiteral("bm25 (dataset, 3 queries)"));
+  QCOMPARE(list->item(2)->text(), QStringLiteral("BM25/run.txt"));
+  list->item(0)->setCheckState(Qt::Unchecked);
+  list->item(2)->setCheckState(Qt::Unchecked);
+  auto chosen = editor.chosen();
+  QCOMPARE(chosen.datasetRuns, (std::vector<std::size_t>{1}));
+  QCOMPARE(chosen.files, QStringList{QStringLiteral("/a/ADA2/run.txt")});
+
+  core::Dataset second;
+  second.runs.resize(1);
+  second.runs[0].tag = "dense";
+  editor.setDatasetRuns(&second);
+  QCOMPARE(list->count(), 3);
+  QCOMPARE(list->item(0)->text(), QStringLiteral("dense (dataset, 0 queries)"));
+  QCOMPARE(list->item(1)->checkState(), Qt::Unchecked);  // the user's choice survives
+  chosen = editor.chosen();
+  QCOMPARE(chosen.datasetRuns, (std::vector<std::size_t>{0}));
+  QCOMPARE(chosen.files, QStringList{QStringLiteral("/a/ADA2/run.txt")});
+
+  // Remove with the dataset run and the first file selected: only the file goes.
+  list->setSelectionMode(QAbstractItemView::MultiSelection);
+  list->item(0)->setSelected(true);
+  list->item(1)->setSelected(true);
+  QPushButton* remove = nullptr;
+  for (QPushButton* b : editor.findChildren<QPushButton*>())
+    if (b->text() == QStringLiteral("Remove")) remove = b;
+  QVERIFY(remove);
+  remove->click();
+  QCOMPARE(list->count(), 2);
+  QCOMPARE(list->item(1)->text(), QStringLiteral("ADA2/run.txt"));
+
+  editor.setDatasetRuns(nullptr);
+  QCOMPARE(list->count(), 1);
+  chosen = editor.chosen();
+  QVERIFY(chosen.datasetRuns.empty());
+  QCOMPARE(chosen.files, QStringList{QStringLiteral("/a/ADA2/run.txt")});
 }
 
 QTEST_MAIN(TestRetrievalPage)

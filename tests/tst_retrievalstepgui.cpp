@@ -23,6 +23,7 @@
 
 #include "common/cli.h"
 #include "common/testdata.h"
+#include "common/workbenchtest.h"
 #include "core/store/runstore.h"
 #include "testserver/testserver.h"
 #include "ui/jobs/runjob.h"
@@ -108,16 +109,7 @@ class TestRetrievalStepGui : public QObject {
 };
 
 void TestRetrievalStepGui::initTestCase() {
-  QStandardPaths::setTestModeEnabled(true);
-  QCoreApplication::setOrganizationName(QStringLiteral("ragscope-tests"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_retrievalstepgui"));
-  QSettings().clear();
-  QVERIFY(m_dir.isValid());
-  // Caches, run stores and trusted endpoints of this test stay in its temporary folder.
-  qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toLocal8Bit());
-  qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toLocal8Bit());
-  ui::setRunsFolderOverride(m_dir.filePath(QStringLiteral("runs")));
-  ui::Secrets::setTimeoutMs(3000);
+  QVERIFY(test::isolateWorkbenchTest(QStringLiteral("tst_retrievalstepgui"), m_dir, 3000));
 }
 
 void TestRetrievalStepGui::item03_eragRunsSavedRetriever_data() {

@@ -14,6 +14,7 @@
 #include "core/eval/engine/runengine.h"
 #include "core/export/json.h"
 #include "core/llm/cachingprovider.h"
+#include "core/llm/forwardingprovider.h"
 #include "core/llm/llmjson.h"
 #include "core/llm/offline.h"
 #include "core/llm/providerfactory.h"
@@ -129,40 +130,31 @@ std::string vectorsProblem(const std::vector<std::vector<float>>& vectors, std::
 // Checks every live reply before the response cache keeps it or the engine stores it: a reply
 // of the wrong shape becomes a failed call ("bad embeddings reply: ..."), which the store records
 // as the batch's error and the next build asks again.
-class CheckedEmbeddings final : public llm::Provider {
+class CheckedEmbeddings final : public llm::ForwardingProvider {
  public:
   CheckedEmbeddings(std::unique_ptr<llm::Provider> inner, std::shared_ptr<ReplyReference> ref)
-      : m_inner(std::move(inner)), m_ref(std::move(ref)) {}
-  std::string cacheIdentity() const override { return m_inner->cacheIdentity(); }
-  std::string requestBody(const llm::LlmRequest& request) const override {
-    return m_inner->requestBody(request);
-  }
+      : ForwardingProvider(std::move(inner)), m_ref(std::move(ref)) {}
   void submit(llm::LlmRequest request, llm::ResponseCallback done) override {
     const std::size_t texts = request.inputs.size();
-    m_inner->submit(std::move(request),
-                    [texts, ref = m_ref, done = std::move(done)](llm::LlmResponse r) {
-                      if (r.status == llm::CallStatus::Ok) {
-                        std::string problem;
-                        {
-                          std::lock_guard lock(ref->mutex);
-                          problem = vectorsProblem(r.embeddings, texts, r.model, *ref);
-                        }
-                        if (!problem.empty()) {
-                          r.status = llm::CallStatus::Error;
-                          r.error = "bad embeddings reply: " + problem;
-                          r.embeddings.clear();
-                        }
-                      }
-                      done(std::move(r));
-                    });
+    inner().submit(std::move(request),
+                   [texts, ref = m_ref, done = std::move(done)](llm::LlmResponse r) {
+                     if (r.status == llm::CallStatus::Ok) {
+                       std::string problem;
+                       {
+                         std::lock_guard lock(ref->mutex);
+                         problem = vectorsProblem(r.embeddings, texts, r.model, *ref);
+                       }
+                       if (!problem.empty()) {
+                         r.status = llm::CallStatus::Error;
+                         r.error = "bad embeddings reply: " + problem;
+                         r.embeddings.clear();
+                       }
+                     }
+                     done(std::move(r));
+                   });
   }
-  void cancelAll() override { m_inner->cancelAll(); }
-  void waitIdle() override { m_inner->waitIdle(); }
-  bool isHeuristic() const override { return m_inner->isHeuristic(); }
-  const llm::EndpointConfig& config() const override { return m_inner->config(); }
 
  private:
-  std::unique_ptr<llm::Provider> m_inner;
   std::shared_ptr<ReplyReference> m_ref;
 };
 
@@ -184,33 +176,22 @@ void keepPacked(llm::LlmResponse& r) {
 
 // Outermost, so that both the answers the engine takes from the response cache (knownAnswers)
 // and the calls' replies reach the store packed.
-class PackedEmbeddings final : public llm::Provider {
+class PackedEmbeddings final : public llm::ForwardingProvider {
  public:
-  explicit PackedEmbeddings(std::unique_ptr<llm::Provider> inner) : m_inner(std::move(inner)) {}
-  std::string cacheIdentity() const override { return m_inner->cacheIdentity(); }
-  std::string requestBody(const llm::LlmRequest& request) const override {
-    return m_inner->requestBody(request);
-  }
+  using ForwardingProvider::ForwardingProvider;
   void submit(llm::LlmRequest request, llm::ResponseCallback done) override {
-    m_inner->submit(std::move(request), [done = std::move(done)](llm::LlmResponse r) {
+    inner().submit(std::move(request), [done = std::move(done)](llm::LlmResponse r) {
       keepPacked(r);
       done(std::move(r));
     });
   }
   std::vector<std::optional<llm::LlmResponse>> knownAnswers(
       const std::vector<const llm::LlmRequest*>& requests) override {
-    auto answers = m_inner->knownAnswers(requests);
+    auto answers = ForwardingProvider::knownAnswers(requests);
     for (auto& a : answers)
       if (a) keepPacked(*a);
     return answers;
   }
-  void cancelAll() override { m_inner->cancelAll(); }
-  void waitIdle() override { m_inner->waitIdle(); }
-  bool isHeuristic() const override { return m_inner->isHeuristic(); }
-  const llm::EndpointConfig& config() const override { return m_inner->config(); }
-
- private:
-  std::unique_ptr<llm::Provider> m_inner;
 };
 
 // provider (or the test hook's) -> reply checks -> response cache (HTTP endpoints only).

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
-#include <utility>
 #include <vector>
 
 #include "core/util/inputfile.h"
@@ -35,42 +34,32 @@ EVP_MD_CTX* newContext() {
 
 }  // namespace
 
+void Sha256::FreeContext::operator()(EVP_MD_CTX* ctx) const noexcept { EVP_MD_CTX_free(ctx); }
+
 Sha256::Sha256() : m_ctx(newContext()) {
-  if (EVP_DigestInit_ex(m_ctx, sha256Md(), nullptr) != 1) {
-    EVP_MD_CTX_free(m_ctx);
-    fail("start");
-  }
+  if (EVP_DigestInit_ex(m_ctx.get(), sha256Md(), nullptr) != 1) fail("start");
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(m_ctx); }
-
 Sha256::Sha256(const Sha256& other) : m_ctx(newContext()) {
-  if (EVP_MD_CTX_copy_ex(m_ctx, other.m_ctx) != 1) {
-    EVP_MD_CTX_free(m_ctx);
-    fail("copy");
-  }
+  if (EVP_MD_CTX_copy_ex(m_ctx.get(), other.m_ctx.get()) != 1) fail("copy");
 }
 
 Sha256& Sha256::operator=(const Sha256& other) {
-  if (this != &other && EVP_MD_CTX_copy_ex(m_ctx, other.m_ctx) != 1) fail("copy");
-  return *this;
-}
-
-Sha256::Sha256(Sha256&& other) noexcept : m_ctx(std::exchange(other.m_ctx, nullptr)) {}
-
-Sha256& Sha256::operator=(Sha256&& other) noexcept {
-  std::swap(m_ctx, other.m_ctx);
+  if (this == &other) return *this;
+  if (!m_ctx) m_ctx.reset(newContext());
+  if (EVP_MD_CTX_copy_ex(m_ctx.get(), other.m_ctx.get()) != 1) fail("copy");
   return *this;
 }
 
 void Sha256::update(const void* data, std::size_t size) {
-  if (size > 0 && EVP_DigestUpdate(m_ctx, data, size) != 1) fail("update");
+  if (size > 0 && EVP_DigestUpdate(m_ctx.get(), data, size) != 1) fail("update");
 }
 
 std::array<std::uint8_t, 32> Sha256::digest() {
   std::array<std::uint8_t, 32> out;
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(m_ctx, out.data(), &length) != 1 || length != out.size()) fail("finish");
+  if (EVP_DigestFinal_ex(m_ctx.get(), out.data(), &length) != 1 || length != out.size())
+    fail("finish");
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,12 +24,13 @@ namespace ragscope::core {
 class Sha256 {
  public:
   Sha256();
-  ~Sha256();
-  // A copy continues from the same state (the prefix hashed once, several endings).
+  // A copy continues from the same state (the prefix hashed once, several endings). A moved-from
+  // hash may only be assigned to or destroyed.
   Sha256(const Sha256& other);
   Sha256& operator=(const Sha256& other);
-  Sha256(Sha256&& other) noexcept;
-  Sha256& operator=(Sha256&& other) noexcept;
+  Sha256(Sha256&&) noexcept = default;
+  Sha256& operator=(Sha256&&) noexcept = default;
+  ~Sha256() = default;
 
   void update(const void* data, std::size_t size);
   void update(std::string_view text) { update(text.data(), text.size()); }
@@ -37,7 +39,10 @@ class Sha256 {
   std::string hexDigest();
 
  private:
-  evp_md_ctx_st* m_ctx;  // owned; null only after a move
+  struct FreeContext {
+    void operator()(evp_md_ctx_st* ctx) const noexcept;
+  };
+  std::unique_ptr<evp_md_ctx_st, FreeContext> m_ctx;
 };
 
 std::string sha256Hex(std::string_view text);

@@ -6,6 +6,7 @@
 // Parts (fuzz::kPartSeparator between them): 0 measure arguments (whitespace separated, as -m),
 // 1 qrels, 2 run.
 // max_len: 32768
+// seed: tests/fuzz/seeds/trec_eval
 // seed-join: tests/fuzz/seeds/parts/all_trec.txt data/trec_eval/test/qrels-302.test
 // data/trec_eval/test/results-302.test seed-join: tests/fuzz/seeds/parts/measures.txt
 // resources/demo/qrels.txt resources/demo/run-good.trec seed-join:

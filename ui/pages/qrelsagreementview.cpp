@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -12,7 +11,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -32,6 +30,7 @@
 #include "ui/models/confusionmodel.h"
 #include "ui/models/systemagreementmodel.h"
 #include "ui/outputguard.h"
+#include "ui/pages/runlisteditor.h"
 #include "ui/style.h"
 #include "ui/textutil.h"
 #include "ui/workbench.h"
@@ -40,10 +39,7 @@ namespace ragscope::ui {
 
 namespace {
 
-constexpr int kPathRole = Qt::UserRole;          // qrels choice: the file; empty = the dataset's
-constexpr int kRunSourceRole = Qt::UserRole;     // "dataset" or "file"
-constexpr int kRunIndexRole = Qt::UserRole + 1;  // dataset run index
-constexpr int kRunPathRole = Qt::UserRole + 2;   // run file path
+constexpr int kPathRole = Qt::UserRole;  // qrels choice: the file; empty = the dataset's
 constexpr int kCellSize = 58;
 
 // The CLI's default (app/cli/qrelsagreementcommand.cpp): nDCG@20, the first measure of the TREC
@@ -132,26 +128,9 @@ void QrelsAgreementView::buildUi() {
   qrelsRow(m_qrelsA, tr("Qrels A (rows):"), tr("The reference grades, e.g. NIST's"));
   qrelsRow(m_qrelsB, tr("Qrels B (columns):"), tr("The grades to check, e.g. an LLM assessor's"));
 
-  m_runs = new QListWidget(inputs);
-  m_runs->setMaximumHeight(5 * m_runs->fontMetrics().height() + 12);
-  m_runs->setToolTip(tr("The systems whose orderings under A and under B are compared"));
-  auto* addRuns = new QPushButton(tr("Add run files…"), inputs);
-  connect(addRuns, &QPushButton::clicked, this, [this] {
-    addRunFiles(QFileDialog::getOpenFileNames(this, tr("Run files (TREC format)")));
-  });
-  auto* removeRun = new QPushButton(tr("Remove"), inputs);
-  connect(removeRun, &QPushButton::clicked, this, [this] {
-    for (QListWidgetItem* item : m_runs->selectedItems())
-      if (item->data(kRunSourceRole).toString() == QLatin1String("file")) delete item;
-  });
-  auto* runButtons = new QVBoxLayout;
-  runButtons->addWidget(addRuns);
-  runButtons->addWidget(removeRun);
-  runButtons->addStretch();
-  auto* runsRow = new QHBoxLayout;
-  runsRow->addWidget(m_runs, 1);
-  runsRow->addLayout(runButtons);
-  form->addRow(tr("Runs:"), runsRow);
+  m_runs = new RunListEditor(5, inputs);
+  m_runs->list()->setToolTip(tr("The systems whose orderings under A and under B are compared"));
+  form->addRow(tr("Runs:"), m_runs);
 
   m_measure = new QLineEdit(QString::fromLatin1(kDefaultMeasure), inputs);
   m_measure->setPlaceholderText(QString::fromLatin1(kDefaultMeasure));
@@ -344,23 +323,7 @@ void QrelsAgreementView::refreshDatasetInputs() {
   }
 
   // Runs: the dataset's replaced, added files kept.
-  for (int i = m_runs->count() - 1; i >= 0; --i)
-    if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset"))
-      delete m_runs->takeItem(i);
-  if (!dataset) return;
-  std::vector<core::stats::RunName> names;
-  for (const auto& run : dataset->runs) names.push_back({run.tag, run.source});
-  const std::vector<std::string> labels = core::stats::runLabels(names);
-  for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
-    auto* item = new QListWidgetItem(
-        tr("%1 (dataset, %2 queries)").arg(q(labels[i])).arg(dataset->runs[i].rankings.size()));
-    item->setData(kRunSourceRole, QStringLiteral("dataset"));
-    item->setData(kRunIndexRole, static_cast<qulonglong>(i));
-    item->setToolTip(q(dataset->runs[i].source));
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Checked);
-    m_runs->insertItem(static_cast<int>(i), item);
-  }
+  m_runs->setDatasetRuns(dataset.get());
 }
 
 int QrelsAgreementView::qrelsItem(QComboBox* combo, const QString& file) {
@@ -388,19 +351,7 @@ void QrelsAgreementView::setQrels(const QString& fileA, const QString& fileB) {
   }
 }
 
-void QrelsAgreementView::addRunFiles(const QStringList& files) {
-  for (const QString& f : files) {
-    const QFileInfo info(f);
-    // "BM25/trec_results_dl19.txt": run files are often named alike and told apart by folder.
-    auto* item = new QListWidgetItem(info.dir().dirName() + QLatin1Char('/') + info.fileName());
-    item->setData(kRunSourceRole, QStringLiteral("file"));
-    item->setData(kRunPathRole, f);
-    item->setToolTip(f);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Checked);
-    m_runs->addItem(item);
-  }
-}
+void QrelsAgreementView::addRunFiles(const QStringList& files) { m_runs->addRunFiles(files); }
 
 void QrelsAgreementView::setMeasure(const QString& measure) { m_measure->setText(measure); }
 void QrelsAgreementView::setLevel(int level) { m_level->setValue(level); }
@@ -432,16 +383,10 @@ bool QrelsAgreementView::compute() {
   QStringList inputs;
   for (const auto& f : {request.qrelsA, request.qrelsB})
     if (!f.empty()) inputs << q(f);
-  for (int i = 0; i < m_runs->count(); ++i) {
-    const QListWidgetItem* item = m_runs->item(i);
-    if (item->checkState() != Qt::Checked) continue;
-    if (item->data(kRunSourceRole).toString() == QLatin1String("dataset")) {
-      request.datasetRuns.push_back(item->data(kRunIndexRole).toULongLong());
-    } else {
-      request.runFiles.push_back(item->data(kRunPathRole).toString().toStdString());
-      inputs << item->data(kRunPathRole).toString();
-    }
-  }
+  RunListEditor::Choice runs = m_runs->chosen();
+  request.datasetRuns = std::move(runs.datasetRuns);
+  for (const QString& f : runs.files) request.runFiles.push_back(f.toStdString());
+  inputs << runs.files;
   m_inputFiles = inputs;
   m_status->setText(tr("Comparing…"));
   setErrorStyle(m_status, false);

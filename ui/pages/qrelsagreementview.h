@@ -22,7 +22,6 @@ class QComboBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
-class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -32,6 +31,7 @@ class QTextBrowser;
 namespace ragscope::ui {
 
 class ConfusionModel;
+class RunListEditor;
 class StatsRunner;
 class SystemAgreementModel;
 class Workbench;
@@ -84,7 +84,7 @@ class QrelsAgreementView : public QWidget {
 
   QComboBox* m_qrelsA = nullptr;
   QComboBox* m_qrelsB = nullptr;
-  QListWidget* m_runs = nullptr;
+  RunListEditor* m_runs = nullptr;
   QLineEdit* m_measure = nullptr;
   QSpinBox* m_level = nullptr;
   QCheckBox* m_complete = nullptr;

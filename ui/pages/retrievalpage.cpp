@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -41,6 +40,7 @@
 #include "ui/pages/labelqueue.h"
 #include "ui/pages/qrelsagreementview.h"
 #include "ui/pages/retrieverrunbar.h"
+#include "ui/pages/runlisteditor.h"
 #include "ui/pages/statspanel.h"
 #include "ui/workbench.h"
 
@@ -48,16 +48,7 @@ namespace ragscope::ui {
 
 namespace {
 
-constexpr int kRunSourceRole = Qt::UserRole;      // "dataset" or "file"
-constexpr int kRunIndexRole = Qt::UserRole + 1;   // dataset run index
-constexpr int kRunPathRole = Qt::UserRole + 2;    // run file path
 constexpr int kGoldQrelsRole = Qt::UserRole + 3;  // qrels choice: the dataset's gold documents
-
-// "BM25/trec_results_dl19.txt": run files are often named alike and told apart by their folder.
-QString runFileLabel(const QString& path) {
-  const QFileInfo info(path);
-  return info.dir().dirName() + QLatin1Char('/') + info.fileName();
-}
 
 QTableView* makeTable(QWidget* parent) {
   auto* view = new QTableView(parent);
@@ -144,23 +135,8 @@ void RetrievalPage::buildUi() {
   qrelsRow->addWidget(qrelsBrowse);
   form->addRow(tr("Qrels:"), qrelsRow);
 
-  m_runs = new QListWidget(inputs);
-  m_runs->setMaximumHeight(6 * m_runs->fontMetrics().height() + 12);
-  auto* addRuns = new QPushButton(tr("Add run files…"), inputs);
-  connect(addRuns, &QPushButton::clicked, this, &RetrievalPage::addRunFiles);
-  auto* removeRun = new QPushButton(tr("Remove"), inputs);
-  connect(removeRun, &QPushButton::clicked, this, [this] {
-    for (QListWidgetItem* item : m_runs->selectedItems())
-      if (item->data(kRunSourceRole).toString() == QLatin1String("file")) delete item;
-  });
-  auto* runButtons = new QVBoxLayout;
-  runButtons->addWidget(addRuns);
-  runButtons->addWidget(removeRun);
-  runButtons->addStretch();
-  auto* runsRow = new QHBoxLayout;
-  runsRow->addWidget(m_runs, 1);
-  runsRow->addLayout(runButtons);
-  form->addRow(tr("Runs:"), runsRow);
+  m_runs = new RunListEditor(6, inputs);
+  form->addRow(tr("Runs:"), m_runs);
   // Runs made by the project's retrievers join the dataset's runs above, checked: several
   // retrievers (or one with several settings) are then compared side by side.
   m_retrieverBar = new RetrieverRunBar(m_workbench, 1000, inputs);
@@ -376,47 +352,13 @@ void RetrievalPage::refreshDatasetInputs() {
   if (idx >= 0) m_qrels->setCurrentIndex(idx);
 
   // Runs: replace the dataset's, keep added files.
-  for (int i = m_runs->count() - 1; i >= 0; --i)
-    if (m_runs->item(i)->data(kRunSourceRole).toString() == QLatin1String("dataset"))
-      delete m_runs->takeItem(i);
-  if (dataset) {
-    // rank_llm's runs are all tagged "rank": a shared tag gets the file's folder and name, as in
-    // the summary table, or the list shows identical lines.
-    std::vector<core::stats::RunName> runNames;
-    for (const auto& run : dataset->runs) runNames.push_back({run.tag, run.source});
-    const std::vector<std::string> labels = core::stats::runLabels(runNames);
-    for (std::size_t i = 0; i < dataset->runs.size(); ++i) {
-      const auto& run = dataset->runs[i];
-      const QString name = QString::fromStdString(labels[i]);
-      auto* item =
-          new QListWidgetItem(tr("%1 (dataset, %2 queries)").arg(name).arg(run.rankings.size()));
-      item->setData(kRunSourceRole, QStringLiteral("dataset"));
-      item->setData(kRunIndexRole, static_cast<qulonglong>(i));
-      item->setToolTip(QString::fromStdString(run.source));
-      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-      item->setCheckState(Qt::Checked);
-      m_runs->insertItem(static_cast<int>(i), item);
-    }
-  }
+  m_runs->setDatasetRuns(dataset.get());
 }
 
 void RetrievalPage::chooseQrelsFile() {
   const QString file = QFileDialog::getOpenFileName(this, tr("Qrels file"));
   if (file.isEmpty()) return;
   setInputs(file, {});
-}
-
-void RetrievalPage::addRunFiles() {
-  const QStringList files = QFileDialog::getOpenFileNames(this, tr("Run files (TREC format)"));
-  for (const QString& f : files) {
-    auto* item = new QListWidgetItem(runFileLabel(f));
-    item->setData(kRunSourceRole, QStringLiteral("file"));
-    item->setData(kRunPathRole, f);
-    item->setToolTip(f);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Checked);
-    m_runs->addItem(item);
-  }
 }
 
 void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFiles) {
@@ -436,15 +378,7 @@ void RetrievalPage::setInputs(const QString& qrelsFile, const QStringList& runFi
     }
     m_qrels->setCurrentIndex(idx);
   }
-  for (const QString& f : runFiles) {
-    auto* item = new QListWidgetItem(runFileLabel(f));
-    item->setData(kRunSourceRole, QStringLiteral("file"));
-    item->setData(kRunPathRole, f);
-    item->setToolTip(f);
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(Qt::Checked);
-    m_runs->addItem(item);
-  }
+  m_runs->addRunFiles(runFiles);
 }
 
 void RetrievalPage::setMeasures(const QString& measures) { m_measures->setText(measures); }
@@ -460,6 +394,7 @@ bool RetrievalPage::useGoldDocuments() {
   return true;
 }
 bool RetrievalPage::isRunning() const { return m_job->isRunning(); }
+QListWidget* RetrievalPage::runList() const { return m_runs->list(); }
 void RetrievalPage::showQrelsAgreement() { m_tabs->setCurrentWidget(m_qrelsAgreement); }
 void RetrievalPage::cancel() { m_job->cancel(); }
 
@@ -474,14 +409,9 @@ bool RetrievalPage::evaluate() {
     m_status->setText(tr("Choose a qrels file, or load a dataset with judgments."));
     return false;
   }
-  for (int i = 0; i < m_runs->count(); ++i) {
-    const QListWidgetItem* item = m_runs->item(i);
-    if (item->checkState() != Qt::Checked) continue;
-    if (item->data(kRunSourceRole).toString() == QLatin1String("dataset"))
-      request.datasetRuns.push_back(item->data(kRunIndexRole).toULongLong());
-    else
-      request.runFiles << item->data(kRunPathRole).toString();
-  }
+  RunListEditor::Choice runs = m_runs->chosen();
+  request.datasetRuns = std::move(runs.datasetRuns);
+  request.runFiles = std::move(runs.files);
   if (request.datasetRuns.empty() && request.runFiles.isEmpty()) {
     m_status->setText(tr("Choose at least one run."));
     return false;

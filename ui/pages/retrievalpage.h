@@ -37,6 +37,7 @@ class RankedListModel;
 class StatsRunner;
 class StatsPanel;
 class RetrieverRunBar;
+class RunListEditor;
 class Workbench;
 
 class RetrievalPage : public Page {
@@ -74,7 +75,7 @@ class RetrievalPage : public Page {
   // The summary's bootstrap CIs are still being computed.
   bool summaryStatisticsPending() const;
   QTableView* summaryView() const { return m_summaryView; }
-  QListWidget* runList() const { return m_runs; }
+  QListWidget* runList() const;
   QTableView* perQueryView() const { return m_perQueryView; }
   QTableView* rankedView() const { return m_rankedView; }
   RankedListModel* rankedModel() const { return m_ranked; }
@@ -99,7 +100,6 @@ class RetrievalPage : public Page {
  private:
   void buildUi();
   void refreshDatasetInputs();
-  void addRunFiles();
   void chooseQrelsFile();
   void onFinished(const EvalOutcome& outcome);
   void showRun(int index);
@@ -118,7 +118,7 @@ class RetrievalPage : public Page {
   std::shared_ptr<const EvalOutcome> m_outcome;
 
   QComboBox* m_qrels;
-  QListWidget* m_runs;
+  RunListEditor* m_runs;
   QLineEdit* m_measures;
   QSpinBox* m_level;
   QSpinBox* m_depth;
