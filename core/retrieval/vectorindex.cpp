@@ -600,8 +600,8 @@ bool VectorIndex::save(const fs::path& dir, std::string* error) const {
     const json j = text ? parseJsonStrictOrDiscarded(*text) : json();
     if (!fs::is_empty(dir, ec) &&
         !(j.is_object() && j.value("kind", json()) == json(kManifestKind))) {
-      *err = dir.string() + ": exists and is not a ragscope vector index (no " + kVectorManifestName +
-             "); choose another index folder";
+      *err = dir.string() + ": exists and is not a ragscope vector index (no " +
+             kVectorManifestName + "); choose another index folder";
       return false;
     }
   } else if (dir.has_parent_path()) {
@@ -652,8 +652,8 @@ bool VectorIndex::save(const fs::path& dir, std::string* error) const {
   json manifest = toJson(m_manifest);
   manifest["index_bytes"] = static_cast<std::uint64_t>(indexBytes);
   manifest["faiss"] = faissVersion();
-  if (std::string why; !writeBytesAtomically(tmp / kVectorManifestName, manifest.dump(2) + "\n", &why,
-                                             FileAccess::Private))
+  if (std::string why; !writeBytesAtomically(tmp / kVectorManifestName, manifest.dump(2) + "\n",
+                                             &why, FileAccess::Private))
     return fail(why);
   syncFolder(tmp);
 
@@ -747,8 +747,8 @@ std::optional<VectorIndexManifest> readVectorIndexManifest(const fs::path& dir, 
     return std::nullopt;
   }
   std::string problem;
-  const auto text =
-      readBoundedFile(dir / kVectorManifestName, kMaxSmallJsonBytes, "a vector index manifest", problem);
+  const auto text = readBoundedFile(dir / kVectorManifestName, kMaxSmallJsonBytes,
+                                    "a vector index manifest", problem);
   if (!text) {
     *why = "manifest.json: " + problem;
     return std::nullopt;
