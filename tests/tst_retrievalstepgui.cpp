@@ -79,17 +79,20 @@ struct EmbedWatch {
   QStringList dockLines;
 };
 void watchEmbedding(QObject* context, ui::JobsDock& dock, EmbedWatch& watch) {
-  QObject::connect(
-      ui::RunJobHub::instance(), &ui::RunJobHub::jobStarted, context, [&](ui::RunJob* job) {
-        // Connected after the dock's own slot: the dock has shown this report already.
-        QObject::connect(job, &ui::RunJob::retrieveProgress, context,
-                         [&](ui::RunJob::RetrievePhase phase, quint64 done, quint64 total) {
-                           if (phase != ui::RunJob::RetrievePhase::Embed) return;
-                           watch.done = done;
-                           watch.total = total;
-                           watch.dockLines << dock.statsLabel()->text();
-                         });
-      });
+  QObject::connect(ui::RunJobHub::instance(), &ui::RunJobHub::jobStarted, context,
+                   // context by value (this function's variables are gone when a job starts); dock
+                   // and watch by reference: the test's own objects, alive for the whole run.
+                   [context, &dock, &watch](ui::RunJob* job) {
+                     // Connected after the dock's own slot: the dock has shown this report already.
+                     QObject::connect(job, &ui::RunJob::retrieveProgress, context,
+                                      [&dock, &watch](ui::RunJob::RetrievePhase phase, quint64 done,
+                                                      quint64 total) {
+                                        if (phase != ui::RunJob::RetrievePhase::Embed) return;
+                                        watch.done = done;
+                                        watch.total = total;
+                                        watch.dockLines << dock.statsLabel()->text();
+                                      });
+                   });
 }
 
 }  // namespace
