@@ -28,16 +28,28 @@ void checkSpec(const core::RetrieverSpec& spec) {
   if (auto e = core::retrieverTrustEndpoint(spec)) fuzz::touch(e->baseUrl);
 }
 
+// A `dense:URL` argument names no model: the command line adds it (--embed-model), and a spec
+// without one is refused wherever it is used, a project file included. The argument's spec is
+// checked as the command line completes it.
+void addModel(core::RetrieverSpec& spec) {
+  if (spec.kind == core::RetrieverSpec::Kind::Dense && spec.url != "offline" &&
+      spec.embedModel.empty())
+    spec.embedModel = "model";
+  for (auto& member : spec.members) addModel(member);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input = fuzz::bytes(data, size);
   if (fuzz::hasOverflowingNumber(input)) return -1;  // issue 12 item 1 (elsewhere)
   std::string error;
-  if (auto arg = core::parseRetrieverArg(input, &error))
+  if (auto arg = core::parseRetrieverArg(input, &error)) {
+    addModel(*arg);
     checkSpec(*arg);
-  else
+  } else {
     fuzz::touch(error);
+  }
 
   const auto json = nlohmann::json::parse(input, nullptr, false);
   if (json.is_discarded()) return 0;
